@@ -1,0 +1,64 @@
+import { createClient, type Client } from "@libsql/client";
+import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import { migrate } from "drizzle-orm/libsql/migrator";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as schema from "./schema.ts";
+
+export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
+
+export interface OpenOptions {
+  url: string;
+  authToken?: string;
+}
+
+const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/**
+ * Opens the portal database: a local libSQL file by default, or Turso when the URL is
+ * libsql:// or https:// (with DATABASE_AUTH_TOKEN). Same code either way.
+ */
+export async function openDatabase({ url, authToken }: OpenOptions): Promise<Database> {
+  const isLocalFile = url.startsWith("file:");
+  if (isLocalFile) {
+    const path = url.slice("file:".length);
+    if (path && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  }
+  const client = createClient({ url, authToken });
+  if (isLocalFile) {
+    // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable
+    // (fsync of the WAL at commit), which a ledger needs. busy_timeout makes a second
+    // connection wait for the write lock instead of failing at once.
+    await client.execute("PRAGMA journal_mode = WAL");
+    await client.execute("PRAGMA synchronous = FULL");
+    await client.execute("PRAGMA busy_timeout = 5000");
+    await client.execute("PRAGMA foreign_keys = ON");
+  }
+  return drizzle(client, { schema }) as Database;
+}
+
+/** Applies the committed drizzle-kit migrations; safe to run on every start. */
+export async function migrateDatabase(db: Database): Promise<void> {
+  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+}
+
+/** Opens and migrates in one step: what the server and the tools do at start. */
+export async function openMigratedDatabase(options: OpenOptions): Promise<Database> {
+  const db = await openDatabase(options);
+  await migrateDatabase(db);
+  return db;
+}
+
+/** Whether every committed migration has been applied (the health check asks this). */
+export async function isMigrated(db: Database): Promise<boolean> {
+  const journal = JSON.parse(readFileSync(`${MIGRATIONS_FOLDER}/meta/_journal.json`, "utf8")) as {
+    entries: unknown[];
+  };
+  try {
+    const result = await db.$client.execute("SELECT count(*) AS n FROM __drizzle_migrations");
+    return Number(result.rows[0].n) >= journal.entries.length;
+  } catch {
+    return false;
+  }
+}

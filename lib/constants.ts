@@ -1,0 +1,49 @@
+/**
+ * Business constants and limits of SPEC.md section 9, in one place.
+ * Shared by the server and the islands, so it must stay free of server-only imports.
+ */
+
+/** Notifications: at most this many are shown at once; the rest wait in order. */
+export const NOTIFICATIONS_MAX_VISIBLE = 5;
+/** A removed notification stays this long (ms) so that it can animate out. */
+export const NOTIFICATION_REMOVE_DELAY_MS = 200;
+
+/** Every POST or PUT aborts the current request batch and opens a new one after this pause (ms). */
+export const BATCH_RESET_PAUSE_MS = 100;
+
+/** Clearing on-behalf mode waits this long (ms) before the mode is removed. */
+export const ON_BEHALF_CLEAR_DELAY_MS = 1500;
+
+/** After a failed island chunk load, the page reloads at most once in this window (ms). */
+export const RELOAD_GUARD_MS = 10_000;
+
+/** At most this many route preloads run at once. */
+export const MAX_CONCURRENT_PRELOADS = 4;
+
+/** Theme: one primary colour (orange or green) and a slate neutral. */
+export const THEME = { primary: "orange", neutral: "slate" } as const satisfies {
+  primary: "orange" | "green";
+  neutral: "slate";
+};
+
+/** Avatar sizes in px. */
+export const AVATAR_SIZES = {
+  "3xs": 16,
+  "2xs": 20,
+  xs: 24,
+  sm: 28,
+  md: 32,
+  lg: 36,
+  xl: 40,
+  "2xl": 44,
+  "3xl": 48,
+} as const;
+export type AvatarSize = keyof typeof AVATAR_SIZES;
+
+/** Colour modes a visitor can choose; the preference is kept in local storage under this key. */
+export const COLOR_MODES = ["system", "light", "dark"] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
+export const COLOR_MODE_STORAGE_KEY = "color-mode";
+
+/** Idempotency keys are kept at least this long (ms). */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,0 +1,34 @@
+/**
+ * Starts the portal: configuration from the environment, the database opened and migrated, the
+ * island build located, then the Hono app served. See docs/ARCHITECTURE.md for a request's path.
+ */
+import { openMigratedDatabase } from "./db/client.ts";
+import { createApp } from "./server/app.ts";
+import { loadConfig } from "./server/config.ts";
+import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
+import { loadAssets } from "./server/render/assets.ts";
+
+const config = loadConfig();
+const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+const assets = loadAssets(config.distDir);
+const app = createApp({ db, config, assets });
+
+// Idempotency keys are kept 24 hours; older ones are cleared hourly.
+const purge = setInterval(() => {
+  purgeExpiredIdempotencyKeys(db, new Date()).catch((error) => console.warn("[idempotency] purge failed", error));
+}, 60 * 60 * 1000);
+Deno.unrefTimer(purge);
+
+const server = Deno.serve({
+  port: config.port,
+  hostname: Deno.env.get("HOST") ?? "0.0.0.0",
+  onListen: ({ port }) => console.log(`Portal listening on http://localhost:${port} (${config.appEnv}, ${config.databaseUrl})`),
+}, app.fetch);
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, async () => {
+    await server.shutdown();
+    db.$client.close();
+    Deno.exit(0);
+  });
+}

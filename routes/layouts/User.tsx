@@ -1,0 +1,93 @@
+import type { ReactNode } from "react";
+import { usePage } from "../../server/render/page-context.ts";
+import { Avatar } from "../islands.ts";
+import { ColorMode, Logo, Notifications } from "./parts.tsx";
+
+export const ACCOUNT_NAV = [
+  { href: "/account", label: "Dashboard" },
+  { href: "/account/balances", label: "Balances" },
+  { href: "/account/convert", label: "Convert" },
+  { href: "/account/payment", label: "Make a payment" },
+  { href: "/account/pendingpayments", label: "Pending payments" },
+  { href: "/account/recipients", label: "Recipients" },
+  { href: "/account/transactions", label: "Transactions" },
+  { href: "/account/reports", label: "Reports" },
+  { href: "/account/ratealerts", label: "Rate alerts" },
+  { href: "/account/users", label: "Users" },
+  { href: "/account/linked-accounts", label: "Linked accounts" },
+];
+
+export const CONSOLE_NAV = [
+  { href: "/console/users", label: "Customers" },
+  { href: "/console/admins", label: "Administrators" },
+  { href: "/console/alerts", label: "Alerts" },
+  { href: "/console/receipts", label: "Receipts" },
+  { href: "/console/local", label: "Local payouts" },
+  { href: "/console/transfer", label: "Transfers" },
+  { href: "/console/pricingplan", label: "Pricing plans" },
+  { href: "/console/partners", label: "Partners" },
+  { href: "/console/affiliates", label: "Affiliates" },
+  { href: "/console/referrals", label: "Referrals" },
+  { href: "/console/attributions", label: "Attributions" },
+  { href: "/console/emails", label: "Emails" },
+  { href: "/console/bulkemails", label: "Bulk emails" },
+  { href: "/console/profitReports", label: "Profit reports" },
+  { href: "/console/migration", label: "Migration" },
+];
+
+function NavList({ label, items, current }: { label: string; items: typeof ACCOUNT_NAV; current: string }) {
+  return (
+    <nav aria-label={label} className="flex flex-col gap-1">
+      <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-neutral-600 dark:text-neutral-400">
+        {label}
+      </p>
+      {items.map((item) => (
+        <a
+          key={item.href}
+          href={item.href}
+          className="nav-link"
+          aria-current={current === item.href || current.startsWith(item.href + "/") && item.href !== "/account"
+            ? "page"
+            : undefined}
+        >
+          {item.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/** User layout: signed-in screens, with the account (and, for administrators, console) navigation. */
+export function UserLayout({ children }: { children: ReactNode }) {
+  const { user, path } = usePage();
+  const current = path.split("?")[0];
+  const isAdmin = user?.level === "Admin";
+  return (
+    <div className="flex min-h-screen flex-col" data-layout="user">
+      <header className="border-b border-neutral-200 dark:border-neutral-800">
+        <div className="flex items-center gap-4 px-4 py-3">
+          <Logo />
+          <div className="ml-auto flex items-center gap-3">
+            <ColorMode />
+            {user && (
+              <span className="flex items-center gap-2 text-sm">
+                <Avatar alt={user.name} size="sm" src={null} />
+                <span className="hidden sm:inline">{user.name}</span>
+              </span>
+            )}
+          </div>
+        </div>
+      </header>
+      <div className="flex flex-1 flex-col md:flex-row">
+        <aside className="border-b border-neutral-200 p-4 md:w-60 md:border-b-0 md:border-r dark:border-neutral-800">
+          <div className="flex flex-col gap-6">
+            {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} />}
+            {(!isAdmin || current.startsWith("/account")) && <NavList label="Account" items={ACCOUNT_NAV} current={current} />}
+          </div>
+        </aside>
+        <main className="flex-1 px-4 py-8 md:px-8">{children}</main>
+      </div>
+      <Notifications />
+    </div>
+  );
+}

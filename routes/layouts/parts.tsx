@@ -1,0 +1,50 @@
+import type { ReactNode } from "react";
+import { usePage } from "../../server/render/page-context.ts";
+import { ColorModeToggle, NotificationQueue } from "../islands.ts";
+
+export function Logo() {
+  return (
+    <a href="/" className="flex items-center gap-2 text-lg font-bold tracking-tight">
+      <span aria-hidden="true" className="grid size-8 place-items-center rounded-lg bg-primary-700 text-white">
+        P
+      </span>
+      <span>Portal</span>
+    </a>
+  );
+}
+
+/** The colour-mode control, fed with the visitor's choice or the route's forced mode. */
+export function ColorMode() {
+  const page = usePage();
+  return <ColorModeToggle mode={page.colorMode} forced={page.forcedColorMode} />;
+}
+
+/** The notification queue, with anything the server queued across the last redirect. */
+export function Notifications() {
+  return <NotificationQueue initial={usePage().notifications} />;
+}
+
+export function PageTitle({ children, lead }: { children: ReactNode; lead?: ReactNode }) {
+  return (
+    <header className="mb-6">
+      <h1 className="text-2xl font-semibold tracking-tight">{children}</h1>
+      {lead && <p className="mt-1 text-neutral-600 dark:text-neutral-400">{lead}</p>}
+    </header>
+  );
+}
+
+/**
+ * What a screen whose feature is not built yet shows: its real frame and title, and a plain
+ * statement that the feature is coming. Never sample data.
+ */
+export function ComingSoon({ title, what }: { title: string; what: string }) {
+  return (
+    <section>
+      <PageTitle>{title}</PageTitle>
+      <div className="card border-dashed text-center" role="status">
+        <p className="text-lg font-semibold">Coming soon</p>
+        <p className="mt-2 text-neutral-600 dark:text-neutral-400">{what}</p>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,142 @@
+import type { Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ReactNode } from "react";
+import { resolveForcedMode } from "../lib/color-mode.ts";
+import type { AppEnv } from "../server/env.ts";
+import { AUTH_ORDER, evaluateGuards, guards, homeOf } from "../server/guards.ts";
+import { renderDocument } from "../server/render/document.tsx";
+import { BlankLayout } from "./layouts/Blank.tsx";
+import { DefaultLayout } from "./layouts/Default.tsx";
+import { ComingSoon } from "./layouts/parts.tsx";
+import { RegisterLayout } from "./layouts/Register.tsx";
+import { UserLayout } from "./layouts/User.tsx";
+import { Home } from "./pages/Home.tsx";
+import { Processing } from "./pages/Processing.tsx";
+
+const LAYOUTS = { blank: BlankLayout, default: DefaultLayout, register: RegisterLayout, user: UserLayout };
+export type LayoutName = keyof typeof LAYOUTS;
+
+/** One screen of SPEC.md section 2: where it lives, its layout, who may see it, and what it shows. */
+export interface PageRoute {
+  path: string;
+  title: string;
+  layout?: LayoutName;
+  /** Guard names, checked in order (SPEC.md section 6). */
+  guards?: string[];
+  /** Checks the path parameters; a failure is the fatal 'Page not found'. */
+  validate?: (params: Record<string, string>, c: Context<AppEnv>) => boolean | Promise<boolean>;
+  /** Route metadata: a page may force light or dark. */
+  colorMode?: string;
+  render: (c: Context<AppEnv>) => ReactNode;
+}
+
+/** Every guard a customer screen needs, in the order /auth checks them. */
+const CUSTOMER = AUTH_ORDER;
+const CONSOLE = ["is-admin", "secondfactor"];
+
+const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test(params.id ?? "");
+
+const soon = (title: string, what: string) => () => <ComingSoon title={title} what={what} />;
+
+const account = (path: string, title: string, what: string): PageRoute => ({
+  path,
+  title,
+  layout: "user",
+  guards: CUSTOMER,
+  render: soon(title, what),
+});
+
+const console_ = (path: string, title: string, what: string, extra: Partial<PageRoute> = {}): PageRoute => ({
+  path,
+  title,
+  layout: "user",
+  guards: CONSOLE,
+  render: soon(title, what),
+  ...extra,
+});
+
+const SIGN_IN_WORK = "This step of opening an account arrives with the sign-in work.";
+
+export const PAGES: PageRoute[] = [
+  { path: "/", title: "International payments and currency exchange", render: () => <Home /> },
+  { path: "/setup", title: "Set up the portal", layout: "blank", render: soon("Set up the portal", "Creating the first administrator arrives with the sign-in work.") },
+  { path: "/forgot", title: "Forgotten password", render: soon("Forgotten password", "Resetting a password by email arrives with the sign-in work.") },
+  { path: "/register", title: "Open an account", layout: "register", render: soon("Open an account", SIGN_IN_WORK) },
+  { path: "/verify", title: "Verify your email", layout: "register", guards: ["loggedin", "is-not-verified"], render: soon("Verify your email", SIGN_IN_WORK) },
+  { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "has-no-profile", "is-personal"], render: soon("About you", SIGN_IN_WORK) },
+  { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "has-no-profile", "is-business"], render: soon("About your business", SIGN_IN_WORK) },
+  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "has-profile"], render: soon("Confirm your identity", SIGN_IN_WORK) },
+  { path: "/calculator", title: "Currency calculator", layout: "blank", render: soon("Currency calculator", "Live rates and prices arrive with the money work.") },
+  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "has-profile", "identity-checked"], render: () => <Processing /> },
+  { path: "/second-factor", title: "Second factor", guards: ["loggedin"], render: soon("Second factor", "The second sign-in step arrives with the sign-in work.") },
+  { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },
+
+  account("/account", "Dashboard", "Your balances and latest movements arrive with the money work."),
+  account("/account/users", "Account users", "Inviting and managing the users of this account arrives with account users."),
+  account("/account/convert", "Convert", "Converting between your balances arrives with the money work."),
+  account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
+  account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
+  account("/account/balances", "Balances", "Your balances in every currency arrive with the money work."),
+  account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
+  account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
+  account("/account/pendingpayments", "Pending payments", "Payments waiting for approval arrive with the payments work."),
+  { ...account("/account/pendingpayments/:id", "Pending payment", "Payments waiting for approval arrive with the payments work."), validate: positiveId },
+  account("/account/recipients", "Recipients", "Saving and checking recipients' bank details arrives with the payments work."),
+  account("/account/linked-accounts", "Linked accounts", "Switching between your personal and business accounts arrives with account users."),
+
+  console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
+  console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
+  console_("/console/users", "Customers", "Searching customers and reviewing compliance arrives with the console work."),
+  console_("/console/users/:id", "Customer", "Customer details arrive with the console work.", { validate: positiveId }),
+  console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
+  console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
+  console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
+  console_("/console/receipts", "Receipts", "Recording incoming funds arrives with the money work."),
+  console_("/console/referrals", "Referrals", "Referral codes arrive with the console work."),
+  console_("/console/affiliates", "Affiliates", "Affiliates and commissions arrive with the console work."),
+  console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
+  console_("/console/emails", "Emails", "Every email sent, with its content, arrives with the console work."),
+  console_("/console/emails/:id", "Email", "Email details arrive with the console work.", { validate: positiveId }),
+  console_("/console/profitReports", "Profit reports", "Income by period, currency and partner arrives with the console work."),
+  console_("/console/migration", "Migration", "Importing legacy customers arrives with the console work."),
+  console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", { validate: positiveId }),
+  console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
+  console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", { validate: positiveId }),
+  console_("/console/pricingplan", "Pricing plans", "Editing pricing plans arrives with the money work."),
+  console_("/console/pricingplan/:id", "Pricing plan", "Pricing plan details arrive with the money work.", { validate: positiveId }),
+];
+
+/**
+ * Registers every page: its guards as per-route middleware, its validation, then the render in
+ * its layout. Unknown guard names and bad route metadata stop the server here, at start.
+ */
+export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES): void {
+  for (const page of pages) {
+    const Layout = LAYOUTS[page.layout ?? "default"];
+    if (!Layout) throw new Error(`Route ${page.path} names an unknown layout "${page.layout}"`);
+    const forced = resolveForcedMode(page.colorMode);
+    app.get(page.path, guards(...(page.guards ?? [])), async (c) => {
+      if (page.validate && !(await page.validate(c.req.param() as Record<string, string>, c))) {
+        throw new HTTPException(404, { message: "Page not found" });
+      }
+      return renderDocument(c, {
+        title: page.title,
+        forcedColorMode: forced,
+        render: () => <Layout>{page.render(c)}</Layout>,
+      });
+    });
+  }
+
+  // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
+  // have no customer profile: for them the steps end with the second factor.
+  app.get("/auth", (c) => {
+    const user = c.var.user;
+    const steps = user?.level === "Admin" ? AUTH_ORDER.slice(0, 3) : AUTH_ORDER;
+    const verdict = evaluateGuards(steps, user);
+    if (!verdict.pass) {
+      if ("notFound" in verdict) throw new HTTPException(404, { message: "Page not found" });
+      return c.redirect(verdict.to, 302);
+    }
+    return c.redirect(homeOf(user!), 302);
+  });
+}

@@ -1,0 +1,31 @@
+/**
+ * Builds the islands and the stylesheet with Vite into dist/.
+ *   --if-missing  only when there is no build yet (deno task start)
+ *   --if-stale    only when a source the build reads is newer than the build (deno task test)
+ *   --watch       rebuild on change (deno task dev)
+ */
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { build } from "vite";
+
+const MANIFEST = "dist/.vite/manifest.json";
+// Everything the client build or Tailwind's class scan reads.
+const SOURCES = ["islands", "lib", "routes", "server/render", "vite.config.ts", "deno.lock"];
+
+function newestMtime(path: string): number {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestMtime(join(path, name))));
+}
+
+const args = new Set(Deno.args);
+const built = existsSync(MANIFEST) ? statSync(MANIFEST).mtimeMs : 0;
+if (args.has("--if-missing") && built) Deno.exit(0);
+if (args.has("--if-stale") && built && Math.max(...SOURCES.map(newestMtime)) < built) Deno.exit(0);
+
+process.env.NODE_ENV ??= "production";
+const watch = args.has("--watch");
+await build({ configFile: "vite.config.ts", logLevel: watch ? "info" : "warn", build: watch ? { watch: {} } : {} });
+if (!watch) console.log("Islands built into dist/");

@@ -1,0 +1,127 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { every } from "hono/combine";
+import { HTTPException } from "hono/http-exception";
+import type { SessionUser } from "./auth/session-user.ts";
+import type { AppEnv } from "./env.ts";
+import { ApiError } from "./http/api.ts";
+
+/**
+ * The named guards of SPEC.md section 6 with the rules of DESIGN.md section 3. Each guard either
+ * lets the request through or says where the visitor must go instead. Pages redirect there; calls
+ * under /api/ answer 401 (no session) or 403 with that `redirect`, which the client follows.
+ */
+type Verdict = { pass: true } | { pass: false; to: string } | { pass: false; notFound: true };
+
+const PASS: Verdict = { pass: true };
+const toHome: Verdict = { pass: false, to: "/" };
+
+function rule(check: (user: SessionUser) => boolean, elsewhere: (user: SessionUser) => string) {
+  return (user: SessionUser | null): Verdict => {
+    if (!user) return toHome;
+    return check(user) ? PASS : { pass: false, to: elsewhere(user) };
+  };
+}
+
+export const registerScreen = (user: SessionUser) =>
+  user.type === "Business" ? "/register-business" : "/register-personal";
+
+/** Where a signed-in user belongs once every onboarding step is done. */
+export const homeOf = (user: SessionUser) => (user.level === "Admin" ? "/console/users" : "/account");
+
+const RULES = {
+  loggedin: (user: SessionUser | null): Verdict => (user ? PASS : toHome),
+  "is-verified": rule((u) => u.validated, () => "/verify"),
+  "is-not-verified": rule((u) => !u.validated, () => "/auth"),
+  secondfactor: rule((u) => u.secondFactor, () => "/second-factor"),
+  "has-profile": rule((u) => u.profile, registerScreen),
+  "has-no-profile": rule((u) => !u.profile, () => "/auth"),
+  "identity-checked": rule((u) => u.identity, () => "/identity"),
+  "has-account": rule((u) => u.account, () => "/processing"),
+  // The console does not reveal itself: anyone but an administrator gets "not found".
+  "is-admin": (user: SessionUser | null): Verdict =>
+    user?.level === "Admin" ? PASS : { pass: false, notFound: true },
+  "is-user": rule((u) => u.level !== "Admin", homeOf),
+  "is-business": rule((u) => u.type === "Business", homeOf),
+  "is-personal": rule((u) => u.type === "Personal", homeOf),
+} as const;
+
+export type GuardName = keyof typeof RULES;
+export const GUARD_NAMES = Object.keys(RULES) as GuardName[];
+
+/** The order /auth checks, from SPEC.md section 2. */
+export const AUTH_ORDER: GuardName[] = [
+  "loggedin",
+  "is-verified",
+  "secondfactor",
+  "has-profile",
+  "identity-checked",
+  "has-account",
+];
+
+/** Runs guards in order and returns the first that fails, or PASS. */
+export function evaluateGuards(names: readonly GuardName[], user: SessionUser | null): Verdict {
+  for (const name of names) {
+    const verdict = RULES[name](user);
+    if (!verdict.pass) return verdict;
+  }
+  return PASS;
+}
+
+function isApi(c: Context) {
+  return c.req.path.startsWith("/api/");
+}
+
+function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
+  const check = RULES[name];
+  const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
+    const verdict = check(c.var.user);
+    if (verdict.pass) return await next();
+    if ("notFound" in verdict) {
+      throw isApi(c) ? new ApiError(404, "Not found") : new HTTPException(404, { message: "Page not found" });
+    }
+    if (isApi(c)) {
+      throw c.var.user
+        ? new ApiError(403, "You cannot do this yet.", { redirect: verdict.to })
+        : new ApiError(401, "Please sign in.", { redirect: verdict.to });
+    }
+    return c.redirect(verdict.to, 302);
+  };
+  Object.defineProperty(middleware, "name", { value: `guard:${name}` });
+  return middleware;
+}
+
+const MIDDLEWARE = Object.fromEntries(GUARD_NAMES.map((name) => [name, guardMiddleware(name)])) as Record<
+  GuardName,
+  MiddlewareHandler<AppEnv>
+>;
+
+/**
+ * The named guards as one middleware that runs them in order, for route tables:
+ * `app.get(path, guards("loggedin", "has-account"), handler)`. (In code, the guards exported below
+ * read the same: `app.get(path, loggedin, hasAccount, handler)`.) An unknown name throws at once,
+ * so a typo in a route table stops the server at start.
+ */
+export function guards(...names: string[]): MiddlewareHandler<AppEnv> {
+  const chain = names.map((name) => {
+    if (!Object.hasOwn(MIDDLEWARE, name)) {
+      throw new Error(`Unknown guard "${name}". Known guards: ${GUARD_NAMES.join(", ")}.`);
+    }
+    return MIDDLEWARE[name as GuardName];
+  });
+  return every(...chain);
+}
+
+export const {
+  loggedin,
+  secondfactor,
+  "is-verified": isVerified,
+  "is-not-verified": isNotVerified,
+  "has-profile": hasProfile,
+  "has-no-profile": hasNoProfile,
+  "identity-checked": identityChecked,
+  "has-account": hasAccount,
+  "is-admin": isAdmin,
+  "is-user": isUser,
+  "is-business": isBusiness,
+  "is-personal": isPersonal,
+} = MIDDLEWARE;

@@ -1,0 +1,32 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ApiFailure, ApiSuccess } from "../../lib/api-types.ts";
+import { statusText } from "./status.ts";
+
+/** Answers a call with `{"body": ...}` and, optionally, where the client should go next. */
+export function ok<T>(c: Context, body: T, options: { redirect?: string; status?: ContentfulStatusCode } = {}) {
+  const answer: ApiSuccess<T> = options.redirect ? { body, redirect: options.redirect } : { body };
+  return c.json(answer, options.status ?? 200);
+}
+
+/**
+ * A failure with text meant for the user. Thrown from handlers and guards; the app's error
+ * handler turns it into `{"error","message"}` for a call, or the error page for a page.
+ */
+export class ApiError extends HTTPException {
+  constructor(
+    status: ContentfulStatusCode,
+    readonly userMessage: string,
+    readonly extra: { fields?: Record<string, string>; redirect?: string } = {},
+  ) {
+    super(status, { message: userMessage });
+  }
+}
+
+export function failureBody(status: number, error: string, extra: ApiError["extra"] = {}): ApiFailure {
+  const failure: ApiFailure = { error, message: statusText(status) };
+  if (extra.fields) failure.fields = extra.fields;
+  if (extra.redirect) failure.redirect = extra.redirect;
+  return failure;
+}

@@ -1,0 +1,57 @@
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ErrorPage } from "../../routes/pages/ErrorPage.tsx";
+import type { AppEnv } from "../env.ts";
+import { renderDocument } from "../render/document.tsx";
+import { ApiError, failureBody } from "./api.ts";
+import { isBot } from "./bots.ts";
+import { statusText } from "./status.ts";
+
+export const PAGE_NOT_FOUND = "Page not found";
+export const UNEXPECTED_ERROR = "Unexpected error occurred";
+
+function isApi(c: Context) {
+  return c.req.path.startsWith("/api/");
+}
+
+/** The full path the visitor asked for, with its query. */
+function fullPath(c: Context) {
+  const url = new URL(c.req.url);
+  return url.pathname + url.search;
+}
+
+/**
+ * Answers an error: JSON `{"error","message"}` for a call, the error page for a page, and a plain
+ * status line for a search-engine or preview bot (only logged, as SPEC.md section 4 asks).
+ */
+export function errorAnswer(c: Context<AppEnv>, status: ContentfulStatusCode, userMessage: string | undefined, extra: ApiError["extra"] = {}) {
+  if (isApi(c)) return c.json(failureBody(status, userMessage ?? UNEXPECTED_ERROR, extra), status);
+  if (isBot(c.req.header("user-agent"))) {
+    console.warn(`[bot] ${status} for ${fullPath(c)} (${c.req.header("user-agent")})`);
+    return c.text(`${status} ${statusText(status)}`, status);
+  }
+  const path = status === 404 ? fullPath(c) : undefined;
+  return renderDocument(c, {
+    title: userMessage ?? UNEXPECTED_ERROR,
+    status,
+    render: () => <ErrorPage status={status} message={userMessage} path={path} />,
+  });
+}
+
+export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  if (err instanceof ApiError) return errorAnswer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
+  if (err instanceof HTTPException) {
+    const status = err.status as ContentfulStatusCode;
+    // A status below 500 says what the visitor did wrong; its text is safe to show.
+    const message = status === 404 ? PAGE_NOT_FOUND : status < 500 ? err.message || statusText(status) : undefined;
+    if (status >= 500) console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
+    return errorAnswer(c, status, message);
+  }
+  // Anything else is a fault of ours: logged in full, shown only as 'Unexpected error occurred'.
+  console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
+  return errorAnswer(c, 500, undefined);
+};
+
+export const notFound: NotFoundHandler<AppEnv> = (c) =>
+  errorAnswer(c, 404, isApi(c) ? `There is no call ${c.req.method} ${c.req.path}.` : PAGE_NOT_FOUND);

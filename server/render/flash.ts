@@ -1,0 +1,38 @@
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { FLASH_COOKIE, type Notification } from "../../lib/notification.ts";
+
+/**
+ * Queues a notification for the next page this visitor sees, so that a handler can redirect and
+ * still tell the user what happened ("Payment approved").
+ */
+export function flash(c: Context, notification: Omit<Notification, "id">): void {
+  const queued = readFlash(c);
+  queued.push({ id: crypto.randomUUID(), ...notification });
+  setCookie(c, FLASH_COOKIE, JSON.stringify(queued), {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    maxAge: 60,
+  });
+}
+
+/** The queued notifications of this request; the cookie is cleared as they are taken. */
+export function takeFlash(c: Context): Notification[] {
+  const queued = readFlash(c);
+  if (queued.length) deleteCookie(c, FLASH_COOKIE, { path: "/" });
+  return queued;
+}
+
+function readFlash(c: Context): Notification[] {
+  const raw = getCookie(c, FLASH_COOKIE);
+  if (!raw) return [];
+  try {
+    const parsed = JSON.parse(raw);
+    return Array.isArray(parsed)
+      ? parsed.filter((n) => n && typeof n.title === "string" && typeof n.id === "string")
+      : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,53 @@
+import type { Hono } from "hono";
+import type { SessionUser } from "../../server/auth/session-user.ts";
+import { createApp } from "../../server/app.ts";
+import { loadConfig } from "../../server/config.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { loadAssets } from "../../server/render/assets.ts";
+import type { Database } from "../../db/client.ts";
+import { testDatabase } from "./db.ts";
+
+/** A signed-in user summary for guard tests; every onboarding step done unless overridden. */
+export function makeUser(overrides: Partial<SessionUser> = {}): SessionUser {
+  return {
+    id: 1,
+    username: "ada@example.com",
+    name: "Ada Lovelace",
+    level: "User",
+    type: "Personal",
+    profile: true,
+    validated: true,
+    secondFactor: true,
+    identity: true,
+    account: true,
+    restricted: false,
+    account_ref: "P1000001",
+    override_transfer_fee: false,
+    override_priority_transfer_fee: null,
+    override_regular_transfer_fee: null,
+    affiliate: null,
+    ...overrides,
+  };
+}
+
+export const makeAdmin = (overrides: Partial<SessionUser> = {}) =>
+  makeUser({ id: 99, username: "ops@example.com", name: "Olive Ops", level: "Admin", profile: false, identity: false, account: false, account_ref: null, ...overrides });
+
+export interface TestApp {
+  app: Hono<AppEnv>;
+  db: Database;
+  /** Who the next requests are signed in as (null: a visitor). */
+  signIn(user: SessionUser | null): void;
+}
+
+/**
+ * The real app on a fresh database, with the island build from dist/. The sign-in work's sessions
+ * are stood in for by a resolver that answers whoever the test signed in.
+ */
+export async function testApp(): Promise<TestApp> {
+  const db = await testDatabase();
+  let current: SessionUser | null = null;
+  const config = { ...loadConfig({ APP_ENV: "test", PUBLIC_URL: "http://localhost" }) };
+  const app = createApp({ db, config, assets: loadAssets(config.distDir), sessions: () => Promise.resolve(current) });
+  return { app, db, signIn: (user) => (current = user) };
+}

@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface RunningServer {
+  url: string;
+  dataDir: string;
+  process: Deno.ChildProcess;
+  stop(): Promise<void>;
+  /** Everything the server printed, for failure messages. */
+  output(): string;
+}
+
+/** A free port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/**
+ * Starts a server script as its own process on a free port and a fresh database file, and waits
+ * until GET /api/health answers.
+ */
+export async function startServer(
+  script = "tests/e2e/fixture-server.tsx",
+  env: Record<string, string> = {},
+): Promise<RunningServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), "portal-e2e-"));
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script],
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: `file:${join(dataDir, "portal.db")}`,
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      APP_ENV: "test",
+      NODE_ENV: "production",
+      ...env,
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let log = "";
+  const decoder = new TextDecoder();
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
+  }
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  let exited = false;
+  child.status.then(() => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`The server exited before it was healthy. Its output:\n${log}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`The server did not become healthy in 30 s. Its output:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    dataDir,
+    process: child,
+    output: () => log,
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await child.status;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

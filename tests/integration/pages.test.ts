@@ -1,0 +1,204 @@
+import { Hono } from "hono";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { registerPages } from "../../routes/pages.tsx";
+import type { AppEnv } from "../../server/env.ts";
+import { makeAdmin, makeUser, type TestApp, testApp } from "../helpers/app.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+
+const get = (path: string, init?: RequestInit) => t.app.request(path, init);
+
+/** Every route of SPEC.md section 2, with a sample id where the route has one. */
+const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator"];
+const SIGNED_IN = ["/verify", "/identity", "/register-business", "/register-personal", "/processing", "/second-factor", "/account-select"];
+const ACCOUNT = [
+  "/account", "/account/users", "/account/convert", "/account/payment", "/account/reports", "/account/balances",
+  "/account/ratealerts", "/account/transactions", "/account/pendingpayments", "/account/pendingpayments/7",
+  "/account/recipients", "/account/linked-accounts",
+];
+const CONSOLE = [
+  "/console/local", "/console/transfer", "/console/users", "/console/users/7", "/console/admins", "/console/alerts",
+  "/console/partners", "/console/receipts", "/console/referrals", "/console/affiliates", "/console/attributions",
+  "/console/emails", "/console/emails/7", "/console/profitReports", "/console/migration", "/console/migration/7",
+  "/console/bulkemails", "/console/bulkemails/7", "/console/pricingplan", "/console/pricingplan/7",
+];
+
+describe("a visitor who is not signed in", () => {
+  test.each(PUBLIC)("sees the public page %s", async (path) => {
+    t.signIn(null);
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+  });
+
+  test.each([...SIGNED_IN, ...ACCOUNT, "/auth"])("is sent home from %s", async (path) => {
+    t.signIn(null);
+    const res = await get(path);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/");
+  });
+
+  test.each(CONSOLE)("gets 'Page not found' from the console page %s", async (path) => {
+    t.signIn(null);
+    const res = await get(path);
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("Page not found");
+  });
+});
+
+describe("a customer", () => {
+  test.each(ACCOUNT)("sees %s in the user layout, with a plain 'coming soon' state", async (path) => {
+    t.signIn(makeUser());
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('data-layout="user"');
+    expect(html).toContain('aria-label="Account"');
+    expect(html).toContain("Coming soon");
+  });
+
+  test.each(CONSOLE)("cannot find the console page %s", async (path) => {
+    t.signIn(makeUser());
+    const res = await get(path);
+    expect(res.status).toBe(404);
+  });
+});
+
+describe("an administrator", () => {
+  test.each(CONSOLE)("sees the console page %s", async (path) => {
+    t.signIn(makeAdmin());
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('aria-label="Console"');
+  });
+
+  test("who has not passed the second factor is sent to it", async () => {
+    t.signIn(makeAdmin({ secondFactor: false }));
+    const res = await get("/console/users");
+    expect(res.headers.get("location")).toBe("/second-factor");
+  });
+
+  test("is sent from /auth to the console", async () => {
+    t.signIn(makeAdmin());
+    expect((await get("/auth")).headers.get("location")).toBe("/console/users");
+  });
+});
+
+describe("layouts", () => {
+  test("the calculator is on the blank layout: no site navigation", async () => {
+    t.signIn(null);
+    const html = await (await get("/calculator")).text();
+    expect(html).not.toContain('aria-label="Site"');
+    expect(html).toContain("Currency calculator");
+  });
+
+  test("registration screens show the onboarding steps", async () => {
+    t.signIn(null);
+    const html = await (await get("/register")).text();
+    expect(html).toContain('aria-label="Onboarding steps"');
+    expect(html).toMatch(/aria-current="step"[^>]*>1\. Account/);
+  });
+
+  test("the home page is on the default layout, with the site navigation", async () => {
+    t.signIn(null);
+    const html = await (await get("/")).text();
+    expect(html).toContain('aria-label="Site"');
+  });
+});
+
+describe("/auth runs the guards in SPEC.md's order", () => {
+  const cases: [string, Parameters<typeof makeUser>[0], string][] = [
+    ["an unverified user", { validated: false, secondFactor: false, profile: false }, "/verify"],
+    ["a verified user without the second factor", { secondFactor: false, profile: false }, "/second-factor"],
+    ["a Personal user without a profile", { profile: false, identity: false }, "/register-personal"],
+    ["a Business user without a profile", { type: "Business", profile: false }, "/register-business"],
+    ["a user whose identity is not checked", { identity: false, account: false }, "/identity"],
+    ["a user without an account", { account: false }, "/processing"],
+    ["a user with everything done", {}, "/account"],
+  ];
+  test.each(cases)("%s goes to %s", async (_label, overrides, target) => {
+    t.signIn(makeUser(overrides));
+    const res = await get("/auth");
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(target);
+  });
+});
+
+describe("each guard sends the visitor where they belong", () => {
+  const cases: [string, Parameters<typeof makeUser>[0], string][] = [
+    ["/verify", { validated: true }, "/auth"], // is-not-verified
+    ["/register-personal", { profile: true }, "/auth"], // has-no-profile
+    ["/register-personal", { profile: false, type: "Business" }, "/account"], // is-personal
+    ["/register-business", { profile: false, type: "Personal" }, "/account"], // is-business
+    ["/identity", { profile: false }, "/register-personal"], // has-profile
+    ["/processing", { identity: false }, "/identity"], // identity-checked
+    ["/account", { account: false }, "/processing"], // has-account
+    ["/account-select", { secondFactor: false }, "/second-factor"], // secondfactor
+    ["/identity", { validated: false }, "/verify"], // is-verified
+  ];
+  test.each(cases)("%s with %o goes to %s", async (path, overrides, target) => {
+    t.signIn(makeUser(overrides));
+    const res = await get(path);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(target);
+  });
+
+  test("a guard on a call answers JSON with the redirect instead of redirecting", async () => {
+    const app = new Hono<AppEnv>();
+    const { loggedin, hasAccount } = await import("../../server/guards.ts");
+    const { onError } = await import("../../server/http/errors.tsx");
+    app.use(async (c, next) => {
+      c.set("user", makeUser({ account: false }));
+      await next();
+    });
+    app.get("/api/thing", loggedin, hasAccount, (c) => c.json({ body: 1 }));
+    app.onError(onError);
+    const res = await app.request("/api/thing");
+    expect(res.status).toBe(403);
+    expect(await res.json()).toEqual({ error: "You cannot do this yet.", message: "Forbidden", redirect: "/processing" });
+  });
+});
+
+describe("route validation", () => {
+  test("a non-numeric id is the fatal 'Page not found' with the full path", async () => {
+    t.signIn(makeAdmin());
+    const res = await get("/console/users/abc?tab=notes");
+    expect(res.status).toBe(404);
+    const html = await res.text();
+    expect(html).toContain("Page not found");
+    expect(html).toContain("/console/users/abc?tab=notes");
+  });
+
+  test("a customer's pending payment id must be a positive number", async () => {
+    t.signIn(makeUser());
+    expect((await get("/account/pendingpayments/0")).status).toBe(404);
+    expect((await get("/account/pendingpayments/12")).status).toBe(200);
+  });
+
+  test("an unknown page is 'Page not found' with the full path", async () => {
+    t.signIn(null);
+    const res = await get("/no/such/page?from=mail");
+    expect(res.status).toBe(404);
+    const html = await res.text();
+    expect(html).toContain("Page not found");
+    expect(html).toContain("/no/such/page?from=mail");
+    expect(html).toContain('href="/"');
+    expect(html).toContain("Back To Home Page");
+  });
+
+  test("an unknown guard name stops the server at start with a clear error", () => {
+    const app = new Hono<AppEnv>();
+    expect(() => registerPages(app, [{ path: "/x", title: "X", guards: ["loggedin", "is-wizard"], render: () => null }]))
+      .toThrow('Unknown guard "is-wizard"');
+  });
+
+  test("a route that forces the 'system' colour mode is refused with a console warning", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    registerPages(new Hono<AppEnv>(), [{ path: "/x", title: "X", colorMode: "system", render: () => null }]);
+    expect(warn).toHaveBeenCalled();
+    expect(String(warn.mock.calls[0][0])).toMatch(/system/);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * deno task test: every suite, then one closing line "N passed, N failed" that counts them all.
+ * Unit and integration tests run first; the end-to-end suite needs Chromium (CHROMIUM_PATH, else
+ * /usr/bin/chromium) and fails with install instructions when there is none.
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const VITEST = "npm:vitest@4.1.12";
+const outDir = mkdtempSync(join(tmpdir(), "portal-tests-"));
+
+interface Counts {
+  passed: number;
+  failed: number;
+  ok: boolean;
+}
+
+async function runProject(project: string, extraEnv: Record<string, string> = {}): Promise<Counts> {
+  const report = join(outDir, `${project}.json`);
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run", "-A", VITEST, "run", "--project", project,
+      "--reporter=default", "--reporter=json", `--outputFile.json=${report}`,
+      ...Deno.args,
+    ],
+    env: { NODE_ENV: "test", APP_ENV: "test", ...extraEnv },
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
+  const json = JSON.parse(readFileSync(report, "utf8"));
+  // A suite that failed to load counts as a failure even though none of its tests ran.
+  const brokenFiles = (json.testResults ?? []).filter((f: { status: string; assertionResults: unknown[] }) =>
+    f.status === "failed" && f.assertionResults.length === 0
+  ).length;
+  return {
+    passed: json.numPassedTests ?? 0,
+    failed: (json.numFailedTests ?? 0) + brokenFiles,
+    ok: code === 0,
+  };
+}
+
+function findChromium(): string | null {
+  const candidates = [Deno.env.get("CHROMIUM_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"];
+  return candidates.find((p) => p && existsSync(p)) ?? null;
+}
+
+const results: Counts[] = [];
+results.push(await runProject("unit"));
+
+const chromium = findChromium();
+if (chromium) {
+  results.push(await runProject("e2e", { CHROMIUM_PATH: chromium }));
+} else {
+  console.error(
+    "\nEnd-to-end tests need Chromium and none was found (CHROMIUM_PATH, /usr/bin/chromium).\n" +
+      "Install Debian's Chromium with:\n  sudo apt-get update && sudo apt-get install -y chromium\n" +
+      "or set CHROMIUM_PATH to a Chromium binary. The end-to-end suite counts as failed.\n",
+  );
+  results.push({ passed: 0, failed: 1, ok: false });
+}
+
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log(`\n${passed} passed, ${failed} failed`);
+Deno.exit(results.every((r) => r.ok) && failed === 0 ? 0 : 1);

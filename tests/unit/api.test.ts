@@ -1,0 +1,184 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { ApiCallError, createApi, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "../../islands/lib/api.ts";
+import { RequestBatch } from "../../islands/lib/batch.ts";
+import { toQueryString } from "../../islands/lib/query-string.ts";
+import { type UserSummary, userStore } from "../../islands/lib/user-store.ts";
+import { failureOf, fakeFetch } from "./api-fake-fetch.ts";
+
+const alice: UserSummary = {
+  id: 7,
+  username: "alice@example.com",
+  name: "Alice Martin",
+  level: "User",
+  type: "Personal",
+  profile: true,
+  validated: true,
+  secondFactor: true,
+  identity: true,
+  account: true,
+  restricted: false,
+  account_ref: "ACC-7",
+  override_transfer_fee: false,
+  override_priority_transfer_fee: null,
+  override_regular_transfer_fee: null,
+  affiliate: null,
+};
+
+function setup(answer: [number, unknown?, string?], path = "/account") {
+  const server = fakeFetch(() => answer);
+  const navigate = vi.fn();
+  const api = createApi({ navigate, currentPath: () => path, batch: new RequestBatch() });
+  return { ...server, navigate, api };
+}
+
+beforeEach(() => userStore.clear());
+afterEach(() => vi.unstubAllGlobals());
+
+describe("GET query objects", () => {
+  test("primitives go as they are, nested values as JSON, absent values not at all", () => {
+    const text = toQueryString({
+      page: 2,
+      active: true,
+      name: "Ann & Bob",
+      filter: { currency: ["EUR", "USD"], min: 10 },
+      ids: [1, 2],
+      skipped: null,
+      missing: undefined,
+    });
+    const params = new URLSearchParams(text);
+    expect(params.get("page")).toBe("2");
+    expect(params.get("active")).toBe("true");
+    expect(params.get("name")).toBe("Ann & Bob");
+    expect(JSON.parse(params.get("filter")!)).toEqual({ currency: ["EUR", "USD"], min: 10 });
+    expect(JSON.parse(params.get("ids")!)).toEqual([1, 2]);
+    expect(params.has("skipped")).toBe(false);
+    expect(params.has("missing")).toBe(false);
+  });
+
+  test("an empty query adds nothing to the address", async () => {
+    const { api, calls } = setup([200, { body: [] }]);
+    await api.get("account/pendingpayments/all", {});
+    expect(calls[0].url).toBe("/api/account/pendingpayments/all");
+  });
+
+  test("api.get puts the query on the /api/ address", async () => {
+    const { api, calls } = setup([200, { body: [] }]);
+    await api.get("account/pendingpayments/paginated", { page: 2, sort: { by: "date", dir: "desc" } });
+    const url = new URL(calls[0].url, "http://portal.test");
+    expect(url.pathname).toBe("/api/account/pendingpayments/paginated");
+    expect(url.searchParams.get("page")).toBe("2");
+    expect(JSON.parse(url.searchParams.get("sort")!)).toEqual({ by: "date", dir: "desc" });
+    expect(calls[0].init.method).toBe("GET");
+    expect(calls[0].init.credentials).toBe("same-origin");
+  });
+
+  test("a PUT addressed by id carries its query too", async () => {
+    const { api, calls } = setup([200, { body: { id: 5 } }]);
+    await api.put("account/pendingpayments/update", undefined, { query: { id: 5 } });
+    expect(calls[0].url).toBe("/api/account/pendingpayments/update?id=5");
+    expect(calls[0].init.method).toBe("PUT");
+    expect(calls[0].init.body).toBe("{}");
+  });
+});
+
+describe("answers", () => {
+  test("the caller gets the body, and no navigation happens without a redirect", async () => {
+    const { api, navigate } = setup([200, { body: { user: alice } }]);
+    await expect(api.get("account/whoami")).resolves.toEqual({ user: alice });
+    expect(navigate).not.toHaveBeenCalled();
+  });
+
+  test("a redirect in the answer is followed, and the body still returned", async () => {
+    const { api, navigate, calls } = setup([200, { body: alice, redirect: "/auth" }]);
+    const body = await api.post("auth/login", { email: "alice@example.com", password: "s3cret!" });
+    expect(body).toEqual(alice);
+    expect(navigate).toHaveBeenCalledWith("/auth");
+    expect(JSON.parse(calls[0].init.body as string)).toEqual({ email: "alice@example.com", password: "s3cret!" });
+    expect(new Headers(calls[0].init.headers).get("Content-Type")).toBe("application/json");
+  });
+
+  test("a failure exposes the text for the user, the status message and the failing fields", async () => {
+    const { api } = setup([
+      422,
+      { error: "Please correct the form.", message: "Unprocessable Content", fields: { amount: "Required" } },
+    ]);
+    const err = await failureOf(api.post("account/profile", { first: "" }));
+    expect(err).toBeInstanceOf(ApiCallError);
+    expect(err.status).toBe(422);
+    expect(err.error).toBe("Please correct the form.");
+    expect(err.message).toBe("Unprocessable Content");
+    expect(err.fields).toEqual({ amount: "Required" });
+  });
+
+  test("a failure without text falls back to the generic message and the HTTP status text", async () => {
+    const { api } = setup([502, "<html>Bad gateway</html>", "Bad Gateway"]);
+    const err = await failureOf(api.get("account/whoami"));
+    expect(err.error).toBe(FALLBACK_ERROR);
+    expect(err.error).toBe("An error occurred. Please try again later");
+    expect(err.message).toBe("Bad Gateway");
+  });
+
+  test("a refusal that names a redirect (a guard's 403) sends the visitor there", async () => {
+    const { api, navigate } = setup([
+      403,
+      { error: "You cannot do this yet.", message: "Forbidden", redirect: "/second-factor" },
+    ]);
+    await expect(api.get("account/pendingpayments/all")).rejects.toMatchObject({ status: 403 });
+    expect(navigate).toHaveBeenCalledWith("/second-factor");
+  });
+
+  test("an unreachable server is an ApiCallError with status 0, not an abort", async () => {
+    vi.stubGlobal("fetch", vi.fn(() => Promise.reject(new TypeError("Failed to fetch"))));
+    const api = createApi({ navigate: vi.fn(), batch: new RequestBatch() });
+    const err = await failureOf(api.get("account/whoami"));
+    expect(err).toBeInstanceOf(ApiCallError);
+    expect(err.status).toBe(0);
+    expect(err.error).toBe(FALLBACK_ERROR);
+    expect(isAbort(err)).toBe(false);
+  });
+});
+
+describe("a 401 on any call", () => {
+  test("clears the stored user and sends the visitor to '/'", async () => {
+    userStore.set(alice);
+    expect(document.cookie).toContain("user=");
+    const { api, navigate } = setup([401, { error: "Please sign in.", message: "Unauthorized", redirect: "/x" }]);
+    const err = await failureOf(api.get("account/pendingpayments/all"));
+    expect(err.status).toBe(401);
+    expect(userStore.get()).toBeNull();
+    expect(document.cookie).not.toContain("user=");
+    expect(navigate).toHaveBeenCalledTimes(1);
+    expect(navigate).toHaveBeenCalledWith("/");
+  });
+
+  test("on '/' itself (a failed login) clears the user without reloading the page", async () => {
+    userStore.set(alice);
+    const { api, navigate } = setup([401, { error: "Bad credentials", message: "Unauthorized" }], "/");
+    await expect(api.post("auth/login", { email: "a", password: "b" })).rejects.toMatchObject({
+      error: "Bad credentials",
+    });
+    expect(userStore.get()).toBeNull();
+    expect(navigate).not.toHaveBeenCalled();
+  });
+});
+
+describe("idempotency", () => {
+  test("the Idempotency-Key header is sent when given, and only then", async () => {
+    const { api, calls } = setup([200, { body: {} }]);
+    const key = newIdempotencyKey();
+    await api.post("account/onbehalf", { on_behalf_of: 7 }, { idempotencyKey: key });
+    await api.post("account/onbehalf", { on_behalf_of: 7 });
+    await api.delete("account/pendingpayments/one", { query: { id: 3 }, idempotencyKey: key });
+    expect(new Headers(calls[0].init.headers).get("Idempotency-Key")).toBe(key);
+    expect(new Headers(calls[1].init.headers).has("Idempotency-Key")).toBe(false);
+    expect(new Headers(calls[2].init.headers).get("Idempotency-Key")).toBe(key);
+    expect(calls[2].init.method).toBe("DELETE");
+    expect(calls[2].url).toBe("/api/account/pendingpayments/one?id=3");
+  });
+
+  test("each new key is different", () => {
+    expect(newIdempotencyKey()).not.toBe(newIdempotencyKey());
+    expect(newIdempotencyKey()).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
