@@ -1,0 +1,88 @@
+import { Hono } from "hono";
+import { beforeAll, describe, expect, test } from "vitest";
+import { deserializeProps } from "../../lib/serialize.ts";
+import { Avatar } from "../../routes/islands.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { assetsFromManifest, loadAssets } from "../../server/render/assets.ts";
+import { renderDocument } from "../../server/render/document.tsx";
+import { makeUser, type TestApp, testApp } from "../helpers/app.ts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await testApp();
+});
+
+const scriptsOf = (html: string) => [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+
+describe("islands on a page", () => {
+  test("a page with islands has one data block with every island's props, and one module script", async () => {
+    t.signIn(makeUser({ name: "Ada <b>Lovelace</b>" }));
+    const html = await (await t.app.request("/account")).text();
+    const blocks = html.match(/<script type="application\/json" id="__islands">([^<]*)<\/script>/g) ?? [];
+    expect(blocks).toHaveLength(1);
+    expect(scriptsOf(html).filter((s) => s.includes('type="module"'))).toHaveLength(1);
+    const json = /id="__islands">([^<]*)</.exec(html)![1];
+    const islands = deserializeProps<{ id: string; name: string; props: Record<string, unknown> }[]>(json);
+    expect(islands.map((i) => i.name).sort()).toEqual(["Avatar", "ColorModeToggle", "NotificationQueue"]);
+    expect(islands.find((i) => i.name === "Avatar")!.props.alt).toBe("Ada <b>Lovelace</b>");
+    for (const { id } of islands) expect(html).toContain(`data-island="${id}"`);
+  });
+
+  test("only the chunks of the islands the page used are preloaded", async () => {
+    t.signIn(null);
+    const home = await (await t.app.request("/")).text();
+    t.signIn(makeUser());
+    const account = await (await t.app.request("/account")).text();
+    const preloads = (html: string) => [...html.matchAll(/rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]);
+    expect(preloads(home).some((href) => href.includes("/Avatar-"))).toBe(false);
+    expect(preloads(account).some((href) => href.includes("/Avatar-"))).toBe(true);
+  });
+
+  test("a page whose islands are none ships no script at all", async () => {
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set("assets", assetsFromManifest({
+        "islands/client.ts": { file: "assets/client.js", isEntry: true },
+        "islands/styles.css": { file: "assets/styles.css", isEntry: true },
+      }));
+      c.set("user", null);
+      await next();
+    });
+    app.get("/plain", (c) => renderDocument(c, { title: "Plain", render: () => <p>No islands here</p> }));
+    const html = await (await app.request("/plain")).text();
+    expect(html).toContain("No islands here");
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain("modulepreload");
+    expect(html).toContain('<link rel="stylesheet" href="/assets/styles.css">');
+  });
+
+  test("island props survive the serializer: dates, big integers and markup in text", async () => {
+    const when = new Date("2026-11-22T10:00:00Z");
+    const Probe = Avatar as unknown as (p: Record<string, unknown>) => null;
+    const app = new Hono<AppEnv>();
+    app.use(async (c, next) => {
+      c.set("assets", loadAssets("dist"));
+      c.set("user", null);
+      await next();
+    });
+    app.get("/probe", (c) =>
+      renderDocument(c, { title: "Probe", render: () => <Probe alt="</script><script>alert(1)</script>" src={null} when={when} n={12345678901234567890n} /> })
+    );
+    const html = await (await app.request("/probe")).text();
+    expect(html).not.toContain("<script>alert(1)");
+    const json = /id="__islands">([^<]*)</.exec(html)![1];
+    const [island] = deserializeProps<{ props: { when: Date; n: bigint; alt: string } }[]>(json);
+    expect(island.props.when).toEqual(when);
+    expect(island.props.n).toBe(12345678901234567890n);
+    expect(island.props.alt).toBe("</script><script>alert(1)</script>");
+  });
+});
+
+describe("the database", () => {
+  test("runs in WAL mode with durable (FULL) commits", async () => {
+    const mode = await t.db.$client.execute("PRAGMA journal_mode");
+    const sync = await t.db.$client.execute("PRAGMA synchronous");
+    expect(mode.rows[0].journal_mode).toBe("wal");
+    expect(Number(sync.rows[0].synchronous)).toBe(2);
+  });
+});
