@@ -35,3 +35,162 @@ export const idempotencyKeys = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_created_at").on(t.createdAt)],
 );
+
+const bool = (name: string) => integer(name, { mode: "boolean" });
+const time = (name: string) => integer(name, { mode: "timestamp_ms" });
+
+/**
+ * Everyone who signs in: customers (level User) and administrators (level Admin). The username is
+ * the email address, stored lower-cased. An administrator is always validated and never restricted.
+ */
+export const users = sqliteTable("users", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  username: text("username").notNull().unique(),
+  passwordHash: text("password_hash"),
+  level: text("level", { enum: ["Admin", "User"] }).notNull().default("User"),
+  type: text("type", { enum: ["Personal", "Business"] }).notNull().default("Personal"),
+  validated: bool("validated").notNull().default(false),
+  restricted: bool("restricted").notNull().default(false),
+  /** The authenticator app's secret, encrypted (AES-GCM); null until the user enrols one. */
+  totpSecret: text("totp_secret"),
+  /** The last TOTP time step accepted, so no code is accepted twice. */
+  totpLastStep: integer("totp_last_step"),
+  /** The referral code given at registration, if any. */
+  referralCode: text("referral_code"),
+  /** The affiliate this customer belongs to, if any. */
+  affiliate: text("affiliate"),
+  overrideTransferFee: bool("override_transfer_fee").notNull().default(false),
+  overridePriorityTransferFee: text("override_priority_transfer_fee"),
+  overrideRegularTransferFee: text("override_regular_transfer_fee"),
+  /** For an administrator: the customer they act on behalf of; kept across sessions. */
+  onBehalfOf: integer("on_behalf_of"),
+  createdAt: time("created_at").notNull().$defaultFn(() => new Date()),
+});
+
+/**
+ * Sessions: the cookie holds a random token, this table only its SHA-256. A session records
+ * whether its second factor was passed; it ends after 30 idle minutes or 12 hours in all.
+ */
+export const sessions = sqliteTable("sessions", {
+  id: text("id").primaryKey(),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  secondFactor: bool("second_factor").notNull().default(false),
+  createdAt: time("created_at").notNull(),
+  lastSeenAt: time("last_seen_at").notNull(),
+  expiresAt: time("expires_at").notNull(),
+  ipAddress: text("ip_address"),
+  userAgent: text("user_agent"),
+}, (t) => [index("sessions_user").on(t.userId)]);
+
+/**
+ * One engine for every emailed or typed secret (email validation, password reset, second-factor
+ * code), one table, by purpose. Only a hash of the secret is stored; each is single use and expires.
+ */
+export const verifications = sqliteTable("verifications", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  purpose: text("purpose", { enum: ["email-validation", "password-reset", "second-factor"] }).notNull(),
+  secretHash: text("secret_hash").notNull(),
+  expiresAt: time("expires_at").notNull(),
+  usedAt: time("used_at"),
+  createdAt: time("created_at").notNull(),
+}, (t) => [index("verifications_user_purpose").on(t.userId, t.purpose)]);
+
+/** Attempt counters for rate limits, shared by every instance through the database. */
+export const rateLimits = sqliteTable("rate_limits", {
+  key: text("key").primaryKey(),
+  windowStart: time("window_start").notNull(),
+  count: integer("count").notNull(),
+  blockedUntil: time("blocked_until"),
+});
+
+/** A customer's profile (SPEC.md section 3), by type, and the compliance review of it. */
+export const profiles = sqliteTable("profiles", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  type: text("type", { enum: ["Personal", "Business"] }).notNull(),
+  /** The profile's fields as JSON, validated on save (server/profile/schema.ts). */
+  data: text("data", { mode: "json" }).notNull(),
+  complianceDone: bool("compliance_done").notNull().default(false),
+  /** Approved annual volume, a decimal string. */
+  complianceAmount: text("compliance_amount"),
+  /** Review date, YYYY-MM-DD. */
+  complianceDate: text("compliance_date"),
+  accountManager: text("account_manager").notNull().default(""),
+  createdAt: time("created_at").notNull(),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** The identity check of a user with the identity provider (Sumsub, or the built-in sandbox). */
+export const identityChecks = sqliteTable("identity_checks", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  provider: text("provider", { enum: ["sumsub", "sandbox"] }).notNull(),
+  applicantId: text("applicant_id"),
+  status: text("status", { enum: ["pending", "approved", "retry", "rejected"] }).notNull(),
+  /** Sumsub's moderation comment for the customer, on a RETRY or FINAL rejection. */
+  moderationComment: text("moderation_comment"),
+  /** When the review that set this status was made; older events are ignored. */
+  reviewedAt: time("reviewed_at"),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** Webhook events already applied, so a replayed delivery changes nothing. */
+export const webhookEvents = sqliteTable("webhook_events", {
+  id: text("id").primaryKey(),
+  receivedAt: time("received_at").notNull(),
+});
+
+/** A customer account: what holds balances. `accountRef` is what customers quote when funding. */
+export const accounts = sqliteTable("accounts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  accountRef: text("account_ref").notNull().unique(),
+  type: text("type", { enum: ["Personal", "Business"] }).notNull(),
+  name: text("name").notNull(),
+  openedAt: time("opened_at").notNull(),
+  /** The administrator who opened it after review; null when it opened at once. */
+  openedBy: integer("opened_by").references(() => users.id),
+});
+
+/** Who belongs to which account, with what role (DESIGN.md section 4). */
+export const accountMembers = sqliteTable("account_members", {
+  accountId: integer("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
+  userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  role: text("role", { enum: ["owner", "admin", "payer", "approver", "viewer"] }).notNull(),
+  createdAt: time("created_at").notNull(),
+}, (t) => [primaryKey({ columns: [t.accountId, t.userId] }), index("account_members_user").on(t.userId)]);
+
+/** Every email the portal sent (or kept, without SMTP), with its content, for the console. */
+export const emails = sqliteTable("emails", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+  to: text("to").notNull(),
+  subject: text("subject").notNull(),
+  template: text("template").notNull(),
+  html: text("html").notNull(),
+  text: text("text").notNull(),
+  status: text("status", { enum: ["sent", "stored", "failed"] }).notNull(),
+  error: text("error"),
+  createdAt: time("created_at").notNull(),
+}, (t) => [index("emails_to").on(t.to)]);
+
+/** Where a sign-up came from: utm_* parameters and the referrer. */
+export const attributions = sqliteTable("attributions", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  utmSource: text("utm_source"),
+  utmMedium: text("utm_medium"),
+  utmCampaign: text("utm_campaign"),
+  utmTerm: text("utm_term"),
+  utmContent: text("utm_content"),
+  referrer: text("referrer"),
+  landingPath: text("landing_path"),
+  createdAt: time("created_at").notNull(),
+});
+
+/** What administrators did, and on whose behalf. Never changed, only added to. */
+export const auditLog = sqliteTable("audit_log", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  at: time("at").notNull(),
+  actorId: integer("actor_id").notNull().references(() => users.id),
+  onBehalfOfId: integer("on_behalf_of_id").references(() => users.id),
+  action: text("action").notNull(),
+  detail: text("detail", { mode: "json" }),
+}, (t) => [index("audit_log_subject").on(t.onBehalfOfId)]);

@@ -9,6 +9,17 @@ export interface Config {
   appEnv: "development" | "production" | "test";
   /** Where the Vite build lives (manifest and assets). */
   distDir: string;
+  /** SMTP server for outgoing mail (smtp://user:pass@host:port); unset: mail is kept in the database. */
+  smtpUrl: string | undefined;
+  /** The From address of outgoing mail. */
+  mailFrom: string;
+  /** Sumsub credentials; without the token and key the built-in sandbox provider stands in. */
+  sumsub: { appToken: string; secretKey: string; webhookSecret: string | undefined; baseUrl: string; levelName: string } | null;
+  /**
+   * The key that encrypts secrets at rest (authenticator-app secrets). APP_SECRET; without it a
+   * random key is generated once into data/app-secret (fine for one machine, not for several).
+   */
+  appSecret: string | undefined;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -27,5 +38,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ""),
     appEnv,
     distDir: env.DIST_DIR || "dist",
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || "Portal <no-reply@portal.localhost>",
+    sumsub: env.SUMSUB_APP_TOKEN && env.SUMSUB_SECRET_KEY
+      ? {
+        appToken: env.SUMSUB_APP_TOKEN,
+        secretKey: env.SUMSUB_SECRET_KEY,
+        webhookSecret: env.SUMSUB_WEBHOOK_SECRET || undefined,
+        baseUrl: (env.SUMSUB_BASE_URL || "https://api.sumsub.com").replace(/\/$/, ""),
+        levelName: env.SUMSUB_LEVEL_NAME || "basic-kyc-level",
+      }
+      : null,
+    appSecret: env.APP_SECRET || undefined,
   };
 }

@@ -1,0 +1,132 @@
+/**
+ * JavaScript weight: every script a page makes the browser load, gzipped. A page loads the
+ * <script src> and <link rel="modulepreload" href> of its HTML, and, recursively, the static
+ * imports of those modules (Vite emits them as relative paths: import{a as b}from"./x.js"). The
+ * islands the hydration entry imports dynamically for this page are its modulepreload links; the
+ * entry's other dynamic imports (islands this page doesn't use) are listed but not counted.
+ * The modules are fetched from the running portal, i.e. exactly what it serves from dist/assets.
+ */
+import { gzipSync } from "node:zlib";
+import { type BenchContext, type BenchModule, type BenchResult, fmt, kb, table } from "./lib/report.ts";
+
+/** Budget: all the JavaScript one page loads, gzip level 9, in bytes (80 KB, KB = 1000 bytes). */
+export const MAX_GZIP_BYTES = 80_000;
+
+interface ScriptFile {
+  url: string;
+  /** Why the page loads it: "script", "modulepreload" or "import from X". */
+  via: string;
+  bytes: number;
+  gzipBytes: number;
+}
+
+export interface PageWeight {
+  path: string;
+  files: ScriptFile[];
+  totalBytes: number;
+  totalGzipBytes: number;
+  /** Dynamic imports found in the loaded modules that this page does not load. */
+  lazy: string[];
+}
+
+function attributes(tag: string): Map<string, string> {
+  const attrs = new Map<string, string>();
+  for (const m of tag.matchAll(/([^\s=<>"'/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?/g)) {
+    attrs.set(m[1].toLowerCase(), m[2] ?? m[3] ?? m[4] ?? "");
+  }
+  return attrs;
+}
+
+/** The script URLs an HTML page loads directly: <script src> and <link rel=modulepreload>. */
+export function scriptsOfHtml(html: string): { href: string; via: string }[] {
+  const found: { href: string; via: string }[] = [];
+  for (const [tag] of html.matchAll(/<(script|link)\b[^>]*>/gi)) {
+    const attrs = attributes(tag.slice(1, -1).replace(/^(script|link)/i, ""));
+    if (/^<script/i.test(tag) && attrs.get("src")) found.push({ href: attrs.get("src")!, via: "script" });
+    const rel = (attrs.get("rel") ?? "").toLowerCase().split(/\s+/);
+    if (/^<link/i.test(tag) && rel.includes("modulepreload") && attrs.get("href")) {
+      found.push({ href: attrs.get("href")!, via: "modulepreload" });
+    }
+  }
+  return found;
+}
+
+/**
+ * Static imports of an ES module: import x from "./a.js", import{a}from"./a.js", import"./a.js",
+ * export{a}from"./a.js", export*from"./a.js". Relative specifiers only (what Vite emits).
+ */
+export function staticImports(code: string): string[] {
+  const out: string[] = [];
+  const re = /(?<![\w$.])(?:import|export)\s*(?:[\w$*{}\s,]*?\s*from\s*)?(["'`])(\.{1,2}\/[^"'`\n]+)\1/g;
+  for (const m of code.matchAll(re)) out.push(m[2]);
+  return out;
+}
+
+/** Dynamic imports with a literal relative specifier: import("./a.js"), import(`./a.js`). */
+export function dynamicImports(code: string): string[] {
+  const out: string[] = [];
+  for (const m of code.matchAll(/(?<![\w$.])import\s*\(\s*(["'`])(\.{1,2}\/[^"'`\n]+)\1\s*\)/g)) out.push(m[2]);
+  return out;
+}
+
+export async function measurePage(origin: string, path: string): Promise<PageWeight> {
+  const pageUrl = new URL(path, origin);
+  const res = await fetch(pageUrl);
+  const html = await res.text();
+  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}`);
+
+  const files = new Map<string, ScriptFile>();
+  const dynamic = new Set<string>();
+  const queue = scriptsOfHtml(html).map(({ href, via }) => ({ url: new URL(href, pageUrl).href, via }));
+  while (queue.length) {
+    const { url, via } = queue.shift()!;
+    if (files.has(url)) continue;
+    if (new URL(url).origin !== pageUrl.origin) throw new Error(`${path} loads a script from another origin: ${url}`);
+    const r = await fetch(url);
+    const body = new Uint8Array(await r.arrayBuffer());
+    if (r.status !== 200) throw new Error(`${path} loads ${url}, which answered ${r.status}`);
+    files.set(url, { url, via, bytes: body.byteLength, gzipBytes: gzipSync(body, { level: 9 }).byteLength });
+    const code = new TextDecoder().decode(body);
+    const name = new URL(url).pathname.split("/").at(-1);
+    for (const spec of staticImports(code)) queue.push({ url: new URL(spec, url).href, via: `import from ${name}` });
+    for (const spec of dynamicImports(code)) dynamic.add(new URL(spec, url).href);
+  }
+  const list = [...files.values()];
+  return {
+    path,
+    files: list,
+    totalBytes: list.reduce((n, f) => n + f.bytes, 0),
+    totalGzipBytes: list.reduce((n, f) => n + f.gzipBytes, 0),
+    lazy: [...dynamic].filter((u) => !files.has(u)).map((u) => new URL(u).pathname),
+  };
+}
+
+export const jsWeightBench: BenchModule = {
+  name: "JavaScript weight",
+  async run(ctx: BenchContext): Promise<BenchResult> {
+    const portal = await ctx.portal();
+    const pages: PageWeight[] = [];
+    for (const path of ctx.options.paths) pages.push(await measurePage(portal.url, path));
+
+    for (const page of pages) {
+      console.log(`\n  ${page.path}: ${page.files.length} scripts`);
+      console.log(table(
+        ["file", "loaded as", "bytes", "gzip"],
+        [
+          ...page.files.map((f) => [new URL(f.url).pathname, f.via, fmt(f.bytes), kb(f.gzipBytes)]),
+          ["total", "", fmt(page.totalBytes), kb(page.totalGzipBytes)],
+        ],
+      ).replace(/^/gm, "    "));
+      if (page.lazy.length) console.log(`    not loaded on this page (dynamic imports of other islands): ${page.lazy.join(", ")}`);
+    }
+
+    return {
+      name: "JavaScript weight",
+      rows: pages.map((page) => ({
+        metric: `${page.path} JavaScript, gzip (${page.files.length} files)`,
+        value: `${kb(page.totalGzipBytes)} (${kb(page.totalBytes)} raw)`,
+        budget: { limit: `≤ ${kb(MAX_GZIP_BYTES)}`, pass: page.totalGzipBytes <= MAX_GZIP_BYTES },
+      })),
+    };
+  },
+};

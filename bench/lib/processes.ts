@@ -1,0 +1,152 @@
+/**
+ * Child processes of the benchmark: servers started on a free port and stopped for sure, even when
+ * a measurement throws or the run is interrupted (every child is registered and killed on exit).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const running = new Set<Deno.ChildProcess>();
+
+/** Kills every child still running (used on Ctrl-C and as a last resort at exit). */
+export function killAllChildren(): void {
+  for (const child of running) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+  running.clear();
+}
+
+/** Spawns a child and tracks it until it exits. */
+export function spawnTracked(command: Deno.Command): Deno.ChildProcess {
+  const child = command.spawn();
+  running.add(child);
+  child.status.finally(() => running.delete(child));
+  return child;
+}
+
+/** A free port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/** A temp directory, removed by the returned function. */
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface RunningServer {
+  name: string;
+  url: string;
+  pid: number;
+  /** Everything the server printed, for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  script: string;
+  env: Record<string, string>;
+  /** Path answered with 200 once the server is ready. */
+  readyPath: string;
+  /** PORT is set to this (a free port is picked when absent). */
+  port?: number;
+  timeoutMs?: number;
+}
+
+/** Starts `deno run -A script` with env (+PORT, HOST=127.0.0.1) and waits until readyPath is 200. */
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const port = options.port ?? await freePort();
+  const child = spawnTracked(
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", options.script],
+      env: { ...options.env, PORT: String(port), HOST: "127.0.0.1" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }),
+  );
+  let log = "";
+  const decoder = new TextDecoder();
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
+  }
+  let exited = false;
+  child.status.then(() => (exited = true));
+
+  const stop = async () => {
+    if (!exited) {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already gone */ }
+      const timer = setTimeout(() => {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* already gone */ }
+      }, 5_000);
+      await child.status;
+      clearTimeout(timer);
+    }
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  for (;;) {
+    if (exited) throw new Error(`${options.name} exited before it was ready. Its output:\n${log}`);
+    try {
+      const res = await fetch(url + options.readyPath);
+      await res.body?.cancel();
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`${options.name} was not ready within ${(options.timeoutMs ?? 60_000) / 1000} s. Its output:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { name: options.name, url, pid: child.pid, output: () => log, stop };
+}
+
+/**
+ * The real portal as production runs it: main.ts, NODE_ENV and APP_ENV production, a fresh
+ * database file in a temp directory (removed on stop).
+ */
+export async function startPortal(): Promise<RunningServer> {
+  const dir = tempDir("portal-bench-");
+  const port = await freePort();
+  try {
+    const server = await startServer({
+      name: "portal (main.ts)",
+      script: "main.ts",
+      port,
+      env: {
+        NODE_ENV: "production",
+        APP_ENV: "production",
+        DATABASE_URL: `file:${join(dir.path, "portal.db")}`,
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+      },
+      readyPath: "/api/health",
+    });
+    return {
+      ...server,
+      async stop() {
+        await server.stop();
+        dir.remove();
+      },
+    };
+  } catch (error) {
+    dir.remove();
+    throw error;
+  }
+}

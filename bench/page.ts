@@ -1,0 +1,129 @@
+/**
+ * Page render: requests per second of a server-rendered page from the real portal, against a bare
+ * Deno.serve answering the very same bytes. The ratio portal/bare is what rendering and the
+ * middleware cost, on the same machine, with the same load generator, independent of how fast the
+ * machine is. Sides are measured alternately (bare, portal, bare, portal, ...) and the median of
+ * each side is kept, so that a noisy moment hurts only one sample.
+ */
+import { join } from "node:path";
+import { type LoadResult, measureLoad } from "./load.ts";
+import { startServer, tempDir } from "./lib/processes.ts";
+import { type BenchContext, type BenchModule, type BenchResult, fmt, median, table } from "./lib/report.ts";
+
+/** Budget: the portal serves at least this share of the bare server's requests per second. */
+export const MIN_RATIO = 0.35;
+
+interface Side {
+  samples: LoadResult[];
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUs: number | null;
+}
+
+function summarise(samples: LoadResult[]): Side {
+  const cpu = samples.map((s) => s.serverCpuUsPerRequest).filter((v): v is number => v !== null);
+  return {
+    samples,
+    rps: median(samples.map((s) => s.rps)),
+    p50Ms: median(samples.map((s) => s.p50Ms)),
+    p99Ms: median(samples.map((s) => s.p99Ms)),
+    cpuUs: cpu.length ? median(cpu) : null,
+  };
+}
+
+const describe = (r: LoadResult) =>
+  `${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms` +
+  (r.serverCpu !== null ? `  server CPU ${(r.serverCpu * 100).toFixed(0).padStart(3)}%` : "") +
+  (r.serverCpuUsPerRequest !== null ? ` (${r.serverCpuUsPerRequest.toFixed(0)} µs/req)` : "") +
+  (r.loaderCpu !== null ? `  load gen CPU ${(r.loaderCpu * 100).toFixed(0).padStart(3)}%` : "");
+
+export const pageBench: BenchModule = {
+  name: "Page render",
+  async run(ctx: BenchContext): Promise<BenchResult> {
+    const { options } = ctx;
+    const portal = await ctx.portal();
+    const dir = tempDir("portal-bench-pages-");
+    let bare: Awaited<ReturnType<typeof startServer>> | null = null;
+    try {
+      // 1. One answer of each page from the portal: the bytes and content-type the bare server serves.
+      const spec: Record<string, { file: string; contentType: string }> = {};
+      for (const [i, path] of options.paths.entries()) {
+        const res = await fetch(portal.url + path);
+        const body = new Uint8Array(await res.arrayBuffer());
+        if (res.status !== 200) throw new Error(`GET ${path} on the portal answered ${res.status}`);
+        const file = join(dir.path, `page-${i}.html`);
+        Deno.writeFileSync(file, body);
+        spec[path] = { file, contentType: res.headers.get("content-type") ?? "application/octet-stream" };
+        console.log(`  ${path}: ${fmt(body.byteLength)} bytes, ${spec[path].contentType}`);
+      }
+      const specFile = join(dir.path, "pages.json");
+      Deno.writeTextFileSync(specFile, JSON.stringify(spec));
+
+      // 2. The bare server, serving those bytes.
+      bare = await startServer({
+        name: "bare server",
+        script: new URL("./bare-server.ts", import.meta.url).pathname,
+        env: { BARE_PAGES: specFile, NODE_ENV: "production" },
+        readyPath: "/__ready",
+      });
+
+      // 3. Alternate bare and portal, `rounds` times per page.
+      const load = {
+        connections: options.connections,
+        warmupSeconds: options.warmupSeconds,
+        durationSeconds: options.durationSeconds,
+      };
+      const results: { path: string; bare: Side; portal: Side; ratio: number; cpuRatio: number | null }[] = [];
+      for (const path of options.paths) {
+        const samples = { bare: [] as LoadResult[], portal: [] as LoadResult[] };
+        for (let round = 1; round <= options.rounds; round++) {
+          for (const side of ["bare", "portal"] as const) {
+            const server = side === "bare" ? bare : portal;
+            const r = await measureLoad(server.url + path, { ...load, serverPid: server.pid });
+            samples[side].push(r);
+            console.log(`  ${path} round ${round}/${options.rounds} ${side.padEnd(6)} ${describe(r)}`);
+          }
+        }
+        const b = summarise(samples.bare);
+        const p = summarise(samples.portal);
+        results.push({
+          path,
+          bare: b,
+          portal: p,
+          ratio: p.rps / b.rps,
+          cpuRatio: b.cpuUs !== null && p.cpuUs !== null ? b.cpuUs / p.cpuUs : null,
+        });
+      }
+
+      console.log();
+      console.log(table(
+        ["page", "side", "req/s (median)", "p50 ms", "p99 ms", "server µs/req", "portal/bare"],
+        results.flatMap((r) => [
+          [r.path, "bare", fmt(r.bare.rps), r.bare.p50Ms.toFixed(2), r.bare.p99Ms.toFixed(2), r.bare.cpuUs?.toFixed(0) ?? "?", ""],
+          [r.path, "portal", fmt(r.portal.rps), r.portal.p50Ms.toFixed(2), r.portal.p99Ms.toFixed(2), r.portal.cpuUs?.toFixed(0) ?? "?", r.ratio.toFixed(2)],
+        ]),
+      ));
+      console.log(
+        `  (${options.connections} connections, ${options.warmupSeconds} s warm-up + ${options.durationSeconds} s measured, ` +
+          `median of ${options.rounds} alternating rounds per side; server µs/req is the server's CPU time per answer)`,
+      );
+
+      return {
+        name: "Page render",
+        rows: results.flatMap((r) => [
+          { metric: `${r.path} portal req/s (p50 / p99)`, value: `${fmt(r.portal.rps)} (${r.portal.p50Ms.toFixed(1)} / ${r.portal.p99Ms.toFixed(1)} ms)` },
+          { metric: `${r.path} bare req/s (p50 / p99)`, value: `${fmt(r.bare.rps)} (${r.bare.p50Ms.toFixed(1)} / ${r.bare.p99Ms.toFixed(1)} ms)` },
+          {
+            metric: `${r.path} ratio portal/bare req/s`,
+            value: r.ratio.toFixed(2) + (r.cpuRatio !== null ? ` (CPU per answer: ${r.cpuRatio.toFixed(2)})` : ""),
+            budget: { limit: `≥ ${MIN_RATIO}`, pass: r.ratio >= MIN_RATIO },
+          },
+        ]),
+      };
+    } finally {
+      await bare?.stop();
+      dir.remove();
+    }
+  },
+};
