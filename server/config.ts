@@ -20,6 +20,8 @@ export interface Config {
    * random key is generated once into data/app-secret (fine for one machine, not for several).
    */
   appSecret: string | undefined;
+  /** Behind a reverse proxy we run: believe its X-Forwarded-For for the client's address. */
+  trustProxy: boolean;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -50,5 +52,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       }
       : null,
     appSecret: env.APP_SECRET || undefined,
+    trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
   };
 }

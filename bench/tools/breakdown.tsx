@@ -1,0 +1,126 @@
+/**
+ * Where the time of one page request goes, measured in-process (no HTTP, no load generator):
+ * the same work done with parts added one at a time, each timed over many calls after a warm-up.
+ *
+ *   NODE_ENV=production deno run -A bench/tools/breakdown.tsx [PATH] [--ms 1500]
+ *
+ * Not part of `deno task bench`: it is the tool to find what to fix when the render ratio drops.
+ * The differences between rows are the cost of each part; the HTTP layer (Deno.serve, sockets)
+ * comes on top of every row and is the same for the portal and the bare server.
+ */
+import { Hono } from "hono";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderToString } from "react-dom/server";
+import { openMigratedDatabase } from "../../db/client.ts";
+import { serializeProps } from "../../lib/serialize.ts";
+import { registerPages } from "../../routes/pages.tsx";
+import { createApp } from "../../server/app.ts";
+import { loadConfig } from "../../server/config.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { followRedirects, RedirectTable } from "../../server/http/redirects.ts";
+import { securityHeaders } from "../../server/http/security.ts";
+import { loadAssets } from "../../server/render/assets.ts";
+import { DefaultLayout } from "../../routes/layouts/Default.tsx";
+import { Home } from "../../routes/pages/Home.tsx";
+import { IslandCollector, IslandContext } from "../../server/render/islands.tsx";
+import { PageContextValue } from "../../server/render/page-context.ts";
+
+if (Deno.env.get("NODE_ENV") !== "production") {
+  console.warn("NODE_ENV is not production: React runs its development build and every figure is slower.");
+}
+const path = Deno.args.find((a) => a.startsWith("/")) ?? "/";
+const msIndex = Deno.args.indexOf("--ms");
+const budgetMs = msIndex >= 0 ? Number(Deno.args[msIndex + 1]) : 1500;
+
+const dir = mkdtempSync(join(tmpdir(), "portal-breakdown-"));
+const db = await openMigratedDatabase({ url: `file:${join(dir, "portal.db")}` });
+try {
+  const config = loadConfig({ NODE_ENV: "production", APP_ENV: "production", PORT: "8000", PUBLIC_URL: "http://127.0.0.1:8000" });
+  const assets = loadAssets(config.distDir);
+  const url = `http://127.0.0.1:8000${path}`;
+
+  const full = createApp({ db, config, assets });
+  const html = await (await full.fetch(new Request(url))).text();
+
+  /** Mean microseconds per call of fn, after a warm-up of the same length. */
+  async function time(fn: () => unknown | Promise<unknown>): Promise<number> {
+    for (const phase of ["warm-up", "measure"]) {
+      let n = 0;
+      const start = performance.now();
+      while (performance.now() - start < budgetMs) {
+        for (let i = 0; i < 200; i++) await fn();
+        n += 200;
+      }
+      if (phase === "measure") return ((performance.now() - start) * 1000) / n;
+    }
+    return NaN;
+  }
+  const request = (app: Hono<AppEnv>) => async () => {
+    const res = await app.fetch(new Request(url));
+    await res.text();
+  };
+  const setContext = (app: Hono<AppEnv>) =>
+    app.use(async (c, next) => {
+      c.set("db", db);
+      c.set("config", config);
+      c.set("assets", assets);
+      c.set("user", null);
+      await next();
+    });
+
+  // Hono with one route answering the page's bytes as a string: the floor of any Hono answer.
+  const fixed = new Hono<AppEnv>().get(path, (c) => c.html(html));
+  const fixedSecure = new Hono<AppEnv>().use(securityHeaders({ https: false })).get(path, (c) => c.html(html));
+  const fixedRedirects = new Hono<AppEnv>().use(followRedirects(new RedirectTable(db))).get(path, (c) => c.html(html));
+  const pagesOnly = setContext(new Hono<AppEnv>());
+  registerPages(pagesOnly);
+
+  // The render alone: the home page tree in its layout, as renderDocument renders it.
+  const page = { path, user: null, colorMode: "system" as const, forcedColorMode: null, notifications: [] };
+  const renderHome = () => {
+    const collector = new IslandCollector();
+    renderToString(
+      <IslandContext.Provider value={collector}>
+        <PageContextValue.Provider value={page}>
+          <DefaultLayout>
+            <Home />
+          </DefaultLayout>
+        </PageContextValue.Provider>
+      </IslandContext.Provider>,
+    );
+    return collector;
+  };
+  const instances = renderHome().instances;
+
+  const rows: [string, number][] = [];
+  const add = async (label: string, fn: () => unknown) => {
+    const us = await time(fn);
+    rows.push([label, us]);
+    console.log(`  ${us.toFixed(1).padStart(7)} µs  ${label}`);
+  };
+  console.log(`Per-request cost of ${path}, in-process (mean of ${budgetMs} ms of calls after a ${budgetMs} ms warm-up):`);
+  await add("Hono, one route answering the page's bytes (c.html of a fixed string)", request(fixed));
+  await add("  + securityHeaders (hono/secure-headers, 13 headers and a CSP nonce)", request(fixedSecure));
+  await add("  + followRedirects (in-memory table, 5 s TTL)", request(fixedRedirects));
+  await add("Pages only: context + registerPages (guards, renderDocument), no other middleware", request(pagesOnly));
+  await add("Full portal: createApp (every middleware, routes, pages)", request(full));
+  if (path === "/") await add("renderToString of <DefaultLayout><Home/></DefaultLayout> alone", renderHome);
+  await add(`serializeProps (devalue) of this page's ${instances.length} island instances`, () => serializeProps(instances));
+  await add("JSON.stringify of the same instances, for comparison", () => JSON.stringify(instances));
+  await add("assets.modulesFor(island names) (manifest walk)", () => assets.modulesFor(["ColorModeToggle", "NotificationQueue"]));
+  await add("crypto.getRandomValues + base64 (the CSP nonce)", () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))));
+  await add("new Response(html) with 15 headers set one by one (Headers.set)", () => {
+    const res = new Response(html, { headers: { "content-type": "text/html; charset=UTF-8" } });
+    for (let i = 0; i < 14; i++) res.headers.set(`x-header-${i}`, "same-origin; value; value");
+  });
+  await add("new Response(html) with the same 15 headers given at construction", () => {
+    const headers: Record<string, string> = { "content-type": "text/html; charset=UTF-8" };
+    for (let i = 0; i < 14; i++) headers[`x-header-${i}`] = "same-origin; value; value";
+    new Response(html, { headers });
+  });
+} finally {
+  db.$client.close();
+  rmSync(dir, { recursive: true, force: true });
+}

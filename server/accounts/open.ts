@@ -1,0 +1,44 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { accountMembers, accounts } from "../../db/schema.ts";
+import { newAccountRef } from "./account-ref.ts";
+
+export interface OpenedAccount {
+  id: number;
+  accountRef: string;
+}
+
+/**
+ * Opens an account for a customer, who becomes its owner. Opening twice does nothing new: the
+ * customer's existing account is answered.
+ */
+export async function openAccount(
+  db: Database,
+  customer: { id: number; type: "Personal" | "Business"; name: string },
+  openedBy: number | null,
+  now = new Date(),
+): Promise<{ account: OpenedAccount; created: boolean }> {
+  return await db.transaction(async (tx) => {
+    const [existing] = await tx.select({ id: accounts.id, accountRef: accounts.accountRef })
+      .from(accountMembers).innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
+      .where(eq(accountMembers.userId, customer.id)).limit(1);
+    if (existing) return { account: existing, created: false };
+    for (let attempt = 0; ; attempt++) {
+      const accountRef = newAccountRef(customer.type);
+      const [clash] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.accountRef, accountRef));
+      if (clash) {
+        if (attempt > 20) throw new Error("Could not find a free account_ref");
+        continue;
+      }
+      const [account] = await tx.insert(accounts).values({
+        accountRef,
+        type: customer.type,
+        name: customer.name,
+        openedAt: now,
+        openedBy,
+      }).returning({ id: accounts.id, accountRef: accounts.accountRef });
+      await tx.insert(accountMembers).values({ accountId: account.id, userId: customer.id, role: "owner", createdAt: now });
+      return { account, created: true };
+    }
+  });
+}

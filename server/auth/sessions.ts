@@ -1,0 +1,127 @@
+import { and, eq, gt, lt, ne, or } from "drizzle-orm";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { Database } from "../../db/client.ts";
+import { sessions } from "../../db/schema.ts";
+import { randomToken, sha256Hex } from "./tokens.ts";
+
+/** Sessions end after 30 idle minutes, and 12 hours after sign-in whatever happens. */
+export const IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
+/** How often (at most) a busy session's last-seen time is written, to spare the database. */
+const TOUCH_EVERY_MS = 60 * 1000;
+
+export const SESSION_COOKIE = "session";
+
+export interface SessionRow {
+  id: string;
+  userId: number;
+  secondFactor: boolean;
+}
+
+/**
+ * Database sessions: the cookie holds a random 256-bit token; the table only its SHA-256, so a
+ * copy of the database cannot be used to sign in.
+ */
+export class SessionStore {
+  constructor(
+    private readonly db: Database,
+    private readonly options: { secureCookies: boolean },
+    private readonly now = () => Date.now(),
+  ) {}
+
+  /** Starts a session and sets its cookie. A new token every time: at login and after the second factor. */
+  async start(c: Context, userId: number, secondFactor: boolean, startedAt?: Date): Promise<SessionRow> {
+    const token = randomToken();
+    const id = await sha256Hex(token);
+    const now = this.now();
+    const created = startedAt ?? new Date(now);
+    await this.db.insert(sessions).values({
+      id,
+      userId,
+      secondFactor,
+      createdAt: created,
+      lastSeenAt: new Date(now),
+      expiresAt: new Date(created.getTime() + ABSOLUTE_TIMEOUT_MS),
+      ipAddress: clientAddress(c),
+      userAgent: c.req.header("user-agent")?.slice(0, 300) ?? null,
+    });
+    setCookie(c, SESSION_COOKIE, token, {
+      path: "/",
+      httpOnly: true,
+      secure: this.options.secureCookies,
+      sameSite: "Lax",
+      maxAge: ABSOLUTE_TIMEOUT_MS / 1000,
+    });
+    return { id, userId, secondFactor };
+  }
+
+  /** The live session of this request, or null (and a stale cookie is cleared). */
+  async current(c: Context): Promise<SessionRow | null> {
+    const token = getCookie(c, SESSION_COOKIE);
+    if (!token || token.length > 100) return null;
+    const id = await sha256Hex(token);
+    const [row] = await this.db.select().from(sessions).where(eq(sessions.id, id));
+    const now = this.now();
+    if (!row || row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + IDLE_TIMEOUT_MS <= now) {
+      if (row) await this.db.delete(sessions).where(eq(sessions.id, id));
+      deleteCookie(c, SESSION_COOKIE, { path: "/" });
+      return null;
+    }
+    if (now - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+      await this.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, id));
+    }
+    return { id: row.id, userId: row.userId, secondFactor: row.secondFactor };
+  }
+
+  /**
+   * Replaces a session with a fresh token (after the second factor, so a token seen before it is
+   * worthless after), keeping its absolute expiry.
+   */
+  async rotate(c: Context, session: SessionRow, secondFactor: boolean): Promise<SessionRow> {
+    const [old] = await this.db.select().from(sessions).where(eq(sessions.id, session.id));
+    await this.db.delete(sessions).where(eq(sessions.id, session.id));
+    return this.start(c, session.userId, secondFactor, old?.createdAt);
+  }
+
+  /** Ends this request's session on the server and clears its cookie. */
+  async end(c: Context, session: SessionRow | null): Promise<void> {
+    if (session) await this.db.delete(sessions).where(eq(sessions.id, session.id));
+    deleteCookie(c, SESSION_COOKIE, { path: "/", secure: this.options.secureCookies });
+  }
+
+  /** Ends every session of a user (after a password reset), or every other one. */
+  async endAll(userId: number, except?: string): Promise<void> {
+    await this.db.delete(sessions).where(
+      except ? and(eq(sessions.userId, userId), ne(sessions.id, except)) : eq(sessions.userId, userId),
+    );
+  }
+
+  /** Removes expired sessions (run now and then). */
+  async purge(): Promise<void> {
+    const now = this.now();
+    await this.db.delete(sessions).where(
+      or(lt(sessions.expiresAt, new Date(now)), lt(sessions.lastSeenAt, new Date(now - IDLE_TIMEOUT_MS))),
+    );
+  }
+
+  /** How many live sessions a user has (for tests and the console). */
+  async countFor(userId: number): Promise<number> {
+    const rows = await this.db.select({ id: sessions.id }).from(sessions).where(
+      and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date(this.now()))),
+    );
+    return rows.length;
+  }
+}
+
+/**
+ * The client's address, for per-address limits and the session record. X-Forwarded-For is believed
+ * only behind a proxy we run (TRUST_PROXY), since anyone can send it.
+ */
+export function clientAddress(c: Context): string {
+  const trustProxy = (c.var as { config?: { trustProxy?: boolean } }).config?.trustProxy;
+  const forwarded = trustProxy ? c.req.header("x-forwarded-for")?.split(",")[0]?.trim() : undefined;
+  // Deno.serve puts the peer address in the connection info; Hono exposes it through c.env.
+  const remote = (c.env as { remoteAddr?: { hostname?: string } } | undefined)?.remoteAddr?.hostname;
+  return forwarded || remote || "unknown";
+}

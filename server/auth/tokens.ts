@@ -1,0 +1,28 @@
+import { encodeBase64urlNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+
+/** A random token of 256 bits, URL-safe: session cookies and emailed links. */
+export function randomToken(): string {
+  return encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A random 6-digit code, uniformly drawn (no modulo bias). */
+export function randomCode(): string {
+  const limit = 4_294_000_000; // the largest multiple of 1e6 below 2^32
+  for (;;) {
+    const [n] = crypto.getRandomValues(new Uint32Array(1));
+    if (n < limit) return String(n % 1_000_000).padStart(6, "0");
+  }
+}
+
+/** Hex SHA-256: what the database keeps instead of a token. */
+export async function sha256Hex(text: string): Promise<string> {
+  return encodeHexLowerCase(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
+}
+
+/** Compares two strings without leaking where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}

@@ -1,0 +1,3 @@
+/** The mail module: `createMailer` and the templates, from one import. */
+export { createMailer, type Mailer, type MailerOptions, type MailMessage, type MailTransport, type SendResult } from "./mailer.ts";
+export * from "./templates/index.ts";

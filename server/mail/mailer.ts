@@ -1,0 +1,98 @@
+import { render } from "@react-email/render";
+import { createTransport } from "nodemailer";
+import type { Database } from "../../db/client.ts";
+import { emails } from "../../db/schema.ts";
+import type { Config } from "../config.ts";
+import type { RenderedEmail } from "./templates/layout.tsx";
+
+/**
+ * Outgoing mail. Every message is rendered from a React template to HTML and text, and every
+ * message is kept in the `emails` table (the console's email screens read it), whatever happened:
+ *
+ * - with SMTP_URL: sent over SMTP, kept as `sent`; a refused or broken send is kept as `failed`
+ *   with the error, logged with console.warn, and NOT thrown: a sign-in or registration must not
+ *   fail because the mail server is down (the user can ask for a new email, an operator sees the
+ *   failure in the console).
+ * - without: kept as `stored`. In development one line goes to the server log with the recipient,
+ *   the subject and the template's hint (the link or code), so a developer can follow the flow
+ *   without a mailbox. Links and codes are secrets: nothing of them is printed in production.
+ */
+export interface Mailer {
+  send(message: MailMessage): Promise<SendResult>;
+}
+
+export interface MailMessage {
+  to: string;
+  /** The user the message is about, when there is one (the console lists a user's emails). */
+  userId?: number | null;
+  /** The template's name, kept with the row: "email-validation", "second-factor-code"... */
+  template: string;
+  /** What a template function returned, e.g. `emailValidation({ link, token })`. */
+  rendered: RenderedEmail;
+  /** Printed in development instead of the template's own hint. */
+  logHint?: string;
+}
+
+export interface SendResult {
+  /** The id of the `emails` row. */
+  id: number;
+  status: "sent" | "stored" | "failed";
+}
+
+/** What the mailer needs of a transport: nodemailer's Transporter has it; a test can fake it. */
+export interface MailTransport {
+  sendMail(mail: { from: string; to: string; subject: string; html: string; text: string }): Promise<unknown>;
+}
+
+export interface MailerOptions {
+  db: Database;
+  config: Pick<Config, "smtpUrl" | "mailFrom" | "appEnv">;
+  /** Overrides the transport built from config.smtpUrl. */
+  transport?: MailTransport;
+}
+
+export function createMailer({ db, config, transport }: MailerOptions): Mailer {
+  const smtp = transport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : null);
+  if (!smtp && config.appEnv === "production") {
+    console.warn("[mail] SMTP_URL is not set: emails are kept in the database only, nobody receives them.");
+  }
+
+  return {
+    async send({ to, userId = null, template, rendered, logHint = rendered.logHint }) {
+      const { subject, element } = rendered;
+      const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
+
+      let status: SendResult["status"] = "stored";
+      let error: string | null = null;
+      if (smtp) {
+        try {
+          await smtp.sendMail({ from: config.mailFrom, to, subject, html, text });
+          status = "sent";
+        } catch (e) {
+          status = "failed";
+          error = e instanceof Error ? e.message : String(e);
+        }
+      }
+
+      const [row] = await db.insert(emails)
+        .values({ userId, to, subject, template, html, text, status, error, createdAt: new Date() })
+        .returning({ id: emails.id });
+
+      if (status === "failed") {
+        // The row id, not the address: enough to find the message in the console, no personal data in the log.
+        console.warn(`[mail] email ${row.id} (${template}) could not be sent: ${error}`);
+      } else if (status === "stored" && config.appEnv === "development") {
+        console.info(`[mail] to ${to}: "${subject}"${logHint ? ` ${logHint}` : ""} (kept in the database, SMTP_URL unset)`);
+      }
+      return { id: row.id, status };
+    },
+  };
+}
+
+/**
+ * nodemailer over SMTP_URL (smtp://user:pass@host:port, smtps:// for TLS). Timeouts are shorter
+ * than nodemailer's minutes-long defaults because a request waits for the send.
+ */
+function smtpTransport(url: string): MailTransport {
+  return createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+}
