@@ -7,15 +7,18 @@ import { createApp } from "./server/app.ts";
 import { loadConfig } from "./server/config.ts";
 import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
 import { loadAssets } from "./server/render/assets.ts";
+import { createServices } from "./server/services.ts";
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
 const assets = loadAssets(config.distDir);
-const app = createApp({ db, config, assets });
+const services = await createServices(db, config);
+const app = createApp({ db, config, assets, services });
 
-// Idempotency keys are kept 24 hours; older ones are cleared hourly.
+// Idempotency keys are kept 24 hours and sessions at most 12: the expired ones are cleared hourly.
 const purge = setInterval(() => {
   purgeExpiredIdempotencyKeys(db, new Date()).catch((error) => console.warn("[idempotency] purge failed", error));
+  services.sessions.purge().catch((error) => console.warn("[sessions] purge failed", error));
 }, 60 * 60 * 1000);
 Deno.unrefTimer(purge);
 

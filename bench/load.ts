@@ -5,11 +5,15 @@
  *   deno run -A bench/load.ts URL [--connections 32] [--warmup 2] [--duration 5] [--server-pid PID]
  *                             [--client tcp|fetch] [--json]
  *
- * N concurrent loops each send GET URL over a keep-alive connection and read the whole answer.
- * After the warm-up, the answers that complete within the measured window are counted and their
- * latencies kept. Any answer other than 200, or any network error, fails the run (exit code 1).
+ * N concurrent loops each send GET URL over their own keep-alive connection and read the whole
+ * answer. After the warm-up, the answers that complete within the measured window are counted and
+ * their latencies kept. The default client (--client tcp) is a minimal HTTP/1.1 client on raw
+ * sockets: fetch() costs the load generator about 4 times more CPU per request, so much that on
+ * 2 cores it, not a bare Deno.serve, was the bottleneck (--client fetch to compare). Any answer
+ * other than 200, or any network error, fails the run (exit code 1).
  * With --server-pid, the CPU time that process used during the window is read from /proc (Linux),
- * which tells whether the server or the load generator was the bottleneck.
+ * which tells whether the server or the load generator was the bottleneck, and what the server
+ * spent per answer; /proc/stat tells how much CPU other processes took meanwhile.
  *
  * bench/ modules call measureLoad(), which spawns this script and parses its --json line.
  */
@@ -43,6 +47,12 @@ export interface LoadResult {
   loaderCpu: number | null;
   /** Server CPU time per answer, in microseconds; null if unknown. */
   serverCpuUsPerRequest: number | null;
+  /**
+   * CPU the rest of the machine used during the window, in cores: all busy time (/proc/stat) less
+   * the server's and the load generator's. Other processes competing for the cores make the window
+   * unrepresentative; bench/page.ts measures such a sample again.
+   */
+  otherCpu: number | null;
 }
 
 /** Runs bench/load.ts in a separate process and returns its measurement. */
@@ -208,6 +218,18 @@ function tcpRequester(url: string): Requester {
   };
 }
 
+/** Busy CPU seconds of the whole machine (all cores), from /proc/stat; null elsewhere. */
+function machineBusySeconds(): number | null {
+  try {
+    const line = Deno.readTextFileSync("/proc/stat").split("\n")[0];
+    // cpu user nice system idle iowait irq softirq steal ... in clock ticks (100 per second).
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return (user + nice + system + irq + softirq + (steal || 0)) / 100;
+  } catch {
+    return null;
+  }
+}
+
 async function generate(url: string, options: LoadOptions): Promise<LoadResult> {
   const client = options.client === "fetch"
     ? Deno.createHttpClient({ poolMaxIdlePerHost: options.connections, http2: false })
@@ -249,6 +271,7 @@ async function generate(url: string, options: LoadOptions): Promise<LoadResult> 
   await whileRunning(options.warmupSeconds);
   const server0 = options.serverPid ? cpuSeconds(options.serverPid) : null;
   const self0 = cpuSeconds("self");
+  const machine0 = machineBusySeconds();
   const start = performance.now();
   measuring = true;
   await whileRunning(options.durationSeconds);
@@ -256,6 +279,7 @@ async function generate(url: string, options: LoadOptions): Promise<LoadResult> 
   const seconds = (performance.now() - start) / 1000;
   const server1 = options.serverPid ? cpuSeconds(options.serverPid) : null;
   const self1 = cpuSeconds("self");
+  const machine1 = machineBusySeconds();
   stop = true;
   await Promise.all(loops);
   client?.close();
@@ -263,6 +287,10 @@ async function generate(url: string, options: LoadOptions): Promise<LoadResult> 
 
   const sorted = Float64Array.from(latencies).sort();
   const serverCpuTime = server0 !== null && server1 !== null ? server1 - server0 : null;
+  const loaderCpuTime = self0 !== null && self1 !== null ? self1 - self0 : null;
+  const otherCpuTime = machine0 !== null && machine1 !== null && serverCpuTime !== null && loaderCpuTime !== null
+    ? Math.max(0, machine1 - machine0 - serverCpuTime - loaderCpuTime)
+    : null;
   return {
     url,
     client: options.client ?? "tcp",
@@ -275,8 +303,9 @@ async function generate(url: string, options: LoadOptions): Promise<LoadResult> 
     maxMs: sorted.length ? sorted[sorted.length - 1] : NaN,
     bytesPerAnswer: requests ? bytes / requests : 0,
     serverCpu: serverCpuTime !== null ? serverCpuTime / seconds : null,
-    loaderCpu: self0 !== null && self1 !== null ? (self1 - self0) / seconds : null,
+    loaderCpu: loaderCpuTime !== null ? loaderCpuTime / seconds : null,
     serverCpuUsPerRequest: serverCpuTime !== null && requests ? (serverCpuTime / requests) * 1e6 : null,
+    otherCpu: otherCpuTime !== null ? otherCpuTime / seconds : null,
   };
 }
 
@@ -304,7 +333,9 @@ function parseArgs(args: string[]): { url: string; options: LoadOptions; json: b
     else if (!arg.startsWith("-")) url = arg;
     else throw new Error(`Unknown option ${arg}`);
   }
-  if (!url) throw new Error("Usage: deno run -A bench/load.ts URL [--connections N] [--warmup S] [--duration S] [--server-pid PID] [--json]");
+  if (!url) throw new Error(
+      "Usage: deno run -A bench/load.ts URL [--connections N] [--warmup S] [--duration S] [--server-pid PID] [--client tcp|fetch] [--json]",
+    );
   return { url, options, json };
 }
 
@@ -318,7 +349,8 @@ if (import.meta.main) {
         `${url}: ${r.requests} answers in ${r.seconds.toFixed(2)} s = ${r.rps.toFixed(0)} req/s, ` +
           `p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, max ${r.maxMs.toFixed(2)} ms` +
           (r.serverCpu !== null ? `, server CPU ${(r.serverCpu * 100).toFixed(0)}%` : "") +
-          (r.loaderCpu !== null ? `, load generator CPU ${(r.loaderCpu * 100).toFixed(0)}%` : ""),
+          (r.loaderCpu !== null ? `, load generator CPU ${(r.loaderCpu * 100).toFixed(0)}%` : "") +
+          (r.otherCpu !== null ? `, other processes ${(r.otherCpu * 100).toFixed(0)}%` : ""),
       );
     }
   } catch (error) {

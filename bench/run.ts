@@ -2,7 +2,10 @@
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
  *   deno task bench [--only page,js] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
- *                   [--paths /,/calculator]
+ *                   [--paths /,/calculator] [--cpu-prof DIR]
+ *
+ * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
+ * `deno run -A bench/tools/cpuprofile-summary.ts DIR/*.cpuprofile` (see docs/PERFORMANCE.md).
  *
  * Each benchmark is a module (bench/page.ts, bench/js-weight.ts) that takes the shared context
  * (options, and one portal process started on first use) and returns summary rows; a row with a
@@ -14,6 +17,7 @@ import { pageBench } from "./page.ts";
 import { killAllChildren, type RunningServer, startPortal } from "./lib/processes.ts";
 import type { BenchContext, BenchModule, BenchOptions, SummaryRow } from "./lib/report.ts";
 import { table } from "./lib/report.ts";
+import { resolve } from "node:path";
 
 /** Every benchmark, by the key --only selects it with; they run in this order. */
 const MODULES: Record<string, BenchModule> = {
@@ -42,6 +46,7 @@ function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {
     else if (arg === "--rounds") options.rounds = Math.floor(num());
     else if (arg === "--paths") options.paths = next().split(",").filter(Boolean);
     else if (arg === "--only") only = next().split(",").filter(Boolean);
+    else if (arg === "--cpu-prof") options.cpuProfileDir = resolve(next());
     else throw new Error(`Unknown option ${arg}. See the header of bench/run.ts.`);
   }
   for (const key of only) if (!MODULES[key]) throw new Error(`--only: no benchmark "${key}" (${Object.keys(MODULES).join(", ")})`);
@@ -66,7 +71,7 @@ Deno.addSignalListener("SIGINT", () => {
 let portalStart: Promise<RunningServer> | null = null;
 const ctx: BenchContext = {
   options,
-  portal: () => (portalStart ??= startPortal()),
+  portal: () => (portalStart ??= startPortal({ cpuProfileDir: options.cpuProfileDir })),
 };
 
 const cores = navigator.hardwareConcurrency;
@@ -95,6 +100,10 @@ try {
   if (portal) {
     try {
       await (await portal).stop();
+      if (options.cpuProfileDir) {
+        console.log(`\nThe portal's CPU profile is in ${options.cpuProfileDir}; summarise it with`);
+        console.log(`  deno run -A bench/tools/cpuprofile-summary.ts ${options.cpuProfileDir}/<file>.cpuprofile`);
+      }
     } catch { /* it failed to start; its error was reported */ }
   }
   killAllChildren();

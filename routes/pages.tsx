@@ -30,8 +30,11 @@ export interface PageRoute {
   render: (c: Context<AppEnv>) => ReactNode;
 }
 
-/** Every guard a customer screen needs, in the order /auth checks them. */
-const CUSTOMER = AUTH_ORDER;
+/**
+ * Every guard a customer screen needs, in the order /auth checks them, with is-user before the
+ * customer's steps: an administrator reaches these screens only when acting on behalf of a customer.
+ */
+const CUSTOMER = ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked", "has-account"];
 const CONSOLE = ["is-admin", "secondfactor"];
 
 const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test(params.id ?? "");

@@ -1,10 +1,15 @@
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { Database } from "../db/client.ts";
+import { admin } from "../routes/api/admin.ts";
+import { auth } from "../routes/api/auth.ts";
 import { health } from "../routes/api/health.ts";
+import { onboarding } from "../routes/api/onboarding.ts";
+import { security } from "../routes/api/security.ts";
 import { registerPages } from "../routes/pages.tsx";
 import { siteFiles } from "../routes/static.ts";
-import { type SessionResolver, noSessions, sessionLayer } from "./auth/session.ts";
+import { auditOnBehalf } from "./audit.ts";
+import { databaseSessions, type SessionResolver, sessionLayer } from "./auth/session.ts";
 import type { Config } from "./config.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError } from "./http/errors.tsx";
@@ -12,12 +17,14 @@ import { idempotency } from "./http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./http/redirects.ts";
 import { sameOriginOnly, securityHeaders } from "./http/security.ts";
 import type { Assets } from "./render/assets.ts";
+import type { Services } from "./services.ts";
 
 export interface AppDeps {
   db: Database;
   config: Config;
   assets: Assets;
-  /** Finds the signed-in user of a request; none until the sign-in work plugs its sessions in. */
+  services: Services;
+  /** Finds the signed-in user of a request: the database sessions unless a test says otherwise. */
   sessions?: SessionResolver;
   redirects?: RedirectTable;
 }
@@ -37,7 +44,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("db", db);
     c.set("config", config);
     c.set("assets", assets);
+    c.set("services", deps.services);
     c.set("user", null);
+    c.set("session", null);
+    c.set("onBehalf", null);
     await next();
   });
 
@@ -55,12 +65,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", siteFiles);
 
   app.use(sameOriginOnly(() => [publicOrigin]));
-  app.use(sessionLayer(deps.sessions ?? noSessions));
+  app.use(sessionLayer(deps.sessions ?? databaseSessions));
   app.use(followRedirects(deps.redirects ?? new RedirectTable(db)));
 
   const api = new Hono<AppEnv>();
   api.use(idempotency());
-  api.route("/", health);
+  api.use(auditOnBehalf());
+  for (const calls of [health, auth, onboarding, security, admin]) api.route("/", calls);
   app.route("/api", api);
 
   registerPages(app);

@@ -2,7 +2,9 @@ import type { SecureHeadersVariables } from "hono/secure-headers";
 import type { Database } from "../db/client.ts";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { Config } from "./config.ts";
+import type { SessionRow } from "./auth/sessions.ts";
 import type { Assets } from "./render/assets.ts";
+import type { Services } from "./services.ts";
 
 /** What every request handler can read from `c.var`. */
 export interface AppEnv {
@@ -10,7 +12,12 @@ export interface AppEnv {
     db: Database;
     config: Config;
     assets: Assets;
+    services: Services;
     /** The signed-in user, or null for a visitor. */
     user: SessionUser | null;
+    /** This request's session, when it has one. */
+    session: SessionRow | null;
+    /** For an administrator acting on behalf of a customer: that customer. */
+    onBehalf: SessionUser | null;
   };
 }

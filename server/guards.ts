@@ -67,14 +67,25 @@ export function evaluateGuards(names: readonly GuardName[], user: SessionUser | 
   return PASS;
 }
 
-function isApi(c: Context) {
+function isApi(c: Context<AppEnv>) {
   return c.req.path.startsWith("/api/");
+}
+
+/**
+ * Guards about the session (signed in, second factor, administrator) read the signed-in user.
+ * Guards about a customer's onboarding read the customer: for an administrator acting on behalf,
+ * the customer they act for.
+ */
+const ABOUT_THE_SESSION = new Set<GuardName>(["loggedin", "secondfactor", "is-admin"]);
+
+export function subjectOf(name: GuardName, c: Context<AppEnv>): SessionUser | null {
+  return ABOUT_THE_SESSION.has(name) ? c.var.user : (c.var.onBehalf ?? c.var.user);
 }
 
 function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
   const check = RULES[name];
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const verdict = check(c.var.user);
+    const verdict = check(subjectOf(name, c));
     if (verdict.pass) return await next();
     if ("notFound" in verdict) {
       throw isApi(c) ? new ApiError(404, "Not found") : new HTTPException(404, { message: "Page not found" });

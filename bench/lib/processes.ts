@@ -62,6 +62,8 @@ export interface StartOptions {
   readyPath: string;
   /** PORT is set to this (a free port is picked when absent). */
   port?: number;
+  /** Extra `deno run` flags, before the script (e.g. --cpu-prof). */
+  denoFlags?: string[];
   timeoutMs?: number;
 }
 
@@ -70,7 +72,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const port = options.port ?? await freePort();
   const child = spawnTracked(
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", options.script],
+      args: ["run", "-A", ...(options.denoFlags ?? []), options.script],
       env: { ...options.env, PORT: String(port), HOST: "127.0.0.1" },
       stdin: "null",
       stdout: "piped",
@@ -120,9 +122,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
 
 /**
  * The real portal as production runs it: main.ts, NODE_ENV and APP_ENV production, a fresh
- * database file in a temp directory (removed on stop).
+ * database file in a temp directory (removed on stop). With cpuProfileDir, V8 writes a CPU
+ * profile of the whole run there when the portal stops.
  */
-export async function startPortal(): Promise<RunningServer> {
+export async function startPortal(options: { cpuProfileDir?: string } = {}): Promise<RunningServer> {
   const dir = tempDir("portal-bench-");
   const port = await freePort();
   try {
@@ -130,11 +133,14 @@ export async function startPortal(): Promise<RunningServer> {
       name: "portal (main.ts)",
       script: "main.ts",
       port,
+      denoFlags: options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
       env: {
         NODE_ENV: "production",
         APP_ENV: "production",
         DATABASE_URL: `file:${join(dir.path, "portal.db")}`,
         PUBLIC_URL: `http://127.0.0.1:${port}`,
+        // Without it the portal would create data/app-secret in the working copy.
+        APP_SECRET: crypto.randomUUID(),
       },
       readyPath: "/api/health",
     });

@@ -1,19 +1,38 @@
+import { eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
+import { users } from "../../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import type { SessionUser } from "./session-user.ts";
+import { findUser, summaryOf } from "./users.ts";
 
-/**
- * Finds the signed-in user of a request. The database-backed sessions of the sign-in work plug in
- * here; until then no request carries a session, so every visitor is anonymous.
- */
+/** Finds the signed-in user of a request. */
 export type SessionResolver = (c: Context<AppEnv>) => Promise<SessionUser | null>;
 
-export const noSessions: SessionResolver = () => Promise.resolve(null);
+/** The database sessions (server/auth/sessions.ts): the cookie's session, its user and summary. */
+export const databaseSessions: SessionResolver = async (c) => {
+  const session = await c.var.services.sessions.current(c);
+  c.set("session", session);
+  if (!session) return null;
+  const user = await findUser(c.var.db, session.userId);
+  return user ? await summaryOf(c.var.db, user, session.secondFactor) : null;
+};
 
-/** Puts the signed-in user (or null) on the request for guards and handlers. */
+/**
+ * Puts the signed-in user (or null) on the request for guards and handlers, and, for an
+ * administrator acting on behalf of a customer, that customer.
+ */
 export function sessionLayer(resolve: SessionResolver): MiddlewareHandler<AppEnv> {
   return async function session(c, next) {
-    c.set("user", await resolve(c));
+    const user = await resolve(c);
+    c.set("user", user);
+    c.set("onBehalf", user?.level === "Admin" ? await onBehalfOf(c, user.id) : null);
     await next();
   };
+}
+
+async function onBehalfOf(c: Context<AppEnv>, adminId: number): Promise<SessionUser | null> {
+  const [admin] = await c.var.db.select({ onBehalfOf: users.onBehalfOf }).from(users).where(eq(users.id, adminId));
+  if (!admin?.onBehalfOf) return null;
+  const customer = await findUser(c.var.db, admin.onBehalfOf);
+  return customer && customer.level !== "Admin" ? await summaryOf(c.var.db, customer, true) : null;
 }

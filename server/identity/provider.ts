@@ -30,8 +30,10 @@ export interface IdentityProvider {
 
 /** Sumsub's `reviewResult` (applicant data `review.reviewResult`, and the applicantReviewed webhook). */
 export interface SumsubReviewResult {
-  reviewAnswer?: "GREEN" | "RED" | (string & {});
-  reviewRejectType?: "RETRY" | "FINAL" | (string & {});
+  /** GREEN (approved) or RED (rejected); kept as a string, since it comes from outside. */
+  reviewAnswer?: string;
+  /** With RED: RETRY (the applicant may try again) or FINAL. */
+  reviewRejectType?: string;
   /** Meant for the customer. */
   moderationComment?: string;
   /** Meant for the company only: never shown to the customer. */

@@ -81,9 +81,15 @@ export async function sign(
   const message = new Uint8Array(head.length + tail.length);
   message.set(head, 0);
   message.set(tail, head.length);
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secretKey), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+  const key = await crypto.subtle.importKey(
+    "raw",
+    encoder.encode(secretKey),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    [
+      "sign",
+    ],
+  );
   return hex(await crypto.subtle.sign("HMAC", key, message));
 }
 
@@ -171,7 +177,9 @@ export class SumsubClient {
       res = await this.#fetch(url, { method, headers, body, signal: AbortSignal.timeout(this.#timeoutMs) });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new Error(`Sumsub could not be reached (${method} ${url.origin}${url.pathname}): ${reason}`, { cause: err });
+      throw new Error(`Sumsub could not be reached (${method} ${url.origin}${url.pathname}): ${reason}`, {
+        cause: err,
+      });
     }
     const text = await res.text();
     let parsed: unknown = null;

@@ -11,10 +11,11 @@ import { createApp } from "../../server/app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { flash } from "../../server/render/flash.ts";
 import { loadAssets } from "../../server/render/assets.ts";
+import { createServices } from "../../server/services.ts";
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl });
-const app = createApp({ db, config, assets: loadAssets(config.distDir) });
+const app = createApp({ db, config, assets: loadAssets(config.distDir), services: await createServices(db, config) });
 
 registerPages(app, [
   {

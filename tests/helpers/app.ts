@@ -6,6 +6,8 @@ import type { AppEnv } from "../../server/env.ts";
 import { loadAssets } from "../../server/render/assets.ts";
 import type { Database } from "../../db/client.ts";
 import { testDatabase } from "./db.ts";
+import { createServices } from "../../server/services.ts";
+import { tmpdir } from "node:os";
 
 /** A signed-in user summary for guard tests; every onboarding step done unless overridden. */
 export function makeUser(overrides: Partial<SessionUser> = {}): SessionUser {
@@ -48,6 +50,7 @@ export async function testApp(): Promise<TestApp> {
   const db = await testDatabase();
   let current: SessionUser | null = null;
   const config = { ...loadConfig({ APP_ENV: "test", PUBLIC_URL: "http://localhost" }) };
-  const app = createApp({ db, config, assets: loadAssets(config.distDir), sessions: () => Promise.resolve(current) });
+  const services = await createServices(db, config, { secretFile: `${tmpdir()}/portal-test-secret` });
+  const app = createApp({ db, config, assets: loadAssets(config.distDir), services, sessions: () => Promise.resolve(current) });
   return { app, db, signIn: (user) => (current = user) };
 }

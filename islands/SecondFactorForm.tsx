@@ -1,0 +1,84 @@
+import { type FormEvent, useState } from "react";
+import { api } from "./lib/api.ts";
+import {
+  BAD_CREDENTIALS,
+  CodeField,
+  codeOf,
+  FormAlert,
+  rememberUser,
+  Status,
+  SubmitButton,
+  useHydrated,
+  useSubmit,
+} from "./lib/forms.tsx";
+import { notify } from "./lib/notifications.ts";
+
+export interface SecondFactorFormProps {
+  /** How the user gets the code: an emailed code, or an authenticator app. */
+  method: "email" | "totp";
+  /** Where emailed codes go. */
+  email: string;
+}
+
+/**
+ * The second step of signing in: the 6-digit code (POST challenge {token}); the API layer follows
+ * the redirect to /auth. A new code can be emailed (POST challenge/resend), also to a user with an
+ * authenticator app, whose button then reads "Email me a code instead".
+ */
+export default function SecondFactorForm({ method, email }: SecondFactorFormProps) {
+  const check = useSubmit();
+  const resend = useSubmit();
+  const hydrated = useHydrated();
+  // Once a code was emailed, the explanation speaks of the email, whatever the method.
+  const [emailed, setEmailed] = useState(false);
+  const byEmail = method === "email" || emailed;
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const token = codeOf(new FormData(event.currentTarget));
+    const result = await check.run(() => api.post("challenge", { token }), {
+      navigates: true,
+      errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
+    });
+    if (result.ok) rememberUser(result.value);
+    else if (result.failure?.status === 401) notify({ title: BAD_CREDENTIALS, color: "error" });
+  }
+
+  async function sendCode() {
+    const result = await resend.run(() => api.post("challenge/resend", {}));
+    if (result.ok) setEmailed(true);
+  }
+
+  return (
+    <div className="space-y-6">
+      <form method="post" onSubmit={submit} className="space-y-4" aria-label="Second factor">
+        <p className="text-neutral-700 dark:text-neutral-300">
+          {byEmail
+            ? (
+              <>
+                We emailed a 6-digit code to <strong className="break-all">{email}</strong>. It is valid for 10
+                minutes.
+              </>
+            )
+            : "Enter the 6-digit code from your authenticator app."}
+        </p>
+        <FormAlert error={check.error} fields={check.fields} shown={["token"]} />
+        <CodeField id="second-factor-code" label="Code" error={check.fields.token} />
+        <SubmitButton pending={check.pending} pendingLabel="Checking…">Continue</SubmitButton>
+      </form>
+      <div className="space-y-2 border-t border-neutral-200 pt-4 dark:border-neutral-800">
+        <button
+          type="button"
+          className="btn-ghost"
+          onClick={sendCode}
+          disabled={resend.pending || !hydrated}
+          aria-busy={resend.pending || undefined}
+        >
+          {resend.pending ? "Sending…" : method === "totp" && !emailed ? "Email me a code instead" : "Send me a new code by email"}
+        </button>
+        <FormAlert error={resend.error} />
+        <Status>{emailed && !resend.pending && !resend.error ? `A new code is on its way to ${email}.` : null}</Status>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,173 @@
+import { type FormEvent, useEffect, useRef, useState } from "react";
+import { api } from "./lib/api.ts";
+import {
+  CodeField,
+  codeOf,
+  FormAlert,
+  LINK,
+  rememberUser,
+  Status,
+  SubmitButton,
+  useHydrated,
+  useIdempotencyKey,
+  useSubmit,
+} from "./lib/forms.tsx";
+import { notify } from "./lib/notifications.ts";
+
+export interface TotpSettingsProps {
+  /** Whether the user signs in with an authenticator app now. */
+  enabled: boolean;
+  /** Where emailed codes go. */
+  email: string;
+}
+
+interface NewKey {
+  secret: string;
+  uri: string;
+}
+
+/** "JBSWY3DPEHPK3PXP" → "JBSW Y3DP EHPK 3PXP": easier to read and type. */
+export const groupsOf4 = (secret: string): string => secret.replace(/(.{4})(?=.)/g, "$1 ");
+
+/**
+ * The authenticator app setting. Off: "Set up" asks for a new key (POST account/totp/setup), shown
+ * as text and as an otpauth:// link (no QR code: no library for it), then the app's code turns it
+ * on (POST account/totp/enable {secret, code}). On: "Turn off" (DELETE account/totp).
+ */
+export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
+  const { pending, error, fields, run } = useSubmit();
+  const hydrated = useHydrated();
+  const keyFor = useIdempotencyKey();
+  const [enabled, setEnabled] = useState(enabledAtLoad);
+  const [newKey, setNewKey] = useState<NewKey | null>(null);
+  const [copied, setCopied] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+
+  // After each step, focus moves to the section, so keyboard and screen-reader users follow along.
+  const section = useRef<HTMLElement>(null);
+  const stepped = useRef(false);
+  useEffect(() => {
+    if (stepped.current) section.current?.focus();
+    stepped.current = true;
+  }, [enabled, newKey]);
+
+  async function begin() {
+    setDone(null);
+    const result = await run(() => api.post<NewKey>("account/totp/setup", {}));
+    if (result.ok) {
+      setCopied(false);
+      setNewKey(result.value);
+    }
+  }
+
+  async function confirm(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!newKey) return;
+    const body = { secret: newKey.secret, code: codeOf(new FormData(event.currentTarget)) };
+    // A retry of the same code replays the first answer: the server accepts a code only once.
+    const result = await run(() => api.post("account/totp/enable", body, { idempotencyKey: keyFor(body) }));
+    if (!result.ok) return;
+    rememberUser(result.value);
+    setNewKey(null);
+    setEnabled(true);
+    setDone("Authenticator app is on.");
+    notify({ title: "Authenticator app is on", color: "success" });
+  }
+
+  async function turnOff() {
+    setDone(null);
+    const result = await run(() => api.delete("account/totp"));
+    if (!result.ok) return;
+    rememberUser(result.value);
+    setEnabled(false);
+    setDone("Authenticator app is off.");
+    notify({ title: "Authenticator app is off", color: "success" });
+  }
+
+  async function copy() {
+    if (!newKey) return;
+    try {
+      await navigator.clipboard.writeText(newKey.secret);
+      setCopied(true);
+    } catch {
+      // No clipboard (not https, refused): the key stays on screen to select by hand.
+      setCopied(false);
+    }
+  }
+
+  return (
+    <section
+      ref={section}
+      tabIndex={-1}
+      aria-labelledby="totp-title"
+      className="space-y-4 focus:outline-none"
+    >
+      <h2 id="totp-title" className="text-lg font-semibold">Authenticator app</h2>
+      <Status>{done}</Status>
+      {enabled
+        ? (
+          <>
+            <p className="text-neutral-700 dark:text-neutral-300">
+              <strong>Authenticator app is on.</strong>{" "}
+              When you sign in, enter the code your app shows. You can still ask for a code by email to{" "}
+              <span className="break-all">{email}</span>.
+            </p>
+            <FormAlert error={error} />
+            <button type="button" className="btn-ghost" onClick={turnOff} disabled={pending || !hydrated}>
+              {pending ? "Turning off…" : "Turn off"}
+            </button>
+          </>
+        )
+        : newKey
+        ? (
+          <ol className="list-decimal space-y-4 pl-5 text-neutral-700 dark:text-neutral-300">
+            <li className="space-y-2">
+              <p>
+                Add this key to your authenticator app, or{" "}
+                <a href={newKey.uri} className={LINK}>open in your authenticator app</a>.
+              </p>
+              <div className="flex flex-wrap items-center gap-2">
+                <code
+                  aria-label="Key"
+                  className="rounded-md bg-neutral-100 px-3 py-2 font-mono text-base tracking-wide break-all text-neutral-900 select-all dark:bg-neutral-800 dark:text-neutral-100"
+                >
+                  {groupsOf4(newKey.secret)}
+                </code>
+                <button type="button" className="btn-ghost" onClick={copy}>
+                  {copied ? "Copied" : "Copy key"}
+                </button>
+              </div>
+              <p className="text-xs break-all text-neutral-600 dark:text-neutral-400">{newKey.uri}</p>
+            </li>
+            <li>
+              <form method="post" onSubmit={confirm} className="space-y-4" aria-label="Turn on the authenticator app">
+                <p>Enter the 6-digit code the app shows now.</p>
+                <FormAlert error={error} fields={fields} shown={["code"]} />
+                <CodeField id="totp-code" label="Code from the app" error={fields.code} />
+                <div className="flex flex-wrap gap-2">
+                  <SubmitButton pending={pending} pendingLabel="Checking…" className="btn-primary">
+                    Turn on
+                  </SubmitButton>
+                  <button type="button" className="btn-ghost" onClick={() => setNewKey(null)} disabled={pending}>
+                    Cancel
+                  </button>
+                </div>
+              </form>
+            </li>
+          </ol>
+        )
+        : (
+          <>
+            <p className="text-neutral-700 dark:text-neutral-300">
+              Authenticator app is off: each time you sign in, we email a 6-digit code to{" "}
+              <span className="break-all">{email}</span>. With an app, the code is on your phone at once.
+            </p>
+            <FormAlert error={error} />
+            <button type="button" className="btn-primary" onClick={begin} disabled={pending || !hydrated}>
+              {pending ? "Preparing…" : "Set up an authenticator app"}
+            </button>
+          </>
+        )}
+    </section>
+  );
+}

@@ -1,0 +1,145 @@
+import { type FormEvent, useEffect, useState } from "react";
+import { api } from "./lib/api.ts";
+import {
+  BAD_CREDENTIALS,
+  Field,
+  FormAlert,
+  LINK,
+  rememberUser,
+  Status,
+  SubmitButton,
+  useHydrated,
+  useSubmit,
+} from "./lib/forms.tsx";
+import { notify } from "./lib/notifications.ts";
+
+export interface VerifyFormProps {
+  /** The token of the emailed link, when the page was opened from it. */
+  token?: string | null;
+  /** The signed-in user's address, for "a new link is on its way to ...". */
+  email?: string | null;
+  signedIn: boolean;
+}
+
+const EXPIRED = "This link has expired or was already used.";
+
+/** A pasted whole link ("https://…/verify?token=…") gives its token; anything else is the token. */
+export function tokenFrom(text: string): string {
+  const match = /[?&]token=([^&#\s]+)/.exec(text);
+  if (!match) return text.trim();
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return match[1];
+  }
+}
+
+/**
+ * Confirms the email address (POST validation/validate {token}). Opened from the emailed link, it
+ * sends the token at once and shows its progress; otherwise the token (or the whole link) can be
+ * pasted. The API layer follows the redirect to /register-personal or /register-business. A
+ * signed-in user can ask for a new link (POST validation/resend).
+ */
+export default function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
+  const check = useSubmit();
+  const resend = useSubmit();
+  const hydrated = useHydrated();
+  // While the link's token is being checked, the page shows only the progress.
+  const [checkingLink, setCheckingLink] = useState(!!token);
+  const [confirmed, setConfirmed] = useState(false);
+  const [sent, setSent] = useState(false);
+
+  async function validate(value: string) {
+    const result = await check.run(() => api.post("validation/validate", { token: value }), {
+      navigates: true,
+      errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
+    });
+    if (result.ok) {
+      rememberUser(result.value);
+      setConfirmed(true);
+      return;
+    }
+    setCheckingLink(false);
+    if (result.failure?.status === 401) notify({ title: BAD_CREDENTIALS, description: EXPIRED, color: "error" });
+  }
+
+  useEffect(() => {
+    if (token) void validate(token);
+  }, []);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    await validate(tokenFrom(String(new FormData(event.currentTarget).get("token") ?? "")));
+  }
+
+  async function sendLink() {
+    setSent(false);
+    const result = await resend.run(() => api.post("validation/resend", {}));
+    if (result.ok) setSent(true);
+  }
+
+  if (confirmed || checkingLink) {
+    return (
+      <div role="status" aria-busy={!confirmed} className="flex items-center gap-3 text-neutral-700 dark:text-neutral-300">
+        {confirmed ? null : (
+          <span
+            aria-hidden="true"
+            className="size-5 animate-spin rounded-full border-2 border-neutral-300 border-t-primary-700 motion-reduce:animate-none dark:border-neutral-600 dark:border-t-primary-300"
+          />
+        )}
+        <p>{confirmed ? "Email address confirmed. Taking you to the next step…" : "Checking your link…"}</p>
+      </div>
+    );
+  }
+
+  return (
+    <div className="space-y-6">
+      <form method="post" onSubmit={submit} className="space-y-4" aria-label="Confirm your email address">
+        <p className="text-neutral-700 dark:text-neutral-300">
+          {email ? <>We sent a link to <strong className="break-all">{email}</strong>.</> : "We sent you a link by email."}{" "}
+          Open it to confirm your email address, or paste it here.
+        </p>
+        <FormAlert
+          error={check.error}
+          detail={check.error === BAD_CREDENTIALS ? EXPIRED : undefined}
+          fields={check.fields}
+          shown={["token"]}
+        />
+        <Field
+          id="verify-token"
+          label="Link or code from the email"
+          name="token"
+          type="text"
+          autoComplete="off"
+          spellCheck={false}
+          required
+          error={check.fields.token}
+        />
+        <SubmitButton pending={check.pending} pendingLabel="Confirming…">Confirm my email address</SubmitButton>
+      </form>
+      <div className="space-y-2 border-t border-neutral-200 pt-4 dark:border-neutral-800">
+        {signedIn
+          ? (
+            <>
+              <button
+                type="button"
+                className="btn-ghost"
+                onClick={sendLink}
+                disabled={resend.pending || !hydrated}
+                aria-busy={resend.pending || undefined}
+              >
+                {resend.pending ? "Sending…" : "Send a new link"}
+              </button>
+              <FormAlert error={resend.error} />
+              <Status>{sent ? `A new link is on its way to ${email ?? "your email address"}.` : null}</Status>
+            </>
+          )
+          : (
+            <p className="text-sm text-neutral-700 dark:text-neutral-300">
+              Need a new link? <a href="/" className={LINK}>Sign in</a> first, then ask for one here.
+            </p>
+          )}
+      </div>
+    </div>
+  );
+}

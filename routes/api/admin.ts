@@ -1,0 +1,135 @@
+import { and, desc, eq, like, or } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { accountMembers, accounts, auditLog, identityChecks, profiles, users } from "../../db/schema.ts";
+import { openAccountFor } from "../../server/accounts/onboarding.ts";
+import { audit } from "../../server/audit.ts";
+import { findUser, summaryOf } from "../../server/auth/users.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { guards } from "../../server/guards.ts";
+import { ApiError, ok } from "../../server/http/api.ts";
+import { valid } from "../../server/http/validate.ts";
+import { validateCompliance } from "../../server/profile/schema.ts";
+import { createAdministrator } from "../../server/auth/setup.ts";
+
+const ADMIN = guards("is-admin", "secondfactor");
+
+async function onBehalfAnswer(c: import("hono").Context<AppEnv>, customerId: number) {
+  const customer = await findUser(c.var.db, customerId);
+  if (!customer || customer.level === "Admin") return null;
+  // cc_contact: the customer's contact address, to copy them on what is sent on their behalf.
+  return { ...(await summaryOf(c.var.db, customer, true)), cc_contact: customer.username };
+}
+
+export const admin = new Hono<AppEnv>()
+  .post(
+    "/setup",
+    valid("json", z.object({ email: z.string().trim().toLowerCase().pipe(z.email({ error: "Enter a valid email address." })), password: z.string() })),
+    async (c) => {
+      const { email, password } = c.req.valid("json");
+      const created = await createAdministrator(c.var.db, email, password, { onlyIfNone: true });
+      if (created === "exists") throw new ApiError(403, "Setup is already done.");
+      if (typeof created === "string") throw new ApiError(422, created, { fields: { password: created } });
+      return ok(c, { ok: true }, { redirect: "/" });
+    },
+  )
+  .get("/account/onbehalf", ADMIN, async (c) => {
+    if (!c.var.onBehalf) throw new ApiError(404, "You are not acting on behalf of a customer.");
+    return ok(c, await onBehalfAnswer(c, c.var.onBehalf.id));
+  })
+  .post("/account/onbehalf", ADMIN, valid("json", z.object({ on_behalf_of: z.coerce.number().int().positive() })), async (c) => {
+    const target = c.req.valid("json").on_behalf_of;
+    const answer = await onBehalfAnswer(c, target);
+    if (!answer) throw new ApiError(404, "There is no customer with this id.", { fields: { on_behalf_of: "There is no customer with this id." } });
+    const adminId = c.var.user!.id;
+    await c.var.db.update(users).set({ onBehalfOf: target }).where(eq(users.id, adminId));
+    await audit(c.var.db, { actorId: adminId, onBehalfOfId: target, action: "on-behalf.start" }, new Date(c.var.services.now()));
+    return ok(c, answer);
+  })
+  .delete("/account/onbehalf", ADMIN, async (c) => {
+    const adminId = c.var.user!.id;
+    const previous = c.var.onBehalf?.id ?? null;
+    await c.var.db.update(users).set({ onBehalfOf: null }).where(eq(users.id, adminId));
+    if (previous) await audit(c.var.db, { actorId: adminId, onBehalfOfId: previous, action: "on-behalf.end" }, new Date(c.var.services.now()));
+    return ok(c, { ok: true });
+  })
+  .get("/console/users", ADMIN, async (c) => {
+    const q = (c.req.query("q") ?? "").trim().toLowerCase();
+    const rows = await c.var.db.select({
+      id: users.id,
+      username: users.username,
+      type: users.type,
+      validated: users.validated,
+      createdAt: users.createdAt,
+      profile: profiles.data,
+      identity: identityChecks.status,
+      accountRef: accounts.accountRef,
+    }).from(users)
+      .leftJoin(profiles, eq(profiles.userId, users.id))
+      .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
+      .leftJoin(accountMembers, eq(accountMembers.userId, users.id))
+      .leftJoin(accounts, eq(accounts.id, accountMembers.accountId))
+      .where(and(eq(users.level, "User"), q ? or(like(users.username, `%${q}%`), like(profiles.data, `%${q}%`)) : undefined))
+      .orderBy(desc(users.id)).limit(200);
+    return ok(c, rows.map(consoleUserRow));
+  })
+  .post(
+    "/console/users/:id/open-account",
+    ADMIN,
+    valid("json", z.object({ compliance: z.unknown() })),
+    async (c) => {
+      const id = Number(c.req.param("id"));
+      const customer = Number.isInteger(id) && id > 0 ? await findUser(c.var.db, id) : undefined;
+      if (!customer || customer.level === "Admin") throw new ApiError(404, "There is no customer with this id.");
+      const compliance = validateCompliance(c.req.valid("json").compliance, new Date(c.var.services.now()));
+      if (!compliance.ok) throw new ApiError(422, compliance.error, { fields: compliance.fields });
+      const summary = await summaryOf(c.var.db, customer, false);
+      if (!summary.profile) throw new ApiError(409, "The customer has not saved a profile yet.");
+      if (!summary.identity) throw new ApiError(409, "The customer's identity is not approved yet.");
+      const { done, amount, date } = compliance.compliance;
+      await c.var.db.update(profiles).set({
+        complianceDone: done,
+        complianceAmount: amount ?? null,
+        complianceDate: date ?? null,
+        updatedAt: new Date(c.var.services.now()),
+      }).where(eq(profiles.userId, id));
+      if (!done) throw new ApiError(422, "Complete the compliance review before opening the account.", { fields: { done: "Complete the compliance review before opening the account." } });
+      const account = await openAccountFor(c, id, c.var.user!.id);
+      await audit(c.var.db, { actorId: c.var.user!.id, onBehalfOfId: id, action: "account.open", detail: { account_ref: account.accountRef, compliance: compliance.compliance } }, new Date(c.var.services.now()));
+      return ok(c, await summaryOf(c.var.db, customer, false));
+    },
+  )
+  .get("/console/audit", ADMIN, async (c) => {
+    const customer = Number(c.req.query("customer"));
+    const rows = await c.var.db.select().from(auditLog)
+      .where(Number.isInteger(customer) && customer > 0 ? eq(auditLog.onBehalfOfId, customer) : undefined)
+      .orderBy(desc(auditLog.id)).limit(500);
+    return ok(c, rows.map((r) => ({ id: r.id, at: r.at.toISOString(), actor_id: r.actorId, on_behalf_of_id: r.onBehalfOfId, action: r.action, detail: r.detail })));
+  });
+
+export function consoleUserRow(r: {
+  id: number;
+  username: string;
+  type: "Personal" | "Business";
+  validated: boolean;
+  createdAt: Date;
+  profile: unknown;
+  identity: string | null;
+  accountRef: string | null;
+}) {
+  const p = (r.profile ?? null) as { name?: string; first?: string; last?: string } | null;
+  const name = p ? (r.type === "Business" ? p.name : [p.first, p.last].filter(Boolean).join(" ")) || r.username : r.username;
+  return {
+    id: r.id,
+    username: r.username,
+    name,
+    type: r.type,
+    validated: r.validated,
+    profile: !!r.profile,
+    identity: r.identity === "approved",
+    account: !!r.accountRef,
+    account_ref: r.accountRef,
+    created_at: r.createdAt.toISOString(),
+  };
+}
+

@@ -1,0 +1,41 @@
+import { eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { z } from "zod";
+import { users } from "../../db/schema.ts";
+import { newTotpKey, totpKeyFromText, totpKeyText, totpUri, verifyTotp } from "../../server/auth/totp.ts";
+import { findUser, summaryOf } from "../../server/auth/users.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { guards } from "../../server/guards.ts";
+import { ApiError, ok } from "../../server/http/api.ts";
+import { valid } from "../../server/http/validate.ts";
+
+const SIGNED_IN = guards("loggedin", "secondfactor");
+
+/** The authenticator app (TOTP): enrol with a key and a first code, or turn it off. */
+export const security = new Hono<AppEnv>()
+  .post("/account/totp/setup", SIGNED_IN, (c) => {
+    // The key is not stored until a code from it proves the app has it (enable, below).
+    const key = newTotpKey();
+    return ok(c, { secret: totpKeyText(key), uri: totpUri("Portal", c.var.user!.username, key) });
+  })
+  .post(
+    "/account/totp/enable",
+    SIGNED_IN,
+    valid("json", z.object({ secret: z.string().trim().regex(/^[A-Z2-7 ]{16,64}$/i, { error: "The key is not valid." }), code: z.string().trim() })),
+    async (c) => {
+      const { secret, code } = c.req.valid("json");
+      const key = totpKeyFromText(secret);
+      const step = verifyTotp(key, code, c.var.services.now(), null);
+      // 422, not 401: a mistyped code while enrolling is not a failed sign-in and must not sign the user out.
+      if (step === null) throw new ApiError(422, "That code does not match: check the time on your device.", { fields: { code: "That code does not match: check the time on your device." } });
+      const sealed = await c.var.services.secretBox.seal(new Uint8Array(key));
+      await c.var.db.update(users).set({ totpSecret: sealed, totpLastStep: step }).where(eq(users.id, c.var.user!.id));
+      const user = await findUser(c.var.db, c.var.user!.id);
+      return ok(c, await summaryOf(c.var.db, user!, true));
+    },
+  )
+  .delete("/account/totp", SIGNED_IN, async (c) => {
+    await c.var.db.update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, c.var.user!.id));
+    const user = await findUser(c.var.db, c.var.user!.id);
+    return ok(c, await summaryOf(c.var.db, user!, true));
+  });

@@ -1,0 +1,33 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { Database } from "../db/client.ts";
+import { auditLog } from "../db/schema.ts";
+import type { AppEnv } from "./env.ts";
+
+/** Records what an administrator did, and for whom, in the audit log (never changed, only added to). */
+export async function audit(
+  db: Database,
+  entry: { actorId: number; onBehalfOfId: number | null; action: string; detail?: unknown },
+  now = new Date(),
+): Promise<void> {
+  await db.insert(auditLog).values({ at: now, actorId: entry.actorId, onBehalfOfId: entry.onBehalfOfId, action: entry.action, detail: entry.detail ?? null });
+}
+
+/**
+ * Every call that changes something while an administrator acts on behalf of a customer is
+ * recorded with both identities and the answer's status, after it ran.
+ */
+export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
+  return async function auditCalls(c: Context<AppEnv>, next) {
+    await next();
+    const admin = c.var.user;
+    const customer = c.var.onBehalf;
+    if (!admin || admin.level !== "Admin" || !customer) return;
+    if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.path.endsWith("/account/onbehalf")) return;
+    await audit(c.var.db, {
+      actorId: admin.id,
+      onBehalfOfId: customer.id,
+      action: `${c.req.method} ${c.req.path}`,
+      detail: { status: c.res.status },
+    }, new Date(c.var.services.now()));
+  };
+}

@@ -1,0 +1,153 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { identityChecks } from "../../db/schema.ts";
+import type { IdentityResult, ProviderName } from "./provider.ts";
+
+/** A transaction on the database. */
+export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** The database, or a transaction on it. */
+export type Executor = Database | Transaction;
+
+/**
+ * Runs `fn` in a write transaction (BEGIN IMMEDIATE), starting it again while the database answers
+ * SQLITE_BUSY, for up to `patienceMs`. The local libSQL client opens a connection per concurrent
+ * transaction and begins synchronously, so a second writer in the same process is refused at once
+ * instead of waiting; this waits without blocking the event loop. `fn` must only touch the
+ * database (it may run more than once; every failed attempt is rolled back).
+ */
+export async function writeTransaction<T>(
+  db: Database,
+  fn: (tx: Transaction) => Promise<T>,
+  patienceMs = 5_000,
+): Promise<T> {
+  const started = Date.now();
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await db.transaction(fn);
+    } catch (err) {
+      if (!isBusy(err) || Date.now() - started > patienceMs) throw err;
+      const delay = Math.min(100, 5 * 2 ** attempt) * (0.5 + Math.random());
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/** SQLITE_BUSY / SQLITE_LOCKED, however deep drizzle or libSQL wrapped it. */
+function isBusy(err: unknown): boolean {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, rawCode } = e as { code?: unknown; rawCode?: unknown };
+    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || rawCode === 5 || rawCode === 6) return true;
+  }
+  return false;
+}
+
+export type StoredCheck = typeof identityChecks.$inferSelect;
+
+/**
+ * Whether a new result may replace the stored check:
+ * - "write": nothing stored yet, the stored check is another provider's (its verdict does not hold
+ *   for this one), or the result is at least as recent;
+ * - "stale": both carry a review time and the new one is older: a late or re-ordered answer;
+ * - "keep": a "pending" answer never undoes an approval or a final rejection of the same provider
+ *   (a read that raced a webhook, or an applicant that Sumsub shows as re-opened).
+ * A "pending" answer may replace "retry": the customer has sent new documents.
+ */
+export function decide(
+  existing: StoredCheck | undefined,
+  provider: ProviderName,
+  result: IdentityResult,
+): "write" | "stale" | "keep" {
+  if (!existing || existing.provider !== provider) return "write";
+  if (result.status === "pending") {
+    return existing.status === "approved" || existing.status === "rejected" ? "keep" : "write";
+  }
+  if (result.reviewedAt && existing.reviewedAt && result.reviewedAt.getTime() < existing.reviewedAt.getTime()) {
+    return "stale";
+  }
+  return "write";
+}
+
+/** The stored check as a result (what the guard and the page read). */
+export function toResult(row: StoredCheck): IdentityResult & { provider: ProviderName } {
+  return {
+    provider: row.provider,
+    status: row.status,
+    ...(row.moderationComment ? { moderationComment: row.moderationComment } : {}),
+    ...(row.reviewedAt ? { reviewedAt: row.reviewedAt } : {}),
+    ...(row.applicantId ? { applicantId: row.applicantId } : {}),
+  };
+}
+
+export async function readStoredCheck(db: Executor, userId: number): Promise<StoredCheck | undefined> {
+  const [row] = await db.select().from(identityChecks).where(eq(identityChecks.userId, userId)).limit(1);
+  return row;
+}
+
+/** The user's stored check, or null when none was ever recorded. */
+export async function readStoredResult(
+  db: Executor,
+  userId: number,
+): Promise<(IdentityResult & { provider: ProviderName }) | null> {
+  const row = await readStoredCheck(db, userId);
+  return row ? toResult(row) : null;
+}
+
+/**
+ * Writes a result the caller has already decided to write (see `decide`). Within the same provider
+ * an answer without a review time or applicant id keeps the stored ones, so that older events
+ * stay recognisable as older. A pending answer clears the moderation comment.
+ */
+export async function writeResult(
+  db: Executor,
+  userId: number,
+  provider: ProviderName,
+  result: IdentityResult,
+  existing: StoredCheck | undefined,
+  now: Date,
+): Promise<StoredCheck> {
+  const same = existing?.provider === provider ? existing : undefined;
+  const values = {
+    userId,
+    provider,
+    status: result.status,
+    moderationComment: result.status === "pending" ? null : result.moderationComment ?? null,
+    reviewedAt: result.reviewedAt ?? same?.reviewedAt ?? null,
+    applicantId: result.applicantId ?? same?.applicantId ?? null,
+    updatedAt: now,
+  };
+  const [row] = await db.insert(identityChecks).values(values).onConflictDoUpdate({
+    target: identityChecks.userId,
+    set: {
+      provider: values.provider,
+      status: values.status,
+      moderationComment: values.moderationComment,
+      reviewedAt: values.reviewedAt,
+      applicantId: values.applicantId,
+      updatedAt: values.updatedAt,
+    },
+  }).returning();
+  return row;
+}
+
+/**
+ * Records what a provider answered for a user (upsert of identity_checks), in one write
+ * transaction so that it cannot interleave with a webhook. Returns the check as stored afterwards,
+ * which is the old one when the answer was stale or pending over a final verdict.
+ */
+export async function recordResult(
+  db: Database,
+  userId: number,
+  provider: ProviderName,
+  result: IdentityResult,
+  now: Date = new Date(),
+): Promise<IdentityResult & { provider: ProviderName }> {
+  return await writeTransaction(db, async (tx) => {
+    const existing = await readStoredCheck(tx, userId);
+    if (decide(existing, provider, result) !== "write") return toResult(existing!);
+    return toResult(await writeResult(tx, userId, provider, result, existing, now));
+  });
+}

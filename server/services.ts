@@ -1,0 +1,43 @@
+import type { Database } from "../db/client.ts";
+import { appSecret, SecretBox } from "./auth/encryption.ts";
+import { RateLimiter } from "./auth/rate-limit.ts";
+import { SessionStore } from "./auth/sessions.ts";
+import { Verifications } from "./auth/verification.ts";
+import type { Config } from "./config.ts";
+import { identityProvider } from "./identity/index.ts";
+import type { IdentityProvider } from "./identity/provider.ts";
+import { createMailer, type Mailer, type MailTransport } from "./mail/index.ts";
+
+/**
+ * The stateful parts every handler may need, built once per app from the database and the
+ * configuration. Tests build the app with their own clock or mail transport through the options.
+ */
+export interface Services {
+  sessions: SessionStore;
+  verifications: Verifications;
+  limiter: RateLimiter;
+  mailer: Mailer;
+  identity: IdentityProvider;
+  secretBox: SecretBox;
+  now: () => number;
+}
+
+export interface ServiceOptions {
+  now?: () => number;
+  mailTransport?: MailTransport;
+  identity?: IdentityProvider;
+  secretFile?: string;
+}
+
+export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const now = options.now ?? (() => Date.now());
+  return {
+    sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),
+    verifications: new Verifications(db, now),
+    limiter: new RateLimiter(db, now),
+    mailer: createMailer({ db, config, transport: options.mailTransport }),
+    identity: options.identity ?? identityProvider(config, db),
+    secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
+    now,
+  };
+}

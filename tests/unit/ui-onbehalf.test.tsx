@@ -1,0 +1,316 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { renderToString } from "react-dom/server";
+import { afterEach, beforeEach, describe, expect, type Mock, test, vi } from "vitest";
+import ConsoleUsers, { type ConsoleUser } from "../../islands/ConsoleUsers.tsx";
+import OnBehalfBanner, {
+  ON_BEHALF_EVENT,
+  onBehalfStore,
+  PENDING_PAYMENTS_QUERY_KEY,
+} from "../../islands/OnBehalfBanner.tsx";
+import { resetBatch } from "../../islands/lib/batch.ts";
+import { notifications } from "../../islands/lib/notifications.ts";
+import { ON_BEHALF_CLEAR_DELAY_MS } from "../../lib/constants.ts";
+
+/** A fake server: answers each call with `route`, records method, path and body. */
+function server(route: (method: string, path: string, body: unknown) => [number, unknown?]) {
+  const calls: { method: string; path: string; body: unknown }[] = [];
+  const fetch = vi.fn((url: string, init: RequestInit = {}) => {
+    const method = init.method ?? "GET";
+    const path = url.replace(/^\/api\//, "");
+    const body = init.body ? JSON.parse(String(init.body)) : undefined;
+    calls.push({ method, path, body });
+    const [status, json] = route(method, path, body);
+    const text = json === undefined ? "" : JSON.stringify(json);
+    return Promise.resolve(
+      { ok: status >= 200 && status < 300, status, statusText: "", text: () => Promise.resolve(text) } as Response,
+    );
+  });
+  vi.stubGlobal("fetch", fetch);
+  return calls;
+}
+
+const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+const ADA = { id: 7, name: "Ada Lovelace", username: "ada@example.com", cc_contact: "ada@example.com" };
+/** What account/onbehalf answers: the customer's SessionUser plus cc_contact. */
+const ADA_SESSION = {
+  ...ADA,
+  level: "User",
+  type: "Personal",
+  profile: true,
+  validated: true,
+  secondFactor: false,
+  identity: true,
+  account: true,
+  restricted: false,
+  account_ref: "ACC-0007",
+};
+
+let assign: Mock<(url: string | URL) => void>;
+beforeEach(() => {
+  vi.useFakeTimers();
+  resetBatch();
+  onBehalfStore.clear();
+  assign = vi.fn<(url: string | URL) => void>();
+  vi.spyOn(location, "assign").mockImplementation(assign);
+});
+afterEach(() => {
+  cleanup();
+  resetBatch();
+  onBehalfStore.clear();
+  notifications.clear();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe("OnBehalfBanner", () => {
+  test("says whom the administrator acts for, checks the mode on mount and keeps it in the onbehalf cookie", async () => {
+    const calls = server(() => [200, { body: ADA_SESSION }]);
+    render(<OnBehalfBanner customer={ADA} />);
+    expect(screen.getByText("You are acting on behalf of Ada Lovelace (ada@example.com)")).toBeTruthy();
+    await settle();
+    expect(calls).toEqual([{ method: "GET", path: "account/onbehalf", body: undefined }]);
+    expect(onBehalfStore.get()).toEqual(ADA);
+    expect(document.cookie).toContain("onbehalf=");
+  });
+
+  test("'Stop acting on behalf' shows 'Leaving…' for 1.5 s, then DELETEs, reloads pending payments and goes to /console/users", async () => {
+    const calls = server((
+      method,
+    ) => (method === "DELETE" ? [200, { body: { ok: true } }] : [200, { body: ADA_SESSION }]));
+    const events: unknown[] = [];
+    const listener = (event: Event) => events.push((event as CustomEvent).detail);
+    globalThis.addEventListener(ON_BEHALF_EVENT, listener);
+    render(<OnBehalfBanner customer={ADA} />);
+    await settle();
+
+    fireEvent.click(screen.getByRole("button", { name: "Stop acting on behalf" }));
+    expect(screen.getByRole("button", { name: "Leaving…" })).toHaveProperty("disabled", true);
+    await settle(ON_BEHALF_CLEAR_DELAY_MS - 1);
+    expect(calls.filter((c) => c.method === "DELETE")).toEqual([]);
+    expect(ON_BEHALF_CLEAR_DELAY_MS).toBe(1500);
+
+    await settle(1);
+    expect(calls.filter((c) => c.method === "DELETE")).toEqual([{
+      method: "DELETE",
+      path: "account/onbehalf",
+      body: undefined,
+    }]);
+    expect(onBehalfStore.get()).toBeNull();
+    expect(document.cookie).not.toContain("onbehalf=");
+    expect(events).toEqual([{ customer: null, queryKey: PENDING_PAYMENTS_QUERY_KEY }]);
+    expect(PENDING_PAYMENTS_QUERY_KEY).toEqual(["account/pendingpayments/all"]);
+    expect(assign).toHaveBeenCalledWith("/console/users");
+    globalThis.removeEventListener(ON_BEHALF_EVENT, listener);
+  });
+
+  test("navigateTo null stays on the page and hides the banner", async () => {
+    server((method) => (method === "DELETE" ? [200, { body: { ok: true } }] : [200, { body: ADA_SESSION }]));
+    render(<OnBehalfBanner customer={ADA} navigateTo={null} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Stop acting on behalf" }));
+    await settle(ON_BEHALF_CLEAR_DELAY_MS);
+    expect(assign).not.toHaveBeenCalled();
+    expect(screen.queryByText(/You are acting on behalf/)).toBeNull();
+  });
+
+  test("a 404 from account/onbehalf clears the mode on the client and hides the banner", async () => {
+    onBehalfStore.set(ADA);
+    server(() => [404, { error: "Not acting on behalf of anyone.", message: "Not Found" }]);
+    render(<OnBehalfBanner customer={ADA} />);
+    expect(screen.getByText(/You are acting on behalf of Ada Lovelace/)).toBeTruthy();
+    await settle();
+    expect(screen.queryByText(/You are acting on behalf/)).toBeNull();
+    expect(onBehalfStore.get()).toBeNull();
+  });
+
+  test("a 401 on clear shows 'Bad credentials'; the mode stays", async () => {
+    server((method) =>
+      method === "DELETE" ? [401, { error: "Please sign in.", message: "Unauthorized" }] : [200, { body: ADA_SESSION }]
+    );
+    render(<OnBehalfBanner customer={ADA} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Stop acting on behalf" }));
+    await settle(ON_BEHALF_CLEAR_DELAY_MS);
+    expect(screen.getByRole("alert").textContent).toBe("Bad credentials");
+    expect(screen.getByRole("button", { name: "Stop acting on behalf" })).toHaveProperty("disabled", false);
+    expect(onBehalfStore.get()).toEqual(ADA);
+  });
+
+  test("without a customer it renders nothing and asks nothing", async () => {
+    const calls = server(() => [200, { body: ADA_SESSION }]);
+    const { container } = render(<OnBehalfBanner customer={null} />);
+    await settle();
+    expect(container.innerHTML).toBe("");
+    expect(calls).toEqual([]);
+  });
+
+  test("renders on the server and hydrates without a warning", async () => {
+    server(() => [200, { body: ADA_SESSION }]);
+    const element = <OnBehalfBanner customer={ADA} />;
+    const container = document.createElement("div");
+    container.innerHTML = renderToString(element);
+    document.body.append(container);
+    render(element, { container, hydrate: true });
+    await settle();
+    expect(screen.getByText(/You are acting on behalf of Ada Lovelace/)).toBeTruthy();
+    container.remove();
+  });
+});
+
+const USERS: ConsoleUser[] = [
+  {
+    id: 7,
+    username: "ada@example.com",
+    name: "Ada Lovelace",
+    type: "Personal",
+    validated: true,
+    profile: true,
+    identity: true,
+    account: true,
+    account_ref: "ACC-0007",
+    created_at: "2026-01-02T10:00:00.000Z",
+  },
+  {
+    id: 8,
+    username: "acme@example.com",
+    name: "Acme Ltd",
+    type: "Business",
+    validated: true,
+    profile: true,
+    identity: true,
+    account: false,
+    account_ref: null,
+    created_at: "2026-02-03T10:00:00.000Z",
+  },
+  {
+    id: 9,
+    username: "new@example.com",
+    name: "",
+    type: "Personal",
+    validated: false,
+    profile: false,
+    identity: false,
+    account: false,
+    account_ref: null,
+    created_at: "2026-03-04T10:00:00.000Z",
+  },
+];
+
+const rowOf = (name: string | RegExp) => screen.getByRole("rowheader", { name }).closest("tr")!;
+
+describe("ConsoleUsers", () => {
+  test("lists the customers with their onboarding badges and account reference; the search filters", () => {
+    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    expect(screen.getAllByRole("row")).toHaveLength(4);
+    const ada = within(rowOf(/Ada Lovelace/));
+    expect(ada.getByText("ACC-0007")).toBeTruthy();
+    expect(ada.getByText("Account open").textContent).toContain("Account open");
+    expect(within(rowOf(/Acme Ltd/)).getByText("Account open").parentElement!.textContent).toContain("not yet");
+    // Open account only where identity is approved and there is no account yet.
+    expect(screen.getAllByRole("button", { name: /^Open account for/ }).map((b) => b.getAttribute("aria-label")))
+      .toEqual(["Open account for Acme Ltd"]);
+
+    fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "ACME" } });
+    expect(screen.getAllByRole("row")).toHaveLength(2);
+    expect(screen.getByText("1 customer")).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "nobody" } });
+    expect(screen.getByText("No customer matches this search.")).toBeTruthy();
+  });
+
+  test("Enter asks the server: GET console/users?q=", async () => {
+    const calls = server(() => [200, { body: [USERS[1]] }]);
+    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "acme" } });
+    fireEvent.submit(screen.getByRole("search"));
+    await settle();
+    expect(calls).toEqual([{ method: "GET", path: "console/users?q=acme", body: undefined }]);
+    expect(screen.getAllByRole("row")).toHaveLength(2);
+  });
+
+  test("'Act on behalf' posts on_behalf_of, keeps the mode, then loads /account", async () => {
+    const calls = server(() => [200, { body: ADA_SESSION }]);
+    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    fireEvent.click(screen.getByRole("button", { name: "Act on behalf of Ada Lovelace" }));
+    await settle();
+    expect(calls).toEqual([{ method: "POST", path: "account/onbehalf", body: { on_behalf_of: 7 } }]);
+    expect(onBehalfStore.get()).toEqual(ADA);
+    expect(assign).toHaveBeenCalledWith("/account");
+  });
+
+  test("a 401 on 'Act on behalf' shows 'Bad credentials'", async () => {
+    server(() => [401, { error: "Please sign in.", message: "Unauthorized" }]);
+    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    fireEvent.click(screen.getByRole("button", { name: "Act on behalf of Acme Ltd" }));
+    await settle();
+    expect(screen.getByRole("alert").textContent).toBe("Bad credentials");
+    expect(onBehalfStore.get()).toBeNull();
+  });
+
+  test("the row of the customer acted for is marked", () => {
+    render(<ConsoleUsers users={USERS} onBehalfId={7} />);
+    expect(within(rowOf(/Ada Lovelace/)).getByText("(acting on behalf)")).toBeTruthy();
+  });
+
+  test("'Open account' posts the compliance review; a 422 shows the server's text exactly; success updates the row", async () => {
+    let opened = false;
+    const calls = server((_method, _path, body) => {
+      const compliance = (body as { compliance: { done: boolean; amount: string; date: string } }).compliance;
+      if (compliance.done && !compliance.amount) {
+        return [422, {
+          error: "Amount is required when setting compliance.",
+          message: "Unprocessable Entity",
+          fields: {
+            "compliance.amount": "Amount is required when setting compliance.",
+            "compliance.date": "Date is required when when setting compliance.",
+          },
+        }];
+      }
+      opened = true;
+      return [200, { body: { ...USERS[1], id: 8, account: true, account_ref: "ACC-0008" } }];
+    });
+    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    fireEvent.click(screen.getByRole("button", { name: "Open account for Acme Ltd" }));
+    const form = within(screen.getByRole("form", { name: "Compliance review for Acme Ltd" }));
+    fireEvent.click(form.getByLabelText("Compliance review done"));
+    fireEvent.click(form.getByRole("button", { name: "Open the account" }));
+    await settle();
+
+    expect(calls).toEqual([{
+      method: "POST",
+      path: "console/users/8/open-account",
+      body: { compliance: { done: true, amount: "", date: "" } },
+    }]);
+    expect(form.getByRole("alert").textContent).toBe("Amount is required when setting compliance.");
+    expect(form.getByText("Date is required when when setting compliance.")).toBeTruthy();
+    expect(form.getByLabelText("Approved annual volume").getAttribute("aria-invalid")).toBe("true");
+
+    fireEvent.change(form.getByLabelText("Approved annual volume"), { target: { value: "50000" } });
+    fireEvent.change(form.getByLabelText("Review date"), { target: { value: "2026-05-01" } });
+    fireEvent.click(form.getByRole("button", { name: "Open the account" }));
+    await settle();
+    expect(opened).toBe(true);
+    expect(calls[1].body).toEqual({ compliance: { done: true, amount: "50000", date: "2026-05-01" } });
+
+    expect(screen.queryByRole("form")).toBeNull();
+    const acme = within(rowOf(/Acme Ltd/));
+    expect(acme.getByText("ACC-0008")).toBeTruthy();
+    expect(acme.getByText("Account open").parentElement!.textContent).toContain("done");
+    expect(screen.queryByRole("button", { name: "Open account for Acme Ltd" })).toBeNull();
+    expect(notifications.snapshot().visible.map((n) => [n.title, n.description, n.color])).toEqual([
+      ["Account opened", "Acme Ltd's account ACC-0008 is open.", "success"],
+    ]);
+  });
+
+  test("renders on the server and hydrates without a warning", async () => {
+    const element = <ConsoleUsers users={USERS} onBehalfId={7} />;
+    const container = document.createElement("div");
+    container.innerHTML = renderToString(element);
+    document.body.append(container);
+    render(element, { container, hydrate: true });
+    await settle();
+    expect(screen.getAllByRole("row")).toHaveLength(4);
+    container.remove();
+  });
+});
