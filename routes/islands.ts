@@ -4,9 +4,33 @@
  */
 import AvatarComponent from "../islands/Avatar.tsx";
 import ColorModeToggleComponent from "../islands/ColorModeToggle.tsx";
+import ConsoleUsersComponent from "../islands/ConsoleUsers.tsx";
+import ForgotFormComponent from "../islands/ForgotForm.tsx";
+import IdentityCheckComponent from "../islands/IdentityCheck.tsx";
+import LoginFormComponent from "../islands/LoginForm.tsx";
+import LogoutButtonComponent from "../islands/LogoutButton.tsx";
 import NotificationQueueComponent from "../islands/NotificationQueue.tsx";
+import OnBehalfBannerComponent from "../islands/OnBehalfBanner.tsx";
+import ProfileFormComponent from "../islands/ProfileForm.tsx";
+import RegisterFormComponent from "../islands/RegisterForm.tsx";
+import SecondFactorFormComponent from "../islands/SecondFactorForm.tsx";
+import SetupFormComponent from "../islands/SetupForm.tsx";
+import TotpSettingsComponent from "../islands/TotpSettings.tsx";
+import VerifyFormComponent from "../islands/VerifyForm.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
 export const ColorModeToggle = island("ColorModeToggle", ColorModeToggleComponent);
+export const ConsoleUsers = island("ConsoleUsers", ConsoleUsersComponent);
+export const ForgotForm = island("ForgotForm", ForgotFormComponent);
+export const IdentityCheck = island("IdentityCheck", IdentityCheckComponent);
+export const LoginForm = island("LoginForm", LoginFormComponent);
+export const LogoutButton = island("LogoutButton", LogoutButtonComponent);
 export const NotificationQueue = island("NotificationQueue", NotificationQueueComponent);
+export const OnBehalfBanner = island("OnBehalfBanner", OnBehalfBannerComponent);
+export const ProfileForm = island("ProfileForm", ProfileFormComponent);
+export const RegisterForm = island("RegisterForm", RegisterFormComponent);
+export const SecondFactorForm = island("SecondFactorForm", SecondFactorFormComponent);
+export const SetupForm = island("SetupForm", SetupFormComponent);
+export const TotpSettings = island("TotpSettings", TotpSettingsComponent);
+export const VerifyForm = island("VerifyForm", VerifyFormComponent);

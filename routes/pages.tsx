@@ -11,6 +11,17 @@ import { ComingSoon } from "./layouts/parts.tsx";
 import { RegisterLayout } from "./layouts/Register.tsx";
 import { UserLayout } from "./layouts/User.tsx";
 import { Home } from "./pages/Home.tsx";
+import {
+  ConsoleUsersPage,
+  ForgotPage,
+  IdentityPage,
+  ProfilePage,
+  RegisterPage,
+  SecondFactorPage,
+  SecurityPage,
+  SetupPage,
+  VerifyPage,
+} from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
 
 const LAYOUTS = { blank: BlankLayout, default: DefaultLayout, register: RegisterLayout, user: UserLayout };
@@ -27,7 +38,8 @@ export interface PageRoute {
   validate?: (params: Record<string, string>, c: Context<AppEnv>) => boolean | Promise<boolean>;
   /** Route metadata: a page may force light or dark. */
   colorMode?: string;
-  render: (c: Context<AppEnv>) => ReactNode;
+  /** The page's content; it may load data first, or answer a redirect instead. */
+  render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
 
 /**
@@ -58,20 +70,30 @@ const console_ = (path: string, title: string, what: string, extra: Partial<Page
   ...extra,
 });
 
-const SIGN_IN_WORK = "This step of opening an account arrives with the sign-in work.";
+/** The profile can be changed until the account opens; after that, support changes it. */
+function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
+  return (c.var.onBehalf ?? c.var.user)!.account ? c.redirect("/auth") : render();
+}
 
 export const PAGES: PageRoute[] = [
   { path: "/", title: "International payments and currency exchange", render: () => <Home /> },
-  { path: "/setup", title: "Set up the portal", layout: "blank", render: soon("Set up the portal", "Creating the first administrator arrives with the sign-in work.") },
-  { path: "/forgot", title: "Forgotten password", render: soon("Forgotten password", "Resetting a password by email arrives with the sign-in work.") },
-  { path: "/register", title: "Open an account", layout: "register", render: soon("Open an account", SIGN_IN_WORK) },
-  { path: "/verify", title: "Verify your email", layout: "register", guards: ["loggedin", "is-not-verified"], render: soon("Verify your email", SIGN_IN_WORK) },
-  { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "has-no-profile", "is-personal"], render: soon("About you", SIGN_IN_WORK) },
-  { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "has-no-profile", "is-business"], render: soon("About your business", SIGN_IN_WORK) },
-  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "has-profile"], render: soon("Confirm your identity", SIGN_IN_WORK) },
+  { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
+  { path: "/forgot", title: "Forgotten password", render: ForgotPage },
+  { path: "/register", title: "Open an account", layout: "register", render: RegisterPage },
+  // Open to anyone: the emailed link may be opened where nobody is signed in.
+  {
+    path: "/verify",
+    title: "Verify your email",
+    layout: "register",
+    render: (c) => (c.var.user?.validated ? c.redirect("/auth") : VerifyPage(c)),
+  },
+  { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")) },
+  { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")) },
+  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => ((c.var.onBehalf ?? c.var.user)!.identity ? c.redirect("/auth") : IdentityPage(c)) },
   { path: "/calculator", title: "Currency calculator", layout: "blank", render: soon("Currency calculator", "Live rates and prices arrive with the money work.") },
-  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "has-profile", "identity-checked"], render: () => <Processing /> },
-  { path: "/second-factor", title: "Second factor", guards: ["loggedin"], render: soon("Second factor", "The second sign-in step arrives with the sign-in work.") },
+  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => ((c.var.onBehalf ?? c.var.user)!.account ? c.redirect("/auth") : <Processing />) },
+  { path: "/second-factor", title: "Second factor", guards: ["loggedin", "is-verified"], render: (c) => (c.var.user!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)) },
+  { path: "/account/security", title: "Sign-in and security", layout: "user", guards: ["loggedin", "secondfactor"], render: SecurityPage },
   { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },
 
   account("/account", "Dashboard", "Your balances and latest movements arrive with the money work."),
@@ -89,7 +111,7 @@ export const PAGES: PageRoute[] = [
 
   console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
   console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
-  console_("/console/users", "Customers", "Searching customers and reviewing compliance arrives with the console work."),
+  { path: "/console/users", title: "Customers", layout: "user", guards: CONSOLE, render: ConsoleUsersPage },
   console_("/console/users/:id", "Customer", "Customer details arrive with the console work.", { validate: positiveId }),
   console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
   console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
@@ -122,10 +144,12 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES): vo
       if (page.validate && !(await page.validate(c.req.param() as Record<string, string>, c))) {
         throw new HTTPException(404, { message: "Page not found" });
       }
+      const content = await page.render(c);
+      if (content instanceof Response) return content;
       return renderDocument(c, {
         title: page.title,
         forcedColorMode: forced,
-        render: () => <Layout>{page.render(c)}</Layout>,
+        render: () => <Layout>{content}</Layout>,
       });
     });
   }

@@ -27,7 +27,7 @@ import { createServices } from "../../server/services.ts";
 import { DefaultLayout } from "../../routes/layouts/Default.tsx";
 import { Home } from "../../routes/pages/Home.tsx";
 import { IslandCollector, IslandContext } from "../../server/render/islands.tsx";
-import { PageContextValue } from "../../server/render/page-context.ts";
+import { type PageContext, PageContextValue } from "../../server/render/page-context.ts";
 
 if (Deno.env.get("NODE_ENV") !== "production") {
   console.warn("NODE_ENV is not production: React runs its development build and every figure is slower.");
@@ -97,7 +97,7 @@ try {
   registerPages(pagesOnly);
 
   // The render alone: the home page tree in its layout, as renderDocument renders it.
-  const page = { path, user: null, colorMode: "system" as const, forcedColorMode: null, notifications: [] };
+  const page: PageContext = { path, user: null, onBehalf: null, colorMode: "system", forcedColorMode: null, notifications: [] };
   const renderHome = () => {
     const collector = new IslandCollector();
     renderToString(

@@ -1,7 +1,8 @@
-import { and, desc, eq, like, or } from "drizzle-orm";
+import { desc, eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
-import { accountMembers, accounts, auditLog, identityChecks, profiles, users } from "../../db/schema.ts";
+import { auditLog, profiles, users } from "../../db/schema.ts";
+import { listCustomers } from "../../server/accounts/customers.ts";
 import { openAccountFor } from "../../server/accounts/onboarding.ts";
 import { audit } from "../../server/audit.ts";
 import { findUser, summaryOf } from "../../server/auth/users.ts";
@@ -53,26 +54,7 @@ export const admin = new Hono<AppEnv>()
     if (previous) await audit(c.var.db, { actorId: adminId, onBehalfOfId: previous, action: "on-behalf.end" }, new Date(c.var.services.now()));
     return ok(c, { ok: true });
   })
-  .get("/console/users", ADMIN, async (c) => {
-    const q = (c.req.query("q") ?? "").trim().toLowerCase();
-    const rows = await c.var.db.select({
-      id: users.id,
-      username: users.username,
-      type: users.type,
-      validated: users.validated,
-      createdAt: users.createdAt,
-      profile: profiles.data,
-      identity: identityChecks.status,
-      accountRef: accounts.accountRef,
-    }).from(users)
-      .leftJoin(profiles, eq(profiles.userId, users.id))
-      .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
-      .leftJoin(accountMembers, eq(accountMembers.userId, users.id))
-      .leftJoin(accounts, eq(accounts.id, accountMembers.accountId))
-      .where(and(eq(users.level, "User"), q ? or(like(users.username, `%${q}%`), like(profiles.data, `%${q}%`)) : undefined))
-      .orderBy(desc(users.id)).limit(200);
-    return ok(c, rows.map(consoleUserRow));
-  })
+  .get("/console/users", ADMIN, async (c) => ok(c, await listCustomers(c.var.db, c.req.query("q") ?? "")))
   .post(
     "/console/users/:id/open-account",
     ADMIN,
@@ -106,30 +88,3 @@ export const admin = new Hono<AppEnv>()
       .orderBy(desc(auditLog.id)).limit(500);
     return ok(c, rows.map((r) => ({ id: r.id, at: r.at.toISOString(), actor_id: r.actorId, on_behalf_of_id: r.onBehalfOfId, action: r.action, detail: r.detail })));
   });
-
-export function consoleUserRow(r: {
-  id: number;
-  username: string;
-  type: "Personal" | "Business";
-  validated: boolean;
-  createdAt: Date;
-  profile: unknown;
-  identity: string | null;
-  accountRef: string | null;
-}) {
-  const p = (r.profile ?? null) as { name?: string; first?: string; last?: string } | null;
-  const name = p ? (r.type === "Business" ? p.name : [p.first, p.last].filter(Boolean).join(" ")) || r.username : r.username;
-  return {
-    id: r.id,
-    username: r.username,
-    name,
-    type: r.type,
-    validated: r.validated,
-    profile: !!r.profile,
-    identity: r.identity === "approved",
-    account: !!r.accountRef,
-    account_ref: r.accountRef,
-    created_at: r.createdAt.toISOString(),
-  };
-}
-

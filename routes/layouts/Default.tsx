@@ -1,19 +1,25 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
-import { ColorMode, Logo, Notifications } from "./parts.tsx";
+import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
 
 /** Default layout: public pages, with the site header and footer. */
 export function DefaultLayout({ children }: { children: ReactNode }) {
   const { user } = usePage();
   return (
     <div className="flex min-h-screen flex-col">
+      <OnBehalf />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
         <nav aria-label="Site" className="mx-auto flex max-w-6xl items-center gap-4 px-4 py-3">
           <Logo />
           <div className="ml-auto flex items-center gap-1">
             <a className="nav-link" href="/calculator">Calculator</a>
             {user
-              ? <a className="nav-link" href="/auth">My account</a>
+              ? (
+                <>
+                  <a className="nav-link" href="/auth">My account</a>
+                  <SignOut />
+                </>
+              )
               : (
                 <>
                   <a className="nav-link" href="/">Sign in</a>

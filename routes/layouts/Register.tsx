@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
-import { ColorMode, Logo, Notifications } from "./parts.tsx";
+import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
 
 const STEPS = [
   { label: "Account", paths: ["/register"] },
@@ -16,9 +16,13 @@ export function RegisterLayout({ children }: { children: ReactNode }) {
   const current = STEPS.findIndex((s) => s.paths.includes(pathname));
   return (
     <div className="min-h-screen bg-neutral-50 dark:bg-neutral-950">
+      <OnBehalf />
       <header className="mx-auto flex max-w-3xl items-center justify-between px-4 py-4">
         <Logo />
-        <ColorMode />
+        <div className="flex items-center gap-2">
+          <ColorMode />
+          <SignOut />
+        </div>
       </header>
       <nav aria-label="Onboarding steps" className="mx-auto max-w-3xl px-4">
         <ol className="flex flex-wrap gap-2 text-sm">

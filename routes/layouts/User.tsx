@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
 import { Avatar } from "../islands.ts";
-import { ColorMode, Logo, Notifications } from "./parts.tsx";
+import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
 
 export const ACCOUNT_NAV = [
   { href: "/account", label: "Dashboard" },
@@ -15,6 +15,7 @@ export const ACCOUNT_NAV = [
   { href: "/account/ratealerts", label: "Rate alerts" },
   { href: "/account/users", label: "Users" },
   { href: "/account/linked-accounts", label: "Linked accounts" },
+  { href: "/account/security", label: "Sign-in and security" },
 ];
 
 export const CONSOLE_NAV = [
@@ -33,6 +34,7 @@ export const CONSOLE_NAV = [
   { href: "/console/bulkemails", label: "Bulk emails" },
   { href: "/console/profitReports", label: "Profit reports" },
   { href: "/console/migration", label: "Migration" },
+  { href: "/account/security", label: "Sign-in and security" },
 ];
 
 function NavList({ label, items, current }: { label: string; items: typeof ACCOUNT_NAV; current: string }) {
@@ -64,6 +66,7 @@ export function UserLayout({ children }: { children: ReactNode }) {
   const isAdmin = user?.level === "Admin";
   return (
     <div className="flex min-h-screen flex-col" data-layout="user">
+      <OnBehalf />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
         <div className="flex items-center gap-4 px-4 py-3">
           <Logo />
@@ -75,6 +78,7 @@ export function UserLayout({ children }: { children: ReactNode }) {
                 <span className="hidden sm:inline">{user.name}</span>
               </span>
             )}
+            <SignOut />
           </div>
         </div>
       </header>

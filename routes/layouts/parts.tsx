@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
-import { ColorModeToggle, NotificationQueue } from "../islands.ts";
+import { ColorModeToggle, LogoutButton, NotificationQueue, OnBehalfBanner } from "../islands.ts";
 
 export function Logo() {
   return (
@@ -22,6 +22,22 @@ export function ColorMode() {
 /** The notification queue, with anything the server queued across the last redirect. */
 export function Notifications() {
   return <NotificationQueue initial={usePage().notifications} />;
+}
+
+/** For an administrator acting on behalf of a customer: the banner naming them, on every page. */
+export function OnBehalf() {
+  const { user, onBehalf } = usePage();
+  if (user?.level !== "Admin" || !onBehalf) return null;
+  return (
+    <OnBehalfBanner
+      customer={{ id: onBehalf.id, name: onBehalf.name, username: onBehalf.username, cc_contact: onBehalf.cc_contact }}
+    />
+  );
+}
+
+/** Sign out, for whoever is signed in. */
+export function SignOut() {
+  return usePage().user ? <LogoutButton /> : null;
 }
 
 export function PageTitle({ children, lead }: { children: ReactNode; lead?: ReactNode }) {

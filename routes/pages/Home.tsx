@@ -1,4 +1,6 @@
-/** Home: what the portal is for, and where signing in will be. */
+import { SignInCard } from "./onboarding.tsx";
+
+/** Home: what the portal is for, and signing in. */
 export function Home() {
   return (
     <div className="grid gap-10 md:grid-cols-2 md:items-center">
@@ -13,13 +15,7 @@ export function Home() {
           <a className="btn-ghost" href="/calculator">See our rates</a>
         </div>
       </section>
-      <section aria-labelledby="sign-in" className="card">
-        <h2 id="sign-in" className="text-xl font-semibold">Sign in</h2>
-        <p className="mt-2 text-neutral-700 dark:text-neutral-300" role="status">
-          Coming soon: signing in with your email, password and a second factor arrives with the
-          sign-in work.
-        </p>
-      </section>
+      <SignInCard />
     </div>
   );
 }

@@ -36,6 +36,7 @@ export function renderDocument(c: Context<AppEnv>, options: DocumentOptions): Re
   const page: PageContext = {
     path: c.req.path + (new URL(c.req.url).search || ""),
     user: c.var.user ?? null,
+    onBehalf: c.var.onBehalf ? { ...c.var.onBehalf, cc_contact: c.var.onBehalf.username } : null,
     colorMode: forced ?? colorModeOf(c),
     forcedColorMode: forced,
     notifications: takeFlash(c),
@@ -65,5 +66,6 @@ export function renderDocument(c: Context<AppEnv>, options: DocumentOptions): Re
     `<title>${escapeHtml(options.title)} · Portal</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">` +
     
     `<link rel="stylesheet" href="${assets.stylesheet}">${head}</head><body>${body}${tail}</body></html>`;
-  return c.html(html, options.status ?? 200);
+  // Without a status of its own, the page keeps the one its handler set (c.status(403)).
+  return options.status ? c.html(html, options.status) : c.html(html);
 }

@@ -8,6 +8,8 @@ export interface PageContext {
   /** The path with its query, as the visitor asked for it. */
   path: string;
   user: SessionUser | null;
+  /** For an administrator acting on behalf of a customer: that customer, with their email. */
+  onBehalf: (SessionUser & { cc_contact: string }) | null;
   /** The visitor's colour-mode preference (from its cookie), or the mode the route forces. */
   colorMode: ColorMode;
   /** Set when the route forces light or dark through its metadata. */

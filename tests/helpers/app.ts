@@ -6,7 +6,8 @@ import type { AppEnv } from "../../server/env.ts";
 import { loadAssets } from "../../server/render/assets.ts";
 import type { Database } from "../../db/client.ts";
 import { testDatabase } from "./db.ts";
-import { createServices } from "../../server/services.ts";
+import { createServices, type ServiceOptions, type Services } from "../../server/services.ts";
+import type { Config } from "../../server/config.ts";
 import { tmpdir } from "node:os";
 
 /** A signed-in user summary for guard tests; every onboarding step done unless overridden. */
@@ -42,15 +43,32 @@ export interface TestApp {
   signIn(user: SessionUser | null): void;
 }
 
-/**
- * The real app on a fresh database, with the island build from dist/. The sign-in work's sessions
- * are stood in for by a resolver that answers whoever the test signed in.
- */
-export async function testApp(): Promise<TestApp> {
+export interface TestAppOptions {
+  /** "stand-in" (default): a resolver answers whoever the test signed in, for guard and page
+   * tests. "database": the real sessions, signed in through the calls, for journey tests. */
+  sessions?: "stand-in" | "database";
+  /** The clock of every service (sessions, tokens, limits), in ms; a test may move it. */
+  now?: () => number;
+  env?: Record<string, string>;
+  services?: ServiceOptions;
+}
+
+/** The real app on a fresh database, with the island build from dist/. */
+export async function testApp(options: TestAppOptions = {}): Promise<TestApp & { services: Services; config: Config }> {
   const db = await testDatabase();
   let current: SessionUser | null = null;
-  const config = { ...loadConfig({ APP_ENV: "test", PUBLIC_URL: "http://localhost" }) };
-  const services = await createServices(db, config, { secretFile: `${tmpdir()}/portal-test-secret` });
-  const app = createApp({ db, config, assets: loadAssets(config.distDir), services, sessions: () => Promise.resolve(current) });
-  return { app, db, signIn: (user) => (current = user) };
+  const config = loadConfig({ APP_ENV: "test", PUBLIC_URL: "http://localhost", ...options.env });
+  const services = await createServices(db, config, {
+    secretFile: `${tmpdir()}/portal-test-secret`,
+    now: options.now,
+    ...options.services,
+  });
+  const app = createApp({
+    db,
+    config,
+    assets: loadAssets(config.distDir),
+    services,
+    sessions: options.sessions === "database" ? undefined : () => Promise.resolve(current),
+  });
+  return { app, db, services, config, signIn: (user) => (current = user) };
 }

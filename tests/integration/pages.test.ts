@@ -12,8 +12,8 @@ beforeAll(async () => {
 const get = (path: string, init?: RequestInit) => t.app.request(path, init);
 
 /** Every route of SPEC.md section 2, with a sample id where the route has one. */
-const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator"];
-const SIGNED_IN = ["/verify", "/identity", "/register-business", "/register-personal", "/processing", "/second-factor", "/account-select"];
+const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator", "/verify"];
+const SIGNED_IN = ["/identity", "/register-business", "/register-personal", "/processing", "/second-factor", "/account-select"];
 const ACCOUNT = [
   "/account", "/account/users", "/account/convert", "/account/payment", "/account/reports", "/account/balances",
   "/account/ratealerts", "/account/transactions", "/account/pendingpayments", "/account/pendingpayments/7",
@@ -129,7 +129,7 @@ describe("/auth runs the guards in SPEC.md's order", () => {
 
 describe("each guard sends the visitor where they belong", () => {
   const cases: [string, Parameters<typeof makeUser>[0], string][] = [
-    ["/verify", { validated: true }, "/auth"], // is-not-verified
+    ["/verify", { validated: true }, "/auth"], // a verified user has nothing to verify
     ["/register-personal", { profile: true }, "/auth"], // has-no-profile
     ["/register-personal", { profile: false, type: "Business" }, "/account"], // is-personal
     ["/register-business", { profile: false, type: "Personal" }, "/account"], // is-business

@@ -23,7 +23,7 @@ describe("islands on a page", () => {
     expect(scriptsOf(html).filter((s) => s.includes('type="module"'))).toHaveLength(1);
     const json = /id="__islands">([^<]*)</.exec(html)![1];
     const islands = deserializeProps<{ id: string; name: string; props: Record<string, unknown> }[]>(json);
-    expect(islands.map((i) => i.name).sort()).toEqual(["Avatar", "ColorModeToggle", "NotificationQueue"]);
+    expect(islands.map((i) => i.name).sort()).toEqual(["Avatar", "ColorModeToggle", "LogoutButton", "NotificationQueue"]);
     expect(islands.find((i) => i.name === "Avatar")!.props.alt).toBe("Ada <b>Lovelace</b>");
     for (const { id } of islands) expect(html).toContain(`data-island="${id}"`);
   });

@@ -1,0 +1,165 @@
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { identityChecks, profiles, users } from "../../db/schema.ts";
+import { listCustomers } from "../../server/accounts/customers.ts";
+import { hasAdministrator } from "../../server/auth/setup.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { COUNTRIES } from "../../server/profile/schema.ts";
+import {
+  ConsoleUsers,
+  ForgotForm,
+  IdentityCheck,
+  LoginForm,
+  ProfileForm,
+  RegisterForm,
+  SecondFactorForm,
+  SetupForm,
+  TotpSettings,
+  VerifyForm,
+} from "../islands.ts";
+import { PageTitle } from "../layouts/parts.tsx";
+
+/** The screens of the sign-in journey: each a title, a short lead, and its island with the data it needs. */
+
+export function SignInCard() {
+  return (
+    <section aria-labelledby="sign-in" className="card">
+      <h2 id="sign-in" className="text-xl font-semibold">Sign in</h2>
+      <div className="mt-4">
+        <LoginForm />
+      </div>
+    </section>
+  );
+}
+
+export async function SetupPage(c: Context<AppEnv>) {
+  const done = await hasAdministrator(c.var.db);
+  if (done) c.status(403);
+  return (
+    <section className="mx-auto max-w-md">
+      <PageTitle lead="Create the first administrator of this portal.">Set up the portal</PageTitle>
+      <div className="card">
+        <SetupForm done={done} />
+      </div>
+    </section>
+  );
+}
+
+export function ForgotPage(c: Context<AppEnv>) {
+  const token = c.req.query("token") ?? null;
+  return (
+    <section className="mx-auto max-w-md">
+      <PageTitle lead={token ? "Choose a new password." : "We will email you a link to choose a new password."}>
+        Forgotten password
+      </PageTitle>
+      <div className="card">
+        <ForgotForm token={token} username={c.req.query("username") ?? null} />
+      </div>
+    </section>
+  );
+}
+
+const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
+
+export function RegisterPage(c: Context<AppEnv>) {
+  // Marketing attribution: the utm_* of the address the visitor arrived with, and where from.
+  const attribution: Record<string, string> = {};
+  for (const key of UTM) {
+    const value = c.req.query(key);
+    if (value) attribution[key] = value.slice(0, 500);
+  }
+  const referrer = c.req.header("referer");
+  if (referrer && new URL(referrer, c.req.url).origin !== new URL(c.req.url).origin) attribution.referrer = referrer.slice(0, 500);
+  attribution.landing_path = (c.req.path + new URL(c.req.url).search).slice(0, 500);
+  const referralCode = c.req.query("ref") ?? c.req.query("referral_code") ?? null;
+  return (
+    <>
+      <PageTitle lead="It takes a few minutes: your email, your details, and a check of your identity.">
+        Open an account
+      </PageTitle>
+      <RegisterForm referralCode={referralCode} attribution={attribution} />
+    </>
+  );
+}
+
+export function VerifyPage(c: Context<AppEnv>) {
+  const user = c.var.user;
+  return (
+    <>
+      <PageTitle lead={user ? `We sent a link to ${user.username}. Open it, or paste its code here.` : undefined}>
+        Verify your email
+      </PageTitle>
+      <VerifyForm token={c.req.query("token") ?? null} email={user?.username ?? null} signedIn={!!user} />
+    </>
+  );
+}
+
+export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
+  const customer = c.var.onBehalf ?? c.var.user!;
+  const [saved] = await c.var.db.select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
+  return (
+    <>
+      <PageTitle lead="We are required by law to know who our customers are. Your answers are kept confidential.">
+        {type === "Business" ? "About your business" : "About you"}
+      </PageTitle>
+      <ProfileForm
+        type={type}
+        countries={COUNTRIES.map((c) => ({ code: c.code, name: c.name, postcode: c.postcode }))}
+        initial={(saved?.data ?? null) as Record<string, unknown> | null}
+      />
+    </>
+  );
+}
+
+export async function IdentityPage(c: Context<AppEnv>) {
+  const customer = c.var.onBehalf ?? c.var.user!;
+  const [check] = await c.var.db.select().from(identityChecks).where(eq(identityChecks.userId, customer.id));
+  return (
+    <>
+      <PageTitle lead="A photo of an identity document and a selfie: it takes about two minutes.">
+        Confirm your identity
+      </PageTitle>
+      <IdentityCheck
+        provider={c.var.services.identity.name}
+        status={check?.status ?? "none"}
+        comment={check?.moderationComment ?? null}
+      />
+    </>
+  );
+}
+
+export async function SecondFactorPage(c: Context<AppEnv>) {
+  const user = c.var.user!;
+  const [row] = await c.var.db.select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
+  return (
+    <section className="mx-auto max-w-md">
+      <PageTitle lead="One more step to keep your money safe.">Second factor</PageTitle>
+      <div className="card">
+        <SecondFactorForm method={row?.totp ? "totp" : "email"} email={user.username} />
+      </div>
+    </section>
+  );
+}
+
+export async function SecurityPage(c: Context<AppEnv>) {
+  const user = c.var.user!;
+  const [row] = await c.var.db.select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
+  return (
+    <section className="max-w-2xl">
+      <PageTitle lead="How you prove it is you when you sign in.">Sign-in and security</PageTitle>
+      <div className="card">
+        <TotpSettings enabled={!!row?.totp} email={user.username} />
+      </div>
+    </section>
+  );
+}
+
+export async function ConsoleUsersPage(c: Context<AppEnv>) {
+  const res = await listCustomers(c.var.db);
+  return (
+    <section>
+      <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
+      <ConsoleUsers users={res} onBehalfId={c.var.onBehalf?.id ?? null} />
+    </section>
+  );
+}
