@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react
 import type { Notification } from "../lib/notification.ts";
 import {
   listenForNotifyEvents,
+  showCarried,
   type NotificationColor,
   notifications,
   snapshotOf,
@@ -142,7 +143,10 @@ export default function NotificationQueue({ initial }: { initial: Notification[]
   useLayoutEffect(() => {
     for (const n of initial ?? []) notifications.notify(n);
   }, []);
-  useEffect(() => listenForNotifyEvents(globalThis), []);
+  useEffect(() => {
+    showCarried();
+    return listenForNotifyEvents(globalThis);
+  }, []);
 
   return (
     <section

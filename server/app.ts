@@ -15,7 +15,7 @@ import type { AppEnv } from "./env.ts";
 import { notFound, onError } from "./http/errors.tsx";
 import { idempotency } from "./http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./http/redirects.ts";
-import { sameOriginOnly, securityHeaders } from "./http/security.ts";
+import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./http/security.ts";
 import type { Assets } from "./render/assets.ts";
 import type { Services } from "./services.ts";
 
@@ -39,6 +39,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const publicOrigin = new URL(config.publicUrl).origin;
 
+  app.use(identityProviderAllowances(!!config.sumsub));
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
   app.use(async function context(c, next) {
     c.set("db", db);

@@ -4,6 +4,7 @@
  * `{"error", "message", "fields"?, "redirect"?}`. Reads join the request batch (batch.ts); POST
  * and PUT reset it.
  */
+import { carryToNextPage } from "./notifications.ts";
 import { type ApiFailure, type ApiSuccess, IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
 import { abortError, anySignal, requestBatch, type RequestBatch } from "./batch.ts";
 import { type Query, withQuery } from "./query-string.ts";
@@ -120,7 +121,10 @@ export function createApi(deps: ApiDeps = {}): Api {
       // SPEC.md section 4: a 401 on any call clears the user and sends the visitor to '/'. Already
       // on '/' (a failed login there) a reload would only wipe the message the page is about to show.
       user.clear();
-      if (currentPath() !== "/") navigate("/");
+      if (currentPath() !== "/") {
+        carryToNextPage({ title: error.error, color: "error" });
+        navigate("/");
+      }
     } else if (error.redirect) {
       // A guard's refusal (403) names where the visitor should go instead.
       navigate(error.redirect);

@@ -14,12 +14,12 @@ import {
 } from "../../server/auth/rate-limit.ts";
 import { clientAddress } from "../../server/auth/sessions.ts";
 import { findUser, findUserByUsername, normalizeUsername, summaryOf, type UserRow } from "../../server/auth/users.ts";
-import { totpKeyFromText, verifyTotp } from "../../server/auth/totp.ts";
+import { verifyTotp } from "../../server/auth/totp.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { registerScreen } from "../../server/guards.ts";
-import { loggedin } from "../../server/guards.ts";
+import { loggedin, registerScreen } from "../../server/guards.ts";
 import { ApiError, ok } from "../../server/http/api.ts";
 import { valid } from "../../server/http/validate.ts";
+import { flash } from "../../server/render/flash.ts";
 import { emailValidation, passwordChanged, passwordReset, secondFactorCode } from "../../server/mail/index.ts";
 
 /** SPEC.md section 8: a wrong password, code or token is a 401 whose error is 'Bad credentials'. */
@@ -259,6 +259,7 @@ export const auth = new Hono<AppEnv>()
       await sessions.end(c, null);
       await limiter.clear(`login:${username}`);
       await mailer.send({ to: user.username, userId: user.id, template: "password-changed", rendered: passwordChanged({}) });
+      flash(c, { title: "Password changed", description: "Sign in with your new password.", color: "success" });
       return ok(c, { ok: true }, { redirect: "/" });
     },
   )

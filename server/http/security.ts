@@ -57,3 +57,28 @@ export function sameOriginOnly(allowedOrigins: () => string[]): MiddlewareHandle
     await next();
   };
 }
+
+const SUMSUB_ORIGINS = "https://*.sumsub.com";
+
+/**
+ * The identity page under Sumsub loads Sumsub's WebSDK, which frames Sumsub's pages and uses the
+ * camera for the selfie. Only that page, and only when Sumsub is the provider, gets those
+ * allowances. Registered outside securityHeaders, so it amends what that set.
+ */
+export function identityProviderAllowances(enabled: boolean): MiddlewareHandler<AppEnv> {
+  return async function sumsubAllowances(c, next) {
+    await next();
+    if (!enabled || c.req.path !== "/identity") return;
+    const csp = c.res.headers.get("content-security-policy");
+    if (csp) {
+      c.res.headers.set(
+        "content-security-policy",
+        csp.replace("frame-src 'self'", `frame-src 'self' ${SUMSUB_ORIGINS}`)
+          .replace("connect-src 'self'", `connect-src 'self' ${SUMSUB_ORIGINS}`)
+          .replace("img-src 'self'", `img-src 'self' ${SUMSUB_ORIGINS}`)
+          .replace("style-src 'self'", `style-src 'self' 'unsafe-inline' ${SUMSUB_ORIGINS}`),
+      );
+    }
+    c.res.headers.set("permissions-policy", `camera=(self "${SUMSUB_ORIGINS}"), microphone=(), geolocation=(), payment=()`);
+  };
+}

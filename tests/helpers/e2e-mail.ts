@@ -1,0 +1,178 @@
+import { join } from "node:path";
+import { and, desc, gt, sql } from "drizzle-orm";
+import { type Database, openDatabase } from "../../db/client.ts";
+import { emails } from "../../db/schema.ts";
+import type { Page } from "playwright-core";
+import { hydrated } from "./browser.ts";
+import type { EmailRow } from "./mailbox.ts";
+import type { RunningServer } from "./server.ts";
+
+export type { EmailRow };
+export { codeIn, linkIn } from "./mailbox.ts";
+
+/**
+ * The mailbox of an end-to-end test: the running server keeps every email in its database's
+ * `emails` table (APP_ENV=test sends nothing), so the test opens the same file as a second
+ * connection (WAL lets it read beside the server) and reads the messages a person would receive.
+ * Only reads: the server stays the only writer.
+ */
+export function openServerDatabase(server: RunningServer): Promise<Database> {
+  return openDatabase({ url: "file:" + join(server.dataDir, "portal.db") });
+}
+
+export interface WaitOptions {
+  /** Only an email of this template ("email-validation", "second-factor-code", "password-reset"...). */
+  template?: string;
+  /**
+   * Only an email newer than this: a row seen before (or its id), or a moment (by createdAt).
+   * Without it, the first matching email is answered, however old.
+   */
+  after?: EmailRow | number | Date | null;
+  /** How long to wait, in ms (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** The id of the newest email in the table (0 when none): a mark to wait for what comes after. */
+export async function lastEmailId(db: Database): Promise<number> {
+  const [row] = await db.select({ id: emails.id }).from(emails).orderBy(desc(emails.id)).limit(1);
+  return row?.id ?? 0;
+}
+
+/**
+ * Polls until an email to `to` (compared without case) arrives that matches `template` and is
+ * newer than `after`, and answers the newest such email. Throws after the timeout, listing what
+ * the address did receive.
+ */
+export async function waitForEmail(db: Database, to: string, options: WaitOptions = {}): Promise<EmailRow> {
+  const { template, after = null, timeoutMs = 10_000 } = options;
+  const conditions = [sql`lower(${emails.to}) = ${to.toLowerCase()}`];
+  if (template) conditions.push(sql`${emails.template} = ${template}`);
+  if (typeof after === "number") conditions.push(gt(emails.id, after));
+  else if (after instanceof Date) conditions.push(gt(emails.createdAt, after));
+  else if (after) conditions.push(gt(emails.id, after.id));
+
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await db.select().from(emails).where(and(...conditions)).orderBy(desc(emails.id)).limit(1);
+    if (row) return row;
+    if (Date.now() > deadline) {
+      const seen = await db.select({ id: emails.id, template: emails.template }).from(emails)
+        .where(sql`lower(${emails.to}) = ${to.toLowerCase()}`);
+      throw new Error(
+        `No ${template ?? "email"} for ${to} within ${timeoutMs} ms` +
+          (after === null ? "" : ` (after ${after instanceof Date ? after.toISOString() : typeof after === "number" ? `#${after}` : `#${after.id}`})`) +
+          `. That address has: ${seen.map((s) => `#${s.id} ${s.template}`).join(", ") || "nothing"}.`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Journeys that need the mailbox
+
+/** The `token` parameter of an emailed link. */
+export function tokenOf(link: string): string {
+  const token = new URL(link).searchParams.get("token");
+  if (!token) throw new Error(`No token in ${link}`);
+  return token;
+}
+
+/** A Personal profile that passes the server's checks and raises no compliance flag. */
+export function personalProfile(first = "Ada", last = "Lovelace"): Record<string, unknown> {
+  return {
+    first,
+    last,
+    dob: "1990-05-15",
+    phone: "+44 20 7946 0000",
+    identity: "123456789",
+    address: { line1: "1 Test Street", line2: "", city: "London", region: "", postcode: "SW1A 1AA", country: "GB" },
+    employment: "Employed",
+    position: "Engineer",
+    expected: "20000",
+    fundSource: "Salary",
+    source: ["Salary"],
+    purpose: ["Family support"],
+    discovery: "",
+    personal: true,
+    agency: false,
+    agency_of: "",
+    public: false,
+    denial: false,
+  };
+}
+
+interface ApiAnswer<T> {
+  body: T;
+  redirect?: string;
+}
+
+/** The part of playwright's APIRequestContext the API shortcut uses (page.request, context.request). */
+export interface Requester {
+  post(url: string, options: { data: unknown }): Promise<{ status(): number; json(): Promise<unknown>; text(): Promise<string> }>;
+  get(url: string): Promise<{ status(): number; json(): Promise<unknown>; text(): Promise<string> }>;
+}
+
+async function expectOk<T>(what: string, res: { status(): number; json(): Promise<unknown>; text(): Promise<string> }): Promise<ApiAnswer<T>> {
+  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
+  return await res.json() as ApiAnswer<T>;
+}
+
+/**
+ * The API shortcut to a Personal customer with an open account: register, open the emailed
+ * validation token, save the profile, approve in the sandbox, confirm. `request` carries the
+ * customer's cookies (page.request of the customer's own context). Answers the customer's id and
+ * account_ref.
+ */
+export async function openAccountThroughApi(
+  request: Requester,
+  db: Database,
+  baseUrl: string,
+  customer: { email: string; password: string; first?: string; last?: string },
+): Promise<{ id: number; accountRef: string | null; name: string }> {
+  const mark = await lastEmailId(db);
+  const registered = await expectOk<{ id: number }>(
+    "auth/register",
+    await request.post(`${baseUrl}/api/auth/register`, {
+      data: { email: customer.email, password: customer.password, type: "Personal" },
+    }),
+  );
+  const mail = await waitForEmail(db, customer.email, { template: "email-validation", after: mark });
+  const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`No link in the validation email:\n${mail.text}`);
+  await expectOk("validation/validate", await request.post(`${baseUrl}/api/validation/validate`, { data: { token: tokenOf(link) } }));
+  await expectOk(
+    "account/profile",
+    await request.post(`${baseUrl}/api/account/profile`, { data: personalProfile(customer.first, customer.last) }),
+  );
+  await expectOk("sumsub/sandbox", await request.post(`${baseUrl}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+  const confirmed = await expectOk<{ id: number; account: boolean; account_ref: string | null; name: string }>(
+    "sumsub/confirm",
+    await request.get(`${baseUrl}/api/sumsub/confirm`),
+  );
+  if (!confirmed.body.account) throw new Error(`The account did not open: ${JSON.stringify(confirmed.body)}`);
+  return { id: registered.body.id, accountRef: confirmed.body.account_ref, name: confirmed.body.name };
+}
+
+/**
+ * Signs in as a person does: email and password on '/', then the emailed 6-digit code on
+ * /second-factor. Leaves the page where /auth sends the user (the caller waits for it).
+ */
+export async function signInThroughPages(page: Page, db: Database, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${baseUrl}/`);
+  await hydrated(page);
+  const form = page.getByRole("form", { name: "Sign in" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Password").fill(password);
+  const mark = await lastEmailId(db);
+  await form.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${baseUrl}/second-factor`);
+  await hydrated(page);
+  const mail = await waitForEmail(db, email, { template: "second-factor-code", after: mark });
+  const code = /\b\d{6}\b/.exec(mail.text)?.[0];
+  if (!code) throw new Error(`No code in the sign-in email:\n${mail.text}`);
+  const challenge = page.getByRole("form", { name: "Second factor" });
+  await challenge.getByLabel("Code").fill(code);
+  await challenge.getByRole("button", { name: "Continue" }).click();
+  await page.waitForURL((url) => url.pathname !== "/second-factor");
+}
