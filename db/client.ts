@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as schema from "./schema.ts";
+import { serializeWrites } from "./serialized-writes.ts";
 
 export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
 
@@ -25,14 +26,14 @@ export async function openDatabase({ url, authToken }: OpenOptions): Promise<Dat
     const path = url.slice("file:".length);
     if (path && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   }
-  const client = createClient({ url, authToken });
+  // A local file: writes from this process take turns (serialized-writes.ts); the timeout is for
+  // other processes on the same file (deno task admin:create beside the server).
+  const client = isLocalFile ? serializeWrites(createClient({ url, timeout: 5000 })) : createClient({ url, authToken });
   if (isLocalFile) {
-    // WAL lets readers run beside the writer; synchronous=FULL makes every commit durable
-    // (fsync of the WAL at commit), which a ledger needs. busy_timeout makes a second
-    // connection wait for the write lock instead of failing at once.
+    // WAL lets readers in other processes run beside the writer; synchronous=FULL makes every
+    // commit durable (the WAL is synced at each commit), which a ledger needs.
     await client.execute("PRAGMA journal_mode = WAL");
     await client.execute("PRAGMA synchronous = FULL");
-    await client.execute("PRAGMA busy_timeout = 5000");
     await client.execute("PRAGMA foreign_keys = ON");
   }
   return drizzle(client, { schema }) as Database;

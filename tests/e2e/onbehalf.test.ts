@@ -1,0 +1,130 @@
+/**
+ * An administrator acting on behalf of a customer, in Chromium: from the console's customer list to
+ * the customer's screens with the banner naming them, across reloads and a new sign-in, and back,
+ * with both ends in the audit log.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { ON_BEHALF_CLEAR_DELAY_MS } from "../../lib/constants.ts";
+import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { type RunningServer, startServer } from "../helpers/server.ts";
+
+let server: RunningServer;
+let browser: Browser;
+let db: Database;
+
+const ADMIN = { email: "operator@portal.test", password: "operator-password-1" };
+const CUSTOMER = { email: "Ada.Customer@portal.test", password: "customer-password-1", first: "Ada", last: "Customer" };
+
+beforeAll(async () => {
+  server = await startServer();
+  db = await openServerDatabase(server);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  db?.$client.close();
+  await server?.stop();
+});
+
+const path = (page: Page) => new URL(page.url()).pathname;
+
+/** The banner an administrator sees while acting on behalf of a customer. */
+const bannerOf = (page: Page) => page.getByRole("region", { name: "Acting on behalf of a customer" });
+
+async function expectBanner(page: Page, text: string) {
+  await hydrated(page);
+  const banner = bannerOf(page);
+  await expect.poll(() => banner.isVisible()).toBe(true);
+  expect(await banner.getByRole("paragraph").first().textContent()).toContain(text);
+}
+
+test("an administrator acting on behalf of a customer and clearing it", async () => {
+  // The customer, with an open account, through the API (the sign-in tests cover these pages).
+  const customerBrowser = await newPage(browser);
+  const customer = await openAccountThroughApi(customerBrowser.page.request, db, server.url, CUSTOMER);
+  await customerBrowser.context.close();
+  const username = CUSTOMER.email.toLowerCase();
+  const who = `${CUSTOMER.first} ${CUSTOMER.last} (${username})`;
+
+  const { page, context, problems } = await newPage(browser);
+  const setup = await page.request.post(`${server.url}/api/setup`, { data: ADMIN });
+  expect(setup.status()).toBe(200);
+
+  await signInThroughPages(page, db, server.url, ADMIN.email, ADMIN.password);
+  expect(path(page)).toBe("/console/users");
+  await hydrated(page);
+  expect(await bannerOf(page).count()).toBe(0);
+
+  const row = page.getByRole("row").filter({ hasText: username });
+  await expect.poll(() => row.count()).toBe(1);
+  await row.getByRole("button", { name: `Act on behalf of ${CUSTOMER.first} ${CUSTOMER.last}` }).click();
+  await page.waitForURL(`${server.url}/account`);
+  await expectBanner(page, `You are acting on behalf of ${who}`);
+  // The customer's dashboard, not the console's.
+  expect(await page.getByRole("heading", { level: 1, name: "Dashboard" }).isVisible()).toBe(true);
+
+  await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Balances" }).click();
+  await page.waitForURL(`${server.url}/account/balances`);
+  await expectBanner(page, `You are acting on behalf of ${who}`);
+
+  await page.goto(`${server.url}/console/users`);
+  await expectBanner(page, `You are acting on behalf of ${who}`);
+  expect(await row.textContent()).toContain("(acting on behalf)");
+
+  await page.reload();
+  await expectBanner(page, `You are acting on behalf of ${who}`);
+
+  // A new session keeps the mode (SPEC.md section 4: on-behalf state persists across sessions).
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(`${server.url}/`);
+  await hydrated(page);
+  expect(await bannerOf(page).count()).toBe(0);
+  await signInThroughPages(page, db, server.url, ADMIN.email, ADMIN.password);
+  expect(path(page)).toBe("/console/users");
+  await expectBanner(page, `You are acting on behalf of ${who}`);
+
+  // Stop, from the customer's dashboard: "Leaving…" for about 1.5 s, then the console, no banner.
+  await page.goto(`${server.url}/account`);
+  await expectBanner(page, `You are acting on behalf of ${who}`);
+  const stop = bannerOf(page).getByRole("button", { name: "Stop acting on behalf" });
+  const clickedAt = Date.now();
+  await stop.click();
+  await expect.poll(() => bannerOf(page).getByRole("button", { name: "Leaving…" }).isVisible()).toBe(true);
+  await page.waitForURL(`${server.url}/console/users`);
+  const elapsed = Date.now() - clickedAt;
+  expect(elapsed).toBeGreaterThanOrEqual(ON_BEHALF_CLEAR_DELAY_MS - 100);
+  expect(elapsed).toBeLessThan(ON_BEHALF_CLEAR_DELAY_MS + 5_000);
+  await hydrated(page);
+  expect(await bannerOf(page).count()).toBe(0);
+  expect(await row.textContent()).not.toContain("(acting on behalf)");
+  await page.reload();
+  await hydrated(page);
+  expect(await bannerOf(page).count()).toBe(0);
+  // The customer's screens are closed to the administrator again.
+  await page.goto(`${server.url}/account`);
+  expect(path(page)).toBe("/console/users");
+
+  // Both ends are in the audit log, with who acted and for whom.
+  const whoami = await page.request.get(`${server.url}/api/account/whoami`);
+  const adminId = (await whoami.json()).body.id as number;
+  const audit = await page.request.get(`${server.url}/api/console/audit`);
+  expect(audit.status()).toBe(200);
+  const entries = (await audit.json()).body as { action: string; actor_id: number; on_behalf_of_id: number | null }[];
+  const onBehalf = entries.filter((e) => e.action.startsWith("on-behalf."));
+  // Newest first: the end, then the start.
+  expect(onBehalf.map((e) => e.action)).toEqual(["on-behalf.end", "on-behalf.start"]);
+  for (const entry of onBehalf) {
+    expect(entry.actor_id).toBe(adminId);
+    expect(entry.on_behalf_of_id).toBe(customer.id);
+  }
+  // And filtered by the customer.
+  const theirs = await page.request.get(`${server.url}/api/console/audit?customer=${customer.id}`);
+  const theirActions = ((await theirs.json()).body as { action: string }[]).map((e) => e.action);
+  expect(theirActions).toEqual(expect.arrayContaining(["on-behalf.start", "on-behalf.end"]));
+
+  expect(problems).toEqual([]);
+  await context.close();
+});

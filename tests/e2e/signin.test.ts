@@ -1,0 +1,331 @@
+/**
+ * The sign-in and onboarding journeys, in Chromium, clicked and typed as a person would: setting up
+ * the portal, a Personal customer from /register to /account, a Business customer who waits at
+ * /processing for an administrator's compliance review, and a forgotten password.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import {
+  lastEmailId,
+  linkIn,
+  openAccountThroughApi,
+  openServerDatabase,
+  signInThroughPages,
+  waitForEmail,
+} from "../helpers/e2e-mail.ts";
+import { type RunningServer, startServer } from "../helpers/server.ts";
+
+let server: RunningServer;
+let browser: Browser;
+let db: Database;
+
+const ADMIN = { email: "admin@portal.test", password: "admin-password-1" };
+
+beforeAll(async () => {
+  server = await startServer();
+  db = await openServerDatabase(server);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  db?.$client.close();
+  await server?.stop();
+});
+
+/**
+ * The page's problems without the console's "Failed to load resource" lines for the HTTP statuses
+ * the journey expects (a 401 for a wrong password, a 422 for a refused form, a 403 page).
+ */
+function unexpected(problems: string[], expectedStatuses: number[] = []): string[] {
+  return problems.filter((p) =>
+    !expectedStatuses.some((status) =>
+      p.startsWith("console.error: Failed to load resource") && p.includes(`status of ${status}`)
+    )
+  );
+}
+
+const path = (page: Page) => new URL(page.url()).pathname;
+
+/** Today's date as the server reads it (UTC), YYYY-MM-DD. */
+const today = () => new Date().toISOString().slice(0, 10);
+
+/** Ensures the administrator exists (the setup call, refused with 403 once one does). */
+async function ensureAdministrator(page: Page) {
+  const res = await page.request.post(`${server.url}/api/setup`, { data: ADMIN });
+  expect([200, 403]).toContain(res.status());
+}
+
+/** /register: the account type, email and password, then the button; lands on /verify. */
+async function register(page: Page, type: "Personal" | "Business", email: string, password: string) {
+  await page.goto(`${server.url}/register`);
+  await hydrated(page);
+  const form = page.getByRole("form", { name: "Open an account" });
+  await form.getByRole("radio", { name: new RegExp(`^${type}`) }).check();
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Password").fill(password);
+  const mark = await lastEmailId(db);
+  await form.getByRole("button", { name: "Open an account" }).click();
+  await page.waitForURL(`${server.url}/verify`);
+  await hydrated(page);
+  await expect.poll(() => page.getByText(`We sent a link to ${email}`).first().isVisible()).toBe(true);
+  return mark;
+}
+
+/** Opens the emailed validation link in the same browser; lands on the profile form of the type. */
+async function openValidationLink(page: Page, email: string, after: number, next: string) {
+  const mail = await waitForEmail(db, email, { template: "email-validation", after });
+  const link = linkIn(mail.text);
+  expect(link, mail.text).toMatch(new RegExp(`^${server.url}/verify\\?token=`));
+  await page.goto(link!);
+  await page.waitForURL(`${server.url}${next}`);
+  await hydrated(page);
+}
+
+/** /identity with the sandbox: it says it is one, and its Approve button leads on. */
+async function approveInSandbox(page: Page) {
+  await page.waitForURL(`${server.url}/identity`);
+  await hydrated(page);
+  const sandbox = page.getByRole("region", { name: /Sandbox identity provider/ });
+  await expect.poll(() => sandbox.isVisible()).toBe(true);
+  expect(await sandbox.textContent()).toContain("for development and testing only; no real check is made");
+  await sandbox.getByRole("button", { name: "Approve (GREEN)" }).click();
+}
+
+async function signOut(page: Page) {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(`${server.url}/`);
+  await hydrated(page);
+}
+
+describe("sign-in journeys", () => {
+  test("/setup on an empty database", async () => {
+    const { page, context, problems } = await newPage(browser);
+    const first = await page.goto(`${server.url}/setup`);
+    expect(first?.status()).toBe(200);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "Create the administrator" });
+    expect(await form.isVisible()).toBe(true);
+    expect(await form.textContent()).toContain("No administrator exists yet.");
+
+    await form.getByLabel("Administrator's email").fill(ADMIN.email);
+    await form.getByLabel("Password", { exact: true }).fill(ADMIN.password);
+    await form.getByLabel("Password again").fill(ADMIN.password);
+    await form.getByRole("button", { name: "Create the administrator" }).click();
+    await page.waitForURL(`${server.url}/`);
+    await hydrated(page);
+
+    const again = await page.goto(`${server.url}/setup`);
+    expect(again?.status()).toBe(403);
+    await hydrated(page);
+    expect(await page.getByText("Setup is done: an administrator exists.").isVisible()).toBe(true);
+    expect(await page.getByRole("form", { name: "Create the administrator" }).count()).toBe(0);
+
+    // And the call says the same to anyone who tries it directly.
+    const call = await page.request.post(`${server.url}/api/setup`, { data: { email: "late@portal.test", password: "another-password" } });
+    expect(call.status()).toBe(403);
+    expect((await call.json()).error).toBe("Setup is already done.");
+
+    expect(unexpected(problems, [403])).toEqual([]);
+    await context.close();
+  });
+
+  test("a Personal customer from /register to /account", async () => {
+    const { page, context, problems } = await newPage(browser);
+    const email = "personal.customer@portal.test";
+    const password = "personal-password-1";
+
+    const mark = await register(page, "Personal", email, password);
+    await openValidationLink(page, email, mark, "/register-personal");
+
+    // The profile form, every required field by its label.
+    await page.getByLabel("First name").fill("Ada");
+    await page.getByLabel("Last name").fill("Lovelace");
+    await page.getByLabel("Date of birth").fill("1990-05-15");
+    await page.getByLabel("Phone number").fill("+44 20 7946 0000");
+    await page.getByLabel("Passport number").fill("123456789");
+    await page.getByLabel("Address line 1").fill("1 Test Street");
+    await page.getByLabel("Town or city").fill("London");
+    await page.getByLabel("Postcode").fill("SW1A 1AA");
+    await page.getByLabel("Country", { exact: true }).selectOption("GB");
+    await page.getByLabel("Employment status").selectOption("Employed");
+    await page.getByLabel("Job title").fill("Engineer");
+    await page.getByLabel("Expected annual amount you'll send").fill("20000");
+    await page.getByLabel("Main source of funds").selectOption("Salary");
+    await page.getByLabel("Salary", { exact: true }).check();
+    await page.getByLabel("Family support").check();
+    await page.getByLabel("This account is for my personal use").check();
+    await page.getByRole("button", { name: "Save and continue" }).click();
+
+    await approveInSandbox(page);
+    await page.waitForURL(`${server.url}/account`);
+    await hydrated(page);
+    expect(await page.getByRole("heading", { level: 1, name: "Dashboard" }).isVisible()).toBe(true);
+    expect(await page.getByText("Coming soon").isVisible()).toBe(true);
+    expect(await page.getByText("Ada Lovelace").first().isVisible()).toBe(true);
+
+    // The account opened at once, and its reference came by email. Is it on the account page?
+    const opened = await waitForEmail(db, email, { template: "account-opened" });
+    const accountRef = /\bP\d{8}\b/.exec(opened.text)?.[0];
+    expect(accountRef, opened.text).toBeTruthy();
+    const shown = (await page.locator("body").innerText()).includes(accountRef!);
+    // Not asserted: the dashboard does not show the account_ref yet (see the report).
+    if (!shown) console.warn(`[signin.test] /account does not show the account_ref ${accountRef}`);
+
+    await signOut(page);
+
+    // A wrong password: 'Invalid credentials', and no code is sent.
+    const signIn = page.getByRole("form", { name: "Sign in" });
+    await signIn.getByLabel("Email").fill(email);
+    await signIn.getByLabel("Password").fill("not-the-password");
+    const beforeWrong = await lastEmailId(db);
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => signIn.getByRole("alert").textContent()).toBe("Invalid credentials");
+    expect(path(page)).toBe("/");
+    expect(await lastEmailId(db)).toBe(beforeWrong);
+
+    // The right one, then the emailed code.
+    await signInThroughPages(page, db, server.url, email, password);
+    expect(path(page)).toBe("/account");
+    await hydrated(page);
+    expect(await page.getByText("Coming soon").isVisible()).toBe(true);
+
+    expect(unexpected(problems, [401])).toEqual([]);
+    await context.close();
+  });
+
+  test("a Business customer stops at /processing until an administrator opens the account", async () => {
+    const customer = await newPage(browser);
+    const { page } = customer;
+    const email = "business.customer@portal.test";
+    const password = "business-password-1";
+    const company = "Acme Trading Ltd";
+
+    const mark = await register(page, "Business", email, password);
+    await openValidationLink(page, email, mark, "/register-business");
+
+    await page.getByLabel("Company name").fill(company);
+    await page.getByLabel("Company registration number").fill("01234567");
+    await page.getByLabel("Date of incorporation").fill("2015-03-01");
+    await page.getByLabel("Country of incorporation").selectOption("GB");
+    await page.getByLabel("Nature of business").fill("Wholesale of coffee");
+    await page.getByLabel("Annual turnover").fill("250000");
+    await page.getByLabel("First name").fill("Grace");
+    await page.getByLabel("Last name").fill("Hopper");
+    await page.getByLabel("Date of birth").fill("1980-12-09");
+    await page.getByLabel("Phone number").fill("+44 20 7946 0001");
+    await page.getByLabel("Address line 1").fill("2 Market Street");
+    await page.getByLabel("Town or city").fill("Manchester");
+    await page.getByLabel("Postcode").fill("M1 1AA");
+    await page.getByLabel("Country", { exact: true }).selectOption("GB");
+    await page.getByLabel("Ultimate beneficial owner full name").fill("Grace Hopper");
+    await page.getByLabel("Director full name").fill("Alan Turing");
+    await page.getByLabel("Paying suppliers").check();
+    await page.getByRole("button", { name: "Save and continue" }).click();
+
+    await approveInSandbox(page);
+    await page.waitForURL(`${server.url}/processing`);
+    await hydrated(page);
+    expect(await page.getByRole("heading", { level: 1, name: "We are reviewing your application" }).isVisible()).toBe(true);
+
+    // The administrator, in a browser of their own.
+    const admin = await newPage(browser);
+    await ensureAdministrator(admin.page);
+    await signInThroughPages(admin.page, db, server.url, ADMIN.email, ADMIN.password);
+    expect(path(admin.page)).toBe("/console/users");
+    await hydrated(admin.page);
+
+    const row = admin.page.getByRole("row").filter({ hasText: email });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await row.textContent()).toContain(company);
+    await row.getByRole("button", { name: `Open account for ${company}` }).click();
+    const review = admin.page.getByRole("form", { name: `Compliance review for ${company}` });
+    await review.getByLabel("Compliance review done").check();
+    await review.getByRole("button", { name: "Open the account" }).click();
+    const alert = review.getByRole("alert");
+    await expect.poll(() => alert.textContent()).toBe("Amount is required when setting compliance.");
+
+    await review.getByLabel("Approved annual volume").fill("50000");
+    await review.getByLabel("Review date").fill(today());
+    await review.getByRole("button", { name: "Open the account" }).click();
+    await expect.poll(() => admin.page.getByText("Account opened", { exact: true }).isVisible()).toBe(true);
+    await expect.poll(() => review.count()).toBe(0);
+    // The row's Account column now shows the reference (a B, eight digits).
+    const accountCell = (await row.getByRole("cell").nth(3).textContent()) ?? "";
+    const accountRef = /^B\d{8}$/.exec(accountCell.trim())?.[0];
+    expect(accountRef, accountCell).toBeTruthy();
+    const opened = await waitForEmail(db, email, { template: "account-opened" });
+    expect(opened.text).toContain(accountRef);
+
+    // The customer reloads the waiting page and is sent to the account.
+    await page.reload();
+    await page.waitForURL(`${server.url}/account`);
+    await hydrated(page);
+    expect(await page.getByText("Coming soon").isVisible()).toBe(true);
+
+    expect(unexpected(customer.problems)).toEqual([]);
+    expect(unexpected(admin.problems, [422])).toEqual([]);
+    await admin.context.close();
+    await customer.context.close();
+  });
+
+  test("forgot and reset", async () => {
+    const email = "forgetful@portal.test";
+    const oldPassword = "old-password-1";
+    const newPassword = "new-password-2";
+    // The customer exists already (the API shortcut; the register pages are covered above).
+    const setup = await newPage(browser);
+    await openAccountThroughApi(setup.page.request, db, server.url, { email, password: oldPassword, first: "Fred", last: "Forgetful" });
+    await setup.context.close();
+
+    const { page, context, problems } = await newPage(browser);
+    await page.goto(`${server.url}/`);
+    await hydrated(page);
+    await page.getByRole("link", { name: "Forgotten password?" }).click();
+    await page.waitForURL(`${server.url}/forgot`);
+    await hydrated(page);
+    const mark = await lastEmailId(db);
+    await page.getByRole("form", { name: "Forgotten password" }).getByLabel("Email").fill(email);
+    await page.getByRole("button", { name: "Send me a link" }).click();
+    const message = `If an account exists for ${email}, we have sent a link to reset the password. It is valid for one hour.`;
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "If an account exists" }).textContent()).toBe(message);
+
+    // An unknown address gets the very same message.
+    await page.getByRole("button", { name: "Use another address" }).click();
+    await page.getByRole("form", { name: "Forgotten password" }).getByLabel("Email").fill("nobody@portal.test");
+    await page.getByRole("button", { name: "Send me a link" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "If an account exists" }).textContent()).toBe(
+      message.replace(email, "nobody@portal.test"),
+    );
+
+    const mail = await waitForEmail(db, email, { template: "password-reset", after: mark });
+    const link = linkIn(mail.text);
+    expect(link, mail.text).toMatch(new RegExp(`^${server.url}/forgot\\?token=`));
+    await page.goto(link!);
+    await hydrated(page);
+    const reset = page.getByRole("form", { name: "Choose a new password" });
+    expect(await reset.textContent()).toContain(email);
+    await reset.getByLabel("New password", { exact: true }).fill(newPassword);
+    await reset.getByLabel("New password again").fill(newPassword);
+    await reset.getByRole("button", { name: "Change my password" }).click();
+    await page.waitForURL(`${server.url}/`);
+    await hydrated(page);
+    await waitForEmail(db, email, { template: "password-changed", after: mark });
+
+    // The old password no longer works.
+    const signIn = page.getByRole("form", { name: "Sign in" });
+    await signIn.getByLabel("Email").fill(email);
+    await signIn.getByLabel("Password").fill(oldPassword);
+    await signIn.getByRole("button", { name: "Sign in" }).click();
+    await expect.poll(() => signIn.getByRole("alert").textContent()).toBe("Invalid credentials");
+    expect(path(page)).toBe("/");
+
+    // The new one does, with the emailed code.
+    await signInThroughPages(page, db, server.url, email, newPassword);
+    expect(path(page)).toBe("/account");
+
+    expect(unexpected(problems, [401])).toEqual([]);
+    await context.close();
+  });
+});
