@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import type { IdentityProvider, IdentityResult } from "./provider.ts";
-import { decide, readStoredCheck, toResult, writeResult, writeTransaction } from "./store.ts";
+import { decide, readStoredCheck, toResult, writeResult } from "./store.ts";
 
 /**
  * The built-in sandbox identity provider: what stands in for Sumsub when SUMSUB_APP_TOKEN and
@@ -39,7 +39,7 @@ export async function sandboxAnswer(
   const result: IdentityResult = answer === "GREEN"
     ? { status: "approved", reviewedAt: now }
     : { status: final ? "rejected" : "retry", moderationComment: comment, reviewedAt: now };
-  return await writeTransaction(db, async (tx) => {
+  return await db.transaction(async (tx) => {
     const existing = await readStoredCheck(tx, userId);
     const settled = existing?.provider === "sandbox" &&
       (existing.status === "approved" || existing.status === "rejected");

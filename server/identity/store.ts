@@ -8,43 +8,6 @@ export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
 /** The database, or a transaction on it. */
 export type Executor = Database | Transaction;
 
-/**
- * Runs `fn` in a write transaction (BEGIN IMMEDIATE), starting it again while the database answers
- * SQLITE_BUSY, for up to `patienceMs`. The local libSQL client opens a connection per concurrent
- * transaction and begins synchronously, so a second writer in the same process is refused at once
- * instead of waiting; this waits without blocking the event loop. `fn` must only touch the
- * database (it may run more than once; every failed attempt is rolled back).
- */
-export async function writeTransaction<T>(
-  db: Database,
-  fn: (tx: Transaction) => Promise<T>,
-  patienceMs = 5_000,
-): Promise<T> {
-  const started = Date.now();
-  for (let attempt = 0;; attempt++) {
-    try {
-      return await db.transaction(fn);
-    } catch (err) {
-      if (!isBusy(err) || Date.now() - started > patienceMs) throw err;
-      const delay = Math.min(100, 5 * 2 ** attempt) * (0.5 + Math.random());
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
-
-/** SQLITE_BUSY / SQLITE_LOCKED, however deep drizzle or libSQL wrapped it. */
-function isBusy(err: unknown): boolean {
-  for (
-    let e: unknown = err, depth = 0;
-    e && typeof e === "object" && depth < 5;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    const { code, rawCode } = e as { code?: unknown; rawCode?: unknown };
-    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || rawCode === 5 || rawCode === 6) return true;
-  }
-  return false;
-}
-
 export type StoredCheck = typeof identityChecks.$inferSelect;
 
 /**
@@ -145,7 +108,7 @@ export async function recordResult(
   result: IdentityResult,
   now: Date = new Date(),
 ): Promise<IdentityResult & { provider: ProviderName }> {
-  return await writeTransaction(db, async (tx) => {
+  return await db.transaction(async (tx) => {
     const existing = await readStoredCheck(tx, userId);
     if (decide(existing, provider, result) !== "write") return toResult(existing!);
     return toResult(await writeResult(tx, userId, provider, result, existing, now));

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users, webhookEvents } from "../../db/schema.ts";
 import { parseSumsubDate, reviewToResult, type SumsubReviewResult, userIdFromExternal } from "./provider.ts";
-import { decide, readStoredCheck, writeResult, writeTransaction } from "./store.ts";
+import { decide, readStoredCheck, writeResult } from "./store.ts";
 
 /**
  * Sumsub's webhooks (https://docs.sumsub.com/docs/webhooks). Each delivery carries
@@ -136,7 +136,7 @@ export async function applyReviewEvent(
   const id = await webhookEventId(event);
   const userId = userIdFromExternal(event.externalUserId);
   try {
-    return await writeTransaction(db, async (tx) => {
+    return await db.transaction(async (tx) => {
       const claimed = await tx.insert(webhookEvents).values({ id, receivedAt: now }).onConflictDoNothing()
         .returning({ id: webhookEvents.id });
       if (claimed.length === 0) return "duplicate";

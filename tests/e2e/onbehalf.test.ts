@@ -50,6 +50,8 @@ test("an administrator acting on behalf of a customer and clearing it", async ()
   const who = `${CUSTOMER.first} ${CUSTOMER.last} (${username})`;
 
   const { page, context, problems } = await newPage(browser);
+  // A step that hangs fails with its own message, well inside the test's 30 s.
+  page.setDefaultTimeout(10_000);
   const setup = await page.request.post(`${server.url}/api/setup`, { data: ADMIN });
   expect(setup.status()).toBe(200);
 

@@ -1,0 +1,258 @@
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, test } from "vitest";
+import { attributions, emails, users } from "../../db/schema.ts";
+import {
+  emailedToken,
+  expectStatus,
+  HOUR,
+  PASSWORD,
+  registerCustomer,
+  signinApp,
+  TestClient,
+  uniqueEmail,
+} from "../helpers/client.ts";
+
+/**
+ * Registration and email validation, through the calls a browser makes: POST auth/register,
+ * the emailed link, POST validation/validate and POST validation/resend.
+ */
+
+type App = Awaited<ReturnType<typeof signinApp>>;
+let t: App;
+beforeAll(async () => {
+  t = await signinApp();
+});
+
+async function userCount(username: string) {
+  const rows = await t.db.select({ id: users.id }).from(users).where(eq(users.username, username));
+  return rows.length;
+}
+
+describe("registering", () => {
+  const email = `Mixed.Case-${crypto.randomUUID().slice(0, 6)}@Example.COM`;
+  let client: TestClient;
+
+  test("answers the new user and sends them to /verify: signed in, not yet verified", async () => {
+    client = new TestClient(t);
+    const res = await client.post("auth/register", { email, password: PASSWORD, type: "Personal" });
+    expectStatus(res, 200);
+    expect(res.json.redirect).toBe("/verify");
+    expect(res.json.body).toMatchObject({
+      username: email.toLowerCase(),
+      type: "Personal",
+      level: "User",
+      validated: false,
+      secondFactor: false,
+      profile: false,
+      identity: false,
+      account: false,
+    });
+    expect(client.cookie("session")).toBeTruthy();
+
+    const whoami = await client.get("account/whoami");
+    expectStatus(whoami, 200);
+    expect(whoami.json.body).toMatchObject({ id: res.json.body.id, validated: false, secondFactor: false });
+  });
+
+  test("the username is stored lower-cased", async () => {
+    const [row] = await t.db.select().from(users).where(sql`lower(${users.username}) = ${email.toLowerCase()}`);
+    expect(row.username).toBe(email.toLowerCase());
+    expect(row.passwordHash).not.toContain(PASSWORD);
+  });
+
+  test("the same email again, in any case, is refused with 422 and creates nobody", async () => {
+    for (const again of [email, email.toLowerCase(), email.toUpperCase(), `  ${email}  `]) {
+      const res = await new TestClient(t).post("auth/register", { email: again, password: PASSWORD, type: "Business" });
+      expectStatus(res, 422);
+      expect(res.json.fields.email).toMatch(/already exists/);
+    }
+    expect(await userCount(email.toLowerCase())).toBe(1);
+  });
+
+  test("two registrations of one address at the same moment create one user", async () => {
+    const same = uniqueEmail("double-click");
+    const answers = await Promise.all([1, 2].map(() => new TestClient(t).post("auth/register", { email: same, password: PASSWORD, type: "Personal" })));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 422]);
+    expect(await userCount(same)).toBe(1);
+  });
+
+  test.each([
+    ["a bad email", { email: "not-an-email" }, "email"],
+    ["an email without a domain", { email: "someone@" }, "email"],
+    ["a 7-character password", { password: "1234567" }, "password"],
+    ["a 129-character password", { password: "p".repeat(129) }, "password"],
+    ["no password", { password: undefined }, "password"],
+    ["an unknown type", { type: "Corporate" }, "type"],
+    ["no type", { type: undefined }, "type"],
+  ])("%s is refused with 422 naming the field, and nobody is created", async (_what, change, field) => {
+    const address = uniqueEmail("invalid");
+    const body = { email: address, password: PASSWORD, type: "Personal", ...change };
+    const client = new TestClient(t);
+    const res = await client.post("auth/register", body);
+    expectStatus(res, 422);
+    expect(Object.keys(res.json.fields)).toContain(field);
+    expect(res.json.error).toBe(res.json.fields[field]);
+    expect(client.cookie("session")).toBeUndefined();
+    const [{ n }] = await t.db.select({ n: sql<number>`count(*)` }).from(users);
+    const created = await userCount(address);
+    expect(created).toBe(0);
+    expect(n).toBeGreaterThan(0);
+  });
+
+  test("passwords of exactly 8 and 128 characters are accepted", async () => {
+    for (const password of ["12345678", "p".repeat(128)]) {
+      const res = await new TestClient(t).post("auth/register", { email: uniqueEmail("edge"), password, type: "Personal" });
+      expectStatus(res, 200);
+    }
+  });
+
+  test("utm_* parameters and the referrer are kept in the attributions table", async () => {
+    const res = await new TestClient(t).post("auth/register", {
+      email: uniqueEmail("utm"),
+      password: PASSWORD,
+      type: "Business",
+      attribution: {
+        utm_source: "newsletter",
+        utm_medium: "email",
+        utm_campaign: "spring-2026",
+        utm_term: "fx transfer",
+        utm_content: "banner-b",
+        referrer: "https://partner.example/blog",
+        landing_path: "/calculator",
+      },
+    });
+    expectStatus(res, 200);
+    const [row] = await t.db.select().from(attributions).where(eq(attributions.userId, res.json.body.id));
+    expect(row).toMatchObject({
+      utmSource: "newsletter",
+      utmMedium: "email",
+      utmCampaign: "spring-2026",
+      utmTerm: "fx transfer",
+      utmContent: "banner-b",
+      referrer: "https://partner.example/blog",
+      landingPath: "/calculator",
+    });
+  });
+});
+
+describe("validating the email address", () => {
+  test("the validation email's text part links to http://localhost/verify?token=...", async () => {
+    const { email } = await registerCustomer(t, { validate: false });
+    const { link, token } = await emailedToken(t.db, email, "email-validation");
+    expect(link).toMatch(/^http:\/\/localhost\/verify\?token=[A-Za-z0-9_-]{40,}$/);
+    expect(token.length).toBeGreaterThanOrEqual(40);
+  });
+
+  test("the link's token validates the account: the answer has the type and the profile screen", async () => {
+    const personal = await registerCustomer(t, { type: "Personal", validate: false });
+    const business = await registerCustomer(t, { type: "Business", validate: false });
+
+    for (const [who, screen] of [[personal, "/register-personal"], [business, "/register-business"]] as const) {
+      const { token } = await emailedToken(t.db, who.email, "email-validation");
+      // Opened where nobody is signed in (the link may be opened on a phone).
+      const res = await new TestClient(t).post("validation/validate", { token });
+      expectStatus(res, 200);
+      expect(res.json.redirect).toBe(screen);
+      expect(res.json.body).toMatchObject({ id: who.id, type: who.type, validated: true });
+
+      const whoami = await who.client.get("account/whoami");
+      expect(whoami.json.body.validated).toBe(true);
+    }
+  });
+
+  test("validating in the browser that registered passes its second factor with a new session token", async () => {
+    const customer = await registerCustomer(t, { validate: false });
+    const before = customer.client.cookie("session");
+    const { token } = await emailedToken(t.db, customer.email);
+    const res = await customer.client.post("validation/validate", { token });
+    expectStatus(res, 200);
+    expect(res.json.body.secondFactor).toBe(true);
+    expect(customer.client.cookie("session")).not.toBe(before);
+    const old = customer.client.clone();
+    old.setCookie("session", before!);
+    expectStatus(await old.get("account/whoami"), 401);
+  });
+
+  test("the same token twice: the second time is 401 'Bad credentials'", async () => {
+    const { email } = await registerCustomer(t, { validate: false });
+    const { token } = await emailedToken(t.db, email);
+    const browser = new TestClient(t);
+    expectStatus(await browser.post("validation/validate", { token }), 200);
+    const again = await browser.post("validation/validate", { token });
+    expectStatus(again, 401);
+    expect(again.json).toEqual({ error: "Bad credentials", message: "Unauthorized" });
+  });
+
+  test("a wrong token is 401 'Bad credentials' and validates nobody", async () => {
+    const customer = await registerCustomer(t, { validate: false });
+    const { token } = await emailedToken(t.db, customer.email);
+    const wrong = token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA");
+    const res = await new TestClient(t).post("validation/validate", { token: wrong });
+    expectStatus(res, 401);
+    expect(res.json.error).toBe("Bad credentials");
+    expect((await customer.client.get("account/whoami")).json.body.validated).toBe(false);
+  });
+
+  test("validation/resend emails a new token; the old one stops working", async () => {
+    const customer = await registerCustomer(t, { validate: false });
+    const { token: first } = await emailedToken(t.db, customer.email);
+    const resent = await customer.client.post("validation/resend");
+    expectStatus(resent, 200);
+    expect(resent.json.body).toEqual({ sent: true });
+    const { token: second } = await emailedToken(t.db, customer.email, "email-validation");
+    expect(second).not.toBe(first);
+
+    const browser = new TestClient(t);
+    const old = await browser.post("validation/validate", { token: first });
+    expectStatus(old, 401);
+    expect(old.json.error).toBe("Bad credentials");
+    expectStatus(await browser.post("validation/validate", { token: second }), 200);
+  });
+
+  test("validation/resend for a visitor is refused and sends nothing", async () => {
+    const before = (await t.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n;
+    expectStatus(await new TestClient(t).post("validation/resend"), 401);
+    expect((await t.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n).toBe(before);
+  });
+});
+
+describe("validation tokens expire after 24 hours", () => {
+  test("a token is good at 24 h - 1 ms and refused at 24 h + 1 ms", async () => {
+    const app = await signinApp();
+    const early = await registerCustomer(app, { validate: false });
+    const late = await registerCustomer(app, { validate: false });
+    const { token: earlyToken } = await emailedToken(app.db, early.email);
+    const { token: lateToken } = await emailedToken(app.db, late.email);
+
+    app.clock.advance(24 * HOUR - 1);
+    expectStatus(await new TestClient(app).post("validation/validate", { token: earlyToken }), 200);
+
+    app.clock.advance(2);
+    const res = await new TestClient(app).post("validation/validate", { token: lateToken });
+    expectStatus(res, 401);
+    expect(res.json.error).toBe("Bad credentials");
+  });
+});
+
+describe("registrations from one address", () => {
+  test("10 an hour are accepted, the 11th is 429; another address is not affected; an hour later it works again", async () => {
+    const app = await signinApp();
+    const address = "203.0.113.77";
+    for (let i = 0; i < 10; i++) {
+      const res = await new TestClient(app, { address }).post("auth/register", { email: uniqueEmail("burst"), password: PASSWORD, type: "Personal" });
+      expectStatus(res, 200);
+      app.clock.advance(5 * 60 * 1000);
+    }
+    const refused = uniqueEmail("burst");
+    const eleventh = await new TestClient(app, { address }).post("auth/register", { email: refused, password: PASSWORD, type: "Personal" });
+    expectStatus(eleventh, 429);
+    expect(eleventh.json.error).toBeTruthy();
+    const [row] = await app.db.select().from(users).where(eq(users.username, refused));
+    expect(row).toBeUndefined();
+
+    expectStatus(await new TestClient(app).post("auth/register", { email: uniqueEmail("elsewhere"), password: PASSWORD, type: "Personal" }), 200);
+
+    app.clock.advance(HOUR);
+    expectStatus(await new TestClient(app, { address }).post("auth/register", { email: refused, password: PASSWORD, type: "Personal" }), 200);
+  });
+});
