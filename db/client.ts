@@ -4,8 +4,11 @@ import { migrate } from "drizzle-orm/libsql/migrator";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as schema from "./schema.ts";
+import * as moneySchema from "./schema-money.ts";
+import * as peopleSchema from "./schema.ts";
 import { serializeWrites } from "./serialized-writes.ts";
+
+const schema = { ...peopleSchema, ...moneySchema };
 
 export type Database = LibSQLDatabase<typeof schema> & { $client: Client };
 
