@@ -61,7 +61,9 @@ function NavList({ label, items, current }: { label: string; items: typeof ACCOU
 
 /** User layout: signed-in screens, with the account (and, for administrators, console) navigation. */
 export function UserLayout({ children }: { children: ReactNode }) {
-  const { user, path } = usePage();
+  const { user, path, onBehalf } = usePage();
+  // The account on screen: the customer's own, or the one an administrator acts for.
+  const customer = onBehalf ?? user;
   const current = path.split("?")[0];
   const isAdmin = user?.level === "Admin";
   return (
@@ -72,6 +74,11 @@ export function UserLayout({ children }: { children: ReactNode }) {
           <Logo />
           <div className="ml-auto flex items-center gap-3">
             <ColorMode />
+            {customer?.account_ref && (
+              <span className="hidden text-sm text-neutral-600 md:inline dark:text-neutral-400">
+                Account <span className="font-mono font-semibold text-neutral-900 dark:text-neutral-100">{customer.account_ref}</span>
+              </span>
+            )}
             {user && (
               <span className="flex items-center gap-2 text-sm">
                 <Avatar alt={user.name} size="sm" src={null} />

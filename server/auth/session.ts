@@ -25,7 +25,8 @@ export function sessionLayer(resolve: SessionResolver): MiddlewareHandler<AppEnv
   return async function session(c, next) {
     const user = await resolve(c);
     c.set("user", user);
-    c.set("onBehalf", user?.level === "Admin" ? await onBehalfOf(c, user.id) : null);
+    // Acting on behalf starts only once the administrator has passed the second factor.
+    c.set("onBehalf", user?.level === "Admin" && user.secondFactor ? await onBehalfOf(c, user.id) : null);
     await next();
   };
 }

@@ -182,6 +182,9 @@ describe("sign-in journeys", () => {
     const beforeWrong = await lastEmailId(db);
     await signIn.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => signIn.getByRole("alert").textContent()).toBe("Invalid credentials");
+    // SPEC.md section 8: the failure is also a toast.
+    const toasts = page.getByRole("region", { name: "Notifications" });
+    await expect.poll(() => toasts.getByText("Invalid credentials", { exact: true }).isVisible()).toBe(true);
     expect(path(page)).toBe("/");
     expect(await lastEmailId(db)).toBe(beforeWrong);
 
@@ -228,6 +231,9 @@ describe("sign-in journeys", () => {
     await page.waitForURL(`${server.url}/processing`);
     await hydrated(page);
     expect(await page.getByRole("heading", { level: 1, name: "We are reviewing your application" }).isVisible()).toBe(true);
+    // The account's screens wait for the review.
+    await page.goto(`${server.url}/account`);
+    expect(path(page)).toBe("/processing");
 
     // The administrator, in a browser of their own.
     const admin = await newPage(browser);
@@ -245,6 +251,9 @@ describe("sign-in journeys", () => {
     await review.getByRole("button", { name: "Open the account" }).click();
     const alert = review.getByRole("alert");
     await expect.poll(() => alert.textContent()).toBe("Amount is required when setting compliance.");
+    // The date's own message sits under the date (SPEC.md section 5's wording, doubled "when" included).
+    expect(await review.getByText("Date is required when when setting compliance.").isVisible()).toBe(true);
+    expect(await review.getByLabel("Approved annual volume").getAttribute("aria-invalid")).toBe("true");
 
     await review.getByLabel("Approved annual volume").fill("50000");
     await review.getByLabel("Review date").fill(today());
@@ -312,6 +321,8 @@ describe("sign-in journeys", () => {
     await page.waitForURL(`${server.url}/`);
     await hydrated(page);
     await waitForEmail(db, email, { template: "password-changed", after: mark });
+    const toasts = page.getByRole("region", { name: "Notifications" });
+    await expect.poll(() => toasts.getByText("Password changed", { exact: false }).first().isVisible()).toBe(true);
 
     // The old password no longer works.
     const signIn = page.getByRole("form", { name: "Sign in" });

@@ -44,6 +44,8 @@ export interface StoredCookie {
   expiresAt: number | null;
 }
 
+// JSON answers are read freely in tests.
+// deno-lint-ignore no-explicit-any
 export interface ClientResponse<T = any> {
   status: number;
   /** The parsed JSON body (undefined when the answer is not JSON). */

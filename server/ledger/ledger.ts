@@ -1,0 +1,304 @@
+/**
+ * The double-entry ledger (DESIGN.md section 4): the one place where balances change.
+ *
+ * ## Model
+ * - A *ledger account* (`ledger_accounts`) is one balance in one currency: a customer's
+ *   (`kind` customer, `purpose` balance, one per account and currency) or one of the house's
+ *   (`kind` house, one per purpose and currency): `incoming_funds` (the mirror of money that came
+ *   into the portal's bank accounts), `unallocated_funds` (received, matching no account_ref yet),
+ *   `fee_income` and `fx_position` (what conversions left the house holding or owing).
+ * - A *transfer* (`ledger_transfers`) is one movement: a receipt, an allocation, a conversion or
+ *   an administrator's correction. Its *entries* (`ledger_entries`) say how much each ledger
+ *   account changes.
+ *
+ * ## Sign convention
+ * An entry's `amount` is an integer of minor units, never zero, and signed from the account
+ * holder's point of view: **positive credits the ledger account (its balance goes up), negative
+ * debits it (its balance goes down)**. A customer's balance is what the portal owes the customer,
+ * i.e. what they can spend. So a receipt of 100.00 GBP is `incoming_funds −10000`,
+ * `customer +10000`: the house account mirrors the cash as a negative number, and every currency's
+ * balances sum to zero over the whole ledger.
+ *
+ * ## Rules (held here, verified by check.ts, backed by the database where it can)
+ * 1. One movement = one database transaction: the transfer, its entries and the balances commit
+ *    together or not at all. `postTransfer` only takes a transaction (`LedgerTx`); the movements in
+ *    movements.ts open one (or a savepoint inside the caller's transaction).
+ * 2. A transfer has at least two entries and they sum to zero in each currency (the currency of an
+ *    entry is its ledger account's; a trigger refuses an entry in another currency).
+ * 3. Only `fx_position` and `incoming_funds` may go below zero (`MAY_GO_NEGATIVE`). Customer
+ *    balances, `unallocated_funds` and `fee_income` never do: each balance moves with a conditional
+ *    UPDATE (`balance = balance + ? WHERE ... AND balance + ? >= 0`), so two concurrent debits can
+ *    never both pass, even from two processes; a refused debit throws `InsufficientFunds` and the
+ *    whole transaction rolls back. A CHECK constraint on the table is the last line of defence.
+ * 4. Entries and transfers are never changed or deleted (triggers RAISE(ABORT)); a correction is a
+ *    new transfer of kind `correction`.
+ * 5. `ledger_accounts.balance` is updated in the same transaction as the entries, so it always
+ *    equals the sum of its entries.
+ * 6. A reference is unique per transfer kind: posting the same kind and reference again returns the
+ *    first transfer (`replayed: true`) if its entries are the same, or throws `ReferenceConflict`.
+ *    That makes a movement idempotent on its own (a conversion id, an Idempotency-Key), beside the
+ *    HTTP layer's Idempotency-Key replay (server/http/idempotency.ts).
+ *
+ * Writes go through the transaction (`tx`), never the client: docs/decisions/006.
+ */
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { accounts } from "../../db/schema.ts";
+import {
+  type HousePurpose,
+  HOUSE_PURPOSES,
+  ledgerAccounts,
+  ledgerEntries,
+  ledgerTransfers,
+  type LedgerTransferKind,
+  LEDGER_TRANSFER_KINDS,
+  MAY_GO_NEGATIVE,
+} from "../../db/schema-money.ts";
+
+/** A transaction of the portal database (what `db.transaction` hands its callback). */
+export type LedgerTx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+/** The database, or a transaction on it. */
+export type Executor = Database | LedgerTx;
+export type LedgerAccount = typeof ledgerAccounts.$inferSelect;
+
+export interface EntryInput {
+  ledgerAccountId: number;
+  /** Minor units; positive credits the ledger account, negative debits it; never zero. */
+  amount: number;
+}
+
+export interface TransferInput {
+  kind: LedgerTransferKind;
+  description: string;
+  /** Unique per kind; the same kind and reference again replays the first transfer. */
+  reference?: string | null;
+  /** users.id of whoever made the movement (an administrator, or the customer's user). */
+  createdBy?: number | null;
+  entries: EntryInput[];
+}
+
+export interface PostedTransfer {
+  transferId: number;
+  /** True when the reference had already been posted: nothing was written this time. */
+  replayed: boolean;
+}
+
+export type LedgerErrorCode =
+  | "invalid_transfer"
+  | "unbalanced_transfer"
+  | "unknown_account"
+  | "insufficient_funds"
+  | "reference_conflict"
+  | "balance_out_of_range";
+
+/** Anything the ledger refuses. Nothing was written when one is thrown (the transaction rolls back). */
+export class LedgerError extends Error {
+  constructor(readonly code: LedgerErrorCode, message: string) {
+    super(message);
+    this.name = "LedgerError";
+  }
+}
+
+/** A debit larger than a balance that may not go below zero. Amounts in minor units. */
+export class InsufficientFunds extends LedgerError {
+  readonly currency: string;
+  readonly ledgerAccountId: number;
+  /** accounts.id for a customer balance; null for a house account. */
+  readonly accountId: number | null;
+  readonly purpose: string;
+  /** The balance at the time of the debit. */
+  readonly available: number;
+  /** The debit asked for (positive). */
+  readonly required: number;
+  /** required − available. */
+  readonly shortfall: number;
+
+  constructor(account: Pick<LedgerAccount, "id" | "accountId" | "currency" | "purpose">, available: number, required: number) {
+    const whose = account.purpose === "balance" ? `the ${account.currency} balance` : `the house's ${account.purpose} in ${account.currency}`;
+    super(
+      "insufficient_funds",
+      `Insufficient funds: ${whose} is ${available} and ${required} is needed, ${required - available} short (minor units).`,
+    );
+    this.name = "InsufficientFunds";
+    this.currency = account.currency;
+    this.ledgerAccountId = account.id;
+    this.accountId = account.accountId;
+    this.purpose = account.purpose;
+    this.available = available;
+    this.required = required;
+    this.shortfall = required - available;
+  }
+}
+
+/** The reference was already posted, with other entries: a different movement reused it. */
+export class ReferenceConflict extends LedgerError {
+  constructor(readonly kind: LedgerTransferKind, readonly reference: string, readonly transferId: number) {
+    super("reference_conflict", `The ${kind} reference "${reference}" was already used (transfer ${transferId}) for a different movement.`);
+    this.name = "ReferenceConflict";
+  }
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+export function assertCurrency(currency: string): void {
+  if (typeof currency !== "string" || !CURRENCY.test(currency)) {
+    throw new LedgerError("invalid_transfer", `A currency is a three-letter upper-case ISO 4217 code, got "${currency}".`);
+  }
+}
+
+/** A positive safe integer of minor units. */
+export function assertPositiveAmount(amount: number, what = "An amount"): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new LedgerError("invalid_transfer", `${what} is a positive whole number of minor units, got ${amount}.`);
+  }
+}
+
+export function assertReference(reference: string): void {
+  if (typeof reference !== "string" || reference.length < 1 || reference.length > 255) {
+    throw new LedgerError("invalid_transfer", "A reference is 1 to 255 characters.");
+  }
+}
+
+/** The customer's balance in a currency, created (at zero) the first time it is asked for. */
+export async function customerAccount(tx: Executor, accountId: number, currency: string): Promise<LedgerAccount> {
+  assertCurrency(currency);
+  const where = and(
+    eq(ledgerAccounts.kind, "customer"),
+    eq(ledgerAccounts.accountId, accountId),
+    eq(ledgerAccounts.currency, currency),
+    eq(ledgerAccounts.purpose, "balance"),
+  );
+  const [found] = await tx.select().from(ledgerAccounts).where(where);
+  if (found) return found;
+  const [owner] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+  if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
+  // Race-safe get-or-create: whoever inserts first wins, everyone reads the same row.
+  await tx.insert(ledgerAccounts)
+    .values({ kind: "customer", accountId, currency, purpose: "balance", balance: 0, createdAt: new Date() })
+    .onConflictDoNothing();
+  const [created] = await tx.select().from(ledgerAccounts).where(where);
+  return created;
+}
+
+/** One of the house's accounts in a currency, created (at zero) the first time it is asked for. */
+export async function houseAccount(tx: Executor, purpose: HousePurpose, currency: string): Promise<LedgerAccount> {
+  assertCurrency(currency);
+  if (!HOUSE_PURPOSES.includes(purpose)) throw new LedgerError("invalid_transfer", `Unknown house account purpose "${purpose}".`);
+  const where = and(
+    eq(ledgerAccounts.kind, "house"),
+    isNull(ledgerAccounts.accountId),
+    eq(ledgerAccounts.currency, currency),
+    eq(ledgerAccounts.purpose, purpose),
+  );
+  const [found] = await tx.select().from(ledgerAccounts).where(where);
+  if (found) return found;
+  await tx.insert(ledgerAccounts)
+    .values({ kind: "house", accountId: null, currency, purpose, balance: 0, createdAt: new Date() })
+    .onConflictDoNothing();
+  const [created] = await tx.select().from(ledgerAccounts).where(where);
+  return created;
+}
+
+function validateShape(input: TransferInput): void {
+  if (!LEDGER_TRANSFER_KINDS.includes(input.kind)) throw new LedgerError("invalid_transfer", `Unknown transfer kind "${input.kind}".`);
+  if (typeof input.description !== "string" || !input.description.trim()) {
+    throw new LedgerError("invalid_transfer", "A transfer needs a description.");
+  }
+  if (input.reference !== undefined && input.reference !== null) assertReference(input.reference);
+  if (!Array.isArray(input.entries) || input.entries.length < 2) {
+    throw new LedgerError("invalid_transfer", "A transfer has at least two entries.");
+  }
+  for (const entry of input.entries) {
+    if (!Number.isSafeInteger(entry.ledgerAccountId) || entry.ledgerAccountId <= 0) {
+      throw new LedgerError("invalid_transfer", `An entry names a ledger account by its id, got ${entry.ledgerAccountId}.`);
+    }
+    if (!Number.isSafeInteger(entry.amount) || entry.amount === 0) {
+      throw new LedgerError("invalid_transfer", `An entry's amount is a non-zero whole number of minor units, got ${entry.amount}.`);
+    }
+  }
+}
+
+const entryKey = (e: EntryInput) => `${e.ledgerAccountId}:${e.amount}`;
+const sameEntries = (a: EntryInput[], b: EntryInput[]) =>
+  a.length === b.length && a.map(entryKey).sort().join(",") === b.map(entryKey).sort().join(",");
+
+/**
+ * Writes one transfer inside the caller's transaction: validates it (at least two non-zero integer
+ * entries, summing to zero in each currency), moves each balance with a conditional UPDATE and
+ * writes the entries, in the order given (put the debit that may be refused first). Throws
+ * `LedgerError` (`InsufficientFunds`, `ReferenceConflict`...) and leaves the rollback to the
+ * transaction, so nothing partial survives.
+ */
+export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<PostedTransfer> {
+  validateShape(input);
+  const reference = input.reference ?? null;
+
+  if (reference !== null) {
+    const [previous] = await tx.select({ id: ledgerTransfers.id }).from(ledgerTransfers)
+      .where(and(eq(ledgerTransfers.kind, input.kind), eq(ledgerTransfers.reference, reference)));
+    if (previous) {
+      const posted = await tx.select({ ledgerAccountId: ledgerEntries.ledgerAccountId, amount: ledgerEntries.amount })
+        .from(ledgerEntries).where(eq(ledgerEntries.transferId, previous.id));
+      if (!sameEntries(posted, input.entries)) throw new ReferenceConflict(input.kind, reference, previous.id);
+      return { transferId: previous.id, replayed: true };
+    }
+  }
+
+  const ids = [...new Set(input.entries.map((e) => e.ledgerAccountId))];
+  const rows = await tx.select().from(ledgerAccounts).where(inArray(ledgerAccounts.id, ids));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const sums = new Map<string, bigint>();
+  for (const entry of input.entries) {
+    const account = byId.get(entry.ledgerAccountId);
+    if (!account) throw new LedgerError("unknown_account", `There is no ledger account ${entry.ledgerAccountId}.`);
+    sums.set(account.currency, (sums.get(account.currency) ?? 0n) + BigInt(entry.amount));
+  }
+  const unbalanced = [...sums].filter(([, sum]) => sum !== 0n);
+  if (unbalanced.length) {
+    throw new LedgerError(
+      "unbalanced_transfer",
+      `A transfer's entries sum to zero in each currency; these do not: ${unbalanced.map(([c, s]) => `${c} ${s}`).join(", ")}.`,
+    );
+  }
+
+  const now = new Date();
+  const [transfer] = await tx.insert(ledgerTransfers)
+    .values({ kind: input.kind, description: input.description.trim(), reference, createdAt: now, createdBy: input.createdBy ?? null })
+    .returning({ id: ledgerTransfers.id });
+
+  for (const entry of input.entries) {
+    const account = byId.get(entry.ledgerAccountId)!;
+    const next = sql`${ledgerAccounts.balance} + ${entry.amount}`;
+    const moved = await tx.update(ledgerAccounts)
+      .set({ balance: next })
+      .where(and(
+        eq(ledgerAccounts.id, account.id),
+        sql`(${inArray(ledgerAccounts.purpose, [...MAY_GO_NEGATIVE])} OR ${next} >= 0)`,
+        sql`abs(${next}) <= ${Number.MAX_SAFE_INTEGER}`,
+      ))
+      .returning({ balance: ledgerAccounts.balance });
+    if (moved.length === 0) {
+      const [current] = await tx.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.id, account.id));
+      if (!MAY_GO_NEGATIVE.includes(account.purpose) && current.balance + entry.amount < 0) {
+        throw new InsufficientFunds(account, current.balance, -entry.amount);
+      }
+      throw new LedgerError("balance_out_of_range", `Ledger account ${account.id} would leave the range of safe integers.`);
+    }
+    await tx.insert(ledgerEntries).values({
+      transferId: transfer.id,
+      ledgerAccountId: account.id,
+      currency: account.currency,
+      amount: entry.amount,
+      createdAt: now,
+    });
+  }
+  return { transferId: transfer.id, replayed: false };
+}
+
+/**
+ * Runs `work` in one transaction: a new one on the database, or a savepoint inside the caller's
+ * transaction (so a caller can add its own rows, e.g. a conversion record, to the same commit).
+ */
+export function inTransaction<T>(executor: Executor, work: (tx: LedgerTx) => Promise<T>): Promise<T> {
+  return (executor as Database).transaction(work as (tx: unknown) => Promise<T>);
+}

@@ -1,0 +1,243 @@
+/**
+ * Pricing plans: an FX markup in basis points by amount tier, and a regular and a priority
+ * transfer fee per currency. Every account has a plan; DEFAULT_PLAN is the one that exists from
+ * the start. A user's overrides replace the plan's fees where override_transfer_fee is on.
+ *
+ * - Tiers are by the amount being converted, measured in the plan's `tier_currency` minor units
+ *   (see ./quote.ts for how it is measured). A tier applies to amounts up to and including its
+ *   `up_to` (a decimal string in the tier currency); the last tier is open (`up_to: null`).
+ *   `up_to` values rise strictly. bps are whole numbers from 0 to MAX_BPS (1000 = 10%).
+ * - Fees are decimal strings with exactly each currency's digits ("1.00", "200", "0.400"); a
+ *   plan must give both fees for every supported currency, so that any currency can be sold.
+ * - Overrides: when override_transfer_fee is on, override_regular_transfer_fee (or
+ *   override_priority_transfer_fee) is the fee, read as an amount in the currency being sold
+ *   (the same number whatever that currency is). When the override of that kind is null the
+ *   plan's fee applies. An override with more decimals than the currency has (say "2.50" when
+ *   selling JPY) is rounded up to the currency's minor unit, in the house's favour and by less
+ *   than one minor unit. When override_transfer_fee is off the override fees are ignored.
+ */
+import Big from "big.js";
+import { CURRENCY_CODES, type CurrencyCode, currency, describe, isCurrency } from "./currencies.ts";
+import { formatAmount, parseAmount } from "./amounts.ts";
+import { MoneyError } from "./errors.ts";
+
+export interface PricingTier {
+  /** Upper bound (inclusive) as a decimal string in the tier currency; null for the last, open tier. */
+  up_to: string | null;
+  /** FX markup in basis points (1 bp = 0.01%). */
+  bps: number;
+}
+
+export interface TransferFees {
+  regular: string;
+  priority: string;
+}
+
+export interface PricingPlan {
+  id: string | number;
+  name: string;
+  is_default: boolean;
+  /** The currency tiers are measured in (GBP by default). */
+  tier_currency: string;
+  tiers: PricingTier[];
+  /** Currency code → its fees as decimal strings in that currency. */
+  fees: Record<string, TransferFees>;
+}
+
+export interface FeeOverrides {
+  override_transfer_fee: boolean;
+  override_regular_transfer_fee: string | null;
+  override_priority_transfer_fee: string | null;
+}
+
+export type FeeKind = "regular" | "priority";
+
+export const MAX_BPS = 1000;
+const MAX_TIERS = 20;
+
+const DEFAULT_FEES: Record<CurrencyCode, [string, string]> = {
+  AED: ["5.00", "22.00"],
+  AUD: ["2.00", "8.00"],
+  BHD: ["0.500", "2.200"],
+  CAD: ["2.00", "8.00"],
+  CHF: ["1.50", "6.00"],
+  CZK: ["30.00", "120.00"],
+  DKK: ["10.00", "40.00"],
+  EUR: ["1.00", "5.00"],
+  GBP: ["1.00", "5.00"],
+  HKD: ["10.00", "45.00"],
+  HUF: ["500.00", "2000.00"],
+  INR: ["100.00", "450.00"],
+  JPY: ["200", "800"],
+  KWD: ["0.400", "1.800"],
+  NOK: ["15.00", "60.00"],
+  NZD: ["2.50", "9.00"],
+  PLN: ["5.00", "20.00"],
+  SEK: ["15.00", "60.00"],
+  SGD: ["2.00", "8.00"],
+  USD: ["1.50", "6.00"],
+  ZAR: ["25.00", "100.00"],
+};
+
+/** The plan every account starts on: 1.5% up to 1,000 GBP, 1% up to 10,000 GBP, 0.5% above. */
+export const DEFAULT_PLAN: Readonly<PricingPlan> = deepFreeze({
+  id: "default",
+  name: "Standard",
+  is_default: true,
+  tier_currency: "GBP",
+  tiers: [
+    { up_to: "1000.00", bps: 150 },
+    { up_to: "10000.00", bps: 100 },
+    { up_to: null, bps: 50 },
+  ],
+  fees: Object.fromEntries(
+    CURRENCY_CODES.map((c) => [c, { regular: DEFAULT_FEES[c][0], priority: DEFAULT_FEES[c][1] }]),
+  ),
+});
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Parses an amount, rewording parseAmount's message to name the field. */
+function amountField(code: string, value: unknown, what: string, field: string): number {
+  if (typeof value !== "string") throw new MoneyError(`${what} must be a decimal string in ${code}.`, field);
+  try {
+    return parseAmount(code, value);
+  } catch (e) {
+    if (e instanceof MoneyError) throw new MoneyError(`${what}: ${e.message}`, field);
+    throw e;
+  }
+}
+
+/**
+ * Validates a plan (from an administrator or the database) and answers it normalised: names
+ * trimmed, amounts rewritten with exactly their currency's digits ("1" → "1.00"). Throws a
+ * MoneyError whose `field` names the problem ("tiers.1.up_to", "fees.GBP.regular").
+ */
+export function validatePlan(input: unknown): PricingPlan {
+  if (!isObject(input)) throw new MoneyError("A pricing plan must be an object.");
+  const { id, name, is_default = false, tier_currency = "GBP", tiers, fees } = input;
+  if (!(typeof id === "string" && id.trim() !== "") && !(typeof id === "number" && Number.isSafeInteger(id))) {
+    throw new MoneyError("The plan needs an id.", "id");
+  }
+  if (typeof name !== "string" || name.trim() === "" || name.trim().length > 100) {
+    throw new MoneyError("The plan needs a name of at most 100 characters.", "name");
+  }
+  if (typeof is_default !== "boolean") throw new MoneyError("is_default must be true or false.", "is_default");
+  if (!isCurrency(tier_currency)) {
+    throw new MoneyError(`The tier currency ${describe(tier_currency)} is not a currency we support.`, "tier_currency");
+  }
+
+  if (!Array.isArray(tiers) || tiers.length === 0) throw new MoneyError("The plan needs at least one tier.", "tiers");
+  if (tiers.length > MAX_TIERS) throw new MoneyError(`A plan has at most ${MAX_TIERS} tiers.`, "tiers");
+  const outTiers: PricingTier[] = [];
+  let previous = 0;
+  tiers.forEach((tier: unknown, i: number) => {
+    const n = i + 1;
+    if (!isObject(tier)) throw new MoneyError(`Tier ${n} must be an object with up_to and bps.`, `tiers.${i}`);
+    const last = i === tiers.length - 1;
+    let up_to: string | null = null;
+    if (last) {
+      if (tier.up_to !== null && tier.up_to !== undefined) {
+        throw new MoneyError("The last tier must be open: its up_to is null.", `tiers.${i}.up_to`);
+      }
+    } else {
+      if (tier.up_to === null || tier.up_to === undefined) {
+        throw new MoneyError(`Only the last tier may be open; tier ${n} needs an up_to.`, `tiers.${i}.up_to`);
+      }
+      const minor = amountField(tier_currency, tier.up_to, `Tier ${n}'s up_to`, `tiers.${i}.up_to`);
+      if (minor <= previous) {
+        throw new MoneyError(
+          i === 0 ? "Tier 1's up_to must be more than zero." : `Tier ${n}'s up_to must be more than tier ${i}'s.`,
+          `tiers.${i}.up_to`,
+        );
+      }
+      previous = minor;
+      up_to = formatAmount(tier_currency, minor);
+    }
+    if (typeof tier.bps !== "number" || !Number.isInteger(tier.bps) || tier.bps < 0 || tier.bps > MAX_BPS) {
+      throw new MoneyError(`Tier ${n}'s bps must be a whole number from 0 to ${MAX_BPS}.`, `tiers.${i}.bps`);
+    }
+    outTiers.push({ up_to, bps: tier.bps });
+  });
+
+  if (!isObject(fees)) throw new MoneyError("The plan needs its fees by currency.", "fees");
+  for (const code of Object.keys(fees)) {
+    if (!isCurrency(code)) throw new MoneyError(`${describe(code)} is not a currency we support.`, `fees.${code}`);
+  }
+  const outFees: Record<string, TransferFees> = {};
+  for (const code of CURRENCY_CODES) {
+    const f = fees[code];
+    if (!isObject(f)) throw new MoneyError(`The plan needs a regular and a priority fee for ${code}.`, `fees.${code}`);
+    outFees[code] = {
+      regular: formatAmount(code, amountField(code, f.regular, `The regular ${code} fee`, `fees.${code}.regular`)),
+      priority: formatAmount(code, amountField(code, f.priority, `The priority ${code} fee`, `fees.${code}.priority`)),
+    };
+  }
+
+  return {
+    id: typeof id === "string" ? id.trim() : id,
+    name: name.trim(),
+    is_default,
+    tier_currency,
+    tiers: outTiers,
+    fees: outFees,
+  };
+}
+
+/**
+ * The markup in basis points for an amount in the plan's tier currency, in minor units: the
+ * first tier whose up_to is at least the amount (the bound belongs to its tier), else the open one.
+ */
+export function bpsFor(plan: PricingPlan, amountInTierCurrencyMinor: number): number {
+  if (!Number.isSafeInteger(amountInTierCurrencyMinor)) {
+    throw new RangeError(`bpsFor: ${amountInTierCurrencyMinor} is not a safe integer of minor units.`);
+  }
+  for (const tier of plan.tiers) {
+    if (tier.up_to === null || amountInTierCurrencyMinor <= parseAmount(plan.tier_currency, tier.up_to)) return tier.bps;
+  }
+  // A validated plan always ends with an open tier; an unvalidated one without it charges its last tier.
+  const last = plan.tiers.at(-1);
+  if (!last) throw new MoneyError(`The pricing plan ${plan.name} has no tiers.`);
+  return last.bps;
+}
+
+/**
+ * Reads an override fee ("2", "2.5", "2.50") as minor units of `code`, rounding up to the
+ * currency's minor unit when it has more decimals than the currency.
+ */
+function overrideMinor(code: string, text: string, kind: FeeKind): number {
+  const s = typeof text === "string" ? text.trim() : "";
+  const field = `override_${kind}_transfer_fee`;
+  if (!/^\d{1,15}(?:\.\d{1,12})?$/.test(s)) {
+    throw new MoneyError(`The user's ${kind} transfer fee override must be a plain decimal amount such as "2.50".`, field);
+  }
+  const minor = new Big(s).times(new Big(10).pow(currency(code).minorUnits)).round(0, Big.roundUp);
+  if (minor.gt(Number.MAX_SAFE_INTEGER)) throw new MoneyError(`The user's ${kind} transfer fee override is too large.`, field);
+  return minor.toNumber();
+}
+
+/**
+ * The fee of a transfer selling `code`, in its minor units: the user's override of that kind when
+ * override_transfer_fee is on and the override is set, otherwise the plan's fee. Throws a
+ * MoneyError for an unknown currency or a plan without fees for it.
+ */
+export function feeFor(plan: PricingPlan, code: string, kind: FeeKind, overrides?: FeeOverrides | null): number {
+  currency(code);
+  if (overrides?.override_transfer_fee) {
+    const text = kind === "regular" ? overrides.override_regular_transfer_fee : overrides.override_priority_transfer_fee;
+    if (text !== null && text !== undefined) return overrideMinor(code, text, kind);
+  }
+  const fees = Object.hasOwn(plan.fees, code) ? plan.fees[code] : undefined;
+  if (!fees) throw new MoneyError(`The pricing plan ${plan.name} has no fees for ${code}.`, "currency");
+  return parseAmount(code, fees[kind]);
+}

@@ -1,0 +1,211 @@
+/**
+ * Quotes: GET quote?sell=GBP&buy=EUR&amount=100.00&fixed=sell|buy. Pure: the caller loads the
+ * rate table, the account's plan and the user's overrides, and passes the clock.
+ *
+ * Product decisions
+ *
+ * - The fee is in the SELL currency: the plan's regular transfer fee for the sell currency, or,
+ *   when the user's override_transfer_fee is on, their override_regular_transfer_fee (a decimal
+ *   amount in the sell currency; see ./pricing.ts feeFor). `sell_amount` includes the fee; what
+ *   is converted is sell_amount − fee. `fee_currency` is always `sell_currency`.
+ * - fixed=sell: the customer gives sell_amount (the fee included);
+ *   buy_amount = floor((sell_amount − fee) × rate), in buy minor units. If sell_amount ≤ fee the
+ *   quote is refused: "The amount must be more than the fee of 1.00 GBP." If the result is zero
+ *   buy minor units, it is refused as too small.
+ * - fixed=buy: the customer wants buy_amount; sell_amount = ceil(buy_amount / rate, in sell minor
+ *   units) + fee. That is the least sell amount whose conversion reaches buy_amount.
+ * - Markup: rate = mid × (1 − bps / 10000), bps from the plan's tier for the amount being
+ *   converted, measured in the plan's tier currency at the mid rate and rounded down to its minor
+ *   unit (a smaller amount can only mean an equal or higher tier markup: the house's favour).
+ *   For fixed=sell that amount is sell_amount − fee; for fixed=buy, where the sell amount is not
+ *   known before the rate, it is buy_amount at the mid rate (the same value, at mid).
+ * - Rates: `mid_rate` is the cross rate through the table's base (./rates.ts crossRate, computed
+ *   to 30 decimal places), printed rounded half-even. Both rates are printed with the same number
+ *   of decimal places: 6, or more for a mid rate below 0.1 so that at least 6 significant digits
+ *   show (rateDecimals: GBP→EUR "1.137656", JPY→KWD "0.00195493").
+ *   The customer `rate` is computed from the full-precision mid and then rounded DOWN to those
+ *   decimal places; amounts are computed with exactly that printed rate, so anyone can reproduce
+ *   them from the answer. Rounding the rate down costs the customer less than one unit of its
+ *   last printed place (at most 1 part in 100,000).
+ * - Rounding of amounts is always in the house's favour and never by a full minor unit or more:
+ *   fixed=sell floors the buy amount (buy ≤ converted × rate < buy + 1 minor unit); fixed=buy
+ *   ceils the sell amount (the converted amount × rate ≥ buy, and one minor unit less would not
+ *   be enough).
+ * - Validity: expires_at = now + validityMs (QUOTE_VALIDITY_MS, 30 s, by default), ISO 8601 UTC.
+ * - Errors are MoneyErrors with messages for the customer and `field` set: unknown currency
+ *   ("sell"/"buy"), the same currency on both sides, fixed not "sell" or "buy", a malformed,
+ *   zero, too small or too large amount ("amount"), no rate for a currency.
+ * - Currency codes are accepted in any case ("gbp") and answered upper case.
+ */
+import Big from "big.js";
+import { describe, isCurrency, minorUnits } from "./currencies.ts";
+import { formatAmount, parseAmount } from "./amounts.ts";
+import { MoneyError } from "./errors.ts";
+import { type FeeOverrides, bpsFor, feeFor, type PricingPlan } from "./pricing.ts";
+import { crossRate, formatRate, type RateTable, rateDecimals } from "./rates.ts";
+
+export const QUOTE_VALIDITY_MS = 30_000;
+
+export type Fixed = "sell" | "buy";
+
+export interface QuoteInput {
+  /** The currency the customer sells (pays with). */
+  sell: string;
+  /** The currency the customer buys (receives). */
+  buy: string;
+  /** Decimal string in the fixed side's currency: the sell amount (fee included) or the buy amount. */
+  amount: string;
+  /** Which side `amount` is. */
+  fixed: Fixed;
+  table: RateTable;
+  plan: PricingPlan;
+  overrides?: FeeOverrides | null;
+  now: Date;
+  validityMs?: number;
+}
+
+export interface Quote {
+  sell_currency: string;
+  buy_currency: string;
+  /** Decimal strings with each currency's digits; sell_amount includes the fee. */
+  sell_amount: string;
+  buy_amount: string;
+  /** The same amounts (and the fee) as integers of minor units. */
+  sell_minor: number;
+  buy_minor: number;
+  fee_minor: number;
+  /** Units of buy for one unit of sell: the mid rate (half-even) and the customer rate (rounded down). */
+  mid_rate: string;
+  rate: string;
+  /** The fee, in fee_currency (= sell_currency). */
+  fee: string;
+  fee_currency: string;
+  /** The markup applied, in basis points. */
+  bps: number;
+  /** ISO 8601 UTC. */
+  expires_at: string;
+}
+
+/** The fields of the GET quote answer. */
+export type QuoteAnswer = Pick<
+  Quote,
+  "sell_currency" | "buy_currency" | "sell_amount" | "buy_amount" | "mid_rate" | "rate" | "fee" | "fee_currency" | "expires_at"
+>;
+
+/** A big.js constructor whose divisions round up (away from zero), for ceilings. */
+const Up = Big();
+Up.DP = 40;
+Up.RM = Big.roundUp;
+
+const MAX_SAFE = new Big(Number.MAX_SAFE_INTEGER);
+
+/** 10^n as a Big, for any integer n (exact). */
+const pow10 = (n: number) => new Big(`1e${n}`);
+
+function currencyField(value: unknown, field: "sell" | "buy"): string {
+  const code = typeof value === "string" ? value.trim().toUpperCase() : value;
+  if (!isCurrency(code)) {
+    throw new MoneyError(
+      typeof value === "string" && value.trim() !== ""
+        ? `${describe(value)} is not a currency we support.`
+        : `Choose the currency to ${field}.`,
+      field,
+    );
+  }
+  return code;
+}
+
+function tooLarge(): MoneyError {
+  return new MoneyError("The amount is too large.", "amount");
+}
+
+/** An amount of `from` minor units in `to` minor units at `rate`, rounded down; capped at MAX_SAFE_INTEGER. */
+function measure(minor: number, from: string, to: string, rate: Big.Big): number {
+  const v = new Big(minor).times(rate).times(pow10(minorUnits(to) - minorUnits(from))).round(0, Big.roundDown);
+  return v.gt(MAX_SAFE) ? Number.MAX_SAFE_INTEGER : v.toNumber();
+}
+
+/** Prices a conversion; see the header of this file for every rule. Throws a MoneyError. */
+export function quote(input: QuoteInput): Quote {
+  const { amount, table, plan, overrides, now, validityMs = QUOTE_VALIDITY_MS } = input;
+  const sell = currencyField(input.sell, "sell");
+  const buy = currencyField(input.buy, "buy");
+  if (sell === buy) throw new MoneyError("Choose two different currencies to convert between.", "buy");
+  const fixed = input.fixed;
+  if (fixed !== "sell" && fixed !== "buy") throw new MoneyError('fixed must be "sell" or "buy".', "fixed");
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError("quote: now must be a valid Date.");
+  if (!Number.isSafeInteger(validityMs) || validityMs <= 0) throw new TypeError("quote: validityMs must be a positive integer.");
+
+  const given = parseAmount(fixed === "sell" ? sell : buy, amount);
+  if (given === 0) throw new MoneyError("The amount must be more than zero.", "amount");
+
+  const feeMinor = feeFor(plan, sell, "regular", overrides);
+  const mid = crossRate(table, sell, buy);
+  const decimals = rateDecimals(mid);
+
+  // The amount being converted, in the tier currency, at mid.
+  let tierMinor: number;
+  if (fixed === "sell") {
+    if (given <= feeMinor) {
+      throw new MoneyError(`The amount must be more than the fee of ${formatAmount(sell, feeMinor)} ${sell}.`, "amount");
+    }
+    tierMinor = measure(given - feeMinor, sell, plan.tier_currency, crossRate(table, sell, plan.tier_currency));
+  } else {
+    tierMinor = measure(given, buy, plan.tier_currency, crossRate(table, buy, plan.tier_currency));
+  }
+  const bps = bpsFor(plan, tierMinor);
+
+  // The customer rate: the full-precision mid moved against the customer, then rounded down to
+  // the printed precision. Every amount below is computed from this printed value.
+  const rate = mid.times(new Big(10_000 - bps).div(10_000)).round(decimals, Big.roundDown);
+  if (rate.lte(0)) throw new MoneyError(`There is no usable rate from ${sell} to ${buy}.`);
+  // Buy minor units per sell minor unit: exact (a product by a power of ten).
+  const perMinor = rate.times(pow10(minorUnits(buy) - minorUnits(sell)));
+
+  let sellMinor: number;
+  let buyMinor: number;
+  if (fixed === "sell") {
+    sellMinor = given;
+    const b = new Big(given - feeMinor).times(perMinor).round(0, Big.roundDown);
+    if (b.gt(MAX_SAFE)) throw tooLarge();
+    buyMinor = b.toNumber();
+    if (buyMinor === 0) {
+      throw new MoneyError(
+        `The amount is too small: after the fee it buys less than ${formatAmount(buy, 1)} ${buy}.`,
+        "amount",
+      );
+    }
+  } else {
+    buyMinor = given;
+    // ceil(buy / perMinor): the quotient rounded up at 40 places, then up to an integer, is the
+    // exact ceiling; the loop below only guards that reasoning.
+    let converted = new Up(given).div(perMinor).round(0, Big.roundUp);
+    while (converted.gt(0) && converted.minus(1).times(perMinor).gte(given)) converted = converted.minus(1);
+    while (converted.times(perMinor).lt(given)) converted = converted.plus(1);
+    const s = converted.plus(feeMinor);
+    if (s.gt(MAX_SAFE)) throw tooLarge();
+    sellMinor = s.toNumber();
+  }
+
+  return {
+    sell_currency: sell,
+    buy_currency: buy,
+    sell_amount: formatAmount(sell, sellMinor),
+    buy_amount: formatAmount(buy, buyMinor),
+    sell_minor: sellMinor,
+    buy_minor: buyMinor,
+    fee_minor: feeMinor,
+    mid_rate: formatRate(mid, decimals, Big.roundHalfEven),
+    rate: rate.toFixed(decimals),
+    fee: formatAmount(sell, feeMinor),
+    fee_currency: sell,
+    bps,
+    expires_at: new Date(now.getTime() + validityMs).toISOString(),
+  };
+}
+
+/** The GET quote answer: the public fields of a quote. */
+export function quoteAnswer(q: Quote): QuoteAnswer {
+  const { sell_currency, buy_currency, sell_amount, buy_amount, mid_rate, rate, fee, fee_currency, expires_at } = q;
+  return { sell_currency, buy_currency, sell_amount, buy_amount, mid_rate, rate, fee, fee_currency, expires_at };
+}
