@@ -124,7 +124,7 @@ export const jsWeightBench: BenchModule = {
       name: "JavaScript weight",
       rows: pages.map((page) => ({
         metric: `${page.path} JavaScript, gzip (${page.files.length} files)`,
-        value: `${kb(page.totalGzipBytes)} (${kb(page.totalBytes)} raw)`,
+        value: `${kb(page.totalGzipBytes)} = ${fmt(page.totalGzipBytes)} B (raw ${kb(page.totalBytes)})`,
         budget: { limit: `≤ ${kb(MAX_GZIP_BYTES)}`, pass: page.totalGzipBytes <= MAX_GZIP_BYTES },
       })),
     };

@@ -8,7 +8,7 @@
  * N concurrent loops each send GET URL over their own keep-alive connection and read the whole
  * answer. After the warm-up, the answers that complete within the measured window are counted and
  * their latencies kept. The default client (--client tcp) is a minimal HTTP/1.1 client on raw
- * sockets: fetch() costs the load generator about 4 times more CPU per request, so much that on
+ * sockets: fetch() costs the load generator 3 to 4 times more CPU per request, so much that on
  * 2 cores it, not a bare Deno.serve, was the bottleneck (--client fetch to compare). Any answer
  * other than 200, or any network error, fails the run (exit code 1).
  * With --server-pid, the CPU time that process used during the window is read from /proc (Linux),

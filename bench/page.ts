@@ -91,6 +91,11 @@ export const pageBench: BenchModule = {
         warmupSeconds: options.warmupSeconds,
         durationSeconds: options.durationSeconds,
       };
+      // Both servers primed on every page first (JIT, caches), so that round 1 is not the slow one.
+      for (const path of options.paths) {
+        for (const server of [bare, portal]) await measureLoad(server.url + path, { ...load, durationSeconds: 1 });
+      }
+
       const results: { path: string; bare: Side; portal: Side; ratio: number; cpuRatio: number | null }[] = [];
       let disturbedKept = 0;
       let retriesLeft = RETRY_BUDGET;
@@ -134,6 +139,12 @@ export const pageBench: BenchModule = {
         `  (${options.connections} connections, ${options.warmupSeconds} s warm-up + ${options.durationSeconds} s measured, ` +
           `median of ${options.rounds} alternating rounds per side; server µs/req is the server's CPU time per answer)`,
       );
+      if (results.some((r) => r.ratio < MIN_RATIO)) {
+        console.log(
+          "  Below budget. To see where the time goes: deno task bench --only page --paths / --rounds 1 --cpu-prof DIR, " +
+            "or NODE_ENV=production deno run -A bench/tools/breakdown.tsx (docs/PERFORMANCE.md).",
+        );
+      }
       if (disturbedKept) {
         console.log(
           `  Warning: ${disturbedKept} sample(s) ran while other processes used more than ${MAX_OTHER_CPU * 100}% of a core; ` +

@@ -2,4 +2,98 @@
  * The money tables (DESIGN.md section 4): currencies and rates, pricing plans, the double-entry
  * ledger, receipts and conversions. Kept apart from db/schema.ts, which holds people and sign-in.
  */
-export {};
+import { sql } from "drizzle-orm";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { accounts, users } from "./schema.ts";
+
+const time = (name: string) => integer(name, { mode: "timestamp_ms" });
+
+// ---------------------------------------------------------------------------------------------
+// The double-entry ledger (server/ledger/ledger.ts explains the rules and the sign convention).
+// Amounts are integers of the currency's minor unit. An entry's amount is signed: positive credits
+// the ledger account (its balance goes up), negative debits it. The entries of one transfer sum to
+// zero in each currency, so every currency's balances sum to zero over the whole ledger.
+// Immutability (no UPDATE or DELETE of entries and transfers) is enforced by triggers written in the
+// custom migration `ledger_immutable`; `deno task ledger:check` verifies everything.
+// ---------------------------------------------------------------------------------------------
+
+/** Who a ledger account belongs to: a customer account, or the house (the portal itself). */
+export const LEDGER_ACCOUNT_KINDS = ["customer", "house"] as const;
+export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
+
+/**
+ * What a ledger account is for. A customer has one "balance" per currency. The house has:
+ * - incoming_funds: the mirror of money received in the portal's bank accounts (goes negative by
+ *   nature: −X means X came in);
+ * - unallocated_funds: money received that matched no account_ref yet, waiting for allocation;
+ * - fee_income: fees earned;
+ * - fx_position: the house's position per currency from conversions (positive: long, negative:
+ *   short, i.e. the currency it owes customers and must buy).
+ */
+export const LEDGER_PURPOSES = ["balance", "fx_position", "fee_income", "incoming_funds", "unallocated_funds"] as const;
+export type LedgerPurpose = (typeof LEDGER_PURPOSES)[number];
+export const HOUSE_PURPOSES = ["fx_position", "fee_income", "incoming_funds", "unallocated_funds"] as const;
+export type HousePurpose = (typeof HOUSE_PURPOSES)[number];
+/** The only purposes whose balance may go below zero. Every other balance never does. */
+export const MAY_GO_NEGATIVE: readonly LedgerPurpose[] = ["fx_position", "incoming_funds"];
+
+export const LEDGER_TRANSFER_KINDS = ["receipt", "allocation", "conversion", "correction"] as const;
+export type LedgerTransferKind = (typeof LEDGER_TRANSFER_KINDS)[number];
+
+/** A balance in one currency: a customer's, or one of the house's. `balance` = sum of its entries. */
+export const ledgerAccounts = sqliteTable("ledger_accounts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  kind: text("kind", { enum: LEDGER_ACCOUNT_KINDS }).notNull(),
+  /** The customer account (accounts.id); null for the house. */
+  accountId: integer("account_id").references(() => accounts.id),
+  /** ISO 4217 code, upper case. */
+  currency: text("currency").notNull(),
+  purpose: text("purpose", { enum: LEDGER_PURPOSES }).notNull(),
+  /** Stored balance in minor units, updated in the same transaction as the entries. */
+  balance: integer("balance").notNull().default(0),
+  createdAt: time("created_at").notNull(),
+}, (t) => [
+  // SQLite treats NULLs as distinct in a unique index, hence one partial index per kind.
+  uniqueIndex("ledger_accounts_customer").on(t.accountId, t.currency, t.purpose).where(sql`kind = 'customer'`),
+  uniqueIndex("ledger_accounts_house").on(t.purpose, t.currency).where(sql`kind = 'house'`),
+  check(
+    "ledger_accounts_owner",
+    sql`(kind = 'customer' AND account_id IS NOT NULL AND purpose = 'balance') OR (kind = 'house' AND account_id IS NULL AND purpose IN ('fx_position', 'fee_income', 'incoming_funds', 'unallocated_funds'))`,
+  ),
+  check("ledger_accounts_currency", sql`length(currency) = 3 AND currency GLOB '[A-Z][A-Z][A-Z]'`),
+  check("ledger_accounts_balance_integer", sql`typeof(balance) = 'integer'`),
+  // The last line of defence; the ledger refuses such a debit first, with InsufficientFunds.
+  check("ledger_accounts_not_negative", sql`purpose IN ('fx_position', 'incoming_funds') OR balance >= 0`),
+]);
+
+/** One movement of money: a set of entries that sum to zero per currency, written at once. */
+export const ledgerTransfers = sqliteTable("ledger_transfers", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  kind: text("kind", { enum: LEDGER_TRANSFER_KINDS }).notNull(),
+  description: text("description").notNull(),
+  /**
+   * What the movement is for (a receipt id, a conversion id, an Idempotency-Key...). Unique per
+   * kind: posting the same kind and reference again replays the first transfer instead.
+   */
+  reference: text("reference"),
+  createdAt: time("created_at").notNull(),
+  createdBy: integer("created_by").references(() => users.id),
+}, (t) => [
+  uniqueIndex("ledger_transfers_reference").on(t.kind, t.reference).where(sql`reference IS NOT NULL`),
+]);
+
+/** One line of a transfer. Never updated or deleted: a correction is a new transfer. */
+export const ledgerEntries = sqliteTable("ledger_entries", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  transferId: integer("transfer_id").notNull().references(() => ledgerTransfers.id),
+  ledgerAccountId: integer("ledger_account_id").notNull().references(() => ledgerAccounts.id),
+  /** Always the ledger account's currency (a trigger holds this). */
+  currency: text("currency").notNull(),
+  /** Minor units, signed: positive credits the account (balance up), negative debits it. */
+  amount: integer("amount").notNull(),
+  createdAt: time("created_at").notNull(),
+}, (t) => [
+  index("ledger_entries_transfer").on(t.transferId),
+  index("ledger_entries_account").on(t.ledgerAccountId),
+  check("ledger_entries_amount", sql`typeof(amount) = 'integer' AND amount <> 0`),
+]);

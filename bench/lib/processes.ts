@@ -8,8 +8,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const running = new Set<Deno.ChildProcess>();
+const tempDirs = new Set<string>();
 
-/** Kills every child still running (used on Ctrl-C and as a last resort at exit). */
+/** Kills every child still running and removes the temp directories (on Ctrl-C, and at exit). */
 export function killAllChildren(): void {
   for (const child of running) {
     try {
@@ -17,6 +18,8 @@ export function killAllChildren(): void {
     } catch { /* already gone */ }
   }
   running.clear();
+  for (const path of tempDirs) rmSync(path, { recursive: true, force: true });
+  tempDirs.clear();
 }
 
 /** Spawns a child and tracks it until it exits. */
@@ -42,7 +45,14 @@ export function freePort(): Promise<number> {
 /** A temp directory, removed by the returned function. */
 export function tempDir(prefix: string): { path: string; remove(): void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  tempDirs.add(path);
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      tempDirs.delete(path);
+    },
+  };
 }
 
 export interface RunningServer {

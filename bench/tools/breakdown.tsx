@@ -36,6 +36,27 @@ const path = Deno.args.find((a) => a.startsWith("/")) ?? "/";
 const msIndex = Deno.args.indexOf("--ms");
 const budgetMs = msIndex >= 0 ? Number(Deno.args[msIndex + 1]) : 1500;
 
+/**
+ * CPU microseconds per call of fn (process.cpuUsage: immune to other processes taking the cores,
+ * which wall-clock time is not on this shared machine), median of 3 runs after a warm-up.
+ */
+async function time(fn: () => unknown | Promise<unknown>): Promise<number> {
+  const run = async (ms: number) => {
+    let n = 0;
+    const start = performance.now();
+    const cpu0 = process.cpuUsage();
+    while (performance.now() - start < ms) {
+      for (let i = 0; i < 100; i++) await fn();
+      n += 100;
+    }
+    const cpu = process.cpuUsage(cpu0);
+    return (cpu.user + cpu.system) / n;
+  };
+  await run(budgetMs);
+  const runs = [await run(budgetMs / 3), await run(budgetMs / 3), await run(budgetMs / 3)].sort((a, b) => a - b);
+  return runs[1];
+}
+
 const dir = mkdtempSync(join(tmpdir(), "portal-breakdown-"));
 const db = await openMigratedDatabase({ url: `file:${join(dir, "portal.db")}` });
 try {
@@ -53,26 +74,6 @@ try {
   const full = createApp({ db, config, assets, services });
   const html = await (await full.fetch(new Request(url))).text();
 
-  /**
-   * CPU microseconds per call of fn (process.cpuUsage: immune to other processes taking the cores,
-   * which wall-clock time is not on this shared machine), median of 3 runs after a warm-up.
-   */
-  async function time(fn: () => unknown | Promise<unknown>): Promise<number> {
-    const run = async (ms: number) => {
-      let n = 0;
-      const start = performance.now();
-      const cpu0 = process.cpuUsage();
-      while (performance.now() - start < ms) {
-        for (let i = 0; i < 100; i++) await fn();
-        n += 100;
-      }
-      const cpu = process.cpuUsage(cpu0);
-      return (cpu.user + cpu.system) / n;
-    };
-    await run(budgetMs);
-    const runs = [await run(budgetMs / 3), await run(budgetMs / 3), await run(budgetMs / 3)].sort((a, b) => a - b);
-    return runs[1];
-  }
   const request = (app: Hono<AppEnv>) => async () => {
     const res = await app.fetch(new Request(url));
     await res.text();

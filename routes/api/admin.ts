@@ -68,14 +68,19 @@ export const admin = new Hono<AppEnv>()
       const summary = await summaryOf(c.var.db, customer, false);
       if (!summary.profile) throw new ApiError(409, "The customer has not saved a profile yet.");
       if (!summary.identity) throw new ApiError(409, "The customer's identity is not approved yet.");
+      if (summary.account) throw new ApiError(409, "This customer's account is already open.");
       const { done, amount, date } = compliance.compliance;
+      if (!done) {
+        throw new ApiError(422, "Complete the compliance review before opening the account.", {
+          fields: { done: "Complete the compliance review before opening the account." },
+        });
+      }
       await c.var.db.update(profiles).set({
         complianceDone: done,
         complianceAmount: amount ?? null,
         complianceDate: date ?? null,
         updatedAt: new Date(c.var.services.now()),
       }).where(eq(profiles.userId, id));
-      if (!done) throw new ApiError(422, "Complete the compliance review before opening the account.", { fields: { done: "Complete the compliance review before opening the account." } });
       const account = await openAccountFor(c, id, c.var.user!.id);
       await audit(c.var.db, { actorId: c.var.user!.id, onBehalfOfId: id, action: "account.open", detail: { account_ref: account.accountRef, compliance: compliance.compliance } }, new Date(c.var.services.now()));
       return ok(c, await summaryOf(c.var.db, customer, false));

@@ -110,7 +110,8 @@ export const auth = new Hono<AppEnv>()
         utmCampaign: a.utm_campaign || null,
         utmTerm: a.utm_term || null,
         utmContent: a.utm_content || null,
-        referrer: a.referrer || c.req.header("referer") || null,
+        // Only what the register page saw: this call's own Referer is always our register page.
+        referrer: a.referrer || null,
         landingPath: a.landing_path || null,
         createdAt: now,
       });
@@ -248,7 +249,8 @@ export const auth = new Hono<AppEnv>()
       const key = `reset:${username}`;
       if (await limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
       const user = await findUserByUsername(c.var.db, username);
-      const ownerId = user ? await verifications.consume("password-reset", body.token) : null;
+      // Checked against the named user, so a mistyped username does not use up the real owner's link.
+      const ownerId = user ? await verifications.consume("password-reset", body.token, user.id) : null;
       if (!user || ownerId !== user.id) {
         await limiter.hit(key, TOKEN_FAILURES);
         throw new ApiError(401, BAD_CREDENTIALS);

@@ -268,7 +268,8 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
 
   for (const entry of input.entries) {
     const account = byId.get(entry.ledgerAccountId)!;
-    const next = sql`${ledgerAccounts.balance} + ${entry.amount}`;
+    // Bound as a BigInt so that SQLite adds integers (a JS number is bound as a REAL).
+    const next = sql`${ledgerAccounts.balance} + ${BigInt(entry.amount)}`;
     const moved = await tx.update(ledgerAccounts)
       .set({ balance: next })
       .where(and(

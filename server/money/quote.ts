@@ -19,14 +19,15 @@
  *   unit (a smaller amount can only mean an equal or higher tier markup: the house's favour).
  *   For fixed=sell that amount is sell_amount − fee; for fixed=buy, where the sell amount is not
  *   known before the rate, it is buy_amount at the mid rate (the same value, at mid).
- * - Rates: `mid_rate` is the cross rate through the table's base (./rates.ts crossRate, computed
- *   to 30 decimal places), printed rounded half-even. Both rates are printed with the same number
- *   of decimal places: 6, or more for a mid rate below 0.1 so that at least 6 significant digits
- *   show (rateDecimals: GBP→EUR "1.137656", JPY→KWD "0.00195493").
- *   The customer `rate` is computed from the full-precision mid and then rounded DOWN to those
- *   decimal places; amounts are computed with exactly that printed rate, so anyone can reproduce
- *   them from the answer. Rounding the rate down costs the customer less than one unit of its
- *   last printed place (at most 1 part in 100,000).
+ * - Rates: `mid_rate` is the cross rate through the table's base (rates[buy] / rates[sell]),
+ *   printed rounded half-even. Both rates are printed with the same number of decimal places: 6,
+ *   or more for a mid rate below 0.1 so that at least 6 significant digits show (rateDecimals:
+ *   GBP→EUR "1.137656", JPY→KWD "0.00195493").
+ *   The customer `rate` is the exact value rates[buy] / rates[sell] × (1 − bps / 10000), with no
+ *   earlier rounding, rounded DOWN once to those decimal places (./rates.ts crossValue). Amounts
+ *   are computed with exactly that printed rate, so anyone can reproduce them from the answer.
+ *   Rounding the rate down costs the customer less than one unit of its last printed place
+ *   (at most 1 part in 100,000).
  * - Rounding of amounts is always in the house's favour and never by a full minor unit or more:
  *   fixed=sell floors the buy amount (buy ≤ converted × rate < buy + 1 minor unit); fixed=buy
  *   ceils the sell amount (the converted amount × rate ≥ buy, and one minor unit less would not
@@ -42,7 +43,7 @@ import { describe, isCurrency, minorUnits } from "./currencies.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
 import { type FeeOverrides, bpsFor, feeFor, type PricingPlan } from "./pricing.ts";
-import { crossRate, formatRate, type RateTable, rateDecimals } from "./rates.ts";
+import { crossRate, crossValue, type RateTable, rateDecimals } from "./rates.ts";
 
 export const QUOTE_VALIDITY_MS = 30_000;
 
@@ -119,9 +120,13 @@ function tooLarge(): MoneyError {
   return new MoneyError("The amount is too large.", "amount");
 }
 
-/** An amount of `from` minor units in `to` minor units at `rate`, rounded down; capped at MAX_SAFE_INTEGER. */
-function measure(minor: number, from: string, to: string, rate: Big.Big): number {
-  const v = new Big(minor).times(rate).times(pow10(minorUnits(to) - minorUnits(from))).round(0, Big.roundDown);
+/**
+ * Minor units of `from` in minor units of `to` at the exact mid rate, rounded down (capped at
+ * MAX_SAFE_INTEGER: beyond that every tier choice is the same).
+ */
+function measure(table: RateTable, minor: number, from: string, to: string): number {
+  const value = new Big(minor).times(pow10(minorUnits(to) - minorUnits(from)));
+  const v = crossValue(table, from, to, value, 0, Big.roundDown);
   return v.gt(MAX_SAFE) ? Number.MAX_SAFE_INTEGER : v.toNumber();
 }
 
@@ -140,8 +145,9 @@ export function quote(input: QuoteInput): Quote {
   if (given === 0) throw new MoneyError("The amount must be more than zero.", "amount");
 
   const feeMinor = feeFor(plan, sell, "regular", overrides);
-  const mid = crossRate(table, sell, buy);
-  const decimals = rateDecimals(mid);
+  // The printed precision follows the size of the mid rate (30 places are plenty to tell it).
+  const decimals = rateDecimals(crossRate(table, sell, buy));
+  const mid = crossValue(table, sell, buy, 1, decimals, Big.roundHalfEven);
 
   // The amount being converted, in the tier currency, at mid.
   let tierMinor: number;
@@ -149,15 +155,15 @@ export function quote(input: QuoteInput): Quote {
     if (given <= feeMinor) {
       throw new MoneyError(`The amount must be more than the fee of ${formatAmount(sell, feeMinor)} ${sell}.`, "amount");
     }
-    tierMinor = measure(given - feeMinor, sell, plan.tier_currency, crossRate(table, sell, plan.tier_currency));
+    tierMinor = measure(table, given - feeMinor, sell, plan.tier_currency);
   } else {
-    tierMinor = measure(given, buy, plan.tier_currency, crossRate(table, buy, plan.tier_currency));
+    tierMinor = measure(table, given, buy, plan.tier_currency);
   }
   const bps = bpsFor(plan, tierMinor);
 
-  // The customer rate: the full-precision mid moved against the customer, then rounded down to
-  // the printed precision. Every amount below is computed from this printed value.
-  const rate = mid.times(new Big(10_000 - bps).div(10_000)).round(decimals, Big.roundDown);
+  // The customer rate: the exact mid moved against the customer, rounded down once to the printed
+  // precision. Every amount below is computed from this printed value.
+  const rate = crossValue(table, sell, buy, new Big(10_000 - bps).div(10_000), decimals, Big.roundDown);
   if (rate.lte(0)) throw new MoneyError(`There is no usable rate from ${sell} to ${buy}.`);
   // Buy minor units per sell minor unit: exact (a product by a power of ten).
   const perMinor = rate.times(pow10(minorUnits(buy) - minorUnits(sell)));
@@ -195,7 +201,7 @@ export function quote(input: QuoteInput): Quote {
     sell_minor: sellMinor,
     buy_minor: buyMinor,
     fee_minor: feeMinor,
-    mid_rate: formatRate(mid, decimals, Big.roundHalfEven),
+    mid_rate: mid.toFixed(decimals),
     rate: rate.toFixed(decimals),
     fee: formatAmount(sell, feeMinor),
     fee_currency: sell,

@@ -6,9 +6,11 @@
  * 1 EUR = 1.0823 USD. The base's own rate is always "1" (validateRateTable adds it when it is
  * missing and refuses any other value). Rates are decimal strings, never floating point.
  *
- * Cross rates go through the base: from → base → to, i.e. rates[to] / rates[from], computed with
- * big.js to CROSS_RATE_DECIMALS (30) decimal places, rounded half-even. That full-precision value
- * is what quotes start from; only the printed strings are shorter.
+ * Cross rates go through the base: from → base → to, i.e. rates[to] / rates[from]. crossRate
+ * answers that with big.js to CROSS_RATE_DECIMALS (30) decimal places, rounded half-even.
+ * Wherever a rate or an amount is rounded for good (printed rates, quote amounts, tier
+ * measurement), crossValue is used instead: it computes value × rates[to] / rates[from] and
+ * rounds the exact result once, so no earlier rounding of the cross rate can move it.
  *
  * Printed precision (rateDecimals, formatRate): RATE_DECIMALS (6) decimal places, or more for a
  * rate below 0.1 so that at least RATE_SIGNIFICANT_DIGITS (6) significant digits show
@@ -117,6 +119,29 @@ export function crossRate(table: RateTable, from: string, to: string): Big.Big {
 }
 
 /**
+ * `value` units of `from` in units of `to` at the exact cross rate (value × rates[to] /
+ * rates[from]), rounded ONCE to `decimals` places with `rounding`. Unlike crossRate, nothing is
+ * rounded before that single step, so a result that is exact at `decimals` places stays exact.
+ * crossValue(table, from, to, 1, 6, Big.roundHalfEven) is the mid rate printed to 6 places.
+ */
+export function crossValue(
+  table: RateTable,
+  from: string,
+  to: string,
+  value: Big.BigSource,
+  decimals: number,
+  rounding: Big.RoundingMode,
+): Big.Big {
+  if (!isCurrency(from)) throw new MoneyError(`${describe(from)} is not a currency we support.`, "currency");
+  if (!isCurrency(to)) throw new MoneyError(`${describe(to)} is not a currency we support.`, "currency");
+  if (from === to) return new Big(value).round(decimals, rounding);
+  const Once = Big();
+  Once.DP = decimals;
+  Once.RM = rounding;
+  return new Once(value).times(baseRate(table, to)).div(baseRate(table, from));
+}
+
+/**
  * The number of decimal places a rate is printed with: RATE_DECIMALS, or more when the rate is
  * below 0.1 so that RATE_SIGNIFICANT_DIGITS significant digits show.
  */
@@ -145,7 +170,8 @@ export function ratesFor(table: RateTable, base: string): RatesAnswer {
   const rates: Record<string, string> = {};
   for (const code of CURRENCY_CODES) {
     if (code !== table.base && !Object.hasOwn(table.rates, code)) continue;
-    rates[code] = formatRate(crossRate(table, base, code));
+    const decimals = rateDecimals(crossRate(table, base, code));
+    rates[code] = crossValue(table, base, code, 1, decimals, Big.roundHalfEven).toFixed(decimals);
   }
   return { base, as_of: table.as_of, source: table.source, indicative: table.source === "indicative", rates };
 }

@@ -1,0 +1,440 @@
+import { createHmac } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { auditLog, emails, identityChecks, profiles } from "../../db/schema.ts";
+import { SANDBOX_RETRY_COMMENT } from "../../server/identity/index.ts";
+import {
+  type Admin,
+  businessProfile,
+  completeOnboarding,
+  createAdmin,
+  type Customer,
+  emailedToken,
+  expectStatus,
+  MINUTE,
+  personalProfile,
+  registerCustomer,
+  signinApp,
+  TestClient,
+} from "../helpers/client.ts";
+
+/**
+ * Onboarding after registration: the profile (POST account/profile), the identity check (sandbox
+ * answers, GET sumsub/confirm, Sumsub's webhook), the account opening at once or by an
+ * administrator, and where GET /auth sends the customer at each step.
+ */
+
+// Argon2 hashing makes every registration and login take a while on a busy machine.
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+
+type App = Awaited<ReturnType<typeof signinApp>>;
+let t: App;
+let admin: Admin;
+beforeAll(async () => {
+  t = await signinApp();
+  admin = await createAdmin(t);
+});
+
+async function authGoesTo(client: TestClient): Promise<string | null> {
+  const res = await client.get("/auth");
+  expect(res.status).toBe(302);
+  return res.headers.get("location");
+}
+
+async function whoami(client: TestClient) {
+  const res = await client.get("account/whoami");
+  expectStatus(res, 200);
+  return res.json.body;
+}
+
+async function accountEmails(to: string) {
+  return await t.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, "account-opened")));
+}
+
+describe("where /auth sends the customer at each step", () => {
+  test("a visitor goes home", async () => {
+    expect(await authGoesTo(new TestClient(t))).toBe("/");
+  });
+
+  test("Personal: /verify, /register-personal, /identity, then /account once approved", async () => {
+    const customer = await registerCustomer(t, { type: "Personal", validate: false });
+    const { client } = customer;
+    expect(await authGoesTo(client)).toBe("/verify");
+
+    const { token } = await emailedToken(t.db, customer.email);
+    expectStatus(await client.post("validation/validate", { token }), 200);
+    expect(await authGoesTo(client)).toBe("/register-personal");
+
+    expectStatus(await client.post("account/profile", personalProfile()), 200);
+    expect(await authGoesTo(client)).toBe("/identity");
+
+    expectStatus(await client.post("sumsub/sandbox", { answer: "RED", reject_type: "RETRY" }), 200);
+    expectStatus(await client.get("sumsub/confirm"), 422);
+    expect(await authGoesTo(client)).toBe("/identity");
+
+    expectStatus(await client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
+    expectStatus(await client.get("sumsub/confirm"), 200);
+    expect(await authGoesTo(client)).toBe("/account");
+  });
+
+  test("Business: /register-business, /identity, /processing until an administrator opens the account, then /account", async () => {
+    const customer = await registerCustomer(t, { type: "Business" });
+    expect(await authGoesTo(customer.client)).toBe("/register-business");
+    expectStatus(await customer.client.post("account/profile", businessProfile()), 200);
+    expect(await authGoesTo(customer.client)).toBe("/identity");
+    expectStatus(await customer.client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
+    expectStatus(await customer.client.get("sumsub/confirm"), 200);
+    expect(await authGoesTo(customer.client)).toBe("/processing");
+    const opened = await admin.client.post(`console/users/${customer.id}/open-account`, {
+      compliance: { done: true, amount: "250000", date: t.clock.today() },
+    });
+    expectStatus(opened, 200);
+    expect(await authGoesTo(customer.client)).toBe("/account");
+  });
+
+  test("signed in with the password only: /second-factor", async () => {
+    const customer = await registerCustomer(t);
+    const client = new TestClient(t);
+    expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
+    expect(await authGoesTo(client)).toBe("/second-factor");
+  });
+
+  test("an administrator goes to the console", async () => {
+    expect(await authGoesTo(admin.client)).toBe("/console/users");
+  });
+});
+
+describe("saving the profile", () => {
+  let customer: Customer;
+  beforeAll(async () => {
+    customer = await registerCustomer(t, { type: "Personal" });
+  });
+
+  test("an invalid profile is 422 with error and fields, and nothing is saved", async () => {
+    const bad = personalProfile({ address: { line1: "1 Road", city: "Nowhere", postcode: "12345", country: "XX" } });
+    const res = await customer.client.post("account/profile", bad);
+    expectStatus(res, 422);
+    expect(res.json.fields["address.country"]).toMatch(/two-letter ISO code/);
+    expect(typeof res.json.error).toBe("string");
+    expect(res.json.error.length).toBeGreaterThan(0);
+
+    const several = await customer.client.post("account/profile", personalProfile({ first: "", phone: "12345", public: "no" }));
+    expectStatus(several, 422);
+    expect(Object.keys(several.json.fields)).toEqual(expect.arrayContaining(["first", "phone", "public"]));
+    expect(several.json.error).toBe(several.json.fields.first);
+
+    expect((await whoami(customer.client)).profile).toBe(false);
+    expect(await t.db.select().from(profiles).where(eq(profiles.userId, customer.id))).toHaveLength(0);
+  });
+
+  test("a Business profile from a Personal customer is refused", async () => {
+    expectStatus(await customer.client.post("account/profile", businessProfile()), 422);
+    expect((await whoami(customer.client)).profile).toBe(false);
+  });
+
+  test("a valid profile is saved: redirect /identity, whoami profile true, the name shown", async () => {
+    const res = await customer.client.post("account/profile", personalProfile());
+    expectStatus(res, 200);
+    expect(res.json.redirect).toBe("/identity");
+    expect(res.json.body).toMatchObject({ id: customer.id, profile: true, name: "Ada Lovelace" });
+    const me = await whoami(customer.client);
+    expect(me.profile).toBe(true);
+    expect(me.name).toBe("Ada Lovelace");
+    const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    expect(row.type).toBe("Personal");
+    expect((row.data as { phone: string }).phone).toBe("+447911123456");
+  });
+
+  test("a customer cannot set their own compliance review", async () => {
+    const other = await registerCustomer(t, { type: "Personal" });
+    const res = await other.client.post("account/profile", personalProfile({ public: true, compliance: { done: true, amount: "1000000", date: t.clock.today() } }));
+    expectStatus(res, 200);
+    const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, other.id));
+    expect(row.complianceDone).toBe(false);
+    expect(row.complianceAmount).toBeNull();
+    expect(JSON.stringify(row.data)).not.toContain("compliance");
+  });
+
+  test("not before the email is verified, nor by a visitor", async () => {
+    const unverified = await registerCustomer(t, { validate: false });
+    const res = await unverified.client.post("account/profile", personalProfile());
+    expectStatus(res, 403);
+    expect(res.json.redirect).toBe("/verify");
+    expectStatus(await new TestClient(t).post("account/profile", personalProfile()), 401);
+    expect(await t.db.select().from(profiles).where(eq(profiles.userId, unverified.id))).toHaveLength(0);
+  });
+});
+
+describe("the identity check with the sandbox provider", () => {
+  test("confirm before any answer is 409: still in progress", async () => {
+    const customer = await registerCustomer(t);
+    expectStatus(await customer.client.get("sumsub/token"), 403); // no profile yet
+    expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+    const started = await customer.client.get("sumsub/token");
+    expectStatus(started, 200);
+    expect(started.json.body).toEqual({ kind: "sandbox" });
+    const res = await customer.client.get("sumsub/confirm");
+    expectStatus(res, 409);
+    expect((await whoami(customer.client)).identity).toBe(false);
+  });
+
+  test("RED RETRY: confirm is 422 with the provider's comment as the error; GREEN afterwards passes", async () => {
+    const customer = await registerCustomer(t);
+    expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+    const red = await customer.client.post("sumsub/sandbox", { answer: "RED", reject_type: "RETRY" });
+    expectStatus(red, 200);
+    expect(red.json.body).toEqual({ status: "retry" });
+    const res = await customer.client.get("sumsub/confirm");
+    expectStatus(res, 422);
+    expect(res.json.error).toBe(SANDBOX_RETRY_COMMENT);
+    expect((await whoami(customer.client)).identity).toBe(false);
+
+    expectStatus(await customer.client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
+    expectStatus(await customer.client.get("sumsub/confirm"), 200);
+  });
+
+  test("RED FINAL: confirm is 403", async () => {
+    const customer = await registerCustomer(t);
+    expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+    expectStatus(await customer.client.post("sumsub/sandbox", { answer: "RED", reject_type: "FINAL" }), 200);
+    expectStatus(await customer.client.get("sumsub/confirm"), 403);
+    expect((await whoami(customer.client)).account).toBe(false);
+  });
+
+  test("GREEN: a Personal customer with no flag gets an account at once, P + 8 digits, and an email saying so", async () => {
+    const customer = await registerCustomer(t, { type: "Personal" });
+    const res = await completeOnboarding(customer);
+    expect(res.json.redirect).toBe("/auth");
+    expect(res.json.body).toMatchObject({ identity: true, account: true });
+    const me = await whoami(customer.client);
+    expect(me.identity).toBe(true);
+    expect(me.account).toBe(true);
+    expect(me.account_ref).toMatch(/^P\d{8}$/);
+
+    const sent = await accountEmails(customer.email);
+    expect(sent).toHaveLength(1);
+    expect(sent[0].text).toContain(me.account_ref);
+
+    // Confirming again opens nothing new and sends nothing new.
+    expectStatus(await customer.client.get("sumsub/confirm"), 200);
+    expect((await whoami(customer.client)).account_ref).toBe(me.account_ref);
+    expect(await accountEmails(customer.email)).toHaveLength(1);
+
+    // Once the account is open, the profile is no longer the customer's to change.
+    expectStatus(await customer.client.post("account/profile", personalProfile({ first: "Augusta" })), 409);
+  });
+
+  test.each([
+    ["politically exposed (public: true)", { public: true }],
+    ["refused before (denial: true)", { denial: true }],
+    ["acting for someone else (agency: true)", { agency: true, agency_of: "Lord Byron" }],
+  ])("a Personal customer %s is approved but waits for a review: no account, /auth goes to /processing", async (_what, flags) => {
+    const customer = await registerCustomer(t, { type: "Personal" });
+    const res = await completeOnboarding(customer, { profile: personalProfile(flags) });
+    expect(res.json.body).toMatchObject({ identity: true, account: false, account_ref: null });
+    expect((await whoami(customer.client)).account).toBe(false);
+    expect(await authGoesTo(customer.client)).toBe("/processing");
+    expect(await accountEmails(customer.email)).toHaveLength(0);
+  });
+});
+
+describe("a Business account, opened by an administrator", () => {
+  let customer: Customer;
+  beforeAll(async () => {
+    customer = await registerCustomer(t, { type: "Business" });
+    const res = await completeOnboarding(customer);
+    expect(res.json.body).toMatchObject({ identity: true, account: false });
+  });
+
+  test("there is no account before the review", async () => {
+    expect((await whoami(customer.client)).account).toBe(false);
+    expect(await authGoesTo(customer.client)).toBe("/processing");
+  });
+
+  test("a customer calling the console is answered 404 and opens nothing", async () => {
+    const res = await customer.client.post(`console/users/${customer.id}/open-account`, {
+      compliance: { done: true, amount: "1000", date: t.clock.today() },
+    });
+    expectStatus(res, 404);
+    expectStatus(await customer.client.get("console/users"), 404);
+    expect((await whoami(customer.client)).account).toBe(false);
+  });
+
+  test("compliance done without an amount: 422 'Amount is required when setting compliance.'", async () => {
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: true, date: t.clock.today() } });
+    expectStatus(res, 422);
+    expect(res.json.error).toBe("Amount is required when setting compliance.");
+    expect((await whoami(customer.client)).account).toBe(false);
+  });
+
+  test("compliance done without a date: 422 'Date is required when when setting compliance.'", async () => {
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: true, amount: "250000" } });
+    expectStatus(res, 422);
+    expect(res.json.error).toBe("Date is required when when setting compliance.");
+    expect((await whoami(customer.client)).account).toBe(false);
+  });
+
+  test("compliance not done: no account", async () => {
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: false } });
+    // Refused because the account is already open, before anything is written.
+    expectStatus(res, 409);
+    expect((await whoami(customer.client)).account).toBe(false);
+  });
+
+  test("with amount and date the account opens (B + 8 digits), and the audit log has account.open", async () => {
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, {
+      compliance: { done: true, amount: "250,000", date: t.clock.today() },
+    });
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({ id: customer.id, account: true });
+    expect(res.json.body.account_ref).toMatch(/^B\d{8}$/);
+
+    const me = await whoami(customer.client);
+    expect(me.account).toBe(true);
+    expect(me.account_ref).toBe(res.json.body.account_ref);
+
+    const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    expect(row).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: t.clock.today() });
+
+    const entries = await t.db.select().from(auditLog).where(and(eq(auditLog.action, "account.open"), eq(auditLog.onBehalfOfId, customer.id)));
+    expect(entries).toHaveLength(1);
+    expect(entries[0].actorId).toBe(admin.id);
+
+    const console = await admin.client.get(`console/audit?customer=${customer.id}`);
+    expectStatus(console, 200);
+    expect(console.json.body.map((e: { action: string }) => e.action)).toContain("account.open");
+    expect(await accountEmails(customer.email)).toHaveLength(1);
+  });
+
+  test("a refused open-account call (compliance not done) leaves the compliance record of the open account as it was", async () => {
+    const [before] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    expect(before.complianceDone).toBe(true);
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: false } });
+    // Refused because the account is already open, before anything is written.
+    expectStatus(res, 409);
+    const [after] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    expect(after).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: t.clock.today() });
+  });
+
+  test("an administrator cannot open an account for a customer without an approved identity", async () => {
+    const early = await registerCustomer(t, { type: "Business" });
+    expectStatus(await early.client.post("account/profile", businessProfile()), 200);
+    const res = await admin.client.post(`console/users/${early.id}/open-account`, { compliance: { done: true, amount: "1000", date: t.clock.today() } });
+    expectStatus(res, 409);
+    expect((await whoami(early.client)).account).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Sumsub's webhook
+
+const WEBHOOK_SECRET = "whsec-test-Qm7";
+const SUMSUB_ENV = { SUMSUB_APP_TOKEN: "sbx:app-token", SUMSUB_SECRET_KEY: "secret-key" };
+
+function reviewed(userId: number, createdAtMs: string, reviewResult: Record<string, unknown>) {
+  return {
+    applicantId: `65f0c0ffee${String(userId).padStart(14, "0")}`,
+    inspectionId: "65f0c0ffee00000000000001",
+    correlationId: `req-${userId}-${createdAtMs}`,
+    externalUserId: `portal-${userId}`,
+    levelName: "basic-kyc-level",
+    type: "applicantReviewed",
+    reviewStatus: "completed",
+    reviewResult,
+    createdAtMs,
+  };
+}
+
+function signed(body: string, alg = "HMAC_SHA256_HEX", hash = "sha256", secret = WEBHOOK_SECRET) {
+  return {
+    "x-payload-digest": createHmac(hash, secret).update(body).digest("hex"),
+    "x-payload-digest-alg": alg,
+  };
+}
+
+describe("Sumsub's webhook", () => {
+  let app: App;
+  let sumsub: TestClient;
+  beforeAll(async () => {
+    app = await signinApp({ env: { ...SUMSUB_ENV, SUMSUB_WEBHOOK_SECRET: WEBHOOK_SECRET } });
+    // Sumsub's servers: no browser Origin, no cookies.
+    sumsub = new TestClient(app, { origin: null });
+  });
+
+  async function checkOf(userId: number) {
+    const [row] = await app.db.select().from(identityChecks).where(eq(identityChecks.userId, userId));
+    return row;
+  }
+
+  test("a correctly signed applicantReviewed event is 200 and updates the check", async () => {
+    const customer = await registerCustomer(app);
+    const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:00:00.000", { reviewAnswer: "GREEN" }));
+    const res = await sumsub.post("sumsub/webhook", body, signed(body));
+    expectStatus(res, 200);
+    expect(res.json.body.ok).toBe(true);
+    expect(await checkOf(customer.id)).toMatchObject({ provider: "sumsub", status: "approved" });
+    expect((await whoami(customer.client)).identity).toBe(true);
+  });
+
+  test("a tampered body is 401 and changes nothing", async () => {
+    const customer = await registerCustomer(app);
+    const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:05:00.000", {
+      reviewAnswer: "RED",
+      reviewRejectType: "FINAL",
+      moderationComment: "Refused.",
+    }));
+    const headers = signed(body);
+    const tampered = body.replace('"RED"', '"GREEN"');
+    expect(tampered).not.toBe(body);
+    const res = await sumsub.post("sumsub/webhook", tampered, headers);
+    expectStatus(res, 401);
+    expect(await checkOf(customer.id)).toBeUndefined();
+    expect((await whoami(customer.client)).identity).toBe(false);
+  });
+
+  test("a digest labelled with the wrong algorithm is 401", async () => {
+    const customer = await registerCustomer(app);
+    const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:10:00.000", { reviewAnswer: "GREEN" }));
+    const sha256 = signed(body);
+    for (const alg of ["HMAC_SHA1_HEX", "HMAC_SHA512_HEX", "SHA256", "hmac_sha256_hex"]) {
+      const res = await sumsub.post("sumsub/webhook", body, { ...sha256, "x-payload-digest-alg": alg });
+      expectStatus(res, 401);
+    }
+    const noAlg = await sumsub.post("sumsub/webhook", body, { "x-payload-digest": sha256["x-payload-digest"] });
+    expectStatus(noAlg, 401);
+    const otherSecret = await sumsub.post("sumsub/webhook", body, signed(body, "HMAC_SHA256_HEX", "sha256", "not-the-secret"));
+    expectStatus(otherSecret, 401);
+    expect(await checkOf(customer.id)).toBeUndefined();
+  });
+
+  test("the same event delivered again is 200 and changes nothing", async () => {
+    const customer = await registerCustomer(app);
+    const retry = JSON.stringify(reviewed(customer.id, "2026-03-02 09:15:00.000", {
+      reviewAnswer: "RED",
+      reviewRejectType: "RETRY",
+      moderationComment: "Please upload the back of your ID card.",
+    }));
+    const green = JSON.stringify(reviewed(customer.id, "2026-03-02 09:20:00.000", { reviewAnswer: "GREEN" }));
+    expectStatus(await sumsub.post("sumsub/webhook", retry, signed(retry)), 200);
+    expect(await checkOf(customer.id)).toMatchObject({ status: "retry" });
+    expectStatus(await sumsub.post("sumsub/webhook", green, signed(green)), 200);
+    const approved = await checkOf(customer.id);
+    expect(approved).toMatchObject({ status: "approved" });
+
+    app.clock.advance(5 * MINUTE);
+    for (const body of [green, retry]) {
+      const res = await sumsub.post("sumsub/webhook", body, signed(body, "HMAC_SHA512_HEX", "sha512"));
+      expectStatus(res, 200);
+      expect(res.json.body).toEqual({ ok: true, outcome: "duplicate" });
+    }
+    expect(await checkOf(customer.id)).toEqual(approved);
+  });
+
+  test("without SUMSUB_WEBHOOK_SECRET the webhook does not exist: 404", async () => {
+    const noSecret = await signinApp({ env: SUMSUB_ENV });
+    const body = JSON.stringify(reviewed(1, "2026-03-02 09:00:00.000", { reviewAnswer: "GREEN" }));
+    expectStatus(await new TestClient(noSecret, { origin: null }).post("sumsub/webhook", body, signed(body)), 404);
+    // Nor with the sandbox provider.
+    expectStatus(await new TestClient(t, { origin: null }).post("sumsub/webhook", body, signed(body)), 404);
+  });
+});
