@@ -11,8 +11,8 @@
  *   plan must give both fees for every supported currency, so that any currency can be sold.
  * - Overrides: when override_transfer_fee is on, override_regular_transfer_fee (or
  *   override_priority_transfer_fee) is the fee, read as an amount in the currency being sold
- *   (the same number whatever that currency is). When the override of that kind is null the
- *   plan's fee applies. An override with more decimals than the currency has (say "2.50" when
+ *   (the same number whatever that currency is). When the override of that kind is null (or an
+ *   empty string) the plan's fee applies. An override with more decimals than the currency has (say "2.50" when
  *   selling JPY) is rounded up to the currency's minor unit, in the house's favour and by less
  *   than one minor unit. When override_transfer_fee is off the override fees are ignored.
  */
@@ -235,7 +235,7 @@ export function feeFor(plan: PricingPlan, code: string, kind: FeeKind, overrides
   currency(code);
   if (overrides?.override_transfer_fee) {
     const text = kind === "regular" ? overrides.override_regular_transfer_fee : overrides.override_priority_transfer_fee;
-    if (text !== null && text !== undefined) return overrideMinor(code, text, kind);
+    if (text !== null && text !== undefined && String(text).trim() !== "") return overrideMinor(code, text, kind);
   }
   const fees = Object.hasOwn(plan.fees, code) ? plan.fees[code] : undefined;
   if (!fees) throw new MoneyError(`The pricing plan ${plan.name} has no fees for ${code}.`, "currency");

@@ -276,8 +276,7 @@ describe("a Business account, opened by an administrator", () => {
 
   test("compliance not done: no account", async () => {
     const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: false } });
-    // Refused because the account is already open, before anything is written.
-    expectStatus(res, 409);
+    expectStatus(res, 422);
     expect((await whoami(customer.client)).account).toBe(false);
   });
 

@@ -218,6 +218,7 @@ describe("fees and overrides", () => {
     // On, but no override of that kind: the plan's fee.
     const noRegular = { ...ON, override_regular_transfer_fee: null };
     expect(q("GBP", "EUR", "100.00", "sell", { overrides: noRegular }).fee).toBe("1.00");
+    expect(q("GBP", "EUR", "100.00", "sell", { overrides: { ...ON, override_regular_transfer_fee: " " } }).fee).toBe("1.00");
     // A zero override is a real override.
     expect(q("GBP", "EUR", "100.00", "sell", { overrides: { ...ON, override_regular_transfer_fee: "0" } }).fee).toBe("0.00");
     // fixed=buy adds the override fee too.
@@ -352,7 +353,7 @@ describe("properties: the house never loses, and never wins by a minor unit or m
     .map((list) => Object.fromEntries(CURRENCY_CODES.map((c, i) => [c, list[i]])));
   const scenario = fc.record({ pair, rates, plan, overrides, amountMinor });
 
-  function setup(s: fc.RecordValue<unknown> & { pair: [string, string]; rates: Record<string, string> }): RateTable {
+  function setup(s: { rates: Record<string, string> }): RateTable {
     return { base: "EUR", as_of: "2026-11-20", source: "test", rates: { ...s.rates, EUR: "1" } };
   }
 
