@@ -60,13 +60,15 @@ if (Deno.env.get("NODE_ENV") !== "production") {
 }
 
 let exiting = false;
-Deno.addSignalListener("SIGINT", () => {
-  if (exiting) return;
-  exiting = true;
-  console.error("\nInterrupted: stopping the servers.");
-  killAllChildren();
-  Deno.exit(130);
-});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    if (exiting) return;
+    exiting = true;
+    console.error(`\n${signal}: stopping the servers.`);
+    killAllChildren();
+    Deno.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
 
 let portalStart: Promise<RunningServer> | null = null;
 const ctx: BenchContext = {

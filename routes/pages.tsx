@@ -4,7 +4,8 @@ import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
 import type { AppEnv } from "../server/env.ts";
 import { AUTH_ORDER, evaluateGuards, guards, homeOf } from "../server/guards.ts";
-import { renderDocument } from "../server/render/document.tsx";
+import { renderPage, sendPage } from "../server/render/document.tsx";
+import { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
 import { DefaultLayout } from "./layouts/Default.tsx";
 import { ComingSoon } from "./layouts/parts.tsx";
@@ -38,6 +39,11 @@ export interface PageRoute {
   validate?: (params: Record<string, string>, c: Context<AppEnv>) => boolean | Promise<boolean>;
   /** Route metadata: a page may force light or dark. */
   colorMode?: string;
+  /**
+   * The page shows visitors who are not signed in nothing personal and nothing that changes with
+   * the database: it can be rendered once and kept (server/render/page-cache.ts).
+   */
+  publicCache?: boolean;
   /** The page's content; it may load data first, or answer a redirect instead. */
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
@@ -72,11 +78,11 @@ const console_ = (path: string, title: string, what: string, extra: Partial<Page
 
 /** The profile can be changed until the account opens; after that, support changes it. */
 function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
-  return (c.var.onBehalf ?? c.var.user)!.account ? c.redirect("/auth") : render();
+  return (c.get("onBehalf") ?? c.get("user"))!.account ? c.redirect("/auth") : render();
 }
 
 export const PAGES: PageRoute[] = [
-  { path: "/", title: "International payments and currency exchange", render: () => <Home /> },
+  { path: "/", title: "International payments and currency exchange", publicCache: true, render: () => <Home /> },
   { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },
   { path: "/register", title: "Open an account", layout: "register", render: RegisterPage },
@@ -85,14 +91,14 @@ export const PAGES: PageRoute[] = [
     path: "/verify",
     title: "Verify your email",
     layout: "register",
-    render: (c) => (c.var.user?.validated ? c.redirect("/auth") : VerifyPage(c)),
+    render: (c) => (c.get("user")?.validated ? c.redirect("/auth") : VerifyPage(c)),
   },
   { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")) },
   { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")) },
-  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => ((c.var.onBehalf ?? c.var.user)!.identity ? c.redirect("/auth") : IdentityPage(c)) },
+  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => ((c.get("onBehalf") ?? c.get("user"))!.identity ? c.redirect("/auth") : IdentityPage(c)) },
   { path: "/calculator", title: "Currency calculator", layout: "blank", render: soon("Currency calculator", "Live rates and prices arrive with the money work.") },
-  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => ((c.var.onBehalf ?? c.var.user)!.account ? c.redirect("/auth") : <Processing />) },
-  { path: "/second-factor", title: "Second factor", guards: ["loggedin", "is-verified"], render: (c) => (c.var.user!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)) },
+  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => ((c.get("onBehalf") ?? c.get("user"))!.account ? c.redirect("/auth") : <Processing />) },
+  { path: "/second-factor", title: "Second factor", guards: ["loggedin", "is-verified"], render: (c) => (c.get("user")!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)) },
   { path: "/account/security", title: "Sign-in and security", layout: "user", guards: ["loggedin", "secondfactor"], render: SecurityPage },
   { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },
 
@@ -135,7 +141,7 @@ export const PAGES: PageRoute[] = [
  * Registers every page: its guards as per-route middleware, its validation, then the render in
  * its layout. Unknown guard names and bad route metadata stop the server here, at start.
  */
-export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES): void {
+export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cache = new PageCache()): void {
   for (const page of pages) {
     const Layout = LAYOUTS[page.layout ?? "default"];
     if (!Layout) throw new Error(`Route ${page.path} names an unknown layout "${page.layout}"`);
@@ -144,20 +150,25 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES): vo
       if (page.validate && !(await page.validate(c.req.param() as Record<string, string>, c))) {
         throw new HTTPException(404, { message: "Page not found" });
       }
+      const key = page.publicCache ? cache.keyFor(c) : null;
+      const cached = key ? cache.get(key) : undefined;
+      if (cached) return sendPage(c, cached);
       const content = await page.render(c);
       if (content instanceof Response) return content;
-      return renderDocument(c, {
+      const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
         render: () => <Layout>{content}</Layout>,
       });
+      if (key) cache.set(key, rendered);
+      return sendPage(c, rendered);
     });
   }
 
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
   // have no customer profile: for them the steps end with the second factor.
   app.get("/auth", (c) => {
-    const user = c.var.user;
+    const user = c.get("user");
     const steps = user?.level === "Admin" ? AUTH_ORDER.slice(0, 3) : AUTH_ORDER;
     const verdict = evaluateGuards(steps, user);
     if (!verdict.pass) {

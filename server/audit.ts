@@ -19,15 +19,15 @@ export async function audit(
 export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
   return async function auditCalls(c: Context<AppEnv>, next) {
     await next();
-    const admin = c.var.user;
-    const customer = c.var.onBehalf;
+    const admin = c.get("user");
+    const customer = c.get("onBehalf");
     if (!admin || admin.level !== "Admin" || !customer) return;
     if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.path.endsWith("/account/onbehalf")) return;
-    await audit(c.var.db, {
+    await audit(c.get("db"), {
       actorId: admin.id,
       onBehalfOfId: customer.id,
       action: `${c.req.method} ${c.req.path}`,
       detail: { status: c.res.status },
-    }, new Date(c.var.services.now()));
+    }, new Date(c.get("services").now()));
   };
 }

@@ -79,7 +79,7 @@ function isApi(c: Context<AppEnv>) {
 const ABOUT_THE_SESSION = new Set<GuardName>(["loggedin", "secondfactor", "is-admin"]);
 
 export function subjectOf(name: GuardName, c: Context<AppEnv>): SessionUser | null {
-  return ABOUT_THE_SESSION.has(name) ? c.var.user : (c.var.onBehalf ?? c.var.user);
+  return ABOUT_THE_SESSION.has(name) ? c.get("user") : (c.get("onBehalf") ?? c.get("user"));
 }
 
 function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
@@ -91,7 +91,7 @@ function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
       throw isApi(c) ? new ApiError(404, "Not found") : new HTTPException(404, { message: "Page not found" });
     }
     if (isApi(c)) {
-      throw c.var.user
+      throw c.get("user")
         ? new ApiError(403, "You cannot do this yet.", { redirect: verdict.to })
         : new ApiError(401, "Please sign in.", { redirect: verdict.to });
     }

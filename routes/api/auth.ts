@@ -54,46 +54,46 @@ const registration = z.object({
 
 /** Emails a new validation link; the link opens /verify with the token. */
 async function sendValidation(c: import("hono").Context<AppEnv>, user: Pick<UserRow, "id" | "username">) {
-  const { verifications, mailer } = c.var.services;
+  const { verifications, mailer } = c.get("services");
   const secret = await verifications.issue(user.id, "email-validation");
-  const link = `${c.var.config.publicUrl}/verify?token=${encodeURIComponent(secret)}`;
+  const link = `${c.get("config").publicUrl}/verify?token=${encodeURIComponent(secret)}`;
   await mailer.send({ to: user.username, userId: user.id, template: "email-validation", rendered: emailValidation({ link, token: secret }) });
 }
 
 /** Emails a new 6-digit second-factor code, valid 10 minutes. */
 async function sendCode(c: import("hono").Context<AppEnv>, user: Pick<UserRow, "id" | "username">) {
-  const { verifications, mailer } = c.var.services;
+  const { verifications, mailer } = c.get("services");
   const code = await verifications.issue(user.id, "second-factor");
   await mailer.send({ to: user.username, userId: user.id, template: "second-factor-code", rendered: secondFactorCode({ code }) });
 }
 
 async function summary(c: import("hono").Context<AppEnv>, userId: number, secondFactor: boolean) {
-  const user = await findUser(c.var.db, userId);
+  const user = await findUser(c.get("db"), userId);
   if (!user) throw new ApiError(401, BAD_CREDENTIALS);
-  return summaryOf(c.var.db, user, secondFactor);
+  return summaryOf(c.get("db"), user, secondFactor);
 }
 
 function requireSession(c: import("hono").Context<AppEnv>) {
-  const session = c.var.session;
-  if (!session || !c.var.user) throw new ApiError(401, "Please sign in.", { redirect: "/" });
+  const session = c.get("session");
+  if (!session || !c.get("user")) throw new ApiError(401, "Please sign in.", { redirect: "/" });
   return session;
 }
 
 export const auth = new Hono<AppEnv>()
   .post("/auth/register", valid("json", registration), async (c) => {
-    const { limiter, sessions } = c.var.services;
+    const { limiter, sessions } = c.get("services");
     const body = c.req.valid("json");
     const addressKey = `register:address:${clientAddress(c)}`;
     if (await limiter.isBlocked(addressKey)) throw new ApiError(429, "Too many registrations from here. Try again later.");
     await limiter.hit(addressKey, REGISTRATIONS_PER_ADDRESS);
-    if (await findUserByUsername(c.var.db, body.email)) {
+    if (await findUserByUsername(c.get("db"), body.email)) {
       throw new ApiError(422, "An account with this email already exists. Sign in instead.", {
         fields: { email: "An account with this email already exists. Sign in instead." },
       });
     }
     const passwordHash = await hashPassword(body.password);
-    const now = new Date(c.var.services.now());
-    const user = await c.var.db.transaction(async (tx) => {
+    const now = new Date(c.get("services").now());
+    const user = await c.get("db").transaction(async (tx) => {
       const [created] = await tx.insert(users).values({
         username: body.email,
         passwordHash,
@@ -125,22 +125,23 @@ export const auth = new Hono<AppEnv>()
     await sendValidation(c, user);
     const session = await sessions.start(c, user.id, false);
     c.set("session", session);
-    return ok(c, await summaryOf(c.var.db, user, false), { redirect: "/verify" });
+    return ok(c, await summaryOf(c.get("db"), user, false), { redirect: "/verify" });
   })
   .post("/validation/resend", loggedin, async (c) => {
     requireSession(c);
-    const user = await findUser(c.var.db, c.var.user!.id);
+    const user = await findUser(c.get("db"), c.get("user")!.id);
     if (!user) throw new ApiError(401, "Please sign in.");
     if (user.validated) throw new ApiError(409, "Your email address is already confirmed.", { redirect: "/auth" });
     const key = `resend:${user.id}`;
-    if (await c.var.services.limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
-    await c.var.services.limiter.hit(key, RESENDS_PER_USER);
+    if (await c.get("services").limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
+    await c.get("services").limiter.hit(key, RESENDS_PER_USER);
     await sendValidation(c, user);
     return ok(c, { sent: true });
   })
   .post("/validation/validate", valid("json", z.object({ token })), async (c) => {
-    const { verifications, limiter, sessions } = c.var.services;
-    const limitKey = c.var.user ? `validate:user:${c.var.user.id}` : `validate:address:${clientAddress(c)}`;
+    const { verifications, limiter, sessions } = c.get("services");
+    const signedIn = c.get("user");
+    const limitKey = signedIn ? `validate:user:${signedIn.id}` : `validate:address:${clientAddress(c)}`;
     if (await limiter.isBlocked(limitKey)) throw new ApiError(429, TOO_MANY);
     const userId = await verifications.consume("email-validation", c.req.valid("json").token);
     if (userId === null) {
@@ -148,9 +149,9 @@ export const auth = new Hono<AppEnv>()
       throw new ApiError(401, BAD_CREDENTIALS);
     }
     await limiter.clear(limitKey);
-    await c.var.db.update(users).set({ validated: true }).where(eq(users.id, userId));
+    await c.get("db").update(users).set({ validated: true }).where(eq(users.id, userId));
     let secondFactor = false;
-    const session = c.var.session;
+    const session = c.get("session");
     if (session && session.userId === userId) {
       // Opening the emailed token proves control of the mailbox, as an emailed code would: the
       // session passes its second factor, with a fresh token.
@@ -161,33 +162,33 @@ export const auth = new Hono<AppEnv>()
     return ok(c, user, { redirect: registerScreen(user) });
   })
   .post("/auth/login", valid("json", z.object({ email: z.string().trim().max(254), password: z.string().max(1000) })), async (c) => {
-    const { limiter, sessions } = c.var.services;
+    const { limiter, sessions } = c.get("services");
     const { email: username, password: given } = c.req.valid("json");
     const key = `login:${normalizeUsername(username)}`;
     if (await limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
-    const user = await findUserByUsername(c.var.db, username);
+    const user = await findUserByUsername(c.get("db"), username);
     if (!(await verifyPassword(user?.passwordHash, given)) || !user) {
       await limiter.hit(key, LOGIN_FAILURES);
       throw new ApiError(401, BAD_CREDENTIALS);
     }
     await limiter.clear(key);
-    await sessions.end(c, c.var.session);
+    await sessions.end(c, c.get("session"));
     const session = await sessions.start(c, user.id, false);
     c.set("session", session);
     const validated = user.validated || user.level === "Admin";
     if (validated && !user.totpSecret) await sendCode(c, user);
-    return ok(c, await summaryOf(c.var.db, user, false), { redirect: "/auth" });
+    return ok(c, await summaryOf(c.get("db"), user, false), { redirect: "/auth" });
   })
   .post("/auth/logout", async (c) => {
-    await c.var.services.sessions.end(c, c.var.session);
+    await c.get("services").sessions.end(c, c.get("session"));
     return ok(c, { ok: true }, { redirect: "/" });
   })
   .post("/challenge", loggedin, valid("json", z.object({ token })), async (c) => {
     const session = requireSession(c);
-    const { limiter, verifications, sessions, secretBox, now } = c.var.services;
+    const { limiter, verifications, sessions, secretBox, now } = c.get("services");
     const key = `challenge:${session.userId}`;
     if (await limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
-    const user = await findUser(c.var.db, session.userId);
+    const user = await findUser(c.get("db"), session.userId);
     if (!user) throw new ApiError(401, BAD_CREDENTIALS);
     const code = c.req.valid("json").token.replace(/\s+/g, "");
     let passed = false;
@@ -196,7 +197,7 @@ export const auth = new Hono<AppEnv>()
       const step = verifyTotp(secret, code, now(), user.totpLastStep);
       if (step !== null) {
         // Conditional on the last step seen, so the same code cannot pass twice even at once.
-        const moved = await c.var.db.update(users).set({ totpLastStep: step }).where(
+        const moved = await c.get("db").update(users).set({ totpLastStep: step }).where(
           and(eq(users.id, user.id), user.totpLastStep === null ? isNull(users.totpLastStep) : eq(users.totpLastStep, user.totpLastStep)),
         ).returning({ id: users.id });
         passed = moved.length === 1;
@@ -209,32 +210,32 @@ export const auth = new Hono<AppEnv>()
     }
     await limiter.clear(key);
     c.set("session", await sessions.rotate(c, session, true));
-    return ok(c, await summaryOf(c.var.db, user, true), { redirect: "/auth" });
+    return ok(c, await summaryOf(c.get("db"), user, true), { redirect: "/auth" });
   })
   .post("/challenge/resend", loggedin, async (c) => {
     const session = requireSession(c);
     const key = `resend:${session.userId}`;
-    if (await c.var.services.limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
-    await c.var.services.limiter.hit(key, RESENDS_PER_USER);
-    const user = await findUser(c.var.db, session.userId);
+    if (await c.get("services").limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
+    await c.get("services").limiter.hit(key, RESENDS_PER_USER);
+    const user = await findUser(c.get("db"), session.userId);
     if (!user) throw new ApiError(401, BAD_CREDENTIALS);
     await sendCode(c, user);
     return ok(c, { sent: true });
   })
   .post("/auth/forgot", valid("json", z.object({ username: z.string().trim().max(254) })), async (c) => {
-    const { limiter, verifications, mailer } = c.var.services;
+    const { limiter, verifications, mailer } = c.get("services");
     const addressKey = `forgot:address:${clientAddress(c)}`;
     if (await limiter.isBlocked(addressKey)) throw new ApiError(429, "Too many requests from here. Try again later.");
     await limiter.hit(addressKey, FORGOT_PER_ADDRESS);
     const username = normalizeUsername(c.req.valid("json").username);
-    const user = await findUserByUsername(c.var.db, username);
+    const user = await findUserByUsername(c.get("db"), username);
     const accountKey = `forgot:account:${username}`;
     // The answer is the same whether or not the account exists, and whether or not this one was
     // over its own limit: nothing here tells who has an account.
     if (user && !(await limiter.isBlocked(accountKey))) {
       await limiter.hit(accountKey, FORGOT_PER_ACCOUNT);
       const secret = await verifications.issue(user.id, "password-reset");
-      const link = `${c.var.config.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${encodeURIComponent(user.username)}`;
+      const link = `${c.get("config").publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${encodeURIComponent(user.username)}`;
       await mailer.send({ to: user.username, userId: user.id, template: "password-reset", rendered: passwordReset({ link, token: secret }) });
     }
     return ok(c, { sent: true });
@@ -243,19 +244,19 @@ export const auth = new Hono<AppEnv>()
     "/auth/forgot/reset",
     valid("json", z.object({ username: z.string().trim().max(254), token, password })),
     async (c) => {
-      const { limiter, verifications, sessions, mailer } = c.var.services;
+      const { limiter, verifications, sessions, mailer } = c.get("services");
       const body = c.req.valid("json");
       const username = normalizeUsername(body.username);
       const key = `reset:${username}`;
       if (await limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
-      const user = await findUserByUsername(c.var.db, username);
+      const user = await findUserByUsername(c.get("db"), username);
       // Checked against the named user, so a mistyped username does not use up the real owner's link.
       const ownerId = user ? await verifications.consume("password-reset", body.token, user.id) : null;
       if (!user || ownerId !== user.id) {
         await limiter.hit(key, TOKEN_FAILURES);
         throw new ApiError(401, BAD_CREDENTIALS);
       }
-      await c.var.db.update(users).set({ passwordHash: await hashPassword(body.password) }).where(eq(users.id, user.id));
+      await c.get("db").update(users).set({ passwordHash: await hashPassword(body.password) }).where(eq(users.id, user.id));
       // A reset ends every session, this one included: whoever knew the old password is out.
       await sessions.endAll(user.id);
       await sessions.end(c, null);
@@ -265,4 +266,4 @@ export const auth = new Hono<AppEnv>()
       return ok(c, { ok: true }, { redirect: "/" });
     },
   )
-  .get("/account/whoami", loggedin, (c) => ok(c, c.var.user));
+  .get("/account/whoami", loggedin, (c) => ok(c, c.get("user")));

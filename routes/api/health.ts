@@ -5,6 +5,6 @@ import { ApiError, ok } from "../../server/http/api.ts";
 
 /** GET /api/health: ok once the database answers and holds every committed migration. */
 export const health = new Hono<AppEnv>().get("/health", async (c) => {
-  if (!(await isMigrated(c.var.db))) throw new ApiError(503, "The database is not ready yet.");
+  if (!(await isMigrated(c.get("db")))) throw new ApiError(503, "The database is not ready yet.");
   return ok(c, { ok: true });
 });

@@ -16,7 +16,7 @@ export const security = new Hono<AppEnv>()
   .post("/account/totp/setup", SIGNED_IN, (c) => {
     // The key is not stored until a code from it proves the app has it (enable, below).
     const key = newTotpKey();
-    return ok(c, { secret: totpKeyText(key), uri: totpUri("Portal", c.var.user!.username, key) });
+    return ok(c, { secret: totpKeyText(key), uri: totpUri("Portal", c.get("user")!.username, key) });
   })
   .post(
     "/account/totp/enable",
@@ -25,17 +25,17 @@ export const security = new Hono<AppEnv>()
     async (c) => {
       const { secret, code } = c.req.valid("json");
       const key = totpKeyFromText(secret);
-      const step = verifyTotp(key, code, c.var.services.now(), null);
+      const step = verifyTotp(key, code, c.get("services").now(), null);
       // 422, not 401: a mistyped code while enrolling is not a failed sign-in and must not sign the user out.
       if (step === null) throw new ApiError(422, "That code does not match: check the time on your device.", { fields: { code: "That code does not match: check the time on your device." } });
-      const sealed = await c.var.services.secretBox.seal(new Uint8Array(key));
-      await c.var.db.update(users).set({ totpSecret: sealed, totpLastStep: step }).where(eq(users.id, c.var.user!.id));
-      const user = await findUser(c.var.db, c.var.user!.id);
-      return ok(c, await summaryOf(c.var.db, user!, true));
+      const sealed = await c.get("services").secretBox.seal(new Uint8Array(key));
+      await c.get("db").update(users).set({ totpSecret: sealed, totpLastStep: step }).where(eq(users.id, c.get("user")!.id));
+      const user = await findUser(c.get("db"), c.get("user")!.id);
+      return ok(c, await summaryOf(c.get("db"), user!, true));
     },
   )
   .delete("/account/totp", SIGNED_IN, async (c) => {
-    await c.var.db.update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, c.var.user!.id));
-    const user = await findUser(c.var.db, c.var.user!.id);
-    return ok(c, await summaryOf(c.var.db, user!, true));
+    await c.get("db").update(users).set({ totpSecret: null, totpLastStep: null }).where(eq(users.id, c.get("user")!.id));
+    const user = await findUser(c.get("db"), c.get("user")!.id);
+    return ok(c, await summaryOf(c.get("db"), user!, true));
   });

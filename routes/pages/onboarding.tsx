@@ -33,7 +33,7 @@ export function SignInCard() {
 }
 
 export async function SetupPage(c: Context<AppEnv>) {
-  const done = await hasAdministrator(c.var.db);
+  const done = await hasAdministrator(c.get("db"));
   if (done) c.status(403);
   return (
     <section className="mx-auto max-w-md">
@@ -83,7 +83,7 @@ export function RegisterPage(c: Context<AppEnv>) {
 }
 
 export function VerifyPage(c: Context<AppEnv>) {
-  const user = c.var.user;
+  const user = c.get("user");
   return (
     <>
       <PageTitle lead={user ? `We sent a link to ${user.username}. Open it, or paste its code here.` : undefined}>
@@ -95,8 +95,8 @@ export function VerifyPage(c: Context<AppEnv>) {
 }
 
 export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
-  const customer = c.var.onBehalf ?? c.var.user!;
-  const [saved] = await c.var.db.select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
+  const customer = c.get("onBehalf") ?? c.get("user")!;
+  const [saved] = await c.get("db").select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
   return (
     <>
       <PageTitle lead="We are required by law to know who our customers are. Your answers are kept confidential.">
@@ -112,15 +112,15 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
 }
 
 export async function IdentityPage(c: Context<AppEnv>) {
-  const customer = c.var.onBehalf ?? c.var.user!;
-  const [check] = await c.var.db.select().from(identityChecks).where(eq(identityChecks.userId, customer.id));
+  const customer = c.get("onBehalf") ?? c.get("user")!;
+  const [check] = await c.get("db").select().from(identityChecks).where(eq(identityChecks.userId, customer.id));
   return (
     <>
       <PageTitle lead="A photo of an identity document and a selfie: it takes about two minutes.">
         Confirm your identity
       </PageTitle>
       <IdentityCheck
-        provider={c.var.services.identity.name}
+        provider={c.get("services").identity.name}
         status={check?.status ?? "none"}
         comment={check?.moderationComment ?? null}
       />
@@ -129,8 +129,8 @@ export async function IdentityPage(c: Context<AppEnv>) {
 }
 
 export async function SecondFactorPage(c: Context<AppEnv>) {
-  const user = c.var.user!;
-  const [row] = await c.var.db.select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
+  const user = c.get("user")!;
+  const [row] = await c.get("db").select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
   return (
     <section className="mx-auto max-w-md">
       <PageTitle lead="One more step to keep your money safe.">Second factor</PageTitle>
@@ -142,8 +142,8 @@ export async function SecondFactorPage(c: Context<AppEnv>) {
 }
 
 export async function SecurityPage(c: Context<AppEnv>) {
-  const user = c.var.user!;
-  const [row] = await c.var.db.select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
+  const user = c.get("user")!;
+  const [row] = await c.get("db").select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
   return (
     <section className="max-w-2xl">
       <PageTitle lead="How you prove it is you when you sign in.">Sign-in and security</PageTitle>
@@ -155,11 +155,11 @@ export async function SecurityPage(c: Context<AppEnv>) {
 }
 
 export async function ConsoleUsersPage(c: Context<AppEnv>) {
-  const res = await listCustomers(c.var.db);
+  const res = await listCustomers(c.get("db"));
   return (
     <section>
       <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
-      <ConsoleUsers users={res} onBehalfId={c.var.onBehalf?.id ?? null} />
+      <ConsoleUsers users={res} onBehalfId={c.get("onBehalf")?.id ?? null} />
     </section>
   );
 }

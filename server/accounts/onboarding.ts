@@ -13,20 +13,20 @@ import { openAccount } from "./open.ts";
  * once; Business customers and flagged persons wait for an administrator's compliance review.
  */
 export async function opensAtOnce(c: Context<AppEnv>, userId: number): Promise<boolean> {
-  const [user] = await c.var.db.select().from(users).where(eq(users.id, userId));
-  const [profile] = await c.var.db.select().from(profiles).where(eq(profiles.userId, userId));
+  const [user] = await c.get("db").select().from(users).where(eq(users.id, userId));
+  const [profile] = await c.get("db").select().from(profiles).where(eq(profiles.userId, userId));
   if (!user || !profile || user.type !== "Personal" || profile.type !== "Personal") return false;
   return personalProfileFlags(profile.data as PersonalProfile).length === 0;
 }
 
 /** Opens the customer's account and tells them by email (with the account_ref to quote). */
 export async function openAccountFor(c: Context<AppEnv>, userId: number, openedBy: number | null) {
-  const [user] = await c.var.db.select().from(users).where(eq(users.id, userId));
+  const [user] = await c.get("db").select().from(users).where(eq(users.id, userId));
   if (!user) throw new Error(`No user ${userId}`);
-  const summary = await summaryOf(c.var.db, user, false);
-  const { account, created } = await openAccount(c.var.db, { id: user.id, type: user.type, name: summary.name }, openedBy);
+  const summary = await summaryOf(c.get("db"), user, false);
+  const { account, created } = await openAccount(c.get("db"), { id: user.id, type: user.type, name: summary.name }, openedBy);
   if (created) {
-    await c.var.services.mailer.send({
+    await c.get("services").mailer.send({
       to: user.username,
       userId: user.id,
       template: "account-opened",

@@ -10,11 +10,11 @@ export type SessionResolver = (c: Context<AppEnv>) => Promise<SessionUser | null
 
 /** The database sessions (server/auth/sessions.ts): the cookie's session, its user and summary. */
 export const databaseSessions: SessionResolver = async (c) => {
-  const session = await c.var.services.sessions.current(c);
+  const session = await c.get("services").sessions.current(c);
   c.set("session", session);
   if (!session) return null;
-  const user = await findUser(c.var.db, session.userId);
-  return user ? await summaryOf(c.var.db, user, session.secondFactor) : null;
+  const user = await findUser(c.get("db"), session.userId);
+  return user ? await summaryOf(c.get("db"), user, session.secondFactor) : null;
 };
 
 /**
@@ -32,8 +32,8 @@ export function sessionLayer(resolve: SessionResolver): MiddlewareHandler<AppEnv
 }
 
 async function onBehalfOf(c: Context<AppEnv>, adminId: number): Promise<SessionUser | null> {
-  const [admin] = await c.var.db.select({ onBehalfOf: users.onBehalfOf }).from(users).where(eq(users.id, adminId));
+  const [admin] = await c.get("db").select({ onBehalfOf: users.onBehalfOf }).from(users).where(eq(users.id, adminId));
   if (!admin?.onBehalfOf) return null;
-  const customer = await findUser(c.var.db, admin.onBehalfOf);
-  return customer && customer.level !== "Admin" ? await summaryOf(c.var.db, customer, true) : null;
+  const customer = await findUser(c.get("db"), admin.onBehalfOf);
+  return customer && customer.level !== "Admin" ? await summaryOf(c.get("db"), customer, true) : null;
 }

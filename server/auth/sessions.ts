@@ -122,7 +122,7 @@ export class SessionStore {
  * only behind one proxy we run (TRUST_PROXY), and only its last entry, the one that proxy added.
  */
 export function clientAddress(c: Context): string {
-  const trustProxy = (c.var as { config?: { trustProxy?: boolean } }).config?.trustProxy;
+  const trustProxy = (c.get as (key: string) => { trustProxy?: boolean } | undefined)("config")?.trustProxy;
   // Our proxy appends the address it saw; entries before it are whatever the client sent.
   const forwarded = trustProxy ? c.req.header("x-forwarded-for")?.split(",").at(-1)?.trim() : undefined;
   // Deno.serve puts the peer address in the connection info; Hono exposes it through c.env.

@@ -45,11 +45,12 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     if (key === undefined || !METHODS.has(c.req.method)) return next();
     if (!KEY_PATTERN.test(key)) return fail(c, 422, "Idempotency-Key must be 1 to 255 visible characters.");
 
-    const db = c.var.db;
+    const db = c.get("db");
     // A visitor's keys share one scope. A replay there needs the same key *and* a byte-identical
     // request, so it shows nothing the sender could not get by sending that request, and no
     // cookie is ever replayed; clients generate random keys, so visitors do not collide.
-    const scope = c.var.user ? `user:${c.var.user.id}` : "anon";
+    const user = c.get("user");
+    const scope = user ? `user:${user.id}` : "anon";
     const requestHash = await hashRequest(c);
     const now = Date.now();
 

@@ -162,6 +162,7 @@ export function assertReference(reference: string): void {
 /** The customer's balance in a currency, created (at zero) the first time it is asked for. */
 export async function customerAccount(tx: Executor, accountId: number, currency: string): Promise<LedgerAccount> {
   assertCurrency(currency);
+  if (!Number.isSafeInteger(accountId)) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
   const where = and(
     eq(ledgerAccounts.kind, "customer"),
     eq(ledgerAccounts.accountId, accountId),

@@ -40,7 +40,7 @@ export async function creditReceipt(db: Executor, input: ReceiptInput): Promise<
   assertCurrency(input.currency);
   assertPositiveAmount(input.amount);
   assertReference(input.reference);
-  return inTransaction(db, async (tx) => {
+  return await inTransaction(db, async (tx) => {
     const incoming = await houseAccount(tx, "incoming_funds", input.currency);
     const target = input.accountId === null
       ? await houseAccount(tx, "unallocated_funds", input.currency)
@@ -73,7 +73,7 @@ export async function allocateReceipt(db: Executor, input: AllocationInput): Pro
   assertCurrency(input.currency);
   assertPositiveAmount(input.amount);
   assertReference(input.reference);
-  return inTransaction(db, async (tx) => {
+  return await inTransaction(db, async (tx) => {
     const unallocated = await houseAccount(tx, "unallocated_funds", input.currency);
     const customer = await customerAccount(tx, input.toAccountId, input.currency);
     return postTransfer(tx, {
@@ -123,7 +123,7 @@ export async function convert(db: Executor, input: ConversionInput): Promise<Pos
     throw new LedgerError("invalid_transfer", `The fee is a whole number of minor units from 0 to below the sell amount, got ${input.feeAmount}.`);
   }
   assertReference(input.reference);
-  return inTransaction(db, async (tx) => {
+  return await inTransaction(db, async (tx) => {
     const sell = await customerAccount(tx, input.accountId, input.sellCurrency);
     const buy = await customerAccount(tx, input.accountId, input.buyCurrency);
     const positionSell = await houseAccount(tx, "fx_position", input.sellCurrency);
@@ -162,7 +162,7 @@ export interface CorrectionInput {
 /** An administrator's correction: new entries, never an edit of old ones. */
 export async function correction(db: Executor, input: CorrectionInput): Promise<PostedTransfer> {
   if (!Number.isSafeInteger(input.createdBy)) throw new LedgerError("invalid_transfer", "A correction names the administrator making it.");
-  return inTransaction(db, (tx) =>
+  return await inTransaction(db, (tx) =>
     postTransfer(tx, {
       kind: "correction",
       description: input.description,

@@ -60,15 +60,22 @@ export function assetsFromManifest(manifest: Manifest): Assets {
     .filter((key) => manifest[key].isDynamicEntry && /^islands\/[A-Z][A-Za-z]*\.tsx$/.test(key))
     .map((key) => key.slice("islands/".length, -".tsx".length));
 
+  const memo = new Map<string, string[]>();
   return {
     stylesheet: url(chunk(STYLESHEET).file),
     entry: url(chunk(CLIENT_ENTRY).file),
     islandNames,
     modulesFor(names) {
-      const seen = new Set<string>();
-      const out: string[] = [];
-      closure(CLIENT_ENTRY, seen, out);
-      for (const name of names) closure(`islands/${name}.tsx`, seen, out);
+      // A page's set of islands recurs on every request: the walk of the manifest is done once.
+      const key = [...names].sort().join(",");
+      let out = memo.get(key);
+      if (!out) {
+        const seen = new Set<string>();
+        out = [];
+        closure(CLIENT_ENTRY, seen, out);
+        for (const name of names) closure(`islands/${name}.tsx`, seen, out);
+        memo.set(key, out);
+      }
       return out;
     },
   };

@@ -26,17 +26,30 @@ export function colorModeOf(c: Context): ColorMode {
   return colorModeFromCookieHeader(c.req.header("cookie")) ?? "system";
 }
 
+/** A page rendered to HTML, before the per-response parts (nonce, headers) are added. */
+export interface RenderedPage {
+  title: string;
+  colorMode: ColorMode;
+  forced: "light" | "dark" | null;
+  body: string;
+  /** The islands' data block (serialised props), or "" when the page has no island. */
+  islandData: string;
+  /** The modules to preload: the entry and the chunks of the islands used. */
+  modules: string[];
+}
+
 /**
- * Renders a whole page: React to HTML on the server, then the document around it. Islands the page
- * rendered get their props in one data block and their chunks preloaded; a page that rendered no
- * island ships no script at all.
+ * Renders a page: React to HTML on the server. Islands the page rendered get their props in one
+ * data block and their chunks preloaded; a page that rendered no island ships no script at all.
  */
-export function renderDocument(c: Context<AppEnv>, options: DocumentOptions): Response {
+export function renderPage(c: Context<AppEnv>, options: DocumentOptions): RenderedPage {
   const forced = options.forcedColorMode ?? null;
+  const user = c.get("user");
+  const onBehalf = c.get("onBehalf");
   const page: PageContext = {
     path: c.req.path + (new URL(c.req.url).search || ""),
-    user: c.var.user ?? null,
-    onBehalf: c.var.onBehalf ? { ...c.var.onBehalf, cc_contact: c.var.onBehalf.username } : null,
+    user: user ?? null,
+    onBehalf: onBehalf ? { ...onBehalf, cc_contact: onBehalf.username } : null,
     colorMode: forced ?? colorModeOf(c),
     forcedColorMode: forced,
     notifications: takeFlash(c),
@@ -47,25 +60,38 @@ export function renderDocument(c: Context<AppEnv>, options: DocumentOptions): Re
       <PageContextValue.Provider value={page}>{options.render()}</PageContextValue.Provider>
     </IslandContext.Provider>,
   );
+  const hasIslands = collector.instances.length > 0;
+  return {
+    title: options.title,
+    colorMode: page.colorMode,
+    forced,
+    body,
+    islandData: hasIslands ? serializeProps(collector.instances) : "",
+    modules: hasIslands ? c.get("assets").modulesFor(collector.names) : [],
+  };
+}
 
-  const { assets } = c.var;
-  const nonce = c.var.secureHeadersNonce ?? "";
+/** The whole document of a rendered page, with this response's nonce on every script. */
+export function sendPage(c: Context<AppEnv>, page: RenderedPage, status?: ContentfulStatusCode): Response {
+  const assets = c.get("assets");
+  const nonce = c.get("secureHeadersNonce") ?? "";
   let head = "";
   let tail = "";
-  if (collector.instances.length > 0) {
-    for (const href of assets.modulesFor(collector.names)) {
-      head += `<link rel="modulepreload" href="${href}" nonce="${nonce}">`;
-    }
-    tail = `<script type="application/json" id="__islands">${serializeProps(collector.instances)}</script>` +
+  if (page.islandData) {
+    for (const href of page.modules) head += `<link rel="modulepreload" href="${href}" nonce="${nonce}">`;
+    tail = `<script type="application/json" id="__islands">${page.islandData}</script>` +
       `<script type="module" src="${assets.entry}" nonce="${nonce}"></script>`;
   }
-
   const html = `<!doctype html><html lang="en" data-theme="${page.colorMode}"${
-    forced ? ` data-forced-color-mode="${forced}"` : ""
+    page.forced ? ` data-forced-color-mode="${page.forced}"` : ""
   }><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>${escapeHtml(options.title)} · Portal</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">` +
-    
-    `<link rel="stylesheet" href="${assets.stylesheet}">${head}</head><body>${body}${tail}</body></html>`;
+    `<title>${escapeHtml(page.title)} · Portal</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">` +
+    `<link rel="stylesheet" href="${assets.stylesheet}">${head}</head><body>${page.body}${tail}</body></html>`;
   // Without a status of its own, the page keeps the one its handler set (c.status(403)).
-  return options.status ? c.html(html, options.status) : c.html(html);
+  return status ? c.html(html, status) : c.html(html);
+}
+
+/** Renders and sends a page in one step. */
+export function renderDocument(c: Context<AppEnv>, options: DocumentOptions): Response {
+  return sendPage(c, renderPage(c, options), options.status);
 }

@@ -241,9 +241,7 @@ describe("transfers and corrections", () => {
     const customer = await openAccount();
     const state = await snapshot();
     const post = (entries: { ledgerAccountId: number; amount: number }[]) =>
-      db.transaction(async (tx) => {
-        return postTransfer(tx, { kind: "correction", description: "test", createdBy: admin.id, entries });
-      });
+      db.transaction((tx) => postTransfer(tx, { kind: "correction", description: "test", createdBy: admin.id, entries }));
     const [gbp, incoming, eurPosition] = await db.transaction(async (tx) => [
       await customerAccount(tx, customer, "GBP"),
       await houseAccount(tx, "incoming_funds", "GBP"),

@@ -1,0 +1,170 @@
+import { type FormEvent, useState } from "react";
+import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
+import { notify } from "./lib/notifications.ts";
+
+/** GET rates / PUT console/rates. */
+export interface RatesAnswer {
+  base: string;
+  as_of: string;
+  source: string;
+  indicative: boolean;
+  /** Currency code → units of it for one unit of `base`. */
+  rates: Record<string, string>;
+}
+
+export interface ConsoleRatesProps {
+  rates: RatesAnswer;
+  currencies: { code: string; name: string }[];
+}
+
+const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
+const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
+const inputClass = (invalid: boolean) =>
+  `block w-full rounded-md border bg-white px-3 py-2 text-sm text-neutral-900 shadow-sm focus:outline-2 focus:outline-primary-600 dark:bg-neutral-950 dark:text-neutral-100 ${
+    invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
+  }`;
+
+const valuesOf = (answer: RatesAnswer, currencies: { code: string }[]) =>
+  Object.fromEntries(currencies.map((c) => [c.code, answer.rates[c.code] ?? ""]));
+
+/**
+ * The administrators' indicative rates: one rate per currency (units for 1 unit of the base) and
+ * the date they are for. Save sends PUT console/rates {base, as_of, rates} with the filled rates
+ * (the base's own "1" is implied); a 422 shows each problem under its rate ("rates.USD").
+ */
+export default function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
+  const idempotencyKey = useIdempotencyKey();
+  const [table, setTable] = useState(initial);
+  const [values, setValues] = useState<Record<string, string>>(() => valuesOf(initial, currencies));
+  const [asOf, setAsOf] = useState(initial.as_of);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const base = table.base;
+
+  async function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (pending) return;
+    const rates: Record<string, string> = {};
+    for (const [code, value] of Object.entries(values)) {
+      if (code !== base && value.trim()) rates[code] = value.trim();
+    }
+    const payload = { base, as_of: asOf, rates };
+    setPending(true);
+    setError(null);
+    setFields({});
+    try {
+      const answer = await api.put<RatesAnswer>("console/rates", payload, { idempotencyKey: idempotencyKey(payload) });
+      setTable(answer);
+      setValues(valuesOf(answer, currencies));
+      setAsOf(answer.as_of);
+      notify({ title: "Rates saved", description: `Rates as of ${answer.as_of} are in use.`, color: "success" });
+    } catch (err) {
+      if (!isAbort(err)) {
+        setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
+        setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+      }
+    } finally {
+      setPending(false);
+    }
+  }
+
+  const shown = ["as_of", ...currencies.map((c) => `rates.${c.code}`)];
+  const asOfError = fields.as_of;
+
+  return (
+    <form onSubmit={save} noValidate aria-label="Indicative rates" className="flex flex-col gap-4">
+      <p className="text-sm text-neutral-700 dark:text-neutral-300">
+        {`In use: rates as of ${table.as_of}, source ${table.source}`}
+        {table.indicative
+          ? (
+            <span className="ml-2 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">
+              indicative
+            </span>
+          )
+          : null}
+      </p>
+      <FormAlert error={error} fields={fields} shown={shown} />
+      <div className="max-w-xs">
+        <label htmlFor="rates-as-of" className={LABEL}>Rates as of</label>
+        <input
+          id="rates-as-of"
+          type="date"
+          required
+          value={asOf}
+          onChange={(event) => setAsOf(event.currentTarget.value)}
+          aria-invalid={asOfError ? true : undefined}
+          aria-describedby={asOfError ? "rates-as-of-error" : undefined}
+          className={`mt-1 ${inputClass(!!asOfError)}`}
+        />
+        {asOfError ? <p id="rates-as-of-error" className={ERROR}>{asOfError}</p> : null}
+      </div>
+
+      <p id="rates-hint" className="text-sm text-neutral-600 dark:text-neutral-300">
+        {`Each rate is how many units of the currency one ${base} buys. An empty rate leaves that currency out of the table.`}
+      </p>
+      <div className="overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800">
+        <table className="w-full text-left text-sm">
+          <thead className="bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">
+            <tr>
+              <th scope="col" className="px-4 py-3 font-semibold">Currency</th>
+              <th scope="col" className="px-4 py-3 font-semibold">{`Rate for 1 ${base}`}</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">
+            {currencies.map((c) => {
+              const id = `rate-${c.code}`;
+              const problem = fields[`rates.${c.code}`];
+              return (
+                <tr key={c.code}>
+                  <th scope="row" className="px-4 py-2 font-medium text-neutral-900 dark:text-neutral-100">
+                    {c.code === base
+                      ? <>{c.code}<span className="ml-2 font-normal text-neutral-600 dark:text-neutral-300">{c.name}</span></>
+                      : (
+                        <label htmlFor={id}>
+                          {c.code}
+                          <span className="ml-2 font-normal text-neutral-600 dark:text-neutral-300">{c.name}</span>
+                        </label>
+                      )}
+                  </th>
+                  <td className="px-4 py-2">
+                    {c.code === base
+                      ? (
+                        <span className="tabular-nums">
+                          1 <span className="text-neutral-600 dark:text-neutral-300">(the base)</span>
+                        </span>
+                      )
+                      : (
+                        <>
+                          <input
+                            id={id}
+                            type="text"
+                            inputMode="decimal"
+                            autoComplete="off"
+                            spellCheck={false}
+                            value={values[c.code] ?? ""}
+                            onChange={(event) => {
+                              const value = event.currentTarget.value;
+                              setValues((v) => ({ ...v, [c.code]: value }));
+                            }}
+                            aria-invalid={problem ? true : undefined}
+                            aria-describedby={problem ? `${id}-error` : undefined}
+                            className={`max-w-48 font-mono tabular-nums ${inputClass(!!problem)}`}
+                          />
+                          {problem ? <p id={`${id}-error`} className={ERROR}>{problem}</p> : null}
+                        </>
+                      )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <div>
+        <SubmitButton pending={pending} pendingLabel="Saving…" className="btn-primary">Save rates</SubmitButton>
+      </div>
+    </form>
+  );
+}

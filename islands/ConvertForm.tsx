@@ -1,0 +1,399 @@
+import { type FormEvent, useEffect, useState } from "react";
+import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { FormAlert, Status, SubmitButton, useHydrated, useIdempotencyKey } from "./lib/forms.tsx";
+import { notify } from "./lib/notifications.ts";
+import type { CalculatorCurrency, Fixed, QuoteAnswer } from "./Calculator.tsx";
+
+export interface Balance {
+  currency: string;
+  /** Decimal strings with the currency's digits. */
+  available: string;
+  held: string;
+}
+
+export interface ConvertFormProps {
+  currencies: CalculatorCurrency[];
+  balances: Balance[];
+  /** How long a quote is held (QUOTE_VALIDITY_SECONDS): the countdown's length. */
+  validitySeconds: number;
+}
+
+/** POST account/conversions/quote: the quote with the id to confirm it by. */
+export interface HeldQuote extends QuoteAnswer {
+  id: string | number;
+}
+
+/** POST account/conversions. */
+export interface Conversion {
+  id: string | number;
+  quote_id: string | number;
+  sell_currency: string;
+  sell_amount: string;
+  buy_currency: string;
+  buy_amount: string;
+  rate: string;
+  fee: string;
+  transfer_id: string | number | null;
+  created_at: string;
+}
+
+/** Dispatched on window after a conversion, so a Balances island on the page refreshes. */
+export const BALANCES_CHANGED_EVENT = "portal:balances-changed";
+
+export const QUOTE_EXPIRED = "This quote has expired. Get a new quote to convert.";
+const ENTER_AMOUNT = "Enter the amount to sell or the amount to receive.";
+
+/** Currencies offered first as what to buy. */
+const USUAL_BUYS = ["EUR", "GBP", "USD"];
+
+/**
+ * When the quote runs out, on this browser's clock. The server's expires_at is on the server's
+ * clock, and the two may differ by more than the whole validity, so it is not compared with
+ * Date.now(). Instead: the quote was made by the server at some moment between sending the
+ * request and receiving the answer, so it is valid until at least sentAt + validity. Counting from
+ * sentAt (not from receivedAt) errs on the safe side by the round trip; a click in the last moment
+ * that still arrives late gets the 409 path ("Get a new quote").
+ */
+export function quoteDeadline(sentAt: number, validitySeconds: number): number {
+  return sentAt + Math.max(0, validitySeconds) * 1000;
+}
+
+/** Whole seconds left, never below zero. */
+export const secondsLeft = (deadline: number, now: number): number => Math.max(0, Math.ceil((deadline - now) / 1000));
+
+/** Decimal string → integer of minor units (digits as given, padded), or null for anything else. */
+function toMinor(text: string, digits: number): bigint | null {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!m || (m[2] ?? "").length > digits) return null;
+  return BigInt(m[1] + (m[2] ?? "").padEnd(digits, "0"));
+}
+
+function fromMinor(minor: bigint, digits: number): string {
+  const negative = minor < 0n;
+  const text = (negative ? -minor : minor).toString().padStart(digits + 1, "0");
+  const out = digits ? `${text.slice(0, -digits)}.${text.slice(-digits)}` : text;
+  return negative ? `-${out}` : out;
+}
+
+const decimalsOf = (text: string) => (text.split(".")[1] ?? "").length;
+
+/** `available` plus `delta` (both decimal strings of one currency), exact; `available` if unreadable. */
+export function addAmount(available: string, delta: string, sign: 1 | -1): string {
+  const digits = Math.max(decimalsOf(available), decimalsOf(delta));
+  const a = toMinor(available, digits);
+  const d = toMinor(delta, digits);
+  if (a === null || d === null) return available;
+  return fromMinor(sign === 1 ? a + d : a - d, digits);
+}
+
+const hasMoney = (b: Balance) => /[1-9]/.test(b.available);
+
+function defaultSell(balances: Balance[], currencies: CalculatorCurrency[]): string {
+  return (balances.find(hasMoney) ?? balances[0])?.currency ?? currencies[0]?.code ?? "GBP";
+}
+
+function defaultBuy(sell: string, currencies: CalculatorCurrency[]): string {
+  const codes = currencies.map((c) => c.code);
+  return USUAL_BUYS.find((c) => c !== sell && codes.includes(c)) ?? codes.find((c) => c !== sell) ?? "";
+}
+
+const LABEL = "block text-sm font-medium text-neutral-800 dark:text-neutral-200";
+const CONTROL =
+  "rounded-md border border-neutral-500 bg-white px-3 py-2 focus:outline-2 focus:outline-primary-600 aria-[invalid=true]:border-red-600 dark:bg-neutral-950 dark:aria-[invalid=true]:border-red-400";
+const FIELD_ERROR = "text-sm text-red-700 dark:text-red-300";
+
+/**
+ * The customer's conversion: choose what to sell and buy and an amount on either side, "Get a
+ * quote" (POST account/conversions/quote), then "Confirm" before the countdown ends
+ * (POST account/conversions with an Idempotency-Key that stays the same for the same quote).
+ * Success toasts "Converted 100.00 GBP to 117.01 EUR", resets the form and dispatches
+ * BALANCES_CHANGED_EVENT; a 409 says the quote expired and offers a new one; a 422 shows its text.
+ */
+export default function ConvertForm({ currencies, balances: initialBalances, validitySeconds }: ConvertFormProps) {
+  const hydrated = useHydrated();
+  const idempotencyKey = useIdempotencyKey();
+  const [balances, setBalances] = useState(initialBalances);
+  const [sell, setSell] = useState(() => defaultSell(initialBalances, currencies));
+  const [buy, setBuy] = useState(() => defaultBuy(defaultSell(initialBalances, currencies), currencies));
+  const [fixed, setFixed] = useState<Fixed>("sell");
+  const [sellAmount, setSellAmount] = useState("");
+  const [buyAmount, setBuyAmount] = useState("");
+  const [quote, setQuote] = useState<{ answer: HeldQuote; deadline: number } | null>(null);
+  const [now, setNow] = useState(0);
+  const [pending, setPending] = useState<"quote" | "confirm" | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [done, setDone] = useState<string | null>(null);
+
+  const left = quote ? secondsLeft(quote.deadline, now) : 0;
+  const expired = !!quote && left === 0;
+
+  // The countdown: once a second while the quote is live.
+  useEffect(() => {
+    if (!quote) return;
+    const id = setInterval(() => {
+      const t = Date.now();
+      setNow(t);
+      if (t >= quote.deadline) clearInterval(id);
+    }, 1000);
+    return () => clearInterval(id);
+  }, [quote]);
+
+  /** Any change to what is asked drops the quote: it no longer says what would happen. */
+  function changed() {
+    setQuote(null);
+    setError(null);
+    setFields({});
+    setDone(null);
+  }
+
+  function chooseSell(code: string) {
+    if (code === buy) setBuy(sell);
+    setSell(code);
+    changed();
+  }
+
+  function chooseBuy(code: string) {
+    if (code === sell) setSell(buy);
+    setBuy(code);
+    changed();
+  }
+
+  function typeSell(value: string) {
+    setSellAmount(value);
+    setBuyAmount("");
+    setFixed("sell");
+    changed();
+  }
+
+  function typeBuy(value: string) {
+    setBuyAmount(value);
+    setSellAmount("");
+    setFixed("buy");
+    changed();
+  }
+
+  async function getQuote(event?: FormEvent<HTMLFormElement>) {
+    event?.preventDefault();
+    if (pending) return;
+    const amount = (fixed === "sell" ? sellAmount : buyAmount).trim();
+    setDone(null);
+    if (!amount) {
+      setError(null);
+      setFields({ amount: ENTER_AMOUNT });
+      return;
+    }
+    setPending("quote");
+    setError(null);
+    setFields({});
+    setQuote(null);
+    const sentAt = Date.now();
+    try {
+      const answer = await api.post<HeldQuote>("account/conversions/quote", {
+        sell_currency: sell,
+        buy_currency: buy,
+        amount,
+        fixed,
+      });
+      setSellAmount(answer.sell_amount);
+      setBuyAmount(answer.buy_amount);
+      setNow(Date.now());
+      setQuote({ answer, deadline: quoteDeadline(sentAt, validitySeconds) });
+    } catch (err) {
+      if (!isAbort(err)) {
+        setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
+        setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+      }
+    } finally {
+      setPending(null);
+    }
+  }
+
+  async function confirm() {
+    if (!quote || expired || pending) return;
+    const payload = { quote_id: quote.answer.id };
+    setPending("confirm");
+    setError(null);
+    setFields({});
+    try {
+      const c = await api.post<Conversion>("account/conversions", payload, { idempotencyKey: idempotencyKey(payload) });
+      const text = `Converted ${c.sell_amount} ${c.sell_currency} to ${c.buy_amount} ${c.buy_currency}`;
+      notify({ title: text, color: "success" });
+      setDone(text);
+      setBalances((rows) => {
+        const next = rows.map((b) =>
+          b.currency === c.sell_currency
+            ? { ...b, available: addAmount(b.available, c.sell_amount, -1) }
+            : b.currency === c.buy_currency
+            ? { ...b, available: addAmount(b.available, c.buy_amount, 1) }
+            : b
+        );
+        if (!rows.some((b) => b.currency === c.buy_currency)) {
+          next.push({ currency: c.buy_currency, available: c.buy_amount, held: "0" });
+        }
+        return next;
+      });
+      setQuote(null);
+      setSellAmount("");
+      setBuyAmount("");
+      setFixed("sell");
+      globalThis.dispatchEvent(new CustomEvent(BALANCES_CHANGED_EVENT, { detail: { conversion: c } }));
+    } catch (err) {
+      if (isAbort(err)) return;
+      if (err instanceof ApiCallError && err.status === 409) {
+        setError(QUOTE_EXPIRED);
+        // The server refused it: count it as run out here too, so Confirm is off and a new quote offered.
+        setQuote((q) => (q ? { ...q, deadline: 0 } : q));
+      } else {
+        setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
+      }
+    } finally {
+      setPending(null);
+    }
+  }
+
+  function cancel() {
+    changed();
+  }
+
+  const options = currencies.map((c) => <option key={c.code} value={c.code}>{`${c.code} · ${c.name}`}</option>);
+  const available = balances.find((b) => b.currency === sell)?.available;
+  const amountError = fields.amount;
+  const sellError = fields.sell_currency ?? fields.sell;
+  const buyError = fields.buy_currency ?? fields.buy;
+  const describe = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(" ") || undefined;
+
+  return (
+    <form method="post" onSubmit={getQuote} noValidate aria-label="Convert" className="space-y-5">
+      <div className="grid gap-4 sm:grid-cols-2">
+        <fieldset className="space-y-2">
+          <legend className={LABEL}>You sell</legend>
+          <label htmlFor="convert-sell" className="sr-only">Currency to sell</label>
+          <select
+            id="convert-sell"
+            value={sell}
+            onChange={(event) => chooseSell(event.currentTarget.value)}
+            aria-invalid={sellError ? true : undefined}
+            aria-describedby={describe(sellError && "convert-sell-error")}
+            className={`${CONTROL} block w-full`}
+          >
+            {options}
+          </select>
+          <label htmlFor="convert-sell-amount" className="sr-only">Amount to sell</label>
+          <input
+            id="convert-sell-amount"
+            type="text"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="Amount to sell"
+            value={sellAmount}
+            onChange={(event) => typeSell(event.currentTarget.value)}
+            aria-invalid={amountError && fixed === "sell" ? true : undefined}
+            aria-describedby={describe("convert-available", amountError && fixed === "sell" && "convert-amount-error")}
+            className={`${CONTROL} block w-full text-lg tabular-nums`}
+          />
+          <p id="convert-available" className="text-xs text-neutral-600 dark:text-neutral-400">
+            {available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`}
+          </p>
+          {sellError ? <p id="convert-sell-error" className={FIELD_ERROR}>{sellError}</p> : null}
+          {amountError && fixed === "sell" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
+        </fieldset>
+        <fieldset className="space-y-2">
+          <legend className={LABEL}>You receive</legend>
+          <label htmlFor="convert-buy" className="sr-only">Currency to receive</label>
+          <select
+            id="convert-buy"
+            value={buy}
+            onChange={(event) => chooseBuy(event.currentTarget.value)}
+            aria-invalid={buyError ? true : undefined}
+            aria-describedby={describe(buyError && "convert-buy-error")}
+            className={`${CONTROL} block w-full`}
+          >
+            {options}
+          </select>
+          <label htmlFor="convert-buy-amount" className="sr-only">Amount to receive</label>
+          <input
+            id="convert-buy-amount"
+            type="text"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="Amount to receive"
+            value={buyAmount}
+            onChange={(event) => typeBuy(event.currentTarget.value)}
+            aria-invalid={amountError && fixed === "buy" ? true : undefined}
+            aria-describedby={describe(amountError && fixed === "buy" && "convert-amount-error")}
+            className={`${CONTROL} block w-full text-lg tabular-nums`}
+          />
+          {buyError ? <p id="convert-buy-error" className={FIELD_ERROR}>{buyError}</p> : null}
+          {amountError && fixed === "buy" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
+        </fieldset>
+      </div>
+
+      <FormAlert
+        error={error}
+        fields={fields}
+        shown={["amount", "sell_currency", "sell", "buy_currency", "buy"]}
+      />
+      <Status>{done}</Status>
+
+      {quote
+        ? (
+          <section aria-labelledby="convert-quote-title" className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900">
+            <h2 id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
+            <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+              <dt className="text-neutral-600 dark:text-neutral-400">You sell</dt>
+              <dd className="text-right font-semibold tabular-nums">
+                {`${quote.answer.sell_amount} ${quote.answer.sell_currency}`}
+              </dd>
+              <dt className="text-neutral-600 dark:text-neutral-400">You receive</dt>
+              <dd className="text-right font-semibold tabular-nums">
+                {`${quote.answer.buy_amount} ${quote.answer.buy_currency}`}
+              </dd>
+              <dt className="text-neutral-600 dark:text-neutral-400">Rate</dt>
+              <dd className="text-right tabular-nums">
+                {`1 ${quote.answer.sell_currency} = ${quote.answer.rate} ${quote.answer.buy_currency}`}
+              </dd>
+              <dt className="text-neutral-600 dark:text-neutral-400">Fee (included in what you sell)</dt>
+              <dd className="text-right tabular-nums">{`${quote.answer.fee} ${quote.answer.fee_currency}`}</dd>
+            </dl>
+            <p
+              aria-live="polite"
+              aria-atomic="true"
+              className={`text-sm font-medium ${expired ? "text-red-700 dark:text-red-300" : "text-neutral-800 dark:text-neutral-200"}`}
+            >
+              {expired ? "This quote has expired." : (
+                <>
+                  This quote is valid for <span className="tabular-nums">{left}</span> {left === 1 ? "second" : "seconds"}.
+                </>
+              )}
+            </p>
+            <div className="flex flex-wrap gap-3">
+              <button
+                type="button"
+                className="btn-primary"
+                onClick={confirm}
+                disabled={!hydrated || expired || pending !== null}
+                aria-busy={pending === "confirm" || undefined}
+              >
+                {pending === "confirm" ? "Converting…" : "Confirm"}
+              </button>
+              {expired
+                ? <button type="submit" className="btn-ghost border border-neutral-300 dark:border-neutral-700" disabled={!hydrated || pending !== null}>
+                  {pending === "quote" ? "Getting a quote…" : "Get a new quote"}
+                </button>
+                : (
+                  <button type="button" className="btn-ghost" onClick={cancel} disabled={pending !== null}>
+                    Cancel
+                  </button>
+                )}
+            </div>
+          </section>
+        )
+        : (
+          <SubmitButton pending={pending === "quote"} pendingLabel="Getting a quote…" className="btn-primary">
+            Get a quote
+          </SubmitButton>
+        )}
+    </form>
+  );
+}

@@ -1,0 +1,385 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { createElement } from "react";
+import { hydrateRoot } from "react-dom/client";
+import { renderToString } from "react-dom/server";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import Balances, { type BalancesProps } from "../../islands/Balances.tsx";
+import ConvertForm, {
+  addAmount,
+  BALANCES_CHANGED_EVENT,
+  type ConvertFormProps,
+  QUOTE_EXPIRED,
+} from "../../islands/ConvertForm.tsx";
+import { resetBatch } from "../../islands/lib/batch.ts";
+import { notifications } from "../../islands/lib/notifications.ts";
+import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+
+interface Seen {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: Headers;
+}
+
+/** A fake server: `route` answers [status, json] for each call; every call is recorded. */
+function server(route: (call: Seen) => [number, unknown]) {
+  const calls: Seen[] = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn((url: string, init: RequestInit = {}) => {
+      const call: Seen = {
+        method: init.method ?? "GET",
+        path: url.replace(/^\/api\//, ""),
+        body: typeof init.body === "string" ? JSON.parse(init.body) : undefined,
+        headers: new Headers(init.headers),
+      };
+      calls.push(call);
+      const [status, json] = route(call);
+      return Promise.resolve(new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }));
+    }),
+  );
+  return calls;
+}
+
+const fail = (status: number, error: string): [number, unknown] => [status, { error, message: "" }];
+const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+const CURRENCIES = [
+  { code: "EUR", name: "Euro", minor_units: 2 },
+  { code: "GBP", name: "Pound Sterling", minor_units: 2 },
+  { code: "USD", name: "US Dollar", minor_units: 2 },
+];
+
+const QUOTE = {
+  id: "q-1",
+  sell_currency: "GBP",
+  buy_currency: "EUR",
+  sell_amount: "100.00",
+  buy_amount: "117.01",
+  mid_rate: "1.181900",
+  rate: "1.182000",
+  fee: "1.00",
+  fee_currency: "GBP",
+  // The server's clock: far from this test's, which must not matter.
+  expires_at: "2030-01-01T00:00:30.000Z",
+};
+
+const CONVERSION = {
+  id: 9,
+  quote_id: "q-1",
+  sell_currency: "GBP",
+  sell_amount: "100.00",
+  buy_currency: "EUR",
+  buy_amount: "117.01",
+  rate: "1.182000",
+  fee: "1.00",
+  transfer_id: 31,
+  created_at: "2026-11-22T10:00:05.000Z",
+};
+
+const PROPS: ConvertFormProps = {
+  currencies: CURRENCIES,
+  balances: [
+    { currency: "EUR", available: "0.00", held: "0.00" },
+    { currency: "GBP", available: "250.00", held: "0.00" },
+  ],
+  validitySeconds: 30,
+};
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  resetBatch();
+  notifications.clear();
+});
+afterEach(() => {
+  cleanup();
+  resetBatch();
+  notifications.clear();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+const countdown = () => screen.getByText(/This quote (is valid for|has expired)/);
+
+async function quoted(props: ConvertFormProps = PROPS) {
+  render(<ConvertForm {...props} />);
+  await settle();
+  fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
+  fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+  await settle();
+}
+
+describe("ConvertForm", () => {
+  test("sells a currency with a balance by default and says what is available", () => {
+    server(() => [200, { body: QUOTE }]);
+    render(<ConvertForm {...PROPS} />);
+    expect((screen.getByLabelText("Currency to sell") as HTMLSelectElement).value).toBe("GBP");
+    expect((screen.getByLabelText("Currency to receive") as HTMLSelectElement).value).toBe("EUR");
+    expect(screen.getByText("Available: 250.00 GBP")).toBeTruthy();
+    expect(screen.getByLabelText("Amount to sell").getAttribute("inputmode")).toBe("decimal");
+  });
+
+  test("the server render has the buttons disabled until hydrated", () => {
+    const html = renderToString(<ConvertForm {...PROPS} />);
+    expect(html).toMatch(/<button type="submit"[^>]*disabled/);
+  });
+
+  test("'Get a quote' posts the quote request and shows the amounts, the rate, the fee and a countdown", async () => {
+    const calls = server(() => [200, { body: QUOTE }]);
+    await quoted();
+    expect(calls).toEqual([
+      expect.objectContaining({
+        method: "POST",
+        path: "account/conversions/quote",
+        body: { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", fixed: "sell" },
+      }),
+    ]);
+    const quote = within(screen.getByRole("region", { name: "Your quote" }));
+    expect(quote.getByText("100.00 GBP")).toBeTruthy();
+    expect(quote.getByText("117.01 EUR")).toBeTruthy();
+    expect(quote.getByText("1 GBP = 1.182000 EUR")).toBeTruthy();
+    expect(quote.getByText("1.00 GBP")).toBeTruthy();
+    expect(countdown().textContent).toBe("This quote is valid for 30 seconds.");
+    expect(countdown().getAttribute("aria-live")).toBe("polite");
+    expect((screen.getByLabelText("Amount to receive") as HTMLInputElement).value).toBe("117.01");
+
+    await settle(1000);
+    expect(countdown().textContent).toBe("This quote is valid for 29 seconds.");
+    await settle(18_000);
+    expect(countdown().textContent).toBe("This quote is valid for 11 seconds.");
+  });
+
+  test("typing on the receive side asks with fixed=buy", async () => {
+    const calls = server(() => [200, { body: QUOTE }]);
+    render(<ConvertForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount to receive"), { target: { value: "117.01" } });
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(calls[0].body).toEqual({ sell_currency: "GBP", buy_currency: "EUR", amount: "117.01", fixed: "buy" });
+  });
+
+  test("at 0 the Confirm button is disabled and a new quote is offered", async () => {
+    const calls = server(() => [200, { body: QUOTE }]);
+    await quoted();
+    const confirm = screen.getByRole("button", { name: "Confirm" }) as HTMLButtonElement;
+    expect(confirm.disabled).toBe(false);
+    await settle(29_000);
+    expect(countdown().textContent).toBe("This quote is valid for 1 second.");
+    expect(confirm.disabled).toBe(false);
+    await settle(1000);
+    expect(countdown().textContent).toBe("This quote has expired.");
+    expect((screen.getByRole("button", { name: "Confirm" }) as HTMLButtonElement).disabled).toBe(true);
+
+    fireEvent.click(screen.getByRole("button", { name: "Get a new quote" }));
+    await settle();
+    expect(calls.map((c) => c.path)).toEqual(["account/conversions/quote", "account/conversions/quote"]);
+    expect(countdown().textContent).toBe("This quote is valid for 30 seconds.");
+  });
+
+  test("Confirm sends the quote_id with an Idempotency-Key, the same on a retry; success resets and signals the balances", async () => {
+    let attempt = 0;
+    const calls = server((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      attempt += 1;
+      return attempt === 1 ? fail(503, "Service unavailable, try again.") : [200, { body: CONVERSION }];
+    });
+    const events: unknown[] = [];
+    const listener = (event: Event) => events.push((event as CustomEvent).detail);
+    globalThis.addEventListener(BALANCES_CHANGED_EVENT, listener);
+    await quoted();
+
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    expect(screen.getByText("Service unavailable, try again.")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+
+    const confirms = calls.filter((c) => c.path === "account/conversions");
+    expect(confirms.map((c) => c.body)).toEqual([{ quote_id: "q-1" }, { quote_id: "q-1" }]);
+    const key = confirms[0].headers.get(IDEMPOTENCY_HEADER);
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
+    expect(confirms[1].headers.get(IDEMPOTENCY_HEADER)).toBe(key);
+
+    expect(notifications.snapshot().visible.map((n) => n.title)).toEqual(["Converted 100.00 GBP to 117.01 EUR"]);
+    expect(screen.getByRole("status").textContent).toBe("Converted 100.00 GBP to 117.01 EUR");
+    expect(events).toEqual([{ conversion: CONVERSION }]);
+    expect(screen.queryByRole("region", { name: "Your quote" })).toBeNull();
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("");
+    expect(screen.getByText("Available: 150.00 GBP")).toBeTruthy();
+    globalThis.removeEventListener(BALANCES_CHANGED_EVENT, listener);
+  });
+
+  test("a 409 says the quote expired and offers a new one", async () => {
+    server((call) => (call.path === "account/conversions/quote"
+      ? [200, { body: QUOTE }]
+      : fail(409, "The quote has expired.")));
+    await quoted();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    expect(screen.getByRole("alert").textContent).toBe(QUOTE_EXPIRED);
+    expect((screen.getByRole("button", { name: "Confirm" }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByRole("button", { name: "Get a new quote" })).toBeTruthy();
+  });
+
+  test("a 422 (funds short) shows the server's text", async () => {
+    server((call) => (call.path === "account/conversions/quote"
+      ? [200, { body: QUOTE }]
+      : fail(422, "You have 50.00 GBP available: not enough for 100.00 GBP.")));
+    await quoted();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    expect(screen.getByRole("alert").textContent).toBe("You have 50.00 GBP available: not enough for 100.00 GBP.");
+  });
+
+  test("a refused quote request shows its text under the amount; an empty amount is not sent", async () => {
+    const calls = server(() => [
+      422,
+      { error: "The amount must be more than the fee of 1.00 GBP.", message: "", fields: { amount: "The amount must be more than the fee of 1.00 GBP." } },
+    ]);
+    render(<ConvertForm {...PROPS} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(calls).toEqual([]);
+    expect(screen.getByText("Enter the amount to sell or the amount to receive.")).toBeTruthy();
+
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "0.50" } });
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(calls).toHaveLength(1);
+    expect(screen.getByLabelText("Amount to sell").getAttribute("aria-invalid")).toBe("true");
+    expect(screen.getAllByText("The amount must be more than the fee of 1.00 GBP.").length).toBeGreaterThan(0);
+  });
+
+  test("the countdown follows this browser's clock from the request, whatever the server's clock says", async () => {
+    // expires_at is years away on the server's clock; the countdown is still the validity.
+    server(() => [200, { body: { ...QUOTE, expires_at: "2000-01-01T00:00:00.000Z" } }]);
+    await quoted({ ...PROPS, validitySeconds: 10 });
+    expect(countdown().textContent).toBe("This quote is valid for 10 seconds.");
+    await settle(10_000);
+    expect(countdown().textContent).toBe("This quote has expired.");
+  });
+
+  test("addAmount is exact on decimal strings", () => {
+    expect(addAmount("250.00", "100.00", -1)).toBe("150.00");
+    expect(addAmount("0.10", "0.2", 1)).toBe("0.30");
+    expect(addAmount("15000", "1", -1)).toBe("14999");
+    expect(addAmount("1.250", "2.750", 1)).toBe("4.000");
+  });
+});
+
+const FUNDING: NonNullable<BalancesProps["funding"]> = {
+  account_ref: "P1234567",
+  bank: {
+    name: "Example Bank plc",
+    account_name: "Portal Client Money",
+    iban: "GB29NWBK60161331926819",
+    bic: "NWBKGB2L",
+    sort_code: "60-16-13",
+    account_number: "31926819",
+  },
+};
+
+describe("Balances", () => {
+  test("lists every currency with available and held, and how to add money", () => {
+    render(
+      <Balances
+        balances={[{ currency: "GBP", available: "250.00", held: "10.00" }, { currency: "JPY", available: "15000", held: "0" }]}
+        funding={FUNDING}
+      />,
+    );
+    const rows = screen.getAllByRole("row").map((r) => r.textContent);
+    expect(rows).toEqual(["CurrencyAvailableHeld", "GBP250.0010.00", "JPY150000"]);
+    expect(screen.getByRole("heading", { name: "How to add money" })).toBeTruthy();
+    expect(screen.getByText("P1234567")).toBeTruthy();
+    expect(screen.getByText("GB29NWBK60161331926819")).toBeTruthy();
+    expect(screen.getByText("60-16-13")).toBeTruthy();
+  });
+
+  test("compact: only the table", () => {
+    render(<Balances balances={[{ currency: "GBP", available: "1.00", held: "0.00" }]} funding={FUNDING} compact />);
+    expect(screen.queryByRole("heading", { name: "How to add money" })).toBeNull();
+  });
+
+  test("with no money yet: says so and shows how to fund, even compact", () => {
+    render(<Balances balances={[]} funding={FUNDING} compact />);
+    expect(screen.getByText("You have no money in your account yet")).toBeTruthy();
+    expect(screen.getByRole("heading", { name: "How to add money" })).toBeTruthy();
+    expect(screen.queryByRole("table")).toBeNull();
+  });
+
+  test("refetches GET account/balances on portal:balances-changed", async () => {
+    vi.useFakeTimers();
+    const calls = server(() => [200, { body: [{ currency: "GBP", available: "150.00", held: "0.00" }, { currency: "EUR", available: "117.01", held: "0.00" }] }]);
+    render(<Balances balances={[{ currency: "GBP", available: "250.00", held: "0.00" }]} funding={FUNDING} />);
+    await settle();
+    expect(calls).toEqual([]);
+    act(() => {
+      globalThis.dispatchEvent(new CustomEvent(BALANCES_CHANGED_EVENT));
+    });
+    await settle();
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["GET account/balances"]);
+    const rows = screen.getAllByRole("row").map((r) => r.textContent);
+    expect(rows).toEqual(["CurrencyAvailableHeld", "GBP150.000.00", "EUR117.010.00"]);
+    expect(screen.getByText("Balances updated.")).toBeTruthy();
+  });
+
+  test("refetches after the conversion form's success, once the write's pause is over", async () => {
+    const calls = server((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return [200, { body: [{ currency: "GBP", available: "150.00", held: "0.00" }] }];
+    });
+    render(
+      <>
+        <Balances balances={[{ currency: "GBP", available: "250.00", held: "0.00" }]} funding={FUNDING} compact />
+        <ConvertForm {...PROPS} />
+      </>,
+    );
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle(500);
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "POST account/conversions/quote",
+      "POST account/conversions",
+      "GET account/balances",
+    ]);
+    expect(screen.getAllByRole("row").map((r) => r.textContent)).toContain("GBP150.000.00");
+  });
+
+  test("the server HTML of both islands hydrates without a mismatch", async () => {
+    server(() => [200, { body: [] }]);
+    const root = document.createElement("div");
+    const tree = () =>
+      createElement(
+        "div",
+        null,
+        createElement(Balances, { balances: [{ currency: "GBP", available: "1.00", held: "0.00" }], funding: FUNDING }),
+        createElement(ConvertForm, PROPS),
+      );
+    root.innerHTML = renderToString(tree());
+    document.body.append(root);
+    act(() => {
+      hydrateRoot(root, tree());
+    });
+    await settle();
+    expect((root.querySelector("#convert-sell") as HTMLSelectElement).value).toBe("GBP");
+    root.remove();
+  });
+
+  test("the copy button copies the reference", async () => {
+    const writeText = vi.fn(() => Promise.resolve());
+    vi.stubGlobal("navigator", { ...navigator, clipboard: { writeText } });
+    render(<Balances balances={[]} funding={FUNDING} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Copy the reference P1234567" }));
+    await settle();
+    expect(writeText).toHaveBeenCalledWith("P1234567");
+    expect(screen.getByText("Reference copied.")).toBeTruthy();
+  });
+});

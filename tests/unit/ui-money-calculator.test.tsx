@@ -1,0 +1,253 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { createElement } from "react";
+import { hydrateRoot } from "react-dom/client";
+import { renderToString } from "react-dom/server";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import Calculator, {
+  type CalculatorProps,
+  QUOTE_DEBOUNCE_MS,
+  type QuoteAnswer,
+  ratesLine,
+} from "../../islands/Calculator.tsx";
+import { resetBatch } from "../../islands/lib/batch.ts";
+
+interface Seen {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  aborted: boolean;
+}
+
+/**
+ * A fake server that answers after `delayMs` (so a request can be caught in flight) and honours
+ * the request's AbortSignal like fetch does.
+ */
+function server(route: (call: Seen) => [number, unknown], delayMs = 50) {
+  const calls: Seen[] = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn((url: string, init: RequestInit = {}) => {
+      const parsed = new URL(url, "http://portal.test");
+      const call: Seen = {
+        method: init.method ?? "GET",
+        path: parsed.pathname.replace(/^\/api\//, ""),
+        query: Object.fromEntries(parsed.searchParams),
+        aborted: false,
+      };
+      calls.push(call);
+      return new Promise<Response>((resolve, reject) => {
+        const signal = init.signal;
+        const abort = () => {
+          clearTimeout(timer);
+          call.aborted = true;
+          reject(new DOMException("The operation was aborted.", "AbortError"));
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener("abort", abort);
+          const [status, json] = route(call);
+          resolve(new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }));
+        }, delayMs);
+        if (signal?.aborted) abort();
+        else signal?.addEventListener("abort", abort, { once: true });
+      });
+    }),
+  );
+  return calls;
+}
+
+const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+const CURRENCIES = [
+  { code: "EUR", name: "Euro", minor_units: 2 },
+  { code: "GBP", name: "Pound Sterling", minor_units: 2 },
+  { code: "JPY", name: "Japanese Yen", minor_units: 0 },
+];
+
+/** A made-up price list: 1 GBP = 1.17 EUR, fee 1.00 GBP. */
+function priced(q: Record<string, string>): QuoteAnswer {
+  const rate = 1.17;
+  const amount = Number(q.amount);
+  const sell = q.fixed === "sell" ? amount : amount / rate + 1;
+  const buy = q.fixed === "sell" ? (amount - 1) * rate : amount;
+  return {
+    sell_currency: q.sell,
+    buy_currency: q.buy,
+    sell_amount: sell.toFixed(2),
+    buy_amount: buy.toFixed(2),
+    mid_rate: "1.171200",
+    rate: "1.170000",
+    fee: "1.00",
+    fee_currency: q.sell,
+    expires_at: "2026-11-22T10:00:30.000Z",
+  };
+}
+
+const quoteRoute = (call: Seen): [number, unknown] => {
+  if (Number(call.query.amount) <= 1) {
+    return [422, { error: "The amount must be more than the fee of 1.00 GBP.", message: "Unprocessable Entity", fields: { amount: "The amount must be more than the fee of 1.00 GBP." } }];
+  }
+  return [200, { body: priced(call.query) }];
+};
+
+const PROPS: CalculatorProps = {
+  currencies: CURRENCIES,
+  initial: { sell: "GBP", buy: "EUR", amount: "100.00", fixed: "sell" },
+  signedIn: false,
+  quote: priced({ sell: "GBP", buy: "EUR", amount: "100.00", fixed: "sell" }),
+  rates: { as_of: "2026-11-20", source: "ecb", indicative: false },
+};
+
+const send = () => screen.getByLabelText("You send") as HTMLInputElement;
+const receive = () => screen.getByLabelText("They receive") as HTMLInputElement;
+const summary = () => document.querySelector("dl")!.textContent ?? "";
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  resetBatch();
+});
+afterEach(() => {
+  cleanup();
+  resetBatch();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe("Calculator", () => {
+  test("the server's first quote is on the page, and hydrating it changes nothing and asks nothing", async () => {
+    const calls = server(quoteRoute);
+    const html = renderToString(<Calculator {...PROPS} />);
+    expect(html).toContain("115.83 EUR");
+    expect(html).toContain("Rates as of 2026-11-20 (ecb)");
+    expect(html).toContain('inputMode="decimal"');
+    const root = document.createElement("div");
+    root.innerHTML = html;
+    document.body.append(root);
+    act(() => {
+      hydrateRoot(root, createElement(Calculator, PROPS));
+    });
+    await settle(1000);
+    expect(calls).toEqual([]);
+    expect((root.querySelector("#calc-receive") as HTMLInputElement).value).toBe("115.83");
+    root.remove();
+  });
+
+  test("shows the mid-market rate, our rate, the fee and the amount received", () => {
+    server(quoteRoute);
+    render(<Calculator {...PROPS} />);
+    expect(send().value).toBe("100.00");
+    expect(receive().value).toBe("115.83");
+    expect(summary()).toContain("Mid-market rate1 GBP = 1.171200 EUR");
+    expect(summary()).toContain("Our rate1 GBP = 1.170000 EUR");
+    expect(summary()).toContain("Fee1.00 GBP");
+    expect(summary()).toContain("They receive115.83 EUR");
+    expect(document.querySelector("dl")!.getAttribute("aria-live")).toBe("polite");
+    expect(send().getAttribute("inputmode")).toBe("decimal");
+    expect(receive().getAttribute("inputmode")).toBe("decimal");
+  });
+
+  test("asks for a new quote once typing stops (debounced), aborting the one in flight", async () => {
+    const calls = server(quoteRoute, 100);
+    render(<Calculator {...PROPS} />);
+
+    fireEvent.change(send(), { target: { value: "2" } });
+    await settle(QUOTE_DEBOUNCE_MS - 10);
+    fireEvent.change(send(), { target: { value: "20" } });
+    await settle(QUOTE_DEBOUNCE_MS - 10);
+    expect(calls).toEqual([]); // still typing
+    fireEvent.change(send(), { target: { value: "200" } });
+    await settle(QUOTE_DEBOUNCE_MS);
+    expect(calls.map((c) => c.query.amount)).toEqual(["200"]);
+    expect(calls[0]).toMatchObject({ method: "GET", path: "quote", query: { sell: "GBP", buy: "EUR", amount: "200", fixed: "sell" } });
+
+    // Typing again while that request is in flight aborts it.
+    fireEvent.change(send(), { target: { value: "300" } });
+    await settle(QUOTE_DEBOUNCE_MS);
+    expect(calls[0].aborted).toBe(true);
+    expect(calls.map((c) => c.query.amount)).toEqual(["200", "300"]);
+    await settle(100);
+    expect(calls[1].aborted).toBe(false);
+    expect(receive().value).toBe("349.83");
+    expect(summary()).toContain("They receive349.83 EUR");
+  });
+
+  test("typing on the receive side switches to fixed=buy and fills what you send", async () => {
+    const calls = server(quoteRoute);
+    render(<Calculator {...PROPS} />);
+    fireEvent.change(receive(), { target: { value: "117.00" } });
+    await settle(QUOTE_DEBOUNCE_MS + 50);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].query).toEqual({ sell: "GBP", buy: "EUR", amount: "117.00", fixed: "buy" });
+    expect(send().value).toBe("101.00");
+    expect(receive().value).toBe("117.00");
+    expect(summary()).toContain("You send101.00 GBP");
+  });
+
+  test("a 422 shows its text inline and empties the other side", async () => {
+    server(quoteRoute);
+    render(<Calculator {...PROPS} />);
+    fireEvent.change(send(), { target: { value: "0.50" } });
+    await settle(QUOTE_DEBOUNCE_MS + 50);
+    expect(screen.getByRole("alert").textContent).toBe("The amount must be more than the fee of 1.00 GBP.");
+    expect(send().getAttribute("aria-invalid")).toBe("true");
+    expect(receive().value).toBe("");
+    expect(summary()).not.toContain("115.83");
+
+    // Fixing the amount clears the error.
+    fireEvent.change(send(), { target: { value: "100.00" } });
+    await settle(QUOTE_DEBOUNCE_MS + 50);
+    expect(screen.getByRole("alert").textContent).toBe("");
+    expect(receive().value).toBe("115.83");
+  });
+
+  test("an emptied amount asks nothing and empties the other side", async () => {
+    const calls = server(quoteRoute);
+    render(<Calculator {...PROPS} />);
+    fireEvent.change(send(), { target: { value: "" } });
+    await settle(1000);
+    expect(calls).toEqual([]);
+    expect(receive().value).toBe("");
+  });
+
+  test("changing a currency asks at once; the swap button swaps currencies, amounts and the fixed side", async () => {
+    const calls = server(quoteRoute);
+    render(<Calculator {...PROPS} />);
+    fireEvent.change(screen.getByLabelText("Currency to receive"), { target: { value: "JPY" } });
+    await settle(50);
+    expect(calls.at(-1)!.query).toEqual({ sell: "GBP", buy: "JPY", amount: "100.00", fixed: "sell" });
+
+    fireEvent.click(screen.getByRole("button", { name: "Swap currencies" }));
+    await settle(50);
+    expect(calls.at(-1)!.query).toEqual({ sell: "JPY", buy: "GBP", amount: "100.00", fixed: "buy" });
+    expect((screen.getByLabelText("Currency to send") as HTMLSelectElement).value).toBe("JPY");
+    expect(receive().value).toBe("100.00");
+  });
+
+  test("links to the conversion when signed in, to sign-in otherwise", () => {
+    server(quoteRoute);
+    const { unmount } = render(<Calculator {...PROPS} />);
+    expect(screen.getByRole("link", { name: "Sign in to convert" }).getAttribute("href")).toBe("/#sign-in");
+    unmount();
+    render(<Calculator {...PROPS} signedIn />);
+    expect(screen.getByRole("link", { name: "Convert now" }).getAttribute("href")).toBe("/account/convert");
+  });
+
+  test("without a server quote it asks for one once hydrated", async () => {
+    const calls = server(quoteRoute);
+    render(<Calculator {...PROPS} quote={null} />);
+    expect(receive().value).toBe("");
+    await settle(50);
+    expect(calls).toHaveLength(1);
+    expect(receive().value).toBe("115.83");
+  });
+
+  test("the rates line says the date, the source and whether they are indicative", () => {
+    expect(ratesLine({ as_of: "2026-11-20", source: "ecb", indicative: false })).toBe("Rates as of 2026-11-20 (ecb)");
+    expect(ratesLine({ as_of: "2026-11-20", source: "admin", indicative: true })).toBe(
+      "Rates as of 2026-11-20 (admin, indicative)",
+    );
+    expect(ratesLine({ as_of: "2026-01-01", source: "indicative", indicative: true })).toBe(
+      "Rates as of 2026-01-01 (indicative)",
+    );
+  });
+});

@@ -1,0 +1,390 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { createElement, type FunctionComponent } from "react";
+import { hydrateRoot } from "react-dom/client";
+import { renderToString } from "react-dom/server";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import ConsolePricingPlans, { type PricingPlanRow, tiersSummary } from "../../islands/ConsolePricingPlans.tsx";
+import ConsoleRates, { type RatesAnswer } from "../../islands/ConsoleRates.tsx";
+import ConsoleReceipts, { type Receipt, statusText } from "../../islands/ConsoleReceipts.tsx";
+import ConsoleUserFees from "../../islands/ConsoleUserFees.tsx";
+import { resetBatch } from "../../islands/lib/batch.ts";
+import { notifications } from "../../islands/lib/notifications.ts";
+import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+
+interface Seen {
+  method: string;
+  path: string;
+  body: unknown;
+  headers: Headers;
+}
+
+/** A fake server: `route` answers [status, json] for each call; every call is recorded. */
+function server(route: (call: Seen) => [number, unknown]) {
+  const calls: Seen[] = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn((url: string, init: RequestInit = {}) => {
+      const call: Seen = {
+        method: init.method ?? "GET",
+        path: url.replace(/^\/api\//, ""),
+        body: typeof init.body === "string" ? JSON.parse(init.body) : undefined,
+        headers: new Headers(init.headers),
+      };
+      calls.push(call);
+      const [status, json] = route(call);
+      return Promise.resolve(new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }));
+    }),
+  );
+  return calls;
+}
+
+const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+const type = (label: string | RegExp, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+const titles = () => notifications.snapshot().visible.map((n) => n.title);
+
+const CURRENCIES = [
+  { code: "EUR", name: "Euro" },
+  { code: "GBP", name: "Pound Sterling" },
+  { code: "USD", name: "US Dollar" },
+];
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  resetBatch();
+  notifications.clear();
+});
+afterEach(() => {
+  cleanup();
+  resetBatch();
+  notifications.clear();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+describe("ConsoleRates", () => {
+  const RATES: RatesAnswer = {
+    base: "GBP",
+    as_of: "2026-11-20",
+    source: "indicative",
+    indicative: true,
+    rates: { EUR: "1.171200", GBP: "1", USD: "1.270000" },
+  };
+
+  test("shows each rate against the base, saves with PUT console/rates and an Idempotency-Key", async () => {
+    const saved = { ...RATES, source: "admin", indicative: false, as_of: "2026-11-21", rates: { EUR: "1.180000", GBP: "1", USD: "1.270000" } };
+    const calls = server(() => [200, { body: saved }]);
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    await settle();
+    expect((screen.getByLabelText(/^EUR/) as HTMLInputElement).value).toBe("1.171200");
+    expect(screen.queryByLabelText(/^GBP/)).toBeNull(); // the base is 1, not editable
+    expect(screen.getByText("Rate for 1 GBP")).toBeTruthy();
+
+    type(/^EUR/, "1.18");
+    type("Rates as of", "2026-11-21");
+    fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
+    await settle();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      method: "PUT",
+      path: "console/rates",
+      body: { base: "GBP", as_of: "2026-11-21", rates: { EUR: "1.18", USD: "1.270000" } },
+    });
+    expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect((screen.getByLabelText(/^EUR/) as HTMLInputElement).value).toBe("1.180000");
+    expect(screen.getByText("In use: rates as of 2026-11-21, source admin")).toBeTruthy();
+    expect(titles()).toEqual(["Rates saved"]);
+  });
+
+  test("a 422 shows the problem under its rate", async () => {
+    server(() => [422, {
+      error: "The rate of USD must be a positive decimal.",
+      message: "Unprocessable Entity",
+      fields: { "rates.USD": "The rate of USD must be a positive decimal." },
+    }]);
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    await settle();
+    type(/^USD/, "-1");
+    fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
+    await settle();
+    const usd = screen.getByLabelText(/^USD/);
+    expect(usd.getAttribute("aria-invalid")).toBe("true");
+    const describedBy = usd.getAttribute("aria-describedby")!;
+    expect(document.getElementById(describedBy)!.textContent).toBe("The rate of USD must be a positive decimal.");
+    expect(screen.getByLabelText(/^EUR/).getAttribute("aria-invalid")).toBeNull();
+  });
+});
+
+describe("ConsoleReceipts", () => {
+  const UNMATCHED: Receipt = {
+    id: 1,
+    amount: "50.00",
+    currency: "EUR",
+    payer_name: "J Smith",
+    reference: "INVOICE 7",
+    received_at: "2026-11-19",
+    status: "unmatched",
+    account_ref: null,
+  };
+  const MATCHED: Receipt = {
+    id: 2,
+    amount: "500.00",
+    currency: "GBP",
+    payer_name: "Ada Lovelace",
+    reference: "P1234567",
+    received_at: "2026-11-20",
+    status: "matched",
+    account_ref: "P1234567",
+  };
+
+  test("records a receipt with POST console/receipts; the new row shows its status", async () => {
+    const calls = server((call) => [200, { body: { ...(call.body as object), id: 3, status: "matched", account_ref: "P1234567" } }]);
+    render(<ConsoleReceipts receipts={[UNMATCHED]} currencies={CURRENCIES} />);
+    await settle();
+    type("Amount", "250.00");
+    type("Currency", "GBP");
+    type("Payer's name", "Ada Lovelace");
+    type("Reference on the payment", "P1234567");
+    type("Received on", "2026-11-21");
+    fireEvent.click(screen.getByRole("button", { name: "Record the receipt" }));
+    await settle();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      method: "POST",
+      path: "console/receipts",
+      body: { amount: "250.00", currency: "GBP", payer_name: "Ada Lovelace", reference: "P1234567", received_at: "2026-11-21" },
+    });
+    expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    const row = screen.getByRole("row", { name: /Ada Lovelace/ });
+    expect(within(row).getByText("Credited to P1234567")).toBeTruthy();
+    expect(within(row).getByText("250.00 GBP")).toBeTruthy();
+    expect((screen.getByLabelText("Amount") as HTMLInputElement).value).toBe("");
+    expect(titles()).toEqual(["Receipt of 250.00 GBP recorded"]);
+  });
+
+  test("an unmatched receipt shows as Unmatched; a 422 shows under its field", async () => {
+    let n = 0;
+    server((call) => {
+      n += 1;
+      return n === 1
+        ? [422, { error: "Enter the payer's name.", message: "", fields: { payer_name: "Enter the payer's name." } }]
+        : [200, { body: { ...(call.body as object), id: 4, status: "unmatched", account_ref: null } }];
+    });
+    render(<ConsoleReceipts receipts={[]} currencies={CURRENCIES} />);
+    await settle();
+    type("Amount", "10.00");
+    type("Reference on the payment", "HELLO");
+    fireEvent.click(screen.getByRole("button", { name: "Record the receipt" }));
+    await settle();
+    const payer = screen.getByLabelText("Payer's name");
+    expect(payer.getAttribute("aria-invalid")).toBe("true");
+    expect(document.getElementById(payer.getAttribute("aria-describedby")!)!.textContent).toBe("Enter the payer's name.");
+
+    type("Payer's name", "Someone");
+    fireEvent.click(screen.getByRole("button", { name: "Record the receipt" }));
+    await settle();
+    expect(within(screen.getByRole("row", { name: /Someone/ })).getByText("Unmatched")).toBeTruthy();
+  });
+
+  test("filters unmatched receipts and allocates one with POST console/receipts/{id}/allocate", async () => {
+    const calls = server(() => [200, { body: { ...UNMATCHED, status: "allocated", account_ref: "P7654321" } }]);
+    render(<ConsoleReceipts receipts={[UNMATCHED, MATCHED]} currencies={CURRENCIES} />);
+    await settle();
+    expect(screen.getAllByRole("row")).toHaveLength(3);
+    fireEvent.click(screen.getByRole("button", { name: "Unmatched (1)" }));
+    expect(screen.getAllByRole("row")).toHaveLength(2);
+    expect(screen.queryByText("Ada Lovelace")).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "All" }));
+    expect(screen.getAllByRole("row")).toHaveLength(3);
+
+    fireEvent.click(screen.getByRole("button", { name: "Allocate 50.00 EUR from J Smith" }));
+    const form = within(screen.getByRole("form", { name: "Allocate the receipt from J Smith" }));
+    fireEvent.change(form.getByLabelText("Account reference"), { target: { value: " P7654321 " } });
+    fireEvent.click(form.getByRole("button", { name: "Allocate and credit" }));
+    await settle();
+    expect(calls[0]).toMatchObject({ method: "POST", path: "console/receipts/1/allocate", body: { account_ref: "P7654321" } });
+    expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect(within(screen.getByRole("row", { name: /J Smith/ })).getByText("Allocated to P7654321")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^Allocate / })).toBeNull();
+  });
+
+  test("an allocation refused shows the server's text", async () => {
+    server(() => [404, { error: "No account has the reference P0000000.", message: "Not Found" }]);
+    render(<ConsoleReceipts receipts={[UNMATCHED]} currencies={CURRENCIES} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Allocate 50.00 EUR from J Smith" }));
+    fireEvent.change(screen.getByLabelText("Account reference"), { target: { value: "P0000000" } });
+    fireEvent.click(screen.getByRole("button", { name: "Allocate and credit" }));
+    await settle();
+    expect(screen.getByText("No account has the reference P0000000.")).toBeTruthy();
+  });
+
+  test("status texts", () => {
+    expect(statusText({ status: "matched", account_ref: "P1" })).toBe("Credited to P1");
+    expect(statusText({ status: "unmatched", account_ref: null })).toBe("Unmatched");
+    expect(statusText({ status: "allocated", account_ref: "P2" })).toBe("Allocated to P2");
+  });
+});
+
+describe("ConsolePricingPlans", () => {
+  const fees = { EUR: { regular: "1.00", priority: "10.00" }, GBP: { regular: "1.00", priority: "9.00" }, USD: { regular: "2.00", priority: "12.00" } };
+  const DEFAULT: PricingPlanRow = {
+    id: 1,
+    name: "Standard",
+    is_default: true,
+    tier_currency: "GBP",
+    tiers: [{ up_to: "10000.00", bps: 50 }, { up_to: null, bps: 30 }],
+    fees,
+    accounts: [],
+  };
+  const VIP: PricingPlanRow = { ...DEFAULT, id: 2, name: "VIP", is_default: false, tiers: [{ up_to: null, bps: 10 }], accounts: ["P1234567"] };
+
+  test("lists the plans with their tiers", () => {
+    server(() => [200, { body: null }]);
+    render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
+    expect(tiersSummary(DEFAULT)).toBe("0.50% up to 10000.00 GBP, then 0.30%");
+    expect(screen.getByText("0.50% up to 10000.00 GBP, then 0.30%")).toBeTruthy();
+    expect(screen.getByText("P1234567")).toBeTruthy();
+  });
+
+  test("edits a plan: add a tier, change a fee, PUT console/pricingplans/{id}", async () => {
+    const calls = server((call) => [200, { body: { ...DEFAULT, ...(call.body as object), accounts: [] } }]);
+    render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Edit Standard" }));
+    fireEvent.click(screen.getByRole("button", { name: "Add a tier" }));
+    type("Tier 2 up to", "50000.00");
+    type("Tier 3 markup in basis points", "20");
+    type("Regular fee in EUR", "1.50");
+    fireEvent.click(screen.getByRole("button", { name: "Save the plan" }));
+    await settle();
+    expect(calls[0]).toMatchObject({ method: "PUT", path: "console/pricingplans/1" });
+    expect(calls[0].body).toEqual({
+      id: 1,
+      is_default: true,
+      name: "Standard",
+      tier_currency: "GBP",
+      tiers: [{ up_to: "10000.00", bps: 50 }, { up_to: "50000.00", bps: 30 }, { up_to: null, bps: 20 }],
+      fees: { ...fees, EUR: { regular: "1.50", priority: "10.00" } },
+    });
+    expect(screen.getByText("0.50% up to 10000.00 GBP, then 0.30% up to 50000.00 GBP, then 0.20%")).toBeTruthy();
+    expect(titles()).toEqual(["Plan saved"]);
+  });
+
+  test("a new plan starts from the default and is POSTed; a 422 shows under the tier", async () => {
+    let n = 0;
+    const calls = server((call) => {
+      n += 1;
+      return n === 1
+        ? [422, { error: "Tier 1's bps must be a whole number from 0 to 1000.", message: "", fields: { "tiers.0.bps": "Tier 1's bps must be a whole number from 0 to 1000." } }]
+        : [200, { body: { ...(call.body as object), id: 3, is_default: false } }];
+    });
+    render(<ConsolePricingPlans plans={[DEFAULT]} currencies={CURRENCIES} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "New plan" }));
+    expect((screen.getByLabelText("Tier 1 up to") as HTMLInputElement).value).toBe("10000.00");
+    type("Name", "Partners");
+    type("Tier 1 markup in basis points", "5000");
+    fireEvent.click(screen.getByRole("button", { name: "Create the plan" }));
+    await settle();
+    expect(calls[0]).toMatchObject({ method: "POST", path: "console/pricingplans" });
+    expect(calls[0].body).toMatchObject({ name: "Partners", tier_currency: "GBP", tiers: [{ up_to: "10000.00", bps: 5000 }, { up_to: null, bps: 30 }] });
+    const bps = screen.getByLabelText("Tier 1 markup in basis points");
+    expect(bps.getAttribute("aria-invalid")).toBe("true");
+    expect(document.getElementById(bps.getAttribute("aria-describedby")!)!.textContent).toBe(
+      "Tier 1's bps must be a whole number from 0 to 1000.",
+    );
+
+    type("Tier 1 markup in basis points", "40");
+    fireEvent.click(screen.getByRole("button", { name: "Create the plan" }));
+    await settle();
+    expect(screen.getByRole("rowheader", { name: "Partners" })).toBeTruthy();
+    expect(titles()).toEqual(["Plan created"]);
+  });
+
+  test("assigns a plan to an account with {assign_account_ref}; the account leaves its old plan", async () => {
+    const calls = server(() => [200, { body: { ...DEFAULT, accounts: ["P1234567"] } }]);
+    render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Assign Standard to an account" }));
+    type("Account reference", "P1234567");
+    fireEvent.click(screen.getByRole("button", { name: "Assign the plan" }));
+    await settle();
+    expect(calls[0]).toMatchObject({ method: "PUT", path: "console/pricingplans/1", body: { assign_account_ref: "P1234567" } });
+    const vipRow = screen.getByRole("row", { name: /VIP/ });
+    expect(within(vipRow).getByText("None")).toBeTruthy();
+    expect(within(screen.getByRole("row", { name: /Standard/ })).getByText("P1234567")).toBeTruthy();
+  });
+});
+
+describe("ConsoleUserFees", () => {
+  test("PUTs the overrides, empty fees as null, and shows a 422 under its field", async () => {
+    let n = 0;
+    const calls = server((call) => {
+      n += 1;
+      return n === 1
+        ? [422, { error: "The regular fee must be an amount.", message: "", fields: { override_regular_transfer_fee: "The regular fee must be an amount." } }]
+        : [200, { body: { id: 7, ...(call.body as object) } }];
+    });
+    render(
+      <ConsoleUserFees
+        userId={7}
+        name="Ada Lovelace"
+        overrides={{ override_transfer_fee: false, override_regular_transfer_fee: null, override_priority_transfer_fee: null }}
+      />,
+    );
+    await settle();
+    fireEvent.click(screen.getByLabelText("Override the plan's transfer fees"));
+    type("Regular transfer fee", "abc");
+    fireEvent.click(screen.getByRole("button", { name: "Save fees" }));
+    await settle();
+    expect(calls[0]).toMatchObject({
+      method: "PUT",
+      path: "console/users/7/fees",
+      body: { override_transfer_fee: true, override_regular_transfer_fee: "abc", override_priority_transfer_fee: null },
+    });
+    expect(screen.getByLabelText("Regular transfer fee").getAttribute("aria-invalid")).toBe("true");
+
+    type("Regular transfer fee", "0.50");
+    fireEvent.click(screen.getByRole("button", { name: "Save fees" }));
+    await settle();
+    expect(calls[1].body).toEqual({ override_transfer_fee: true, override_regular_transfer_fee: "0.50", override_priority_transfer_fee: null });
+    expect(titles()).toEqual(["Fees saved"]);
+  });
+});
+
+describe("hydration", () => {
+  /** Server HTML hydrated with the same props: any mismatch is a console.error, which fails the test. */
+  async function hydrates<P extends object>(component: FunctionComponent<P>, props: P) {
+    const root = document.createElement("div");
+    root.innerHTML = renderToString(createElement(component, props));
+    document.body.append(root);
+    act(() => {
+      hydrateRoot(root, createElement(component, props));
+    });
+    await settle();
+    root.remove();
+  }
+
+  test("every console money island hydrates its server HTML", async () => {
+    server(() => [200, { body: null }]);
+    const fees = { GBP: { regular: "1.00", priority: "9.00" } };
+    await hydrates(ConsoleRates, {
+      rates: { base: "GBP", as_of: "2026-11-20", source: "ecb", indicative: false, rates: { GBP: "1", EUR: "1.1" } },
+      currencies: CURRENCIES,
+    });
+    await hydrates(ConsolePricingPlans, {
+      plans: [{ id: 1, name: "Standard", is_default: true, tier_currency: "GBP", tiers: [{ up_to: null, bps: 30 }], fees, accounts: [] }],
+      currencies: CURRENCIES,
+    });
+    await hydrates(ConsoleReceipts, {
+      receipts: [{ id: 1, amount: "1.00", currency: "GBP", payer_name: "A", reference: "R", received_at: "2026-11-20", status: "unmatched", account_ref: null }],
+      currencies: CURRENCIES,
+    });
+    await hydrates(ConsoleUserFees, {
+      userId: 7,
+      name: "Ada",
+      overrides: { override_transfer_fee: true, override_regular_transfer_fee: "0.50", override_priority_transfer_fee: null },
+    });
+  });
+});
