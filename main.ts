@@ -7,11 +7,14 @@ import { createApp } from "./server/app.ts";
 import { loadConfig } from "./server/config.ts";
 import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
 import { loadAssets } from "./server/render/assets.ts";
+import { scheduleRateFeed } from "./server/money/rate-feed.ts";
+import { seedMoney } from "./server/money/store.ts";
 import { createServices } from "./server/services.ts";
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
 const assets = loadAssets(config.distDir);
+await seedMoney(db);
 const services = await createServices(db, config);
 const app = createApp({ db, config, assets, services });
 
@@ -21,6 +24,8 @@ const purge = setInterval(() => {
   services.sessions.purge().catch((error) => console.warn("[sessions] purge failed", error));
 }, 60 * 60 * 1000);
 Deno.unrefTimer(purge);
+
+if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl, () => services.pageCache.clear());
 
 const server = Deno.serve({
   port: config.port,

@@ -97,3 +97,96 @@ export const ledgerEntries = sqliteTable("ledger_entries", {
   index("ledger_entries_account").on(t.ledgerAccountId),
   check("ledger_entries_amount", sql`typeof(amount) = 'integer' AND amount <> 0`),
 ]);
+
+// ---------------------------------------------------------------------------------------------
+// Rates, pricing, quotes, conversions and receipts.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Every rate table the portal has used, newest last: the current rates are the latest row. Each
+ * row is a change, with its time and source (indicative, admin, ecb) and who made it.
+ */
+export const rateTables = sqliteTable("rate_tables", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  base: text("base").notNull(),
+  asOf: text("as_of").notNull(),
+  source: text("source").notNull(),
+  /** { "USD": "1.0823", ... }: 1 base = rate units of the currency. */
+  rates: text("rates", { mode: "json" }).notNull().$type<Record<string, string>>(),
+  createdAt: time("created_at").notNull(),
+  createdBy: integer("created_by").references(() => users.id),
+});
+
+/** Pricing plans (server/money/pricing.ts): markup tiers and transfer fees. One is the default. */
+export const pricingPlans = sqliteTable("pricing_plans", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull(),
+  isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+  tierCurrency: text("tier_currency").notNull(),
+  tiers: text("tiers", { mode: "json" }).notNull().$type<{ up_to: string | null; bps: number }[]>(),
+  fees: text("fees", { mode: "json" }).notNull().$type<Record<string, { regular: string; priority: string }>>(),
+  createdAt: time("created_at").notNull(),
+  updatedAt: time("updated_at").notNull(),
+});
+
+/** Which plan an account is on; an account without a row is on the default plan. */
+export const accountPlans = sqliteTable("account_plans", {
+  accountId: integer("account_id").primaryKey().references(() => accounts.id),
+  planId: integer("plan_id").notNull().references(() => pricingPlans.id),
+  assignedAt: time("assigned_at").notNull(),
+  assignedBy: integer("assigned_by").references(() => users.id),
+});
+
+/** A conversion quote given to a customer, held until it expires or is used once. */
+export const quotes = sqliteTable("quotes", {
+  id: text("id").primaryKey(),
+  accountId: integer("account_id").notNull().references(() => accounts.id),
+  userId: integer("user_id").notNull().references(() => users.id),
+  sellCurrency: text("sell_currency").notNull(),
+  buyCurrency: text("buy_currency").notNull(),
+  sellMinor: integer("sell_minor").notNull(),
+  buyMinor: integer("buy_minor").notNull(),
+  feeMinor: integer("fee_minor").notNull(),
+  midRate: text("mid_rate").notNull(),
+  rate: text("rate").notNull(),
+  bps: integer("bps").notNull(),
+  expiresAt: time("expires_at").notNull(),
+  usedAt: time("used_at"),
+  createdAt: time("created_at").notNull(),
+}, (t) => [index("quotes_account").on(t.accountId)]);
+
+/** A conversion done: a used quote and the ledger transfer that moved the money. */
+export const conversions = sqliteTable("conversions", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  accountId: integer("account_id").notNull().references(() => accounts.id),
+  quoteId: text("quote_id").notNull().unique().references(() => quotes.id),
+  transferId: integer("transfer_id").notNull(),
+  sellCurrency: text("sell_currency").notNull(),
+  sellMinor: integer("sell_minor").notNull(),
+  buyCurrency: text("buy_currency").notNull(),
+  buyMinor: integer("buy_minor").notNull(),
+  feeMinor: integer("fee_minor").notNull(),
+  rate: text("rate").notNull(),
+  createdBy: integer("created_by").references(() => users.id),
+  createdAt: time("created_at").notNull(),
+}, (t) => [index("conversions_account").on(t.accountId, t.id)]);
+
+/**
+ * Money received in the company's bank accounts, recorded by an administrator. A reference that
+ * carries an account_ref credits that account at once ("matched"); otherwise the money waits as
+ * "unmatched" until an administrator allocates it.
+ */
+export const receipts = sqliteTable("receipts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  amountMinor: integer("amount_minor").notNull(),
+  currency: text("currency").notNull(),
+  payerName: text("payer_name").notNull(),
+  reference: text("reference").notNull(),
+  receivedAt: text("received_at").notNull(),
+  status: text("status", { enum: ["matched", "unmatched", "allocated"] }).notNull(),
+  accountId: integer("account_id").references(() => accounts.id),
+  transferId: integer("transfer_id").notNull(),
+  allocationTransferId: integer("allocation_transfer_id"),
+  recordedBy: integer("recorded_by").notNull().references(() => users.id),
+  createdAt: time("created_at").notNull(),
+}, (t) => [index("receipts_status").on(t.status)]);

@@ -17,6 +17,13 @@ import SecondFactorFormComponent from "../islands/SecondFactorForm.tsx";
 import SetupFormComponent from "../islands/SetupForm.tsx";
 import TotpSettingsComponent from "../islands/TotpSettings.tsx";
 import VerifyFormComponent from "../islands/VerifyForm.tsx";
+import CalculatorComponent from "../islands/Calculator.tsx";
+import ConvertFormComponent from "../islands/ConvertForm.tsx";
+import BalancesComponent from "../islands/Balances.tsx";
+import ConsoleRatesComponent from "../islands/ConsoleRates.tsx";
+import ConsolePricingPlansComponent from "../islands/ConsolePricingPlans.tsx";
+import ConsoleReceiptsComponent from "../islands/ConsoleReceipts.tsx";
+import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -34,3 +41,10 @@ export const SecondFactorForm = island("SecondFactorForm", SecondFactorFormCompo
 export const SetupForm = island("SetupForm", SetupFormComponent);
 export const TotpSettings = island("TotpSettings", TotpSettingsComponent);
 export const VerifyForm = island("VerifyForm", VerifyFormComponent);
+export const Calculator = island("Calculator", CalculatorComponent);
+export const ConvertForm = island("ConvertForm", ConvertFormComponent);
+export const Balances = island("Balances", BalancesComponent);
+export const ConsoleRates = island("ConsoleRates", ConsoleRatesComponent);
+export const ConsolePricingPlans = island("ConsolePricingPlans", ConsolePricingPlansComponent);
+export const ConsoleReceipts = island("ConsoleReceipts", ConsoleReceiptsComponent);
+export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponent);

@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
+import { users } from "../db/schema.ts";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
@@ -12,6 +14,15 @@ import { ComingSoon } from "./layouts/parts.tsx";
 import { RegisterLayout } from "./layouts/Register.tsx";
 import { UserLayout } from "./layouts/User.tsx";
 import { Home } from "./pages/Home.tsx";
+import {
+  BalancesPage,
+  CalculatorPage,
+  ConsoleCustomerPage,
+  ConsolePricingPage,
+  ConsoleReceiptsPage,
+  ConvertPage,
+  DashboardPage,
+} from "./pages/money.tsx";
 import {
   ConsoleUsersPage,
   ForgotPage,
@@ -57,6 +68,13 @@ const CONSOLE = ["is-admin", "secondfactor"];
 
 const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test(params.id ?? "");
 
+/** A customer's page exists only for a customer who exists. */
+async function customerExists(params: Record<string, string>, c: Context<AppEnv>) {
+  if (!positiveId(params)) return false;
+  const [row] = await c.get("db").select({ level: users.level }).from(users).where(eq(users.id, Number(params.id)));
+  return row?.level === "User";
+}
+
 const soon = (title: string, what: string) => () => <ComingSoon title={title} what={what} />;
 
 const account = (path: string, title: string, what: string): PageRoute => ({
@@ -96,18 +114,18 @@ export const PAGES: PageRoute[] = [
   { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")) },
   { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")) },
   { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => ((c.get("onBehalf") ?? c.get("user"))!.identity ? c.redirect("/auth") : IdentityPage(c)) },
-  { path: "/calculator", title: "Currency calculator", layout: "blank", render: soon("Currency calculator", "Live rates and prices arrive with the money work.") },
+  { path: "/calculator", title: "Currency calculator", layout: "blank", publicCache: true, render: CalculatorPage },
   { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => ((c.get("onBehalf") ?? c.get("user"))!.account ? c.redirect("/auth") : <Processing />) },
   { path: "/second-factor", title: "Second factor", guards: ["loggedin", "is-verified"], render: (c) => (c.get("user")!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)) },
   { path: "/account/security", title: "Sign-in and security", layout: "user", guards: ["loggedin", "secondfactor"], render: SecurityPage },
   { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },
 
-  account("/account", "Dashboard", "Your balances and latest movements arrive with the money work."),
+  { path: "/account", title: "Dashboard", layout: "user", guards: CUSTOMER, render: DashboardPage },
   account("/account/users", "Account users", "Inviting and managing the users of this account arrives with account users."),
-  account("/account/convert", "Convert", "Converting between your balances arrives with the money work."),
+  { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER, render: ConvertPage },
   account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
-  account("/account/balances", "Balances", "Your balances in every currency arrive with the money work."),
+  { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
   account("/account/pendingpayments", "Pending payments", "Payments waiting for approval arrive with the payments work."),
@@ -118,11 +136,11 @@ export const PAGES: PageRoute[] = [
   console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
   console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
   { path: "/console/users", title: "Customers", layout: "user", guards: CONSOLE, render: ConsoleUsersPage },
-  console_("/console/users/:id", "Customer", "Customer details arrive with the console work.", { validate: positiveId }),
+  { path: "/console/users/:id", title: "Customer", layout: "user", guards: CONSOLE, validate: customerExists, render: ConsoleCustomerPage },
   console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
   console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
   console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
-  console_("/console/receipts", "Receipts", "Recording incoming funds arrives with the money work."),
+  { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE, render: ConsoleReceiptsPage },
   console_("/console/referrals", "Referrals", "Referral codes arrive with the console work."),
   console_("/console/affiliates", "Affiliates", "Affiliates and commissions arrive with the console work."),
   console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
@@ -133,7 +151,7 @@ export const PAGES: PageRoute[] = [
   console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", { validate: positiveId }),
   console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
   console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", { validate: positiveId }),
-  console_("/console/pricingplan", "Pricing plans", "Editing pricing plans arrives with the money work."),
+  { path: "/console/pricingplan", title: "Pricing plans and rates", layout: "user", guards: CONSOLE, render: ConsolePricingPage },
   console_("/console/pricingplan/:id", "Pricing plan", "Pricing plan details arrive with the money work.", { validate: positiveId }),
 ];
 

@@ -4,9 +4,11 @@ import type { Database } from "../db/client.ts";
 import { admin } from "../routes/api/admin.ts";
 import { auth } from "../routes/api/auth.ts";
 import { health } from "../routes/api/health.ts";
+import { consoleMoney } from "../routes/api/console-money.ts";
+import { moneyCalls } from "../routes/api/money.ts";
 import { onboarding } from "../routes/api/onboarding.ts";
 import { security } from "../routes/api/security.ts";
-import { registerPages } from "../routes/pages.tsx";
+import { PAGES, registerPages } from "../routes/pages.tsx";
 import { siteFiles } from "../routes/static.ts";
 import { auditOnBehalf } from "./audit.ts";
 import { databaseSessions, type SessionResolver, sessionLayer } from "./auth/session.ts";
@@ -72,10 +74,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use(idempotency());
   api.use(auditOnBehalf());
-  for (const calls of [health, auth, onboarding, security, admin]) api.route("/", calls);
+  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, consoleMoney]) api.route("/", calls);
   app.route("/api", api);
 
-  registerPages(app);
+  registerPages(app, PAGES, deps.services.pageCache);
 
   app.notFound(notFound);
   app.onError(onError);

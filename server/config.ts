@@ -22,6 +22,10 @@ export interface Config {
   appSecret: string | undefined;
   /** Behind a reverse proxy we run: believe its X-Forwarded-For for the client's address. */
   trustProxy: boolean;
+  /** How long a conversion quote holds (QUOTE_VALIDITY_SECONDS, 30). */
+  quoteValiditySeconds: number;
+  /** ECB daily reference-rate XML to read on a schedule (RATES_URL); unset: rates change only by hand. */
+  ratesUrl: string | undefined;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -53,5 +57,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : null,
     appSecret: env.APP_SECRET || undefined,
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
+    quoteValiditySeconds: positiveNumber(env.QUOTE_VALIDITY_SECONDS, 30, "QUOTE_VALIDITY_SECONDS"),
+    ratesUrl: env.RATES_URL || undefined,
   };
+}
+
+function positiveNumber(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${value}"`);
+  return n;
 }

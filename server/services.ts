@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import { identityProvider } from "./identity/index.ts";
 import type { IdentityProvider } from "./identity/provider.ts";
 import { createMailer, type Mailer, type MailTransport } from "./mail/index.ts";
+import { PageCache } from "./render/page-cache.ts";
 
 /**
  * The stateful parts every handler may need, built once per app from the database and the
@@ -19,6 +20,8 @@ export interface Services {
   mailer: Mailer;
   identity: IdentityProvider;
   secretBox: SecretBox;
+  /** Rendered public pages (cleared when what they show changes, e.g. the rates). */
+  pageCache: PageCache;
   now: () => number;
 }
 
@@ -38,6 +41,7 @@ export async function createServices(db: Database, config: Config, options: Serv
     mailer: createMailer({ db, config, transport: options.mailTransport }),
     identity: options.identity ?? identityProvider(config, db),
     secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
+    pageCache: new PageCache(),
     now,
   };
 }

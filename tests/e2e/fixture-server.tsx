@@ -12,9 +12,11 @@ import { loadConfig } from "../../server/config.ts";
 import { flash } from "../../server/render/flash.ts";
 import { loadAssets } from "../../server/render/assets.ts";
 import { createServices } from "../../server/services.ts";
+import { seedMoney } from "../../server/money/store.ts";
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl });
+await seedMoney(db);
 const app = createApp({ db, config, assets: loadAssets(config.distDir), services: await createServices(db, config) });
 
 registerPages(app, [

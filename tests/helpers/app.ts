@@ -7,6 +7,7 @@ import { loadAssets } from "../../server/render/assets.ts";
 import type { Database } from "../../db/client.ts";
 import { testDatabase } from "./db.ts";
 import { createServices, type ServiceOptions, type Services } from "../../server/services.ts";
+import { seedMoney } from "../../server/money/store.ts";
 import type { Config } from "../../server/config.ts";
 import { tmpdir } from "node:os";
 
@@ -58,6 +59,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp & {
   const db = await testDatabase();
   let current: SessionUser | null = null;
   const config = loadConfig({ APP_ENV: "test", PUBLIC_URL: "http://localhost", ...options.env });
+  await seedMoney(db);
   const services = await createServices(db, config, {
     secretFile: `${tmpdir()}/portal-test-secret`,
     now: options.now,

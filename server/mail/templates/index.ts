@@ -4,3 +4,4 @@ export type { RenderedEmail } from "./layout.tsx";
 export { passwordChanged, type PasswordChangedProps } from "./password-changed.tsx";
 export { passwordReset, type PasswordResetProps } from "./password-reset.tsx";
 export { secondFactorCode, type SecondFactorCodeProps } from "./second-factor-code.tsx";
+export { fundsReceived, type FundsReceivedProps } from "./funds-received.tsx";

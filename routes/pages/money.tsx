@@ -1,0 +1,196 @@
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { users } from "../../db/schema.ts";
+import { currentAccount, customerOf } from "../../server/accounts/current.ts";
+import { findUser, summaryOf } from "../../server/auth/users.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { priceQuote } from "../../server/money/conversions.ts";
+import { CURRENCIES, CURRENCY_CODES } from "../../server/money/currencies.ts";
+import { companyBankDetails } from "../../server/money/funding.ts";
+import { MoneyError } from "../../server/money/errors.ts";
+import { quoteAnswer } from "../../server/money/quote.ts";
+import { ratesFor } from "../../server/money/rates.ts";
+import { listReceipts } from "../../server/money/receipts.ts";
+import { currentRates, listPlans } from "../../server/money/store.ts";
+import { balancesAnswer, latestMovements, overridesOf, validityMs } from "../api/money.ts";
+import {
+  Balances,
+  Calculator,
+  ConsolePricingPlans,
+  ConsoleRates,
+  ConsoleReceipts,
+  ConsoleUserFees,
+  ConvertForm,
+} from "../islands.ts";
+import { PageTitle } from "../layouts/parts.tsx";
+
+/** The money screens: each loads what it shows on the server, so the first paint is complete. */
+
+const currencyList = () =>
+  CURRENCY_CODES.map((code) => ({ code, name: CURRENCIES[code].name, minor_units: CURRENCIES[code].minorUnits }));
+
+export async function CalculatorPage(c: Context<AppEnv>) {
+  const db = c.get("db");
+  const sell = (c.req.query("sell") ?? "GBP").toUpperCase();
+  const buy = (c.req.query("buy") ?? "EUR").toUpperCase();
+  const amount = c.req.query("amount") ?? "1000.00";
+  const fixed = c.req.query("fixed") === "buy" ? "buy" : "sell";
+  const table = await currentRates(db);
+  const customer = customerOf(c);
+  const signedIn = !!customer?.account;
+  let first = null;
+  try {
+    const who = signedIn ? { accountId: (await currentAccount(c)).accountId, overrides: overridesOf(customer) } : { accountId: null, overrides: null };
+    first = quoteAnswer(await priceQuote(db, { sell, buy, amount, fixed }, who, new Date(c.get("services").now()), validityMs(c)));
+  } catch (error) {
+    if (!(error instanceof MoneyError)) throw error;
+  }
+  return (
+    <section className="mx-auto max-w-xl">
+      <PageTitle lead="What it costs to send money abroad with us: our rate, our fee, and what arrives.">
+        Currency calculator
+      </PageTitle>
+      <Calculator
+        currencies={currencyList()}
+        initial={{ sell, buy, amount, fixed }}
+        signedIn={signedIn}
+        quote={first}
+        rates={{ as_of: table.as_of, source: table.source, indicative: table.source === "indicative" }}
+      />
+    </section>
+  );
+}
+
+/** A table of the account's latest movements (server-rendered: no script needed). */
+function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements>> }) {
+  if (!items.length) return <p className="text-neutral-600 dark:text-neutral-400">No movements yet.</p>;
+  return (
+    <table className="w-full text-left text-sm">
+      <thead className="text-neutral-600 dark:text-neutral-400">
+        <tr>
+          <th scope="col" className="py-2 font-medium">Date</th>
+          <th scope="col" className="py-2 font-medium">What</th>
+          <th scope="col" className="py-2 text-right font-medium">Amount</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((m) => (
+          <tr key={m.id} className="border-t border-neutral-200 dark:border-neutral-800">
+            <td className="py-2 whitespace-nowrap">{m.created_at.slice(0, 10)}</td>
+            <td className="py-2">{m.description}</td>
+            <td className={`py-2 text-right font-mono ${m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"}`}>
+              {m.amount.startsWith("-") ? m.amount : `+${m.amount}`} {m.currency}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export async function DashboardPage(c: Context<AppEnv>) {
+  const { accountId, customer } = await currentAccount(c);
+  const [balances, movements] = await Promise.all([balancesAnswer(c, accountId), latestMovements(c, accountId, 10)]);
+  return (
+    <>
+      <PageTitle lead={`Account ${customer.account_ref}`}>Hello, {customer.name}</PageTitle>
+      <div className="grid gap-6 lg:grid-cols-2">
+        <section aria-labelledby="balances-heading" className="card">
+          <h2 id="balances-heading" className="mb-4 text-lg font-semibold">Balances</h2>
+          <Balances balances={balances} funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }} compact />
+          <div className="mt-4 flex gap-2">
+            <a className="btn-primary" href="/account/convert">Convert</a>
+            <a className="btn-ghost" href="/account/balances">All balances</a>
+          </div>
+        </section>
+        <section aria-labelledby="movements-heading" className="card">
+          <h2 id="movements-heading" className="mb-4 text-lg font-semibold">Latest movements</h2>
+          <Movements items={movements} />
+        </section>
+      </div>
+    </>
+  );
+}
+
+export async function BalancesPage(c: Context<AppEnv>) {
+  const { accountId, customer } = await currentAccount(c);
+  return (
+    <>
+      <PageTitle lead="Every currency you hold, and how to add money.">Balances</PageTitle>
+      <Balances balances={await balancesAnswer(c, accountId)} funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }} />
+    </>
+  );
+}
+
+export async function ConvertPage(c: Context<AppEnv>) {
+  const { accountId } = await currentAccount(c);
+  const balances = await balancesAnswer(c, accountId);
+  return (
+    <>
+      <PageTitle lead="Convert between your balances at a quoted rate.">Convert</PageTitle>
+      <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
+        <div className="card">
+          <ConvertForm currencies={currencyList()} balances={balances} validitySeconds={c.get("config").quoteValiditySeconds} />
+        </div>
+        <aside className="card" aria-label="Your balances">
+          <Balances balances={balances} funding={null} compact />
+        </aside>
+      </div>
+    </>
+  );
+}
+
+export async function ConsoleReceiptsPage(c: Context<AppEnv>) {
+  return (
+    <section>
+      <PageTitle lead="Money received in our bank accounts. A reference with an account_ref credits the account at once.">
+        Receipts
+      </PageTitle>
+      <ConsoleReceipts receipts={await listReceipts(c.get("db"))} currencies={currencyList()} />
+    </section>
+  );
+}
+
+export async function ConsolePricingPage(c: Context<AppEnv>) {
+  const db = c.get("db");
+  const [plans, table] = await Promise.all([listPlans(db), currentRates(db)]);
+  return (
+    <section className="flex flex-col gap-8">
+      <div>
+        <PageTitle lead="Markup by amount tier, and transfer fees per currency. Every account is on a plan; the default applies otherwise.">
+          Pricing plans
+        </PageTitle>
+        <ConsolePricingPlans plans={plans} currencies={currencyList()} />
+      </div>
+      <div>
+        <h2 className="mb-2 text-xl font-semibold">Rates</h2>
+        <ConsoleRates rates={ratesFor(table, table.base)} currencies={currencyList()} />
+      </div>
+    </section>
+  );
+}
+
+export async function ConsoleCustomerPage(c: Context<AppEnv>) {
+  const id = Number(c.req.param("id"));
+  const user = await findUser(c.get("db"), id);
+  const customer = user && user.level !== "Admin" ? await summaryOf(c.get("db"), user, false) : null;
+  if (!customer) return null;
+  const [row] = await c.get("db").select({ createdAt: users.createdAt }).from(users).where(eq(users.id, id));
+  return (
+    <section className="flex max-w-3xl flex-col gap-6">
+      <PageTitle lead={`${customer.username} · ${customer.type} · since ${row.createdAt.toISOString().slice(0, 10)}`}>
+        {customer.name}
+      </PageTitle>
+      <dl className="card grid grid-cols-2 gap-2 text-sm">
+        <dt className="text-neutral-600 dark:text-neutral-400">Email validated</dt><dd>{customer.validated ? "Yes" : "No"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Profile</dt><dd>{customer.profile ? "Saved" : "Not yet"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Identity</dt><dd>{customer.identity ? "Approved" : "Not approved"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Account</dt><dd>{customer.account_ref ?? "Not open"}</dd>
+      </dl>
+      <div className="card">
+        <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
+        <ConsoleUserFees userId={customer.id} name={customer.name} overrides={overridesOf(customer)!} />
+      </div>
+    </section>
+  );
+}

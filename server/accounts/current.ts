@@ -1,0 +1,24 @@
+import { asc, eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { accountMembers } from "../../db/schema.ts";
+import type { SessionUser } from "../auth/session-user.ts";
+import type { AppEnv } from "../env.ts";
+import { ApiError } from "../http/api.ts";
+
+/** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
+export function customerOf(c: Context<AppEnv>): SessionUser | null {
+  return c.get("onBehalf") ?? c.get("user");
+}
+
+/**
+ * The account a customer's request works on. Guards have already required an open account; a
+ * user who belongs to several accounts works on their first until account selection arrives.
+ */
+export async function currentAccount(c: Context<AppEnv>): Promise<{ accountId: number; customer: SessionUser }> {
+  const customer = customerOf(c);
+  if (!customer) throw new ApiError(401, "Please sign in.", { redirect: "/" });
+  const [member] = await c.get("db").select({ accountId: accountMembers.accountId }).from(accountMembers)
+    .where(eq(accountMembers.userId, customer.id)).orderBy(asc(accountMembers.accountId)).limit(1);
+  if (!member) throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
+  return { accountId: member.accountId, customer };
+}
