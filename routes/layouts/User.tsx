@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
-import { Avatar } from "../islands.ts";
+import AvatarView from "../../islands/Avatar.tsx";
 import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
 
 export const ACCOUNT_NAV = [
@@ -81,7 +81,8 @@ export function UserLayout({ children }: { children: ReactNode }) {
             )}
             {user && (
               <span className="flex items-center gap-2 text-sm">
-                <Avatar alt={user.name} size="sm" src={null} />
+                {/* No picture yet: the initials need no script, so the avatar is not an island here. */}
+                <AvatarView alt={user.name} size="sm" src={null} />
                 <span className="hidden sm:inline">{user.name}</span>
               </span>
             )}
