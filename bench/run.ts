@@ -1,17 +1,18 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,js,conversions] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
  * `deno run -A bench/tools/cpuprofile-summary.ts DIR/*.cpuprofile` (see docs/PERFORMANCE.md).
  *
- * Each benchmark is a module (bench/page.ts, bench/js-weight.ts) that takes the shared context
+ * Each benchmark is a module (bench/page.ts, bench/js-weight.ts, bench/conversions.ts) that takes the shared context
  * (options, and one portal process started on first use) and returns summary rows; a row with a
  * budget is a PASS/FAIL check. A new benchmark is one more entry in MODULES. The exit code is 1
  * when a budget fails or a benchmark cannot run, so CI shows it.
  */
+import { conversionsBench } from "./conversions.ts";
 import { jsWeightBench } from "./js-weight.ts";
 import { pageBench } from "./page.ts";
 import { killAllChildren, type RunningServer, startPortal } from "./lib/processes.ts";
@@ -23,6 +24,7 @@ import { resolve } from "node:path";
 const MODULES: Record<string, BenchModule> = {
   js: jsWeightBench,
   page: pageBench,
+  conversions: conversionsBench,
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {

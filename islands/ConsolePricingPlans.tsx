@@ -345,6 +345,8 @@ function PlanEditor({ id, initial, plan, currencies, onCancel, onSaved }: {
       const answer = isNew
         ? await api.post<PricingPlanRow>("console/pricingplans", body, { idempotencyKey: idempotencyKey(body) })
         : await api.put<PricingPlanRow>(`console/pricingplans/${id}`, body, { idempotencyKey: idempotencyKey(body) });
+      // A second plan with the same content is a second plan: the next save is a new request.
+      idempotencyKey.reset();
       setPending(false);
       onSaved(answer, isNew);
     } catch (err) {

@@ -87,6 +87,8 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
     setFields({});
     try {
       const receipt = await api.post<Receipt>("console/receipts", payload, { idempotencyKey: idempotencyKey(payload) });
+      // Two identical receipts are two payments: the next one is a new request.
+      idempotencyKey.reset();
       setReceipts((rows) => [receipt, ...rows.filter((r) => r.id !== receipt.id)]);
       setForm((f) => ({ ...f, amount: "", payer_name: "", reference: "" }));
       notify({

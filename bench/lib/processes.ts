@@ -130,32 +130,44 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   return { name: options.name, url, pid: child.pid, output: () => log, stop };
 }
 
+/** A portal started by startPortal: also where its database file is (to read it beside the server). */
+export interface RunningPortal extends RunningServer {
+  /** The database file's path (DATABASE_URL is `file:` + this). */
+  databasePath: string;
+}
+
 /**
  * The real portal as production runs it: main.ts, NODE_ENV and APP_ENV production, a fresh
  * database file in a temp directory (removed on stop). With cpuProfileDir, V8 writes a CPU
- * profile of the whole run there when the portal stops.
+ * profile of the whole run there when the portal stops. `env` adds settings (e.g.
+ * QUOTE_VALIDITY_SECONDS for the conversions benchmark).
  */
-export async function startPortal(options: { cpuProfileDir?: string } = {}): Promise<RunningServer> {
+export async function startPortal(
+  options: { cpuProfileDir?: string; env?: Record<string, string>; name?: string } = {},
+): Promise<RunningPortal> {
   const dir = tempDir("portal-bench-");
   const port = await freePort();
+  const databasePath = join(dir.path, "portal.db");
   try {
     const server = await startServer({
-      name: "portal (main.ts)",
+      name: options.name ?? "portal (main.ts)",
       script: "main.ts",
       port,
       denoFlags: options.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`] : [],
       env: {
         NODE_ENV: "production",
         APP_ENV: "production",
-        DATABASE_URL: `file:${join(dir.path, "portal.db")}`,
+        DATABASE_URL: `file:${databasePath}`,
         PUBLIC_URL: `http://127.0.0.1:${port}`,
         // Without it the portal would create data/app-secret in the working copy.
         APP_SECRET: crypto.randomUUID(),
+        ...options.env,
       },
       readyPath: "/api/health",
     });
     return {
       ...server,
+      databasePath,
       async stop() {
         await server.stop();
         dir.remove();

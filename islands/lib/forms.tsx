@@ -6,7 +6,7 @@
  * Ids are given by each form, not made with useId: an island is rendered on the server deep inside
  * the page's tree but hydrated as a root of its own, so useId would differ between the two.
  */
-import { type InputHTMLAttributes, type ReactNode, useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type InputHTMLAttributes, type ReactNode, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { ApiCallError, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "./api.ts";
 import { type UserSummary, userStore } from "./user-store.ts";
 
@@ -41,12 +41,24 @@ export function useHydrated(): boolean {
 }
 
 /** The same Idempotency-Key while the payload stays the same (a retry), a new one when it changes. */
-export function useIdempotencyKey(): (payload: unknown) => string {
+export interface IdempotencyKeys {
+  (payload: unknown): string;
+  /**
+   * After a success: the next submission is a new request even with the same payload (two
+   * identical receipts are two payments). Until then, a retry reuses the key and runs once.
+   */
+  reset(): void;
+}
+
+export function useIdempotencyKey(): IdempotencyKeys {
   const last = useRef<{ payload: string; key: string } | null>(null);
-  return useCallback((payload: unknown) => {
-    const text = JSON.stringify(payload ?? null);
-    if (last.current?.payload !== text) last.current = { payload: text, key: newIdempotencyKey() };
-    return last.current.key;
+  return useMemo(() => {
+    const keyFor = (payload: unknown) => {
+      const text = JSON.stringify(payload ?? null);
+      if (last.current?.payload !== text) last.current = { payload: text, key: newIdempotencyKey() };
+      return last.current.key;
+    };
+    return Object.assign(keyFor, { reset: () => void (last.current = null) });
   }, []);
 }
 

@@ -68,17 +68,17 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
     <table className="w-full text-left text-sm">
       <thead className="text-neutral-600 dark:text-neutral-400">
         <tr>
-          <th scope="col" className="py-2 font-medium">Date</th>
-          <th scope="col" className="py-2 font-medium">What</th>
+          <th scope="col" className="py-2 pr-4 font-medium">Date</th>
+          <th scope="col" className="py-2 pr-4 font-medium">What</th>
           <th scope="col" className="py-2 text-right font-medium">Amount</th>
         </tr>
       </thead>
       <tbody>
         {items.map((m) => (
           <tr key={m.id} className="border-t border-neutral-200 dark:border-neutral-800">
-            <td className="py-2 whitespace-nowrap">{m.created_at.slice(0, 10)}</td>
-            <td className="py-2">{m.description}</td>
-            <td className={`py-2 text-right font-mono ${m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"}`}>
+            <td className="py-2 pr-4 whitespace-nowrap">{m.created_at.slice(0, 10)}</td>
+            <td className="py-2 pr-4">{m.description}</td>
+            <td className={`py-2 text-right font-mono whitespace-nowrap ${m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"}`}>
               {m.amount.startsWith("-") ? m.amount : `+${m.amount}`} {m.currency}
             </td>
           </tr>
