@@ -11,7 +11,7 @@ import { valid } from "../../server/http/validate.ts";
 import { fundsReceived } from "../../server/mail/index.ts";
 import { parseAmount } from "../../server/money/amounts.ts";
 import { MoneyError } from "../../server/money/errors.ts";
-import { ratesFor, validateRateTable } from "../../server/money/rates.ts";
+import { mergeRateTables, ratesFor, validateRateTable } from "../../server/money/rates.ts";
 import { allocate, listReceipts, ReceiptRefused, receiptInput, recordReceipt } from "../../server/money/receipts.ts";
 import { assignPlan, currentRates, listPlans, PlanNotFound, saveRates, savePlan } from "../../server/money/store.ts";
 import { money } from "./money.ts";
@@ -52,17 +52,23 @@ const nullableAmountText = z.string().trim().max(32).nullable().optional();
 
 export const consoleMoney = new Hono<AppEnv>()
   .put("/console/rates", ADMIN, async (c) => {
-    const input = await c.req.json().catch(() => null);
-    const table = await refusals(async () => validateRateTable(input, "admin"));
+    const input = await c.req.json().catch(() => null) as Record<string, unknown> | null;
     const now = new Date(c.get("services").now());
-    await saveRates(c.get("db"), table, c.get("user")!.id, now);
+    // The date defaults to today; the source is always "admin", whatever the body says.
+    const given = input && typeof input === "object" ? { as_of: now.toISOString().slice(0, 10), ...input, source: "admin" } : input;
+    const table = await refusals(async () => validateRateTable(given, "admin"));
+    // An update of some rates keeps the others (crossed into the new table), so no currency
+    // stops being quoted because it was not in the form.
+    const merged = await refusals(async () => mergeRateTables(await currentRates(c.get("db")), table).table);
+    await saveRates(c.get("db"), merged, c.get("user")!.id, now);
     c.get("services").pageCache.clear();
     return ok(c, await refusals(async () => ratesFor(await currentRates(c.get("db")), table.base)));
   })
   .get("/console/pricingplans", ADMIN, async (c) => ok(c, await listPlans(c.get("db"))))
   .post("/console/pricingplans", ADMIN, async (c) => {
     const input = await c.req.json().catch(() => null);
-    return ok(c, await refusals(() => savePlan(c.get("db"), null, input, new Date(c.get("services").now()))), { status: 201 });
+    const plan = await refusals(() => savePlan(c.get("db"), null, input, new Date(c.get("services").now())));
+    return ok(c, plan, { status: 201 });
   })
   .put("/console/pricingplans/:id", ADMIN, async (c) => {
     const id = Number(c.req.param("id"));
@@ -77,6 +83,8 @@ export const consoleMoney = new Hono<AppEnv>()
       await audit(db, { actorId: c.get("user")!.id, onBehalfOfId: null, action: "pricing-plan.assign", detail: { plan_id: id, account_ref: ref } });
     } else {
       await refusals(() => savePlan(db, id, input, new Date(c.get("services").now())));
+      // The public calculator shows the default plan's prices.
+      c.get("services").pageCache.clear();
     }
     const plan = (await listPlans(db)).find((p) => p.id === id);
     if (!plan) throw new ApiError(404, "There is no pricing plan with this id.");

@@ -14,7 +14,9 @@ export const RATE_FEED_EVERY_MS = 6 * 60 * 60 * 1000;
 export async function refreshRates(db: Database, url: string, fetchFn: typeof fetch = fetch, now = new Date()): Promise<"updated" | "unchanged"> {
   const ecb = await fetchEcbRates(url, fetchFn);
   const current = await currentRates(db);
-  if (current.source === "ecb" && current.as_of >= ecb.as_of) return "unchanged";
+  // The embedded indicative set always gives way; any other table (the ECB's, an administrator's)
+  // only to a newer day.
+  if (current.source !== "indicative" && current.as_of >= ecb.as_of) return "unchanged";
   const { table } = mergeRateTables(current, ecb);
   await saveRates(db, table, null, now);
   return "updated";

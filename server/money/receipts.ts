@@ -7,6 +7,7 @@ import { isValidAccountRef } from "../accounts/account-ref.ts";
 import { allocateReceipt, creditReceipt } from "../ledger/movements.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { isCurrency } from "./currencies.ts";
+import { isIsoDate } from "./rates.ts";
 import { MoneyError } from "./errors.ts";
 
 /**
@@ -21,7 +22,7 @@ export const receiptInput = z.object({
   currency: z.string({ error: "Choose the currency." }).trim().toUpperCase().refine(isCurrency, { error: "Choose a currency we support." }),
   payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." }).max(200),
   reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim().max(200),
-  received_at: z.string({ error: "Enter the date the money arrived." }).regex(/^\d{4}-\d{2}-\d{2}$/, {
+  received_at: z.string({ error: "Enter the date the money arrived." }).refine(isIsoDate, {
     error: "The date the money arrived is a date like 2026-11-22.",
   }),
 });

@@ -82,7 +82,8 @@ export async function listPlans(db: Database): Promise<(PricingPlan & { accounts
 
 /** Creates (id null) or replaces a plan after validation; the default flag cannot be moved here. */
 export async function savePlan(db: Database, id: number | null, input: unknown, now = new Date()): Promise<PricingPlan> {
-  const plan = validatePlan(input);
+  // A new plan has no id yet; the validator checks everything else.
+  const plan = validatePlan(id === null && input && typeof input === "object" ? { ...input, id: "new" } : input);
   const values = { name: plan.name, tierCurrency: plan.tier_currency, tiers: plan.tiers, fees: plan.fees, updatedAt: now };
   if (id === null) {
     const [row] = await db.insert(pricingPlans).values({ ...values, isDefault: false, createdAt: now }).returning();
