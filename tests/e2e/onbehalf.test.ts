@@ -76,7 +76,7 @@ test("an administrator acting on behalf of a customer and clearing it", async ()
   await page.waitForURL(`${server.url}/account`);
   await expectBanner(page, `You are acting on behalf of ${who}`);
   // The customer's dashboard, not the console's.
-  expect(await page.getByRole("heading", { level: 1, name: "Dashboard" }).isVisible()).toBe(true);
+  expect(await page.getByRole("heading", { level: 1, name: `Hello, ${CUSTOMER.first} ${CUSTOMER.last}` }).isVisible()).toBe(true);
 
   await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Balances" }).click();
   await page.waitForURL(`${server.url}/account/balances`);
