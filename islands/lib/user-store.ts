@@ -4,35 +4,10 @@
  * storage) lets every page load, and every island on it, start from the same value.
  */
 
-/**
- * The session user summary of SPEC.md section 3, as account/whoami answers it. Declared here, not
- * imported from server/: island code must not pull server modules into the browser bundle.
- */
-export interface UserSummary {
-  id: number;
-  username: string;
-  /** Display name: business name, or first plus last for a person. */
-  name: string;
-  level: "Admin" | "User";
-  type: "Personal" | "Business";
-  /** Whether a profile has been saved. */
-  profile: boolean;
-  /** Whether the email address has been validated. */
-  validated: boolean;
-  /** Whether this session passed the second factor. */
-  secondFactor: boolean;
-  /** Whether the identity check is approved. */
-  identity: boolean;
-  /** Whether an account has been opened. */
-  account: boolean;
-  /** Never true for an administrator. */
-  restricted: boolean;
-  account_ref: string | null;
-  override_transfer_fee: boolean;
-  override_priority_transfer_fee: string | null;
-  override_regular_transfer_fee: string | null;
-  affiliate: string | null;
-}
+import type { SessionUser } from "../../lib/session-user.ts";
+
+/** The session user summary of SPEC.md section 3, as account/whoami answers it. */
+export type UserSummary = SessionUser;
 
 export interface PersistedStore<T> {
   /** The current value; the same object until the value changes (as useSyncExternalStore needs). */
