@@ -221,9 +221,10 @@ export const conversionsBench: BenchModule = {
       let estimate = 0;
       for (let round = 1; kept.length < rounds; round++) {
         const p = await plain.measure({ warmupSeconds, durationSeconds });
-        // Enough quotes for the warm-up and the window: the portal cannot beat the plain loop of
-        // its own writes, so that rate (or the best HTTP rate so far) with a margin is an upper bound.
-        const perSecond = Math.max(estimate, p.perSecond) * 1.3;
+        // Enough quotes for the warm-up and the window: the portal does not beat the plain loop of
+        // its own writes, so in round 1 that rate with a margin; then the best HTTP rate so far with
+        // a wider one. Should they run out, the window ends there (and the table says so).
+        const perSecond = estimate > 0 ? Math.max(estimate * 1.5, p.perSecond * 0.6) : p.perSecond * 1.3;
         const perCustomer = Math.ceil((perSecond * (warmupSeconds + durationSeconds)) / CUSTOMERS) + 50;
         for (const c of customers) c.quotes.length = 0; // leftovers of an earlier round: not reused
         const quotesPerSecond = await holdQuotes(portal.url, customers, perCustomer);
@@ -299,7 +300,7 @@ export const conversionsBench: BenchModule = {
         { metric: `plain SQLite tx/s, same rows (${of})`, value: `${fmt(plainRate)}/s` },
         { metric: "ratio HTTP ÷ plain", value: fmt(ratio, 2), budget: { limit: `≥ ${MIN_RATIO}`, pass: ratio >= MIN_RATIO } },
         { metric: "CPU per conversion: server vs plain", value: `${fmt(serverUs)} vs ${fmt(plainUs)} µs` },
-        { metric: "quotes held/s (not budgeted)", value: `${fmt(quoteRate)}/s` },
+        { metric: "quotes held/s (not budgeted)", value: `${fmt(quoteRate)}/s; quote + execute ≈ ${fmt(1 / (1 / quoteRate + 1 / httpRate))}/s` },
         { metric: "ledger check after the run", value: ledgerOk && plainOk ? ledgerValue : `${ledgerValue}${plainOk ? "" : "; plain database FAILED"}`, budget: { limit: "passes", pass: ledgerOk && plainOk } },
       ];
       if (disturbedKept) rows.push({ metric: "disturbed rounds kept", value: `${disturbedKept} of ${kept.length}` });
