@@ -51,6 +51,45 @@ const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join("
 const NEGATIVE_OK = quoted(MAY_GO_NEGATIVE);
 
 /** Each check: a query whose rows are violations, and how to say one. */
+/**
+ * The business records that point at the ledger: each must have its transfer, of its kind, and
+ * each transfer the portal posted for a record (reference "quote:…" for a conversion, "receipt:…"
+ * for a receipt) must have its record: they commit together, so a crash can never leave one
+ * without the other. Checked when the tables exist.
+ */
+const RECORD_CHECKS: { table: string; sql: string; say: (r: Row) => string }[] = [
+  {
+    table: "conversions",
+    sql: `SELECT c.id, c.transfer_id FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id AND t.kind = 'conversion'
+          WHERE t.id IS NULL ORDER BY c.id`,
+    say: (r) => `conversion ${r.id}: its transfer ${r.transfer_id} is missing or is not a conversion`,
+  },
+  {
+    table: "conversions",
+    sql: `SELECT t.id FROM ledger_transfers t LEFT JOIN conversions c ON c.transfer_id = t.id
+          WHERE t.kind = 'conversion' AND t.reference LIKE 'quote:%' AND c.id IS NULL ORDER BY t.id`,
+    say: (r) => `transfer ${r.id}: a conversion transfer without its conversion record`,
+  },
+  {
+    table: "receipts",
+    sql: `SELECT r.id, r.transfer_id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.transfer_id AND t.kind = 'receipt'
+          WHERE t.id IS NULL ORDER BY r.id`,
+    say: (r) => `receipt ${r.id}: its transfer ${r.transfer_id} is missing or is not a receipt`,
+  },
+  {
+    table: "receipts",
+    sql: `SELECT t.id FROM ledger_transfers t LEFT JOIN receipts r ON r.transfer_id = t.id
+          WHERE t.kind = 'receipt' AND t.reference LIKE 'receipt:%' AND r.id IS NULL ORDER BY t.id`,
+    say: (r) => `transfer ${r.id}: a receipt transfer without its receipt record`,
+  },
+  {
+    table: "receipts",
+    sql: `SELECT r.id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.allocation_transfer_id AND t.kind = 'allocation'
+          WHERE r.status = 'allocated' AND t.id IS NULL ORDER BY r.id`,
+    say: (r) => `receipt ${r.id}: allocated, but its allocation transfer is missing`,
+  },
+];
+
 const CHECKS: { sql: string; say: (r: Row) => string }[] = [
   {
     sql: `SELECT transfer_id, currency, SUM(amount) AS sum FROM ledger_entries
@@ -187,7 +226,8 @@ export async function checkLedger(db: Database): Promise<LedgerReport> {
     }
     report.currencies = [...perCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 
-    for (const check of CHECKS) {
+    const checks = [...CHECKS, ...RECORD_CHECKS.filter((check) => present.has(`table:${check.table}`))];
+    for (const check of checks) {
       const found = await rows(t, check.sql);
       report.violations.push(...found.slice(0, MAX_LINES).map(check.say));
       if (found.length > MAX_LINES) report.violations.push(`... and ${found.length - MAX_LINES} more like the last one`);

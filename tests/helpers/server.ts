@@ -58,7 +58,10 @@ export async function startServer(
   let exited = false;
   child.status.then(() => (exited = true));
   for (;;) {
-    if (exited) throw new Error(`The server exited before it was healthy. Its output:\n${log}`);
+    if (exited) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`The server exited before it was healthy. Its output:\n${log}`);
+    }
     try {
       const res = await fetch(`${url}/api/health`);
       await res.body?.cancel();
@@ -66,6 +69,8 @@ export async function startServer(
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
+      await child.status;
+      rmSync(dataDir, { recursive: true, force: true });
       throw new Error(`The server did not become healthy in 30 s. Its output:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -79,7 +84,14 @@ export async function startServer(
       try {
         child.kill("SIGTERM");
       } catch { /* already gone */ }
-      await child.status;
+      // A server that does not stop within 5 s is killed: a test run never leaves one behind.
+      const stopped = await Promise.race([child.status.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+      if (!stopped) {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* gone meanwhile */ }
+        await child.status;
+      }
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
