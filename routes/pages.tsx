@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import { users } from "../db/schema.ts";
+import { deleteCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
@@ -182,6 +183,13 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       return sendPage(c, rendered);
     });
   }
+
+  // The layouts' "Sign out" form. The client's copy of the user (its cookie) goes with the session.
+  app.post("/logout", async (c) => {
+    await c.get("services").sessions.end(c, c.get("session"));
+    deleteCookie(c, "user", { path: "/" });
+    return c.redirect("/", 303);
+  });
 
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
   // have no customer profile: for them the steps end with the second factor.

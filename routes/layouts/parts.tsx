@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
-import { ColorModeToggle, LogoutButton, NotificationQueue, OnBehalfBanner } from "../islands.ts";
+import { ColorModeToggle, NotificationQueue, OnBehalfBanner } from "../islands.ts";
 
 export function Logo() {
   return (
@@ -35,9 +35,17 @@ export function OnBehalf() {
   );
 }
 
-/** Sign out, for whoever is signed in. */
+/**
+ * Sign out, for whoever is signed in: a plain form, so it works before (and without) any script
+ * and costs the page no JavaScript. POST /logout ends the session and goes home.
+ */
 export function SignOut() {
-  return usePage().user ? <LogoutButton /> : null;
+  if (!usePage().user) return null;
+  return (
+    <form method="post" action="/logout">
+      <button type="submit" className="btn-ghost">Sign out</button>
+    </form>
+  );
 }
 
 export function PageTitle({ children, lead }: { children: ReactNode; lead?: ReactNode }) {

@@ -23,7 +23,9 @@ describe("islands on a page", () => {
     expect(scriptsOf(html).filter((s) => s.includes('type="module"'))).toHaveLength(1);
     const json = /id="__islands">([^<]*)</.exec(html)![1];
     const islands = deserializeProps<{ id: string; name: string; props: Record<string, unknown> }[]>(json);
-    expect(islands.map((i) => i.name).sort()).toEqual(["ColorModeToggle", "LogoutButton", "NotificationQueue"]);
+    expect(islands.map((i) => i.name).sort()).toEqual(["ColorModeToggle", "NotificationQueue"]);
+    // Signing out is a plain form: no script needed.
+    expect(html).toContain('<form action="/logout" method="post">');
     // The user's name is text in the page, escaped, never markup.
     expect(html).toContain("Ada &lt;b&gt;Lovelace&lt;/b&gt;");
     for (const { id } of islands) expect(html).toContain(`data-island="${id}"`);
@@ -37,8 +39,7 @@ describe("islands on a page", () => {
     const preloads = (html: string) => [...html.matchAll(/rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]);
     expect(preloads(home).some((href) => href.includes("/LoginForm-"))).toBe(true);
     expect(preloads(account).some((href) => href.includes("/LoginForm-"))).toBe(false);
-    expect(preloads(account).some((href) => href.includes("/LogoutButton-"))).toBe(true);
-    expect(preloads(home).some((href) => href.includes("/LogoutButton-"))).toBe(false);
+    expect(preloads(home).some((href) => href.includes("/ColorModeToggle-"))).toBe(true);
   });
 
   test("a page whose islands are none ships no script at all", async () => {

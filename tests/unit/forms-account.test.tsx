@@ -6,7 +6,6 @@ import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import ForgotForm from "../../islands/ForgotForm.tsx";
 import LoginForm from "../../islands/LoginForm.tsx";
-import LogoutButton from "../../islands/LogoutButton.tsx";
 import RegisterForm from "../../islands/RegisterForm.tsx";
 import SecondFactorForm from "../../islands/SecondFactorForm.tsx";
 import SetupForm from "../../islands/SetupForm.tsx";
@@ -58,28 +57,6 @@ describe("SetupForm", () => {
     type("Password again", "admin password");
     fireEvent.click(screen.getByRole("button", { name: "Create the administrator" }));
     expect(await screen.findByText("Setup is already done.")).toBeTruthy();
-  });
-});
-
-describe("LogoutButton", () => {
-  test("posts auth/logout, forgets the user and follows the redirect home", async () => {
-    userStore.set(alice as never);
-    const calls = fakeServer({ "POST /api/auth/logout": [200, { body: { ok: true }, redirect: "/" }] });
-    render(<LogoutButton />);
-    fireEvent.click(screen.getByRole("button", { name: "Sign out" }));
-    await waitFor(() => expect(assign).toHaveBeenCalledWith("/"));
-    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(["POST /api/auth/logout"]);
-    expect(userStore.get()).toBeNull();
-  });
-
-  test("a failure is only logged, and it still goes home", async () => {
-    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
-    fakeServer({ "POST /api/auth/logout": failure(500, "Boom") });
-    render(<LogoutButton />);
-    fireEvent.click(screen.getByRole("button", { name: "Sign out" }));
-    await waitFor(() => expect(assign).toHaveBeenCalledWith("/"));
-    expect(warn).toHaveBeenCalled();
-    expect(screen.queryByRole("alert")).toBeNull();
   });
 });
 
@@ -165,7 +142,6 @@ describe("hydration", () => {
     ["ForgotForm (request)", ForgotForm, {}],
     ["ForgotForm (reset)", ForgotForm, { token: "t", username: "alice@example.com" }],
     ["SetupForm", SetupForm, { done: false }],
-    ["LogoutButton", LogoutButton, {}],
     ["TotpSettings", TotpSettings, { enabled: false, email: "alice@example.com" }],
   ];
 
