@@ -46,7 +46,17 @@ function findChromium(): string | null {
   return candidates.find((p) => p && existsSync(p)) ?? null;
 }
 
+/** The type check of everything: one check that passes or fails as a whole. */
+async function typeCheck(): Promise<Counts> {
+  console.log("Type-checking (deno task check)...");
+  const { code } = await new Deno.Command(Deno.execPath(), { args: ["task", "check"], stdout: "inherit", stderr: "inherit" })
+    .output();
+  if (code !== 0) console.error("The type check failed (see above).");
+  return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
+}
+
 const results: Counts[] = [];
+results.push(await typeCheck());
 results.push(await runProject("unit"));
 
 const chromium = findChromium();

@@ -12,7 +12,8 @@ import { valid } from "../../server/http/validate.ts";
 const SIGNED_IN = guards("loggedin", "secondfactor");
 
 /** The authenticator app (TOTP): enrol with a key and a first code, or turn it off. */
-export const security = new Hono<AppEnv>()
+// Typed as a plain Hono<AppEnv>: the accumulated route types are not used, and checking them is slow.
+export const security: Hono<AppEnv> = new Hono<AppEnv>()
   .post("/account/totp/setup", SIGNED_IN, (c) => {
     // The key is not stored until a code from it proves the app has it (enable, below).
     const key = newTotpKey();
