@@ -129,7 +129,7 @@ export function Field({ id, label, hint, error, className, ...input }: FieldProp
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-neutral-800 dark:text-neutral-200">
         {label}
-        {input.required ? null : <span className="font-normal text-neutral-600 dark:text-neutral-400">{" (optional)"}</span>}
+        {input.required ? null : <span className="font-normal text-neutral-600 dark:text-neutral-400"> (optional)</span>}
       </label>
       <input
         id={id}

@@ -20,7 +20,7 @@ import { money } from "./money.ts";
 
 const ADMIN = guards("is-admin", "secondfactor");
 
-async function refusals<T>(work: () => Promise<T>): Promise<T> {
+async function refusals<T>(work: () => T | Promise<T>): Promise<T> {
   try {
     return await money(work);
   } catch (error) {
@@ -57,7 +57,7 @@ export const consoleMoney: Hono<AppEnv> = new Hono<AppEnv>()
     const now = new Date(c.get("services").now());
     // The date defaults to today; the source is always "admin", whatever the body says.
     const given = input && typeof input === "object" ? { as_of: now.toISOString().slice(0, 10), ...input, source: "admin" } : input;
-    const table = await refusals(async () => validateRateTable(given, "admin"));
+    const table = await refusals(() => validateRateTable(given, "admin"));
     // An update of some rates keeps the others (crossed into the new table), so no currency
     // stops being quoted because it was not in the form.
     const merged = await refusals(async () => mergeRateTables(await currentRates(c.get("db")), table).table);

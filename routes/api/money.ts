@@ -24,7 +24,7 @@ import { companyBankDetails } from "../../server/money/funding.ts";
 const CUSTOMER = guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked", "has-account");
 
 /** Money errors are the customer's input: 422, naming the field. */
-export async function money<T>(work: () => Promise<T>): Promise<T> {
+export async function money<T>(work: () => T | Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

@@ -69,7 +69,7 @@ describe("notifications", () => {
     await hydrated(page);
     await page.evaluate(() => {
       for (let i = 1; i <= 6; i++) {
-        window.dispatchEvent(new CustomEvent("portal:notify", { detail: { title: `Notice ${i}`, color: "error" } }));
+        globalThis.dispatchEvent(new CustomEvent("portal:notify", { detail: { title: `Notice ${i}`, color: "error" } }));
       }
     });
     const notice = (n: number) => page.getByText(`Notice ${n}`, { exact: true });

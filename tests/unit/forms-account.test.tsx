@@ -162,6 +162,7 @@ describe("hydration", () => {
     expect(buttons().every((b) => b.disabled)).toBe(true);
 
     const problems: unknown[] = [];
+    // deno-lint-ignore require-await -- act() wants an async callback to flush the hydration
     const root = await act(async () =>
       hydrateRoot(element, createElement(Island, props), { onRecoverableError: (e) => problems.push(e) })
     );

@@ -238,6 +238,7 @@ describe("VerifyForm", () => {
     await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
     expect(fetch.mock.calls[0][0]).toBe("/api/validation/validate");
     expect(JSON.parse(fetch.mock.calls[0][1].body as string)).toEqual({ token: "tok-123" });
+    // deno-lint-ignore require-await -- act() wants an async callback to flush the answer
     await act(async () => {
       answer(new Response(JSON.stringify({ body: { ...alice, validated: true }, redirect: "/register-personal" })));
     });

@@ -38,7 +38,7 @@ export function fakeServer(routes: Routes) {
 
 /** Stops happy-dom from navigating: the API layer calls location.assign for redirects and 401s. */
 export function stubNavigation() {
-  return vi.spyOn(window.location, "assign").mockImplementation(() => {});
+  return vi.spyOn(globalThis.location, "assign").mockImplementation(() => {});
 }
 
 /** A failure as the server answers it. */
