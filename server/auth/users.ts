@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
 import { displayName, type SessionUser } from "./session-user.ts";
@@ -25,13 +25,21 @@ export async function findUser(db: Database, id: number): Promise<UserRow | unde
  * session, not the user. An administrator is always validated and never restricted.
  */
 export async function summaryOf(db: Database, user: UserRow, secondFactor: boolean): Promise<SessionUser> {
-  const [profile] = await db.select().from(profiles).where(eq(profiles.userId, user.id));
-  const [identity] = await db.select({ status: identityChecks.status }).from(identityChecks).where(
-    eq(identityChecks.userId, user.id),
-  );
-  const [account] = await db.select({ accountRef: accounts.accountRef }).from(accountMembers)
-    .innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
-    .where(eq(accountMembers.userId, user.id)).orderBy(asc(accounts.id)).limit(1);
+  // One query for what every signed-in request needs: the profile, the identity check and the
+  // first account (correlated subqueries, so a user in several accounts still gives one row).
+  const [row] = await db.select({
+    profile: profiles.data,
+    identity: identityChecks.status,
+    accountRef: sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
+      JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
+      WHERE ${accountMembers.userId} = ${user.id} ORDER BY ${accounts.id} LIMIT 1)`,
+  }).from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id))
+    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
+    .where(eq(users.id, user.id));
+  const profile = row?.profile ? { data: row.profile } : undefined;
+  const identity = row?.identity ? { status: row.identity } : undefined;
+  const account = row?.accountRef ? { accountRef: row.accountRef } : undefined;
   const isAdmin = user.level === "Admin";
   return {
     id: user.id,
