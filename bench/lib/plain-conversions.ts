@@ -170,7 +170,7 @@ async function setUp(client: Client): Promise<Ids> {
   const tx = await client.transaction("write");
   try {
     const transfer = await tx.execute({
-      sql: `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES ('receipt', 'Funding', 'receipt:plain', ?, NULL) RETURNING id`,
+      sql: `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES ('receipt', 'Funding', 'bench-funding', ?, NULL) RETURNING id`,
       args: [now],
     });
     const transferId = Number(transfer.rows[0].id);
