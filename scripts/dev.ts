@@ -6,14 +6,24 @@ const deno = Deno.execPath();
 const env = { APP_ENV: "development", NODE_ENV: "development" };
 const children = [
   new Deno.Command(deno, { args: ["run", "-A", "scripts/build.ts", "--watch"], env }).spawn(),
-  // Wait for the first build before the server reads the manifest.
+  // The server restarts whenever the island build rewrites its manifest (including the first build,
+  // if the server started before it and stopped for want of it).
   new Deno.Command(deno, {
     args: ["run", "-A", "--watch=dist/.vite/manifest.json", "main.ts"],
     env,
   }).spawn(),
 ];
-Deno.addSignalListener("SIGINT", () => {
-  for (const child of children) child.kill("SIGTERM");
-  Deno.exit(0);
-});
+// Ctrl-C, or a supervisor's SIGTERM: both children go too, none is left running. (Deno's --watch
+// outlives a SIGTERM to the program it watches, so the children are killed outright: in
+// development nothing is lost by that.)
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    for (const child of children) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }
+    Deno.exit(0);
+  });
+}
 await Promise.all(children.map((c) => c.status));
