@@ -7,6 +7,7 @@ import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
 import type { AppEnv } from "../server/env.ts";
 import { AUTH_ORDER, evaluateGuards, guards, homeOf } from "../server/guards.ts";
+import { customerOf } from "../server/accounts/current.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -97,7 +98,7 @@ const console_ = (path: string, title: string, what: string, extra: Partial<Page
 
 /** The profile can be changed until the account opens; after that, support changes it. */
 function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
-  return (c.get("onBehalf") ?? c.get("user"))!.account ? c.redirect("/auth") : render();
+  return customerOf(c)!.account ? c.redirect("/auth") : render();
 }
 
 export const PAGES: PageRoute[] = [
@@ -114,9 +115,9 @@ export const PAGES: PageRoute[] = [
   },
   { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")) },
   { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")) },
-  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => ((c.get("onBehalf") ?? c.get("user"))!.identity ? c.redirect("/auth") : IdentityPage(c)) },
+  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => (customerOf(c)!.identity ? c.redirect("/auth") : IdentityPage(c)) },
   { path: "/calculator", title: "Currency calculator", layout: "blank", publicCache: true, render: CalculatorPage },
-  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => ((c.get("onBehalf") ?? c.get("user"))!.account ? c.redirect("/auth") : <Processing />) },
+  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => (customerOf(c)!.account ? c.redirect("/auth") : <Processing />) },
   { path: "/second-factor", title: "Second factor", guards: ["loggedin", "is-verified"], render: (c) => (c.get("user")!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)) },
   { path: "/account/security", title: "Sign-in and security", layout: "user", guards: ["loggedin", "secondfactor"], render: SecurityPage },
   { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import { z } from "zod";
 import { profiles } from "../../db/schema.ts";
+import { customerOf as customerOrNull } from "../../server/accounts/current.ts";
 import { openAccountFor, opensAtOnce } from "../../server/accounts/onboarding.ts";
 import { findUser, summaryOf } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -13,10 +14,8 @@ import { validateProfile } from "../../server/profile/schema.ts";
 
 const FALLBACK = "An error occurred. Please try again later";
 
-/** The customer of the request: the signed-in user, or the one an administrator acts for. */
-function customerOf(c: import("hono").Context<AppEnv>) {
-  return c.get("onBehalf") ?? c.get("user")!;
-}
+/** The customer of the request (guards have required one). */
+const customerOf = (c: import("hono").Context<AppEnv>) => customerOrNull(c)!;
 
 // Typed as a plain Hono<AppEnv>: the accumulated route types are not used, and checking them is slow.
 export const onboarding: Hono<AppEnv> = new Hono<AppEnv>()

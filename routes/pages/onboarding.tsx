@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { identityChecks, profiles, users } from "../../db/schema.ts";
+import { customerOf } from "../../server/accounts/current.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -95,7 +96,7 @@ export function VerifyPage(c: Context<AppEnv>) {
 }
 
 export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
-  const customer = c.get("onBehalf") ?? c.get("user")!;
+  const customer = customerOf(c)!;
   const [saved] = await c.get("db").select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
   return (
     <>
@@ -112,7 +113,7 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
 }
 
 export async function IdentityPage(c: Context<AppEnv>) {
-  const customer = c.get("onBehalf") ?? c.get("user")!;
+  const customer = customerOf(c)!;
   const [check] = await c.get("db").select().from(identityChecks).where(eq(identityChecks.userId, customer.id));
   return (
     <>
