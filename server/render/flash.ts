@@ -7,7 +7,9 @@ import { FLASH_COOKIE, type Notification } from "../../lib/notification.ts";
  * still tell the user what happened ("Payment approved").
  */
 export function flash(c: Context, notification: Omit<Notification, "id">): void {
-  const queued = readFlash(c);
+  // This request's queue: what the visitor's cookie already held, plus every flash() so far.
+  let queued = queues.get(c);
+  if (!queued) queues.set(c, queued = readFlash(c));
   queued.push({ id: crypto.randomUUID(), ...notification });
   setCookie(c, FLASH_COOKIE, JSON.stringify(queued), {
     path: "/",
@@ -16,6 +18,8 @@ export function flash(c: Context, notification: Omit<Notification, "id">): void 
     maxAge: 60,
   });
 }
+
+const queues = new WeakMap<Context, Notification[]>();
 
 /** The queued notifications of this request; the cookie is cleared as they are taken. */
 export function takeFlash(c: Context): Notification[] {
