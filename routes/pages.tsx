@@ -6,7 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
 import type { AppEnv } from "../server/env.ts";
-import { AUTH_ORDER, evaluateGuards, guards, homeOf } from "../server/guards.ts";
+import { AUTH_ORDER, CONSOLE_GUARDS, CUSTOMER_GUARDS, evaluateGuards, guards, homeOf } from "../server/guards.ts";
 import { customerOf } from "../server/accounts/current.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import { PageCache } from "../server/render/page-cache.ts";
@@ -61,12 +61,6 @@ export interface PageRoute {
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
 
-/**
- * Every guard a customer screen needs, in the order /auth checks them, with is-user before the
- * customer's steps: an administrator reaches these screens only when acting on behalf of a customer.
- */
-const CUSTOMER = ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked", "has-account"];
-const CONSOLE = ["is-admin", "secondfactor"];
 
 const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test(params.id ?? "");
 
@@ -83,7 +77,7 @@ const account = (path: string, title: string, what: string): PageRoute => ({
   path,
   title,
   layout: "user",
-  guards: CUSTOMER,
+  guards: CUSTOMER_GUARDS,
   render: soon(title, what),
 });
 
@@ -91,7 +85,7 @@ const console_ = (path: string, title: string, what: string, extra: Partial<Page
   path,
   title,
   layout: "user",
-  guards: CONSOLE,
+  guards: CONSOLE_GUARDS,
   render: soon(title, what),
   ...extra,
 });
@@ -122,12 +116,12 @@ export const PAGES: PageRoute[] = [
   { path: "/account/security", title: "Sign-in and security", layout: "user", guards: ["loggedin", "secondfactor"], render: SecurityPage },
   { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },
 
-  { path: "/account", title: "Dashboard", layout: "user", guards: CUSTOMER, render: DashboardPage },
+  { path: "/account", title: "Dashboard", layout: "user", guards: CUSTOMER_GUARDS, render: DashboardPage },
   account("/account/users", "Account users", "Inviting and managing the users of this account arrives with account users."),
-  { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER, render: ConvertPage },
+  { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
   account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
-  { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER, render: BalancesPage },
+  { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
   account("/account/pendingpayments", "Pending payments", "Payments waiting for approval arrive with the payments work."),
@@ -137,12 +131,12 @@ export const PAGES: PageRoute[] = [
 
   console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
   console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
-  { path: "/console/users", title: "Customers", layout: "user", guards: CONSOLE, render: ConsoleUsersPage },
-  { path: "/console/users/:id", title: "Customer", layout: "user", guards: CONSOLE, validate: customerExists, render: ConsoleCustomerPage },
+  { path: "/console/users", title: "Customers", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleUsersPage },
+  { path: "/console/users/:id", title: "Customer", layout: "user", guards: CONSOLE_GUARDS, validate: customerExists, render: ConsoleCustomerPage },
   console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
   console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
   console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
-  { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE, render: ConsoleReceiptsPage },
+  { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleReceiptsPage },
   console_("/console/referrals", "Referrals", "Referral codes arrive with the console work."),
   console_("/console/affiliates", "Affiliates", "Affiliates and commissions arrive with the console work."),
   console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
@@ -153,7 +147,7 @@ export const PAGES: PageRoute[] = [
   console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", { validate: positiveId }),
   console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
   console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", { validate: positiveId }),
-  { path: "/console/pricingplan", title: "Pricing plans and rates", layout: "user", guards: CONSOLE, render: ConsolePricingPage },
+  { path: "/console/pricingplan", title: "Pricing plans and rates", layout: "user", guards: CONSOLE_GUARDS, render: ConsolePricingPage },
   console_("/console/pricingplan/:id", "Pricing plan", "Pricing plan details arrive with the money work.", { validate: positiveId }),
 ];
 

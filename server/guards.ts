@@ -3,7 +3,7 @@ import { every } from "hono/combine";
 import { HTTPException } from "hono/http-exception";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { AppEnv } from "./env.ts";
-import { ApiError } from "./http/api.ts";
+import { ApiError, isApi } from "./http/api.ts";
 
 /**
  * The named guards of SPEC.md section 6 with the rules of DESIGN.md section 3. Each guard either
@@ -58,6 +58,23 @@ export const AUTH_ORDER: GuardName[] = [
   "has-account",
 ];
 
+/**
+ * Every guard a customer screen or call needs, in the order /auth checks them, with is-user before
+ * the customer's steps: an administrator gets there only when acting on behalf of a customer.
+ */
+export const CUSTOMER_GUARDS: GuardName[] = [
+  "loggedin",
+  "is-verified",
+  "secondfactor",
+  "is-user",
+  "has-profile",
+  "identity-checked",
+  "has-account",
+];
+
+/** Every console page and call: an administrator who passed the second factor. */
+export const CONSOLE_GUARDS: GuardName[] = ["is-admin", "secondfactor"];
+
 /** Runs guards in order and returns the first that fails, or PASS. */
 export function evaluateGuards(names: readonly GuardName[], user: SessionUser | null): Verdict {
   for (const name of names) {
@@ -65,10 +82,6 @@ export function evaluateGuards(names: readonly GuardName[], user: SessionUser | 
     if (!verdict.pass) return verdict;
   }
   return PASS;
-}
-
-function isApi(c: Context<AppEnv>) {
-  return c.req.path.startsWith("/api/");
 }
 
 /**

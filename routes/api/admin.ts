@@ -7,13 +7,13 @@ import { openAccountFor } from "../../server/accounts/onboarding.ts";
 import { audit } from "../../server/audit.ts";
 import { findUser, summaryOf } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { guards } from "../../server/guards.ts";
+import { CONSOLE_GUARDS, guards } from "../../server/guards.ts";
 import { ApiError, ok } from "../../server/http/api.ts";
 import { valid } from "../../server/http/validate.ts";
 import { validateCompliance } from "../../server/profile/schema.ts";
 import { createAdministrator } from "../../server/auth/setup.ts";
 
-const ADMIN = guards("is-admin", "secondfactor");
+const ADMIN = guards(...CONSOLE_GUARDS);
 
 async function onBehalfAnswer(c: import("hono").Context<AppEnv>, customerId: number) {
   const customer = await findUser(c.get("db"), customerId);

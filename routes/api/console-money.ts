@@ -5,7 +5,7 @@ import { accountMembers, accounts, users } from "../../db/schema.ts";
 import { audit } from "../../server/audit.ts";
 import { findUser, summaryOf } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { guards } from "../../server/guards.ts";
+import { CONSOLE_GUARDS, guards } from "../../server/guards.ts";
 import { ApiError, ok } from "../../server/http/api.ts";
 import { valid } from "../../server/http/validate.ts";
 import { fundsReceived } from "../../server/mail/index.ts";
@@ -18,7 +18,7 @@ import { money } from "./money.ts";
 
 /** Administrators' money calls: rates, pricing plans, fee overrides, receipts (DESIGN.md sections 4, 5). */
 
-const ADMIN = guards("is-admin", "secondfactor");
+const ADMIN = guards(...CONSOLE_GUARDS);
 
 async function refusals<T>(work: () => T | Promise<T>): Promise<T> {
   try {

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { ledgerAccounts, ledgerEntries, ledgerTransfers } from "../../db/schema-money.ts";
 import { currentAccount, customerOf } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { guards } from "../../server/guards.ts";
+import { CUSTOMER_GUARDS, guards } from "../../server/guards.ts";
 import { ApiError, ok } from "../../server/http/api.ts";
 import { valid } from "../../server/http/validate.ts";
 import { balancesOf } from "../../server/ledger/movements.ts";
@@ -21,7 +21,7 @@ import { companyBankDetails } from "../../server/money/funding.ts";
 
 /** What a customer can do with money, and the public prices (DESIGN.md section 4). */
 
-const CUSTOMER = guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked", "has-account");
+const CUSTOMER = guards(...CUSTOMER_GUARDS);
 
 /** Money errors are the customer's input: 422, naming the field. */
 export async function money<T>(work: () => T | Promise<T>): Promise<T> {

@@ -1,6 +1,4 @@
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { users } from "../../db/schema.ts";
 import { currentAccount, customerOf } from "../../server/accounts/current.ts";
 import { findUser, summaryOf } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -174,11 +172,10 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const id = Number(c.req.param("id"));
   const user = await findUser(c.get("db"), id);
   const customer = user && user.level !== "Admin" ? await summaryOf(c.get("db"), user, false) : null;
-  if (!customer) return null;
-  const [row] = await c.get("db").select({ createdAt: users.createdAt }).from(users).where(eq(users.id, id));
+  if (!user || !customer) return null;
   return (
     <section className="flex max-w-3xl flex-col gap-6">
-      <PageTitle lead={`${customer.username} · ${customer.type} · since ${row.createdAt.toISOString().slice(0, 10)}`}>
+      <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
         {customer.name}
       </PageTitle>
       <dl className="card grid grid-cols-2 gap-2 text-sm">

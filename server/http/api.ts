@@ -30,3 +30,8 @@ export function failureBody(status: number, error: string, extra: ApiError["extr
   if (extra.redirect) failure.redirect = extra.redirect;
   return failure;
 }
+
+/** Whether a request is a call under /api/ (answered in JSON) rather than a page. */
+export function isApi(c: Context): boolean {
+  return c.req.path.startsWith("/api/");
+}

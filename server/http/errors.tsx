@@ -4,16 +4,12 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorPage } from "../../routes/pages/ErrorPage.tsx";
 import type { AppEnv } from "../env.ts";
 import { renderDocument } from "../render/document.tsx";
-import { ApiError, failureBody } from "./api.ts";
+import { ApiError, failureBody, isApi } from "./api.ts";
 import { isBot } from "./bots.ts";
 import { statusText } from "./status.ts";
 
 export const PAGE_NOT_FOUND = "Page not found";
 export const UNEXPECTED_ERROR = "Unexpected error occurred";
-
-function isApi(c: Context) {
-  return c.req.path.startsWith("/api/");
-}
 
 /** The full path the visitor asked for, with its query. */
 function fullPath(c: Context) {
