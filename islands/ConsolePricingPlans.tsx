@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { api, ApiCallError, errorText, isAbort } from "./lib/api.ts";
 import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
@@ -43,8 +43,6 @@ const inputClass = (invalid: boolean) =>
   }`;
 const GHOST = "btn-ghost border border-neutral-300 dark:border-neutral-700";
 const TH = "px-4 py-3 font-semibold";
-
-const errorText = (err: unknown) => (err instanceof ApiCallError && err.error) || FALLBACK_ERROR;
 
 /** "0.50%" for 50 bps. */
 export const percent = (bps: number) => `${(bps / 100).toFixed(2)}%`;

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { api, ApiCallError, errorText, isAbort } from "./lib/api.ts";
 import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
@@ -29,8 +29,6 @@ const inputClass = (invalid: boolean) =>
     invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
   }`;
 const GHOST = "btn-ghost border border-neutral-300 dark:border-neutral-700";
-
-const errorText = (err: unknown) => (err instanceof ApiCallError && err.error) || FALLBACK_ERROR;
 
 /** What a receipt's status says: "Credited to P1234567", "Unmatched", "Allocated to P1234567". */
 export function statusText(r: Pick<Receipt, "status" | "account_ref">): string {

@@ -1,8 +1,8 @@
 import { useRef, useState } from "react";
 import type { ReactNode } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "./lib/api.ts";
+import { api, ApiCallError, errorText, isAbort, newIdempotencyKey } from "./lib/api.ts";
 import { notify } from "./lib/notifications.ts";
-import { type OnBehalfCustomer, onBehalfError, setOnBehalf, toCustomer } from "./OnBehalfBanner.tsx";
+import { type OnBehalfCustomer, onBehalfError, setOnBehalf, toCustomer } from "./lib/on-behalf.ts";
 
 /** A row of GET console/users. */
 export interface ConsoleUser {
@@ -33,9 +33,6 @@ const inputClass = (invalid: boolean) =>
   `mt-1 block w-full rounded-md border bg-white px-3 py-2 text-sm text-neutral-900 shadow-sm placeholder:text-neutral-500 focus:outline-2 focus:outline-primary-600 dark:bg-neutral-950 dark:text-neutral-100 dark:placeholder:text-neutral-400 ${
     invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
   }`;
-
-/** The server's text for a failed call, or the fallback (SPEC.md section 8). */
-const errorText = (err: unknown) => (err instanceof ApiCallError && err.error) || FALLBACK_ERROR;
 
 function Alert({ children }: { children: ReactNode }) {
   return (

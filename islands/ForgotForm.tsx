@@ -11,7 +11,7 @@ import {
   SubmitButton,
   textOf,
   useSubmit,
-} from "./lib/forms.tsx";
+} from "./lib/auth-forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
 export interface ForgotFormProps {

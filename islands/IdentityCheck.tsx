@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect, useRef, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "./lib/api.ts";
+import { api, ApiCallError, errorText, isAbort, newIdempotencyKey } from "./lib/api.ts";
 
 export type IdentityStatus = "none" | "pending" | "approved" | "retry" | "rejected";
 
@@ -65,9 +65,6 @@ export function loadSumsubSdk(url = SUMSUB_SDK_URL): Promise<SnsWebSdk> {
   });
   return loading;
 }
-
-/** The server's text for a failed call, or the fallback (SPEC.md section 8). */
-const errorText = (err: unknown) => (err instanceof ApiCallError && err.error) || FALLBACK_ERROR;
 
 const TONES = {
   error: "border-red-600 bg-red-50 text-red-900 dark:border-red-400 dark:bg-red-950 dark:text-red-100",

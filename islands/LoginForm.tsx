@@ -9,7 +9,7 @@ import {
   SubmitButton,
   textOf,
   useSubmit,
-} from "./lib/forms.tsx";
+} from "./lib/auth-forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
 /**

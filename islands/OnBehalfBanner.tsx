@@ -1,53 +1,17 @@
 import { useEffect, useRef, useState } from "react";
 import { ON_BEHALF_CLEAR_DELAY_MS } from "../lib/constants.ts";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "./lib/api.ts";
-import { createPersistedStore, type PersistedStore } from "./lib/user-store.ts";
+import { api, ApiCallError, isAbort, newIdempotencyKey } from "./lib/api.ts";
+import { type OnBehalfCustomer, onBehalfError, onBehalfStore, setOnBehalf, toCustomer } from "./lib/on-behalf.ts";
 
-/** The customer an administrator acts for (SPEC.md section 3: the on-behalf user has cc_contact). */
-export interface OnBehalfCustomer {
-  id: number;
-  name: string;
-  username: string;
-  /** The customer's email, for the administrator's reference. */
-  cc_contact?: string;
-}
-
-/** SPEC.md sections 4 and 9: on-behalf state persists, in a cookie keyed by the store id. */
-export const onBehalfStore: PersistedStore<OnBehalfCustomer | null> = createPersistedStore<OnBehalfCustomer | null>(
-  "onbehalf",
-  null,
-);
-
-/**
- * Window event sent whenever on-behalf mode is set or cleared, detail `{customer, queryKey}`.
- * SPEC.md section 4 says pending payments are then reloaded: every island root has its own
- * QueryClient, so the pending-payments island (not built yet) listens for this event and calls
- * `queryClient.invalidateQueries({ queryKey: PENDING_PAYMENTS_QUERY_KEY })`.
- */
-export const ON_BEHALF_EVENT = "portal:onbehalf";
-export const PENDING_PAYMENTS_QUERY_KEY = ["account/pendingpayments/all"] as const;
-
-/** The four fields kept from the answer of account/onbehalf (a SessionUser plus cc_contact). */
-export function toCustomer(user: OnBehalfCustomer): OnBehalfCustomer {
-  const customer: OnBehalfCustomer = { id: user.id, name: user.name, username: user.username };
-  if (user.cc_contact) customer.cc_contact = user.cc_contact;
-  return customer;
-}
-
-/** Records the mode on the client and asks for pending payments to be reloaded. */
-export function setOnBehalf(customer: OnBehalfCustomer | null): void {
-  if (customer) onBehalfStore.set(customer);
-  else onBehalfStore.clear();
-  globalThis.dispatchEvent?.(
-    new CustomEvent(ON_BEHALF_EVENT, { detail: { customer, queryKey: PENDING_PAYMENTS_QUERY_KEY } }),
-  );
-}
-
-/** What a failed set or clear says (SPEC.md section 8: a 401 is 'Bad credentials'). */
-export function onBehalfError(err: unknown): string {
-  if (!(err instanceof ApiCallError)) return FALLBACK_ERROR;
-  return err.status === 401 ? "Bad credentials" : err.error || FALLBACK_ERROR;
-}
+export {
+  ON_BEHALF_EVENT,
+  type OnBehalfCustomer,
+  onBehalfError,
+  onBehalfStore,
+  PENDING_PAYMENTS_QUERY_KEY,
+  setOnBehalf,
+  toCustomer,
+} from "./lib/on-behalf.ts";
 
 export interface OnBehalfBannerProps {
   customer: OnBehalfCustomer | null;

@@ -10,7 +10,7 @@ import {
   SubmitButton,
   textOf,
   useSubmit,
-} from "./lib/forms.tsx";
+} from "./lib/auth-forms.tsx";
 
 export interface RegisterFormProps {
   /** A referral code from the visitor's link, prefilled and editable. */

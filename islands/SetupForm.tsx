@@ -9,7 +9,7 @@ import {
   SubmitButton,
   textOf,
   useSubmit,
-} from "./lib/forms.tsx";
+} from "./lib/auth-forms.tsx";
 
 export interface SetupFormProps {
   /** An administrator exists already: nothing to set up. */

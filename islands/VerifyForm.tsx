@@ -10,7 +10,7 @@ import {
   SubmitButton,
   useHydrated,
   useSubmit,
-} from "./lib/forms.tsx";
+} from "./lib/auth-forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
 export interface VerifyFormProps {

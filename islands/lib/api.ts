@@ -39,6 +39,9 @@ export class ApiCallError extends Error {
   }
 }
 
+/** What to tell the user about a failed call: the server's text, or the fallback (SPEC.md section 8). */
+export const errorText = (err: unknown): string => (err instanceof ApiCallError && err.error) || FALLBACK_ERROR;
+
 /** Whether `err` is a cancellation (batch abort, caller's signal) rather than a failure. */
 export function isAbort(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { name?: unknown }).name === "AbortError";
