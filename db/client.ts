@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as moneySchema from "./schema-money.ts";
 import * as peopleSchema from "./schema.ts";
+import { LocalClient } from "./local-client.ts";
 import { serializeWrites } from "./serialized-writes.ts";
 
 const schema = { ...peopleSchema, ...moneySchema };
@@ -24,22 +25,26 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url)
  * libsql:// or https:// (with DATABASE_AUTH_TOKEN). Same code either way.
  */
 export async function openDatabase({ url, authToken }: OpenOptions): Promise<Database> {
-  const isLocalFile = url.startsWith("file:");
-  if (isLocalFile) {
-    const path = url.slice("file:".length);
-    if (path && path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  }
-  // A local file: writes from this process take turns (serialized-writes.ts); the timeout is for
-  // other processes on the same file (deno task admin:create beside the server).
-  const client = isLocalFile ? serializeWrites(createClient({ url, timeout: 5000 })) : createClient({ url, authToken });
-  if (isLocalFile) {
-    // WAL lets readers in other processes run beside the writer; synchronous=FULL makes every
-    // commit durable (the WAL is synced at each commit), which a ledger needs.
-    await client.execute("PRAGMA journal_mode = WAL");
-    await client.execute("PRAGMA synchronous = FULL");
-    await client.execute("PRAGMA foreign_keys = ON");
-  }
+  const client = url.startsWith("file:") ? openLocalFile(url.slice("file:".length)) : createClient({ url, authToken });
   return drizzle(client, { schema }) as Database;
+}
+
+/**
+ * A local file, through our client that keeps prepared statements (db/local-client.ts; an
+ * in-memory database, one per connection, stays with @libsql/client). Every connection is set up
+ * alike: foreign keys on, and synchronous=FULL so that every commit is durable (the WAL is synced
+ * at each commit), which a ledger needs. WAL lets readers run beside the writer. This process's
+ * writes take turns (serialized-writes.ts); the busy timeout is for other processes on the same
+ * file (deno task admin:create beside the server).
+ */
+function openLocalFile(path: string): Client {
+  if (!path || path === ":memory:") return createClient({ url: `file:${path}` });
+  mkdirSync(dirname(path), { recursive: true });
+  const client = new LocalClient(path, {
+    timeout: 5000,
+    onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON"],
+  });
+  return serializeWrites(client);
 }
 
 /** Applies the committed drizzle-kit migrations; safe to run on every start. */

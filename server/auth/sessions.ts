@@ -1,8 +1,9 @@
-import { and, eq, gt, lt, ne, or } from "drizzle-orm";
+import { and, eq, gt, lt, ne, or, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Database } from "../../db/client.ts";
 import { sessions } from "../../db/schema.ts";
+import { preparedQuery } from "../../db/sql.ts";
 import { randomToken, sha256Hex } from "./tokens.ts";
 
 /** Sessions end after 30 idle minutes, and 12 hours after sign-in whatever happens. */
@@ -15,6 +16,9 @@ export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 const TOUCH_EVERY_MS = 1000;
 
 export const SESSION_COOKIE = "session";
+
+// Read on every signed-in request: built once (db/sql.ts, preparedQuery).
+const sessionById = preparedQuery((db) => db.select().from(sessions).where(eq(sessions.id, sql.placeholder("id"))).prepare());
 
 export interface SessionRow {
   id: string;
@@ -64,7 +68,7 @@ export class SessionStore {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || token.length > 100) return null;
     const id = await sha256Hex(token);
-    const [row] = await this.db.select().from(sessions).where(eq(sessions.id, id));
+    const row = await sessionById(this.db).get({ id });
     const now = this.now();
     if (!row || row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + IDLE_TIMEOUT_MS <= now) {
       if (row) await this.db.delete(sessions).where(eq(sessions.id, id));

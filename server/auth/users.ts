@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { preparedQuery } from "../../db/sql.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
 import { displayName, type SessionUser } from "./session-user.ts";
 
@@ -15,28 +16,35 @@ export async function findUserByUsername(db: Database, username: string): Promis
   return row;
 }
 
+// Every signed-in request reads its user and summary: built once (db/sql.ts, preparedQuery).
+const userById = preparedQuery((db) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
+
 export async function findUser(db: Database, id: number): Promise<UserRow | undefined> {
-  const [row] = await db.select().from(users).where(eq(users.id, id));
-  return row;
+  return await userById(db).get({ id });
 }
+
+// One query for what every signed-in request needs: the profile, the identity check and the
+// first account (correlated subqueries, so a user in several accounts still gives one row).
+const summaryRow = preparedQuery((db) =>
+  db.select({
+    profile: profiles.data,
+    identity: identityChecks.status,
+    accountRef: sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
+      JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
+      WHERE ${accountMembers.userId} = ${sql.placeholder("id")} ORDER BY ${accounts.id} LIMIT 1)`,
+  }).from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id))
+    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
+    .where(eq(users.id, sql.placeholder("id")))
+    .prepare()
+);
 
 /**
  * The session user summary of SPEC.md section 3, field for field. `secondFactor` belongs to the
  * session, not the user. An administrator is always validated and never restricted.
  */
 export async function summaryOf(db: Database, user: UserRow, secondFactor: boolean): Promise<SessionUser> {
-  // One query for what every signed-in request needs: the profile, the identity check and the
-  // first account (correlated subqueries, so a user in several accounts still gives one row).
-  const [row] = await db.select({
-    profile: profiles.data,
-    identity: identityChecks.status,
-    accountRef: sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
-      JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
-      WHERE ${accountMembers.userId} = ${user.id} ORDER BY ${accounts.id} LIMIT 1)`,
-  }).from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id))
-    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
-    .where(eq(users.id, user.id));
+  const row = await summaryRow(db).get({ id: user.id });
   const profile = row?.profile ? { data: row.profile } : undefined;
   const identity = row?.identity ? { status: row.identity } : undefined;
   const account = row?.accountRef ? { accountRef: row.accountRef } : undefined;

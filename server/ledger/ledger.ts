@@ -41,22 +41,20 @@
  *
  * Writes go through the transaction (`tx`), never the client: docs/decisions/006.
  */
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
-import { accounts } from "../../db/schema.ts";
+import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import {
   type HousePurpose,
   HOUSE_PURPOSES,
   ledgerAccounts,
-  ledgerEntries,
-  ledgerTransfers,
   type LedgerTransferKind,
   LEDGER_TRANSFER_KINDS,
   MAY_GO_NEGATIVE,
 } from "../../db/schema-money.ts";
 
 /** A transaction of the portal database (what `db.transaction` hands its callback). */
-export type LedgerTx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+export type LedgerTx = Tx;
 /** The database, or a transaction on it. */
 export type Executor = Database | LedgerTx;
 export type LedgerAccount = typeof ledgerAccounts.$inferSelect;
@@ -75,6 +73,11 @@ export interface TransferInput {
   /** users.id of whoever made the movement (an administrator, or the customer's user). */
   createdBy?: number | null;
   entries: EntryInput[];
+  /**
+   * The entries' ledger accounts, when the caller has just read them in this transaction
+   * (`ledgerAccountsFor`): they are not read again. Any entry's account missing here is read.
+   */
+  accounts?: LedgerAccount[];
 }
 
 export interface PostedTransfer {
@@ -159,45 +162,103 @@ export function assertReference(reference: string): void {
   }
 }
 
+// The ledger's statements are fixed SQL (db/sql.ts says why): a conversion runs them on every
+// request, and the local client prepares each text once per connection.
+const ACCOUNT_COLUMNS = "id, kind, account_id, currency, purpose, balance, created_at";
+const MAY_GO_NEGATIVE_SQL = `purpose IN (${MAY_GO_NEGATIVE.map((p) => `'${p}'`).join(", ")})`;
+
+interface LedgerAccountRow {
+  id: number;
+  kind: LedgerAccount["kind"];
+  account_id: number | null;
+  currency: string;
+  purpose: LedgerAccount["purpose"];
+  balance: number;
+  created_at: number;
+}
+
+const toLedgerAccount = (r: LedgerAccountRow): LedgerAccount => ({
+  id: r.id,
+  kind: r.kind,
+  accountId: r.account_id,
+  currency: r.currency,
+  purpose: r.purpose,
+  balance: r.balance,
+  createdAt: new Date(r.created_at),
+});
+
+async function findOrCreate(tx: Executor, find: { sql: string; args: InArgs }, create: { sql: string; args: InArgs }): Promise<LedgerAccount> {
+  const [found] = await rowsOf<LedgerAccountRow>(tx, find.sql, find.args);
+  if (found) return toLedgerAccount(found);
+  // Race-safe get-or-create: whoever inserts first wins, everyone reads the same row.
+  await run(tx, create.sql, create.args);
+  const [created] = await rowsOf<LedgerAccountRow>(tx, find.sql, find.args);
+  return toLedgerAccount(created);
+}
+
 /** The customer's balance in a currency, created (at zero) the first time it is asked for. */
 export async function customerAccount(tx: Executor, accountId: number, currency: string): Promise<LedgerAccount> {
   assertCurrency(currency);
   if (!Number.isSafeInteger(accountId)) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
-  const where = and(
-    eq(ledgerAccounts.kind, "customer"),
-    eq(ledgerAccounts.accountId, accountId),
-    eq(ledgerAccounts.currency, currency),
-    eq(ledgerAccounts.purpose, "balance"),
-  );
-  const [found] = await tx.select().from(ledgerAccounts).where(where);
-  if (found) return found;
-  const [owner] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+  const find = {
+    sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
+    args: [accountId, currency],
+  };
+  const [found] = await rowsOf<LedgerAccountRow>(tx, find.sql, find.args);
+  if (found) return toLedgerAccount(found);
+  const [owner] = await rowsOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
   if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
-  // Race-safe get-or-create: whoever inserts first wins, everyone reads the same row.
-  await tx.insert(ledgerAccounts)
-    .values({ kind: "customer", accountId, currency, purpose: "balance", balance: 0, createdAt: new Date() })
-    .onConflictDoNothing();
-  const [created] = await tx.select().from(ledgerAccounts).where(where);
-  return created;
+  return findOrCreate(tx, find, {
+    sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
+          VALUES ('customer', ?, ?, 'balance', 0, ?) ON CONFLICT DO NOTHING`,
+    args: [accountId, currency, Date.now()],
+  });
 }
 
 /** One of the house's accounts in a currency, created (at zero) the first time it is asked for. */
 export async function houseAccount(tx: Executor, purpose: HousePurpose, currency: string): Promise<LedgerAccount> {
   assertCurrency(currency);
   if (!HOUSE_PURPOSES.includes(purpose)) throw new LedgerError("invalid_transfer", `Unknown house account purpose "${purpose}".`);
-  const where = and(
-    eq(ledgerAccounts.kind, "house"),
-    isNull(ledgerAccounts.accountId),
-    eq(ledgerAccounts.currency, currency),
-    eq(ledgerAccounts.purpose, purpose),
-  );
-  const [found] = await tx.select().from(ledgerAccounts).where(where);
-  if (found) return found;
-  await tx.insert(ledgerAccounts)
-    .values({ kind: "house", accountId: null, currency, purpose, balance: 0, createdAt: new Date() })
-    .onConflictDoNothing();
-  const [created] = await tx.select().from(ledgerAccounts).where(where);
-  return created;
+  return findOrCreate(tx, {
+    sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'house' AND account_id IS NULL AND currency = ? AND purpose = ?`,
+    args: [currency, purpose],
+  }, {
+    sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
+          VALUES ('house', NULL, ?, ?, 0, ?) ON CONFLICT DO NOTHING`,
+    args: [currency, purpose, Date.now()],
+  });
+}
+
+/** A customer's balance in a currency, or one of the house's accounts. */
+export type LedgerAccountKey = { accountId: number; currency: string } | { purpose: HousePurpose; currency: string };
+
+/**
+ * Several ledger accounts in one read, in the order asked, each created (at zero) where it does
+ * not exist yet: what a movement touching five accounts (a conversion) needs in one statement.
+ */
+export async function ledgerAccountsFor(tx: Executor, keys: LedgerAccountKey[]): Promise<LedgerAccount[]> {
+  const clauses: string[] = [];
+  const args: (string | number)[] = [];
+  for (const key of keys) {
+    assertCurrency(key.currency);
+    if ("accountId" in key) {
+      clauses.push("(kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance')");
+      args.push(key.accountId, key.currency);
+    } else {
+      clauses.push("(kind = 'house' AND account_id IS NULL AND currency = ? AND purpose = ?)");
+      args.push(key.currency, key.purpose);
+    }
+  }
+  const rows = (await rowsOf<LedgerAccountRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE ${clauses.join(" OR ")}`, args))
+    .map(toLedgerAccount);
+  const found: LedgerAccount[] = [];
+  for (const key of keys) {
+    const row = "accountId" in key
+      ? rows.find((r) => r.kind === "customer" && r.accountId === key.accountId && r.currency === key.currency)
+      : rows.find((r) => r.kind === "house" && r.purpose === key.purpose && r.currency === key.currency);
+    found.push(row ?? ("accountId" in key ? await customerAccount(tx, key.accountId, key.currency) : await houseAccount(tx, key.purpose, key.currency)));
+  }
+  return found;
 }
 
 function validateShape(input: TransferInput): void {
@@ -223,6 +284,16 @@ const entryKey = (e: EntryInput) => `${e.ledgerAccountId}:${e.amount}`;
 const sameEntries = (a: EntryInput[], b: EntryInput[]) =>
   a.length === b.length && a.map(entryKey).sort().join(",") === b.map(entryKey).sort().join(",");
 
+const placeholders = (n: number, each = "?") => Array.from({ length: n }, () => each).join(", ");
+
+/**
+ * Moves one balance. Conditional, so that two concurrent debits can never both pass: the balance
+ * stays ≥ 0 unless its purpose may go negative, and within the safe integers. The amount is bound
+ * as a BigInt so that SQLite adds integers (a JS number is bound as a REAL).
+ */
+const MOVE_BALANCE = `UPDATE ledger_accounts SET balance = balance + ?1
+  WHERE id = ?2 AND (${MAY_GO_NEGATIVE_SQL} OR balance + ?1 >= 0) AND abs(balance + ?1) <= ${Number.MAX_SAFE_INTEGER}`;
+
 /**
  * Writes one transfer inside the caller's transaction: validates it (at least two non-zero integer
  * entries, summing to zero in each currency), moves each balance with a conditional UPDATE and
@@ -234,20 +305,12 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
   validateShape(input);
   const reference = input.reference ?? null;
 
-  if (reference !== null) {
-    const [previous] = await tx.select({ id: ledgerTransfers.id }).from(ledgerTransfers)
-      .where(and(eq(ledgerTransfers.kind, input.kind), eq(ledgerTransfers.reference, reference)));
-    if (previous) {
-      const posted = await tx.select({ ledgerAccountId: ledgerEntries.ledgerAccountId, amount: ledgerEntries.amount })
-        .from(ledgerEntries).where(eq(ledgerEntries.transferId, previous.id));
-      if (!sameEntries(posted, input.entries)) throw new ReferenceConflict(input.kind, reference, previous.id);
-      return { transferId: previous.id, replayed: true };
-    }
+  const byId = new Map((input.accounts ?? []).map((a) => [a.id, a]));
+  const unread = [...new Set(input.entries.map((e) => e.ledgerAccountId))].filter((id) => !byId.has(id));
+  if (unread.length) {
+    const rows = await rowsOf<LedgerAccountRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE id IN (${placeholders(unread.length)})`, unread);
+    for (const row of rows) byId.set(row.id, toLedgerAccount(row));
   }
-
-  const ids = [...new Set(input.entries.map((e) => e.ledgerAccountId))];
-  const rows = await tx.select().from(ledgerAccounts).where(inArray(ledgerAccounts.id, ids));
-  const byId = new Map(rows.map((r) => [r.id, r]));
   const sums = new Map<string, bigint>();
   for (const entry of input.entries) {
     const account = byId.get(entry.ledgerAccountId);
@@ -262,38 +325,45 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
     );
   }
 
-  const now = new Date();
-  const [transfer] = await tx.insert(ledgerTransfers)
-    .values({ kind: input.kind, description: input.description.trim(), reference, createdAt: now, createdBy: input.createdBy ?? null })
-    .returning({ id: ledgerTransfers.id });
+  const now = Date.now();
+  // The unique (kind, reference) index decides whether this reference was posted before: then
+  // nothing is inserted and the first transfer is replayed, or refused if its entries differ.
+  const [transfer] = await rowsOf<{ id: number }>(
+    tx,
+    `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT DO NOTHING RETURNING id`,
+    [input.kind, input.description.trim(), reference, now, input.createdBy ?? null],
+  );
+  if (!transfer) {
+    const [previous] = await rowsOf<{ id: number }>(tx, "SELECT id FROM ledger_transfers WHERE kind = ? AND reference = ?", [input.kind, reference]);
+    const posted = await rowsOf<{ ledger_account_id: number; amount: number }>(
+      tx,
+      "SELECT ledger_account_id, amount FROM ledger_entries WHERE transfer_id = ?",
+      [previous.id],
+    );
+    const postedEntries = posted.map((e) => ({ ledgerAccountId: e.ledger_account_id, amount: e.amount }));
+    if (!sameEntries(postedEntries, input.entries)) throw new ReferenceConflict(input.kind, reference!, previous.id);
+    return { transferId: previous.id, replayed: true };
+  }
 
   for (const entry of input.entries) {
     const account = byId.get(entry.ledgerAccountId)!;
-    // Bound as a BigInt so that SQLite adds integers (a JS number is bound as a REAL).
-    const next = sql`${ledgerAccounts.balance} + ${BigInt(entry.amount)}`;
-    const moved = await tx.update(ledgerAccounts)
-      .set({ balance: next })
-      .where(and(
-        eq(ledgerAccounts.id, account.id),
-        sql`(${inArray(ledgerAccounts.purpose, [...MAY_GO_NEGATIVE])} OR ${next} >= 0)`,
-        sql`abs(${next}) <= ${Number.MAX_SAFE_INTEGER}`,
-      ))
-      .returning({ balance: ledgerAccounts.balance });
-    if (moved.length === 0) {
-      const [current] = await tx.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts).where(eq(ledgerAccounts.id, account.id));
+    const moved = await run(tx, MOVE_BALANCE, [BigInt(entry.amount), account.id]);
+    if (moved === 0) {
+      const [current] = await rowsOf<{ balance: number }>(tx, "SELECT balance FROM ledger_accounts WHERE id = ?", [account.id]);
       if (!MAY_GO_NEGATIVE.includes(account.purpose) && current.balance + entry.amount < 0) {
         throw new InsufficientFunds(account, current.balance, -entry.amount);
       }
       throw new LedgerError("balance_out_of_range", `Ledger account ${account.id} would leave the range of safe integers.`);
     }
-    await tx.insert(ledgerEntries).values({
-      transferId: transfer.id,
-      ledgerAccountId: account.id,
-      currency: account.currency,
-      amount: entry.amount,
-      createdAt: now,
-    });
   }
+  await run(
+    tx,
+    `INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at) VALUES ${
+      placeholders(input.entries.length, "(?, ?, ?, ?, ?)")
+    }`,
+    input.entries.flatMap((entry) => [transfer.id, entry.ledgerAccountId, byId.get(entry.ledgerAccountId)!.currency, entry.amount, now]),
+  );
   return { transferId: transfer.id, replayed: false };
 }
 

@@ -15,6 +15,7 @@ import {
   type Executor,
   houseAccount,
   inTransaction,
+  ledgerAccountsFor,
   LedgerError,
   postTransfer,
   type PostedTransfer,
@@ -124,15 +125,16 @@ export async function convert(db: Executor, input: ConversionInput): Promise<Pos
   }
   assertReference(input.reference);
   return await inTransaction(db, async (tx) => {
-    const sell = await customerAccount(tx, input.accountId, input.sellCurrency);
-    const buy = await customerAccount(tx, input.accountId, input.buyCurrency);
-    const positionSell = await houseAccount(tx, "fx_position", input.sellCurrency);
-    const positionBuy = await houseAccount(tx, "fx_position", input.buyCurrency);
+    const accounts = await ledgerAccountsFor(tx, [
+      { accountId: input.accountId, currency: input.sellCurrency },
+      { accountId: input.accountId, currency: input.buyCurrency },
+      { purpose: "fx_position", currency: input.sellCurrency },
+      { purpose: "fx_position", currency: input.buyCurrency },
+      ...(input.feeAmount > 0 ? [{ purpose: "fee_income" as const, currency: input.sellCurrency }] : []),
+    ]);
+    const [sell, buy, positionSell, positionBuy, fees] = accounts;
     const entries: EntryInput[] = [{ ledgerAccountId: sell.id, amount: -input.sellAmount }];
-    if (input.feeAmount > 0) {
-      const fees = await houseAccount(tx, "fee_income", input.sellCurrency);
-      entries.push({ ledgerAccountId: fees.id, amount: input.feeAmount });
-    }
+    if (input.feeAmount > 0) entries.push({ ledgerAccountId: fees.id, amount: input.feeAmount });
     entries.push(
       { ledgerAccountId: positionSell.id, amount: input.sellAmount - input.feeAmount },
       { ledgerAccountId: positionBuy.id, amount: -input.buyAmount },
@@ -144,6 +146,7 @@ export async function convert(db: Executor, input: ConversionInput): Promise<Pos
       reference: input.reference,
       createdBy: input.createdBy,
       entries,
+      accounts,
     });
   });
 }

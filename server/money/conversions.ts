@@ -1,5 +1,7 @@
-import { and, count, desc, eq, gt, isNull } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { groupedTransaction } from "../../db/group-commit.ts";
+import { rowsOf } from "../../db/sql.ts";
 import { conversions, quotes } from "../../db/schema-money.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
@@ -87,47 +89,93 @@ export class ConversionRefused extends Error {
   }
 }
 
-/** Executes a held quote for its account. */
+interface QuoteRow {
+  id: string;
+  sell_currency: string;
+  buy_currency: string;
+  sell_minor: number;
+  buy_minor: number;
+  fee_minor: number;
+  rate: string;
+}
+
+interface ConversionSqlRow {
+  id: number;
+  account_id: number;
+  quote_id: string;
+  transfer_id: number;
+  sell_currency: string;
+  sell_minor: number;
+  buy_currency: string;
+  buy_minor: number;
+  fee_minor: number;
+  rate: string;
+  created_by: number | null;
+  created_at: number;
+}
+
+const toConversionRow = (r: ConversionSqlRow): ConversionRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  quoteId: r.quote_id,
+  transferId: r.transfer_id,
+  sellCurrency: r.sell_currency,
+  sellMinor: r.sell_minor,
+  buyCurrency: r.buy_currency,
+  buyMinor: r.buy_minor,
+  feeMinor: r.fee_minor,
+  rate: r.rate,
+  createdBy: r.created_by,
+  createdAt: new Date(r.created_at),
+});
+
+/**
+ * Executes a held quote for its account. Fixed SQL, like the ledger it calls (db/sql.ts): this is
+ * the request a busy portal serves most.
+ */
 export async function executeQuote(
   db: Database,
   who: { accountId: number; userId: number },
   quoteId: string,
   now: Date,
 ): Promise<ConversionRow> {
+  const at = now.getTime();
   try {
-    return await db.transaction(async (tx) => {
-      const [held] = await tx.select().from(quotes).where(and(eq(quotes.id, quoteId), eq(quotes.accountId, who.accountId)));
-      if (!held) throw new ConversionRefused(404, "There is no such quote for this account.");
-      if (held.usedAt) throw new ConversionRefused(409, "This quote was already used. Get a new quote.");
-      if (held.expiresAt.getTime() <= now.getTime()) throw new ConversionRefused(409, "This quote has expired. Get a new quote.");
-      // Conditional, so two requests with the same quote cannot both pass.
-      const used = await tx.update(quotes).set({ usedAt: now })
-        .where(and(eq(quotes.id, quoteId), isNull(quotes.usedAt), gt(quotes.expiresAt, now))).returning({ id: quotes.id });
-      if (used.length !== 1) throw new ConversionRefused(409, "This quote was already used. Get a new quote.");
+    // Conversions arriving together share one commit (db/group-commit.ts); each is still all or nothing.
+    return await groupedTransaction(db, async (tx) => {
+      // Marking the quote used is conditional, so two requests with the same quote cannot both pass.
+      const [held] = await rowsOf<QuoteRow>(
+        tx,
+        `UPDATE quotes SET used_at = ? WHERE id = ? AND account_id = ? AND used_at IS NULL AND expires_at > ?
+         RETURNING id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, rate`,
+        [at, quoteId, who.accountId, at],
+      );
+      if (!held) {
+        const [quote] = await rowsOf<{ used_at: number | null }>(tx, "SELECT used_at FROM quotes WHERE id = ? AND account_id = ?", [
+          quoteId,
+          who.accountId,
+        ]);
+        if (!quote) throw new ConversionRefused(404, "There is no such quote for this account.");
+        if (quote.used_at !== null) throw new ConversionRefused(409, "This quote was already used. Get a new quote.");
+        throw new ConversionRefused(409, "This quote has expired. Get a new quote.");
+      }
       const { transferId } = await convert(tx, {
         accountId: who.accountId,
-        sellCurrency: held.sellCurrency,
-        sellAmount: held.sellMinor,
-        buyCurrency: held.buyCurrency,
-        buyAmount: held.buyMinor,
-        feeAmount: held.feeMinor,
+        sellCurrency: held.sell_currency,
+        sellAmount: held.sell_minor,
+        buyCurrency: held.buy_currency,
+        buyAmount: held.buy_minor,
+        feeAmount: held.fee_minor,
         reference: `quote:${held.id}`,
         createdBy: who.userId,
       });
-      const [row] = await tx.insert(conversions).values({
-        accountId: who.accountId,
-        quoteId: held.id,
-        transferId,
-        sellCurrency: held.sellCurrency,
-        sellMinor: held.sellMinor,
-        buyCurrency: held.buyCurrency,
-        buyMinor: held.buyMinor,
-        feeMinor: held.feeMinor,
-        rate: held.rate,
-        createdBy: who.userId,
-        createdAt: now,
-      }).returning();
-      return row;
+      const [row] = await rowsOf<ConversionSqlRow>(
+        tx,
+        `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        [who.accountId, held.id, transferId, held.sell_currency, held.sell_minor, held.buy_currency, held.buy_minor, held.fee_minor, held.rate, who.userId, at],
+      );
+      return toConversionRow(row);
     });
   } catch (error) {
     if (error instanceof InsufficientFunds) {

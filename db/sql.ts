@@ -1,0 +1,65 @@
+import type { InArgs, ResultSet } from "@libsql/client";
+import type { Database } from "./client.ts";
+
+/**
+ * Fixed SQL for the hot paths, run on the libSQL connection under a Drizzle database or
+ * transaction.
+ *
+ * Why: Drizzle builds a query's SQL text from its builder on every call (≈ 100–300 µs of CPU for
+ * a small query, most of it in its `is()` entity checks), several times what SQLite then spends
+ * running it. The ledger and a conversion's execution run ~15 statements per request, so they are
+ * written as fixed SQL texts instead, which the local client prepares once per connection and
+ * reuses (db/local-client.ts). Everything else keeps Drizzle's query builders; reads outside a
+ * transaction that run on every signed-in request use Drizzle prepared queries (`preparedQuery`).
+ */
+
+/** A Drizzle transaction on the portal database (what `db.transaction` hands its callback). */
+export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+export interface SqlRunner {
+  execute(stmt: { sql: string; args?: InArgs }): Promise<ResultSet>;
+}
+
+/**
+ * The libSQL object that runs a Drizzle executor's statements: the transaction's own connection
+ * inside `db.transaction` (savepoints included), else the client. It reads Drizzle's session (not
+ * part of its typed API, stable across 0.x); tests/integration/sql-runner.test.ts fails if a
+ * Drizzle upgrade moves it, rather than letting statements run outside their transaction.
+ */
+export function sqlRunner(executor: Database | Tx): SqlRunner {
+  const session = (executor as unknown as { session?: { tx?: SqlRunner; client?: SqlRunner } }).session;
+  const runner = session?.tx ?? session?.client;
+  if (!runner || typeof runner.execute !== "function") {
+    throw new Error("sqlRunner: this Drizzle version keeps its libSQL client elsewhere (see db/sql.ts).");
+  }
+  return runner;
+}
+
+/** Runs one statement and answers its rows as plain objects keyed by column name. */
+export async function rowsOf<T>(executor: Database | Tx, sql: string, args: InArgs = []): Promise<T[]> {
+  const result = await sqlRunner(executor).execute({ sql, args });
+  return result.rows as unknown as T[];
+}
+
+/** Runs one statement that returns no rows; answers how many rows it changed. */
+export async function run(executor: Database | Tx, sql: string, args: InArgs = []): Promise<number> {
+  const result = await sqlRunner(executor).execute({ sql, args });
+  return result.rowsAffected;
+}
+
+/**
+ * A Drizzle query built once per database and reused with `sql.placeholder` values: for reads
+ * outside transactions on every request (the session, the user). Never call one inside a
+ * transaction's callback: it runs on the client, outside the transaction.
+ */
+export function preparedQuery<Q>(build: (db: Database) => Q): (db: Database) => Q {
+  const byDatabase = new WeakMap<Database, Q>();
+  return (db) => {
+    let query = byDatabase.get(db);
+    if (query === undefined) {
+      query = build(db);
+      byDatabase.set(db, query);
+    }
+    return query;
+  };
+}
