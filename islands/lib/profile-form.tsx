@@ -1,14 +1,17 @@
 /**
- * Small form helpers for the KYC profile form (islands/ProfileForm.tsx) and the console's inline
- * forms: values kept as one nested object addressed by dotted paths ("address.country", "ubos.0"),
- * the same paths the server's 422 `fields` use, so each message lands under its input.
+ * The KYC profile form (SPEC.md section 3), what its two kinds share: islands/PersonalProfileForm.tsx
+ * and islands/BusinessProfileForm.tsx each add the sections of their customer type, so a page loads
+ * the form of its type only.
  *
- * Fields read the form from a context: `<FormProvider value={form}>` then `<TextField path=... />`.
- * Every input gets its id from its path (fieldId), an aria-describedby for its hint and error, and
+ * Values are kept as one nested object addressed by dotted paths ("address.country", "ubos.0"), the
+ * same paths the server's 422 `fields` use, so each message lands under its input. Fields read the
+ * form from a context: `<FormProvider value={form}>` then `<TextField path=... />`. Every input
+ * gets its id from its path (fieldId), an aria-describedby for its hint and error, and
  * aria-invalid when the server named it; the form focuses the first `[aria-invalid="true"]`.
  */
-import { createContext, type ReactNode, useContext, useEffect, useRef } from "react";
-import { ApiCallError, FALLBACK_ERROR } from "./api.ts";
+import { createContext, type ReactNode, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { api, ApiCallError, errorText, isAbort } from "./api.ts";
+import { SubmitButton, useIdempotencyKey } from "./forms.tsx";
 
 export type Values = Record<string, unknown>;
 export type FieldErrors = Record<string, string>;
@@ -25,7 +28,7 @@ export interface FormState {
 const FormContext = createContext<FormState | null>(null);
 export const FormProvider = FormContext.Provider;
 
-function useForm(): FormState {
+export function useForm(): FormState {
   const form = useContext(FormContext);
   if (!form) throw new Error("Form fields need a <FormProvider>");
   return form;
@@ -76,11 +79,6 @@ export const fieldId = (path: string): string => `pf-${path.replace(/\./g, "-")}
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-/** What to tell the user about a failed call: the server's text, or the fallback (SPEC.md section 8). */
-export function errorText(err: unknown): string {
-  return err instanceof ApiCallError ? err.error || FALLBACK_ERROR : FALLBACK_ERROR;
-}
-
 /**
  * Focuses the first invalid input inside `root` (in page order) each time `tick` changes, else
  * `fallback` (the alert). Used after a refused save.
@@ -108,7 +106,7 @@ export const inputClass = (invalid: boolean): string => `${INPUT} ${invalid ? IN
 export const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
 export const HINT = "mt-1 text-sm text-neutral-600 dark:text-neutral-300";
 export const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
-const CHECKBOX =
+export const CHECKBOX =
   "mt-0.5 size-4 shrink-0 rounded border-neutral-400 accent-primary-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600";
 
 /**
@@ -157,16 +155,16 @@ export function Section({ legend, hint, children }: { legend: string; hint?: str
   );
 }
 
-function Optional() {
+export function Optional() {
   return <span className="font-normal text-neutral-600 dark:text-neutral-300">(optional)</span>;
 }
 
 /** The ids an input points at with aria-describedby: its hint, then its error. */
-function describedBy(id: string, hint: unknown, error: unknown): string | undefined {
+export function describedBy(id: string, hint: unknown, error: unknown): string | undefined {
   return [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
 }
 
-function Messages({ id, hint, error }: { id: string; hint?: ReactNode; error?: string }) {
+export function Messages({ id, hint, error }: { id: string; hint?: ReactNode; error?: string }) {
   return (
     <>
       {hint ? <p id={`${id}-hint`} className={HINT}>{hint}</p> : null}
@@ -175,7 +173,7 @@ function Messages({ id, hint, error }: { id: string; hint?: ReactNode; error?: s
   );
 }
 
-interface BaseProps {
+export interface BaseProps {
   path: string;
   label: string;
   hint?: ReactNode;
@@ -265,33 +263,6 @@ export function SelectField(
   );
 }
 
-/** A yes/no question as one checkbox (the value is true or false). */
-export function CheckboxField({ path, label, hint }: { path: string; label: string; hint?: ReactNode }) {
-  const { values, errors, change } = useForm();
-  const id = fieldId(path);
-  const error = errors[path];
-  return (
-    <div className="sm:col-span-2">
-      <div className="flex items-start gap-3">
-        <input
-          id={id}
-          name={path}
-          type="checkbox"
-          checked={getIn(values, path) === true}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy(id, hint, error)}
-          onChange={(event) => change(path, event.currentTarget.checked)}
-          className={CHECKBOX}
-        />
-        <label htmlFor={id} className="text-sm text-neutral-900 dark:text-neutral-100">{label}</label>
-      </div>
-      <div className="pl-7">
-        <Messages id={id} hint={hint} error={error} />
-      </div>
-    </div>
-  );
-}
-
 /** A list of texts chosen with checkboxes (at least one, says the server). */
 export function CheckboxList(
   { path, legend, hint, options }: { path: string; legend: string; hint?: ReactNode; options: readonly string[] },
@@ -333,95 +304,202 @@ export function CheckboxList(
   );
 }
 
-/** The most rows a repeatable list offers (the server's limit). */
-export const MAX_LIST_ROWS = 20;
+// ---------------------------------------------------------------------------------------------
+// The form
+
+export interface CountryOption {
+  /** ISO 3166-1 alpha-2, upper case. */
+  code: string;
+  name: string;
+  /** False where addresses carry no postcode (the field is then optional); true when absent. */
+  postcode?: boolean;
+}
+
+export const DISCOVERY = [
+  "Search engine",
+  "Social media",
+  "Friend, family or colleague",
+  "Online advert",
+  "Comparison website",
+  "News or press",
+  "Other",
+];
+
+export const EMPTY_ADDRESS = { line1: "", line2: "", city: "", region: "", postcode: "", country: "" };
 
 /**
- * A repeatable list of one-line texts with Add and Remove buttons; at least one row is shown.
- * Errors: `path` (the list) under the group, `path.N` under row N.
+ * The saved profile laid over the blank one, field by field and typed like the blank: unknown keys
+ * (compliance, accountManager, created) are left out, so they are never posted back.
  */
-export function TextList(
-  { path, legend, hint, itemLabel, addLabel, removeLabel }: {
-    path: string;
-    legend: string;
-    hint?: ReactNode;
-    itemLabel: string;
-    addLabel: string;
-    /** The accessible name of row N's Remove button: "Remove beneficial owner 2". */
-    removeLabel: string;
-  },
-) {
-  const { values, errors, change, clearErrors } = useForm();
-  const id = fieldId(path);
-  const rows = (getIn(values, path) as string[] | undefined) ?? [];
-  const shown = rows.length ? rows : [""];
-  const error = errors[path];
-  const focusRow = useRef<number | null>(null);
+export function initialValues(blank: Values, saved: unknown): Values {
+  const from = saved && typeof saved === "object" ? saved as Record<string, unknown> : {};
+  const out: Values = {};
+  for (const [key, empty] of Object.entries(blank)) {
+    const v = from[key];
+    if (Array.isArray(empty)) {
+      const list = Array.isArray(v) ? v.map((item) => String(item ?? "")) : [];
+      out[key] = list.length || !empty.length ? list : empty;
+    } else if (typeof empty === "boolean") out[key] = typeof v === "boolean" ? v : empty;
+    else if (typeof empty === "object" && empty) out[key] = initialValues(empty as Values, v);
+    else out[key] = v === null || v === undefined ? "" : v instanceof Date ? v.toISOString().slice(0, 10) : String(v);
+  }
+  return out;
+}
 
-  useEffect(() => {
-    if (focusRow.current === null) return;
-    document.getElementById(fieldId(`${path}.${focusRow.current}`))?.focus();
-    focusRow.current = null;
-  });
+/** Whether some input of the form shows the message about `path`. */
+export function displayed(values: Values, path: string): boolean {
+  const [top, sub] = path.split(".");
+  if (!(top in values)) return false;
+  if (top === "agency_of") return values.agency === true;
+  const value = values[top];
+  // Lists show a message about the list or any entry; the address shows its parts, not itself.
+  if (Array.isArray(value) || typeof value !== "object" || value === null) return true;
+  return sub !== undefined && sub in value;
+}
 
-  const replace = (next: string[], focus: number) => {
-    // Rows moved: a message about row N would now sit under another row.
-    clearErrors(path);
-    focusRow.current = focus;
-    change(path, next);
-  };
+
+/** What a customer type's form adds to the shared frame. */
+export interface ProfileSections {
+  /** The sections before the address. */
+  first: ReactNode;
+  /** The address section's hint. */
+  addressHint: string;
+  /** The sections after the address. */
+  then: ReactNode;
+  /** Questions of "A few more questions" before "How did you hear about us?". */
+  more?: ReactNode;
+}
+
+/**
+ * The KYC profile form (SPEC.md section 3): every field of the customer's type, posted as JSON to
+ * account/profile; the server validates, and the API layer follows its redirect to /identity. A 422
+ * puts each `fields` message under its input (dotted paths such as "address.country" or "ubos.1"),
+ * the general `error` in an alert at the top, and focuses the first invalid input.
+ *
+ * `blank` is what the type's form sends, with its empty values; `sections` lays out the type's own
+ * fields around the shared ones; `payload` adjusts what is sent (default: the values as they are).
+ */
+export function ProfileForm({ blank, countries, initial, sections, payload = (values) => values }: {
+  blank: Values;
+  countries: CountryOption[];
+  initial?: Record<string, unknown> | null;
+  sections: (values: Values, countries: { value: string; label: string }[]) => ProfileSections;
+  payload?: (values: Values) => Values;
+}) {
+  const [values, setValues] = useState<Values>(() => initialValues(blank, initial));
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [alert, setAlert] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failures, setFailures] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
+  const alertRef = useRef<HTMLDivElement>(null);
+  // The same Idempotency-Key while the same profile is sent again (a retry), a new one once it
+  // changes (the server replays the answer to a repeated key and refuses it with another body).
+  const idempotencyKey = useIdempotencyKey();
+
+  useFocusFirstInvalid(failures, formRef, alertRef);
+
+  const form = useMemo<FormState>(() => ({
+    values,
+    errors,
+    change(path, value) {
+      setValues((current) => setIn(current, path, value));
+      setErrors((current) => withoutErrorsFor(current, path));
+    },
+    clearErrors(path) {
+      setErrors((current) => withoutErrorsUnder(current, path));
+    },
+  }), [values, errors]);
+
+  const countryOptions = useMemo(() => countries.map((c) => ({ value: c.code, label: c.name })), [countries]);
+  const addressCountry = countries.find((c) => c.code === getIn(values, "address.country"));
+  const postcodeOptional = addressCountry?.postcode === false;
+
+  async function submit(event: { preventDefault(): void }) {
+    event.preventDefault();
+    if (busy) return;
+    const body = payload(values);
+    setBusy(true);
+    setAlert(null);
+    try {
+      await api.post("account/profile", body, { idempotencyKey: idempotencyKey(body) });
+      // Saved: the API layer is already on its way to /identity; the button stays disabled.
+    } catch (err) {
+      setBusy(false);
+      if (isAbort(err)) return;
+      setErrors(err instanceof ApiCallError && err.fields ? err.fields : {});
+      setAlert(errorText(err));
+      setFailures((n) => n + 1);
+    }
+  }
+
+  const marked = Object.keys(errors).filter((path) => displayed(values, path)).length;
+  // Messages no field shows (a path the form has no input for) are listed in the alert.
+  const others = Object.entries(errors).filter(([path, problem]) => !displayed(values, path) && problem !== alert);
+  const { first, addressHint, then, more } = sections(values, countryOptions);
 
   return (
-    <fieldset id={id} className="min-w-0 sm:col-span-2" aria-describedby={describedBy(id, hint, error)}>
-      <legend className={LABEL}>{legend}</legend>
-      <Messages id={id} hint={hint} error={error} />
-      <ol className="mt-2 flex flex-col gap-3">
-        {shown.map((row, index) => {
-          const rowPath = `${path}.${index}`;
-          const rowId = fieldId(rowPath);
-          const rowError = errors[rowPath];
-          return (
-            <li key={index}>
-              <label htmlFor={rowId} className={LABEL}>
-                {itemLabel}
-                {shown.length > 1 ? <span className="sr-only">{` ${index + 1} of ${shown.length}`}</span> : null}
-              </label>
-              <div className="flex items-start gap-2">
-                <input
-                  id={rowId}
-                  name={rowPath}
-                  type="text"
-                  autoComplete="off"
-                  required
-                  aria-invalid={rowError ? true : undefined}
-                  aria-describedby={rowError ? `${rowId}-error` : undefined}
-                  value={row}
-                  onChange={(event) => change(rowPath, event.currentTarget.value)}
-                  className={inputClass(Boolean(rowError))}
-                />
-                <button
-                  type="button"
-                  className="btn-ghost mt-1 shrink-0"
-                  aria-label={`${removeLabel} ${index + 1}`}
-                  disabled={shown.length <= 1}
-                  onClick={() => replace(shown.filter((_, i) => i !== index), Math.max(0, index - 1))}
-                >
-                  Remove
-                </button>
-              </div>
-              {rowError ? <p id={`${rowId}-error`} className={ERROR}>{rowError}</p> : null}
-            </li>
-          );
-        })}
-      </ol>
-      <button
-        type="button"
-        className="btn-ghost mt-3 border border-neutral-300 dark:border-neutral-700"
-        disabled={shown.length >= MAX_LIST_ROWS}
-        onClick={() => replace([...shown, ""], shown.length)}
+    <FormProvider value={form}>
+      <form
+        ref={formRef}
+        method="post"
+        noValidate
+        onSubmit={submit}
+        aria-busy={busy || undefined}
+        className="flex flex-col gap-6"
       >
-        {addLabel}
-      </button>
-    </fieldset>
+        {alert
+          ? (
+            <Alert alertRef={alertRef} title="Your details could not be saved">
+              <p>{alert}</p>
+              {others.length
+                ? (
+                  <ul className="mt-1 list-disc pl-5">
+                    {others.map(([path, problem]) => <li key={path}>{problem}</li>)}
+                  </ul>
+                )
+                : null}
+              {marked > 1 ? <p className="mt-1">{`Check the ${marked} fields marked below.`}</p> : null}
+            </Alert>
+          )
+          : null}
+
+        {first}
+
+        <Section legend="Address" hint={addressHint}>
+          <TextField path="address.line1" label="Address line 1" autoComplete="address-line1" wide />
+          <TextField path="address.line2" label="Address line 2" autoComplete="address-line2" optional wide />
+          <TextField path="address.city" label="Town or city" autoComplete="address-level2" />
+          <TextField path="address.region" label="County, state or region" autoComplete="address-level1" optional />
+          <TextField
+            path="address.postcode"
+            label="Postcode"
+            autoComplete="postal-code"
+            optional={postcodeOptional}
+            hint={postcodeOptional ? "Addresses in this country have no postcode." : undefined}
+          />
+          <SelectField
+            path="address.country"
+            label="Country"
+            autoComplete="country"
+            options={countryOptions}
+            placeholder="Select a country"
+          />
+        </Section>
+
+        {then}
+
+        <Section legend="A few more questions">
+          {more}
+          <SelectField path="discovery" label="How did you hear about us?" options={DISCOVERY} optional wide />
+        </Section>
+
+        {/* Sent by script only: the button waits for hydration, so a click never sends the profile as
+            a native form submission. */}
+        <div className="flex justify-end">
+          <SubmitButton pending={busy} pendingLabel="Saving…" className="btn-primary">Save and continue</SubmitButton>
+        </div>
+      </form>
+    </FormProvider>
   );
 }

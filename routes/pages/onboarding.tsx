@@ -11,7 +11,8 @@ import {
   ForgotForm,
   IdentityCheck,
   LoginForm,
-  ProfileForm,
+  BusinessProfileForm,
+  PersonalProfileForm,
   RegisterForm,
   SecondFactorForm,
   SetupForm,
@@ -98,13 +99,14 @@ export function VerifyPage(c: Context<AppEnv>) {
 export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
   const customer = customerOf(c)!;
   const [saved] = await c.get("db").select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
+  const Form = type === "Business" ? BusinessProfileForm : PersonalProfileForm;
   return (
     <>
       <PageTitle lead="We are required by law to know who our customers are. Your answers are kept confidential.">
         {type === "Business" ? "About your business" : "About you"}
       </PageTitle>
-      <ProfileForm
-        type={type}
+      {/* Each type has its own island: the page loads the form of its type only. */}
+      <Form
         countries={COUNTRIES.map((c) => ({ code: c.code, name: c.name, postcode: c.postcode }))}
         initial={(saved?.data ?? null) as Record<string, unknown> | null}
       />

@@ -2,7 +2,9 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, type Mock, test, vi } from "vitest";
-import ProfileForm, { displayed, initialValues } from "../../islands/ProfileForm.tsx";
+import BusinessProfileForm from "../../islands/BusinessProfileForm.tsx";
+import PersonalProfileForm from "../../islands/PersonalProfileForm.tsx";
+import { displayed, initialValues } from "../../islands/lib/profile-form.tsx";
 import { resetBatch } from "../../islands/lib/batch.ts";
 
 /** A fake server: answers each call with `route`, records method, path, body and headers. */
@@ -55,7 +57,7 @@ const submit = () => fireEvent.click(screen.getByRole("button", { name: "Save an
 describe("Personal profile", () => {
   test("posts every field as JSON, with the nested address and the lists; the redirect goes to /identity", async () => {
     const calls = server(() => [200, { body: USER, redirect: "/identity" }]);
-    render(<ProfileForm type="Personal" countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} />);
 
     type("First name", "Ada");
     type("Last name", "Lovelace");
@@ -131,7 +133,7 @@ describe("Personal profile", () => {
         compliance: "Not yours to set.",
       },
     }]);
-    render(<ProfileForm type="Personal" countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} />);
     submit();
     await settle();
 
@@ -159,7 +161,7 @@ describe("Personal profile", () => {
 
   test("a failure without a text shows the fallback; the same profile sent again keeps its idempotency key", async () => {
     const calls = server(() => [500]);
-    render(<ProfileForm type="Personal" countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} />);
     type("First name", "Ada");
     submit();
     await settle();
@@ -198,7 +200,7 @@ describe("Personal profile", () => {
       compliance: { done: true, amount: "1", date: "2026-01-01" },
       accountManager: "Bob",
     };
-    render(<ProfileForm type="Personal" countries={COUNTRIES} initial={initial} />);
+    render(<PersonalProfileForm countries={COUNTRIES} initial={initial} />);
     expect(screen.getByLabelText("First name")).toHaveProperty("value", "Ada");
     expect(screen.getByLabelText("Country")).toHaveProperty("value", "GB");
     // A saved answer the options lack stays, and stays chosen.
@@ -213,7 +215,7 @@ describe("Personal profile", () => {
 
   test("renders on the server and hydrates with the same props, without a warning", async () => {
     server(() => [200, { body: null }]);
-    const element = <ProfileForm type="Personal" countries={COUNTRIES} initial={null} />;
+    const element = <PersonalProfileForm countries={COUNTRIES} initial={null} />;
     const html = renderToString(element);
     expect(html).toContain("Save and continue");
     // Before hydration the button is disabled: the form is sent by script only.
@@ -228,7 +230,7 @@ describe("Personal profile", () => {
   });
 
   test("autocomplete attributes name what the browser may fill in", () => {
-    render(<ProfileForm type="Personal" countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} />);
     const auto = (label: string | RegExp) => screen.getByLabelText(label).getAttribute("autocomplete");
     expect(auto("First name")).toBe("given-name");
     expect(auto("Last name")).toBe("family-name");
@@ -254,7 +256,7 @@ describe("Business profile", () => {
       message: "Unprocessable Entity",
       fields: { "directors.0": "Director name is required.", "ubos.1": "Beneficial owner name is required." },
     }]);
-    render(<ProfileForm type="Business" countries={COUNTRIES} />);
+    render(<BusinessProfileForm countries={COUNTRIES} />);
 
     const owners = () => screen.getAllByLabelText(/Ultimate beneficial owner full name/);
     expect(owners()).toHaveLength(1);
@@ -320,6 +322,22 @@ describe("Business profile", () => {
     fireEvent.click(screen.getByRole("button", { name: "Remove beneficial owner 1" }));
     expect(owners()).toHaveLength(1);
     expect(screen.queryByText("Beneficial owner name is required.")).toBeNull();
+  });
+});
+
+describe("one form per customer type", () => {
+  test("each shows its own sections only, around the same address", () => {
+    render(<PersonalProfileForm countries={COUNTRIES} />);
+    expect(screen.getByRole("group", { name: "About you" })).toBeTruthy();
+    expect(screen.getByRole("group", { name: "Address" })).toBeTruthy();
+    expect(screen.getByText("Where you live now.")).toBeTruthy();
+    expect(screen.queryByLabelText("Company name")).toBeNull();
+    cleanup();
+    render(<BusinessProfileForm countries={COUNTRIES} />);
+    expect(screen.getByRole("group", { name: "About the company" })).toBeTruthy();
+    expect(screen.getByText("The company's registered address.")).toBeTruthy();
+    expect(screen.queryByLabelText("Passport number")).toBeNull();
+    expect(screen.queryByRole("checkbox", { name: "I am acting on behalf of someone else" })).toBeNull();
   });
 });
 

@@ -1,0 +1,201 @@
+import type { ReactNode } from "react";
+import {
+  CHECKBOX,
+  CheckboxList,
+  type CountryOption,
+  describedBy,
+  EMPTY_ADDRESS,
+  fieldId,
+  getIn,
+  Messages,
+  ProfileForm,
+  Section,
+  SelectField,
+  TextField,
+  useForm,
+  type Values,
+} from "./lib/profile-form.tsx";
+
+export type { CountryOption } from "./lib/profile-form.tsx";
+
+export interface PersonalProfileFormProps {
+  countries: CountryOption[];
+  /** The saved profile, to edit it; null or absent for a new one. */
+  initial?: Record<string, unknown> | null;
+}
+
+export const EMPLOYMENT = ["Employed", "Self-employed", "Unemployed", "Retired", "Student"];
+/** Employment answers for which a job title is not asked (the server agrees). */
+const NO_POSITION = ["unemployed", "retired", "student"];
+export const FUND_SOURCES = ["Salary", "Savings", "Business income", "Investments", "Inheritance", "Other"];
+export const SOURCES = ["Salary", "Savings", "Business income", "Investments", "Property sale", "Other"];
+export const PERSONAL_PURPOSES = [
+  "Family support",
+  "Property purchase",
+  "Investments",
+  "Paying bills abroad",
+  "Travel",
+  "Other",
+];
+
+/** What the form sends, with its empty values: exactly the personal fields of SPEC.md section 3. */
+const BLANK: Values = {
+  first: "",
+  last: "",
+  dob: "",
+  phone: "",
+  address: EMPTY_ADDRESS,
+  identity: "",
+  employment: "",
+  position: "",
+  expected: "",
+  fundSource: "",
+  source: [],
+  purpose: [],
+  discovery: "",
+  personal: false,
+  agency: false,
+  agency_of: "",
+  public: false,
+  denial: false,
+};
+
+/**
+ * The profile of a personal customer (register-personal): about them, their identity document,
+ * their address, their work and money, and a few more questions. The frame (posting, errors, the
+ * address) is lib/profile-form.tsx's.
+ */
+export default function PersonalProfileForm({ countries, initial }: PersonalProfileFormProps) {
+  return (
+    <ProfileForm
+      blank={BLANK}
+      countries={countries}
+      initial={initial}
+      // The name of whom the customer acts for goes only while they say they act for someone.
+      payload={(values) => (values.agency ? values : { ...values, agency_of: "" })}
+      sections={(values) => ({
+        first: <PersonalFields />,
+        addressHint: "Where you live now.",
+        then: <PersonalMoneyFields values={values} />,
+        more: <MoreQuestions agency={values.agency === true} />,
+      })}
+    />
+  );
+}
+
+function PersonalFields() {
+  return (
+    <>
+      <Section legend="About you" hint="As shown on your identity document.">
+        <TextField path="first" label="First name" autoComplete="given-name" />
+        <TextField path="last" label="Last name" autoComplete="family-name" />
+        <TextField path="dob" label="Date of birth" type="date" autoComplete="bday" hint="You must be 18 or older." />
+        <TextField
+          path="phone"
+          label="Phone number"
+          type="tel"
+          autoComplete="tel"
+          placeholder="+44 20 7946 0000"
+          hint="In international format, starting with + and the country code."
+        />
+      </Section>
+      <Section legend="Identity document">
+        <TextField
+          path="identity"
+          label="Passport number"
+          hint="The number of your passport, or of your national identity card if you have no passport."
+          autoComplete="off"
+          wide
+        />
+      </Section>
+    </>
+  );
+}
+
+function PersonalMoneyFields({ values }: { values: Values }) {
+  const noPosition = NO_POSITION.includes(String(values.employment).toLowerCase());
+  return (
+    <Section legend="Your work and your money" hint="The law asks us where the money you send comes from.">
+      <SelectField path="employment" label="Employment status" options={EMPLOYMENT} />
+      <TextField
+        path="position"
+        label="Job title"
+        autoComplete="organization-title"
+        optional={noPosition}
+        hint={noPosition ? undefined : "For example: Nurse, Software engineer, Shop owner."}
+      />
+      <TextField
+        path="expected"
+        label="Expected annual amount you'll send"
+        inputMode="decimal"
+        autoComplete="off"
+        hint="Roughly, in total over a year. For example: 20000."
+      />
+      <SelectField path="fundSource" label="Main source of funds" options={FUND_SOURCES} />
+      <CheckboxList
+        path="source"
+        legend="Where does the money you send come from?"
+        hint="Choose all that apply."
+        options={SOURCES}
+      />
+      <CheckboxList
+        path="purpose"
+        legend="What will you use the account for?"
+        hint="Choose all that apply."
+        options={PERSONAL_PURPOSES}
+      />
+    </Section>
+  );
+}
+
+function MoreQuestions({ agency }: { agency: boolean }) {
+  return (
+    <>
+      <CheckboxField path="personal" label="This account is for my personal use" />
+      <CheckboxField path="agency" label="I am acting on behalf of someone else" />
+      {agency
+        ? (
+          <TextField
+            path="agency_of"
+            label="Who are you acting for?"
+            hint="The full name of the person or company."
+            wide
+          />
+        )
+        : null}
+      <CheckboxField
+        path="public"
+        label="I am, or am close to, a politically exposed person"
+        hint="Someone who holds, or held in the last 12 months, a prominent public job, or their family or close associates."
+      />
+      <CheckboxField path="denial" label="I have been refused a financial service before" />
+    </>
+  );
+}
+
+/** A yes/no question as one checkbox (the value is true or false). */
+export function CheckboxField({ path, label, hint }: { path: string; label: string; hint?: ReactNode }) {
+  const { values, errors, change } = useForm();
+  const id = fieldId(path);
+  const error = errors[path];
+  return (
+    <div className="sm:col-span-2">
+      <div className="flex items-start gap-3">
+        <input
+          id={id}
+          name={path}
+          type="checkbox"
+          checked={getIn(values, path) === true}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy(id, hint, error)}
+          onChange={(event) => change(path, event.currentTarget.checked)}
+          className={CHECKBOX}
+        />
+        <label htmlFor={id} className="text-sm text-neutral-900 dark:text-neutral-100">{label}</label>
+      </div>
+      <div className="pl-7">
+        <Messages id={id} hint={hint} error={error} />
+      </div>
+    </div>
+  );
+}
