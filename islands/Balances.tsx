@@ -1,12 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { api, isAbort } from "./lib/api.ts";
+import { type BalanceRow, BalanceTable } from "./lib/balance-table.tsx";
 
-export interface BalanceRow {
-  currency: string;
-  /** Decimal strings with the currency's digits. */
-  available: string;
-  held: string;
-}
+export type { BalanceRow } from "./lib/balance-table.tsx";
 
 /** GET account/funding: how the customer adds money. */
 export interface Funding {
@@ -76,38 +72,10 @@ export default function Balances({ balances: initial, funding, compact = false }
     };
   }, []);
 
-  const empty = balances.length === 0;
   return (
     <div className="space-y-6">
-      {empty
-        ? <p className="text-neutral-700 dark:text-neutral-300">You have no money in your account yet</p>
-        : (
-          <div className="overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800">
-            <table className="w-full text-left text-sm" aria-busy={loading || undefined}>
-              <caption className="sr-only">Your balances</caption>
-              <thead className="bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">
-                <tr>
-                  <th scope="col" className="px-4 py-3 font-semibold">Currency</th>
-                  <th scope="col" className="px-4 py-3 text-right font-semibold">Available</th>
-                  <th scope="col" className="px-4 py-3 text-right font-semibold">Held</th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">
-                {balances.map((b) => (
-                  <tr key={b.currency}>
-                    <th scope="row" className="px-4 py-3 font-medium text-neutral-900 dark:text-neutral-100">
-                      {b.currency}
-                    </th>
-                    <td className="px-4 py-3 text-right tabular-nums">{b.available}</td>
-                    <td className={`px-4 py-3 text-right tabular-nums ${MUTED}`}>{b.held}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      <p role="status" className="sr-only">{status}</p>
-      {funding && (!compact || empty) ? <FundingCard funding={funding} /> : null}
+      <BalanceTable balances={balances} busy={loading} status={status} />
+      {funding && (!compact || balances.length === 0) ? <FundingCard funding={funding} /> : null}
     </div>
   );
 }

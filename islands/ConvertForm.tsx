@@ -2,14 +2,10 @@ import { type FormEvent, useEffect, useState } from "react";
 import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
 import { FormAlert, Status, SubmitButton, useHydrated, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
+import { type BalanceRow as Balance, BalanceTable } from "./lib/balance-table.tsx";
 import type { CalculatorCurrency, Fixed, QuoteAnswer } from "./Calculator.tsx";
 
-export interface Balance {
-  currency: string;
-  /** Decimal strings with the currency's digits. */
-  available: string;
-  held: string;
-}
+export type { BalanceRow as Balance } from "./lib/balance-table.tsx";
 
 export interface ConvertFormProps {
   currencies: CalculatorCurrency[];
@@ -37,7 +33,7 @@ export interface Conversion {
   created_at: string;
 }
 
-/** Dispatched on window after a conversion, so a Balances island on the page refreshes. */
+/** Dispatched on window after a conversion, so any Balances island on the page refreshes. */
 export const BALANCES_CHANGED_EVENT = "portal:balances-changed";
 
 export const QUOTE_EXPIRED = "This quote has expired. Get a new quote to convert.";
@@ -108,6 +104,10 @@ const FIELD_ERROR = "text-sm text-red-700 dark:text-red-300";
  * (POST account/conversions with an Idempotency-Key that stays the same for the same quote).
  * Success toasts "Converted 100.00 GBP to 117.01 EUR", resets the form and dispatches
  * BALANCES_CHANGED_EVENT; a 409 says the quote expired and offers a new one; a 422 shows its text.
+ *
+ * Beside the form, the balances: the island renders both (the page lays them out in its grid), so
+ * the page needs no other island. After a conversion they change at once by the amounts
+ * converted, then are read again from the server (GET account/balances), which has the last word.
  */
 export default function ConvertForm({ currencies, balances: initialBalances, validitySeconds }: ConvertFormProps) {
   const hydrated = useHydrated();
@@ -124,6 +124,8 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
   const [done, setDone] = useState<string | null>(null);
+  const [refreshing, setRefreshing] = useState(false);
+  const [balanceStatus, setBalanceStatus] = useState("");
 
   const left = quote ? secondsLeft(quote.deadline, now) : 0;
   const expired = !!quote && left === 0;
@@ -238,6 +240,7 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
       setBuyAmount("");
       setFixed("sell");
       globalThis.dispatchEvent(new CustomEvent(BALANCES_CHANGED_EVENT, { detail: { conversion: c } }));
+      void refreshBalances();
     } catch (err) {
       if (isAbort(err)) return;
       if (err instanceof ApiCallError && err.status === 409) {
@@ -252,6 +255,17 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
     }
   }
 
+  async function refreshBalances() {
+    setRefreshing(true);
+    try {
+      setBalances((await api.get<Balance[]>("account/balances")) ?? []);
+      setBalanceStatus("Balances updated.");
+    } catch (err) {
+      if (!isAbort(err)) setBalanceStatus("The balances could not be updated. Reload the page to see them.");
+    }
+    setRefreshing(false);
+  }
+
   function cancel() {
     changed();
   }
@@ -264,136 +278,143 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
   const describe = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(" ") || undefined;
 
   return (
-    <form method="post" onSubmit={getQuote} noValidate aria-label="Convert" className="space-y-5">
-      <div className="grid gap-4 sm:grid-cols-2">
-        <fieldset className="space-y-2">
-          <legend className={LABEL}>You sell</legend>
-          <label htmlFor="convert-sell" className="sr-only">Currency to sell</label>
-          <select
-            id="convert-sell"
-            value={sell}
-            onChange={(event) => chooseSell(event.currentTarget.value)}
-            aria-invalid={sellError ? true : undefined}
-            aria-describedby={describe(sellError && "convert-sell-error")}
-            className={`${CONTROL} block w-full`}
-          >
-            {options}
-          </select>
-          <label htmlFor="convert-sell-amount" className="sr-only">Amount to sell</label>
-          <input
-            id="convert-sell-amount"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
-            placeholder="Amount to sell"
-            value={sellAmount}
-            onChange={(event) => typeSell(event.currentTarget.value)}
-            aria-invalid={amountError && fixed === "sell" ? true : undefined}
-            aria-describedby={describe("convert-available", amountError && fixed === "sell" && "convert-amount-error")}
-            className={`${CONTROL} block w-full text-lg tabular-nums`}
-          />
-          <p id="convert-available" className="text-xs text-neutral-600 dark:text-neutral-400">
-            {available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`}
-          </p>
-          {sellError ? <p id="convert-sell-error" className={FIELD_ERROR}>{sellError}</p> : null}
-          {amountError && fixed === "sell" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
-        </fieldset>
-        <fieldset className="space-y-2">
-          <legend className={LABEL}>You receive</legend>
-          <label htmlFor="convert-buy" className="sr-only">Currency to receive</label>
-          <select
-            id="convert-buy"
-            value={buy}
-            onChange={(event) => chooseBuy(event.currentTarget.value)}
-            aria-invalid={buyError ? true : undefined}
-            aria-describedby={describe(buyError && "convert-buy-error")}
-            className={`${CONTROL} block w-full`}
-          >
-            {options}
-          </select>
-          <label htmlFor="convert-buy-amount" className="sr-only">Amount to receive</label>
-          <input
-            id="convert-buy-amount"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
-            placeholder="Amount to receive"
-            value={buyAmount}
-            onChange={(event) => typeBuy(event.currentTarget.value)}
-            aria-invalid={amountError && fixed === "buy" ? true : undefined}
-            aria-describedby={describe(amountError && fixed === "buy" && "convert-amount-error")}
-            className={`${CONTROL} block w-full text-lg tabular-nums`}
-          />
-          {buyError ? <p id="convert-buy-error" className={FIELD_ERROR}>{buyError}</p> : null}
-          {amountError && fixed === "buy" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
-        </fieldset>
-      </div>
-
-      <FormAlert
-        error={error}
-        fields={fields}
-        shown={["amount", "sell_currency", "sell", "buy_currency", "buy"]}
-      />
-      <Status>{done}</Status>
-
-      {quote
-        ? (
-          <section aria-labelledby="convert-quote-title" className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900">
-            <h2 id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
-            <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
-              <dt className="text-neutral-600 dark:text-neutral-400">You sell</dt>
-              <dd className="text-right font-semibold tabular-nums">
-                {`${quote.answer.sell_amount} ${quote.answer.sell_currency}`}
-              </dd>
-              <dt className="text-neutral-600 dark:text-neutral-400">You receive</dt>
-              <dd className="text-right font-semibold tabular-nums">
-                {`${quote.answer.buy_amount} ${quote.answer.buy_currency}`}
-              </dd>
-              <dt className="text-neutral-600 dark:text-neutral-400">Rate</dt>
-              <dd className="text-right tabular-nums">
-                {`1 ${quote.answer.sell_currency} = ${quote.answer.rate} ${quote.answer.buy_currency}`}
-              </dd>
-              <dt className="text-neutral-600 dark:text-neutral-400">Fee (included in what you sell)</dt>
-              <dd className="text-right tabular-nums">{`${quote.answer.fee} ${quote.answer.fee_currency}`}</dd>
-            </dl>
-            <p
-              aria-live="polite"
-              aria-atomic="true"
-              className={`text-sm font-medium ${expired ? "text-red-700 dark:text-red-300" : "text-neutral-800 dark:text-neutral-200"}`}
-            >
-              {expired ? "This quote has expired." : (
-                <>
-                  This quote is valid for <span className="tabular-nums">{left}</span> {left === 1 ? "second" : "seconds"}.
-                </>
-              )}
-            </p>
-            <div className="flex flex-wrap gap-3">
-              <button
-                type="button"
-                className="btn-primary"
-                onClick={confirm}
-                disabled={!hydrated || expired || pending !== null}
-                aria-busy={pending === "confirm" || undefined}
+    <>
+      <div className="card">
+        <form method="post" onSubmit={getQuote} noValidate aria-label="Convert" className="space-y-5">
+          <div className="grid gap-4 sm:grid-cols-2">
+            <fieldset className="space-y-2">
+              <legend className={LABEL}>You sell</legend>
+              <label htmlFor="convert-sell" className="sr-only">Currency to sell</label>
+              <select
+                id="convert-sell"
+                value={sell}
+                onChange={(event) => chooseSell(event.currentTarget.value)}
+                aria-invalid={sellError ? true : undefined}
+                aria-describedby={describe(sellError && "convert-sell-error")}
+                className={`${CONTROL} block w-full`}
               >
-                {pending === "confirm" ? "Converting…" : "Confirm"}
-              </button>
-              {expired
-                ? <button type="submit" className="btn-ghost border border-neutral-300 dark:border-neutral-700" disabled={!hydrated || pending !== null}>
-                  {pending === "quote" ? "Getting a quote…" : "Get a new quote"}
-                </button>
-                : (
-                  <button type="button" className="btn-ghost" onClick={cancel} disabled={pending !== null}>
-                    Cancel
+                {options}
+              </select>
+              <label htmlFor="convert-sell-amount" className="sr-only">Amount to sell</label>
+              <input
+                id="convert-sell-amount"
+                type="text"
+                inputMode="decimal"
+                autoComplete="off"
+                placeholder="Amount to sell"
+                value={sellAmount}
+                onChange={(event) => typeSell(event.currentTarget.value)}
+                aria-invalid={amountError && fixed === "sell" ? true : undefined}
+                aria-describedby={describe("convert-available", amountError && fixed === "sell" && "convert-amount-error")}
+                className={`${CONTROL} block w-full text-lg tabular-nums`}
+              />
+              <p id="convert-available" className="text-xs text-neutral-600 dark:text-neutral-400">
+                {available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`}
+              </p>
+              {sellError ? <p id="convert-sell-error" className={FIELD_ERROR}>{sellError}</p> : null}
+              {amountError && fixed === "sell" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
+            </fieldset>
+            <fieldset className="space-y-2">
+              <legend className={LABEL}>You receive</legend>
+              <label htmlFor="convert-buy" className="sr-only">Currency to receive</label>
+              <select
+                id="convert-buy"
+                value={buy}
+                onChange={(event) => chooseBuy(event.currentTarget.value)}
+                aria-invalid={buyError ? true : undefined}
+                aria-describedby={describe(buyError && "convert-buy-error")}
+                className={`${CONTROL} block w-full`}
+              >
+                {options}
+              </select>
+              <label htmlFor="convert-buy-amount" className="sr-only">Amount to receive</label>
+              <input
+                id="convert-buy-amount"
+                type="text"
+                inputMode="decimal"
+                autoComplete="off"
+                placeholder="Amount to receive"
+                value={buyAmount}
+                onChange={(event) => typeBuy(event.currentTarget.value)}
+                aria-invalid={amountError && fixed === "buy" ? true : undefined}
+                aria-describedby={describe(amountError && fixed === "buy" && "convert-amount-error")}
+                className={`${CONTROL} block w-full text-lg tabular-nums`}
+              />
+              {buyError ? <p id="convert-buy-error" className={FIELD_ERROR}>{buyError}</p> : null}
+              {amountError && fixed === "buy" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
+            </fieldset>
+          </div>
+
+          <FormAlert
+            error={error}
+            fields={fields}
+            shown={["amount", "sell_currency", "sell", "buy_currency", "buy"]}
+          />
+          <Status>{done}</Status>
+
+          {quote
+            ? (
+              <section aria-labelledby="convert-quote-title" className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900">
+                <h2 id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
+                <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+                  <dt className="text-neutral-600 dark:text-neutral-400">You sell</dt>
+                  <dd className="text-right font-semibold tabular-nums">
+                    {`${quote.answer.sell_amount} ${quote.answer.sell_currency}`}
+                  </dd>
+                  <dt className="text-neutral-600 dark:text-neutral-400">You receive</dt>
+                  <dd className="text-right font-semibold tabular-nums">
+                    {`${quote.answer.buy_amount} ${quote.answer.buy_currency}`}
+                  </dd>
+                  <dt className="text-neutral-600 dark:text-neutral-400">Rate</dt>
+                  <dd className="text-right tabular-nums">
+                    {`1 ${quote.answer.sell_currency} = ${quote.answer.rate} ${quote.answer.buy_currency}`}
+                  </dd>
+                  <dt className="text-neutral-600 dark:text-neutral-400">Fee (included in what you sell)</dt>
+                  <dd className="text-right tabular-nums">{`${quote.answer.fee} ${quote.answer.fee_currency}`}</dd>
+                </dl>
+                <p
+                  aria-live="polite"
+                  aria-atomic="true"
+                  className={`text-sm font-medium ${expired ? "text-red-700 dark:text-red-300" : "text-neutral-800 dark:text-neutral-200"}`}
+                >
+                  {expired ? "This quote has expired." : (
+                    <>
+                      This quote is valid for <span className="tabular-nums">{left}</span> {left === 1 ? "second" : "seconds"}.
+                    </>
+                  )}
+                </p>
+                <div className="flex flex-wrap gap-3">
+                  <button
+                    type="button"
+                    className="btn-primary"
+                    onClick={confirm}
+                    disabled={!hydrated || expired || pending !== null}
+                    aria-busy={pending === "confirm" || undefined}
+                  >
+                    {pending === "confirm" ? "Converting…" : "Confirm"}
                   </button>
-                )}
-            </div>
-          </section>
-        )
-        : (
-          <SubmitButton pending={pending === "quote"} pendingLabel="Getting a quote…" className="btn-primary">
-            Get a quote
-          </SubmitButton>
-        )}
-    </form>
+                  {expired
+                    ? <button type="submit" className="btn-ghost border border-neutral-300 dark:border-neutral-700" disabled={!hydrated || pending !== null}>
+                      {pending === "quote" ? "Getting a quote…" : "Get a new quote"}
+                    </button>
+                    : (
+                      <button type="button" className="btn-ghost" onClick={cancel} disabled={pending !== null}>
+                        Cancel
+                      </button>
+                    )}
+                </div>
+              </section>
+            )
+            : (
+              <SubmitButton pending={pending === "quote"} pendingLabel="Getting a quote…" className="btn-primary">
+                Get a quote
+              </SubmitButton>
+            )}
+        </form>
+      </div>
+      <aside className="card" aria-label="Your balances">
+        <BalanceTable balances={balances} busy={refreshing} status={balanceStatus} />
+      </aside>
+    </>
   );
 }

@@ -126,13 +126,9 @@ export async function ConvertPage(c: Context<AppEnv>) {
   return (
     <>
       <PageTitle lead="Convert between your balances at a quoted rate.">Convert</PageTitle>
+      {/* The form and, beside it, the balances it keeps up to date: one island for both. */}
       <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
-        <div className="card">
-          <ConvertForm currencies={currencyList()} balances={balances} validitySeconds={c.get("config").quoteValiditySeconds} />
-        </div>
-        <aside className="card" aria-label="Your balances">
-          <Balances balances={balances} funding={null} compact />
-        </aside>
+        <ConvertForm currencies={currencyList()} balances={balances} validitySeconds={c.get("config").quoteValiditySeconds} />
       </div>
     </>
   );

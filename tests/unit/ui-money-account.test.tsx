@@ -78,6 +78,12 @@ const CONVERSION = {
   created_at: "2026-11-22T10:00:05.000Z",
 };
 
+/** The balances the server answers after the conversion. */
+const AFTER = [
+  { currency: "EUR", available: "117.01", held: "0.00" },
+  { currency: "GBP", available: "150.00", held: "0.00" },
+];
+
 const PROPS: ConvertFormProps = {
   currencies: CURRENCIES,
   balances: [
@@ -182,6 +188,7 @@ describe("ConvertForm", () => {
     let attempt = 0;
     const calls = server((call) => {
       if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/balances") return [200, { body: AFTER }];
       attempt += 1;
       return attempt === 1 ? fail(503, "Service unavailable, try again.") : [200, { body: CONVERSION }];
     });
@@ -203,7 +210,9 @@ describe("ConvertForm", () => {
     expect(confirms[1].headers.get(IDEMPOTENCY_HEADER)).toBe(key);
 
     expect(notifications.snapshot().visible.map((n) => n.title)).toEqual(["Converted 100.00 GBP to 117.01 EUR"]);
-    expect(screen.getByRole("status").textContent).toBe("Converted 100.00 GBP to 117.01 EUR");
+    expect(within(screen.getByRole("form", { name: "Convert" })).getByRole("status").textContent).toBe(
+      "Converted 100.00 GBP to 117.01 EUR",
+    );
     expect(events).toEqual([{ conversion: CONVERSION }]);
     expect(screen.queryByRole("region", { name: "Your quote" })).toBeNull();
     expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("");
@@ -260,6 +269,43 @@ describe("ConvertForm", () => {
     expect(countdown().textContent).toBe("This quote is valid for 10 seconds.");
     await settle(10_000);
     expect(countdown().textContent).toBe("This quote has expired.");
+  });
+
+  test("the balances beside the form change at once, then are read again once the write's pause is over", async () => {
+    let answer: [number, unknown] = [200, { body: [...AFTER, { currency: "USD", available: "5.00", held: "1.00" }] }];
+    const calls = server((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return answer;
+    });
+    await quoted();
+    const beside = within(screen.getByRole("complementary", { name: "Your balances" }));
+    const rows = () => beside.getAllByRole("row").map((r) => r.textContent);
+    expect(rows()).toEqual(["CurrencyAvailableHeld", "EUR0.000.00", "GBP250.000.00"]);
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    // The write's pause (the request batch) is not over: the amounts converted, at once.
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["POST account/conversions/quote", "POST account/conversions"]);
+    expect(rows()).toEqual(["CurrencyAvailableHeld", "EUR117.010.00", "GBP150.000.00"]);
+    await settle(500);
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "POST account/conversions/quote",
+      "POST account/conversions",
+      "GET account/balances",
+    ]);
+    // Then the server's word.
+    expect(rows()).toEqual(["CurrencyAvailableHeld", "EUR117.010.00", "GBP150.000.00", "USD5.001.00"]);
+    expect(beside.getByRole("status").textContent).toBe("Balances updated.");
+
+    // A refresh that fails keeps the amounts and says so.
+    answer = fail(503, "Service unavailable");
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle(10_000);
+    expect(rows()).toContain("GBP50.000.00");
+    expect(beside.getByRole("status").textContent).toBe("The balances could not be updated. Reload the page to see them.");
   });
 
   test("addAmount is exact on decimal strings", () => {
@@ -324,32 +370,6 @@ describe("Balances", () => {
     const rows = screen.getAllByRole("row").map((r) => r.textContent);
     expect(rows).toEqual(["CurrencyAvailableHeld", "GBP150.000.00", "EUR117.010.00"]);
     expect(screen.getByText("Balances updated.")).toBeTruthy();
-  });
-
-  test("refetches after the conversion form's success, once the write's pause is over", async () => {
-    const calls = server((call) => {
-      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
-      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
-      return [200, { body: [{ currency: "GBP", available: "150.00", held: "0.00" }] }];
-    });
-    render(
-      <>
-        <Balances balances={[{ currency: "GBP", available: "250.00", held: "0.00" }]} funding={FUNDING} compact />
-        <ConvertForm {...PROPS} />
-      </>,
-    );
-    await settle();
-    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
-    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
-    await settle();
-    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
-    await settle(500);
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
-      "POST account/conversions/quote",
-      "POST account/conversions",
-      "GET account/balances",
-    ]);
-    expect(screen.getAllByRole("row").map((r) => r.textContent)).toContain("GBP150.000.00");
   });
 
   test("the server HTML of both islands hydrates without a mismatch", async () => {
