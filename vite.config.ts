@@ -1,10 +1,13 @@
+import { readdirSync } from "node:fs";
 import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
-import { defineConfig, type Plugin } from "vite";
+import { defineConfig } from "vite";
 
 /**
- * Builds the browser side only: the hydration entry, one chunk per island (each listed in the
- * manifest the server reads), and the stylesheet. The server itself runs from source under Deno.
+ * Builds the browser side only: the hydration entry, one entry per island (each listed in the
+ * manifest the server reads: the server names each island's module in the page's data block, so
+ * the hydration entry holds no list of islands), and the stylesheet. The server itself runs from
+ * source under Deno. (A new island file joins at the next build: restart deno task dev for it.)
  *
  * The budget (docs/PERFORMANCE.md) counts every script a page loads, each gzipped on its own.
  * React is most of it, and gzip cannot share a dictionary between files: a few larger files that
@@ -39,29 +42,15 @@ const TOGETHER: Record<string, string[]> = {
   "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx"],
 };
 
+/** islands/Avatar.tsx and the like: every island. */
+const ISLANDS = readdirSync(new URL("./islands", import.meta.url))
+  .filter((name) => /^[A-Z][A-Za-z]*\.tsx$/.test(name))
+  .map((name) => `islands/${name}`);
+
 const shared = (id: string) => id.includes("node_modules") || SHARED.some((path) => id.endsWith(path));
 
-/**
- * Vite wraps every dynamic import in a helper that first preloads the imported chunk's own imports
- * and CSS. Here the server already writes a modulepreload link for every chunk a page needs and no
- * island imports CSS, so with modulePreload off the helper is always called with nothing to
- * preload: it is replaced by a pass-through (a failed import still rejects, and client.ts handles
- * that). Should Vite rename its helper module, this simply stops applying and the build is as
- * before, only larger.
- */
-function passThroughPreloadHelper(): Plugin {
-  const helper = "\0vite/preload-helper.js";
-  return {
-    name: "portal:pass-through-preload-helper",
-    enforce: "pre",
-    apply: "build",
-    resolveId: (id) => (id === helper ? helper : undefined),
-    load: (id) => (id === helper ? "export const __vitePreload = (load) => load();" : undefined),
-  };
-}
-
 export default defineConfig({
-  plugins: [passThroughPreloadHelper(), react(), tailwindcss()],
+  plugins: [react(), tailwindcss()],
   cacheDir: "node_modules/.vite",
   publicDir: false,
   define: { "process.env.NODE_ENV": JSON.stringify(process.env.NODE_ENV ?? "production") },
@@ -74,7 +63,9 @@ export default defineConfig({
     target: "es2022",
     modulePreload: false,
     rollupOptions: {
-      input: ["islands/client.ts", "islands/styles.css"],
+      input: ["islands/client.ts", "islands/styles.css", ...ISLANDS],
+      // An island's module keeps its exports: the hydration entry imports its default export.
+      preserveEntrySignatures: "exports-only",
       output: {
         codeSplitting: {
           groups: [

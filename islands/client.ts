@@ -1,7 +1,8 @@
-/// <reference types="vite/client" />
 /**
- * The one script a page with islands loads. It reads the page's data block, loads the chunk of
- * each island the server rendered (only those), and hydrates each in place with its props.
+ * The one script a page with islands loads. It reads the page's data block, loads the module of
+ * each island the server rendered (only those: the server names each one's module, from the build
+ * manifest, and has already asked the browser to preload it), and hydrates each in place with its
+ * props.
  */
 import { type ComponentType, createElement, type ReactNode, useEffect } from "react";
 import { hydrateRoot } from "react-dom/client";
@@ -15,10 +16,9 @@ interface IslandInstance {
   id: string;
   name: string;
   props: Record<string, unknown>;
+  /** The URL of the island's module (each island file is an entry of the build). */
+  src: string;
 }
-
-// Each island file becomes its own chunk; nothing here is loaded until a page asks for it.
-const loaders = import.meta.glob<{ default: ComponentType<Record<string, unknown>> }>("./[A-Z]*.tsx");
 
 /** Tells its island's hydration is done: effects run only once the tree is hydrated. */
 function Hydrated({ children, onReady }: { children: ReactNode; onReady: () => void }) {
@@ -30,16 +30,16 @@ async function hydrateIslands() {
   const block = document.getElementById("__islands");
   if (!block?.textContent) return;
   const instances = deserializeProps<IslandInstance[]>(block.textContent);
-  await Promise.all(instances.map(async ({ id, name, props }) => {
+  await Promise.all(instances.map(async ({ id, name, props, src }) => {
     const element = document.querySelector(`[data-island="${id}"]`);
-    const load = loaders[`./${name}.tsx`];
-    if (!element || !load) {
+    if (!element || !src) {
       console.warn(`Island ${name} (${id}) cannot be hydrated`);
       return;
     }
-    let module;
+    let module: { default: ComponentType<Record<string, unknown>> };
     try {
-      module = await load();
+      // Not a literal: the bundler leaves it alone, and the browser loads what the server named.
+      module = await import(/* @vite-ignore */ src);
     } catch (error) {
       console.warn(`Island ${name} failed to load`, error);
       reloadAfterChunkFailure();

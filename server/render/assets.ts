@@ -18,13 +18,16 @@ export const STYLESHEET = "islands/styles.css";
 
 /**
  * What the server needs to know about the Vite build: the stylesheet, the hydration entry, and for
- * each island the chunks to preload. Only the chunks of the islands a page used are preloaded.
+ * each island its module and the chunks to preload. Only the chunks of the islands a page used are
+ * preloaded.
  */
 export interface Assets {
   stylesheet: string;
   entry: string;
   /** Every module a page with these islands needs, entry first, without duplicates. */
   modulesFor(islandNames: Iterable<string>): string[];
+  /** The module of one island (islands/Avatar.tsx for "Avatar"): what the hydration entry imports. */
+  moduleOf(islandName: string): string;
   islandNames: string[];
 }
 
@@ -56,8 +59,9 @@ export function assetsFromManifest(manifest: Manifest): Assets {
     out.push(url(c.file));
     for (const imported of c.imports ?? []) closure(imported, seen, out);
   };
+  // Each island file is an entry of the build (vite.config.ts).
   const islandNames = Object.keys(manifest)
-    .filter((key) => manifest[key].isDynamicEntry && /^islands\/[A-Z][A-Za-z]*\.tsx$/.test(key))
+    .filter((key) => (manifest[key].isEntry || manifest[key].isDynamicEntry) && /^islands\/[A-Z][A-Za-z]*\.tsx$/.test(key))
     .map((key) => key.slice("islands/".length, -".tsx".length));
 
   const memo = new Map<string, string[]>();
@@ -65,6 +69,7 @@ export function assetsFromManifest(manifest: Manifest): Assets {
     stylesheet: url(chunk(STYLESHEET).file),
     entry: url(chunk(CLIENT_ENTRY).file),
     islandNames,
+    moduleOf: (name) => url(chunk(`islands/${name}.tsx`).file),
     modulesFor(names) {
       // A page's set of islands recurs on every request: the walk of the manifest is done once.
       const key = [...names].sort().join(",");

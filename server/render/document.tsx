@@ -61,13 +61,17 @@ export function renderPage(c: Context<AppEnv>, options: DocumentOptions): Render
     </IslandContext.Provider>,
   );
   const hasIslands = collector.instances.length > 0;
+  const assets = c.get("assets");
   return {
     title: options.title,
     colorMode: page.colorMode,
     forced,
     body,
-    islandData: hasIslands ? serializeProps(collector.instances) : "",
-    modules: hasIslands ? c.get("assets").modulesFor(collector.names) : [],
+    // Each island with the URL of its module, which the hydration entry imports.
+    islandData: hasIslands
+      ? serializeProps(collector.instances.map((island) => ({ ...island, src: assets.moduleOf(island.name) })))
+      : "",
+    modules: hasIslands ? assets.modulesFor(collector.names) : [],
   };
 }
 
