@@ -42,7 +42,7 @@ function openLocalFile(path: string): Client {
   mkdirSync(dirname(path), { recursive: true });
   const client = new LocalClient(path, {
     timeout: 5000,
-    onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON"],
+    onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -32000"],
   });
   return serializeWrites(client);
 }

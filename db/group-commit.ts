@@ -1,6 +1,6 @@
 import { setImmediate } from "node:timers";
 import type { Database } from "./client.ts";
-import type { Tx } from "./sql.ts";
+import { sqlRunner, type Tx } from "./sql.ts";
 
 /**
  * Group commit: transactions that arrive together share one database transaction and one COMMIT.
@@ -62,8 +62,10 @@ class GroupCommitter {
   /** One transaction: the queued works, each in a savepoint, then one COMMIT. */
   async #group(): Promise<void> {
     const succeeded: Array<{ item: Queued; value: unknown }> = [];
+    let taken = 0;
     try {
       await this.#db.transaction(async (tx) => {
+        const transaction = sqlRunner(tx) as unknown as { closed?: boolean };
         while (succeeded.length < MAX_GROUP) {
           let item = this.#queue.shift();
           if (!item) {
@@ -72,6 +74,14 @@ class GroupCommitter {
             item = this.#queue.shift();
             if (!item) break;
           }
+          // SQLite ends a transaction by itself after some errors (disk full, I/O): a savepoint
+          // opened then would start a transaction of its own and commit alone. Stop the group;
+          // the work waits for the next one.
+          if (transaction.closed) {
+            this.#queue.unshift(item);
+            throw new GroupAborted();
+          }
+          taken++;
           try {
             succeeded.push({ item, value: await tx.transaction(item.work) });
           } catch (error) {
@@ -80,13 +90,24 @@ class GroupCommitter {
         }
       });
     } catch (error) {
+      // Nothing of this group was written: the works that had succeeded in it fail too.
       for (const { item } of succeeded) item.reject(error);
+      // The transaction could not even begin (another process holds the lock past the busy
+      // timeout): every waiting work gets that answer, as each would have alone, rather than
+      // waiting for ever.
+      if (taken === 0 && !(error instanceof GroupAborted)) for (const item of this.#queue.splice(0)) item.reject(error);
       return;
     }
     this.stats.groups++;
     this.stats.works += succeeded.length;
     this.stats.largest = Math.max(this.stats.largest, succeeded.length);
     for (const { item, value } of succeeded) item.resolve(value);
+  }
+}
+
+class GroupAborted extends Error {
+  constructor() {
+    super("The group's transaction was ended by the database before its COMMIT; nothing of it was written.");
   }
 }
 

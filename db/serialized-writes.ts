@@ -53,7 +53,7 @@ function isRead(stmt: InStatement): boolean {
 export function serializeWrites(client: Client): Client {
   const turns = new Turns();
   return new Proxy(client, {
-    get(target, property, receiver) {
+    get(target, property) {
       switch (property) {
         case "execute":
           return (stmt: InStatement, args?: unknown) => {
@@ -79,7 +79,7 @@ export function serializeWrites(client: Client): Client {
             }
           };
         default: {
-          const value = Reflect.get(target, property, receiver);
+          const value = Reflect.get(target, property, target);
           return typeof value === "function" ? value.bind(target) : value;
         }
       }
@@ -96,8 +96,9 @@ function holdTurn(tx: Transaction, end: () => void): Transaction {
       end();
     }
   };
+  // Getters run on the transaction itself, not the proxy: it keeps its state in private fields.
   return new Proxy(tx, {
-    get(target, property, receiver) {
+    get(target, property) {
       if (property === "commit" || property === "rollback") {
         return async () => {
           try {
@@ -116,7 +117,7 @@ function holdTurn(tx: Transaction, end: () => void): Transaction {
           }
         };
       }
-      const value = Reflect.get(target, property, receiver);
+      const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });

@@ -90,6 +90,10 @@ try {
   await measure("GET account/balances (sign-in layer, guards, one read)", () => call("GET", "account/balances"));
   await measure("POST account/conversions/quote (hold a quote)", () => holdQuote());
   await measure("POST account/conversions (execute a held quote)", () => call("POST", "account/conversions", { quote_id: quotes.shift() }), holdMany);
+  await measure("POST account/conversions × 16 at once (group commit)", async (i) => {
+    if (i % 16 !== 0) return;
+    await Promise.all(Array.from({ length: 16 }, () => call("POST", "account/conversions", { quote_id: quotes.shift() })));
+  }, holdMany);
   await measure("  executeQuote() alone", () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date()), holdMany);
   await measure("  executeQuote() × 16 at once (group commit)", async (i) => {
     if (i % 16 !== 0) return;
