@@ -83,14 +83,20 @@ function rowBuilder(columns: string[]): (values: unknown[]) => Row {
   for (let i = 0; i < columns.length; i++) {
     Object.defineProperty(ShapedRow.prototype, i, { get(this: RowValues) { return RowValues.at(this, i); } });
   }
-  // A name seen twice (a join's two "id"s) keeps its first value, as @libsql/client does.
+  // A name seen twice (a join's two "id"s) keeps its first value, as @libsql/client does; a column
+  // named "length" or like an index ("0") is readable by index only, as there.
   const named: Array<[string, number]> = [];
   for (let i = 0; i < columns.length; i++) {
-    if (!named.some(([name]) => name === columns[i])) named.push([columns[i], i]);
+    const name = columns[i];
+    const indexLike = /^(0|[1-9]\d*)$/.test(name) && Number(name) < columns.length;
+    if (name !== "length" && !indexLike && !named.some(([seen]) => seen === name)) named.push([name, i]);
   }
   return (values) => {
     const row = new ShapedRow(values) as unknown as Record<string, unknown>;
-    for (const [name, i] of named) row[name] = values[i];
+    for (const [name, i] of named) {
+      if (name === "__proto__") Object.defineProperty(row, name, { value: values[i], enumerable: true, writable: true, configurable: true });
+      else row[name] = values[i];
+    }
     return row as unknown as Row;
   };
 }
@@ -166,6 +172,14 @@ const BEGIN: Record<TransactionMode, string> = {
   deferred: "BEGIN DEFERRED",
 };
 
+/** Reads a statement's result columns (again) and makes its row builder. */
+function describe(prepared: Prepared): void {
+  const described = prepared.statement.columns() as Array<{ name: string; type: string | null }>;
+  prepared.columns = described.map((c) => c.name);
+  prepared.columnTypes = described.map((c) => c.type ?? "");
+  prepared.row = rowBuilder(prepared.columns);
+}
+
 /** One connection to the file and its prepared statements. */
 class Connection {
   readonly db: Database.Database;
@@ -197,15 +211,11 @@ class Connection {
     const statement = this.db.prepare(sql);
     statement.safeIntegers(true);
     const reader = statement.reader as boolean;
-    let columns: string[] = [];
-    let columnTypes: string[] = [];
+    const prepared: Prepared = { statement, reader, columns: [], columnTypes: [], row: null };
     if (reader) {
       statement.raw(true);
-      const described = statement.columns() as Array<{ name: string; type: string | null }>;
-      columns = described.map((c) => c.name);
-      columnTypes = described.map((c) => c.type ?? "");
+      describe(prepared);
     }
-    const prepared: Prepared = { statement, reader, columns, columnTypes, row: reader ? rowBuilder(columns) : null };
     this.#statements.set(sql, prepared);
     if (this.#statements.size > this.#cacheSize) this.#statements.delete(this.#statements.keys().next().value!);
     return prepared;
@@ -213,10 +223,15 @@ class Connection {
 
   execute(stmt: { sql: string; args?: InArgs }): ResultSet {
     try {
-      const { statement, reader, columns, columnTypes, row } = this.#prepare(stmt.sql);
+      const prepared = this.#prepare(stmt.sql);
+      const { statement, reader } = prepared;
       const args = argsToSql(stmt.args);
       if (reader) {
         const raw = statement.all(args) as unknown[][];
+        // SQLite prepares a statement again by itself when the schema changed (another connection
+        // ran a migration): then `SELECT *` may have other columns than described.
+        if (raw.length > 0 && raw[0].length !== prepared.columns.length) describe(prepared);
+        const { columns, columnTypes, row } = prepared;
         const rows = new Array<Row>(raw.length);
         for (let r = 0; r < raw.length; r++) {
           const values = raw[r];

@@ -23,7 +23,7 @@ export interface SqlRunner {
 /**
  * The libSQL object that runs a Drizzle executor's statements: the transaction's own connection
  * inside `db.transaction` (savepoints included), else the client. It reads Drizzle's session (not
- * part of its typed API, stable across 0.x); tests/integration/sql-runner.test.ts fails if a
+ * part of its typed API, stable across 0.x); tests/integration/local-client.test.ts fails if a
  * Drizzle upgrade moves it, rather than letting statements run outside their transaction.
  */
 export function sqlRunner(executor: Database | Tx): SqlRunner {

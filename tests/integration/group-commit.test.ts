@@ -257,3 +257,21 @@ test("each database has its own group committer and stats", async () => {
   expect(groupCommitStats(other)).toEqual({ groups: 1, works: 1, largest: 1 });
   expect(since(before)).toEqual({ groups: 0, works: 0 });
 });
+
+test("a work whose group cannot begin its transaction rejects with that error, once, instead of waiting for ever", async () => {
+  let attempts = 0;
+  const failing = new Proxy(db.$client, {
+    get(target, property) {
+      if (property === "transaction") {
+        return (mode?: TransactionMode) =>
+          ++attempts <= 1000 ? Promise.reject(new LibsqlError("database is locked", "SQLITE_BUSY")) : target.transaction(mode);
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const outcome = await groupedTransaction(drizzle(failing) as unknown as Database, async () => "ran")
+    .then((value) => value, (error: Error) => error.message);
+  expect(attempts).toBe(1);
+  expect(outcome).toContain("database is locked");
+});

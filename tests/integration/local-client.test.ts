@@ -94,6 +94,15 @@ describe("rows", () => {
     expect(Object.keys(row)).toEqual(["id", "name"]);
   });
 
+  test("a column named length or like an index reads by index only, as with @libsql/client; the others by name", async () => {
+    const client = localClient();
+    const [row] = (await client.execute('SELECT 7 AS length, 8 AS "0", 9 AS x')).rows;
+    expect(row.x).toBe(9);
+    expect(row.length).toBe(3);
+    expect([row[0], row[1], row[2]]).toEqual([7, 8, 9]);
+    expect(Object.keys(row)).toEqual(["x"]);
+  });
+
   test("answers what @libsql/client answers for the same statements on the same file", async () => {
     const path = freshPath();
     const client = localClient({}, path);
@@ -263,6 +272,18 @@ describe("errors and the statement cache", () => {
     expect(result.columns).toEqual(["id", "body", "author"]);
     expect({ ...result.rows[0] }).toEqual({ id: 1, body: "hello", author: "anonymous" });
     expect(result.rows[0].length).toBe(3);
+  });
+
+  test("after another connection changes the schema, SELECT * prepared before shows the new column", async () => {
+    const path = freshPath();
+    const client = localClient({}, path);
+    const other = localClient({}, path);
+    await client.executeMultiple("CREATE TABLE a (id INTEGER PRIMARY KEY); INSERT INTO a (id) VALUES (1)");
+    expect((await client.execute("SELECT * FROM a")).columns).toEqual(["id"]);
+    await other.execute("ALTER TABLE a ADD COLUMN extra TEXT DEFAULT 'e'");
+    const after = await client.execute("SELECT * FROM a");
+    expect(after.columns).toEqual(["id", "extra"]);
+    expect(after.rows[0].extra).toBe("e");
   });
 
   test("after migrate changes the schema, SELECT * shows the new column", async () => {
