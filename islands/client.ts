@@ -51,10 +51,13 @@ async function hydrateIslands() {
   }));
 }
 
-await hydrateIslands();
-// A marker for tests and tools: every island on the page is interactive now.
-document.documentElement.dataset.hydrated = "";
-scrollToArrivalTarget();
-preloadLinksOnIntent();
-// Pages on the user layout drop the calls of the page being left (SPEC.md section 2).
-if (document.querySelector("[data-layout=user]")) resetBatchOnNavigation();
+// No top-level await: this module shares its chunk with what the islands import, and an island
+// cannot finish loading while a module it depends on still waits (for that island).
+void hydrateIslands().then(() => {
+  // A marker for tests and tools: every island on the page is interactive now.
+  document.documentElement.dataset.hydrated = "";
+  scrollToArrivalTarget();
+  preloadLinksOnIntent();
+  // Pages on the user layout drop the calls of the page being left (SPEC.md section 2).
+  if (document.querySelector("[data-layout=user]")) resetBatchOnNavigation();
+});
