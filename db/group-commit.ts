@@ -1,6 +1,6 @@
 import { setImmediate } from "node:timers";
 import type { Database } from "./client.ts";
-import { sqlRunner, type Tx } from "./sql.ts";
+import { SavepointLost, sqlRunner, type Tx, withSavepoint } from "./sql.ts";
 
 /**
  * Group commit: transactions that arrive together share one database transaction and one COMMIT.
@@ -83,9 +83,11 @@ class GroupCommitter {
           }
           taken++;
           try {
-            succeeded.push({ item, value: await tx.transaction(item.work) });
+            succeeded.push({ item, value: await withSavepoint(tx, "grouped_work", item.work) });
           } catch (error) {
             item.reject(error);
+            // Its writes may still be in the transaction: roll the whole group back.
+            if (error instanceof SavepointLost) throw error;
           }
         }
       });

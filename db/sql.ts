@@ -35,6 +35,50 @@ export function sqlRunner(executor: Database | Tx): SqlRunner {
   return runner;
 }
 
+/** Whether the executor is a transaction (or a savepoint in one) rather than the database. */
+export function isTransaction(executor: Database | Tx): executor is Tx {
+  return (executor as unknown as { session?: { tx?: unknown } }).session?.tx != null;
+}
+
+/**
+ * Runs `work` in a savepoint of the transaction: if it throws, what it wrote is rolled back and
+ * the transaction goes on. Drizzle's `tx.transaction()` does the same, but builds a new Drizzle
+ * transaction object (with its relational query builders) every time; this reuses `tx`. The name
+ * is fixed so that the statements stay prepared; SQLite matches nested savepoints of one name
+ * innermost first.
+ */
+export async function withSavepoint<T>(tx: Tx, name: "grouped_work" | "movement", work: (tx: Tx) => Promise<T>): Promise<T> {
+  const runner = sqlRunner(tx);
+  await runner.execute({ sql: `SAVEPOINT ${name}` });
+  try {
+    const result = await work(tx);
+    await runner.execute({ sql: `RELEASE ${name}` });
+    return result;
+  } catch (error) {
+    try {
+      // ROLLBACK TO keeps the savepoint open: RELEASE ends it (nothing of it is kept).
+      await runner.execute({ sql: `ROLLBACK TO ${name}` });
+      await runner.execute({ sql: `RELEASE ${name}` });
+    } catch (rollbackError) {
+      throw new SavepointLost(error, rollbackError);
+    }
+    throw error;
+  }
+}
+
+/**
+ * The work failed and its savepoint could not be rolled back: what it wrote may still be in the
+ * transaction, so the whole transaction must be rolled back (let this error reach it).
+ */
+export class SavepointLost extends Error {
+  constructor(readonly original: unknown, readonly rollbackError: unknown) {
+    super(`A savepoint could not be rolled back (${rollbackError instanceof Error ? rollbackError.message : rollbackError}) after: ${
+      original instanceof Error ? original.message : original
+    }`);
+    this.name = "SavepointLost";
+  }
+}
+
 /** Runs one statement and answers its rows as plain objects keyed by column name. */
 export async function rowsOf<T>(executor: Database | Tx, sql: string, args: InArgs = []): Promise<T[]> {
   const result = await sqlRunner(executor).execute({ sql, args });

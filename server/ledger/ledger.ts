@@ -43,7 +43,7 @@
  */
 import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
-import { rowsOf, run, type Tx } from "../../db/sql.ts";
+import { isTransaction, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
 import {
   type HousePurpose,
   HOUSE_PURPOSES,
@@ -372,5 +372,5 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
  * transaction (so a caller can add its own rows, e.g. a conversion record, to the same commit).
  */
 export function inTransaction<T>(executor: Executor, work: (tx: LedgerTx) => Promise<T>): Promise<T> {
-  return (executor as Database).transaction(work as (tx: unknown) => Promise<T>);
+  return isTransaction(executor) ? withSavepoint(executor, "movement", work) : executor.transaction(work);
 }
