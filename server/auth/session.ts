@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { users } from "../../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import type { SessionUser } from "./session-user.ts";
-import { findUser, summaryOf } from "./users.ts";
+import { userWithSummary } from "./users.ts";
 
 /** Finds the signed-in user of a request. */
 export type SessionResolver = (c: Context<AppEnv>) => Promise<SessionUser | null>;
@@ -13,8 +13,7 @@ export const databaseSessions: SessionResolver = async (c) => {
   const session = await c.get("services").sessions.current(c);
   c.set("session", session);
   if (!session) return null;
-  const user = await findUser(c.get("db"), session.userId);
-  return user ? await summaryOf(c.get("db"), user, session.secondFactor) : null;
+  return (await userWithSummary(c.get("db"), session.userId, session.secondFactor))?.summary ?? null;
 };
 
 /**
@@ -34,6 +33,6 @@ export function sessionLayer(resolve: SessionResolver): MiddlewareHandler<AppEnv
 async function onBehalfOf(c: Context<AppEnv>, adminId: number): Promise<SessionUser | null> {
   const [admin] = await c.get("db").select({ onBehalfOf: users.onBehalfOf }).from(users).where(eq(users.id, adminId));
   if (!admin?.onBehalfOf) return null;
-  const customer = await findUser(c.get("db"), admin.onBehalfOf);
-  return customer && customer.level !== "Admin" ? await summaryOf(c.get("db"), customer, true) : null;
+  const customer = await userWithSummary(c.get("db"), admin.onBehalfOf, true);
+  return customer && customer.user.level !== "Admin" ? customer.summary : null;
 }

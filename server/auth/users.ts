@@ -16,35 +16,54 @@ export async function findUserByUsername(db: Database, username: string): Promis
   return row;
 }
 
-// Every signed-in request reads its user and summary: built once (db/sql.ts, preparedQuery).
 const userById = preparedQuery((db) => db.select().from(users).where(eq(users.id, sql.placeholder("id"))).prepare());
 
 export async function findUser(db: Database, id: number): Promise<UserRow | undefined> {
   return await userById(db).get({ id });
 }
 
-// One query for what every signed-in request needs: the profile, the identity check and the
-// first account (correlated subqueries, so a user in several accounts still gives one row).
+// What the summary needs beside the user: the profile, the identity check and the first account
+// (a correlated subquery, so a user in several accounts still gives one row). With the user's own
+// columns it is the one query of every signed-in request (built once: db/sql.ts, preparedQuery).
+const summaryColumns = {
+  profile: profiles.data,
+  identity: identityChecks.status,
+  accountRef: sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
+    JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
+    WHERE ${accountMembers.userId} = ${users.id} ORDER BY ${accounts.id} LIMIT 1)`,
+};
+
 const summaryRow = preparedQuery((db) =>
-  db.select({
-    profile: profiles.data,
-    identity: identityChecks.status,
-    accountRef: sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
-      JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
-      WHERE ${accountMembers.userId} = ${sql.placeholder("id")} ORDER BY ${accounts.id} LIMIT 1)`,
-  }).from(users)
+  db.select(summaryColumns).from(users)
     .leftJoin(profiles, eq(profiles.userId, users.id))
     .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
     .where(eq(users.id, sql.placeholder("id")))
     .prepare()
 );
 
-/**
- * The session user summary of SPEC.md section 3, field for field. `secondFactor` belongs to the
- * session, not the user. An administrator is always validated and never restricted.
- */
+const userAndSummaryRow = preparedQuery((db) =>
+  db.select({ user: users, ...summaryColumns }).from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id))
+    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
+    .where(eq(users.id, sql.placeholder("id")))
+    .prepare()
+);
+
+/** A user and their session summary in one query (the session layer's); undefined if no such user. */
+export async function userWithSummary(db: Database, id: number, secondFactor: boolean): Promise<{ user: UserRow; summary: SessionUser } | undefined> {
+  const row = await userAndSummaryRow(db).get({ id });
+  return row ? { user: row.user, summary: summaryFrom(row.user, row, secondFactor) } : undefined;
+}
+
 export async function summaryOf(db: Database, user: UserRow, secondFactor: boolean): Promise<SessionUser> {
-  const row = await summaryRow(db).get({ id: user.id });
+  return summaryFrom(user, await summaryRow(db).get({ id: user.id }), secondFactor);
+}
+
+function summaryFrom(
+  user: UserRow,
+  row: { profile: unknown; identity: string | null; accountRef: string | null } | undefined,
+  secondFactor: boolean,
+): SessionUser {
   const profile = row?.profile ? { data: row.profile } : undefined;
   const identity = row?.identity ? { status: row.identity } : undefined;
   const account = row?.accountRef ? { accountRef: row.accountRef } : undefined;
