@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { ENTRY_ISLANDS } from "./islands/lib/entry-islands.ts";
 
 /**
  * Builds the browser side only: the hydration entry, one entry per island (each listed in the
@@ -15,15 +16,14 @@ import { defineConfig } from "vite";
  */
 
 /**
- * The code of the shared chunk, beside React: the hydration entry, the layouts' own islands
- * (the notification queue and the colour-mode control, on every page that has islands) and the
+ * The code of the shared chunk, beside React: the hydration entry (with the layouts' own islands,
+ * the notification queue and the colour-mode control, on every page that has islands) and the
  * helpers that (nearly) every island uses. A module that only some pages need stays out of it,
  * in its island's chunk.
  */
 const SHARED = [
   "/islands/client.ts",
-  "/islands/NotificationQueue.tsx",
-  "/islands/ColorModeToggle.tsx",
+  ...ENTRY_ISLANDS.map((name) => `/islands/${name}.tsx`),
   "/islands/lib/api.ts",
   "/islands/lib/batch.ts",
   "/islands/lib/color-mode.ts",
@@ -42,9 +42,9 @@ const TOGETHER: Record<string, string[]> = {
   "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx"],
 };
 
-/** islands/Avatar.tsx and the like: every island. */
+/** islands/Avatar.tsx and the like: every island but the layouts', which come with client.ts. */
 const ISLANDS = readdirSync(new URL("./islands", import.meta.url))
-  .filter((name) => /^[A-Z][A-Za-z]*\.tsx$/.test(name))
+  .filter((name) => /^[A-Z][A-Za-z]*\.tsx$/.test(name) && !(ENTRY_ISLANDS as readonly string[]).includes(name.slice(0, -4)))
   .map((name) => `islands/${name}`);
 
 const shared = (id: string) => id.includes("node_modules") || SHARED.some((path) => id.endsWith(path));

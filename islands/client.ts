@@ -7,7 +7,10 @@
 import { type ComponentType, createElement, type ReactNode, useEffect } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { deserializeProps } from "../lib/serialize.ts";
+import ColorModeToggle from "./ColorModeToggle.tsx";
 import { resetBatchOnNavigation } from "./lib/batch.ts";
+import type { EntryIsland } from "./lib/entry-islands.ts";
+import NotificationQueue from "./NotificationQueue.tsx";
 import { preloadLinksOnIntent } from "./lib/preload.ts";
 import { reloadAfterChunkFailure } from "./lib/reload-guard.ts";
 import { scrollToArrivalTarget } from "./lib/scroll.ts";
@@ -16,9 +19,17 @@ interface IslandInstance {
   id: string;
   name: string;
   props: Record<string, unknown>;
-  /** The URL of the island's module (each island file is an entry of the build). */
+  /** The URL of the island's module (each island file is an entry of the build); none for the layouts'. */
   src: string;
 }
+
+type Island = ComponentType<Record<string, unknown>>;
+
+/** The layouts' islands, which come with this entry (lib/entry-islands.ts). */
+const IN_ENTRY: Record<EntryIsland, Island> = {
+  NotificationQueue: NotificationQueue as Island,
+  ColorModeToggle: ColorModeToggle as Island,
+};
 
 /** Tells its island's hydration is done: effects run only once the tree is hydrated. */
 function Hydrated({ children, onReady }: { children: ReactNode; onReady: () => void }) {
@@ -32,21 +43,21 @@ async function hydrateIslands() {
   const instances = deserializeProps<IslandInstance[]>(block.textContent);
   await Promise.all(instances.map(async ({ id, name, props, src }) => {
     const element = document.querySelector(`[data-island="${id}"]`);
-    if (!element || !src) {
+    let component = Object.hasOwn(IN_ENTRY, name) ? IN_ENTRY[name as EntryIsland] : undefined;
+    if (!element || (!component && !src)) {
       console.warn(`Island ${name} (${id}) cannot be hydrated`);
       return;
     }
-    let module: { default: ComponentType<Record<string, unknown>> };
     try {
       // Not a literal: the bundler leaves it alone, and the browser loads what the server named.
-      module = await import(/* @vite-ignore */ src);
+      component ??= ((await import(/* @vite-ignore */ src)) as { default: Island }).default;
     } catch (error) {
       console.warn(`Island ${name} failed to load`, error);
       reloadAfterChunkFailure();
       return;
     }
     await new Promise<void>((ready) => {
-      hydrateRoot(element, createElement(Hydrated, { onReady: ready, children: createElement(module.default, props) }));
+      hydrateRoot(element, createElement(Hydrated, { onReady: ready, children: createElement(component, props) }));
     });
   }));
 }

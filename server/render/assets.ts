@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ENTRY_ISLANDS } from "../../islands/lib/entry-islands.ts";
 
 /** One entry of Vite's build manifest (dist/.vite/manifest.json). */
 interface ManifestChunk {
@@ -26,7 +27,10 @@ export interface Assets {
   entry: string;
   /** Every module a page with these islands needs, entry first, without duplicates. */
   modulesFor(islandNames: Iterable<string>): string[];
-  /** The module of one island (islands/Avatar.tsx for "Avatar"): what the hydration entry imports. */
+  /**
+   * The module of one island (islands/Avatar.tsx for "Avatar"): what the hydration entry imports.
+   * "" for the layouts' islands, which come with the entry (islands/lib/entry-islands.ts).
+   */
   moduleOf(islandName: string): string;
   islandNames: string[];
 }
@@ -64,12 +68,13 @@ export function assetsFromManifest(manifest: Manifest): Assets {
     .filter((key) => (manifest[key].isEntry || manifest[key].isDynamicEntry) && /^islands\/[A-Z][A-Za-z]*\.tsx$/.test(key))
     .map((key) => key.slice("islands/".length, -".tsx".length));
 
+  const inEntry = new Set<string>(ENTRY_ISLANDS);
   const memo = new Map<string, string[]>();
   return {
     stylesheet: url(chunk(STYLESHEET).file),
     entry: url(chunk(CLIENT_ENTRY).file),
     islandNames,
-    moduleOf: (name) => url(chunk(`islands/${name}.tsx`).file),
+    moduleOf: (name) => (inEntry.has(name) ? "" : url(chunk(`islands/${name}.tsx`).file)),
     modulesFor(names) {
       // A page's set of islands recurs on every request: the walk of the manifest is done once.
       const key = [...names].sort().join(",");
@@ -78,7 +83,7 @@ export function assetsFromManifest(manifest: Manifest): Assets {
         const seen = new Set<string>();
         out = [];
         closure(CLIENT_ENTRY, seen, out);
-        for (const name of names) closure(`islands/${name}.tsx`, seen, out);
+        for (const name of names) if (!inEntry.has(name)) closure(`islands/${name}.tsx`, seen, out);
         memo.set(key, out);
       }
       return out;
