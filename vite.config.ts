@@ -37,9 +37,13 @@ const SHARED = [
   "/lib/serialize.ts",
 ];
 
-/** Islands that are always rendered together on one page: one chunk for the page, not one each. */
+/** Modules that are loaded together: one chunk for them, not one each. */
 const TOGETHER: Record<string, string[]> = {
+  // The pricing page's two islands.
   "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx"],
+  // The banner of on-behalf mode (on every page in that mode) and its state, which the console's
+  // customer list also uses to start the mode.
+  "OnBehalf": ["/islands/OnBehalfBanner.tsx", "/islands/lib/on-behalf.ts"],
 };
 
 /** islands/Avatar.tsx and the like: every island but the layouts', which come with client.ts. */
@@ -65,7 +69,7 @@ export default defineConfig({
     rollupOptions: {
       input: ["islands/client.ts", "islands/styles.css", ...ISLANDS],
       // An island's module keeps its exports: the hydration entry imports its default export.
-      preserveEntrySignatures: "exports-only",
+      preserveEntrySignatures: "allow-extension",
       output: {
         codeSplitting: {
           groups: [

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { api, errorText, isAbort } from "./lib/api.ts";
 
 /** A currency of GET currencies. */
 export interface CalculatorCurrency {
@@ -101,7 +101,7 @@ export default function Calculator({ currencies, initial, signedIn, quote: first
       setQuote(null);
       if (query.fixed === "sell") setReceive("");
       else setSend("");
-      setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
+      setError(errorText(err));
     }
   }
 

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api, ApiCallError, errorText, isAbort } from "./lib/api.ts";
+import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
@@ -351,7 +351,7 @@ function PlanEditor({ id, initial, plan, currencies, onCancel, onSaved }: {
       setPending(false);
       if (isAbort(err)) return;
       setError(errorText(err));
-      setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+      setFields(fieldsOf(err));
     }
   }
 

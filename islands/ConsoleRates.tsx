@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
@@ -62,8 +62,8 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
       notify({ title: "Rates saved", description: `Rates as of ${answer.as_of} are in use.`, color: "success" });
     } catch (err) {
       if (!isAbort(err)) {
-        setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
-        setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+        setError(errorText(err));
+        setFields(fieldsOf(err));
       }
     } finally {
       setPending(false);

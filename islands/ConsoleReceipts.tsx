@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { api, ApiCallError, errorText, isAbort } from "./lib/api.ts";
+import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
@@ -97,7 +97,7 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
     } catch (err) {
       if (!isAbort(err)) {
         setError(errorText(err));
-        setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+        setFields(fieldsOf(err));
       }
     } finally {
       setPending(false);

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
@@ -64,8 +64,8 @@ export default function ConsoleUserFees({ userId, name, overrides }: ConsoleUser
       });
     } catch (err) {
       if (!isAbort(err)) {
-        setError((err instanceof ApiCallError && err.error) || FALLBACK_ERROR);
-        setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+        setError(errorText(err));
+        setFields(fieldsOf(err));
       }
     } finally {
       setPending(false);

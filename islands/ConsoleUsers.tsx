@@ -1,6 +1,6 @@
 import { useRef, useState } from "react";
 import type { ReactNode } from "react";
-import { api, ApiCallError, errorText, isAbort, newIdempotencyKey } from "./lib/api.ts";
+import { api, errorText, fieldsOf, isAbort, newIdempotencyKey } from "./lib/api.ts";
 import { notify } from "./lib/notifications.ts";
 import { type OnBehalfCustomer, onBehalfError, setOnBehalf, toCustomer } from "./lib/on-behalf.ts";
 
@@ -320,7 +320,7 @@ function OpenAccountForm(
       setBusy(false);
       if (isAbort(err)) return;
       setError(errorText(err));
-      setFields(err instanceof ApiCallError && err.fields ? err.fields : {});
+      setFields(fieldsOf(err));
     }
   }
 

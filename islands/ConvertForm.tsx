@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { api, ApiCallError, FALLBACK_ERROR, isAbort } from "./lib/api.ts";
+import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert, Status, SubmitButton, useHydrated, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 import { type BalanceRow as Balance, BalanceTable } from "./lib/balance-table.tsx";
@@ -203,8 +203,8 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
       setQuote({ answer, deadline: quoteDeadline(sentAt, validitySeconds) });
     } catch (err) {
       if (!isAbort(err)) {
-        setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
-        setFields(err instanceof ApiCallError ? err.fields ?? {} : {});
+        setError(errorText(err));
+        setFields(fieldsOf(err));
       }
     } finally {
       setPending(null);
@@ -248,7 +248,7 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
         // The server refused it: count it as run out here too, so Confirm is off and a new quote offered.
         setQuote((q) => (q ? { ...q, deadline: 0 } : q));
       } else {
-        setError(err instanceof ApiCallError ? err.error : FALLBACK_ERROR);
+        setError(errorText(err));
       }
     } finally {
       setPending(null);

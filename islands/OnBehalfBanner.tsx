@@ -3,16 +3,6 @@ import { ON_BEHALF_CLEAR_DELAY_MS } from "../lib/constants.ts";
 import { api, ApiCallError, isAbort, newIdempotencyKey } from "./lib/api.ts";
 import { type OnBehalfCustomer, onBehalfError, onBehalfStore, setOnBehalf, toCustomer } from "./lib/on-behalf.ts";
 
-export {
-  ON_BEHALF_EVENT,
-  type OnBehalfCustomer,
-  onBehalfError,
-  onBehalfStore,
-  PENDING_PAYMENTS_QUERY_KEY,
-  setOnBehalf,
-  toCustomer,
-} from "./lib/on-behalf.ts";
-
 export interface OnBehalfBannerProps {
   customer: OnBehalfCustomer | null;
   /** Where to go once the mode is cleared; null stays on the page. */

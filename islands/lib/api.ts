@@ -42,6 +42,9 @@ export class ApiCallError extends Error {
 /** What to tell the user about a failed call: the server's text, or the fallback (SPEC.md section 8). */
 export const errorText = (err: unknown): string => (err instanceof ApiCallError && err.error) || FALLBACK_ERROR;
 
+/** The problems by field of a failed call (a 422's `fields`), or none. */
+export const fieldsOf = (err: unknown): Record<string, string> => (err instanceof ApiCallError && err.fields) || {};
+
 /** Whether `err` is a cancellation (batch abort, caller's signal) rather than a failure. */
 export function isAbort(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { name?: unknown }).name === "AbortError";

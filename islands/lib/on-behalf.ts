@@ -4,7 +4,7 @@
  * shows in that mode (OnBehalfBanner) and the console's customer list that starts it, so the list
  * loads none of the banner.
  */
-import { ApiCallError, FALLBACK_ERROR } from "./api.ts";
+import { ApiCallError, errorText } from "./api.ts";
 import { createPersistedStore, type PersistedStore } from "./user-store.ts";
 
 /** The customer an administrator acts for (SPEC.md section 3: the on-behalf user has cc_contact). */
@@ -49,6 +49,5 @@ export function setOnBehalf(customer: OnBehalfCustomer | null): void {
 
 /** What a failed set or clear says (SPEC.md section 8: a 401 is 'Bad credentials'). */
 export function onBehalfError(err: unknown): string {
-  if (!(err instanceof ApiCallError)) return FALLBACK_ERROR;
-  return err.status === 401 ? "Bad credentials" : err.error || FALLBACK_ERROR;
+  return err instanceof ApiCallError && err.status === 401 ? "Bad credentials" : errorText(err);
 }

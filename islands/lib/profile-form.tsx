@@ -10,7 +10,7 @@
  * aria-invalid when the server named it; the form focuses the first `[aria-invalid="true"]`.
  */
 import { createContext, type ReactNode, useContext, useEffect, useMemo, useRef, useState } from "react";
-import { api, ApiCallError, errorText, isAbort } from "./api.ts";
+import { api, errorText, fieldsOf, isAbort } from "./api.ts";
 import { SubmitButton, useIdempotencyKey } from "./forms.tsx";
 
 export type Values = Record<string, unknown>;
@@ -109,39 +109,6 @@ export const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
 export const CHECKBOX =
   "mt-0.5 size-4 shrink-0 rounded border-neutral-400 accent-primary-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600";
 
-/**
- * An alert box: `error` for a refusal (role=alert), the other tones as a status (role=status).
- * `live={false}` drops the role, for a box inside a live region that is always on the page.
- */
-export function Alert(
-  { tone = "error", title, children, alertRef, live = true }: {
-    tone?: "error" | "info" | "success" | "warning";
-    title?: string;
-    children: ReactNode;
-    alertRef?: { current: HTMLDivElement | null };
-    live?: boolean;
-  },
-) {
-  const colours = {
-    error: "border-red-600 bg-red-50 text-red-900 dark:border-red-400 dark:bg-red-950 dark:text-red-100",
-    warning: "border-amber-500 bg-amber-50 text-amber-900 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-100",
-    success:
-      "border-emerald-600 bg-emerald-50 text-emerald-900 dark:border-emerald-400 dark:bg-emerald-950 dark:text-emerald-100",
-    info: "border-sky-600 bg-sky-50 text-sky-900 dark:border-sky-400 dark:bg-sky-950 dark:text-sky-100",
-  }[tone];
-  return (
-    <div
-      ref={alertRef}
-      tabIndex={-1}
-      role={live ? (tone === "error" ? "alert" : "status") : undefined}
-      className={`rounded-md border-l-4 p-4 text-sm focus:outline-2 focus:outline-primary-600 ${colours}`}
-    >
-      {title ? <p className="font-semibold">{title}</p> : null}
-      <div className={title ? "mt-1" : undefined}>{children}</div>
-    </div>
-  );
-}
-
 /** A group of fields under a legend, as a card. */
 export function Section({ legend, hint, children }: { legend: string; hint?: string; children: ReactNode }) {
   return (
@@ -183,11 +150,13 @@ export interface BaseProps {
   wide?: boolean;
 }
 
-export function TextField(
-  { path, label, hint, optional, autoComplete, wide, type = "text", inputMode, placeholder }: BaseProps & {
-    type?: "text" | "date" | "tel" | "url" | "email";
-    inputMode?: "decimal" | "numeric" | "tel" | "url" | "email" | "text";
-    placeholder?: string;
+/**
+ * What a text field and a select share: the label (with "(optional)"), the hint and the error,
+ * and the attributes that tie the control to them. `control` renders the input or select.
+ */
+function LabelledField(
+  { path, label, hint, optional, autoComplete, wide, control }: BaseProps & {
+    control: (attributes: ControlAttributes, value: string) => ReactNode;
   },
 ) {
   const { values, errors, change } = useForm();
@@ -198,22 +167,49 @@ export function TextField(
       <label htmlFor={id} className={LABEL}>
         {label} {optional ? <Optional /> : null}
       </label>
-      <input
-        id={id}
-        name={path}
-        type={type}
-        inputMode={inputMode}
-        placeholder={placeholder}
-        autoComplete={autoComplete}
-        required={!optional}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        value={String(getIn(values, path) ?? "")}
-        onChange={(event) => change(path, event.currentTarget.value)}
-        className={inputClass(Boolean(error))}
-      />
+      {control(
+        {
+          id,
+          name: path,
+          autoComplete,
+          required: !optional,
+          "aria-invalid": error ? true : undefined,
+          "aria-describedby": describedBy(id, hint, error),
+          onChange: (event) => change(path, event.currentTarget.value),
+          className: inputClass(Boolean(error)),
+        },
+        String(getIn(values, path) ?? ""),
+      )}
       <Messages id={id} hint={hint} error={error} />
     </div>
+  );
+}
+
+interface ControlAttributes {
+  id: string;
+  name: string;
+  autoComplete?: string;
+  required: boolean;
+  "aria-invalid"?: true;
+  "aria-describedby"?: string;
+  onChange: (event: { currentTarget: { value: string } }) => void;
+  className: string;
+}
+
+export function TextField(
+  { type = "text", inputMode, placeholder, ...field }: BaseProps & {
+    type?: "text" | "date" | "tel" | "url" | "email";
+    inputMode?: "decimal" | "numeric" | "tel" | "url" | "email" | "text";
+    placeholder?: string;
+  },
+) {
+  return (
+    <LabelledField
+      {...field}
+      control={(attributes, value) => (
+        <input {...attributes} type={type} inputMode={inputMode} placeholder={placeholder} value={value} />
+      )}
+    />
   );
 }
 
@@ -228,38 +224,23 @@ function withSaved(options: readonly Option[], saved: readonly string[]): Option
 }
 
 export function SelectField(
-  { path, label, hint, optional, autoComplete, wide, options, placeholder = "Select…" }: BaseProps & {
+  { options, placeholder = "Select…", ...field }: BaseProps & {
     options: readonly Option[];
     placeholder?: string;
   },
 ) {
-  const { values, errors, change } = useForm();
-  const id = fieldId(path);
-  const error = errors[path];
-  const value = String(getIn(values, path) ?? "");
   return (
-    <div className={wide ? "sm:col-span-2" : undefined}>
-      <label htmlFor={id} className={LABEL}>
-        {label} {optional ? <Optional /> : null}
-      </label>
-      <select
-        id={id}
-        name={path}
-        autoComplete={autoComplete}
-        required={!optional}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy(id, hint, error)}
-        value={value}
-        onChange={(event) => change(path, event.currentTarget.value)}
-        className={inputClass(Boolean(error))}
-      >
-        <option value="">{placeholder}</option>
-        {withSaved(options, [value]).map((o) => (
-          <option key={optionValue(o)} value={optionValue(o)}>{optionLabel(o)}</option>
-        ))}
-      </select>
-      <Messages id={id} hint={hint} error={error} />
-    </div>
+    <LabelledField
+      {...field}
+      control={(attributes, value) => (
+        <select {...attributes} value={value}>
+          <option value="">{placeholder}</option>
+          {withSaved(options, [value]).map((o) => (
+            <option key={optionValue(o)} value={optionValue(o)}>{optionLabel(o)}</option>
+          ))}
+        </select>
+      )}
+    />
   );
 }
 
@@ -325,27 +306,6 @@ export const DISCOVERY = [
   "Other",
 ];
 
-export const EMPTY_ADDRESS = { line1: "", line2: "", city: "", region: "", postcode: "", country: "" };
-
-/**
- * The saved profile laid over the blank one, field by field and typed like the blank: unknown keys
- * (compliance, accountManager, created) are left out, so they are never posted back.
- */
-export function initialValues(blank: Values, saved: unknown): Values {
-  const from = saved && typeof saved === "object" ? saved as Record<string, unknown> : {};
-  const out: Values = {};
-  for (const [key, empty] of Object.entries(blank)) {
-    const v = from[key];
-    if (Array.isArray(empty)) {
-      const list = Array.isArray(v) ? v.map((item) => String(item ?? "")) : [];
-      out[key] = list.length || !empty.length ? list : empty;
-    } else if (typeof empty === "boolean") out[key] = typeof v === "boolean" ? v : empty;
-    else if (typeof empty === "object" && empty) out[key] = initialValues(empty as Values, v);
-    else out[key] = v === null || v === undefined ? "" : v instanceof Date ? v.toISOString().slice(0, 10) : String(v);
-  }
-  return out;
-}
-
 /** Whether some input of the form shows the message about `path`. */
 export function displayed(values: Values, path: string): boolean {
   const [top, sub] = path.split(".");
@@ -376,17 +336,17 @@ export interface ProfileSections {
  * puts each `fields` message under its input (dotted paths such as "address.country" or "ubos.1"),
  * the general `error` in an alert at the top, and focuses the first invalid input.
  *
- * `blank` is what the type's form sends, with its empty values; `sections` lays out the type's own
- * fields around the shared ones; `payload` adjusts what is sent (default: the values as they are).
+ * `values` are the form's values to start from, every field of the type (lib/profile-values.ts, on
+ * the server); `sections` lays out the type's own fields around the shared ones; `payload` adjusts
+ * what is sent (default: the values as they are).
  */
-export function ProfileForm({ blank, countries, initial, sections, payload = (values) => values }: {
-  blank: Values;
+export function ProfileForm({ values: initial, countries, sections, payload = (values) => values }: {
+  values: Values;
   countries: CountryOption[];
-  initial?: Record<string, unknown> | null;
   sections: (values: Values, countries: { value: string; label: string }[]) => ProfileSections;
   payload?: (values: Values) => Values;
 }) {
-  const [values, setValues] = useState<Values>(() => initialValues(blank, initial));
+  const [values, setValues] = useState<Values>(initial);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [alert, setAlert] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -427,7 +387,7 @@ export function ProfileForm({ blank, countries, initial, sections, payload = (va
     } catch (err) {
       setBusy(false);
       if (isAbort(err)) return;
-      setErrors(err instanceof ApiCallError && err.fields ? err.fields : {});
+      setErrors(fieldsOf(err));
       setAlert(errorText(err));
       setFailures((n) => n + 1);
     }
@@ -450,17 +410,25 @@ export function ProfileForm({ blank, countries, initial, sections, payload = (va
       >
         {alert
           ? (
-            <Alert alertRef={alertRef} title="Your details could not be saved">
-              <p>{alert}</p>
-              {others.length
-                ? (
-                  <ul className="mt-1 list-disc pl-5">
-                    {others.map(([path, problem]) => <li key={path}>{problem}</li>)}
-                  </ul>
-                )
-                : null}
-              {marked > 1 ? <p className="mt-1">{`Check the ${marked} fields marked below.`}</p> : null}
-            </Alert>
+            <div
+              ref={alertRef}
+              tabIndex={-1}
+              role="alert"
+              className="rounded-md border-l-4 p-4 text-sm focus:outline-2 focus:outline-primary-600 border-red-600 bg-red-50 text-red-900 dark:border-red-400 dark:bg-red-950 dark:text-red-100"
+            >
+              <p className="font-semibold">Your details could not be saved</p>
+              <div className="mt-1">
+                <p>{alert}</p>
+                {others.length
+                  ? (
+                    <ul className="mt-1 list-disc pl-5">
+                      {others.map(([path, problem]) => <li key={path}>{problem}</li>)}
+                    </ul>
+                  )
+                  : null}
+                {marked > 1 ? <p className="mt-1">{`Check the ${marked} fields marked below.`}</p> : null}
+              </div>
+            </div>
           )
           : null}
 

@@ -3,11 +3,8 @@ import { act, cleanup, fireEvent, render, screen, within } from "@testing-librar
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, type Mock, test, vi } from "vitest";
 import ConsoleUsers, { type ConsoleUser } from "../../islands/ConsoleUsers.tsx";
-import OnBehalfBanner, {
-  ON_BEHALF_EVENT,
-  onBehalfStore,
-  PENDING_PAYMENTS_QUERY_KEY,
-} from "../../islands/OnBehalfBanner.tsx";
+import OnBehalfBanner from "../../islands/OnBehalfBanner.tsx";
+import { ON_BEHALF_EVENT, onBehalfStore, PENDING_PAYMENTS_QUERY_KEY } from "../../islands/lib/on-behalf.ts";
 import { resetBatch } from "../../islands/lib/batch.ts";
 import { notifications } from "../../islands/lib/notifications.ts";
 import { ON_BEHALF_CLEAR_DELAY_MS } from "../../lib/constants.ts";
