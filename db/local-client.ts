@@ -247,6 +247,26 @@ class Connection {
     }
   }
 
+  /**
+   * A statement that returns at most one row (a primary key lookup, one row's INSERT or UPDATE …
+   * RETURNING): read with the binding's `get()`, which costs a sixth of `all()` (≈ 2.5 µs
+   * against ≈ 14 µs: `all()` builds an iterator object across the native boundary every time).
+   * A second row, if there were one, is not read.
+   */
+  executeOne(stmt: { sql: string; args?: InArgs }): ResultSet {
+    try {
+      const prepared = this.#prepare(stmt.sql);
+      if (!prepared.reader) return this.execute(stmt);
+      const values = prepared.statement.get(argsToSql(stmt.args)) as unknown[] | undefined;
+      if (values === undefined) return resultSet(prepared.columns, prepared.columnTypes, [], 0, undefined);
+      if (values.length !== prepared.columns.length) describe(prepared);
+      for (let i = 0; i < values.length; i++) values[i] = valueFromSql(values[i]);
+      return resultSet(prepared.columns, prepared.columnTypes, [prepared.row!(values)], 0, undefined);
+    } catch (error) {
+      throw mapError(error);
+    }
+  }
+
   /** Several statements in one string (no results); the schema may change, so forget what was prepared. */
   exec(sql: string): void {
     this.#statements.clear();
@@ -328,6 +348,11 @@ export class LocalTransaction implements Transaction {
   execute(sql: string, args?: InArgs): Promise<ResultSet>;
   async execute(stmt: InStatement, args?: InArgs): Promise<ResultSet> {
     return this.#live().execute(normalize(stmt, args));
+  }
+
+  /** `execute` for a statement that returns at most one row (Connection.executeOne). */
+  async executeOne(stmt: { sql: string; args?: InArgs }): Promise<ResultSet> {
+    return this.#live().executeOne(stmt);
   }
 
   async batch(stmts: Array<InStatement | [string, InArgs?]>): Promise<ResultSet[]> {
@@ -419,6 +444,11 @@ export class LocalClient implements Client {
   execute(sql: string, args?: InArgs): Promise<ResultSet>;
   async execute(stmt: InStatement, args?: InArgs): Promise<ResultSet> {
     return this.#with((connection) => connection.execute(normalize(stmt, args)));
+  }
+
+  /** `execute` for a statement that returns at most one row (Connection.executeOne). */
+  async executeOne(stmt: { sql: string; args?: InArgs }): Promise<ResultSet> {
+    return this.#with((connection) => connection.executeOne(stmt));
   }
 
   async batch(stmts: Array<InStatement | [string, InArgs?]>, mode: TransactionMode = "deferred"): Promise<ResultSet[]> {

@@ -60,6 +60,12 @@ export function serializeWrites(client: Client): Client {
             const run = () => (args === undefined ? target.execute(stmt) : target.execute(stmt as string, args as never));
             return isRead(stmt) ? run() : turns.run(run);
           };
+        case "executeOne": {
+          // The local client's single-row execute (db/local-client.ts): writes take turns here too.
+          const executeOne = Reflect.get(target, property, target) as ((stmt: InStatement) => Promise<unknown>) | undefined;
+          if (typeof executeOne !== "function") return undefined;
+          return (stmt: InStatement) => (isRead(stmt) ? executeOne.call(target, stmt) : turns.run(() => executeOne.call(target, stmt)));
+        }
         case "batch":
           return (stmts: InStatement[], mode?: TransactionMode) =>
             mode === "read" ? target.batch(stmts, mode) : turns.run(() => target.batch(stmts, mode));

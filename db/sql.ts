@@ -18,6 +18,8 @@ export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
 export interface SqlRunner {
   execute(stmt: { sql: string; args?: InArgs }): Promise<ResultSet>;
+  /** The local client's cheaper execute for a statement that returns at most one row. */
+  executeOne?(stmt: { sql: string; args?: InArgs }): Promise<ResultSet>;
 }
 
 /**
@@ -83,6 +85,16 @@ export class SavepointLost extends Error {
 export async function rowsOf<T>(executor: Database | Tx, sql: string, args: InArgs = []): Promise<T[]> {
   const result = await sqlRunner(executor).execute({ sql, args });
   return result.rows as unknown as T[];
+}
+
+/**
+ * Runs a statement that returns at most one row (a lookup by a unique key, one row's INSERT or
+ * UPDATE … RETURNING) and answers that row, or undefined. Cheaper than `rowsOf` on a local file.
+ */
+export async function rowOf<T>(executor: Database | Tx, sql: string, args: InArgs = []): Promise<T | undefined> {
+  const runner = sqlRunner(executor);
+  const result = runner.executeOne ? await runner.executeOne({ sql, args }) : await runner.execute({ sql, args });
+  return result.rows[0] as unknown as T | undefined;
 }
 
 /** Runs one statement that returns no rows; answers how many rows it changed. */

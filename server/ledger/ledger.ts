@@ -43,7 +43,7 @@
  */
 import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
-import { isTransaction, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
+import { isTransaction, rowOf, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
 import {
   type HousePurpose,
   HOUSE_PURPOSES,
@@ -188,12 +188,12 @@ const toLedgerAccount = (r: LedgerAccountRow): LedgerAccount => ({
 });
 
 async function findOrCreate(tx: Executor, find: { sql: string; args: InArgs }, create: { sql: string; args: InArgs }): Promise<LedgerAccount> {
-  const [found] = await rowsOf<LedgerAccountRow>(tx, find.sql, find.args);
+  const found = await rowOf<LedgerAccountRow>(tx, find.sql, find.args);
   if (found) return toLedgerAccount(found);
   // Race-safe get-or-create: whoever inserts first wins, everyone reads the same row.
   await run(tx, create.sql, create.args);
-  const [created] = await rowsOf<LedgerAccountRow>(tx, find.sql, find.args);
-  return toLedgerAccount(created);
+  const created = await rowOf<LedgerAccountRow>(tx, find.sql, find.args);
+  return toLedgerAccount(created!);
 }
 
 /** The customer's balance in a currency, created (at zero) the first time it is asked for. */
@@ -204,9 +204,9 @@ export async function customerAccount(tx: Executor, accountId: number, currency:
     sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
     args: [accountId, currency],
   };
-  const [found] = await rowsOf<LedgerAccountRow>(tx, find.sql, find.args);
+  const found = await rowOf<LedgerAccountRow>(tx, find.sql, find.args);
   if (found) return toLedgerAccount(found);
-  const [owner] = await rowsOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
+  const owner = await rowOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
   if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
   return findOrCreate(tx, find, {
     sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
@@ -328,14 +328,15 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
   const now = Date.now();
   // The unique (kind, reference) index decides whether this reference was posted before: then
   // nothing is inserted and the first transfer is replayed, or refused if its entries differ.
-  const [transfer] = await rowsOf<{ id: number }>(
+  const transfer = await rowOf<{ id: number }>(
     tx,
     `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT DO NOTHING RETURNING id`,
     [input.kind, input.description.trim(), reference, now, input.createdBy ?? null],
   );
   if (!transfer) {
-    const [previous] = await rowsOf<{ id: number }>(tx, "SELECT id FROM ledger_transfers WHERE kind = ? AND reference = ?", [input.kind, reference]);
+    // Nothing was inserted, so a transfer of this kind and reference exists.
+    const previous = (await rowOf<{ id: number }>(tx, "SELECT id FROM ledger_transfers WHERE kind = ? AND reference = ?", [input.kind, reference]))!;
     const posted = await rowsOf<{ ledger_account_id: number; amount: number }>(
       tx,
       "SELECT ledger_account_id, amount FROM ledger_entries WHERE transfer_id = ?",
@@ -350,7 +351,7 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
     const account = byId.get(entry.ledgerAccountId)!;
     const moved = await run(tx, MOVE_BALANCE, [BigInt(entry.amount), account.id]);
     if (moved === 0) {
-      const [current] = await rowsOf<{ balance: number }>(tx, "SELECT balance FROM ledger_accounts WHERE id = ?", [account.id]);
+      const current = (await rowOf<{ balance: number }>(tx, "SELECT balance FROM ledger_accounts WHERE id = ?", [account.id]))!;
       if (!MAY_GO_NEGATIVE.includes(account.purpose) && current.balance + entry.amount < 0) {
         throw new InsufficientFunds(account, current.balance, -entry.amount);
       }

@@ -1,7 +1,7 @@
 import { count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
-import { rowsOf } from "../../db/sql.ts";
+import { rowOf } from "../../db/sql.ts";
 import { conversions, quotes } from "../../db/schema-money.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
@@ -142,16 +142,16 @@ export async function executeQuote(
   const at = now.getTime();
   try {
     // Conversions arriving together share one commit (db/group-commit.ts); each is still all or nothing.
-    return await groupedTransaction(db, async (tx) => {
+    return await groupedTransaction<ConversionRow>(db, async (tx) => {
       // Marking the quote used is conditional, so two requests with the same quote cannot both pass.
-      const [held] = await rowsOf<QuoteRow>(
+      const held = await rowOf<QuoteRow>(
         tx,
         `UPDATE quotes SET used_at = ? WHERE id = ? AND account_id = ? AND used_at IS NULL AND expires_at > ?
          RETURNING id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, rate`,
         [at, quoteId, who.accountId, at],
       );
       if (!held) {
-        const [quote] = await rowsOf<{ used_at: number | null }>(tx, "SELECT used_at FROM quotes WHERE id = ? AND account_id = ?", [
+        const quote = await rowOf<{ used_at: number | null }>(tx, "SELECT used_at FROM quotes WHERE id = ? AND account_id = ?", [
           quoteId,
           who.accountId,
         ]);
@@ -169,13 +169,13 @@ export async function executeQuote(
         reference: `quote:${held.id}`,
         createdBy: who.userId,
       });
-      const [row] = await rowsOf<ConversionSqlRow>(
+      const row = await rowOf<ConversionSqlRow>(
         tx,
         `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         [who.accountId, held.id, transferId, held.sell_currency, held.sell_minor, held.buy_currency, held.buy_minor, held.fee_minor, held.rate, who.userId, at],
       );
-      return toConversionRow(row);
+      return toConversionRow(row!);
     });
   } catch (error) {
     if (error instanceof InsufficientFunds) {
