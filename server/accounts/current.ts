@@ -1,16 +1,11 @@
-import { asc, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
-import { accountMembers } from "../../db/schema.ts";
-import { preparedQuery } from "../../db/sql.ts";
+import { rowOf } from "../../db/sql.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../http/api.ts";
 
-// Every customer call reads it: built once (db/sql.ts, preparedQuery).
-const firstAccountOf = preparedQuery((db) =>
-  db.select({ accountId: accountMembers.accountId }).from(accountMembers)
-    .where(eq(accountMembers.userId, sql.placeholder("userId"))).orderBy(asc(accountMembers.accountId)).limit(1).prepare()
-);
+// Every customer call reads it: fixed SQL, one row (db/sql.ts).
+const FIRST_ACCOUNT = "SELECT account_id FROM account_members WHERE user_id = ? ORDER BY account_id LIMIT 1";
 
 /** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
 export function customerOf(c: Context<AppEnv>): SessionUser | null {
@@ -24,7 +19,7 @@ export function customerOf(c: Context<AppEnv>): SessionUser | null {
 export async function currentAccount(c: Context<AppEnv>): Promise<{ accountId: number; customer: SessionUser }> {
   const customer = customerOf(c);
   if (!customer) throw new ApiError(401, "Please sign in.", { redirect: "/" });
-  const member = await firstAccountOf(c.get("db")).get({ userId: customer.id });
+  const member = await rowOf<{ account_id: number }>(c.get("db"), FIRST_ACCOUNT, [customer.id]);
   if (!member) throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
-  return { accountId: member.accountId, customer };
+  return { accountId: member.account_id, customer };
 }

@@ -1,9 +1,9 @@
-import { and, eq, gt, lt, ne, or, sql } from "drizzle-orm";
+import { and, eq, gt, lt, ne, or } from "drizzle-orm";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Database } from "../../db/client.ts";
 import { sessions } from "../../db/schema.ts";
-import { preparedQuery } from "../../db/sql.ts";
+import { rowOf } from "../../db/sql.ts";
 import { randomToken, sha256Hex } from "./tokens.ts";
 
 /** Sessions end after 30 idle minutes, and 12 hours after sign-in whatever happens. */
@@ -17,8 +17,14 @@ const TOUCH_EVERY_MS = 1000;
 
 export const SESSION_COOKIE = "session";
 
-// Read on every signed-in request: built once (db/sql.ts, preparedQuery).
-const sessionById = preparedQuery((db) => db.select().from(sessions).where(eq(sessions.id, sql.placeholder("id"))).prepare());
+/** Read on every signed-in request: fixed SQL, one row (db/sql.ts). */
+const SESSION_BY_ID = "SELECT user_id, second_factor, last_seen_at, expires_at FROM sessions WHERE id = ?";
+interface SessionSqlRow {
+  user_id: number;
+  second_factor: number;
+  last_seen_at: number;
+  expires_at: number;
+}
 
 export interface SessionRow {
   id: string;
@@ -68,17 +74,17 @@ export class SessionStore {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || token.length > 100) return null;
     const id = await sha256Hex(token);
-    const row = await sessionById(this.db).get({ id });
+    const row = await rowOf<SessionSqlRow>(this.db, SESSION_BY_ID, [id]);
     const now = this.now();
-    if (!row || row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + IDLE_TIMEOUT_MS <= now) {
+    if (!row || row.expires_at <= now || row.last_seen_at + IDLE_TIMEOUT_MS <= now) {
       if (row) await this.db.delete(sessions).where(eq(sessions.id, id));
       deleteCookie(c, SESSION_COOKIE, { path: "/" });
       return null;
     }
-    if (now - row.lastSeenAt.getTime() > TOUCH_EVERY_MS) {
+    if (now - row.last_seen_at > TOUCH_EVERY_MS) {
       await this.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, id));
     }
-    return { id: row.id, userId: row.userId, secondFactor: row.secondFactor };
+    return { id, userId: row.user_id, secondFactor: row.second_factor === 1 };
   }
 
   /**
