@@ -19,6 +19,7 @@ import { SavepointLost, sqlRunner, type Tx, withSavepoint } from "./sql.ts";
  *   answer of success always means the rows are on disk (a crash after it loses nothing);
  * - if the COMMIT fails, nothing of the group was written and every work that had succeeded in it
  *   rejects with that error.
+ * Never call `groupedTransaction` from inside a work: it would wait for the group it is part of.
  * A group closes when no more work is queued after the event loop had a chance to bring in the
  * requests already received (one `setImmediate`), or at MAX_GROUP works.
  */

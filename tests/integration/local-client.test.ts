@@ -11,7 +11,7 @@ import { LocalClient, type LocalClientOptions } from "../../db/local-client.ts";
 import * as moneySchema from "../../db/schema-money.ts";
 import * as peopleSchema from "../../db/schema.ts";
 import { accountMembers, accounts, sessions, users } from "../../db/schema.ts";
-import { preparedQuery, rowsOf, run, sqlRunner } from "../../db/sql.ts";
+import { preparedQuery, rowOf, rowsOf, run, sqlRunner } from "../../db/sql.ts";
 import { testDatabase } from "../helpers/db.ts";
 
 /**
@@ -585,6 +585,33 @@ describe("db/sql.ts", async () => {
     });
     expect(await bodies(db)).toEqual(["outer", "kept savepoint"]);
     await run(db, "DELETE FROM notes");
+  });
+
+  test("rowOf answers the one row (or undefined) of a lookup or an INSERT … RETURNING, on the database and in a transaction", async () => {
+    const inserted = await rowOf<{ id: number; body: string }>(db, "INSERT INTO notes (body) VALUES (?) RETURNING id, body", ["one row"]);
+    expect(inserted?.body).toBe("one row");
+    expect(await rowOf<{ body: string }>(db, "SELECT body FROM notes WHERE id = ?", [inserted!.id])).toEqual({ body: "one row" });
+    expect(await rowOf(db, "SELECT body FROM notes WHERE id = ?", [-1])).toBeUndefined();
+    await expect(db.transaction(async (tx) => {
+      const row = await rowOf<{ id: number }>(tx, "INSERT INTO notes (body) VALUES (?) RETURNING id", ["rolled back"]);
+      expect(await rowOf(tx, "SELECT id FROM notes WHERE id = ?", [row!.id])).toEqual({ id: row!.id });
+      expect(await rowOf(db, "SELECT id FROM notes WHERE id = ?", [row!.id]), "not seen outside before the commit").toBeUndefined();
+      throw new Error("undo");
+    })).rejects.toThrow("undo");
+    expect(await bodies(db)).not.toContain("rolled back");
+  });
+
+  test("a write through rowOf on the database waits for an open write transaction, like any write", async () => {
+    const tx = await db.$client.transaction("write");
+    await tx.execute({ sql: "INSERT INTO notes (body) VALUES ('first, in the transaction')" });
+    let written = false;
+    const outside = rowOf(db, "INSERT INTO notes (body) VALUES ('second, after the commit') RETURNING id").then(() => (written = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written, "the write waits for its turn").toBe(false);
+    await tx.commit();
+    await outside;
+    const all = await bodies(db);
+    expect(all.indexOf("first, in the transaction")).toBeLessThan(all.indexOf("second, after the commit"));
   });
 
   test("preparedQuery builds a query once per database and answers for each placeholder value", async () => {
