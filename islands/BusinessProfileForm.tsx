@@ -3,7 +3,6 @@ import {
   CheckboxList,
   type CountryOption,
   describedBy,
-  EMPTY_ADDRESS,
   ERROR,
   fieldId,
   getIn,
@@ -22,11 +21,11 @@ export type { CountryOption } from "./lib/profile-form.tsx";
 
 export interface BusinessProfileFormProps {
   countries: CountryOption[];
-  /** The saved profile, to edit it; null or absent for a new one. */
-  initial?: Record<string, unknown> | null;
+  /** Every field of the form, the saved answers or empty (lib/profile-values.ts: profileValues). */
+  values: Values;
 }
 
-export const BUSINESS_PURPOSES = [
+const BUSINESS_PURPOSES = [
   "Paying suppliers",
   "Payroll abroad",
   "Receiving from customers",
@@ -34,37 +33,16 @@ export const BUSINESS_PURPOSES = [
   "Other",
 ];
 
-/** What the form sends, with its empty values: exactly the business fields of SPEC.md section 3. */
-const BLANK: Values = {
-  name: "",
-  number: "",
-  incorporation: "",
-  country: "",
-  address: EMPTY_ADDRESS,
-  nature: "",
-  turnover: "",
-  website: "",
-  first: "",
-  last: "",
-  phone: "",
-  dob: "",
-  discovery: "",
-  ubos: [""],
-  directors: [""],
-  purpose: [],
-};
-
 /**
  * The profile of a business customer (register-business): about the company, its contact person,
  * its registered address, its owners, directors and purpose, and how it heard about us. The frame
  * (posting, errors, the address) is lib/profile-form.tsx's.
  */
-export default function BusinessProfileForm({ countries, initial }: BusinessProfileFormProps) {
+export default function BusinessProfileForm({ countries, values }: BusinessProfileFormProps) {
   return (
     <ProfileForm
-      blank={BLANK}
+      values={values}
       countries={countries}
-      initial={initial}
       sections={(_, countryOptions) => ({
         first: <BusinessFields countries={countryOptions} />,
         addressHint: "The company's registered address.",
@@ -157,13 +135,13 @@ function BusinessOwnershipFields() {
 }
 
 /** The most rows a repeatable list offers (the server's limit). */
-export const MAX_LIST_ROWS = 20;
+const MAX_LIST_ROWS = 20;
 
 /**
  * A repeatable list of one-line texts with Add and Remove buttons; at least one row is shown.
  * Errors: `path` (the list) under the group, `path.N` under row N.
  */
-export function TextList(
+function TextList(
   { path, legend, hint, itemLabel, addLabel, removeLabel }: {
     path: string;
     legend: string;

@@ -4,7 +4,6 @@ import {
   CheckboxList,
   type CountryOption,
   describedBy,
-  EMPTY_ADDRESS,
   fieldId,
   getIn,
   Messages,
@@ -20,16 +19,16 @@ export type { CountryOption } from "./lib/profile-form.tsx";
 
 export interface PersonalProfileFormProps {
   countries: CountryOption[];
-  /** The saved profile, to edit it; null or absent for a new one. */
-  initial?: Record<string, unknown> | null;
+  /** Every field of the form, the saved answers or empty (lib/profile-values.ts: profileValues). */
+  values: Values;
 }
 
-export const EMPLOYMENT = ["Employed", "Self-employed", "Unemployed", "Retired", "Student"];
+const EMPLOYMENT = ["Employed", "Self-employed", "Unemployed", "Retired", "Student"];
 /** Employment answers for which a job title is not asked (the server agrees). */
 const NO_POSITION = ["unemployed", "retired", "student"];
-export const FUND_SOURCES = ["Salary", "Savings", "Business income", "Investments", "Inheritance", "Other"];
-export const SOURCES = ["Salary", "Savings", "Business income", "Investments", "Property sale", "Other"];
-export const PERSONAL_PURPOSES = [
+const FUND_SOURCES = ["Salary", "Savings", "Business income", "Investments", "Inheritance", "Other"];
+const SOURCES = ["Salary", "Savings", "Business income", "Investments", "Property sale", "Other"];
+const PERSONAL_PURPOSES = [
   "Family support",
   "Property purchase",
   "Investments",
@@ -38,39 +37,16 @@ export const PERSONAL_PURPOSES = [
   "Other",
 ];
 
-/** What the form sends, with its empty values: exactly the personal fields of SPEC.md section 3. */
-const BLANK: Values = {
-  first: "",
-  last: "",
-  dob: "",
-  phone: "",
-  address: EMPTY_ADDRESS,
-  identity: "",
-  employment: "",
-  position: "",
-  expected: "",
-  fundSource: "",
-  source: [],
-  purpose: [],
-  discovery: "",
-  personal: false,
-  agency: false,
-  agency_of: "",
-  public: false,
-  denial: false,
-};
-
 /**
  * The profile of a personal customer (register-personal): about them, their identity document,
  * their address, their work and money, and a few more questions. The frame (posting, errors, the
  * address) is lib/profile-form.tsx's.
  */
-export default function PersonalProfileForm({ countries, initial }: PersonalProfileFormProps) {
+export default function PersonalProfileForm({ countries, values }: PersonalProfileFormProps) {
   return (
     <ProfileForm
-      blank={BLANK}
+      values={values}
       countries={countries}
-      initial={initial}
       // The name of whom the customer acts for goes only while they say they act for someone.
       payload={(values) => (values.agency ? values : { ...values, agency_of: "" })}
       sections={(values) => ({
@@ -174,7 +150,7 @@ function MoreQuestions({ agency }: { agency: boolean }) {
 }
 
 /** A yes/no question as one checkbox (the value is true or false). */
-export function CheckboxField({ path, label, hint }: { path: string; label: string; hint?: ReactNode }) {
+function CheckboxField({ path, label, hint }: { path: string; label: string; hint?: ReactNode }) {
   const { values, errors, change } = useForm();
   const id = fieldId(path);
   const error = errors[path];

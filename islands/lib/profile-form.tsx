@@ -55,20 +55,14 @@ export function setIn<T>(values: T, path: string, value: unknown): T {
   return copy as T;
 }
 
-/** Errors without those about `path` itself and the parents it belongs to. */
-export function withoutErrorsFor(errors: FieldErrors, path: string): FieldErrors {
+/**
+ * Errors without those about `path` itself and the parents it belongs to ("address" for
+ * "address.city"), or with `under`, without any at or under `path` (a list whose rows moved).
+ */
+export function withoutErrors(errors: FieldErrors, path: string, under = false): FieldErrors {
   const next: FieldErrors = {};
   for (const [key, message] of Object.entries(errors)) {
-    if (key !== path && !path.startsWith(`${key}.`)) next[key] = message;
-  }
-  return next;
-}
-
-/** Errors without any at or under `path`. */
-export function withoutErrorsUnder(errors: FieldErrors, path: string): FieldErrors {
-  const next: FieldErrors = {};
-  for (const [key, message] of Object.entries(errors)) {
-    if (key !== path && !key.startsWith(`${path}.`)) next[key] = message;
+    if (key !== path && !(under ? key.startsWith(`${path}.`) : path.startsWith(`${key}.`))) next[key] = message;
   }
   return next;
 }
@@ -364,10 +358,10 @@ export function ProfileForm({ values: initial, countries, sections, payload = (v
     errors,
     change(path, value) {
       setValues((current) => setIn(current, path, value));
-      setErrors((current) => withoutErrorsFor(current, path));
+      setErrors((current) => withoutErrors(current, path));
     },
     clearErrors(path) {
-      setErrors((current) => withoutErrorsUnder(current, path));
+      setErrors((current) => withoutErrors(current, path, true));
     },
   }), [values, errors]);
 

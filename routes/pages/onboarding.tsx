@@ -19,6 +19,7 @@ import {
   TotpSettings,
   VerifyForm,
 } from "../islands.ts";
+import { profileValues } from "../../lib/profile-values.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
 /** The screens of the sign-in journey: each a title, a short lead, and its island with the data it needs. */
@@ -108,7 +109,7 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
       {/* Each type has its own island: the page loads the form of its type only. */}
       <Form
         countries={COUNTRIES.map((c) => ({ code: c.code, name: c.name, postcode: c.postcode }))}
-        initial={(saved?.data ?? null) as Record<string, unknown> | null}
+        values={profileValues(type, saved?.data ?? null)}
       />
     </>
   );

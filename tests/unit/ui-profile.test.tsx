@@ -4,7 +4,8 @@ import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, type Mock, test, vi } from "vitest";
 import BusinessProfileForm from "../../islands/BusinessProfileForm.tsx";
 import PersonalProfileForm from "../../islands/PersonalProfileForm.tsx";
-import { displayed, initialValues } from "../../islands/lib/profile-form.tsx";
+import { displayed } from "../../islands/lib/profile-form.tsx";
+import { initialValues, profileValues } from "../../lib/profile-values.ts";
 import { resetBatch } from "../../islands/lib/batch.ts";
 
 /** A fake server: answers each call with `route`, records method, path, body and headers. */
@@ -33,6 +34,9 @@ const COUNTRIES = [
   { code: "HK", name: "Hong Kong", postcode: false },
   { code: "GB", name: "United Kingdom", postcode: true },
 ];
+/** The empty forms, as the register pages prepare them. */
+const PERSONAL = profileValues("Personal", null);
+const BUSINESS = profileValues("Business", null);
 const USER = { id: 3, username: "ada@example.com", name: "Ada Lovelace", level: "User", type: "Personal" };
 
 let assign: Mock<(url: string | URL) => void>;
@@ -57,7 +61,7 @@ const submit = () => fireEvent.click(screen.getByRole("button", { name: "Save an
 describe("Personal profile", () => {
   test("posts every field as JSON, with the nested address and the lists; the redirect goes to /identity", async () => {
     const calls = server(() => [200, { body: USER, redirect: "/identity" }]);
-    render(<PersonalProfileForm countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} values={PERSONAL} />);
 
     type("First name", "Ada");
     type("Last name", "Lovelace");
@@ -133,7 +137,7 @@ describe("Personal profile", () => {
         compliance: "Not yours to set.",
       },
     }]);
-    render(<PersonalProfileForm countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} values={PERSONAL} />);
     submit();
     await settle();
 
@@ -161,7 +165,7 @@ describe("Personal profile", () => {
 
   test("a failure without a text shows the fallback; the same profile sent again keeps its idempotency key", async () => {
     const calls = server(() => [500]);
-    render(<PersonalProfileForm countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} values={PERSONAL} />);
     type("First name", "Ada");
     submit();
     await settle();
@@ -200,7 +204,7 @@ describe("Personal profile", () => {
       compliance: { done: true, amount: "1", date: "2026-01-01" },
       accountManager: "Bob",
     };
-    render(<PersonalProfileForm countries={COUNTRIES} initial={initial} />);
+    render(<PersonalProfileForm countries={COUNTRIES} values={profileValues("Personal", initial)} />);
     expect(screen.getByLabelText("First name")).toHaveProperty("value", "Ada");
     expect(screen.getByLabelText("Country")).toHaveProperty("value", "GB");
     // A saved answer the options lack stays, and stays chosen.
@@ -215,7 +219,7 @@ describe("Personal profile", () => {
 
   test("renders on the server and hydrates with the same props, without a warning", async () => {
     server(() => [200, { body: null }]);
-    const element = <PersonalProfileForm countries={COUNTRIES} initial={null} />;
+    const element = <PersonalProfileForm countries={COUNTRIES} values={profileValues("Personal", null)} />;
     const html = renderToString(element);
     expect(html).toContain("Save and continue");
     // Before hydration the button is disabled: the form is sent by script only.
@@ -230,7 +234,7 @@ describe("Personal profile", () => {
   });
 
   test("autocomplete attributes name what the browser may fill in", () => {
-    render(<PersonalProfileForm countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} values={PERSONAL} />);
     const auto = (label: string | RegExp) => screen.getByLabelText(label).getAttribute("autocomplete");
     expect(auto("First name")).toBe("given-name");
     expect(auto("Last name")).toBe("family-name");
@@ -256,7 +260,7 @@ describe("Business profile", () => {
       message: "Unprocessable Entity",
       fields: { "directors.0": "Director name is required.", "ubos.1": "Beneficial owner name is required." },
     }]);
-    render(<BusinessProfileForm countries={COUNTRIES} />);
+    render(<BusinessProfileForm countries={COUNTRIES} values={BUSINESS} />);
 
     const owners = () => screen.getAllByLabelText(/Ultimate beneficial owner full name/);
     expect(owners()).toHaveLength(1);
@@ -327,13 +331,13 @@ describe("Business profile", () => {
 
 describe("one form per customer type", () => {
   test("each shows its own sections only, around the same address", () => {
-    render(<PersonalProfileForm countries={COUNTRIES} />);
+    render(<PersonalProfileForm countries={COUNTRIES} values={PERSONAL} />);
     expect(screen.getByRole("group", { name: "About you" })).toBeTruthy();
     expect(screen.getByRole("group", { name: "Address" })).toBeTruthy();
     expect(screen.getByText("Where you live now.")).toBeTruthy();
     expect(screen.queryByLabelText("Company name")).toBeNull();
     cleanup();
-    render(<BusinessProfileForm countries={COUNTRIES} />);
+    render(<BusinessProfileForm countries={COUNTRIES} values={BUSINESS} />);
     expect(screen.getByRole("group", { name: "About the company" })).toBeTruthy();
     expect(screen.getByText("The company's registered address.")).toBeTruthy();
     expect(screen.queryByLabelText("Passport number")).toBeNull();
