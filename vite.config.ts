@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
-import { defineConfig } from "vite";
+import { defineConfig, type Plugin } from "vite";
 import { ENTRY_ISLANDS } from "./islands/lib/entry-islands.ts";
 
 /**
@@ -40,7 +40,7 @@ const SHARED = [
 /** Modules that are loaded together: one chunk for them, not one each. */
 const TOGETHER: Record<string, string[]> = {
   // The pricing page's two islands.
-  "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx"],
+  "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx", "/islands/lib/pricing-fields.ts"],
   // The banner of on-behalf mode (on every page in that mode) and its state, which the console's
   // customer list also uses to start the mode.
   "OnBehalf": ["/islands/OnBehalfBanner.tsx", "/islands/lib/on-behalf.ts"],
@@ -53,8 +53,26 @@ const ISLANDS = readdirSync(new URL("./islands", import.meta.url))
 
 const shared = (id: string) => id.includes("node_modules") || SHARED.some((path) => id.endsWith(path));
 
+/**
+ * Vite wraps a dynamic import (an island's part loaded on demand, such as the plan editor) in a
+ * helper that first preloads the imported chunk's own imports and CSS. With modulePreload off and
+ * no CSS in the islands it has nothing to preload, ever: it is replaced by a pass-through (a failed
+ * import still rejects). Should Vite rename its helper module, this simply stops applying and the
+ * build is as before, only larger.
+ */
+function passThroughPreloadHelper(): Plugin {
+  const helper = "\0vite/preload-helper.js";
+  return {
+    name: "portal:pass-through-preload-helper",
+    enforce: "pre",
+    apply: "build",
+    resolveId: (id) => (id === helper ? helper : undefined),
+    load: (id) => (id === helper ? "export const __vitePreload = (load) => load();" : undefined),
+  };
+}
+
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  plugins: [passThroughPreloadHelper(), react(), tailwindcss()],
   cacheDir: "node_modules/.vite",
   publicDir: false,
   define: { "process.env.NODE_ENV": JSON.stringify(process.env.NODE_ENV ?? "production") },
@@ -75,6 +93,19 @@ export default defineConfig({
           groups: [
             // First, so that what it holds (and what that imports) is never pulled into another.
             { name: "client", test: shared, priority: 2 },
+            // Any other helper of islands/lib that several modules use keeps a chunk of its own,
+            // rather than being pulled into a group below with one of its users.
+            {
+              debugName: "islands/lib",
+              name: (id: string, context: { getModuleInfo(id: string): { importers: readonly string[] } | null }) => {
+                const helper = /\/islands\/lib\/([\w-]+)\.tsx?$/.exec(id)?.[1];
+                return helper && (context.getModuleInfo(id)?.importers.length ?? 0) > 1 ? helper : null;
+              },
+              test: (id: string) => !Object.values(TOGETHER).flat().some((path) => id.endsWith(path)),
+              // Each helper on its own: what it imports from another helper stays there.
+              includeDependenciesRecursively: false,
+              priority: 1.5,
+            },
             ...Object.entries(TOGETHER).map(([name, paths]) => ({
               name,
               test: (id: string) => paths.some((path) => id.endsWith(path)),

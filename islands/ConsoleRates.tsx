@@ -1,7 +1,9 @@
 import { type FormEvent, useState } from "react";
 import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
-import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
+import { FormAlert } from "./lib/form-alert.tsx";
+import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
+import { ERROR, inputClass, LABEL } from "./lib/pricing-fields.ts";
 
 /** GET rates / PUT console/rates. */
 export interface RatesAnswer {
@@ -17,13 +19,6 @@ export interface ConsoleRatesProps {
   rates: RatesAnswer;
   currencies: { code: string; name: string }[];
 }
-
-const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
-const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
-const inputClass = (invalid: boolean) =>
-  `block w-full rounded-md border bg-white px-3 py-2 text-sm text-neutral-900 shadow-sm focus:outline-2 focus:outline-primary-600 dark:bg-neutral-950 dark:text-neutral-100 ${
-    invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
-  }`;
 
 const valuesOf = (answer: RatesAnswer, currencies: { code: string }[]) =>
   Object.fromEntries(currencies.map((c) => [c.code, answer.rates[c.code] ?? ""]));

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from "react";
 import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
-import { FormAlert, SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
+import { FormAlert } from "./lib/form-alert.tsx";
+import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 
 export interface FeeOverrides {

@@ -1,6 +1,7 @@
 import { type FormEvent, useEffect, useState } from "react";
 import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
-import { FormAlert, Status, SubmitButton, useHydrated, useIdempotencyKey } from "./lib/forms.tsx";
+import { FormAlert, Status } from "./lib/form-alert.tsx";
+import { SubmitButton, useHydrated, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
 import { type BalanceRow as Balance, BalanceTable } from "./lib/balance-table.tsx";
 import type { CalculatorCurrency, Fixed, QuoteAnswer } from "./Calculator.tsx";

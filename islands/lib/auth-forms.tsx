@@ -1,13 +1,14 @@
 /**
  * What the sign-in forms share: a labelled field with its hint and error, the one-time-code field,
  * and `useSubmit`, which runs one API call at a time and keeps its pending / error / per-field
- * state. With forms.tsx's alert, status and submit button, re-exported here.
+ * state. With form-alert.tsx's alert and status and forms.tsx's submit button, re-exported here.
  */
 import { type InputHTMLAttributes, type ReactNode, useCallback, useRef, useState } from "react";
 import { ApiCallError, FALLBACK_ERROR, isAbort } from "./api.ts";
 import { type UserSummary, userStore } from "./user-store.ts";
 
-export { FormAlert, Status, SubmitButton, useHydrated, useIdempotencyKey } from "./forms.tsx";
+export { FormAlert, Status } from "./form-alert.tsx";
+export { SubmitButton, useHydrated, useIdempotencyKey } from "./forms.tsx";
 
 /** SPEC.md section 8: the text of a 401 on second factor, token validation, password reset. */
 export const BAD_CREDENTIALS = "Bad credentials";

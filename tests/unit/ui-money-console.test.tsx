@@ -226,6 +226,14 @@ describe("ConsoleReceipts", () => {
   });
 });
 
+/** Lets the plan editor's module load (on first use) and the editor render. */
+async function openedEditor() {
+  await act(async () => {
+    await import("../../islands/lib/plan-editor.tsx");
+  });
+  await settle();
+}
+
 describe("ConsolePricingPlans", () => {
   const fees = { EUR: { regular: "1.00", priority: "10.00" }, GBP: { regular: "1.00", priority: "9.00" }, USD: { regular: "2.00", priority: "12.00" } };
   const DEFAULT: PricingPlanRow = {
@@ -252,6 +260,9 @@ describe("ConsolePricingPlans", () => {
     render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "Edit Standard" }));
+    // The editor is loaded when it is first opened.
+    await openedEditor();
+    expect(document.activeElement).toBe(screen.getByRole("heading", { name: "Edit Standard" }));
     fireEvent.click(screen.getByRole("button", { name: "Add a tier" }));
     type("Tier 2 up to", "50000.00");
     type("Tier 3 markup in basis points", "20");
@@ -282,6 +293,7 @@ describe("ConsolePricingPlans", () => {
     render(<ConsolePricingPlans plans={[DEFAULT]} currencies={CURRENCIES} />);
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "New plan" }));
+    await openedEditor();
     expect((screen.getByLabelText("Tier 1 up to") as HTMLInputElement).value).toBe("10000.00");
     type("Name", "Partners");
     type("Tier 1 markup in basis points", "5000");
