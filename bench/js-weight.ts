@@ -1,12 +1,13 @@
 /**
  * JavaScript weight: every script a page makes the browser load, gzipped. A page loads the
- * <script src> and <link rel="modulepreload" href> of its HTML, and, recursively, the static
- * imports of those modules (Vite emits them as relative paths: import{a as b}from"./x.js"). The
- * islands the hydration entry imports dynamically for this page are its modulepreload links; the
- * entry's other dynamic imports (islands this page doesn't use) are listed but not counted.
+ * <script src> and <link rel="modulepreload" href> of its HTML, the module of each island its data
+ * block names (the hydration entry imports them), and, recursively, the static imports of those
+ * modules (Vite emits them as relative paths: import{a as b}from"./x.js"). Dynamic imports written
+ * in the modules (a part an island loads on demand) are listed but not counted.
  * The modules are fetched from the running portal, i.e. exactly what it serves from dist/assets.
  */
 import { gzipSync } from "node:zlib";
+import { deserializeProps } from "../lib/serialize.ts";
 import { type BenchContext, type BenchModule, type BenchResult, fmt, kb, table } from "./lib/report.ts";
 
 /** Budget: all the JavaScript one page loads, gzip level 9, in bytes (80 KB, KB = 1000 bytes). */
@@ -62,6 +63,13 @@ export function staticImports(code: string): string[] {
   return out;
 }
 
+/** The island modules a page's data block names (`"src"` of each island; the layouts' have none). */
+export function islandModulesOfHtml(html: string): string[] {
+  const block = /<script type="application\/json" id="__islands">([^<]*)<\/script>/.exec(html)?.[1];
+  if (!block) return [];
+  return deserializeProps<{ src?: string }[]>(block).map((island) => island.src ?? "").filter(Boolean);
+}
+
 /** Dynamic imports with a literal relative specifier: import("./a.js"), import(`./a.js`). */
 export function dynamicImports(code: string): string[] {
   const out: string[] = [];
@@ -77,7 +85,10 @@ export async function measurePage(origin: string, path: string): Promise<PageWei
 
   const files = new Map<string, ScriptFile>();
   const dynamic = new Set<string>();
-  const queue = scriptsOfHtml(html).map(({ href, via }) => ({ url: new URL(href, pageUrl).href, via }));
+  const queue = [
+    ...scriptsOfHtml(html).map(({ href, via }) => ({ url: new URL(href, pageUrl).href, via })),
+    ...islandModulesOfHtml(html).map((href) => ({ url: new URL(href, pageUrl).href, via: "island module" })),
+  ];
   while (queue.length) {
     const { url, via } = queue.shift()!;
     if (files.has(url)) continue;
@@ -117,7 +128,7 @@ export const jsWeightBench: BenchModule = {
           ["total", "", fmt(page.totalBytes), kb(page.totalGzipBytes)],
         ],
       ).replace(/^/gm, "    "));
-      if (page.lazy.length) console.log(`    not loaded on this page (dynamic imports of other islands): ${page.lazy.join(", ")}`);
+      if (page.lazy.length) console.log(`    not loaded on this page (dynamic imports, loaded on demand): ${page.lazy.join(", ")}`);
     }
 
     return {
