@@ -39,7 +39,7 @@ const SHARED = [
 
 /** Modules that are loaded together: one chunk for them, not one each. */
 const TOGETHER: Record<string, string[]> = {
-  // The pricing page's two islands.
+  // The pricing page's two islands, and the look of their fields (shared with the plan editor).
   "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx", "/islands/lib/pricing-fields.ts"],
   // The banner of on-behalf mode (on every page in that mode) and its state, which the console's
   // customer list also uses to start the mode.
@@ -86,7 +86,8 @@ export default defineConfig({
     modulePreload: false,
     rollupOptions: {
       input: ["islands/client.ts", "islands/styles.css", ...ISLANDS],
-      // An island's module keeps its exports: the hydration entry imports its default export.
+      // An island's module keeps its exports (the hydration entry imports its default export); it
+      // may carry more, so that a group's chunk can be its island's module without a facade.
       preserveEntrySignatures: "allow-extension",
       output: {
         codeSplitting: {

@@ -19,7 +19,7 @@ interface Draft {
   fees: Record<string, { regular: string; priority: string }>;
 }
 
-export function draftOf(plan: PricingPlanRow | undefined, currencies: { code: string }[], name: string): Draft {
+function draftOf(plan: PricingPlanRow | undefined, currencies: { code: string }[], name: string): Draft {
   return {
     name,
     tier_currency: plan?.tier_currency ?? "GBP",
