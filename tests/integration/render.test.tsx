@@ -47,6 +47,24 @@ describe("islands on a page", () => {
     expect(islands.find((i) => i.name === "ColorModeToggle")?.src).toBe("");
   });
 
+  test("the manifest: each island's module and what it imports; the layouts' islands come with the entry", () => {
+    const assets = assetsFromManifest({
+      "islands/client.ts": { file: "assets/client-A.js", isEntry: true },
+      "islands/styles.css": { file: "assets/styles-B.css", isEntry: true },
+      "islands/LoginForm.tsx": { file: "assets/LoginForm-C.js", isEntry: true, imports: ["_auth-forms-D.js", "islands/client.ts"] },
+      "_auth-forms-D.js": { file: "assets/auth-forms-D.js", imports: ["islands/client.ts"] },
+    });
+    expect(assets.islandNames).toEqual(["LoginForm"]);
+    expect(assets.moduleOf("LoginForm")).toBe("/assets/LoginForm-C.js");
+    expect(assets.moduleOf("NotificationQueue")).toBe("");
+    expect(assets.modulesFor(["NotificationQueue", "ColorModeToggle", "LoginForm"])).toEqual([
+      "/assets/client-A.js",
+      "/assets/LoginForm-C.js",
+      "/assets/auth-forms-D.js",
+    ]);
+    expect(() => assets.moduleOf("Nowhere")).toThrow(/not in the island build/);
+  });
+
   test("a page whose islands are none ships no script at all", async () => {
     const app = new Hono<AppEnv>();
     app.use(async (c, next) => {
