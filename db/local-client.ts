@@ -1,3 +1,6 @@
+// The Client interface is asynchronous and the binding synchronous: the methods stay `async` so
+// that an error is a rejected promise, as callers of a client expect, not a throw.
+// deno-lint-ignore-file require-await
 import {
   type Client,
   type InArgs,

@@ -219,7 +219,7 @@ export async function customerAccount(tx: Executor, accountId: number, currency:
 export async function houseAccount(tx: Executor, purpose: HousePurpose, currency: string): Promise<LedgerAccount> {
   assertCurrency(currency);
   if (!HOUSE_PURPOSES.includes(purpose)) throw new LedgerError("invalid_transfer", `Unknown house account purpose "${purpose}".`);
-  return findOrCreate(tx, {
+  return await findOrCreate(tx, {
     sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'house' AND account_id IS NULL AND currency = ? AND purpose = ?`,
     args: [currency, purpose],
   }, {

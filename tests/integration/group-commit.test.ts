@@ -128,9 +128,7 @@ test("a work that throws rejects with its own error and leaves nothing; the othe
 test("a work that throws is answered at once, without waiting for the rest of its group", async () => {
   let letSlowFinish!: () => void;
   const gate = new Promise<void>((resolve) => (letSlowFinish = resolve));
-  const failing = groupedTransaction(db, async () => {
-    throw new Error("refused early");
-  });
+  const failing = groupedTransaction(db, () => Promise.reject(new Error("refused early")));
   const slow = groupedTransaction(db, async (tx) => {
     await gate;
     await insertItem(tx, "early-slow");
@@ -270,7 +268,7 @@ test("a work whose group cannot begin its transaction rejects with that error, o
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  const outcome = await groupedTransaction(drizzle(failing) as unknown as Database, async () => "ran")
+  const outcome = await groupedTransaction(drizzle(failing) as unknown as Database, () => Promise.resolve("ran"))
     .then((value) => value, (error: Error) => error.message);
   expect(attempts).toBe(1);
   expect(outcome).toContain("database is locked");

@@ -533,8 +533,9 @@ describe("db/sql.ts", async () => {
     await db.transaction(async (tx) => {
       const runner = sqlRunner(tx);
       expect(runner).not.toBe(db.$client);
-      await tx.transaction(async (inner) => {
+      await tx.transaction((inner) => {
         expect(sqlRunner(inner)).toBe(runner);
+        return Promise.resolve();
       });
     });
     expect(() => sqlRunner({} as Database)).toThrow(/sqlRunner/);
