@@ -15,7 +15,7 @@
 import { conversionsBench } from "./conversions.ts";
 import { jsWeightBench } from "./js-weight.ts";
 import { pageBench } from "./page.ts";
-import { killAllChildren, type RunningServer, startPortal } from "./lib/processes.ts";
+import { killAllChildren, type RunningPortal, startPortal } from "./lib/processes.ts";
 import type { BenchContext, BenchModule, BenchOptions, SummaryRow } from "./lib/report.ts";
 import { table } from "./lib/report.ts";
 import { resolve } from "node:path";
@@ -72,7 +72,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-let portalStart: Promise<RunningServer> | null = null;
+let portalStart: Promise<RunningPortal> | null = null;
 const ctx: BenchContext = {
   options,
   portal: () => (portalStart ??= startPortal({ cpuProfileDir: options.cpuProfileDir })),
@@ -100,7 +100,7 @@ try {
   }
 } finally {
   // Assigned inside ctx.portal(), which TypeScript's narrowing doesn't see.
-  const portal = portalStart as Promise<RunningServer> | null;
+  const portal = portalStart as Promise<RunningPortal> | null;
   if (portal) {
     try {
       await (await portal).stop();

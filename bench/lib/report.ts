@@ -1,5 +1,5 @@
 /** What each benchmark module hands back to bench/run.ts, and the small formatting helpers. */
-import type { RunningServer } from "./processes.ts";
+import type { RunningPortal } from "./processes.ts";
 
 /** One line of the final summary; `budget` makes it a pass/fail check. */
 export interface SummaryRow {
@@ -15,7 +15,7 @@ export interface BenchResult {
 
 /** Shared by the modules: one portal process, started on first use and stopped by run.ts. */
 export interface BenchContext {
-  portal(): Promise<RunningServer>;
+  portal(): Promise<RunningPortal>;
   options: BenchOptions;
 }
 

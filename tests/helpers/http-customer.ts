@@ -233,6 +233,28 @@ export interface HttpCustomer {
 }
 
 /**
+ * Someone who registered and followed the emailed link (which also passes the second factor in
+ * this session): next comes their profile (/register-personal or /register-business).
+ */
+export async function registerOverHttp(
+  baseUrl: string,
+  db: Database,
+  options: { type: "Personal" | "Business"; email?: string; password?: string },
+): Promise<{ session: HttpSession; id: number; email: string; password: string }> {
+  const email = (options.email ?? uniqueEmail("customer")).toLowerCase();
+  const password = options.password ?? "customer password 123";
+  const session = new HttpSession(baseUrl);
+  const mark = await lastEmailId(db);
+  const registered = expectAnswer<{ body: { id: number } }>(
+    "auth/register",
+    await session.post("auth/register", { email, password, type: options.type }),
+  );
+  const token = tokenIn(await waitForMail(db, email, "email-validation", mark));
+  expectAnswer("validation/validate", await session.post("validation/validate", { token }));
+  return { session, id: registered.json.body.id, email, password };
+}
+
+/**
  * A Personal customer with an open account: register, the emailed validation token (which also
  * passes the second factor in this session), the profile, the sandbox identity check answered
  * GREEN, confirm.
@@ -242,16 +264,7 @@ export async function onboardCustomerOverHttp(
   db: Database,
   options: { email?: string; password?: string; first?: string; last?: string } = {},
 ): Promise<HttpCustomer> {
-  const email = (options.email ?? uniqueEmail("customer")).toLowerCase();
-  const password = options.password ?? "customer password 123";
-  const session = new HttpSession(baseUrl);
-  const mark = await lastEmailId(db);
-  const registered = expectAnswer<{ body: { id: number } }>(
-    "auth/register",
-    await session.post("auth/register", { email, password, type: "Personal" }),
-  );
-  const token = tokenIn(await waitForMail(db, email, "email-validation", mark));
-  expectAnswer("validation/validate", await session.post("validation/validate", { token }));
+  const { session, id, email, password } = await registerOverHttp(baseUrl, db, { ...options, type: "Personal" });
   expectAnswer("account/profile", await session.post("account/profile", personalProfile(options.first, options.last)));
   expectAnswer("sumsub/sandbox", await session.post("sumsub/sandbox", { answer: "GREEN" }));
   const confirmed = expectAnswer<{ body: { account: boolean; account_ref: string | null } }>(
@@ -260,7 +273,7 @@ export async function onboardCustomerOverHttp(
   );
   const { account, account_ref } = confirmed.json.body;
   if (!account || !account_ref) throw new Error(`The account did not open: ${confirmed.text.slice(0, 500)}`);
-  return { session, id: registered.json.body.id, email, password, accountRef: account_ref };
+  return { session, id, email, password, accountRef: account_ref };
 }
 
 export interface Receipt {
