@@ -1,6 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { preparedQuery } from "../../db/sql.ts";
+import { preparedQuery, rowOf } from "../../db/sql.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
 import { displayName, type SessionUser } from "./session-user.ts";
 
@@ -41,18 +41,42 @@ const summaryRow = preparedQuery((db) =>
     .prepare()
 );
 
-const userAndSummaryRow = preparedQuery((db) =>
-  db.select({ user: users, ...summaryColumns }).from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id))
-    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
-    .where(eq(users.id, sql.placeholder("id")))
-    .prepare()
-);
+/**
+ * The one query of every signed-in request: the user's row with what their summary needs, as
+ * fixed single-row SQL (db/sql.ts); the user's columns are read back through the schema's own
+ * column mappings (booleans, dates), so the row is the same UserRow Drizzle would give.
+ */
+const USER_COLUMNS = Object.entries(getTableColumns(users));
+const USER_AND_SUMMARY = `SELECT ${USER_COLUMNS.map(([, column]) => `u."${column.name}"`).join(", ")},
+    p.data AS summary_profile, i.status AS summary_identity,
+    (SELECT a.account_ref FROM account_members m JOIN accounts a ON a.id = m.account_id
+      WHERE m.user_id = u.id ORDER BY a.id LIMIT 1) AS summary_account_ref
+  FROM users u LEFT JOIN profiles p ON p.user_id = u.id LEFT JOIN identity_checks i ON i.user_id = u.id
+  WHERE u.id = ?`;
+
+function userFromRow(row: Record<string, unknown>): UserRow {
+  const user: Record<string, unknown> = {};
+  for (const [key, column] of USER_COLUMNS) {
+    const value = row[column.name];
+    user[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return user as UserRow;
+}
 
 /** A user and their session summary in one query (the session layer's); undefined if no such user. */
 export async function userWithSummary(db: Database, id: number, secondFactor: boolean): Promise<{ user: UserRow; summary: SessionUser } | undefined> {
-  const row = await userAndSummaryRow(db).get({ id });
-  return row ? { user: row.user, summary: summaryFrom(row.user, row, secondFactor) } : undefined;
+  const row = await rowOf<Record<string, unknown>>(db, USER_AND_SUMMARY, [id]);
+  if (!row) return undefined;
+  const user = userFromRow(row);
+  const profile = typeof row.summary_profile === "string" ? profiles.data.mapFromDriverValue(row.summary_profile) : null;
+  return {
+    user,
+    summary: summaryFrom(user, {
+      profile,
+      identity: row.summary_identity as string | null,
+      accountRef: row.summary_account_ref as string | null,
+    }, secondFactor),
+  };
 }
 
 export async function summaryOf(db: Database, user: UserRow, secondFactor: boolean): Promise<SessionUser> {
