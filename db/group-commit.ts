@@ -67,7 +67,9 @@ class GroupCommitter {
     try {
       await this.#db.transaction(async (tx) => {
         const transaction = sqlRunner(tx) as unknown as { closed?: boolean };
-        while (succeeded.length < MAX_GROUP) {
+        // Counted in works taken, not works that succeeded: a run of refusals must not keep the
+        // group (and the answers of its successes) open.
+        while (taken < MAX_GROUP) {
           let item = this.#queue.shift();
           if (!item) {
             // Let requests that already arrived reach the queue before closing the group.
