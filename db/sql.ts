@@ -1,4 +1,5 @@
 import type { InArgs, ResultSet } from "@libsql/client";
+import { type Column, getTableColumns, type Table } from "drizzle-orm";
 import type { Database } from "./client.ts";
 
 /**
@@ -9,8 +10,9 @@ import type { Database } from "./client.ts";
  * a small query, most of it in its `is()` entity checks), several times what SQLite then spends
  * running it. The ledger and a conversion's execution run ~15 statements per request, so they are
  * written as fixed SQL texts instead, which the local client prepares once per connection and
- * reuses (db/local-client.ts). Everything else keeps Drizzle's query builders; reads outside a
- * transaction that run on every signed-in request use Drizzle prepared queries (`preparedQuery`).
+ * reuses (db/local-client.ts), as are the reads of every signed-in request (the session, the user
+ * and their summary, the account). Rows come back through the schema's column mappings
+ * (`fromColumns`). Everything else keeps Drizzle's query builders.
  */
 
 /** A Drizzle transaction on the portal database (what `db.transaction` hands its callback). */
@@ -97,6 +99,29 @@ export async function rowOf<T>(executor: Database | Tx, sql: string, args: InArg
   return result.rows[0] as unknown as T | undefined;
 }
 
+const columnsOf = new WeakMap<Table, Array<[string, Column]>>();
+
+/**
+ * A table's row as Drizzle gives it (property names, booleans, dates, JSON), from a row of fixed
+ * SQL that selected the table's columns by their SQL names: the schema's own column mappings, so
+ * no hand-written copy of them.
+ */
+export function fromColumns<T extends Table>(table: T, row: Record<string, unknown>): T["$inferSelect"] {
+  let columns = columnsOf.get(table);
+  if (!columns) columnsOf.set(table, columns = Object.entries(getTableColumns(table)));
+  const mapped: Record<string, unknown> = {};
+  for (const [key, column] of columns) {
+    const value = row[column.name];
+    mapped[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return mapped as T["$inferSelect"];
+}
+
+/** A table's columns by their SQL names, for fixed SQL that `fromColumns` reads back. */
+export function columnList(table: Table, alias?: string): string {
+  return Object.values(getTableColumns(table)).map((column) => (alias ? `${alias}."${column.name}"` : `"${column.name}"`)).join(", ");
+}
+
 /** Runs one statement that returns no rows; answers how many rows it changed. */
 export async function run(executor: Database | Tx, sql: string, args: InArgs = []): Promise<number> {
   const result = await sqlRunner(executor).execute({ sql, args });
@@ -104,9 +129,9 @@ export async function run(executor: Database | Tx, sql: string, args: InArgs = [
 }
 
 /**
- * A Drizzle query built once per database and reused with `sql.placeholder` values: for reads
- * outside transactions on every request (the session, the user). Never call one inside a
- * transaction's callback: it runs on the client, outside the transaction.
+ * A Drizzle query built once per database and reused with `sql.placeholder` values, for frequent
+ * reads outside transactions (a user by id). Never call one inside a transaction's callback: it
+ * runs on the client, outside the transaction.
  */
 export function preparedQuery<Q>(build: (db: Database) => Q): (db: Database) => Q {
   const byDatabase = new WeakMap<Database, Q>();

@@ -43,7 +43,7 @@
  */
 import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
-import { isTransaction, rowOf, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
+import { columnList, fromColumns, isTransaction, rowOf, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
 import {
   type HousePurpose,
   HOUSE_PURPOSES,
@@ -164,35 +164,17 @@ export function assertReference(reference: string): void {
 
 // The ledger's statements are fixed SQL (db/sql.ts says why): a conversion runs them on every
 // request, and the local client prepares each text once per connection.
-const ACCOUNT_COLUMNS = "id, kind, account_id, currency, purpose, balance, created_at";
+const ACCOUNT_COLUMNS = columnList(ledgerAccounts);
 const MAY_GO_NEGATIVE_SQL = `purpose IN (${MAY_GO_NEGATIVE.map((p) => `'${p}'`).join(", ")})`;
-
-interface LedgerAccountRow {
-  id: number;
-  kind: LedgerAccount["kind"];
-  account_id: number | null;
-  currency: string;
-  purpose: LedgerAccount["purpose"];
-  balance: number;
-  created_at: number;
-}
-
-const toLedgerAccount = (r: LedgerAccountRow): LedgerAccount => ({
-  id: r.id,
-  kind: r.kind,
-  accountId: r.account_id,
-  currency: r.currency,
-  purpose: r.purpose,
-  balance: r.balance,
-  createdAt: new Date(r.created_at),
-});
+type SqlRow = Record<string, unknown>;
+const toLedgerAccount = (row: SqlRow): LedgerAccount => fromColumns(ledgerAccounts, row);
 
 async function findOrCreate(tx: Executor, find: { sql: string; args: InArgs }, create: { sql: string; args: InArgs }): Promise<LedgerAccount> {
-  const found = await rowOf<LedgerAccountRow>(tx, find.sql, find.args);
+  const found = await rowOf<SqlRow>(tx, find.sql, find.args);
   if (found) return toLedgerAccount(found);
   // Race-safe get-or-create: whoever inserts first wins, everyone reads the same row.
   await run(tx, create.sql, create.args);
-  const created = await rowOf<LedgerAccountRow>(tx, find.sql, find.args);
+  const created = await rowOf<SqlRow>(tx, find.sql, find.args);
   return toLedgerAccount(created!);
 }
 
@@ -204,7 +186,7 @@ export async function customerAccount(tx: Executor, accountId: number, currency:
     sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
     args: [accountId, currency],
   };
-  const found = await rowOf<LedgerAccountRow>(tx, find.sql, find.args);
+  const found = await rowOf<SqlRow>(tx, find.sql, find.args);
   if (found) return toLedgerAccount(found);
   const owner = await rowOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
   if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
@@ -249,7 +231,7 @@ export async function ledgerAccountsFor(tx: Executor, keys: LedgerAccountKey[]):
       args.push(key.currency, key.purpose);
     }
   }
-  const rows = (await rowsOf<LedgerAccountRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE ${clauses.join(" OR ")}`, args))
+  const rows = (await rowsOf<SqlRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE ${clauses.join(" OR ")}`, args))
     .map(toLedgerAccount);
   const found: LedgerAccount[] = [];
   for (const key of keys) {
@@ -308,8 +290,8 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
   const byId = new Map((input.accounts ?? []).map((a) => [a.id, a]));
   const unread = [...new Set(input.entries.map((e) => e.ledgerAccountId))].filter((id) => !byId.has(id));
   if (unread.length) {
-    const rows = await rowsOf<LedgerAccountRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE id IN (${placeholders(unread.length)})`, unread);
-    for (const row of rows) byId.set(row.id, toLedgerAccount(row));
+    const rows = await rowsOf<SqlRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE id IN (${placeholders(unread.length)})`, unread);
+    for (const row of rows.map(toLedgerAccount)) byId.set(row.id, row);
   }
   const sums = new Map<string, bigint>();
   for (const entry of input.entries) {

@@ -1,7 +1,7 @@
 import { count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
-import { rowOf } from "../../db/sql.ts";
+import { fromColumns, rowOf } from "../../db/sql.ts";
 import { conversions, quotes } from "../../db/schema-money.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
@@ -99,36 +99,6 @@ interface QuoteRow {
   rate: string;
 }
 
-interface ConversionSqlRow {
-  id: number;
-  account_id: number;
-  quote_id: string;
-  transfer_id: number;
-  sell_currency: string;
-  sell_minor: number;
-  buy_currency: string;
-  buy_minor: number;
-  fee_minor: number;
-  rate: string;
-  created_by: number | null;
-  created_at: number;
-}
-
-const toConversionRow = (r: ConversionSqlRow): ConversionRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  quoteId: r.quote_id,
-  transferId: r.transfer_id,
-  sellCurrency: r.sell_currency,
-  sellMinor: r.sell_minor,
-  buyCurrency: r.buy_currency,
-  buyMinor: r.buy_minor,
-  feeMinor: r.fee_minor,
-  rate: r.rate,
-  createdBy: r.created_by,
-  createdAt: new Date(r.created_at),
-});
-
 /**
  * Executes a held quote for its account. Fixed SQL, like the ledger it calls (db/sql.ts): this is
  * the request a busy portal serves most.
@@ -169,13 +139,13 @@ export async function executeQuote(
         reference: `quote:${held.id}`,
         createdBy: who.userId,
       });
-      const row = await rowOf<ConversionSqlRow>(
+      const row = await rowOf<Record<string, unknown>>(
         tx,
         `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         [who.accountId, held.id, transferId, held.sell_currency, held.sell_minor, held.buy_currency, held.buy_minor, held.fee_minor, held.rate, who.userId, at],
       );
-      return toConversionRow(row!);
+      return fromColumns(conversions, row!);
     });
   } catch (error) {
     if (error instanceof InsufficientFunds) {
