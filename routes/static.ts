@@ -7,11 +7,14 @@ const ICON =
   `<path d="M11 24V8h6.5a5 5 0 0 1 0 10H14.5v6z M14.5 15h2.8a2 2 0 0 0 0-4h-2.8z" fill="#fff" fill-rule="evenodd"/></svg>`;
 
 /** Small files every site answers: the icon browsers ask for, and the crawler rules. */
-// Typed as a plain Hono<AppEnv>: the accumulated route types are not used, and checking them is slow.
-export const siteFiles: Hono<AppEnv> = new Hono<AppEnv>()
-  .get("/favicon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }))
-  .get("/favicon.ico", (c) => c.redirect("/favicon.svg", 301))
-  // Only the public pages are for search engines; signed-in screens and the console are not.
-  .get("/robots.txt", (c) =>
-    c.text("User-agent: *\nAllow: /$\nAllow: /calculator\nAllow: /register\nDisallow: /\n")
-  );
+// One statement per route, never a chain: a chain's types pile up (decision 010).
+export const siteFiles = new Hono<AppEnv>();
+
+siteFiles.get("/favicon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
+
+siteFiles.get("/favicon.ico", (c) => c.redirect("/favicon.svg", 301))
+// Only the public pages are for search engines; signed-in screens and the console are not.;
+
+siteFiles.get("/robots.txt", (c) =>
+  c.text("User-agent: *\nAllow: /$\nAllow: /calculator\nAllow: /register\nDisallow: /\n")
+);

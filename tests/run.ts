@@ -6,6 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 const VITEST = "npm:vitest@4.1.12";
 const outDir = mkdtempSync(join(tmpdir(), "portal-tests-"));
@@ -46,12 +47,23 @@ function findChromium(): string | null {
   return candidates.find((p) => p && existsSync(p)) ?? null;
 }
 
-/** The type check of everything: one check that passes or fails as a whole. */
+/**
+ * The type check of everything: one check that passes or fails as a whole. Its output is shown when it
+ * ends and, when it fails, its errors are repeated above the closing line, where CI logs are read.
+ */
+let typeCheckErrors = "";
 async function typeCheck(): Promise<Counts> {
   console.log("Type-checking (deno task check)...");
-  const { code } = await new Deno.Command(Deno.execPath(), { args: ["task", "check"], stdout: "inherit", stderr: "inherit" })
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), { args: ["task", "check"], stdout: "piped", stderr: "piped" })
     .output();
-  if (code !== 0) console.error("The type check failed (see above).");
+  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  console.log(text);
+  if (code !== 0) {
+    // deno colours its output; the summary is plain text.
+    const lines = stripVTControlCharacters(text).split("\n");
+    const errors = lines.filter((line) => /error|TS\d{4}|at file:/i.test(line));
+    typeCheckErrors = (errors.length ? errors : lines.slice(-20)).slice(0, 40).join("\n") || `exit code ${code}, no output`;
+  }
   return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
 }
 
@@ -71,6 +83,7 @@ if (chromium) {
   results.push({ passed: 0, failed: 1, ok: false });
 }
 
+if (typeCheckErrors) console.error(`\nThe type check failed:\n${typeCheckErrors}`);
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log(`\n${passed} passed, ${failed} failed`);

@@ -50,105 +50,113 @@ async function tellOwners(c: import("hono").Context<AppEnv>, accountId: number, 
 
 const nullableAmountText = z.string().trim().max(32).nullable().optional();
 
-// Typed as a plain Hono<AppEnv>: the accumulated route types are not used, and checking them is slow.
-export const consoleMoney: Hono<AppEnv> = new Hono<AppEnv>()
-  .put("/console/rates", ADMIN, async (c) => {
-    const input = await c.req.json().catch(() => null) as Record<string, unknown> | null;
-    const now = new Date(c.get("services").now());
-    // The date defaults to today; the source is always "admin", whatever the body says.
-    const given = input && typeof input === "object" ? { as_of: now.toISOString().slice(0, 10), ...input, source: "admin" } : input;
-    const table = await refusals(() => validateRateTable(given, "admin"));
-    // An update of some rates keeps the others (crossed into the new table), so no currency
-    // stops being quoted because it was not in the form.
-    const merged = await refusals(async () => mergeRateTables(await currentRates(c.get("db")), table).table);
-    await saveRates(c.get("db"), merged, c.get("user")!.id, now);
+// One statement per route, never a chain: a chain's types pile up (decision 010).
+export const consoleMoney = new Hono<AppEnv>();
+
+consoleMoney.put("/console/rates", ADMIN, async (c) => {
+  const input = await c.req.json().catch(() => null) as Record<string, unknown> | null;
+  const now = new Date(c.get("services").now());
+  // The date defaults to today; the source is always "admin", whatever the body says.
+  const given = input && typeof input === "object" ? { as_of: now.toISOString().slice(0, 10), ...input, source: "admin" } : input;
+  const table = await refusals(() => validateRateTable(given, "admin"));
+  // An update of some rates keeps the others (crossed into the new table), so no currency
+  // stops being quoted because it was not in the form.
+  const merged = await refusals(async () => mergeRateTables(await currentRates(c.get("db")), table).table);
+  await saveRates(c.get("db"), merged, c.get("user")!.id, now);
+  c.get("services").pageCache.clear();
+  return ok(c, await refusals(async () => ratesFor(await currentRates(c.get("db")), table.base)));
+});
+
+consoleMoney.get("/console/pricingplans", ADMIN, async (c) => ok(c, await listPlans(c.get("db"))));
+
+consoleMoney.post("/console/pricingplans", ADMIN, async (c) => {
+  const input = await c.req.json().catch(() => null);
+  const plan = await refusals(() => savePlan(c.get("db"), null, input, new Date(c.get("services").now())));
+  return ok(c, plan, { status: 201 });
+});
+
+consoleMoney.put("/console/pricingplans/:id", ADMIN, async (c) => {
+  const id = Number(c.req.param("id"));
+  if (!Number.isInteger(id) || id < 1) throw new ApiError(404, "There is no pricing plan with this id.");
+  const input = await c.req.json().catch(() => null) as Record<string, unknown> | null;
+  const db = c.get("db");
+  if (input && typeof input.assign_account_ref === "string") {
+    const ref = input.assign_account_ref.trim().toUpperCase();
+    const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.accountRef, ref));
+    if (!account) throw new ApiError(422, `There is no account ${ref}.`, { fields: { assign_account_ref: `There is no account ${ref}.` } });
+    await refusals(() => assignPlan(db, id, account.id, c.get("user")!.id, new Date(c.get("services").now())));
+    await audit(db, { actorId: c.get("user")!.id, onBehalfOfId: null, action: "pricing-plan.assign", detail: { plan_id: id, account_ref: ref } });
+  } else {
+    await refusals(() => savePlan(db, id, input, new Date(c.get("services").now())));
+    // The public calculator shows the default plan's prices.
     c.get("services").pageCache.clear();
-    return ok(c, await refusals(async () => ratesFor(await currentRates(c.get("db")), table.base)));
-  })
-  .get("/console/pricingplans", ADMIN, async (c) => ok(c, await listPlans(c.get("db"))))
-  .post("/console/pricingplans", ADMIN, async (c) => {
-    const input = await c.req.json().catch(() => null);
-    const plan = await refusals(() => savePlan(c.get("db"), null, input, new Date(c.get("services").now())));
-    return ok(c, plan, { status: 201 });
-  })
-  .put("/console/pricingplans/:id", ADMIN, async (c) => {
+  }
+  const plan = (await listPlans(db)).find((p) => p.id === id);
+  if (!plan) throw new ApiError(404, "There is no pricing plan with this id.");
+  return ok(c, plan);
+});
+
+consoleMoney.put(
+  "/console/users/:id/fees",
+  ADMIN,
+  valid("json", z.object({
+    override_transfer_fee: z.boolean({ error: "Say whether the overrides apply (true or false)." }),
+    override_regular_transfer_fee: nullableAmountText,
+    override_priority_transfer_fee: nullableAmountText,
+  })),
+  async (c) => {
     const id = Number(c.req.param("id"));
-    if (!Number.isInteger(id) || id < 1) throw new ApiError(404, "There is no pricing plan with this id.");
-    const input = await c.req.json().catch(() => null) as Record<string, unknown> | null;
-    const db = c.get("db");
-    if (input && typeof input.assign_account_ref === "string") {
-      const ref = input.assign_account_ref.trim().toUpperCase();
-      const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.accountRef, ref));
-      if (!account) throw new ApiError(422, `There is no account ${ref}.`, { fields: { assign_account_ref: `There is no account ${ref}.` } });
-      await refusals(() => assignPlan(db, id, account.id, c.get("user")!.id, new Date(c.get("services").now())));
-      await audit(db, { actorId: c.get("user")!.id, onBehalfOfId: null, action: "pricing-plan.assign", detail: { plan_id: id, account_ref: ref } });
-    } else {
-      await refusals(() => savePlan(db, id, input, new Date(c.get("services").now())));
-      // The public calculator shows the default plan's prices.
-      c.get("services").pageCache.clear();
-    }
-    const plan = (await listPlans(db)).find((p) => p.id === id);
-    if (!plan) throw new ApiError(404, "There is no pricing plan with this id.");
-    return ok(c, plan);
-  })
-  .put(
-    "/console/users/:id/fees",
-    ADMIN,
-    valid("json", z.object({
-      override_transfer_fee: z.boolean({ error: "Say whether the overrides apply (true or false)." }),
-      override_regular_transfer_fee: nullableAmountText,
-      override_priority_transfer_fee: nullableAmountText,
-    })),
-    async (c) => {
-      const id = Number(c.req.param("id"));
-      const customer = Number.isInteger(id) && id > 0 ? await findUser(c.get("db"), id) : undefined;
-      if (!customer || customer.level === "Admin") throw new ApiError(404, "There is no customer with this id.");
-      const body = c.req.valid("json");
-      const fields: Record<string, string> = {};
-      // Fees are amounts in the currency being sold; they are checked as two-decimal amounts here.
-      for (const key of ["override_regular_transfer_fee", "override_priority_transfer_fee"] as const) {
-        const value = body[key];
-        if (!value) continue;
-        try {
-          parseAmount("EUR", value);
-        } catch (error) {
-          fields[key] = error instanceof MoneyError ? error.message.replace("EUR amounts", "Fees") : "Enter a fee like 2.50.";
-        }
+    const customer = Number.isInteger(id) && id > 0 ? await findUser(c.get("db"), id) : undefined;
+    if (!customer || customer.level === "Admin") throw new ApiError(404, "There is no customer with this id.");
+    const body = c.req.valid("json");
+    const fields: Record<string, string> = {};
+    // Fees are amounts in the currency being sold; they are checked as two-decimal amounts here.
+    for (const key of ["override_regular_transfer_fee", "override_priority_transfer_fee"] as const) {
+      const value = body[key];
+      if (!value) continue;
+      try {
+        parseAmount("EUR", value);
+      } catch (error) {
+        fields[key] = error instanceof MoneyError ? error.message.replace("EUR amounts", "Fees") : "Enter a fee like 2.50.";
       }
-      if (body.override_transfer_fee && !body.override_regular_transfer_fee && !body.override_priority_transfer_fee) {
-        fields.override_transfer_fee = "Give at least one fee when the overrides apply.";
-      }
-      if (Object.keys(fields).length) throw new ApiError(422, Object.values(fields)[0], { fields });
-      await c.get("db").update(users).set({
-        overrideTransferFee: body.override_transfer_fee,
-        overrideRegularTransferFee: body.override_regular_transfer_fee || null,
-        overridePriorityTransferFee: body.override_priority_transfer_fee || null,
-      }).where(eq(users.id, id));
-      await audit(c.get("db"), { actorId: c.get("user")!.id, onBehalfOfId: id, action: "fees.override", detail: body });
-      const updated = await findUser(c.get("db"), id);
-      return ok(c, await summaryOf(c.get("db"), updated!, false));
-    },
-  )
-  .post("/console/receipts", ADMIN, valid("json", receiptInput), async (c) => {
-    const input = c.req.valid("json");
-    const { receipt, accountId } = await refusals(() =>
-      recordReceipt(c.get("db"), input, c.get("user")!.id, new Date(c.get("services").now()))
-    );
-    if (accountId !== null) await tellOwners(c, accountId, receipt.amount, receipt.currency);
-    return ok(c, receipt, { status: 201 });
-  })
-  .get("/console/receipts", ADMIN, async (c) => {
-    const status = c.req.query("status");
-    if (status && !["matched", "unmatched", "allocated"].includes(status)) {
-      throw new ApiError(422, "status is matched, unmatched or allocated.", { fields: { status: "status is matched, unmatched or allocated." } });
     }
-    return ok(c, await listReceipts(c.get("db"), status as "matched" | "unmatched" | "allocated" | undefined));
-  })
-  .post("/console/receipts/:id/allocate", ADMIN, valid("json", z.object({ account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().min(1, { error: "Enter the account_ref to credit." }) })), async (c) => {
-    const id = Number(c.req.param("id"));
-    if (!Number.isInteger(id) || id < 1) throw new ApiError(404, "There is no such receipt.");
-    const { receipt, accountId } = await refusals(() => allocate(c.get("db"), id, c.req.valid("json").account_ref, c.get("user")!.id));
-    await tellOwners(c, accountId, receipt.amount, receipt.currency);
-    return ok(c, receipt);
-  });
+    if (body.override_transfer_fee && !body.override_regular_transfer_fee && !body.override_priority_transfer_fee) {
+      fields.override_transfer_fee = "Give at least one fee when the overrides apply.";
+    }
+    if (Object.keys(fields).length) throw new ApiError(422, Object.values(fields)[0], { fields });
+    await c.get("db").update(users).set({
+      overrideTransferFee: body.override_transfer_fee,
+      overrideRegularTransferFee: body.override_regular_transfer_fee || null,
+      overridePriorityTransferFee: body.override_priority_transfer_fee || null,
+    }).where(eq(users.id, id));
+    await audit(c.get("db"), { actorId: c.get("user")!.id, onBehalfOfId: id, action: "fees.override", detail: body });
+    const updated = await findUser(c.get("db"), id);
+    return ok(c, await summaryOf(c.get("db"), updated!, false));
+  },
+);
+
+consoleMoney.post("/console/receipts", ADMIN, valid("json", receiptInput), async (c) => {
+  const input = c.req.valid("json");
+  const { receipt, accountId } = await refusals(() =>
+    recordReceipt(c.get("db"), input, c.get("user")!.id, new Date(c.get("services").now()))
+  );
+  if (accountId !== null) await tellOwners(c, accountId, receipt.amount, receipt.currency);
+  return ok(c, receipt, { status: 201 });
+});
+
+consoleMoney.get("/console/receipts", ADMIN, async (c) => {
+  const status = c.req.query("status");
+  if (status && !["matched", "unmatched", "allocated"].includes(status)) {
+    throw new ApiError(422, "status is matched, unmatched or allocated.", { fields: { status: "status is matched, unmatched or allocated." } });
+  }
+  return ok(c, await listReceipts(c.get("db"), status as "matched" | "unmatched" | "allocated" | undefined));
+});
+
+consoleMoney.post("/console/receipts/:id/allocate", ADMIN, valid("json", z.object({ account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().min(1, { error: "Enter the account_ref to credit." }) })), async (c) => {
+  const id = Number(c.req.param("id"));
+  if (!Number.isInteger(id) || id < 1) throw new ApiError(404, "There is no such receipt.");
+  const { receipt, accountId } = await refusals(() => allocate(c.get("db"), id, c.req.valid("json").account_ref, c.get("user")!.id));
+  await tellOwners(c, accountId, receipt.amount, receipt.currency);
+  return ok(c, receipt);
+});
 

@@ -162,7 +162,7 @@ describe("without SMTP_URL", () => {
     });
 
     expect(result.status).toBe("stored");
-    const row = await db.query.emails.findFirst({ where: eq(emails.id, result.id) });
+    const row = await db.select().from(emails).where(eq(emails.id, result.id)).get();
     expect(row).toMatchObject({
       userId: user.id,
       to: "dev@example.com",
@@ -225,7 +225,7 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     expect(message.raw).toMatch(/^Content-Type: text\/html/m);
     expect(decodeQuotedPrintable(message.raw)).toContain(LINK);
 
-    const row = await db.query.emails.findFirst({ where: eq(emails.id, result.id) });
+    const row = await db.select().from(emails).where(eq(emails.id, result.id)).get();
     expect(row).toMatchObject({ to: "ada@example.com", status: "sent", error: null, template: "email-validation" });
     // A message that really went out is not printed, even in development.
     expect(log).toEqual([]);
