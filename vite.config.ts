@@ -39,8 +39,8 @@ const SHARED = [
 
 /** Modules that are loaded together: one chunk for them, not one each. */
 const TOGETHER: Record<string, string[]> = {
-  // The pricing page's two islands, and the look of their fields (shared with the plan editor).
-  "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx", "/islands/lib/pricing-fields.ts"],
+  // The pricing page's two islands.
+  "ConsolePricing": ["/islands/ConsolePricingPlans.tsx", "/islands/ConsoleRates.tsx"],
   // The banner of on-behalf mode (on every page in that mode) and its state, which the console's
   // customer list also uses to start the mode.
   "OnBehalf": ["/islands/OnBehalfBanner.tsx", "/islands/lib/on-behalf.ts"],

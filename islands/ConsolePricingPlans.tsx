@@ -1,8 +1,8 @@
-import { type FormEvent, lazy, Suspense, useState } from "react";
-import { api, ApiCallError, errorText, isAbort } from "./lib/api.ts";
-import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
+import { lazy, Suspense, useState } from "react";
+import { api } from "./lib/api.ts";
 import { notify } from "./lib/notifications.ts";
-import { ERROR, GHOST, inputClass, LABEL, TH } from "./lib/pricing-fields.ts";
+import { AccountRefForm } from "./lib/account-ref-form.tsx";
+import { ERROR, GHOST, TH } from "./lib/console-fields.ts";
 
 /**
  * The plan editor, loaded when the administrator opens it (or points at a button that does): it is
@@ -241,56 +241,16 @@ function AssignForm({ plan, onCancel, onAssigned }: {
   onCancel: () => void;
   onAssigned: (plan: PricingPlanRow, ref: string) => void;
 }) {
-  const idempotencyKey = useIdempotencyKey();
-  const [ref, setRef] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const id = `assign-${plan.id}`;
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const account_ref = ref.trim();
-    if (!account_ref) {
-      setError("Enter the account reference.");
-      return;
-    }
-    const payload = { assign_account_ref: account_ref };
-    setPending(true);
-    setError(null);
-    try {
-      const answer = await api.put<PricingPlanRow>(`console/pricingplans/${plan.id}`, payload, {
-        idempotencyKey: idempotencyKey(payload),
-      });
-      onAssigned({ ...plan, ...answer }, account_ref);
-    } catch (err) {
-      if (isAbort(err)) return;
-      const fields = err instanceof ApiCallError ? err.fields : undefined;
-      setError(fields?.assign_account_ref ?? errorText(err));
-    } finally {
-      setPending(false);
-    }
-  }
-
   return (
-    <form onSubmit={submit} noValidate aria-label={`Assign ${plan.name} to an account`} className="flex flex-wrap items-end gap-3">
-      <div>
-        <label htmlFor={id} className={LABEL}>Account reference</label>
-        <input
-          id={id}
-          type="text"
-          autoFocus
-          autoComplete="off"
-          spellCheck={false}
-          value={ref}
-          onChange={(event) => setRef(event.currentTarget.value)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${id}-error` : undefined}
-          className={`mt-1 font-mono ${inputClass(!!error)}`}
-        />
-      </div>
-      <SubmitButton pending={pending} pendingLabel="Assigning…" className="btn-primary">Assign the plan</SubmitButton>
-      <button type="button" className="btn-ghost" onClick={onCancel}>Cancel</button>
-      <p id={`${id}-error`} role="alert" className={error ? `w-full ${ERROR}` : "w-full"}>{error}</p>
-    </form>
+    <AccountRefForm<PricingPlanRow>
+      id={`assign-${plan.id}`}
+      label={`Assign ${plan.name} to an account`}
+      field="assign_account_ref"
+      send={(payload, idempotencyKey) => api.put(`console/pricingplans/${plan.id}`, payload, { idempotencyKey })}
+      submitLabel="Assign the plan"
+      pendingLabel="Assigning…"
+      onCancel={onCancel}
+      onDone={(answer, ref) => onAssigned({ ...plan, ...answer }, ref)}
+    />
   );
 }

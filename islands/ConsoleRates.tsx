@@ -3,7 +3,7 @@ import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert } from "./lib/form-alert.tsx";
 import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
-import { ERROR, inputClass, LABEL } from "./lib/pricing-fields.ts";
+import { ERROR, inputClass, LABEL } from "./lib/console-fields.ts";
 
 /** GET rates / PUT console/rates. */
 export interface RatesAnswer {

@@ -1,7 +1,9 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
+import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert } from "./lib/form-alert.tsx";
 import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
+import { AccountRefForm } from "./lib/account-ref-form.tsx";
+import { ERROR, GHOST, inputClass as consoleInput, LABEL } from "./lib/console-fields.ts";
 import { notify } from "./lib/notifications.ts";
 
 /** A receipt of console/receipts. */
@@ -23,13 +25,8 @@ export interface ConsoleReceiptsProps {
 
 type Filter = "all" | "unmatched";
 
-const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
-const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
-const inputClass = (invalid: boolean) =>
-  `mt-1 block w-full rounded-md border bg-white px-3 py-2 text-sm text-neutral-900 shadow-sm focus:outline-2 focus:outline-primary-600 dark:bg-neutral-950 dark:text-neutral-100 ${
-    invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
-  }`;
-const GHOST = "btn-ghost border border-neutral-300 dark:border-neutral-700";
+/** A field of the receipt form: the console's look, below its label. */
+const inputClass = (invalid: boolean) => `mt-1 ${consoleInput(invalid)}`;
 
 /** What a receipt's status says: "Credited to P1234567", "Unmatched", "Allocated to P1234567". */
 export function statusText(r: Pick<Receipt, "status" | "account_ref">): string {
@@ -290,61 +287,16 @@ function AllocateForm({ receipt, onCancel, onAllocated }: {
   onCancel: () => void;
   onAllocated: (receipt: Receipt) => void;
 }) {
-  const idempotencyKey = useIdempotencyKey();
-  const [ref, setRef] = useState("");
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const id = `allocate-${receipt.id}`;
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const account_ref = ref.trim();
-    if (!account_ref) {
-      setError("Enter the account reference.");
-      return;
-    }
-    const payload = { account_ref };
-    setPending(true);
-    setError(null);
-    try {
-      const answer = await api.post<Receipt>(`console/receipts/${receipt.id}/allocate`, payload, {
-        idempotencyKey: idempotencyKey(payload),
-      });
-      setPending(false);
-      onAllocated({ ...receipt, ...answer });
-    } catch (err) {
-      setPending(false);
-      if (isAbort(err)) return;
-      const fields = err instanceof ApiCallError ? err.fields : undefined;
-      setError(fields?.account_ref ?? errorText(err));
-    }
-  }
-
   return (
-    <form
-      onSubmit={submit}
-      noValidate
-      aria-label={`Allocate the receipt from ${receipt.payer_name}`}
-      className="flex flex-wrap items-end gap-3"
-    >
-      <div>
-        <label htmlFor={id} className={LABEL}>Account reference</label>
-        <input
-          id={id}
-          type="text"
-          autoFocus
-          autoComplete="off"
-          spellCheck={false}
-          value={ref}
-          onChange={(event) => setRef(event.currentTarget.value)}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? `${id}-error` : undefined}
-          className={`font-mono ${inputClass(!!error)}`}
-        />
-      </div>
-      <SubmitButton pending={pending} pendingLabel="Allocating…" className="btn-primary">Allocate and credit</SubmitButton>
-      <button type="button" className="btn-ghost" onClick={onCancel}>Cancel</button>
-      <p id={`${id}-error`} role="alert" className={error ? `w-full ${ERROR}` : "w-full"}>{error}</p>
-    </form>
+    <AccountRefForm<Receipt>
+      id={`allocate-${receipt.id}`}
+      label={`Allocate the receipt from ${receipt.payer_name}`}
+      field="account_ref"
+      send={(payload, idempotencyKey) => api.post(`console/receipts/${receipt.id}/allocate`, payload, { idempotencyKey })}
+      submitLabel="Allocate and credit"
+      pendingLabel="Allocating…"
+      onCancel={onCancel}
+      onDone={(answer) => onAllocated({ ...receipt, ...answer })}
+    />
   );
 }

@@ -3,6 +3,7 @@ import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert } from "./lib/form-alert.tsx";
 import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
+import { ERROR, inputClass as consoleInput, LABEL } from "./lib/console-fields.ts";
 
 export interface FeeOverrides {
   override_transfer_fee: boolean;
@@ -17,12 +18,8 @@ export interface ConsoleUserFeesProps {
   overrides: FeeOverrides;
 }
 
-const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
-const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
-const inputClass = (invalid: boolean) =>
-  `mt-1 block w-full max-w-48 rounded-md border bg-white px-3 py-2 font-mono text-sm text-neutral-900 shadow-sm focus:outline-2 focus:outline-primary-600 disabled:opacity-60 dark:bg-neutral-950 dark:text-neutral-100 ${
-    invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
-  }`;
+/** A fee field below its label, in the console's look. */
+const inputClass = (invalid: boolean) => `mt-1 max-w-48 font-mono ${consoleInput(invalid)}`;
 
 /**
  * A customer's fee overrides (DESIGN.md section 4): when on, the two fees replace their pricing

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { api, errorText, fieldsOf, isAbort, newIdempotencyKey } from "./lib/api.ts";
 import { notify } from "./lib/notifications.ts";
 import { type OnBehalfCustomer, onBehalfError, setOnBehalf, toCustomer } from "./lib/on-behalf.ts";
+import { ERROR, inputClass as consoleInput, LABEL } from "./lib/console-fields.ts";
 
 /** A row of GET console/users. */
 export interface ConsoleUser {
@@ -25,14 +26,9 @@ export interface ConsoleUsersProps {
   onBehalfId: number | null;
 }
 
-// Written out here rather than shared with the profile form, so this page loads none of its code.
-const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
 const HINT = "mt-1 text-sm text-neutral-600 dark:text-neutral-300";
-const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
-const inputClass = (invalid: boolean) =>
-  `mt-1 block w-full rounded-md border bg-white px-3 py-2 text-sm text-neutral-900 shadow-sm placeholder:text-neutral-500 focus:outline-2 focus:outline-primary-600 dark:bg-neutral-950 dark:text-neutral-100 dark:placeholder:text-neutral-400 ${
-    invalid ? "border-red-600 dark:border-red-400" : "border-neutral-300 dark:border-neutral-700"
-  }`;
+/** A field below its label, in the console's look. */
+const inputClass = (invalid: boolean) => `mt-1 ${consoleInput(invalid)}`;
 
 function Alert({ children }: { children: ReactNode }) {
   return (

@@ -9,7 +9,7 @@ import type { PricingPlanRow } from "../ConsolePricingPlans.tsx";
 import { api, errorText, fieldsOf, isAbort } from "./api.ts";
 import { FormAlert } from "./form-alert.tsx";
 import { SubmitButton, useIdempotencyKey } from "./forms.tsx";
-import { ERROR, GHOST, inputClass, LABEL, TH } from "./pricing-fields.ts";
+import { ERROR, GHOST, inputClass, LABEL, TH } from "./console-fields.ts";
 
 /** What the editor holds: everything as typed. */
 interface Draft {
