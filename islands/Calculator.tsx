@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useRef, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { api, errorText, isAbort } from "./lib/api.ts";
 
 /** A currency of GET currencies. */
@@ -186,29 +186,19 @@ export default function Calculator({ currencies, initial, signedIn, quote: first
   return (
     <form onSubmit={submit} aria-label="Currency calculator" className="space-y-5" noValidate>
       <div className="grid gap-4 sm:grid-cols-[1fr_auto_1fr] sm:items-end">
-        <div className="space-y-2">
-          <label htmlFor="calc-send" className={LABEL}>You send</label>
-          <input
-            id="calc-send"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
-            value={send}
-            onChange={(event) => typeSend(event.currentTarget.value)}
-            aria-invalid={error && fixed === "sell" ? true : undefined}
-            aria-describedby={error ? "calc-error" : undefined}
-            className={`${CONTROL} block w-full text-lg tabular-nums`}
-          />
-          <label htmlFor="calc-sell" className="sr-only">Currency to send</label>
-          <select
-            id="calc-sell"
-            value={sell}
-            onChange={(event) => chooseSell(event.currentTarget.value)}
-            className={`${CONTROL} block w-full`}
-          >
-            {options}
-          </select>
-        </div>
+        <Side
+          amountId="calc-send"
+          amountLabel="You send"
+          amount={send}
+          onAmount={typeSend}
+          currencyId="calc-sell"
+          currencyLabel="Currency to send"
+          currency={sell}
+          onCurrency={chooseSell}
+          options={options}
+          invalid={!!error && fixed === "sell"}
+          describedBy={error ? "calc-error" : undefined}
+        />
         <button
           type="button"
           onClick={swap}
@@ -219,29 +209,19 @@ export default function Calculator({ currencies, initial, signedIn, quote: first
         >
           <span aria-hidden="true">⇄</span>
         </button>
-        <div className="space-y-2">
-          <label htmlFor="calc-receive" className={LABEL}>They receive</label>
-          <input
-            id="calc-receive"
-            type="text"
-            inputMode="decimal"
-            autoComplete="off"
-            value={receive}
-            onChange={(event) => typeReceive(event.currentTarget.value)}
-            aria-invalid={error && fixed === "buy" ? true : undefined}
-            aria-describedby={error ? "calc-error" : undefined}
-            className={`${CONTROL} block w-full text-lg tabular-nums`}
-          />
-          <label htmlFor="calc-buy" className="sr-only">Currency to receive</label>
-          <select
-            id="calc-buy"
-            value={buy}
-            onChange={(event) => chooseBuy(event.currentTarget.value)}
-            className={`${CONTROL} block w-full`}
-          >
-            {options}
-          </select>
-        </div>
+        <Side
+          amountId="calc-receive"
+          amountLabel="They receive"
+          amount={receive}
+          onAmount={typeReceive}
+          currencyId="calc-buy"
+          currencyLabel="Currency to receive"
+          currency={buy}
+          onCurrency={chooseBuy}
+          options={options}
+          invalid={!!error && fixed === "buy"}
+          describedBy={error ? "calc-error" : undefined}
+        />
       </div>
 
       <div id="calc-error" role="alert" className={error ? "text-sm font-medium text-red-700 dark:text-red-300" : undefined}>
@@ -288,5 +268,46 @@ export default function Calculator({ currencies, initial, signedIn, quote: first
         </a>
       </div>
     </form>
+  );
+}
+
+/** One side of the calculator: an amount above its currency. */
+function Side(props: {
+  amountId: string;
+  amountLabel: string;
+  amount: string;
+  onAmount: (value: string) => void;
+  currencyId: string;
+  currencyLabel: string;
+  currency: string;
+  onCurrency: (code: string) => void;
+  options: ReactNode;
+  invalid: boolean;
+  describedBy: string | undefined;
+}) {
+  return (
+    <div className="space-y-2">
+      <label htmlFor={props.amountId} className={LABEL}>{props.amountLabel}</label>
+      <input
+        id={props.amountId}
+        type="text"
+        inputMode="decimal"
+        autoComplete="off"
+        value={props.amount}
+        onChange={(event) => props.onAmount(event.currentTarget.value)}
+        aria-invalid={props.invalid ? true : undefined}
+        aria-describedby={props.describedBy}
+        className={`${CONTROL} block w-full text-lg tabular-nums`}
+      />
+      <label htmlFor={props.currencyId} className="sr-only">{props.currencyLabel}</label>
+      <select
+        id={props.currencyId}
+        value={props.currency}
+        onChange={(event) => props.onCurrency(event.currentTarget.value)}
+        className={`${CONTROL} block w-full`}
+      >
+        {props.options}
+      </select>
+    </div>
   );
 }

@@ -1,4 +1,4 @@
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useState } from "react";
 import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert, Status } from "./lib/form-alert.tsx";
 import { SubmitButton, useHydrated, useIdempotencyKey } from "./lib/forms.tsx";
@@ -276,74 +276,41 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
   const amountError = fields.amount;
   const sellError = fields.sell_currency ?? fields.sell;
   const buyError = fields.buy_currency ?? fields.buy;
-  const describe = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(" ") || undefined;
 
   return (
     <>
       <div className="card">
         <form method="post" onSubmit={getQuote} noValidate aria-label="Convert" className="space-y-5">
           <div className="grid gap-4 sm:grid-cols-2">
-            <fieldset className="space-y-2">
-              <legend className={LABEL}>You sell</legend>
-              <label htmlFor="convert-sell" className="sr-only">Currency to sell</label>
-              <select
-                id="convert-sell"
-                value={sell}
-                onChange={(event) => chooseSell(event.currentTarget.value)}
-                aria-invalid={sellError ? true : undefined}
-                aria-describedby={describe(sellError && "convert-sell-error")}
-                className={`${CONTROL} block w-full`}
-              >
-                {options}
-              </select>
-              <label htmlFor="convert-sell-amount" className="sr-only">Amount to sell</label>
-              <input
-                id="convert-sell-amount"
-                type="text"
-                inputMode="decimal"
-                autoComplete="off"
-                placeholder="Amount to sell"
-                value={sellAmount}
-                onChange={(event) => typeSell(event.currentTarget.value)}
-                aria-invalid={amountError && fixed === "sell" ? true : undefined}
-                aria-describedby={describe("convert-available", amountError && fixed === "sell" && "convert-amount-error")}
-                className={`${CONTROL} block w-full text-lg tabular-nums`}
-              />
-              <p id="convert-available" className="text-xs text-neutral-600 dark:text-neutral-400">
-                {available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`}
-              </p>
-              {sellError ? <p id="convert-sell-error" className={FIELD_ERROR}>{sellError}</p> : null}
-              {amountError && fixed === "sell" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
-            </fieldset>
-            <fieldset className="space-y-2">
-              <legend className={LABEL}>You receive</legend>
-              <label htmlFor="convert-buy" className="sr-only">Currency to receive</label>
-              <select
-                id="convert-buy"
-                value={buy}
-                onChange={(event) => chooseBuy(event.currentTarget.value)}
-                aria-invalid={buyError ? true : undefined}
-                aria-describedby={describe(buyError && "convert-buy-error")}
-                className={`${CONTROL} block w-full`}
-              >
-                {options}
-              </select>
-              <label htmlFor="convert-buy-amount" className="sr-only">Amount to receive</label>
-              <input
-                id="convert-buy-amount"
-                type="text"
-                inputMode="decimal"
-                autoComplete="off"
-                placeholder="Amount to receive"
-                value={buyAmount}
-                onChange={(event) => typeBuy(event.currentTarget.value)}
-                aria-invalid={amountError && fixed === "buy" ? true : undefined}
-                aria-describedby={describe(amountError && fixed === "buy" && "convert-amount-error")}
-                className={`${CONTROL} block w-full text-lg tabular-nums`}
-              />
-              {buyError ? <p id="convert-buy-error" className={FIELD_ERROR}>{buyError}</p> : null}
-              {amountError && fixed === "buy" ? <p id="convert-amount-error" className={FIELD_ERROR}>{amountError}</p> : null}
-            </fieldset>
+            <Side
+              legend="You sell"
+              currencyId="convert-sell"
+              currencyLabel="Currency to sell"
+              currency={sell}
+              onCurrency={chooseSell}
+              currencyError={sellError}
+              options={options}
+              amountId="convert-sell-amount"
+              amountLabel="Amount to sell"
+              amount={sellAmount}
+              onAmount={typeSell}
+              amountError={fixed === "sell" ? amountError : undefined}
+              hint={{ id: "convert-available", text: available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}` }}
+            />
+            <Side
+              legend="You receive"
+              currencyId="convert-buy"
+              currencyLabel="Currency to receive"
+              currency={buy}
+              onCurrency={chooseBuy}
+              currencyError={buyError}
+              options={options}
+              amountId="convert-buy-amount"
+              amountLabel="Amount to receive"
+              amount={buyAmount}
+              onAmount={typeBuy}
+              amountError={fixed === "buy" ? amountError : undefined}
+            />
           </div>
 
           <FormAlert
@@ -417,5 +384,61 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
         <BalanceTable balances={balances} busy={refreshing} status={balanceStatus} />
       </aside>
     </>
+  );
+}
+
+const describe = (...ids: (string | false | undefined)[]) => ids.filter(Boolean).join(" ") || undefined;
+
+/**
+ * One side of the conversion: its currency, then its amount (placeholder and hidden label alike),
+ * an optional hint, and the errors that name it. The amount's error shows on the side that is fixed.
+ */
+function Side(props: {
+  legend: string;
+  currencyId: string;
+  currencyLabel: string;
+  currency: string;
+  onCurrency: (code: string) => void;
+  currencyError: string | undefined;
+  options: ReactNode;
+  amountId: string;
+  amountLabel: string;
+  amount: string;
+  onAmount: (value: string) => void;
+  amountError: string | undefined;
+  hint?: { id: string; text: string };
+}) {
+  const currencyErrorId = `${props.currencyId}-error`;
+  return (
+    <fieldset className="space-y-2">
+      <legend className={LABEL}>{props.legend}</legend>
+      <label htmlFor={props.currencyId} className="sr-only">{props.currencyLabel}</label>
+      <select
+        id={props.currencyId}
+        value={props.currency}
+        onChange={(event) => props.onCurrency(event.currentTarget.value)}
+        aria-invalid={props.currencyError ? true : undefined}
+        aria-describedby={describe(props.currencyError && currencyErrorId)}
+        className={`${CONTROL} block w-full`}
+      >
+        {props.options}
+      </select>
+      <label htmlFor={props.amountId} className="sr-only">{props.amountLabel}</label>
+      <input
+        id={props.amountId}
+        type="text"
+        inputMode="decimal"
+        autoComplete="off"
+        placeholder={props.amountLabel}
+        value={props.amount}
+        onChange={(event) => props.onAmount(event.currentTarget.value)}
+        aria-invalid={props.amountError ? true : undefined}
+        aria-describedby={describe(props.hint?.id, props.amountError && "convert-amount-error")}
+        className={`${CONTROL} block w-full text-lg tabular-nums`}
+      />
+      {props.hint ? <p id={props.hint.id} className="text-xs text-neutral-600 dark:text-neutral-400">{props.hint.text}</p> : null}
+      {props.currencyError ? <p id={currencyErrorId} className={FIELD_ERROR}>{props.currencyError}</p> : null}
+      {props.amountError ? <p id="convert-amount-error" className={FIELD_ERROR}>{props.amountError}</p> : null}
+    </fieldset>
   );
 }
