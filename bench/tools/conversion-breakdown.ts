@@ -54,8 +54,14 @@ try {
   const customer = await fundedCustomerOverHttp(base, db, admin, { funds: { GBP: "100000000.00" } });
   const cookie = customer.session.cookieHeader();
   const headers = { "Content-Type": "application/json", Accept: "application/json", Cookie: cookie };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await app.fetch(new Request(base + "/api/" + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+  const call = async (method: string, path: string, body?: unknown, idempotencyKey?: string) => {
+    const res = await app.fetch(
+      new Request(base + "/api/" + path, {
+        method,
+        headers: idempotencyKey ? { ...headers, "Idempotency-Key": idempotencyKey } : headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
     const json = await res.json();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json.body;
@@ -100,6 +106,13 @@ try {
   await measure("POST account/conversions × 16 at once (group commit)", async (i) => {
     if (i % 16 !== 0) return;
     await Promise.all(Array.from({ length: 16 }, () => call("POST", "account/conversions", { quote_id: quotes.shift() })));
+  }, holdMany);
+  // As the convert page sends it: with an Idempotency-Key (server/http/idempotency.ts).
+  await measure("POST account/conversions with an Idempotency-Key", () =>
+    call("POST", "account/conversions", { quote_id: quotes.shift() }, crypto.randomUUID()), holdMany);
+  await measure("POST account/conversions with keys × 16 at once (group commit)", async (i) => {
+    if (i % 16 !== 0) return;
+    await Promise.all(Array.from({ length: 16 }, () => call("POST", "account/conversions", { quote_id: quotes.shift() }, crypto.randomUUID())));
   }, holdMany);
   await measure("  executeQuote() alone", () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date()), holdMany);
   await measure("  executeQuote() × 16 at once (group commit)", async (i) => {

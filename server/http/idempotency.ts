@@ -1,7 +1,10 @@
+import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
-import { and, eq, lt } from "drizzle-orm";
+import { lt } from "drizzle-orm";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Database } from "../../db/client.ts";
+import { groupedTransaction } from "../../db/group-commit.ts";
+import { columnList, fromColumns, rowOf, run } from "../../db/sql.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../lib/constants.ts";
@@ -65,13 +68,8 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
 
     // The claim's lockedUntil marks it as ours: a takeover always sets a later one, so once the
     // key has been taken over, the writes below change nothing.
-    const ours = and(
-      eq(idempotencyKeys.scope, scope),
-      eq(idempotencyKeys.key, key),
-      eq(idempotencyKeys.state, "running"),
-      eq(idempotencyKeys.lockedUntil, new Date(now + LOCK_MS)),
-    );
-    const release = () => db.delete(idempotencyKeys).where(ours);
+    const ours = [scope, key, now + LOCK_MS];
+    const release = () => groupedTransaction(db, (tx) => run(tx, RELEASE, ours));
 
     try {
       // Hono's compose turns an error thrown by the handler into c.res (through onError) before
@@ -96,10 +94,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
       const value = res.headers.get(name);
       return value === null ? [] : [[name, value]];
     });
-    await db
-      .update(idempotencyKeys)
-      .set({ state: "done", responseStatus: res.status, responseHeaders: JSON.stringify(headers), responseBody: body })
-      .where(ours);
+    await groupedTransaction(db, (tx) => run(tx, STORE, [res.status, JSON.stringify(headers), body, ...ours]));
   };
 }
 
@@ -115,43 +110,39 @@ export async function purgeExpiredIdempotencyKeys(db: Database, now: Date = new 
 }
 
 /**
- * Takes the key for this request, or answers the row that holds it. Each step is one statement, so
- * two requests (in one process or two instances) can never both claim the key.
+ * Takes the key for this request, or answers the row that holds it. One statement claims a new
+ * key, a key past its TTL (it counts as never used) and a key whose first request died without
+ * answering (after its lock, the same request may take it over); the transaction makes the claim
+ * and the read of a held key one step, so two requests (in one process or two instances) can never
+ * both claim the key. Run as a grouped transaction: claims that arrive together, and the
+ * conversions beside them, share one COMMIT (db/group-commit.ts).
  */
-async function claimKey(db: Database, scope: string, key: string, requestHash: string, now: number) {
-  const thisKey = and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key));
-  const lockedUntil = new Date(now + LOCK_MS);
-  // A key past its TTL counts as never used.
-  await db
-    .delete(idempotencyKeys)
-    .where(and(thisKey, lt(idempotencyKeys.createdAt, new Date(now - IDEMPOTENCY_TTL_MS))));
-  // Bounded: the row can vanish between two statements (released after a 5xx), so try again.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
-      .insert(idempotencyKeys)
-      .values({ scope, key, requestHash, state: "running", lockedUntil, createdAt: new Date(now) })
-      .onConflictDoNothing()
-      .returning({ key: idempotencyKeys.key });
-    if (inserted.length) return "claimed" as const;
-    // The first request died without answering: after its lock, the same request may take over.
-    const taken = await db
-      .update(idempotencyKeys)
-      .set({ lockedUntil, createdAt: new Date(now) })
-      .where(
-        and(
-          thisKey,
-          eq(idempotencyKeys.state, "running"),
-          eq(idempotencyKeys.requestHash, requestHash),
-          lt(idempotencyKeys.lockedUntil, new Date(now)),
-        ),
-      )
-      .returning({ key: idempotencyKeys.key });
-    if (taken.length) return "claimed" as const;
-    const [row] = await db.select().from(idempotencyKeys).where(thisKey);
-    if (row) return row;
-  }
-  return undefined;
+function claimKey(db: Database, scope: string, key: string, requestHash: string, now: number): Promise<"claimed" | Row | undefined> {
+  return groupedTransaction(db, async (tx) => {
+    const claimed = await rowOf(tx, CLAIM, [scope, key, requestHash, now + LOCK_MS, now, now - IDEMPOTENCY_TTL_MS]);
+    if (claimed) return "claimed" as const;
+    const row = await rowOf<Record<string, unknown>>(tx, HELD, [scope, key]);
+    return row ? fromColumns(idempotencyKeys, row) : undefined;
+  });
 }
+
+/**
+ * The statements, as fixed SQL (db/sql.ts): every POST, PUT and DELETE that carries a key runs
+ * two of them, and Drizzle's query builder cost more than SQLite's work here.
+ */
+const CLAIM = `INSERT INTO idempotency_keys (scope, key, request_hash, state, locked_until, created_at)
+  VALUES (?1, ?2, ?3, 'running', ?4, ?5)
+  ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'running',
+    response_status = NULL, response_headers = NULL, response_body = NULL,
+    locked_until = excluded.locked_until, created_at = excluded.created_at
+  WHERE idempotency_keys.created_at < ?6
+    OR (idempotency_keys.state = 'running' AND idempotency_keys.request_hash = excluded.request_hash
+      AND idempotency_keys.locked_until < ?5)
+  RETURNING 1 AS claimed`;
+const HELD = `SELECT ${columnList(idempotencyKeys)} FROM idempotency_keys WHERE scope = ? AND key = ?`;
+const OURS = "scope = ? AND key = ? AND state = 'running' AND locked_until = ?";
+const STORE = `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_headers = ?, response_body = ? WHERE ${OURS}`;
+const RELEASE = `DELETE FROM idempotency_keys WHERE ${OURS}`;
 
 /**
  * Hex SHA-256 of method, path with query and raw body: "the same request". The body is read from a
@@ -159,13 +150,9 @@ async function claimKey(db: Database, scope: string, key: string, requestHash: s
  */
 async function hashRequest(c: Context): Promise<string> {
   const url = new URL(c.req.url);
-  const head = new TextEncoder().encode(`${c.req.method}\n${url.pathname}${url.search}\n`);
   const body = new Uint8Array(await c.req.raw.clone().arrayBuffer());
-  const bytes = new Uint8Array(head.length + body.length);
-  bytes.set(head);
-  bytes.set(body, head.length);
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  // node:crypto hashes synchronously: a fraction of crypto.subtle's cost for a body this small.
+  return createHash("sha256").update(`${c.req.method}\n${url.pathname}${url.search}\n`, "utf8").update(body).digest("hex");
 }
 
 /** UTF-8 text that encodes back to the very same bytes (BOM kept), or undefined if there is none. */
