@@ -121,6 +121,23 @@ describe("Idempotency-Key", () => {
     expect(runs.count).toBe(1);
   });
 
+  test("a finished request is still replayed once its lock has passed, until the key expires", async () => {
+    const { app, runs } = testApp();
+    const key = newKey();
+    await send(app, "/api/count", { key, user: 1, body: {} });
+    // An hour later: the claim's 60 s lock is long gone, the 24 h are not.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await db.update(idempotencyKeys).set({ lockedUntil: hourAgo, createdAt: hourAgo }).where(eq(idempotencyKeys.key, key));
+
+    const again = await send(app, "/api/count", { key, user: 1, body: {} });
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.json()).toEqual({ body: { n: 1 } });
+    // Nor can another request take the key over.
+    expect((await send(app, "/api/count", { key, user: 1, body: { other: 1 } })).status).toBe(422);
+    expect(runs.count).toBe(1);
+    expect((await rowOf(key))?.state).toBe("done");
+  });
+
   test("PUT replays too, and a DELETE's empty 204 replays as an empty 204", async () => {
     const { app, runs } = testApp();
     const putKey = newKey();
