@@ -61,7 +61,8 @@ async function typeCheck(): Promise<Counts> {
   if (code !== 0) {
     // deno colours its output; the summary is plain text.
     const lines = stripVTControlCharacters(text).split("\n");
-    const errors = lines.filter((line) => /error|TS\d{4}|at file:/i.test(line));
+    // The diagnostics' own lines, not the source lines deno quotes under each of them.
+    const errors = lines.filter((line) => /^\s*(TS\d{4}\b|error:|at file:)/.test(line));
     typeCheckErrors = (errors.length ? errors : lines.slice(-20)).slice(0, 40).join("\n") || `exit code ${code}, no output`;
   }
   return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
