@@ -5,8 +5,7 @@ import {
   Field,
   FormAlert,
   LINK,
-  PASSWORD_MAX,
-  PASSWORD_MIN,
+  NewPasswordFields,
   Status,
   SubmitButton,
   textOf,
@@ -127,29 +126,7 @@ function ResetForm({ token, username }: { token: string; username: string }) {
         fields={fields}
         shown={["password", "confirm"]}
       />
-      <Field
-        id="reset-password"
-        label="New password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        minLength={PASSWORD_MIN}
-        maxLength={PASSWORD_MAX}
-        required
-        hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`}
-        error={fields.password}
-      />
-      <Field
-        id="reset-confirm"
-        label="New password again"
-        name="confirm"
-        type="password"
-        autoComplete="new-password"
-        minLength={PASSWORD_MIN}
-        maxLength={PASSWORD_MAX}
-        required
-        error={fields.confirm}
-      />
+      <NewPasswordFields idPrefix="reset" label="New password" errors={fields} />
       <SubmitButton pending={pending} pendingLabel="Saving…">Change my password</SubmitButton>
       <Status>{changed ? CHANGED : null}</Status>
     </form>

@@ -4,8 +4,7 @@ import {
   Field,
   FormAlert,
   LINK,
-  PASSWORD_MAX,
-  PASSWORD_MIN,
+  NewPasswordFields,
   rememberUser,
   SubmitButton,
   textOf,
@@ -88,18 +87,7 @@ export default function RegisterForm({ referralCode = null, attribution }: Regis
         required
         error={fields.email}
       />
-      <Field
-        id="register-password"
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        minLength={PASSWORD_MIN}
-        maxLength={PASSWORD_MAX}
-        required
-        hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`}
-        error={fields.password}
-      />
+      <NewPasswordFields idPrefix="register" label="Password" errors={fields} confirm={false} />
       <Field
         id="register-referral"
         label="Referral code"

@@ -4,8 +4,7 @@ import {
   Field,
   FormAlert,
   LINK,
-  PASSWORD_MAX,
-  PASSWORD_MIN,
+  NewPasswordFields,
   SubmitButton,
   textOf,
   useSubmit,
@@ -54,29 +53,7 @@ export default function SetupForm({ done }: SetupFormProps) {
         required
         error={fields.email}
       />
-      <Field
-        id="setup-password"
-        label="Password"
-        name="password"
-        type="password"
-        autoComplete="new-password"
-        minLength={PASSWORD_MIN}
-        maxLength={PASSWORD_MAX}
-        required
-        hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`}
-        error={fields.password}
-      />
-      <Field
-        id="setup-confirm"
-        label="Password again"
-        name="confirm"
-        type="password"
-        autoComplete="new-password"
-        minLength={PASSWORD_MIN}
-        maxLength={PASSWORD_MAX}
-        required
-        error={fields.confirm}
-      />
+      <NewPasswordFields idPrefix="setup" label="Password" errors={fields} />
       <SubmitButton pending={pending} pendingLabel="Creating…">Create the administrator</SubmitButton>
     </form>
   );

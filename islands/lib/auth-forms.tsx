@@ -111,6 +111,32 @@ export function Field({ id, label, hint, error, className, ...input }: FieldProp
   );
 }
 
+/**
+ * A new password (its length rule as the hint) and, unless `confirm` is false, the same again:
+ * registration, the administrator's set-up and a password reset ask the same way.
+ */
+export function NewPasswordFields({ idPrefix, label, errors, confirm = true }: {
+  idPrefix: string;
+  label: string;
+  errors: Record<string, string | undefined>;
+  confirm?: boolean;
+}) {
+  const rules = { type: "password", autoComplete: "new-password", minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, required: true };
+  return (
+    <>
+      <Field
+        id={`${idPrefix}-password`}
+        label={label}
+        name="password"
+        {...rules}
+        hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`}
+        error={errors.password}
+      />
+      {confirm ? <Field id={`${idPrefix}-confirm`} label={`${label} again`} name="confirm" {...rules} error={errors.confirm} /> : null}
+    </>
+  );
+}
+
 /** A link in the forms' text colour, readable in both colour modes. */
 export const LINK = "font-medium text-primary-700 underline-offset-4 hover:underline dark:text-primary-300";
 
