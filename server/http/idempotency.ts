@@ -128,7 +128,7 @@ function claimKey(db: Database, scope: string, key: string, requestHash: string,
 
 /**
  * The statements, as fixed SQL (db/sql.ts): every POST, PUT and DELETE that carries a key runs
- * two of them, and Drizzle's query builder cost more than SQLite's work here.
+ * two or three of them, and Drizzle's query builder cost more than SQLite's work here.
  */
 const CLAIM = `INSERT INTO idempotency_keys (scope, key, request_hash, state, locked_until, created_at)
   VALUES (?1, ?2, ?3, 'running', ?4, ?5)
