@@ -23,13 +23,10 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url)
  * Opens the portal database: a local libSQL file by default, or Turso when the URL is
  * libsql:// or https:// (with DATABASE_AUTH_TOKEN). Same code either way.
  */
-export function openDatabase({ url, authToken }: OpenOptions): Promise<Database> {
-  try {
-    const client = url.startsWith("file:") ? openLocalFile(url.slice("file:".length)) : createClient({ url, authToken });
-    return Promise.resolve(drizzle(client) as Database);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+// deno-lint-ignore require-await -- async so that a file that cannot be opened is a rejection.
+export async function openDatabase({ url, authToken }: OpenOptions): Promise<Database> {
+  const client = url.startsWith("file:") ? openLocalFile(url.slice("file:".length)) : createClient({ url, authToken });
+  return drizzle(client) as Database;
 }
 
 /**

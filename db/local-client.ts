@@ -375,12 +375,7 @@ export class LocalTransaction implements Transaction {
   }
 
   async rollback(): Promise<void> {
-    const connection = this.#connection;
-    try {
-      if (connection?.inTransaction) connection.execute({ sql: "ROLLBACK" });
-    } finally {
-      this.#settle();
-    }
+    this.close();
   }
 
   close(): void {

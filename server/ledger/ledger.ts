@@ -169,9 +169,15 @@ const MAY_GO_NEGATIVE_SQL = `purpose IN (${MAY_GO_NEGATIVE.map((p) => `'${p}'`).
 type SqlRow = Record<string, unknown>;
 const toLedgerAccount = (row: SqlRow): LedgerAccount => fromColumns(ledgerAccounts, row);
 
-async function findOrCreate(tx: Executor, find: { sql: string; args: InArgs }, create: { sql: string; args: InArgs }): Promise<LedgerAccount> {
+async function findOrCreate(
+  tx: Executor,
+  find: { sql: string; args: InArgs },
+  create: { sql: string; args: InArgs },
+  beforeCreate?: () => Promise<void>,
+): Promise<LedgerAccount> {
   const found = await rowOf<SqlRow>(tx, find.sql, find.args);
   if (found) return toLedgerAccount(found);
+  await beforeCreate?.();
   // Race-safe get-or-create: whoever inserts first wins, everyone reads the same row.
   await run(tx, create.sql, create.args);
   const created = await rowOf<SqlRow>(tx, find.sql, find.args);
@@ -182,18 +188,16 @@ async function findOrCreate(tx: Executor, find: { sql: string; args: InArgs }, c
 export async function customerAccount(tx: Executor, accountId: number, currency: string): Promise<LedgerAccount> {
   assertCurrency(currency);
   if (!Number.isSafeInteger(accountId)) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
-  const find = {
+  return await findOrCreate(tx, {
     sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
     args: [accountId, currency],
-  };
-  const found = await rowOf<SqlRow>(tx, find.sql, find.args);
-  if (found) return toLedgerAccount(found);
-  const owner = await rowOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
-  if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
-  return findOrCreate(tx, find, {
+  }, {
     sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
           VALUES ('customer', ?, ?, 'balance', 0, ?) ON CONFLICT DO NOTHING`,
     args: [accountId, currency, Date.now()],
+  }, async () => {
+    const owner = await rowOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
+    if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
   });
 }
 
