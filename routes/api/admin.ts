@@ -5,7 +5,7 @@ import { auditLog, profiles, users } from "../../db/schema.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { openAccountFor } from "../../server/accounts/onboarding.ts";
 import { audit } from "../../server/audit.ts";
-import { findUser, summaryOf } from "../../server/auth/users.ts";
+import { findUser, summaryOf, userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { CONSOLE_GUARDS, guards } from "../../server/guards.ts";
 import { ApiError, ok } from "../../server/http/api.ts";
@@ -16,10 +16,10 @@ import { createAdministrator } from "../../server/auth/setup.ts";
 const ADMIN = guards(...CONSOLE_GUARDS);
 
 async function onBehalfAnswer(c: import("hono").Context<AppEnv>, customerId: number) {
-  const customer = await findUser(c.get("db"), customerId);
-  if (!customer || customer.level === "Admin") return null;
+  const customer = await userWithSummary(c.get("db"), customerId, true);
+  if (!customer || customer.user.level === "Admin") return null;
   // cc_contact: the customer's contact address, to copy them on what is sent on their behalf.
-  return { ...(await summaryOf(c.get("db"), customer, true)), cc_contact: customer.username };
+  return { ...customer.summary, cc_contact: customer.user.username };
 }
 
 // One statement per route, never a chain: a chain's types pile up (decision 010).

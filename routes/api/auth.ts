@@ -13,7 +13,7 @@ import {
   TOKEN_FAILURES,
 } from "../../server/auth/rate-limit.ts";
 import { clientAddress } from "../../server/auth/sessions.ts";
-import { findUser, findUserByUsername, normalizeUsername, summaryOf, type UserRow } from "../../server/auth/users.ts";
+import { findUser, findUserByUsername, normalizeUsername, summaryOf, type UserRow, userWithSummary } from "../../server/auth/users.ts";
 import { verifyTotp } from "../../server/auth/totp.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { loggedin, registerScreen } from "../../server/guards.ts";
@@ -68,9 +68,9 @@ async function sendCode(c: import("hono").Context<AppEnv>, user: Pick<UserRow, "
 }
 
 async function summary(c: import("hono").Context<AppEnv>, userId: number, secondFactor: boolean) {
-  const user = await findUser(c.get("db"), userId);
-  if (!user) throw new ApiError(401, BAD_CREDENTIALS);
-  return summaryOf(c.get("db"), user, secondFactor);
+  const found = await userWithSummary(c.get("db"), userId, secondFactor);
+  if (!found) throw new ApiError(401, BAD_CREDENTIALS);
+  return found.summary;
 }
 
 function requireSession(c: import("hono").Context<AppEnv>) {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { profiles } from "../../db/schema.ts";
 import { customerOf as customerOrNull } from "../../server/accounts/current.ts";
 import { openAccountFor, opensAtOnce } from "../../server/accounts/onboarding.ts";
-import { findUser, summaryOf } from "../../server/auth/users.ts";
+import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { guards } from "../../server/guards.ts";
 import { ApiError, ok } from "../../server/http/api.ts";
@@ -34,8 +34,7 @@ onboarding.post("/account/profile", guards("loggedin", "is-verified", "secondfac
     createdAt: now,
     updatedAt: now,
   }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
-  const user = await findUser(c.get("db"), customer.id);
-  return ok(c, await summaryOf(c.get("db"), user!, customer.secondFactor), { redirect: "/identity" });
+  return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, { redirect: "/identity" });
 });
 
 onboarding.get("/sumsub/token", guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"), async (c) => {
@@ -77,8 +76,7 @@ onboarding.get("/sumsub/confirm", guards("loggedin", "is-verified", "secondfacto
       throw new ApiError(403, result.moderationComment || "We could not verify your identity. Please contact us.");
   }
   if (await opensAtOnce(c, customer.id)) await openAccountFor(c, customer.id, null);
-  const user = await findUser(c.get("db"), customer.id);
-  return ok(c, await summaryOf(c.get("db"), user!, customer.secondFactor), { redirect: "/auth" });
+  return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, { redirect: "/auth" });
 });
 
 onboarding.post("/sumsub/webhook", async (c) => {
