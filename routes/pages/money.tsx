@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { currentAccount, customerOf } from "../../server/accounts/current.ts";
-import { findUser, summaryOf } from "../../server/auth/users.ts";
+import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { priceQuote } from "../../server/money/conversions.ts";
 import { CURRENCIES, CURRENCY_CODES } from "../../server/money/currencies.ts";
@@ -166,9 +166,9 @@ export async function ConsolePricingPage(c: Context<AppEnv>) {
 
 export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const id = Number(c.req.param("id"));
-  const user = await findUser(c.get("db"), id);
-  const customer = user && user.level !== "Admin" ? await summaryOf(c.get("db"), user, false) : null;
-  if (!user || !customer) return null;
+  const found = await userWithSummary(c.get("db"), id, false);
+  if (!found || found.user.level === "Admin") return null;
+  const { user, summary: customer } = found;
   return (
     <section className="flex max-w-3xl flex-col gap-6">
       <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
