@@ -1,8 +1,9 @@
 /**
  * On-behalf mode on the client (SPEC.md sections 3 and 4): the customer an administrator acts
  * for, kept in a cookie, and what setting or clearing it does. Shared by the banner every layout
- * shows in that mode (OnBehalfBanner) and the console's customer list that starts it, so the list
- * loads none of the banner.
+ * shows in that mode (OnBehalfBanner) and the console's customer list that starts it. The build
+ * puts it in one chunk with the banner (vite.config.ts, TOGETHER): pages in that mode load both
+ * anyway, and one file weighs less than two.
  */
 import { ApiCallError, errorText } from "./api.ts";
 import { createPersistedStore, type PersistedStore } from "./user-store.ts";
