@@ -2,8 +2,6 @@ import { useEffect, useRef, useState } from "react";
 import { api, isAbort } from "./lib/api.ts";
 import { type BalanceRow, BalanceTable } from "./lib/balance-table.tsx";
 
-export type { BalanceRow } from "./lib/balance-table.tsx";
-
 /** GET account/funding: how the customer adds money. */
 export interface Funding {
   account_ref: string;

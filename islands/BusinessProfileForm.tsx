@@ -17,8 +17,6 @@ import {
   type Values,
 } from "./lib/profile-form.tsx";
 
-export type { CountryOption } from "./lib/profile-form.tsx";
-
 export interface BusinessProfileFormProps {
   countries: CountryOption[];
   /** Every field of the form, the saved answers or empty (lib/profile-values.ts: profileValues). */

@@ -6,8 +6,6 @@ import { notify } from "./lib/notifications.ts";
 import { type BalanceRow as Balance, BalanceTable } from "./lib/balance-table.tsx";
 import type { CalculatorCurrency, Fixed, QuoteAnswer } from "./Calculator.tsx";
 
-export type { BalanceRow as Balance } from "./lib/balance-table.tsx";
-
 export interface ConvertFormProps {
   currencies: CalculatorCurrency[];
   balances: Balance[];

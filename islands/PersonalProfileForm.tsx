@@ -15,8 +15,6 @@ import {
   type Values,
 } from "./lib/profile-form.tsx";
 
-export type { CountryOption } from "./lib/profile-form.tsx";
-
 export interface PersonalProfileFormProps {
   countries: CountryOption[];
   /** Every field of the form, the saved answers or empty (lib/profile-values.ts: profileValues). */

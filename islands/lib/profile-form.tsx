@@ -26,7 +26,7 @@ export interface FormState {
 }
 
 const FormContext = createContext<FormState | null>(null);
-export const FormProvider = FormContext.Provider;
+const FormProvider = FormContext.Provider;
 
 export function useForm(): FormState {
   const form = useContext(FormContext);
@@ -48,7 +48,7 @@ export function getIn(values: unknown, path: string): unknown {
 }
 
 /** A copy of `values` with `value` at the dotted path; arrays stay arrays. */
-export function setIn<T>(values: T, path: string, value: unknown): T {
+function setIn<T>(values: T, path: string, value: unknown): T {
   const [key, ...rest] = path.split(".");
   const copy = (Array.isArray(values) ? [...values] : { ...values }) as Record<string, unknown>;
   copy[key] = rest.length ? setIn(copy[key] ?? (/^\d+$/.test(rest[0]) ? [] : {}), rest.join("."), value) : value;
@@ -59,7 +59,7 @@ export function setIn<T>(values: T, path: string, value: unknown): T {
  * Errors without those about `path` itself and the parents it belongs to ("address" for
  * "address.city"), or with `under`, without any at or under `path` (a list whose rows moved).
  */
-export function withoutErrors(errors: FieldErrors, path: string, under = false): FieldErrors {
+function withoutErrors(errors: FieldErrors, path: string, under = false): FieldErrors {
   const next: FieldErrors = {};
   for (const [key, message] of Object.entries(errors)) {
     if (key !== path && !(under ? key.startsWith(`${path}.`) : path.startsWith(`${key}.`))) next[key] = message;
@@ -77,7 +77,7 @@ export const fieldId = (path: string): string => `pf-${path.replace(/\./g, "-")}
  * Focuses the first invalid input inside `root` (in page order) each time `tick` changes, else
  * `fallback` (the alert). Used after a refused save.
  */
-export function useFocusFirstInvalid(
+function useFocusFirstInvalid(
   tick: number,
   root: { current: HTMLElement | null },
   fallback: { current: HTMLElement | null },
@@ -92,13 +92,13 @@ export function useFocusFirstInvalid(
 // ---------------------------------------------------------------------------------------------
 // Presentation
 
-export const INPUT =
+const INPUT =
   "mt-1 block w-full rounded-md border bg-white px-3 py-2 text-sm text-neutral-900 shadow-sm placeholder:text-neutral-500 focus:outline-2 focus:outline-offset-0 focus:outline-primary-600 dark:bg-neutral-950 dark:text-neutral-100 dark:placeholder:text-neutral-400";
 const INPUT_OK = "border-neutral-300 dark:border-neutral-700";
 const INPUT_BAD = "border-red-600 dark:border-red-400";
 export const inputClass = (invalid: boolean): string => `${INPUT} ${invalid ? INPUT_BAD : INPUT_OK}`;
 export const LABEL = "block text-sm font-medium text-neutral-900 dark:text-neutral-100";
-export const HINT = "mt-1 text-sm text-neutral-600 dark:text-neutral-300";
+const HINT = "mt-1 text-sm text-neutral-600 dark:text-neutral-300";
 export const ERROR = "mt-1 text-sm font-medium text-red-700 dark:text-red-400";
 export const CHECKBOX =
   "mt-0.5 size-4 shrink-0 rounded border-neutral-400 accent-primary-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600";
@@ -116,7 +116,7 @@ export function Section({ legend, hint, children }: { legend: string; hint?: str
   );
 }
 
-export function Optional() {
+function Optional() {
   return <span className="font-normal text-neutral-600 dark:text-neutral-300">(optional)</span>;
 }
 
@@ -290,7 +290,7 @@ export interface CountryOption {
   postcode?: boolean;
 }
 
-export const DISCOVERY = [
+const DISCOVERY = [
   "Search engine",
   "Social media",
   "Friend, family or colleague",
