@@ -9,11 +9,17 @@ import { type Database, openMigratedDatabase } from "../../db/client.ts";
  * Each test file gets its own, so files can run in parallel without seeing each other's rows.
  */
 export async function testDatabase(): Promise<Database> {
+  return (await testDatabaseFile()).db;
+}
+
+/** testDatabase, with the path of its file (for a test that opens the file another way too). */
+export async function testDatabaseFile(): Promise<{ db: Database; path: string }> {
   const dir = mkdtempSync(join(tmpdir(), "portal-test-"));
-  const db = await openMigratedDatabase({ url: `file:${join(dir, "portal.db")}` });
+  const path = join(dir, "portal.db");
+  const db = await openMigratedDatabase({ url: `file:${path}` });
   afterAll(() => {
     db.$client.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return db;
+  return { db, path };
 }

@@ -1,25 +1,17 @@
 import { LibsqlError, type Transaction, type TransactionMode } from "@libsql/client";
 import { drizzle } from "drizzle-orm/libsql";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { type Database, openDatabase, openMigratedDatabase } from "../../db/client.ts";
+import { expect, test } from "vitest";
+import { type Database, openDatabase } from "../../db/client.ts";
 import { groupCommitStats, groupedTransaction } from "../../db/group-commit.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
+import { testDatabaseFile } from "../helpers/db.ts";
 
 /**
  * db/group-commit.ts: works started together share one transaction and one COMMIT, each in a
  * savepoint of its own; a success is answered only once the group is committed.
  */
 
-const folder = mkdtempSync(join(tmpdir(), "group-commit-test-"));
-const path = join(folder, "portal.db");
-const db = await openMigratedDatabase({ url: `file:${path}` });
-afterAll(() => {
-  db.$client.close();
-  rmSync(folder, { recursive: true, force: true });
-});
+const { db, path } = await testDatabaseFile();
 
 await db.$client.executeMultiple(`
   CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE);
