@@ -30,7 +30,8 @@ if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl, () => services.pageCa
 const server = Deno.serve({
   port: config.port,
   hostname: Deno.env.get("HOST") ?? "0.0.0.0",
-  onListen: ({ port }) => console.log(`Portal listening on http://localhost:${port} (${config.appEnv}, ${config.databaseUrl})`),
+  onListen: ({ port }) =>
+    console.log(`Portal listening on http://localhost:${port} (${config.appEnv}, ${config.databaseUrl})`),
 }, app.fetch);
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {

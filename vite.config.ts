@@ -48,7 +48,9 @@ const TOGETHER: Record<string, string[]> = {
 
 /** islands/Avatar.tsx and the like: every island but the layouts', which come with client.ts. */
 const ISLANDS = readdirSync(new URL("./islands", import.meta.url))
-  .filter((name) => /^[A-Z][A-Za-z]*\.tsx$/.test(name) && !(ENTRY_ISLANDS as readonly string[]).includes(name.slice(0, -4)))
+  .filter((name) =>
+    /^[A-Z][A-Za-z]*\.tsx$/.test(name) && !(ENTRY_ISLANDS as readonly string[]).includes(name.slice(0, -4))
+  )
   .map((name) => `islands/${name}`);
 
 const shared = (id: string) => id.includes("node_modules") || SHARED.some((path) => id.endsWith(path));

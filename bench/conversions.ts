@@ -68,7 +68,11 @@ interface Customer {
   quotes: string[];
 }
 
-const jsonHeaders = (cookie: string) => ({ "Content-Type": "application/json", Cookie: cookie, Accept: "application/json" });
+const jsonHeaders = (cookie: string) => ({
+  "Content-Type": "application/json",
+  Cookie: cookie,
+  Accept: "application/json",
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Holds `count` quotes per customer over HTTP (CONNECTIONS at once); answers quotes per second. */
@@ -82,8 +86,15 @@ async function holdQuotes(url: string, customers: Customer[], count: number): Pr
     try {
       while (wanted[k] > 0) {
         wanted[k]--;
-        const res = await conn.request("POST", "/api/account/conversions/quote", jsonHeaders(customer.cookie), JSON.stringify(CONVERSION));
-        if (res.status !== 200) throw new Error(`POST /api/account/conversions/quote answered ${res.status}: ${res.body.slice(0, 300)}`);
+        const res = await conn.request(
+          "POST",
+          "/api/account/conversions/quote",
+          jsonHeaders(customer.cookie),
+          JSON.stringify(CONVERSION),
+        );
+        if (res.status !== 200) {
+          throw new Error(`POST /api/account/conversions/quote answered ${res.status}: ${res.body.slice(0, 300)}`);
+        }
         customer.quotes.push(JSON.parse(res.body).body.id);
       }
     } finally {
@@ -124,8 +135,15 @@ async function executeWindow(
           return;
         }
         const t0 = performance.now();
-        const headers = withKeys ? { ...jsonHeaders(customer.cookie), "Idempotency-Key": crypto.randomUUID() } : jsonHeaders(customer.cookie);
-        const res = await conn.request("POST", "/api/account/conversions", headers, JSON.stringify({ quote_id: quoteId }));
+        const headers = withKeys
+          ? { ...jsonHeaders(customer.cookie), "Idempotency-Key": crypto.randomUUID() }
+          : jsonHeaders(customer.cookie);
+        const res = await conn.request(
+          "POST",
+          "/api/account/conversions",
+          headers,
+          JSON.stringify({ quote_id: quoteId }),
+        );
         if (res.status !== 201) {
           failure ??= new Error(`POST /api/account/conversions answered ${res.status}: ${res.body.slice(0, 300)}`);
           return;
@@ -203,7 +221,13 @@ export const conversionsBench: BenchModule = {
         const admin = await createAdminOverHttp(portal.url, mailbox);
         people = [];
         for (let i = 0; i < CUSTOMERS; i++) {
-          people.push(await fundedCustomerOverHttp(portal.url, mailbox, admin, { funds: { GBP: FUNDS }, first: "Bench", last: `Customer${i + 1}` }));
+          people.push(
+            await fundedCustomerOverHttp(portal.url, mailbox, admin, {
+              funds: { GBP: FUNDS },
+              first: "Bench",
+              last: `Customer${i + 1}`,
+            }),
+          );
         }
       } finally {
         mailbox.$client.close();
@@ -234,7 +258,10 @@ export const conversionsBench: BenchModule = {
         const window = async (withKeys: boolean): Promise<HttpSample> => {
           for (const c of customers) c.quotes.length = 0; // leftovers of an earlier window: not reused
           const quotesPerSecond = await holdQuotes(portal.url, customers, perCustomer);
-          return { ...(await executeWindow(portal, customers, warmupSeconds, durationSeconds, answered, withKeys)), quotesPerSecond };
+          return {
+            ...(await executeWindow(portal, customers, warmupSeconds, durationSeconds, answered, withKeys)),
+            quotesPerSecond,
+          };
         };
         const h = await window(false);
         estimate = Math.max(estimate, h.perSecond);
@@ -271,7 +298,21 @@ export const conversionsBench: BenchModule = {
         kept.push({ plain: p, http: h, keyed: k! });
       }
       console.log(table(
-        ["round", "plain tx/s", "plain µs CPU/tx", "HTTP conv/s", "with key/s", "p50 / p99 ms", "server µs/conv", "server CPU", "loader CPU", "others plain / HTTP", "quotes/s", "ratio", ""],
+        [
+          "round",
+          "plain tx/s",
+          "plain µs CPU/tx",
+          "HTTP conv/s",
+          "with key/s",
+          "p50 / p99 ms",
+          "server µs/conv",
+          "server CPU",
+          "loader CPU",
+          "others plain / HTTP",
+          "quotes/s",
+          "ratio",
+          "",
+        ],
         lines,
       ));
 
@@ -287,21 +328,33 @@ export const conversionsBench: BenchModule = {
                      AND t.kind = 'conversion' AND t.reference = 'quote:' || c.quote_id WHERE t.id IS NULL) AS orphans,
                   (SELECT COUNT(*) FROM quotes WHERE used_at IS NOT NULL) AS quotesUsed`,
         )).rows as unknown as { n: number; orphans: number; quotesUsed: number }[];
-        console.log(`  Ledger check of the portal's database after the run:\n${formatReport(report).replace(/^/gm, "    ")}`);
+        console.log(
+          `  Ledger check of the portal's database after the run:\n${formatReport(report).replace(/^/gm, "    ")}`,
+        );
         const problems: string[] = [];
         if (!report.ok) problems.push(`${report.violations.length} ledger violations`);
         if (Number(n) !== answered.total) problems.push(`${n} conversions stored but ${answered.total} answered 201`);
         if (Number(orphans) !== 0) problems.push(`${orphans} conversions without their ledger transfer`);
         if (Number(quotesUsed) !== Number(n)) problems.push(`${quotesUsed} quotes used for ${n} conversions`);
         ledgerOk = problems.length === 0;
-        ledgerValue = ledgerOk ? `OK: ${fmt(Number(n))} conversions = 201s, ${fmt(report.transfers)} transfers` : problems.join("; ");
-        console.log(`  ${fmt(answered.total)} conversions answered 201 in all (warm-ups included); ${fmt(Number(n))} in the database.`);
+        ledgerValue = ledgerOk
+          ? `OK: ${fmt(Number(n))} conversions = 201s, ${fmt(report.transfers)} transfers`
+          : problems.join("; ");
+        console.log(
+          `  ${fmt(answered.total)} conversions answered 201 in all (warm-ups included); ${
+            fmt(Number(n))
+          } in the database.`,
+        );
       } finally {
         reader.$client.close();
       }
       const plainCheck = await plain.check();
       const plainOk = plainCheck.ledger.ok && plainCheck.conversions === plain.written;
-      console.log(`  Ledger check of the plain database: ${plainOk ? "OK" : formatReport(plainCheck.ledger)} (${fmt(plainCheck.conversions)} conversions).`);
+      console.log(
+        `  Ledger check of the plain database: ${plainOk ? "OK" : formatReport(plainCheck.ledger)} (${
+          fmt(plainCheck.conversions)
+        } conversions).`,
+      );
 
       const httpRate = median(kept.map((k) => k.http.perSecond));
       const plainRate = median(kept.map((k) => k.plain.perSecond));
@@ -313,13 +366,31 @@ export const conversionsBench: BenchModule = {
       const keyedUs = median(kept.map((k) => k.keyed.serverCpuUs ?? NaN));
       const of = `median of ${kept.length}`;
       const rows: SummaryRow[] = [
-        { metric: `HTTP conversions/s (execute, ${of})`, value: `${fmt(httpRate)}/s`, budget: { limit: `≥ ${fmt(MIN_PER_SECOND)}/s`, pass: httpRate >= MIN_PER_SECOND } },
+        {
+          metric: `HTTP conversions/s (execute, ${of})`,
+          value: `${fmt(httpRate)}/s`,
+          budget: { limit: `≥ ${fmt(MIN_PER_SECOND)}/s`, pass: httpRate >= MIN_PER_SECOND },
+        },
         { metric: `plain SQLite tx/s, same rows (${of})`, value: `${fmt(plainRate)}/s` },
-        { metric: "ratio HTTP ÷ plain", value: fmt(ratio, 2), budget: { limit: `≥ ${MIN_RATIO}`, pass: ratio >= MIN_RATIO } },
+        {
+          metric: "ratio HTTP ÷ plain",
+          value: fmt(ratio, 2),
+          budget: { limit: `≥ ${MIN_RATIO}`, pass: ratio >= MIN_RATIO },
+        },
         { metric: "CPU per conversion: server vs plain", value: `${fmt(serverUs)} vs ${fmt(plainUs)} µs` },
-        { metric: "with an Idempotency-Key, as the convert page sends (not budgeted)", value: `${fmt(keyedRate)}/s, ${fmt(keyedUs)} µs server CPU each` },
-        { metric: "quotes held/s (not budgeted)", value: `${fmt(quoteRate)}/s; quote + execute ≈ ${fmt(1 / (1 / quoteRate + 1 / httpRate))}/s` },
-        { metric: "ledger check after the run", value: ledgerOk && plainOk ? ledgerValue : `${ledgerValue}${plainOk ? "" : "; plain database FAILED"}`, budget: { limit: "passes", pass: ledgerOk && plainOk } },
+        {
+          metric: "with an Idempotency-Key, as the convert page sends (not budgeted)",
+          value: `${fmt(keyedRate)}/s, ${fmt(keyedUs)} µs server CPU each`,
+        },
+        {
+          metric: "quotes held/s (not budgeted)",
+          value: `${fmt(quoteRate)}/s; quote + execute ≈ ${fmt(1 / (1 / quoteRate + 1 / httpRate))}/s`,
+        },
+        {
+          metric: "ledger check after the run",
+          value: ledgerOk && plainOk ? ledgerValue : `${ledgerValue}${plainOk ? "" : "; plain database FAILED"}`,
+          budget: { limit: "passes", pass: ledgerOk && plainOk },
+        },
       ];
       if (disturbedKept) rows.push({ metric: "disturbed rounds kept", value: `${disturbedKept} of ${kept.length}` });
       return { name: "conversions", rows };

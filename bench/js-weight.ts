@@ -86,7 +86,11 @@ export async function measurePage(origin: string, path: string, cookie?: string)
   const pageUrl = new URL(path, origin);
   const res = await fetch(pageUrl, { headers: cookie ? { Cookie: cookie } : {}, redirect: "manual" });
   const html = await res.text();
-  if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}${res.headers.get("location") ? ` → ${res.headers.get("location")}` : ""}`);
+  if (res.status !== 200) {
+    throw new Error(
+      `GET ${path} answered ${res.status}${res.headers.get("location") ? ` → ${res.headers.get("location")}` : ""}`,
+    );
+  }
 
   const files = new Map<string, ScriptFile>();
   const dynamic = new Set<string>();
@@ -135,7 +139,9 @@ async function signedInPages(portal: RunningPortal): Promise<Array<{ path: strin
     for (const path of ["/account", "/account/balances", "/account/convert", "/account/security"]) {
       pages.push({ path, cookie: customer.session.cookieHeader() });
     }
-    for (const path of ["/console/users", `/console/users/${customer.id}`, "/console/receipts", "/console/pricingplan"]) {
+    for (
+      const path of ["/console/users", `/console/users/${customer.id}`, "/console/receipts", "/console/pricingplan"]
+    ) {
       pages.push({ path, cookie: admin.session.cookieHeader() });
     }
     return pages;
@@ -151,24 +157,34 @@ export const jsWeightBench: BenchModule = {
     const pages: PageWeight[] = [];
     for (const path of ctx.options.paths) pages.push(await measurePage(portal.url, path));
     const signedIn: PageWeight[] = [];
-    for (const { path, cookie } of await signedInPages(portal)) signedIn.push(await measurePage(portal.url, path, cookie));
+    for (const { path, cookie } of await signedInPages(portal)) {
+      signedIn.push(await measurePage(portal.url, path, cookie));
+    }
 
     for (const page of pages) {
       console.log(`\n  ${page.path}: ${page.files.length} scripts`);
-      console.log(table(
-        ["file", "loaded as", "bytes", "gzip"],
-        [
-          ...page.files.map((f) => [new URL(f.url).pathname, f.via, fmt(f.bytes), kb(f.gzipBytes)]),
-          ["total", "", fmt(page.totalBytes), kb(page.totalGzipBytes)],
-        ],
-      ).replace(/^/gm, "    "));
-      if (page.lazy.length) console.log(`    not loaded on this page (dynamic imports, loaded on demand): ${page.lazy.join(", ")}`);
+      console.log(
+        table(
+          ["file", "loaded as", "bytes", "gzip"],
+          [
+            ...page.files.map((f) => [new URL(f.url).pathname, f.via, fmt(f.bytes), kb(f.gzipBytes)]),
+            ["total", "", fmt(page.totalBytes), kb(page.totalGzipBytes)],
+          ],
+        ).replace(/^/gm, "    "),
+      );
+      if (page.lazy.length) {
+        console.log(`    not loaded on this page (dynamic imports, loaded on demand): ${page.lazy.join(", ")}`);
+      }
     }
-    console.log("\n  Signed-in pages (a customer, an administrator, two people registering), fetched with their session:");
-    console.log(table(
-      ["page", "scripts", "gzip", "not loaded (on demand)"],
-      signedIn.map((page) => [page.path, String(page.files.length), kb(page.totalGzipBytes), page.lazy.join(", ")]),
-    ).replace(/^/gm, "    "));
+    console.log(
+      "\n  Signed-in pages (a customer, an administrator, two people registering), fetched with their session:",
+    );
+    console.log(
+      table(
+        ["page", "scripts", "gzip", "not loaded (on demand)"],
+        signedIn.map((page) => [page.path, String(page.files.length), kb(page.totalGzipBytes), page.lazy.join(", ")]),
+      ).replace(/^/gm, "    "),
+    );
     const heaviest = signedIn.reduce((a, b) => (b.totalGzipBytes > a.totalGzipBytes ? b : a));
 
     return {
@@ -182,7 +198,10 @@ export const jsWeightBench: BenchModule = {
         {
           metric: `${signedIn.length} signed-in pages, the heaviest (${heaviest.path})`,
           value: `${kb(heaviest.totalGzipBytes)} = ${fmt(heaviest.totalGzipBytes)} B`,
-          budget: { limit: `≤ ${kb(MAX_GZIP_BYTES)} each`, pass: signedIn.every((page) => page.totalGzipBytes <= MAX_GZIP_BYTES) },
+          budget: {
+            limit: `≤ ${kb(MAX_GZIP_BYTES)} each`,
+            pass: signedIn.every((page) => page.totalGzipBytes <= MAX_GZIP_BYTES),
+          },
         },
       ],
     };

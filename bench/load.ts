@@ -58,15 +58,23 @@ export interface LoadResult {
 /** Runs bench/load.ts in a separate process and returns its measurement. */
 export async function measureLoad(url: string, options: LoadOptions): Promise<LoadResult> {
   const args = [
-    "run", "-A", new URL("./load.ts", import.meta.url).pathname, url,
-    "--connections", String(options.connections),
-    "--warmup", String(options.warmupSeconds),
-    "--duration", String(options.durationSeconds),
+    "run",
+    "-A",
+    new URL("./load.ts", import.meta.url).pathname,
+    url,
+    "--connections",
+    String(options.connections),
+    "--warmup",
+    String(options.warmupSeconds),
+    "--duration",
+    String(options.durationSeconds),
     "--json",
   ];
   if (options.serverPid) args.push("--server-pid", String(options.serverPid));
   if (options.client) args.push("--client", options.client);
-  const child = spawnTracked(new Deno.Command(Deno.execPath(), { args, stdin: "null", stdout: "piped", stderr: "piped" }));
+  const child = spawnTracked(
+    new Deno.Command(Deno.execPath(), { args, stdin: "null", stdout: "piped", stderr: "piped" }),
+  );
   const { code, stdout, stderr } = await child.output();
   const out = new TextDecoder().decode(stdout).trim();
   const err = new TextDecoder().decode(stderr).trim();
@@ -193,7 +201,9 @@ function tcpRequester(url: string): Requester {
             else if (name === "transfer-encoding" && value.includes("chunked")) chunked = true;
             else if (name === "connection" && value === "close") close = true;
           }
-          if (!chunked && contentLength < 0) throw new Error("Answers without Content-Length or chunked encoding are not supported");
+          if (!chunked && contentLength < 0) {
+            throw new Error("Answers without Content-Length or chunked encoding are not supported");
+          }
         }
         let end = -1;
         if (chunked) end = chunkedEnd(bodyStart, len);
@@ -329,13 +339,14 @@ function parseArgs(args: string[]): { url: string; options: LoadOptions; json: b
       const v = args[++i];
       if (v !== "tcp" && v !== "fetch") throw new Error("--client is tcp or fetch");
       options.client = v;
-    }
-    else if (!arg.startsWith("-")) url = arg;
+    } else if (!arg.startsWith("-")) url = arg;
     else throw new Error(`Unknown option ${arg}`);
   }
-  if (!url) throw new Error(
+  if (!url) {
+    throw new Error(
       "Usage: deno run -A bench/load.ts URL [--connections N] [--warmup S] [--duration S] [--server-pid PID] [--client tcp|fetch] [--json]",
     );
+  }
   return { url, options, json };
 }
 

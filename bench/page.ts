@@ -42,14 +42,15 @@ function summarise(samples: LoadResult[]): Side {
 }
 
 const describe = (r: LoadResult) =>
-  `${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(6)} ms` +
+  `${fmt(r.rps).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${
+    r.p99Ms.toFixed(2).padStart(6)
+  } ms` +
   (r.serverCpu !== null ? `  server CPU ${(r.serverCpu * 100).toFixed(0).padStart(3)}%` : "") +
   (r.serverCpuUsPerRequest !== null ? ` (${r.serverCpuUsPerRequest.toFixed(0)} µs/req)` : "") +
   (r.loaderCpu !== null ? `  load gen CPU ${(r.loaderCpu * 100).toFixed(0).padStart(3)}%` : "") +
   (r.otherCpu !== null ? `  others ${(r.otherCpu * 100).toFixed(0).padStart(3)}%` : "");
 
 const disturbed = (r: LoadResult) => r.otherCpu !== null && r.otherCpu > MAX_OTHER_CPU;
-
 
 export const pageBench: BenchModule = {
   name: "Page render",
@@ -131,8 +132,24 @@ export const pageBench: BenchModule = {
       console.log(table(
         ["page", "side", "req/s (median)", "p50 ms", "p99 ms", "server µs/req", "portal/bare"],
         results.flatMap((r) => [
-          [r.path, "bare", fmt(r.bare.rps), r.bare.p50Ms.toFixed(2), r.bare.p99Ms.toFixed(2), r.bare.cpuUs?.toFixed(0) ?? "?", ""],
-          [r.path, "portal", fmt(r.portal.rps), r.portal.p50Ms.toFixed(2), r.portal.p99Ms.toFixed(2), r.portal.cpuUs?.toFixed(0) ?? "?", r.ratio.toFixed(2)],
+          [
+            r.path,
+            "bare",
+            fmt(r.bare.rps),
+            r.bare.p50Ms.toFixed(2),
+            r.bare.p99Ms.toFixed(2),
+            r.bare.cpuUs?.toFixed(0) ?? "?",
+            "",
+          ],
+          [
+            r.path,
+            "portal",
+            fmt(r.portal.rps),
+            r.portal.p50Ms.toFixed(2),
+            r.portal.p99Ms.toFixed(2),
+            r.portal.cpuUs?.toFixed(0) ?? "?",
+            r.ratio.toFixed(2),
+          ],
         ]),
       ));
       console.log(
@@ -147,7 +164,9 @@ export const pageBench: BenchModule = {
       }
       if (disturbedKept) {
         console.log(
-          `  Warning: ${disturbedKept} sample(s) ran while other processes used more than ${MAX_OTHER_CPU * 100}% of a core; ` +
+          `  Warning: ${disturbedKept} sample(s) ran while other processes used more than ${
+            MAX_OTHER_CPU * 100
+          }% of a core; ` +
             "req/s figures are unreliable, the µs/req (CPU time) figures much less affected.",
         );
       }
@@ -157,14 +176,20 @@ export const pageBench: BenchModule = {
         rows: [
           ...(disturbedKept ? [{ metric: "samples disturbed by other processes", value: String(disturbedKept) }] : []),
           ...results.flatMap((r) => [
-          { metric: `${r.path} portal req/s (p50 / p99)`, value: `${fmt(r.portal.rps)} (${r.portal.p50Ms.toFixed(1)} / ${r.portal.p99Ms.toFixed(1)} ms)` },
-          { metric: `${r.path} bare req/s (p50 / p99)`, value: `${fmt(r.bare.rps)} (${r.bare.p50Ms.toFixed(1)} / ${r.bare.p99Ms.toFixed(1)} ms)` },
-          {
-            metric: `${r.path} ratio portal/bare req/s`,
-            value: r.ratio.toFixed(2) + (r.cpuRatio !== null ? ` (CPU-time ratio ${r.cpuRatio.toFixed(2)})` : ""),
-            budget: { limit: `≥ ${MIN_RATIO}`, pass: r.ratio >= MIN_RATIO },
-          },
-        ]),
+            {
+              metric: `${r.path} portal req/s (p50 / p99)`,
+              value: `${fmt(r.portal.rps)} (${r.portal.p50Ms.toFixed(1)} / ${r.portal.p99Ms.toFixed(1)} ms)`,
+            },
+            {
+              metric: `${r.path} bare req/s (p50 / p99)`,
+              value: `${fmt(r.bare.rps)} (${r.bare.p50Ms.toFixed(1)} / ${r.bare.p99Ms.toFixed(1)} ms)`,
+            },
+            {
+              metric: `${r.path} ratio portal/bare req/s`,
+              value: r.ratio.toFixed(2) + (r.cpuRatio !== null ? ` (CPU-time ratio ${r.cpuRatio.toFixed(2)})` : ""),
+              budget: { limit: `≥ ${MIN_RATIO}`, pass: r.ratio >= MIN_RATIO },
+            },
+          ]),
         ],
       };
     } finally {

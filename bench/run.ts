@@ -28,7 +28,13 @@ const MODULES: Record<string, BenchModule> = {
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {
-  const options: BenchOptions = { connections: 32, warmupSeconds: 2, durationSeconds: 5, rounds: 3, paths: ["/", "/calculator"] };
+  const options: BenchOptions = {
+    connections: 32,
+    warmupSeconds: 2,
+    durationSeconds: 5,
+    rounds: 3,
+    paths: ["/", "/calculator"],
+  };
   let only = Object.keys(MODULES);
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
@@ -51,7 +57,9 @@ function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {
     else if (arg === "--cpu-prof") options.cpuProfileDir = resolve(next());
     else throw new Error(`Unknown option ${arg}. See the header of bench/run.ts.`);
   }
-  for (const key of only) if (!MODULES[key]) throw new Error(`--only: no benchmark "${key}" (${Object.keys(MODULES).join(", ")})`);
+  for (const key of only) {
+    if (!MODULES[key]) throw new Error(`--only: no benchmark "${key}" (${Object.keys(MODULES).join(", ")})`);
+  }
   return { options, only };
 }
 
@@ -79,7 +87,9 @@ const ctx: BenchContext = {
 };
 
 const cores = navigator.hardwareConcurrency;
-console.log(`Portal benchmarks: ${new Date().toISOString()}, Deno ${Deno.version.deno}, ${cores} cores, ${Deno.build.target}`);
+console.log(
+  `Portal benchmarks: ${new Date().toISOString()}, Deno ${Deno.version.deno}, ${cores} cores, ${Deno.build.target}`,
+);
 
 const rows: { bench: string; row: SummaryRow }[] = [];
 let errors = 0;
@@ -94,7 +104,10 @@ try {
     } catch (error) {
       errors++;
       console.error(`  ${module.name} could not run: ${error instanceof Error ? error.stack ?? error.message : error}`);
-      rows.push({ bench: module.name, row: { metric: "could not run", value: "ERROR", budget: { limit: "runs", pass: false } } });
+      rows.push({
+        bench: module.name,
+        row: { metric: "could not run", value: "ERROR", budget: { limit: "runs", pass: false } },
+      });
     }
     console.log(`  (${((performance.now() - started) / 1000).toFixed(0)} s)`);
   }
@@ -117,11 +130,15 @@ const failed = rows.filter((r) => r.row.budget && !r.row.budget.pass).length;
 console.log("\n== Summary\n");
 console.log(table(
   ["benchmark", "metric", "value", "budget", "result"],
-  rows.map(({ bench, row }) => [bench, row.metric, row.value, row.budget?.limit ?? "", row.budget ? (row.budget.pass ? "PASS" : "FAIL") : ""]),
+  rows.map((
+    { bench, row },
+  ) => [bench, row.metric, row.value, row.budget?.limit ?? "", row.budget ? (row.budget.pass ? "PASS" : "FAIL") : ""]),
 ));
 console.log(
   failed
-    ? `\n${failed} budget${failed > 1 ? "s" : ""} FAILED${errors ? ` (${errors} benchmark${errors > 1 ? "s" : ""} could not run)` : ""}.`
+    ? `\n${failed} budget${failed > 1 ? "s" : ""} FAILED${
+      errors ? ` (${errors} benchmark${errors > 1 ? "s" : ""} could not run)` : ""
+    }.`
     : "\nEvery budget passed.",
 );
 Deno.exit(failed ? 1 : 0);

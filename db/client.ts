@@ -1,4 +1,4 @@
-import { createClient, type Client } from "@libsql/client";
+import { type Client, createClient } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import { mkdirSync, readFileSync } from "node:fs";
@@ -42,7 +42,12 @@ function openLocalFile(path: string): Client {
   mkdirSync(dirname(path), { recursive: true });
   const client = new LocalClient(path, {
     timeout: 5000,
-    onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA foreign_keys = ON", "PRAGMA cache_size = -32000"],
+    onOpen: [
+      "PRAGMA journal_mode = WAL",
+      "PRAGMA synchronous = FULL",
+      "PRAGMA foreign_keys = ON",
+      "PRAGMA cache_size = -32000",
+    ],
   });
   return serializeWrites(client);
 }

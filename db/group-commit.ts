@@ -100,7 +100,9 @@ class GroupCommitter {
       // The transaction could not even begin (another process holds the lock past the busy
       // timeout): every waiting work gets that answer, as each would have alone, rather than
       // waiting for ever.
-      if (taken === 0 && !(error instanceof GroupAborted)) for (const item of this.#queue.splice(0)) item.reject(error);
+      if (taken === 0 && !(error instanceof GroupAborted)) {
+        for (const item of this.#queue.splice(0)) item.reject(error);
+      }
       return;
     }
     this.stats.groups++;

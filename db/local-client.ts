@@ -84,7 +84,11 @@ class RowValues {
 function rowBuilder(columns: string[]): (values: unknown[]) => Row {
   class ShapedRow extends RowValues {}
   for (let i = 0; i < columns.length; i++) {
-    Object.defineProperty(ShapedRow.prototype, i, { get(this: RowValues) { return RowValues.at(this, i); } });
+    Object.defineProperty(ShapedRow.prototype, i, {
+      get(this: RowValues) {
+        return RowValues.at(this, i);
+      },
+    });
   }
   // A name seen twice (a join's two "id"s) keeps its first value, as @libsql/client does; a column
   // named "length" or like an index ("0") is readable by index only, as there.
@@ -97,8 +101,9 @@ function rowBuilder(columns: string[]): (values: unknown[]) => Row {
   return (values) => {
     const row = new ShapedRow(values) as unknown as Record<string, unknown>;
     for (const [name, i] of named) {
-      if (name === "__proto__") Object.defineProperty(row, name, { value: values[i], enumerable: true, writable: true, configurable: true });
-      else row[name] = values[i];
+      if (name === "__proto__") {
+        Object.defineProperty(row, name, { value: values[i], enumerable: true, writable: true, configurable: true });
+      } else row[name] = values[i];
     }
     return row as unknown as Row;
   };
@@ -117,7 +122,9 @@ function valueFromSql(value: unknown): unknown {
 
 function valueToSql(value: InValue | undefined): unknown {
   if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new RangeError("Only finite numbers (not Infinity or NaN) can be passed as arguments");
+    if (!Number.isFinite(value)) {
+      throw new RangeError("Only finite numbers (not Infinity or NaN) can be passed as arguments");
+    }
     return value;
   }
   if (typeof value === "bigint") {
@@ -145,19 +152,43 @@ function argsToSql(args: InArgs | undefined): unknown[] | Record<string, unknown
 }
 
 const SQLITE_CODES: Record<number, string> = {
-  1: "SQLITE_ERROR", 2: "SQLITE_INTERNAL", 3: "SQLITE_PERM", 4: "SQLITE_ABORT", 5: "SQLITE_BUSY", 6: "SQLITE_LOCKED",
-  7: "SQLITE_NOMEM", 8: "SQLITE_READONLY", 9: "SQLITE_INTERRUPT", 10: "SQLITE_IOERR", 11: "SQLITE_CORRUPT",
-  12: "SQLITE_NOTFOUND", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN", 15: "SQLITE_PROTOCOL", 16: "SQLITE_EMPTY",
-  17: "SQLITE_SCHEMA", 18: "SQLITE_TOOBIG", 19: "SQLITE_CONSTRAINT", 20: "SQLITE_MISMATCH", 21: "SQLITE_MISUSE",
-  22: "SQLITE_NOLFS", 23: "SQLITE_AUTH", 24: "SQLITE_FORMAT", 25: "SQLITE_RANGE", 26: "SQLITE_NOTADB",
-  27: "SQLITE_NOTICE", 28: "SQLITE_WARNING",
+  1: "SQLITE_ERROR",
+  2: "SQLITE_INTERNAL",
+  3: "SQLITE_PERM",
+  4: "SQLITE_ABORT",
+  5: "SQLITE_BUSY",
+  6: "SQLITE_LOCKED",
+  7: "SQLITE_NOMEM",
+  8: "SQLITE_READONLY",
+  9: "SQLITE_INTERRUPT",
+  10: "SQLITE_IOERR",
+  11: "SQLITE_CORRUPT",
+  12: "SQLITE_NOTFOUND",
+  13: "SQLITE_FULL",
+  14: "SQLITE_CANTOPEN",
+  15: "SQLITE_PROTOCOL",
+  16: "SQLITE_EMPTY",
+  17: "SQLITE_SCHEMA",
+  18: "SQLITE_TOOBIG",
+  19: "SQLITE_CONSTRAINT",
+  20: "SQLITE_MISMATCH",
+  21: "SQLITE_MISUSE",
+  22: "SQLITE_NOLFS",
+  23: "SQLITE_AUTH",
+  24: "SQLITE_FORMAT",
+  25: "SQLITE_RANGE",
+  26: "SQLITE_NOTADB",
+  27: "SQLITE_NOTICE",
+  28: "SQLITE_WARNING",
 };
 
 /** SQLite's errors as @libsql/client reports them (a LibsqlError with the base code). */
 function mapError(error: unknown): unknown {
   if (error instanceof Database.SqliteError) {
     const { code: extended, rawCode } = error as unknown as { code: string; rawCode?: number };
-    const code = rawCode === undefined ? "SQLITE_UNKNOWN" : SQLITE_CODES[rawCode & 0xff] ?? `SQLITE_UNKNOWN_${rawCode & 0xff}`;
+    const code = rawCode === undefined
+      ? "SQLITE_UNKNOWN"
+      : SQLITE_CODES[rawCode & 0xff] ?? `SQLITE_UNKNOWN_${rawCode & 0xff}`;
     return new LibsqlError((error as Error).message, code, extended, rawCode, error as Error);
   }
   return error;
@@ -294,7 +325,13 @@ class Connection {
   }
 }
 
-function resultSet(columns: string[], columnTypes: string[], rows: Row[], rowsAffected: number, lastInsertRowid: bigint | undefined): ResultSet {
+function resultSet(
+  columns: string[],
+  columnTypes: string[],
+  rows: Row[],
+  rowsAffected: number,
+  lastInsertRowid: bigint | undefined,
+): ResultSet {
   return {
     columns,
     columnTypes,

@@ -23,7 +23,12 @@ class Turns {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`A database write waited ${WAIT_LIMIT_MS} ms for its turn: is a write made outside its transaction?`)),
+        () =>
+          reject(
+            new Error(
+              `A database write waited ${WAIT_LIMIT_MS} ms for its turn: is a write made outside its transaction?`,
+            ),
+          ),
         WAIT_LIMIT_MS,
       );
     });
@@ -57,14 +62,19 @@ export function serializeWrites(client: Client): Client {
       switch (property) {
         case "execute":
           return (stmt: InStatement, args?: unknown) => {
-            const run = () => (args === undefined ? target.execute(stmt) : target.execute(stmt as string, args as never));
+            const run =
+              () => (args === undefined ? target.execute(stmt) : target.execute(stmt as string, args as never));
             return isRead(stmt) ? run() : turns.run(run);
           };
         case "executeOne": {
           // The local client's single-row execute (db/local-client.ts): writes take turns here too.
-          const executeOne = Reflect.get(target, property, target) as ((stmt: InStatement) => Promise<unknown>) | undefined;
+          const executeOne = Reflect.get(target, property, target) as
+            | ((stmt: InStatement) => Promise<unknown>)
+            | undefined;
           if (typeof executeOne !== "function") return undefined;
-          return (stmt: InStatement) => (isRead(stmt) ? executeOne.call(target, stmt) : turns.run(() => executeOne.call(target, stmt)));
+          return (
+            stmt: InStatement,
+          ) => (isRead(stmt) ? executeOne.call(target, stmt) : turns.run(() => executeOne.call(target, stmt)));
         }
         case "batch":
           return (stmts: InStatement[], mode?: TransactionMode) =>

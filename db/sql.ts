@@ -51,7 +51,11 @@ export function isTransaction(executor: Database | Tx): executor is Tx {
  * is fixed so that the statements stay prepared; SQLite matches nested savepoints of one name
  * innermost first.
  */
-export async function withSavepoint<T>(tx: Tx, name: "grouped_work" | "movement", work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withSavepoint<T>(
+  tx: Tx,
+  name: "grouped_work" | "movement",
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
   const runner = sqlRunner(tx);
   await runner.execute({ sql: `SAVEPOINT ${name}` });
   try {
@@ -76,9 +80,11 @@ export async function withSavepoint<T>(tx: Tx, name: "grouped_work" | "movement"
  */
 export class SavepointLost extends Error {
   constructor(readonly original: unknown, readonly rollbackError: unknown) {
-    super(`A savepoint could not be rolled back (${rollbackError instanceof Error ? rollbackError.message : rollbackError}) after: ${
-      original instanceof Error ? original.message : original
-    }`);
+    super(
+      `A savepoint could not be rolled back (${
+        rollbackError instanceof Error ? rollbackError.message : rollbackError
+      }) after: ${original instanceof Error ? original.message : original}`,
+    );
     this.name = "SavepointLost";
   }
 }
@@ -119,7 +125,9 @@ export function fromColumns<T extends Table>(table: T, row: Record<string, unkno
 
 /** A table's columns by their SQL names, for fixed SQL that `fromColumns` reads back. */
 export function columnList(table: Table, alias?: string): string {
-  return Object.values(getTableColumns(table)).map((column) => (alias ? `${alias}."${column.name}"` : `"${column.name}"`)).join(", ");
+  return Object.values(getTableColumns(table)).map((
+    column,
+  ) => (alias ? `${alias}."${column.name}"` : `"${column.name}"`)).join(", ");
 }
 
 /** Runs one statement that returns no rows; answers how many rows it changed. */

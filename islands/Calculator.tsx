@@ -179,9 +179,7 @@ export default function Calculator({ currencies, initial, signedIn, quote: first
   }
 
   const shown = quote && quote.sell_currency === sell && quote.buy_currency === buy ? quote : null;
-  const options = currencies.map((c) => (
-    <option key={c.code} value={c.code}>{`${c.code} · ${c.name}`}</option>
-  ));
+  const options = currencies.map((c) => <option key={c.code} value={c.code}>{`${c.code} · ${c.name}`}</option>);
 
   return (
     <form onSubmit={submit} aria-label="Currency calculator" className="space-y-5" noValidate>
@@ -224,7 +222,11 @@ export default function Calculator({ currencies, initial, signedIn, quote: first
         />
       </div>
 
-      <div id="calc-error" role="alert" className={error ? "text-sm font-medium text-red-700 dark:text-red-300" : undefined}>
+      <div
+        id="calc-error"
+        role="alert"
+        className={error ? "text-sm font-medium text-red-700 dark:text-red-300" : undefined}
+      >
         {error}
       </div>
 

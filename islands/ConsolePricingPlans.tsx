@@ -12,9 +12,7 @@ import { ERROR, GHOST, TH } from "./lib/console-fields.ts";
 const loadEditor = () => import("./lib/plan-editor.tsx");
 const PlanEditor = lazy(() =>
   loadEditor().catch(() => ({
-    default: () => (
-      <p role="alert" className={ERROR}>The editor could not be loaded. Reload the page to try again.</p>
-    ),
+    default: () => <p role="alert" className={ERROR}>The editor could not be loaded. Reload the page to try again.</p>,
   }))
 );
 
@@ -124,14 +122,18 @@ export default function ConsolePricingPlans({ plans: initial, currencies }: Cons
               <th scope="col" className={TH}>Plan</th>
               <th scope="col" className={TH}>Markup</th>
               <th scope="col" className={TH}>Accounts</th>
-              <th scope="col" className={TH}><span className="sr-only">Actions</span></th>
+              <th scope="col" className={TH}>
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">
             {plans.length === 0
               ? (
                 <tr>
-                  <td colSpan={4} className="px-4 py-6 text-center text-neutral-600 dark:text-neutral-300">No plans yet.</td>
+                  <td colSpan={4} className="px-4 py-6 text-center text-neutral-600 dark:text-neutral-300">
+                    No plans yet.
+                  </td>
                 </tr>
               )
               : null}
@@ -154,7 +156,11 @@ export default function ConsolePricingPlans({ plans: initial, currencies }: Cons
 
       {editing
         ? (
-          <Suspense fallback={<p role="status" className="text-sm text-neutral-600 dark:text-neutral-300">Opening the editor…</p>}>
+          <Suspense
+            fallback={
+              <p role="status" className="text-sm text-neutral-600 dark:text-neutral-300">Opening the editor…</p>
+            }
+          >
             <PlanEditor
               key={String(editing.id ?? "new")}
               id={editing.id}
@@ -196,7 +202,11 @@ function PlanRows({ plan, assigning, onEdit, onAssign, onAssigned }: {
         <td className="px-4 py-3">
           {plan.accounts.length
             ? <span className="font-mono">{plan.accounts.join(", ")}</span>
-            : <span className="text-neutral-600 dark:text-neutral-300">{plan.is_default ? "Every other account" : "None"}</span>}
+            : (
+              <span className="text-neutral-600 dark:text-neutral-300">
+                {plan.is_default ? "Every other account" : "None"}
+              </span>
+            )}
         </td>
         <td className="px-4 py-3">
           <div className="flex flex-wrap justify-end gap-2">

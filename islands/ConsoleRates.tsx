@@ -115,7 +115,12 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
                 <tr key={c.code}>
                   <th scope="row" className="px-4 py-2 font-medium text-neutral-900 dark:text-neutral-100">
                     {c.code === base
-                      ? <>{c.code}<span className="ml-2 font-normal text-neutral-600 dark:text-neutral-300">{c.name}</span></>
+                      ? (
+                        <>
+                          {c.code}
+                          <span className="ml-2 font-normal text-neutral-600 dark:text-neutral-300">{c.name}</span>
+                        </>
+                      )
                       : (
                         <label htmlFor={id}>
                           {c.code}

@@ -54,7 +54,10 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
   const idempotencyKey = useIdempotencyKey();
   const [receipts, setReceipts] = useState(initial);
   const [filter, setFilter] = useState<Filter>("all");
-  const [form, setForm] = useState({ ...EMPTY, currency: currencies.find((c) => c.code === "GBP")?.code ?? currencies[0]?.code ?? "" });
+  const [form, setForm] = useState({
+    ...EMPTY,
+    currency: currencies.find((c) => c.code === "GBP")?.code ?? currencies[0]?.code ?? "",
+  });
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
@@ -105,7 +108,11 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
   function allocated(receipt: Receipt) {
     setReceipts((rows) => rows.map((r) => (r.id === receipt.id ? receipt : r)));
     setAllocating(null);
-    notify({ title: `${receipt.amount} ${receipt.currency} allocated`, description: statusText(receipt), color: "success" });
+    notify({
+      title: `${receipt.amount} ${receipt.currency} allocated`,
+      description: statusText(receipt),
+      color: "success",
+    });
   }
 
   const field = (name: keyof typeof EMPTY, label: string, extra: Record<string, unknown> = {}) => {
@@ -144,7 +151,10 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
           shown={["amount", "currency", "payer_name", "reference", "received_at"]}
         />
         <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
-          {field("amount", "Amount", { inputMode: "decimal", className: `${inputClass(!!fields.amount)} font-mono tabular-nums` })}
+          {field("amount", "Amount", {
+            inputMode: "decimal",
+            className: `${inputClass(!!fields.amount)} font-mono tabular-nums`,
+          })}
           <div>
             <label htmlFor="receipt-currency" className={LABEL}>Currency</label>
             <select
@@ -170,7 +180,9 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
           A reference that is a customer's account reference credits that account at once.
         </p>
         <div>
-          <SubmitButton pending={pending} pendingLabel="Recording…" className="btn-primary">Record the receipt</SubmitButton>
+          <SubmitButton pending={pending} pendingLabel="Recording…" className="btn-primary">
+            Record the receipt
+          </SubmitButton>
         </div>
       </form>
 
@@ -202,7 +214,9 @@ export default function ConsoleReceipts({ receipts: initial, currencies }: Conso
               <th scope="col" className="px-4 py-3 font-semibold">Reference</th>
               <th scope="col" className="px-4 py-3 text-right font-semibold">Amount</th>
               <th scope="col" className="px-4 py-3 font-semibold">Status</th>
-              <th scope="col" className="px-4 py-3 font-semibold"><span className="sr-only">Actions</span></th>
+              <th scope="col" className="px-4 py-3 font-semibold">
+                <span className="sr-only">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">
@@ -235,7 +249,9 @@ function StatusBadge({ receipt }: { receipt: Receipt }) {
   const tone = receipt.status === "unmatched"
     ? "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100"
     : "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100";
-  return <span className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium ${tone}`}>{statusText(receipt)}</span>;
+  return (
+    <span className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium ${tone}`}>{statusText(receipt)}</span>
+  );
 }
 
 function ReceiptRows({ receipt, allocating, onAllocate, onAllocated }: {
@@ -248,10 +264,16 @@ function ReceiptRows({ receipt, allocating, onAllocate, onAllocated }: {
     <>
       <tr>
         <td className="px-4 py-3 whitespace-nowrap">{String(receipt.received_at).slice(0, 10)}</td>
-        <th scope="row" className="px-4 py-3 font-medium text-neutral-900 dark:text-neutral-100">{receipt.payer_name}</th>
+        <th scope="row" className="px-4 py-3 font-medium text-neutral-900 dark:text-neutral-100">
+          {receipt.payer_name}
+        </th>
         <td className="px-4 py-3 font-mono break-all">{receipt.reference}</td>
-        <td className="px-4 py-3 text-right whitespace-nowrap tabular-nums">{`${receipt.amount} ${receipt.currency}`}</td>
-        <td className="px-4 py-3"><StatusBadge receipt={receipt} /></td>
+        <td className="px-4 py-3 text-right whitespace-nowrap tabular-nums">
+          {`${receipt.amount} ${receipt.currency}`}
+        </td>
+        <td className="px-4 py-3">
+          <StatusBadge receipt={receipt} />
+        </td>
         <td className="px-4 py-3 text-right">
           {receipt.status === "unmatched"
             ? (
@@ -292,7 +314,8 @@ function AllocateForm({ receipt, onCancel, onAllocated }: {
       id={`allocate-${receipt.id}`}
       label={`Allocate the receipt from ${receipt.payer_name}`}
       field="account_ref"
-      send={(payload, idempotencyKey) => api.post(`console/receipts/${receipt.id}/allocate`, payload, { idempotencyKey })}
+      send={(payload, idempotencyKey) =>
+        api.post(`console/receipts/${receipt.id}/allocate`, payload, { idempotencyKey })}
       submitLabel="Allocate and credit"
       pendingLabel="Allocating…"
       onCancel={onCancel}

@@ -92,7 +92,12 @@ export default function ConsoleUserFees({ userId, name, overrides }: ConsoleUser
   };
 
   return (
-    <form onSubmit={save} noValidate aria-label={`Transfer fees for ${name || "this customer"}`} className="flex flex-col gap-4">
+    <form
+      onSubmit={save}
+      noValidate
+      aria-label={`Transfer fees for ${name || "this customer"}`}
+      className="flex flex-col gap-4"
+    >
       <FormAlert
         error={error}
         fields={fields}
@@ -110,7 +115,9 @@ export default function ConsoleUserFees({ userId, name, overrides }: ConsoleUser
         />
         <label htmlFor="user-fees-on" className="text-sm font-medium">Override the plan's transfer fees</label>
       </div>
-      {fields.override_transfer_fee ? <p id="user-fees-on-error" className={ERROR}>{fields.override_transfer_fee}</p> : null}
+      {fields.override_transfer_fee
+        ? <p id="user-fees-on-error" className={ERROR}>{fields.override_transfer_fee}</p>
+        : null}
       <p id="user-fees-hint" className="text-sm text-neutral-600 dark:text-neutral-300">
         {on
           ? "These fees are charged in the currency the customer sells, in place of their plan's."

@@ -293,7 +293,10 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
               amount={sellAmount}
               onAmount={typeSell}
               amountError={fixed === "sell" ? amountError : undefined}
-              hint={{ id: "convert-available", text: available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}` }}
+              hint={{
+                id: "convert-available",
+                text: available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`,
+              }}
             />
             <Side
               legend="You receive"
@@ -320,7 +323,10 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
 
           {quote
             ? (
-              <section aria-labelledby="convert-quote-title" className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900">
+              <section
+                aria-labelledby="convert-quote-title"
+                className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900"
+              >
                 <h2 id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
                 <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
                   <dt className="text-neutral-600 dark:text-neutral-400">You sell</dt>
@@ -341,11 +347,14 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
                 <p
                   aria-live="polite"
                   aria-atomic="true"
-                  className={`text-sm font-medium ${expired ? "text-red-700 dark:text-red-300" : "text-neutral-800 dark:text-neutral-200"}`}
+                  className={`text-sm font-medium ${
+                    expired ? "text-red-700 dark:text-red-300" : "text-neutral-800 dark:text-neutral-200"
+                  }`}
                 >
                   {expired ? "This quote has expired." : (
                     <>
-                      This quote is valid for <span className="tabular-nums">{left}</span> {left === 1 ? "second" : "seconds"}.
+                      This quote is valid for <span className="tabular-nums">{left}</span>{" "}
+                      {left === 1 ? "second" : "seconds"}.
                     </>
                   )}
                 </p>
@@ -360,9 +369,15 @@ export default function ConvertForm({ currencies, balances: initialBalances, val
                     {pending === "confirm" ? "Converting…" : "Confirm"}
                   </button>
                   {expired
-                    ? <button type="submit" className="btn-ghost border border-neutral-300 dark:border-neutral-700" disabled={!hydrated || pending !== null}>
-                      {pending === "quote" ? "Getting a quote…" : "Get a new quote"}
-                    </button>
+                    ? (
+                      <button
+                        type="submit"
+                        className="btn-ghost border border-neutral-300 dark:border-neutral-700"
+                        disabled={!hydrated || pending !== null}
+                      >
+                        {pending === "quote" ? "Getting a quote…" : "Get a new quote"}
+                      </button>
+                    )
                     : (
                       <button type="button" className="btn-ghost" onClick={cancel} disabled={pending !== null}>
                         Cancel
@@ -434,7 +449,9 @@ function Side(props: {
         aria-describedby={describe(props.hint?.id, props.amountError && "convert-amount-error")}
         className={`${CONTROL} block w-full text-lg tabular-nums`}
       />
-      {props.hint ? <p id={props.hint.id} className="text-xs text-neutral-600 dark:text-neutral-400">{props.hint.text}</p> : null}
+      {props.hint
+        ? <p id={props.hint.id} className="text-xs text-neutral-600 dark:text-neutral-400">{props.hint.text}</p>
+        : null}
       {props.currencyError ? <p id={currencyErrorId} className={FIELD_ERROR}>{props.currencyError}</p> : null}
       {props.amountError ? <p id="convert-amount-error" className={FIELD_ERROR}>{props.amountError}</p> : null}
     </fieldset>

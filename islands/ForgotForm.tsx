@@ -113,15 +113,19 @@ function ResetForm({ token, username }: { token: string; username: string }) {
   return (
     <form method="post" onSubmit={reset} className="space-y-4" aria-label="Choose a new password">
       <p className="text-neutral-700 dark:text-neutral-300">
-        Choose a new password for <strong className="break-all">{username}</strong>. Every session of the account
-        will be signed out.
+        Choose a new password for{" "}
+        <strong className="break-all">{username}</strong>. Every session of the account will be signed out.
       </p>
       {/* For password managers: the account the new password belongs to. */}
       <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
       <FormAlert
         error={error}
         detail={error === BAD_CREDENTIALS
-          ? <>{EXPIRED} <a href="/forgot" className={LINK}>Ask for a new link</a>.</>
+          ? (
+            <>
+              {EXPIRED} <a href="/forgot" className={LINK}>Ask for a new link</a>.
+            </>
+          )
           : undefined}
         fields={fields}
         shown={["password", "confirm"]}

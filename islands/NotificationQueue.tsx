@@ -2,9 +2,9 @@ import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react
 import type { Notification } from "../lib/notification.ts";
 import {
   listenForNotifyEvents,
-  showCarried,
   type NotificationColor,
   notifications,
+  showCarried,
   snapshotOf,
   type VisibleNotification,
 } from "./lib/notifications.ts";

@@ -56,8 +56,7 @@ export default function SecondFactorForm({ method, email }: SecondFactorFormProp
           {byEmail
             ? (
               <>
-                We emailed a 6-digit code to <strong className="break-all">{email}</strong>. It is valid for 10
-                minutes.
+                We emailed a 6-digit code to <strong className="break-all">{email}</strong>. It is valid for 10 minutes.
               </>
             )
             : "Enter the 6-digit code from your authenticator app."}
@@ -74,7 +73,11 @@ export default function SecondFactorForm({ method, email }: SecondFactorFormProp
           disabled={resend.pending || !hydrated}
           aria-busy={resend.pending || undefined}
         >
-          {resend.pending ? "Sending…" : method === "totp" && !emailed ? "Email me a code instead" : "Send me a new code by email"}
+          {resend.pending
+            ? "Sending…"
+            : method === "totp" && !emailed
+            ? "Email me a code instead"
+            : "Send me a new code by email"}
         </button>
         <FormAlert error={resend.error} />
         <Status>{emailed && !resend.pending && !resend.error ? `A new code is on its way to ${email}.` : null}</Status>

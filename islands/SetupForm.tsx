@@ -1,14 +1,6 @@
 import type { FormEvent } from "react";
 import { api } from "./lib/api.ts";
-import {
-  Field,
-  FormAlert,
-  LINK,
-  NewPasswordFields,
-  SubmitButton,
-  textOf,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
+import { Field, FormAlert, LINK, NewPasswordFields, SubmitButton, textOf, useSubmit } from "./lib/auth-forms.tsx";
 
 export interface SetupFormProps {
   /** An administrator exists already: nothing to set up. */

@@ -80,7 +80,11 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
 
   if (confirmed || checkingLink) {
     return (
-      <div role="status" aria-busy={!confirmed} className="flex items-center gap-3 text-neutral-700 dark:text-neutral-300">
+      <div
+        role="status"
+        aria-busy={!confirmed}
+        className="flex items-center gap-3 text-neutral-700 dark:text-neutral-300"
+      >
         {confirmed ? null : (
           <span
             aria-hidden="true"
@@ -96,8 +100,13 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
     <div className="space-y-6">
       <form method="post" onSubmit={submit} className="space-y-4" aria-label="Confirm your email address">
         <p className="text-neutral-700 dark:text-neutral-300">
-          {email ? <>We sent a link to <strong className="break-all">{email}</strong>.</> : "We sent you a link by email."}{" "}
-          Open it to confirm your email address, or paste it here.
+          {email
+            ? (
+              <>
+                We sent a link to <strong className="break-all">{email}</strong>.
+              </>
+            )
+            : "We sent you a link by email."} Open it to confirm your email address, or paste it here.
         </p>
         <FormAlert
           error={check.error}

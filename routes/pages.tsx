@@ -61,7 +61,6 @@ export interface PageRoute {
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
 
-
 const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test(params.id ?? "");
 
 /** A customer's page exists only for a customer who exists. */
@@ -107,32 +106,102 @@ export const PAGES: PageRoute[] = [
     layout: "register",
     render: (c) => (c.get("user")?.validated ? c.redirect("/auth") : VerifyPage(c)),
   },
-  { path: "/register-personal", title: "About you", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")) },
-  { path: "/register-business", title: "About your business", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"], render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")) },
-  { path: "/identity", title: "Confirm your identity", layout: "register", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"], render: (c) => (customerOf(c)!.identity ? c.redirect("/auth") : IdentityPage(c)) },
+  {
+    path: "/register-personal",
+    title: "About you",
+    layout: "register",
+    guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"],
+    render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")),
+  },
+  {
+    path: "/register-business",
+    title: "About your business",
+    layout: "register",
+    guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"],
+    render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")),
+  },
+  {
+    path: "/identity",
+    title: "Confirm your identity",
+    layout: "register",
+    guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"],
+    render: (c) => (customerOf(c)!.identity ? c.redirect("/auth") : IdentityPage(c)),
+  },
   { path: "/calculator", title: "Currency calculator", layout: "blank", publicCache: true, render: CalculatorPage },
-  { path: "/processing", title: "We are reviewing your application", guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"], render: (c) => (customerOf(c)!.account ? c.redirect("/auth") : <Processing />) },
-  { path: "/second-factor", title: "Second factor", guards: ["loggedin", "is-verified"], render: (c) => (c.get("user")!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)) },
-  { path: "/account/security", title: "Sign-in and security", layout: "user", guards: ["loggedin", "secondfactor"], render: SecurityPage },
-  { path: "/account-select", title: "Choose an account", layout: "blank", guards: ["loggedin", "secondfactor"], render: soon("Choose an account", "Switching between linked accounts arrives with account users.") },
+  {
+    path: "/processing",
+    title: "We are reviewing your application",
+    guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"],
+    render: (c) => (customerOf(c)!.account ? c.redirect("/auth") : <Processing />),
+  },
+  {
+    path: "/second-factor",
+    title: "Second factor",
+    guards: ["loggedin", "is-verified"],
+    render: (c) => (c.get("user")!.secondFactor ? c.redirect("/auth") : SecondFactorPage(c)),
+  },
+  {
+    path: "/account/security",
+    title: "Sign-in and security",
+    layout: "user",
+    guards: ["loggedin", "secondfactor"],
+    render: SecurityPage,
+  },
+  {
+    path: "/account-select",
+    title: "Choose an account",
+    layout: "blank",
+    guards: ["loggedin", "secondfactor"],
+    render: soon("Choose an account", "Switching between linked accounts arrives with account users."),
+  },
 
   { path: "/account", title: "Dashboard", layout: "user", guards: CUSTOMER_GUARDS, render: DashboardPage },
-  account("/account/users", "Account users", "Inviting and managing the users of this account arrives with account users."),
+  account(
+    "/account/users",
+    "Account users",
+    "Inviting and managing the users of this account arrives with account users.",
+  ),
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
   account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
-  account("/account/pendingpayments", "Pending payments", "Payments waiting for approval arrive with the payments work."),
-  { ...account("/account/pendingpayments/:id", "Pending payment", "Payments waiting for approval arrive with the payments work."), validate: positiveId },
-  account("/account/recipients", "Recipients", "Saving and checking recipients' bank details arrives with the payments work."),
-  account("/account/linked-accounts", "Linked accounts", "Switching between your personal and business accounts arrives with account users."),
+  account(
+    "/account/pendingpayments",
+    "Pending payments",
+    "Payments waiting for approval arrive with the payments work.",
+  ),
+  {
+    ...account(
+      "/account/pendingpayments/:id",
+      "Pending payment",
+      "Payments waiting for approval arrive with the payments work.",
+    ),
+    validate: positiveId,
+  },
+  account(
+    "/account/recipients",
+    "Recipients",
+    "Saving and checking recipients' bank details arrives with the payments work.",
+  ),
+  account(
+    "/account/linked-accounts",
+    "Linked accounts",
+    "Switching between your personal and business accounts arrives with account users.",
+  ),
 
   console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
   console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
   { path: "/console/users", title: "Customers", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleUsersPage },
-  { path: "/console/users/:id", title: "Customer", layout: "user", guards: CONSOLE_GUARDS, validate: customerExists, render: ConsoleCustomerPage },
+  {
+    path: "/console/users/:id",
+    title: "Customer",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: customerExists,
+    render: ConsoleCustomerPage,
+  },
   console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
   console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
   console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
@@ -142,13 +211,29 @@ export const PAGES: PageRoute[] = [
   console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
   console_("/console/emails", "Emails", "Every email sent, with its content, arrives with the console work."),
   console_("/console/emails/:id", "Email", "Email details arrive with the console work.", { validate: positiveId }),
-  console_("/console/profitReports", "Profit reports", "Income by period, currency and partner arrives with the console work."),
+  console_(
+    "/console/profitReports",
+    "Profit reports",
+    "Income by period, currency and partner arrives with the console work.",
+  ),
   console_("/console/migration", "Migration", "Importing legacy customers arrives with the console work."),
-  console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", { validate: positiveId }),
+  console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", {
+    validate: positiveId,
+  }),
   console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
-  console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", { validate: positiveId }),
-  { path: "/console/pricingplan", title: "Pricing plans and rates", layout: "user", guards: CONSOLE_GUARDS, render: ConsolePricingPage },
-  console_("/console/pricingplan/:id", "Pricing plan", "Pricing plan details arrive with the money work.", { validate: positiveId }),
+  console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", {
+    validate: positiveId,
+  }),
+  {
+    path: "/console/pricingplan",
+    title: "Pricing plans and rates",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsolePricingPage,
+  },
+  console_("/console/pricingplan/:id", "Pricing plan", "Pricing plan details arrive with the money work.", {
+    validate: positiveId,
+  }),
 ];
 
 /**

@@ -10,11 +10,15 @@ const ICON =
 // One statement per route, never a chain: a chain's types pile up (decision 010).
 export const siteFiles = new Hono<AppEnv>();
 
-siteFiles.get("/favicon.svg", (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }));
+siteFiles.get(
+  "/favicon.svg",
+  (c) => c.body(ICON, 200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" }),
+);
 
 siteFiles.get("/favicon.ico", (c) => c.redirect("/favicon.svg", 301));
 
 // Only the public pages are for search engines; signed-in screens and the console are not.
-siteFiles.get("/robots.txt", (c) =>
-  c.text("User-agent: *\nAllow: /$\nAllow: /calculator\nAllow: /register\nDisallow: /\n")
+siteFiles.get(
+  "/robots.txt",
+  (c) => c.text("User-agent: *\nAllow: /$\nAllow: /calculator\nAllow: /register\nDisallow: /\n"),
 );

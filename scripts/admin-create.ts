@@ -11,7 +11,8 @@ if (!email || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) {
   console.error("Usage: deno task admin:create EMAIL   (password from ADMIN_PASSWORD or the prompt)");
   Deno.exit(2);
 }
-const password = Deno.env.get("ADMIN_PASSWORD") ?? prompt("Password for the administrator (8 to 128 characters):") ?? "";
+const password = Deno.env.get("ADMIN_PASSWORD") ?? prompt("Password for the administrator (8 to 128 characters):") ??
+  "";
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });

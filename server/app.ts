@@ -11,7 +11,7 @@ import { security } from "../routes/api/security.ts";
 import { PAGES, registerPages } from "../routes/pages.tsx";
 import { siteFiles } from "../routes/static.ts";
 import { auditOnBehalf } from "./audit.ts";
-import { databaseSessions, type SessionResolver, sessionLayer } from "./auth/session.ts";
+import { databaseSessions, sessionLayer, type SessionResolver } from "./auth/session.ts";
 import type { Config } from "./config.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError } from "./http/errors.tsx";

@@ -9,7 +9,13 @@ export async function audit(
   entry: { actorId: number; onBehalfOfId: number | null; action: string; detail?: unknown },
   now = new Date(),
 ): Promise<void> {
-  await db.insert(auditLog).values({ at: now, actorId: entry.actorId, onBehalfOfId: entry.onBehalfOfId, action: entry.action, detail: entry.detail ?? null });
+  await db.insert(auditLog).values({
+    at: now,
+    actorId: entry.actorId,
+    onBehalfOfId: entry.onBehalfOfId,
+    action: entry.action,
+    detail: entry.detail ?? null,
+  });
 }
 
 /**

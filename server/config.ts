@@ -14,7 +14,9 @@ export interface Config {
   /** The From address of outgoing mail. */
   mailFrom: string;
   /** Sumsub credentials; without the token and key the built-in sandbox provider stands in. */
-  sumsub: { appToken: string; secretKey: string; webhookSecret: string | undefined; baseUrl: string; levelName: string } | null;
+  sumsub:
+    | { appToken: string; secretKey: string; webhookSecret: string | undefined; baseUrl: string; levelName: string }
+    | null;
   /**
    * The key that encrypts secrets at rest (authenticator-app secrets). APP_SECRET; without it a
    * random key is generated once into data/app-secret (fine for one machine, not for several).

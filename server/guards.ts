@@ -38,8 +38,7 @@ const RULES = {
   "identity-checked": rule((u) => u.identity, () => "/identity"),
   "has-account": rule((u) => u.account, () => "/processing"),
   // The console does not reveal itself: anyone but an administrator gets "not found".
-  "is-admin": (user: SessionUser | null): Verdict =>
-    user?.level === "Admin" ? PASS : { pass: false, notFound: true },
+  "is-admin": (user: SessionUser | null): Verdict => user?.level === "Admin" ? PASS : { pass: false, notFound: true },
   "is-user": rule((u) => u.level !== "Admin", homeOf),
   "is-business": rule((u) => u.type === "Business", homeOf),
   "is-personal": rule((u) => u.type === "Personal", homeOf),

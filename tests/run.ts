@@ -21,8 +21,15 @@ async function runProject(project: string, extraEnv: Record<string, string> = {}
   const report = join(outDir, `${project}.json`);
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: [
-      "run", "-A", VITEST, "run", "--project", project,
-      "--reporter=default", "--reporter=json", `--outputFile.json=${report}`,
+      "run",
+      "-A",
+      VITEST,
+      "run",
+      "--project",
+      project,
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
       ...Deno.args,
     ],
     env: { NODE_ENV: "test", APP_ENV: "test", ...extraEnv },
@@ -32,9 +39,10 @@ async function runProject(project: string, extraEnv: Record<string, string> = {}
   if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
   const json = JSON.parse(readFileSync(report, "utf8"));
   // A suite that failed to load counts as a failure even though none of its tests ran.
-  const brokenFiles = (json.testResults ?? []).filter((f: { status: string; assertionResults: unknown[] }) =>
-    f.status === "failed" && f.assertionResults.length === 0
-  ).length;
+  const brokenFiles =
+    (json.testResults ?? []).filter((f: { status: string; assertionResults: unknown[] }) =>
+      f.status === "failed" && f.assertionResults.length === 0
+    ).length;
   return {
     passed: json.numPassedTests ?? 0,
     failed: (json.numFailedTests ?? 0) + brokenFiles,
@@ -71,7 +79,8 @@ async function typeCheck(): Promise<Counts> {
     const lines = stripVTControlCharacters(text).split("\n");
     // The diagnostics' own lines, not the source lines deno quotes under each of them.
     const errors = lines.filter((line) => /^\s*(TS\d{4}\b|error:|at file:)/.test(line));
-    typeCheckErrors = (errors.length ? errors : lines.slice(-20)).slice(0, 40).join("\n") || `exit code ${code}, no output`;
+    typeCheckErrors = (errors.length ? errors : lines.slice(-20)).slice(0, 40).join("\n") ||
+      `exit code ${code}, no output`;
   }
   return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
 }

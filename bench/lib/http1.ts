@@ -40,7 +40,12 @@ export class Http1Connection {
   }
 
   /** Sends one request and reads the whole answer. `headers` are sent as given (no defaults but Host and Content-Length). */
-  async request(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Http1Answer> {
+  async request(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string,
+  ): Promise<Http1Answer> {
     if (!this.conn) {
       this.conn = await Deno.connect({ hostname: this.hostname, port: this.port });
       this.conn.setNoDelay(true);
@@ -69,7 +74,11 @@ export class Http1Connection {
     let close = false;
     for (;;) {
       if (headerEnd >= 0) {
-        const end = chunked ? this.chunkedEnd(bodyStart, len) : len >= bodyStart + contentLength ? bodyStart + contentLength : -1;
+        const end = chunked
+          ? this.chunkedEnd(bodyStart, len)
+          : len >= bodyStart + contentLength
+          ? bodyStart + contentLength
+          : -1;
         if (end >= 0) {
           const text = chunked ? this.dechunk(bodyStart, end) : decoder.decode(this.buf.subarray(bodyStart, end));
           if (close) this.close();
@@ -101,7 +110,9 @@ export class Http1Connection {
           else if (name === "transfer-encoding" && value.includes("chunked")) chunked = true;
           else if (name === "connection" && value === "close") close = true;
         }
-        if (!chunked && contentLength < 0) throw new Error("Answers without Content-Length or chunked encoding are not supported");
+        if (!chunked && contentLength < 0) {
+          throw new Error("Answers without Content-Length or chunked encoding are not supported");
+        }
       }
     }
   }

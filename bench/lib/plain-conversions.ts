@@ -161,12 +161,26 @@ async function one(client: Client, sql: string, args: InValue[] = []): Promise<R
 /** A user, an account, its two balances and the house's three accounts; the sell balance funded by a receipt. */
 async function setUp(client: Client): Promise<Ids> {
   const now = Date.now();
-  const user = await one(client, `INSERT INTO users (username, password_hash, level, type, validated, created_at)
-    VALUES ('plain@bench.test', NULL, 'User', 'Personal', 1, ?) RETURNING id`, [now]);
-  const account = await one(client, `INSERT INTO accounts (account_ref, type, name, opened_at) VALUES ('P00000000', 'Personal', 'Plain', ?) RETURNING id`, [now]);
+  const user = await one(
+    client,
+    `INSERT INTO users (username, password_hash, level, type, validated, created_at)
+    VALUES ('plain@bench.test', NULL, 'User', 'Personal', 1, ?) RETURNING id`,
+    [now],
+  );
+  const account = await one(
+    client,
+    `INSERT INTO accounts (account_ref, type, name, opened_at) VALUES ('P00000000', 'Personal', 'Plain', ?) RETURNING id`,
+    [now],
+  );
   const ledgerAccount = async (kind: string, accountId: number | null, currency: string, purpose: string) =>
-    Number((await one(client, `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
-      VALUES (?, ?, ?, ?, 0, ?) RETURNING id`, [kind, accountId, currency, purpose, now])).id);
+    Number(
+      (await one(
+        client,
+        `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
+      VALUES (?, ?, ?, ?, 0, ?) RETURNING id`,
+        [kind, accountId, currency, purpose, now],
+      )).id,
+    );
   const accountId = Number(account.id);
   const ids: Ids = {
     userId: Number(user.id),
@@ -183,14 +197,19 @@ async function setUp(client: Client): Promise<Ids> {
   const tx = await client.transaction("write");
   try {
     const transfer = await tx.execute({
-      sql: `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES ('receipt', 'Funding', 'bench-funding', ?, NULL) RETURNING id`,
+      sql:
+        `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES ('receipt', 'Funding', 'bench-funding', ?, NULL) RETURNING id`,
       args: [now],
     });
     const transferId = Number(transfer.rows[0].id);
     for (const [id, amount] of [[incoming, -funds], [ids.customerSell, funds]]) {
-      await tx.execute({ sql: `UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?`, args: [BigInt(amount), id] });
       await tx.execute({
-        sql: `INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at) VALUES (?, ?, ?, ?, ?)`,
+        sql: `UPDATE ledger_accounts SET balance = balance + ? WHERE id = ?`,
+        args: [BigInt(amount), id],
+      });
+      await tx.execute({
+        sql:
+          `INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at) VALUES (?, ?, ?, ?, ?)`,
         args: [transferId, id, SELL, amount, now],
       });
     }
@@ -207,7 +226,8 @@ async function insertQuotes(client: Client, ids: Ids, n: number): Promise<string
   const quotes = Array.from({ length: n }, () => crypto.randomUUID());
   await client.batch(
     quotes.map((id) => ({
-      sql: `INSERT INTO quotes (id, account_id, user_id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, expires_at, used_at, created_at)
+      sql:
+        `INSERT INTO quotes (id, account_id, user_id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, expires_at, used_at, created_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, '1.137656', ?, 150, ?, NULL, ?)`,
       args: [id, ids.accountId, ids.userId, SELL, BUY, SELL_MINOR, BUY_MINOR, FEE_MINOR, RATE, now + 3_600_000, now],
     })),
@@ -232,13 +252,18 @@ class ConversionStatements {
 
   constructor(db: Database.Database) {
     this.begin = db.prepare("BEGIN IMMEDIATE");
-    this.useQuote = db.prepare(`UPDATE quotes SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ? RETURNING id`).raw(true);
+    this.useQuote = db.prepare(
+      `UPDATE quotes SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ? RETURNING id`,
+    ).raw(true);
     this.insertTransfer = db.prepare(
       `INSERT INTO ledger_transfers (kind, description, reference, created_at, created_by) VALUES ('conversion', ?, ?, ?, ?) RETURNING id`,
     ).raw(true);
     this.moveBalance = db.prepare(`UPDATE ledger_accounts SET balance = balance + ?1 WHERE id = ?2
-      AND (purpose IN ('fx_position', 'incoming_funds') OR balance + ?1 >= 0) AND abs(balance + ?1) <= ${MAX_SAFE} RETURNING balance`).raw(true);
-    this.insertEntry = db.prepare(`INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at) VALUES (?, ?, ?, ?, ?)`);
+      AND (purpose IN ('fx_position', 'incoming_funds') OR balance + ?1 >= 0) AND abs(balance + ?1) <= ${MAX_SAFE} RETURNING balance`)
+      .raw(true);
+    this.insertEntry = db.prepare(
+      `INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at) VALUES (?, ?, ?, ?, ?)`,
+    );
     this.insertConversion = db.prepare(
       `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -254,7 +279,12 @@ function convertOnce(db: Database.Database, s: ConversionStatements, ids: Ids, q
   try {
     const used = s.useQuote.all(now, quoteId, now);
     if (used.length !== 1) throw new Error(`quote ${quoteId} could not be used`);
-    const [[transferId]] = s.insertTransfer.all(`Conversion ${SELL} to ${BUY}`, `quote:${quoteId}`, now, ids.userId) as [[number]];
+    const [[transferId]] = s.insertTransfer.all(
+      `Conversion ${SELL} to ${BUY}`,
+      `quote:${quoteId}`,
+      now,
+      ids.userId,
+    ) as [[number]];
     const entries: [number, string, number][] = [
       [ids.customerSell, SELL, -SELL_MINOR],
       [ids.feeIncome, SELL, FEE_MINOR],
@@ -267,7 +297,19 @@ function convertOnce(db: Database.Database, s: ConversionStatements, ids: Ids, q
       if (s.moveBalance.all(BigInt(amount), id).length !== 1) throw new Error(`ledger account ${id} refused ${amount}`);
       s.insertEntry.run(transferId, id, currency, amount, now);
     }
-    s.insertConversion.all(ids.accountId, quoteId, transferId, SELL, SELL_MINOR, BUY, BUY_MINOR, FEE_MINOR, RATE, ids.userId, now);
+    s.insertConversion.all(
+      ids.accountId,
+      quoteId,
+      transferId,
+      SELL,
+      SELL_MINOR,
+      BUY,
+      BUY_MINOR,
+      FEE_MINOR,
+      RATE,
+      ids.userId,
+      now,
+    );
     s.commit.run();
   } finally {
     if (db.inTransaction) db.exec("ROLLBACK");

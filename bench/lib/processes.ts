@@ -123,7 +123,9 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     } catch { /* not listening yet */ }
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`${options.name} was not ready within ${(options.timeoutMs ?? 60_000) / 1000} s. Its output:\n${log}`);
+      throw new Error(
+        `${options.name} was not ready within ${(options.timeoutMs ?? 60_000) / 1000} s. Its output:\n${log}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -98,7 +98,14 @@ try {
   registerPages(pagesOnly);
 
   // The render alone: the home page tree in its layout, as renderDocument renders it.
-  const page: PageContext = { path, user: null, onBehalf: null, colorMode: "system", forcedColorMode: null, notifications: [] };
+  const page: PageContext = {
+    path,
+    user: null,
+    onBehalf: null,
+    colorMode: "system",
+    forcedColorMode: null,
+    notifications: [],
+  };
   const renderHome = () => {
     const collector = new IslandCollector();
     renderToString(
@@ -118,7 +125,8 @@ try {
   // (X-XSS-Protection, X-Download-Options, X-DNS-Prefetch-Control, X-Permitted-Cross-Domain-Policies,
   // Origin-Agent-Cluster) left out, only the CSP built per answer around its nonce.
   const cspHead = "default-src 'self'; script-src 'nonce-";
-  const cspTail = "' 'strict-dynamic'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; " +
+  const cspTail =
+    "' 'strict-dynamic'; style-src 'self'; img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; " +
     "frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'";
   const STATIC: [string, string][] = [
     ["X-Content-Type-Options", "nosniff"],
@@ -154,7 +162,9 @@ try {
     console.log(`  ${us.toFixed(1).padStart(7)} µs  ${label}`);
   };
   console.log(
-    `Per-request cost of ${path}, in-process (CPU µs per call, median of 3 × ${Math.round(budgetMs / 3)} ms after a ${budgetMs} ms warm-up):`,
+    `Per-request cost of ${path}, in-process (CPU µs per call, median of 3 × ${
+      Math.round(budgetMs / 3)
+    } ms after a ${budgetMs} ms warm-up):`,
   );
   console.log("Whole requests through app.fetch:");
   await add("Hono, one route answering the page's bytes (c.html of a fixed string)", request(fixed));
@@ -165,13 +175,25 @@ try {
   await add("Full portal: createApp (every middleware, routes, pages)", request(full));
   console.log("Parts:");
   if (path === "/") await add("renderToString of <DefaultLayout><Home/></DefaultLayout> alone", renderHome);
-  await add(`serializeProps (devalue) of the home page's ${instances.length} island instances`, () => serializeProps(instances));
+  await add(
+    `serializeProps (devalue) of the home page's ${instances.length} island instances`,
+    () => serializeProps(instances),
+  );
   await add("JSON.stringify of the same instances, for comparison", () => JSON.stringify(instances));
-  await add("assets.modulesFor(island names) (manifest walk)", () => assets.modulesFor(["ColorModeToggle", "NotificationQueue"]));
+  await add(
+    "assets.modulesFor(island names) (manifest walk)",
+    () => assets.modulesFor(["ColorModeToggle", "NotificationQueue"]),
+  );
   await add("6 reads of c.var.user in a handler (whole request)", request(manyVars("var")));
-  await add("6 reads of c.get(\"user\") in a handler (whole request)", request(manyVars("get")));
-  await add("crypto.getRandomValues + base64 (a CSP nonce)", () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))));
-  await add("new Response(html) + 1 header", () => new Response(html, { headers: { "content-type": "text/html; charset=UTF-8" } }));
+  await add('6 reads of c.get("user") in a handler (whole request)', request(manyVars("get")));
+  await add(
+    "crypto.getRandomValues + base64 (a CSP nonce)",
+    () => btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16)))),
+  );
+  await add(
+    "new Response(html) + 1 header",
+    () => new Response(html, { headers: { "content-type": "text/html; charset=UTF-8" } }),
+  );
   await add("new Response(html) + 1 header, then 13 more with Headers.set", () => {
     const res = new Response(html, { headers: { "content-type": "text/html; charset=UTF-8" } });
     for (let i = 0; i < 13; i++) res.headers.set(`x-header-${i}`, "same-origin; value; value");

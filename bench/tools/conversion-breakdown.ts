@@ -66,7 +66,13 @@ try {
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json.body;
   };
-  const holdQuote = () => call("POST", "account/conversions/quote", { sell_currency: "GBP", buy_currency: "EUR", amount: "10.00", fixed: "sell" });
+  const holdQuote = () =>
+    call("POST", "account/conversions/quote", {
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      amount: "10.00",
+      fixed: "sell",
+    });
   const [{ accountId }] = (await db.$client.execute({
     sql: "SELECT account_id AS accountId FROM account_members WHERE user_id = ?",
     args: [customer.id],
@@ -82,7 +88,11 @@ try {
     for (let i = 0; i < n; i++) await work(i);
     const wall = (performance.now() - t0) * 1000 / n;
     const cpu = process.cpuUsage(cpu0);
-    console.log(`${label.padEnd(62)} ${((cpu.user + cpu.system) / n).toFixed(0).padStart(6)} CPU µs  ${wall.toFixed(0).padStart(6)} wall µs`);
+    console.log(
+      `${label.padEnd(62)} ${((cpu.user + cpu.system) / n).toFixed(0).padStart(6)} CPU µs  ${
+        wall.toFixed(0).padStart(6)
+      } wall µs`,
+    );
   };
 
   let quotes: string[] = [];
@@ -91,33 +101,63 @@ try {
   const holdMany = async () => {
     const template = (await holdQuote()).id as string;
     quotes = Array.from({ length: n + 20 }, () => crypto.randomUUID());
-    await db.$client.batch(quotes.map((id) => ({
-      sql: `INSERT INTO quotes (id, account_id, user_id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, expires_at, used_at, created_at)
+    await db.$client.batch(
+      quotes.map((id) => ({
+        sql:
+          `INSERT INTO quotes (id, account_id, user_id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, expires_at, used_at, created_at)
             SELECT ?, account_id, user_id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, expires_at, NULL, created_at FROM quotes WHERE id = ?`,
-      args: [id, template],
-    })), "write");
+        args: [id, template],
+      })),
+      "write",
+    );
   };
   console.log(`${n} calls each, CPU µs per call of this process:`);
-  await measure("GET health (no session, one read)", async () => (await app.fetch(new Request(base + "/api/health"))).text());
+  await measure(
+    "GET health (no session, one read)",
+    async () => (await app.fetch(new Request(base + "/api/health"))).text(),
+  );
   await measure("GET account/funding (sign-in layer, guards, no read)", () => call("GET", "account/funding"));
   await measure("GET account/balances (sign-in layer, guards, one read)", () => call("GET", "account/balances"));
   await measure("POST account/conversions/quote (hold a quote)", () => holdQuote());
-  await measure("POST account/conversions (execute a held quote)", () => call("POST", "account/conversions", { quote_id: quotes.shift() }), holdMany);
+  await measure(
+    "POST account/conversions (execute a held quote)",
+    () => call("POST", "account/conversions", { quote_id: quotes.shift() }),
+    holdMany,
+  );
   await measure("POST account/conversions × 16 at once (group commit)", async (i) => {
     if (i % 16 !== 0) return;
-    await Promise.all(Array.from({ length: 16 }, () => call("POST", "account/conversions", { quote_id: quotes.shift() })));
+    await Promise.all(
+      Array.from({ length: 16 }, () => call("POST", "account/conversions", { quote_id: quotes.shift() })),
+    );
   }, holdMany);
   // As the convert page sends it: with an Idempotency-Key (server/http/idempotency.ts).
-  await measure("POST account/conversions with an Idempotency-Key", () =>
-    call("POST", "account/conversions", { quote_id: quotes.shift() }, crypto.randomUUID()), holdMany);
+  await measure(
+    "POST account/conversions with an Idempotency-Key",
+    () => call("POST", "account/conversions", { quote_id: quotes.shift() }, crypto.randomUUID()),
+    holdMany,
+  );
   await measure("POST account/conversions with keys × 16 at once (group commit)", async (i) => {
     if (i % 16 !== 0) return;
-    await Promise.all(Array.from({ length: 16 }, () => call("POST", "account/conversions", { quote_id: quotes.shift() }, crypto.randomUUID())));
+    await Promise.all(
+      Array.from(
+        { length: 16 },
+        () => call("POST", "account/conversions", { quote_id: quotes.shift() }, crypto.randomUUID()),
+      ),
+    );
   }, holdMany);
-  await measure("  executeQuote() alone", () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date()), holdMany);
+  await measure(
+    "  executeQuote() alone",
+    () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date()),
+    holdMany,
+  );
   await measure("  executeQuote() × 16 at once (group commit)", async (i) => {
     if (i % 16 !== 0) return;
-    await Promise.all(Array.from({ length: 16 }, () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date())));
+    await Promise.all(
+      Array.from(
+        { length: 16 },
+        () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date()),
+      ),
+    );
   }, holdMany);
   await measure("  an empty write transaction (BEGIN IMMEDIATE, COMMIT)", () => db.transaction(async () => {}));
   await measure("  SELECT 1 through the client", () => db.$client.execute("SELECT 1"));

@@ -42,7 +42,8 @@ const shortUrl = (url: string) =>
     .replace(/^file:\/\/.*?\/node_modules\/\.deno\//, "npm:")
     .replace(/^file:\/\/.*?\/main\//, "")
     .replace(/\/node_modules\/[^/]+\//, "/");
-const key = (f: CallFrame) => `${f.functionName || "(anonymous)"}  ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ""}`;
+const key = (f: CallFrame) =>
+  `${f.functionName || "(anonymous)"}  ${shortUrl(f.url)}${f.url ? `:${f.lineNumber + 1}` : ""}`;
 const pkg = (f: CallFrame) => {
   const m = f.url.match(/node_modules\/\.deno\/([^/]+)\//);
   if (m) return `npm:${m[1].replace(/@(\d[^@]*)$/, "")}`;
@@ -84,7 +85,9 @@ const print = (title: string, map: Map<string, number>, filter?: (k: string) => 
     .slice(0, top)
     .forEach(([k, us]) => console.log(`  ${pct(us)}  ${k}`));
 };
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`);
+console.log(
+  `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)`,
+);
 print("By package (self time)", byPkg);
 print("Self time", self);
 print("Inclusive time", inclusive, match ? (k) => k.includes(match) : undefined);

@@ -61,7 +61,9 @@ for (const [page, islands] of Object.entries(PAGES)) {
   if (verdict !== "within") over++;
   console.log(`${page.padEnd(30)} ${kb(own)} ${kb(onBehalf).padStart(10)}  ${verdict}`);
   if (showFiles) {
-    for (const href of assets.modulesFor(islands)) console.log(`    ${href.padEnd(44)} ${String(gzipOf(href)).padStart(6)}`);
+    for (const href of assets.modulesFor(islands)) {
+      console.log(`    ${href.padEnd(44)} ${String(gzipOf(href)).padStart(6)}`);
+    }
   }
 }
 if (over) Deno.exitCode = 1;

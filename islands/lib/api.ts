@@ -6,7 +6,7 @@
  */
 import { carryToNextPage } from "./notifications.ts";
 import { type ApiFailure, type ApiSuccess, IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
-import { abortError, anySignal, requestBatch, type RequestBatch } from "./batch.ts";
+import { abortError, anySignal, type RequestBatch, requestBatch } from "./batch.ts";
 import { type Query, withQuery } from "./query-string.ts";
 import { userStore } from "./user-store.ts";
 

@@ -5,7 +5,7 @@
  */
 import { type InputHTMLAttributes, type ReactNode, useCallback, useRef, useState } from "react";
 import { ApiCallError, FALLBACK_ERROR, isAbort } from "./api.ts";
-import { type UserSummary, userStore } from "./user-store.ts";
+import { userStore, type UserSummary } from "./user-store.ts";
 
 export { FormAlert, Status } from "./form-alert.tsx";
 export { SubmitButton, useHydrated, useIdempotencyKey } from "./forms.tsx";
@@ -96,7 +96,7 @@ export function Field({ id, label, hint, error, className, ...input }: FieldProp
     <div className="space-y-1">
       <label htmlFor={id} className="block text-sm font-medium text-neutral-800 dark:text-neutral-200">
         {label}
-        {input.required ? null : <span className="font-normal text-neutral-600 dark:text-neutral-400"> (optional)</span>}
+        {input.required ? null : <span className="font-normal text-neutral-600 dark:text-neutral-400">(optional)</span>}
       </label>
       <input
         id={id}
@@ -121,7 +121,13 @@ export function NewPasswordFields({ idPrefix, label, errors, confirm = true }: {
   errors: Record<string, string | undefined>;
   confirm?: boolean;
 }) {
-  const rules = { type: "password", autoComplete: "new-password", minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX, required: true };
+  const rules = {
+    type: "password",
+    autoComplete: "new-password",
+    minLength: PASSWORD_MIN,
+    maxLength: PASSWORD_MAX,
+    required: true,
+  };
   return (
     <>
       <Field
@@ -132,7 +138,9 @@ export function NewPasswordFields({ idPrefix, label, errors, confirm = true }: {
         hint={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`}
         error={errors.password}
       />
-      {confirm ? <Field id={`${idPrefix}-confirm`} label={`${label} again`} name="confirm" {...rules} error={errors.confirm} /> : null}
+      {confirm
+        ? <Field id={`${idPrefix}-confirm`} label={`${label} again`} name="confirm" {...rules} error={errors.confirm} />
+        : null}
     </>
   );
 }

@@ -35,7 +35,9 @@ export function BalanceTable({ balances, busy, status }: { balances: BalanceRow[
                       {b.currency}
                     </th>
                     <td className="px-4 py-3 text-right tabular-nums">{b.available}</td>
-                    <td className="px-4 py-3 text-right tabular-nums text-neutral-600 dark:text-neutral-400">{b.held}</td>
+                    <td className="px-4 py-3 text-right tabular-nums text-neutral-600 dark:text-neutral-400">
+                      {b.held}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -27,7 +27,9 @@ function draftOf(plan: PricingPlanRow | undefined, currencies: { code: string }[
       ? plan.tiers.map((t) => ({ up_to: t.up_to ?? "", bps: String(t.bps) }))
       : [{ up_to: "", bps: "0" }],
     fees: Object.fromEntries(
-      currencies.map((c) => [c.code, { regular: plan?.fees[c.code]?.regular ?? "", priority: plan?.fees[c.code]?.priority ?? "" }]),
+      currencies.map((
+        c,
+      ) => [c.code, { regular: plan?.fees[c.code]?.regular ?? "", priority: plan?.fees[c.code]?.priority ?? "" }]),
     ),
   };
 }
@@ -74,7 +76,8 @@ export default function PlanEditor({ id, template, name, plan, currencies, onCan
   const setFee = (code: string, kind: "regular" | "priority", value: string) =>
     setDraft((d) => ({ ...d, fees: { ...d.fees, [code]: { ...d.fees[code], [kind]: value } } }));
   // A new tier goes last (open); the one before it then needs its up_to.
-  const addTier = () => setDraft((d) => ({ ...d, tiers: [...d.tiers, { up_to: "", bps: d.tiers[d.tiers.length - 1]?.bps ?? "0" }] }));
+  const addTier = () =>
+    setDraft((d) => ({ ...d, tiers: [...d.tiers, { up_to: "", bps: d.tiers[d.tiers.length - 1]?.bps ?? "0" }] }));
   const removeTier = (i: number) => setDraft((d) => ({ ...d, tiers: d.tiers.filter((_, j) => j !== i) }));
 
   async function submit(event: FormEvent<HTMLFormElement>) {
@@ -172,7 +175,9 @@ export default function PlanEditor({ id, template, name, plan, currencies, onCan
               <th scope="col" className="py-2 pr-3 font-semibold">Tier</th>
               <th scope="col" className="py-2 pr-3 font-semibold">{`Up to (${draft.tier_currency})`}</th>
               <th scope="col" className="py-2 pr-3 font-semibold">Markup (bps)</th>
-              <th scope="col" className="py-2 font-semibold"><span className="sr-only">Remove</span></th>
+              <th scope="col" className="py-2 font-semibold">
+                <span className="sr-only">Remove</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -260,7 +265,9 @@ export default function PlanEditor({ id, template, name, plan, currencies, onCan
                     const name = `fees.${c.code}.${kind}`;
                     return (
                       <td key={kind} className="px-4 py-2">
-                        <label htmlFor={feeId} className="sr-only">{`${kind === "regular" ? "Regular" : "Priority"} fee in ${c.code}`}</label>
+                        <label htmlFor={feeId} className="sr-only">
+                          {`${kind === "regular" ? "Regular" : "Priority"} fee in ${c.code}`}
+                        </label>
                         <input
                           id={feeId}
                           type="text"

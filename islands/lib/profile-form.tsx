@@ -311,7 +311,6 @@ export function displayed(values: Values, path: string): boolean {
   return sub !== undefined && sub in value;
 }
 
-
 /** What a customer type's form adds to the shared frame. */
 export interface ProfileSections {
   /** The sections before the address. */
@@ -456,8 +455,10 @@ export function ProfileForm({ values: initial, countries, sections, payload = (v
           <SelectField path="discovery" label="How did you hear about us?" options={DISCOVERY} optional wide />
         </Section>
 
-        {/* Sent by script only: the button waits for hydration, so a click never sends the profile as
-            a native form submission. */}
+        {
+          /* Sent by script only: the button waits for hydration, so a click never sends the profile as
+            a native form submission. */
+        }
         <div className="flex justify-end">
           <SubmitButton pending={busy} pendingLabel="Saving…" className="btn-primary">Save and continue</SubmitButton>
         </div>

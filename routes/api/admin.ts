@@ -27,7 +27,13 @@ export const admin = new Hono<AppEnv>();
 
 admin.post(
   "/setup",
-  valid("json", z.object({ email: z.string().trim().toLowerCase().pipe(z.email({ error: "Enter a valid email address." })), password: z.string() })),
+  valid(
+    "json",
+    z.object({
+      email: z.string().trim().toLowerCase().pipe(z.email({ error: "Enter a valid email address." })),
+      password: z.string(),
+    }),
+  ),
   async (c) => {
     const { email, password } = c.req.valid("json");
     const created = await createAdministrator(c.get("db"), email, password, { onlyIfNone: true });
@@ -42,21 +48,40 @@ admin.get("/account/onbehalf", ADMIN, async (c) => {
   return ok(c, await onBehalfAnswer(c, c.get("onBehalf")!.id));
 });
 
-admin.post("/account/onbehalf", ADMIN, valid("json", z.object({ on_behalf_of: z.coerce.number().int().positive() })), async (c) => {
-  const target = c.req.valid("json").on_behalf_of;
-  const answer = await onBehalfAnswer(c, target);
-  if (!answer) throw new ApiError(404, "There is no customer with this id.", { fields: { on_behalf_of: "There is no customer with this id." } });
-  const adminId = c.get("user")!.id;
-  await c.get("db").update(users).set({ onBehalfOf: target }).where(eq(users.id, adminId));
-  await audit(c.get("db"), { actorId: adminId, onBehalfOfId: target, action: "on-behalf.start" }, new Date(c.get("services").now()));
-  return ok(c, answer);
-});
+admin.post(
+  "/account/onbehalf",
+  ADMIN,
+  valid("json", z.object({ on_behalf_of: z.coerce.number().int().positive() })),
+  async (c) => {
+    const target = c.req.valid("json").on_behalf_of;
+    const answer = await onBehalfAnswer(c, target);
+    if (!answer) {
+      throw new ApiError(404, "There is no customer with this id.", {
+        fields: { on_behalf_of: "There is no customer with this id." },
+      });
+    }
+    const adminId = c.get("user")!.id;
+    await c.get("db").update(users).set({ onBehalfOf: target }).where(eq(users.id, adminId));
+    await audit(
+      c.get("db"),
+      { actorId: adminId, onBehalfOfId: target, action: "on-behalf.start" },
+      new Date(c.get("services").now()),
+    );
+    return ok(c, answer);
+  },
+);
 
 admin.delete("/account/onbehalf", ADMIN, async (c) => {
   const adminId = c.get("user")!.id;
   const previous = c.get("onBehalf")?.id ?? null;
   await c.get("db").update(users).set({ onBehalfOf: null }).where(eq(users.id, adminId));
-  if (previous) await audit(c.get("db"), { actorId: adminId, onBehalfOfId: previous, action: "on-behalf.end" }, new Date(c.get("services").now()));
+  if (previous) {
+    await audit(
+      c.get("db"),
+      { actorId: adminId, onBehalfOfId: previous, action: "on-behalf.end" },
+      new Date(c.get("services").now()),
+    );
+  }
   return ok(c, { ok: true });
 });
 
@@ -89,7 +114,12 @@ admin.post(
       updatedAt: new Date(c.get("services").now()),
     }).where(eq(profiles.userId, id));
     const account = await openAccountFor(c, id, c.get("user")!.id);
-    await audit(c.get("db"), { actorId: c.get("user")!.id, onBehalfOfId: id, action: "account.open", detail: { account_ref: account.accountRef, compliance: compliance.compliance } }, new Date(c.get("services").now()));
+    await audit(c.get("db"), {
+      actorId: c.get("user")!.id,
+      onBehalfOfId: id,
+      action: "account.open",
+      detail: { account_ref: account.accountRef, compliance: compliance.compliance },
+    }, new Date(c.get("services").now()));
     return ok(c, await summaryOf(c.get("db"), customer, false));
   },
 );
@@ -99,5 +129,15 @@ admin.get("/console/audit", ADMIN, async (c) => {
   const rows = await c.get("db").select().from(auditLog)
     .where(Number.isInteger(customer) && customer > 0 ? eq(auditLog.onBehalfOfId, customer) : undefined)
     .orderBy(desc(auditLog.id)).limit(500);
-  return ok(c, rows.map((r) => ({ id: r.id, at: r.at.toISOString(), actor_id: r.actorId, on_behalf_of_id: r.onBehalfOfId, action: r.action, detail: r.detail })));
+  return ok(
+    c,
+    rows.map((r) => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      actor_id: r.actorId,
+      on_behalf_of_id: r.onBehalfOfId,
+      action: r.action,
+      detail: r.detail,
+    })),
+  );
 });

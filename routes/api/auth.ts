@@ -13,7 +13,14 @@ import {
   TOKEN_FAILURES,
 } from "../../server/auth/rate-limit.ts";
 import { clientAddress } from "../../server/auth/sessions.ts";
-import { findUser, findUserByUsername, normalizeUsername, summaryOf, type UserRow, userWithSummary } from "../../server/auth/users.ts";
+import {
+  findUser,
+  findUserByUsername,
+  normalizeUsername,
+  summaryOf,
+  type UserRow,
+  userWithSummary,
+} from "../../server/auth/users.ts";
 import { verifyTotp } from "../../server/auth/totp.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { loggedin, registerScreen } from "../../server/guards.ts";
@@ -33,7 +40,9 @@ const password = z.string({ error: "Password is required." }).superRefine((value
   const problem = passwordProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
-const token = z.string({ error: "Enter the code or token." }).trim().min(1, { error: "Enter the code or token." }).max(200);
+const token = z.string({ error: "Enter the code or token." }).trim().min(1, { error: "Enter the code or token." }).max(
+  200,
+);
 const attributionText = z.string().trim().max(500).optional();
 
 const registration = z.object({
@@ -57,14 +66,24 @@ async function sendValidation(c: import("hono").Context<AppEnv>, user: Pick<User
   const { verifications, mailer } = c.get("services");
   const secret = await verifications.issue(user.id, "email-validation");
   const link = `${c.get("config").publicUrl}/verify?token=${encodeURIComponent(secret)}`;
-  await mailer.send({ to: user.username, userId: user.id, template: "email-validation", rendered: emailValidation({ link, token: secret }) });
+  await mailer.send({
+    to: user.username,
+    userId: user.id,
+    template: "email-validation",
+    rendered: emailValidation({ link, token: secret }),
+  });
 }
 
 /** Emails a new 6-digit second-factor code, valid 10 minutes. */
 async function sendCode(c: import("hono").Context<AppEnv>, user: Pick<UserRow, "id" | "username">) {
   const { verifications, mailer } = c.get("services");
   const code = await verifications.issue(user.id, "second-factor");
-  await mailer.send({ to: user.username, userId: user.id, template: "second-factor-code", rendered: secondFactorCode({ code }) });
+  await mailer.send({
+    to: user.username,
+    userId: user.id,
+    template: "second-factor-code",
+    rendered: secondFactorCode({ code }),
+  });
 }
 
 async function summary(c: import("hono").Context<AppEnv>, userId: number, secondFactor: boolean) {
@@ -86,7 +105,9 @@ auth.post("/auth/register", valid("json", registration), async (c) => {
   const { limiter, sessions } = c.get("services");
   const body = c.req.valid("json");
   const addressKey = `register:address:${clientAddress(c)}`;
-  if (await limiter.isBlocked(addressKey)) throw new ApiError(429, "Too many registrations from here. Try again later.");
+  if (await limiter.isBlocked(addressKey)) {
+    throw new ApiError(429, "Too many registrations from here. Try again later.");
+  }
   await limiter.hit(addressKey, REGISTRATIONS_PER_ADDRESS);
   if (await findUserByUsername(c.get("db"), body.email)) {
     throw new ApiError(422, "An account with this email already exists. Sign in instead.", {
@@ -166,24 +187,28 @@ auth.post("/validation/validate", valid("json", z.object({ token })), async (c) 
   return ok(c, user, { redirect: registerScreen(user) });
 });
 
-auth.post("/auth/login", valid("json", z.object({ email: z.string().trim().max(254), password: z.string().max(1000) })), async (c) => {
-  const { limiter, sessions } = c.get("services");
-  const { email: username, password: given } = c.req.valid("json");
-  const key = `login:${normalizeUsername(username)}`;
-  if (await limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
-  const user = await findUserByUsername(c.get("db"), username);
-  if (!(await verifyPassword(user?.passwordHash, given)) || !user) {
-    await limiter.hit(key, LOGIN_FAILURES);
-    throw new ApiError(401, BAD_CREDENTIALS);
-  }
-  await limiter.clear(key);
-  await sessions.end(c, c.get("session"));
-  const session = await sessions.start(c, user.id, false);
-  c.set("session", session);
-  const validated = user.validated || user.level === "Admin";
-  if (validated && !user.totpSecret) await sendCode(c, user);
-  return ok(c, await summaryOf(c.get("db"), user, false), { redirect: "/auth" });
-});
+auth.post(
+  "/auth/login",
+  valid("json", z.object({ email: z.string().trim().max(254), password: z.string().max(1000) })),
+  async (c) => {
+    const { limiter, sessions } = c.get("services");
+    const { email: username, password: given } = c.req.valid("json");
+    const key = `login:${normalizeUsername(username)}`;
+    if (await limiter.isBlocked(key)) throw new ApiError(429, TOO_MANY);
+    const user = await findUserByUsername(c.get("db"), username);
+    if (!(await verifyPassword(user?.passwordHash, given)) || !user) {
+      await limiter.hit(key, LOGIN_FAILURES);
+      throw new ApiError(401, BAD_CREDENTIALS);
+    }
+    await limiter.clear(key);
+    await sessions.end(c, c.get("session"));
+    const session = await sessions.start(c, user.id, false);
+    c.set("session", session);
+    const validated = user.validated || user.level === "Admin";
+    if (validated && !user.totpSecret) await sendCode(c, user);
+    return ok(c, await summaryOf(c.get("db"), user, false), { redirect: "/auth" });
+  },
+);
 
 auth.post("/auth/logout", async (c) => {
   await c.get("services").sessions.end(c, c.get("session"));
@@ -205,7 +230,10 @@ auth.post("/challenge", loggedin, valid("json", z.object({ token })), async (c) 
     if (step !== null) {
       // Conditional on the last step seen, so the same code cannot pass twice even at once.
       const moved = await c.get("db").update(users).set({ totpLastStep: step }).where(
-        and(eq(users.id, user.id), user.totpLastStep === null ? isNull(users.totpLastStep) : eq(users.totpLastStep, user.totpLastStep)),
+        and(
+          eq(users.id, user.id),
+          user.totpLastStep === null ? isNull(users.totpLastStep) : eq(users.totpLastStep, user.totpLastStep),
+        ),
       ).returning({ id: users.id });
       passed = moved.length === 1;
     }
@@ -244,8 +272,15 @@ auth.post("/auth/forgot", valid("json", z.object({ username: z.string().trim().m
   if (user && !(await limiter.isBlocked(accountKey))) {
     await limiter.hit(accountKey, FORGOT_PER_ACCOUNT);
     const secret = await verifications.issue(user.id, "password-reset");
-    const link = `${c.get("config").publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${encodeURIComponent(user.username)}`;
-    await mailer.send({ to: user.username, userId: user.id, template: "password-reset", rendered: passwordReset({ link, token: secret }) });
+    const link = `${c.get("config").publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${
+      encodeURIComponent(user.username)
+    }`;
+    await mailer.send({
+      to: user.username,
+      userId: user.id,
+      template: "password-reset",
+      rendered: passwordReset({ link, token: secret }),
+    });
   }
   return ok(c, { sent: true });
 });
@@ -266,12 +301,19 @@ auth.post(
       await limiter.hit(key, TOKEN_FAILURES);
       throw new ApiError(401, BAD_CREDENTIALS);
     }
-    await c.get("db").update(users).set({ passwordHash: await hashPassword(body.password) }).where(eq(users.id, user.id));
+    await c.get("db").update(users).set({ passwordHash: await hashPassword(body.password) }).where(
+      eq(users.id, user.id),
+    );
     // A reset ends every session, this one included: whoever knew the old password is out.
     await sessions.endAll(user.id);
     await sessions.end(c, null);
     await limiter.clear(`login:${username}`);
-    await mailer.send({ to: user.username, userId: user.id, template: "password-changed", rendered: passwordChanged({}) });
+    await mailer.send({
+      to: user.username,
+      userId: user.id,
+      template: "password-changed",
+      rendered: passwordChanged({}),
+    });
     flash(c, { title: "Password changed", description: "Sign in with your new password.", color: "success" });
     return ok(c, { ok: true }, { redirect: "/" });
   },

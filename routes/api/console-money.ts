@@ -12,8 +12,8 @@ import { fundsReceived } from "../../server/mail/index.ts";
 import { parseAmount } from "../../server/money/amounts.ts";
 import { MoneyError } from "../../server/money/errors.ts";
 import { mergeRateTables, ratesFor, validateRateTable } from "../../server/money/rates.ts";
-import { allocate, listReceipts, ReceiptRefused, receiptInput, recordReceipt } from "../../server/money/receipts.ts";
-import { assignPlan, currentRates, listPlans, PlanNotFound, saveRates, savePlan } from "../../server/money/store.ts";
+import { allocate, listReceipts, receiptInput, ReceiptRefused, recordReceipt } from "../../server/money/receipts.ts";
+import { assignPlan, currentRates, listPlans, PlanNotFound, savePlan, saveRates } from "../../server/money/store.ts";
 import { money } from "./money.ts";
 
 /** Administrators' money calls: rates, pricing plans, fee overrides, receipts (DESIGN.md sections 4, 5). */
@@ -24,7 +24,13 @@ async function refusals<T>(work: () => T | Promise<T>): Promise<T> {
   try {
     return await money(work);
   } catch (error) {
-    if (error instanceof ReceiptRefused) throw new ApiError(error.status, error.message, error.status === 422 ? { fields: { account_ref: error.message } } : {});
+    if (error instanceof ReceiptRefused) {
+      throw new ApiError(
+        error.status,
+        error.message,
+        error.status === 422 ? { fields: { account_ref: error.message } } : {},
+      );
+    }
     if (error instanceof PlanNotFound) throw new ApiError(404, error.message);
     throw error;
   }
@@ -33,7 +39,9 @@ async function refusals<T>(work: () => T | Promise<T>): Promise<T> {
 /** Tells the owners of an account that money arrived on it. */
 async function tellOwners(c: import("hono").Context<AppEnv>, accountId: number, amount: string, currency: string) {
   const db = c.get("db");
-  const owners = await db.select({ userId: accountMembers.userId, accountRef: accounts.accountRef }).from(accountMembers)
+  const owners = await db.select({ userId: accountMembers.userId, accountRef: accounts.accountRef }).from(
+    accountMembers,
+  )
     .innerJoin(accounts, eq(accounts.id, accountMembers.accountId)).where(eq(accountMembers.accountId, accountId));
   for (const owner of owners) {
     const user = await findUser(db, owner.userId);
@@ -57,7 +65,9 @@ consoleMoney.put("/console/rates", ADMIN, async (c) => {
   const input = await c.req.json().catch(() => null) as Record<string, unknown> | null;
   const now = new Date(c.get("services").now());
   // The date defaults to today; the source is always "admin", whatever the body says.
-  const given = input && typeof input === "object" ? { as_of: now.toISOString().slice(0, 10), ...input, source: "admin" } : input;
+  const given = input && typeof input === "object"
+    ? { as_of: now.toISOString().slice(0, 10), ...input, source: "admin" }
+    : input;
   const table = await refusals(() => validateRateTable(given, "admin"));
   // An update of some rates keeps the others (crossed into the new table), so no currency
   // stops being quoted because it was not in the form.
@@ -83,9 +93,18 @@ consoleMoney.put("/console/pricingplans/:id", ADMIN, async (c) => {
   if (input && typeof input.assign_account_ref === "string") {
     const ref = input.assign_account_ref.trim().toUpperCase();
     const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.accountRef, ref));
-    if (!account) throw new ApiError(422, `There is no account ${ref}.`, { fields: { assign_account_ref: `There is no account ${ref}.` } });
+    if (!account) {
+      throw new ApiError(422, `There is no account ${ref}.`, {
+        fields: { assign_account_ref: `There is no account ${ref}.` },
+      });
+    }
     await refusals(() => assignPlan(db, id, account.id, c.get("user")!.id, new Date(c.get("services").now())));
-    await audit(db, { actorId: c.get("user")!.id, onBehalfOfId: null, action: "pricing-plan.assign", detail: { plan_id: id, account_ref: ref } });
+    await audit(db, {
+      actorId: c.get("user")!.id,
+      onBehalfOfId: null,
+      action: "pricing-plan.assign",
+      detail: { plan_id: id, account_ref: ref },
+    });
   } else {
     await refusals(() => savePlan(db, id, input, new Date(c.get("services").now())));
     // The public calculator shows the default plan's prices.
@@ -99,11 +118,14 @@ consoleMoney.put("/console/pricingplans/:id", ADMIN, async (c) => {
 consoleMoney.put(
   "/console/users/:id/fees",
   ADMIN,
-  valid("json", z.object({
-    override_transfer_fee: z.boolean({ error: "Say whether the overrides apply (true or false)." }),
-    override_regular_transfer_fee: nullableAmountText,
-    override_priority_transfer_fee: nullableAmountText,
-  })),
+  valid(
+    "json",
+    z.object({
+      override_transfer_fee: z.boolean({ error: "Say whether the overrides apply (true or false)." }),
+      override_regular_transfer_fee: nullableAmountText,
+      override_priority_transfer_fee: nullableAmountText,
+    }),
+  ),
   async (c) => {
     const id = Number(c.req.param("id"));
     const customer = Number.isInteger(id) && id > 0 ? await findUser(c.get("db"), id) : undefined;
@@ -117,7 +139,9 @@ consoleMoney.put(
       try {
         parseAmount("EUR", value);
       } catch (error) {
-        fields[key] = error instanceof MoneyError ? error.message.replace("EUR amounts", "Fees") : "Enter a fee like 2.50.";
+        fields[key] = error instanceof MoneyError
+          ? error.message.replace("EUR amounts", "Fees")
+          : "Enter a fee like 2.50.";
       }
     }
     if (body.override_transfer_fee && !body.override_regular_transfer_fee && !body.override_priority_transfer_fee) {
@@ -147,16 +171,31 @@ consoleMoney.post("/console/receipts", ADMIN, valid("json", receiptInput), async
 consoleMoney.get("/console/receipts", ADMIN, async (c) => {
   const status = c.req.query("status");
   if (status && !["matched", "unmatched", "allocated"].includes(status)) {
-    throw new ApiError(422, "status is matched, unmatched or allocated.", { fields: { status: "status is matched, unmatched or allocated." } });
+    throw new ApiError(422, "status is matched, unmatched or allocated.", {
+      fields: { status: "status is matched, unmatched or allocated." },
+    });
   }
   return ok(c, await listReceipts(c.get("db"), status as "matched" | "unmatched" | "allocated" | undefined));
 });
 
-consoleMoney.post("/console/receipts/:id/allocate", ADMIN, valid("json", z.object({ account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().min(1, { error: "Enter the account_ref to credit." }) })), async (c) => {
-  const id = Number(c.req.param("id"));
-  if (!Number.isInteger(id) || id < 1) throw new ApiError(404, "There is no such receipt.");
-  const { receipt, accountId } = await refusals(() => allocate(c.get("db"), id, c.req.valid("json").account_ref, c.get("user")!.id));
-  await tellOwners(c, accountId, receipt.amount, receipt.currency);
-  return ok(c, receipt);
-});
-
+consoleMoney.post(
+  "/console/receipts/:id/allocate",
+  ADMIN,
+  valid(
+    "json",
+    z.object({
+      account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().min(1, {
+        error: "Enter the account_ref to credit.",
+      }),
+    }),
+  ),
+  async (c) => {
+    const id = Number(c.req.param("id"));
+    if (!Number.isInteger(id) || id < 1) throw new ApiError(404, "There is no such receipt.");
+    const { receipt, accountId } = await refusals(() =>
+      allocate(c.get("db"), id, c.req.valid("json").account_ref, c.get("user")!.id)
+    );
+    await tellOwners(c, accountId, receipt.amount, receipt.currency);
+    return ok(c, receipt);
+  },
+);

@@ -10,7 +10,14 @@ import { ApiError, ok } from "../../server/http/api.ts";
 import { valid } from "../../server/http/validate.ts";
 import { balancesOf } from "../../server/ledger/movements.ts";
 import { formatAmount } from "../../server/money/amounts.ts";
-import { conversionAnswer, ConversionRefused, executeQuote, holdQuote, listConversions, priceQuote } from "../../server/money/conversions.ts";
+import {
+  conversionAnswer,
+  ConversionRefused,
+  executeQuote,
+  holdQuote,
+  listConversions,
+  priceQuote,
+} from "../../server/money/conversions.ts";
 import { CURRENCIES, CURRENCY_CODES } from "../../server/money/currencies.ts";
 import { MoneyError } from "../../server/money/errors.ts";
 import type { FeeOverrides } from "../../server/money/pricing.ts";
@@ -36,7 +43,13 @@ export async function money<T>(work: () => T | Promise<T>): Promise<T> {
   }
 }
 
-export function overridesOf(user: { override_transfer_fee: boolean; override_regular_transfer_fee: string | null; override_priority_transfer_fee: string | null } | null): FeeOverrides | null {
+export function overridesOf(
+  user: {
+    override_transfer_fee: boolean;
+    override_regular_transfer_fee: string | null;
+    override_priority_transfer_fee: string | null;
+  } | null,
+): FeeOverrides | null {
   if (!user) return null;
   const { override_transfer_fee, override_regular_transfer_fee, override_priority_transfer_fee } = user;
   return { override_transfer_fee, override_regular_transfer_fee, override_priority_transfer_fee };
@@ -65,8 +78,14 @@ async function pricesFor(c: Context<AppEnv>) {
 // One statement per route, never a chain: a chain's types pile up (decision 010).
 export const moneyCalls = new Hono<AppEnv>();
 
-moneyCalls.get("/currencies", (c) =>
-  ok(c, CURRENCY_CODES.map((code) => ({ code, name: CURRENCIES[code].name, minor_units: CURRENCIES[code].minorUnits }))));
+moneyCalls.get(
+  "/currencies",
+  (c) =>
+    ok(
+      c,
+      CURRENCY_CODES.map((code) => ({ code, name: CURRENCIES[code].name, minor_units: CURRENCIES[code].minorUnits })),
+    ),
+);
 
 moneyCalls.get("/rates", async (c) => {
   const base = (c.req.query("base") ?? "GBP").toUpperCase();
@@ -85,12 +104,15 @@ moneyCalls.get("/quote", valid("query", quoteQuery), async (c) => {
 moneyCalls.post(
   "/account/conversions/quote",
   CUSTOMER,
-  valid("json", z.object({
-    sell_currency: z.string({ error: "Choose the currency to sell." }).trim().toUpperCase(),
-    buy_currency: z.string({ error: "Choose the currency to buy." }).trim().toUpperCase(),
-    amount: z.string({ error: "Enter an amount." }).trim(),
-    fixed: z.enum(["sell", "buy"], { error: "fixed is sell or buy." }),
-  })),
+  valid(
+    "json",
+    z.object({
+      sell_currency: z.string({ error: "Choose the currency to sell." }).trim().toUpperCase(),
+      buy_currency: z.string({ error: "Choose the currency to buy." }).trim().toUpperCase(),
+      amount: z.string({ error: "Enter an amount." }).trim(),
+      fixed: z.enum(["sell", "buy"], { error: "fixed is sell or buy." }),
+    }),
+  ),
   async (c) => {
     const body = c.req.valid("json");
     const { accountId, customer } = await currentAccount(c);
@@ -107,14 +129,24 @@ moneyCalls.post(
   },
 );
 
-moneyCalls.post("/account/conversions", CUSTOMER, valid("json", z.object({ quote_id: z.string({ error: "Give the quote to execute." }).trim().min(1).max(64) })), async (c) => {
-  const { accountId } = await currentAccount(c);
-  const actor = c.get("user")!;
-  const row = await money(() =>
-    executeQuote(c.get("db"), { accountId, userId: actor.id }, c.req.valid("json").quote_id, new Date(c.get("services").now()))
-  );
-  return ok(c, conversionAnswer(row), { status: 201 });
-});
+moneyCalls.post(
+  "/account/conversions",
+  CUSTOMER,
+  valid("json", z.object({ quote_id: z.string({ error: "Give the quote to execute." }).trim().min(1).max(64) })),
+  async (c) => {
+    const { accountId } = await currentAccount(c);
+    const actor = c.get("user")!;
+    const row = await money(() =>
+      executeQuote(
+        c.get("db"),
+        { accountId, userId: actor.id },
+        c.req.valid("json").quote_id,
+        new Date(c.get("services").now()),
+      )
+    );
+    return ok(c, conversionAnswer(row), { status: 201 });
+  },
+);
 
 moneyCalls.get("/account/conversions", CUSTOMER, async (c) => {
   const { accountId } = await currentAccount(c);
@@ -150,7 +182,9 @@ export async function balancesAnswer(c: Context<AppEnv>, accountId: number) {
 /** The latest movements of an account's balances, newest first. */
 export async function latestMovements(c: Context<AppEnv>, accountId: number, limit: number) {
   const db = c.get("db");
-  const mine = await db.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(eq(ledgerAccounts.accountId, accountId));
+  const mine = await db.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(
+    eq(ledgerAccounts.accountId, accountId),
+  );
   if (!mine.length) return [];
   const rows = await db.select({
     id: ledgerEntries.id,

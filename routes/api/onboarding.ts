@@ -34,13 +34,19 @@ onboarding.post("/account/profile", guards("loggedin", "is-verified", "secondfac
     createdAt: now,
     updatedAt: now,
   }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
-  return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, { redirect: "/identity" });
+  return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, {
+    redirect: "/identity",
+  });
 });
 
-onboarding.get("/sumsub/token", guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"), async (c) => {
-  const customer = customerOf(c);
-  return ok(c, await c.get("services").identity.startCheck({ id: customer.id, username: customer.username }));
-});
+onboarding.get(
+  "/sumsub/token",
+  guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"),
+  async (c) => {
+    const customer = customerOf(c);
+    return ok(c, await c.get("services").identity.startCheck({ id: customer.id, username: customer.username }));
+  },
+);
 
 onboarding.post(
   "/sumsub/sandbox",
@@ -57,36 +63,47 @@ onboarding.post(
   },
 );
 
-onboarding.get("/sumsub/confirm", guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"), async (c) => {
-  const customer = customerOf(c);
-  const { identity, now } = c.get("services");
-  let result;
-  try {
-    result = await confirmResult(c.get("db"), identity, customer.id, new Date(now()));
-  } catch (error) {
-    console.warn("[identity] reading the result failed", error);
-    throw new ApiError(502, FALLBACK);
-  }
-  switch (result.status) {
-    case "pending":
-      throw new ApiError(409, "Your identity check is still in progress.");
-    case "retry":
-      throw new ApiError(422, result.moderationComment || "We could not confirm your identity. Please try again.");
-    case "rejected":
-      throw new ApiError(403, result.moderationComment || "We could not verify your identity. Please contact us.");
-  }
-  if (await opensAtOnce(c, customer.id)) await openAccountFor(c, customer.id, null);
-  return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, { redirect: "/auth" });
-});
+onboarding.get(
+  "/sumsub/confirm",
+  guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"),
+  async (c) => {
+    const customer = customerOf(c);
+    const { identity, now } = c.get("services");
+    let result;
+    try {
+      result = await confirmResult(c.get("db"), identity, customer.id, new Date(now()));
+    } catch (error) {
+      console.warn("[identity] reading the result failed", error);
+      throw new ApiError(502, FALLBACK);
+    }
+    switch (result.status) {
+      case "pending":
+        throw new ApiError(409, "Your identity check is still in progress.");
+      case "retry":
+        throw new ApiError(422, result.moderationComment || "We could not confirm your identity. Please try again.");
+      case "rejected":
+        throw new ApiError(403, result.moderationComment || "We could not verify your identity. Please contact us.");
+    }
+    if (await opensAtOnce(c, customer.id)) await openAccountFor(c, customer.id, null);
+    return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, {
+      redirect: "/auth",
+    });
+  },
+);
 
 onboarding.post("/sumsub/webhook", async (c) => {
   const secret = c.get("config").sumsub?.webhookSecret;
   if (!secret) throw new ApiError(404, "Webhooks are not configured.");
-  const outcome = await receiveWebhook(c.get("db"), {
-    rawBody: new Uint8Array(await c.req.arrayBuffer()),
-    digest: c.req.header("x-payload-digest"),
-    alg: c.req.header("x-payload-digest-alg"),
-  }, secret, new Date(c.get("services").now()));
+  const outcome = await receiveWebhook(
+    c.get("db"),
+    {
+      rawBody: new Uint8Array(await c.req.arrayBuffer()),
+      digest: c.req.header("x-payload-digest"),
+      alg: c.req.header("x-payload-digest-alg"),
+    },
+    secret,
+    new Date(c.get("services").now()),
+  );
   if (outcome === "unverified") throw new ApiError(401, "The payload digest does not match.");
   if (outcome === "malformed") throw new ApiError(400, "The event could not be read.");
   return ok(c, { ok: true, outcome });

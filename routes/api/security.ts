@@ -24,15 +24,27 @@ security.post("/account/totp/setup", SIGNED_IN, (c) => {
 security.post(
   "/account/totp/enable",
   SIGNED_IN,
-  valid("json", z.object({ secret: z.string().trim().regex(/^[A-Z2-7 ]{16,64}$/i, { error: "The key is not valid." }), code: z.string().trim() })),
+  valid(
+    "json",
+    z.object({
+      secret: z.string().trim().regex(/^[A-Z2-7 ]{16,64}$/i, { error: "The key is not valid." }),
+      code: z.string().trim(),
+    }),
+  ),
   async (c) => {
     const { secret, code } = c.req.valid("json");
     const key = totpKeyFromText(secret);
     const step = verifyTotp(key, code, c.get("services").now(), null);
     // 422, not 401: a mistyped code while enrolling is not a failed sign-in and must not sign the user out.
-    if (step === null) throw new ApiError(422, "That code does not match: check the time on your device.", { fields: { code: "That code does not match: check the time on your device." } });
+    if (step === null) {
+      throw new ApiError(422, "That code does not match: check the time on your device.", {
+        fields: { code: "That code does not match: check the time on your device." },
+      });
+    }
     const sealed = await c.get("services").secretBox.seal(new Uint8Array(key));
-    await c.get("db").update(users).set({ totpSecret: sealed, totpLastStep: step }).where(eq(users.id, c.get("user")!.id));
+    await c.get("db").update(users).set({ totpSecret: sealed, totpLastStep: step }).where(
+      eq(users.id, c.get("user")!.id),
+    );
     const user = await findUser(c.get("db"), c.get("user")!.id);
     return ok(c, await summaryOf(c.get("db"), user!, true));
   },

@@ -76,7 +76,10 @@ export function UserLayout({ children }: { children: ReactNode }) {
             <ColorMode />
             {customer?.account_ref && (
               <span className="hidden text-sm text-neutral-600 md:inline dark:text-neutral-400">
-                Account <span className="font-mono font-semibold text-neutral-900 dark:text-neutral-100">{customer.account_ref}</span>
+                Account{" "}
+                <span className="font-mono font-semibold text-neutral-900 dark:text-neutral-100">
+                  {customer.account_ref}
+                </span>
               </span>
             )}
             {user && (
@@ -94,7 +97,9 @@ export function UserLayout({ children }: { children: ReactNode }) {
         <aside className="border-b border-neutral-200 p-4 md:w-60 md:border-b-0 md:border-r dark:border-neutral-800">
           <div className="flex flex-col gap-6">
             {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} />}
-            {(!isAdmin || current.startsWith("/account")) && <NavList label="Account" items={ACCOUNT_NAV} current={current} />}
+            {(!isAdmin || current.startsWith("/account")) && (
+              <NavList label="Account" items={ACCOUNT_NAV} current={current} />
+            )}
           </div>
         </aside>
         <main className="flex-1 px-4 py-8 md:px-8">{children}</main>

@@ -8,9 +8,7 @@ export function ErrorPage({ status, message, path }: { status: number; message?:
     <main className="flex min-h-screen flex-col items-center justify-center gap-6 px-6 text-center">
       <p className="text-8xl font-bold tracking-tight text-primary-700 dark:text-primary-400">{status}</p>
       <h1 className="text-2xl font-semibold">{message || "Unexpected error occurred"}</h1>
-      {path && (
-        <p className="max-w-xl break-all font-mono text-sm text-neutral-600 dark:text-neutral-400">{path}</p>
-      )}
+      {path && <p className="max-w-xl break-all font-mono text-sm text-neutral-600 dark:text-neutral-400">{path}</p>}
       {/* A plain link: following it leaves the error behind and starts again at home. */}
       <a href="/" className="btn-primary">Back To Home Page</a>
     </main>

@@ -7,8 +7,8 @@ export function Home() {
       <section>
         <h1 className="text-4xl font-bold tracking-tight">Send money abroad and hold many currencies</h1>
         <p className="mt-4 text-lg text-neutral-700 dark:text-neutral-300">
-          Open a Personal or Business account online, prove who you are, hold balances in many
-          currencies, convert at a quoted rate and pay people abroad.
+          Open a Personal or Business account online, prove who you are, hold balances in many currencies, convert at a
+          quoted rate and pay people abroad.
         </p>
         <div className="mt-6 flex gap-3">
           <a className="btn-primary" href="/register">Open an account</a>

@@ -38,8 +38,12 @@ export async function CalculatorPage(c: Context<AppEnv>) {
   const signedIn = !!customer?.account;
   let first = null;
   try {
-    const who = signedIn ? { accountId: (await currentAccount(c)).accountId, overrides: overridesOf(customer) } : { accountId: null, overrides: null };
-    first = quoteAnswer(await priceQuote(db, { sell, buy, amount, fixed }, who, new Date(c.get("services").now()), validityMs(c)));
+    const who = signedIn
+      ? { accountId: (await currentAccount(c)).accountId, overrides: overridesOf(customer) }
+      : { accountId: null, overrides: null };
+    first = quoteAnswer(
+      await priceQuote(db, { sell, buy, amount, fixed }, who, new Date(c.get("services").now()), validityMs(c)),
+    );
   } catch (error) {
     if (!(error instanceof MoneyError)) throw error;
   }
@@ -76,7 +80,11 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
           <tr key={m.id} className="border-t border-neutral-200 dark:border-neutral-800">
             <td className="py-2 pr-4 whitespace-nowrap">{m.created_at.slice(0, 10)}</td>
             <td className="py-2 pr-4">{m.description}</td>
-            <td className={`py-2 text-right font-mono whitespace-nowrap ${m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"}`}>
+            <td
+              className={`py-2 text-right font-mono whitespace-nowrap ${
+                m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"
+              }`}
+            >
               {m.amount.startsWith("-") ? m.amount : `+${m.amount}`} {m.currency}
             </td>
           </tr>
@@ -95,7 +103,11 @@ export async function DashboardPage(c: Context<AppEnv>) {
       <div className="grid gap-6 lg:grid-cols-2">
         <section aria-labelledby="balances-heading" className="card">
           <h2 id="balances-heading" className="mb-4 text-lg font-semibold">Balances</h2>
-          <Balances balances={balances} funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }} compact />
+          <Balances
+            balances={balances}
+            funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
+            compact
+          />
           <div className="mt-4 flex gap-2">
             <a className="btn-primary" href="/account/convert">Convert</a>
             <a className="btn-ghost" href="/account/balances">All balances</a>
@@ -115,7 +127,10 @@ export async function BalancesPage(c: Context<AppEnv>) {
   return (
     <>
       <PageTitle lead="Every currency you hold, and how to add money.">Balances</PageTitle>
-      <Balances balances={await balancesAnswer(c, accountId)} funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }} />
+      <Balances
+        balances={await balancesAnswer(c, accountId)}
+        funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
+      />
     </>
   );
 }
@@ -128,7 +143,11 @@ export async function ConvertPage(c: Context<AppEnv>) {
       <PageTitle lead="Convert between your balances at a quoted rate.">Convert</PageTitle>
       {/* The form and, beside it, the balances it keeps up to date: one island for both. */}
       <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
-        <ConvertForm currencies={currencyList()} balances={balances} validitySeconds={c.get("config").quoteValiditySeconds} />
+        <ConvertForm
+          currencies={currencyList()}
+          balances={balances}
+          validitySeconds={c.get("config").quoteValiditySeconds}
+        />
       </div>
     </>
   );
@@ -175,10 +194,14 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
         {customer.name}
       </PageTitle>
       <dl className="card grid grid-cols-2 gap-2 text-sm">
-        <dt className="text-neutral-600 dark:text-neutral-400">Email validated</dt><dd>{customer.validated ? "Yes" : "No"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Profile</dt><dd>{customer.profile ? "Saved" : "Not yet"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Identity</dt><dd>{customer.identity ? "Approved" : "Not approved"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Account</dt><dd>{customer.account_ref ?? "Not open"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Email validated</dt>
+        <dd>{customer.validated ? "Yes" : "No"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Profile</dt>
+        <dd>{customer.profile ? "Saved" : "Not yet"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Identity</dt>
+        <dd>{customer.identity ? "Approved" : "Not approved"}</dd>
+        <dt className="text-neutral-600 dark:text-neutral-400">Account</dt>
+        <dd>{customer.account_ref ?? "Not open"}</dd>
       </dl>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>

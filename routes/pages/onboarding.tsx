@@ -7,11 +7,11 @@ import { hasAdministrator } from "../../server/auth/setup.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { COUNTRIES } from "../../server/profile/schema.ts";
 import {
+  BusinessProfileForm,
   ConsoleUsers,
   ForgotForm,
   IdentityCheck,
   LoginForm,
-  BusinessProfileForm,
   PersonalProfileForm,
   RegisterForm,
   SecondFactorForm,
@@ -72,7 +72,9 @@ export function RegisterPage(c: Context<AppEnv>) {
     if (value) attribution[key] = value.slice(0, 500);
   }
   const referrer = c.req.header("referer");
-  if (referrer && new URL(referrer, c.req.url).origin !== new URL(c.req.url).origin) attribution.referrer = referrer.slice(0, 500);
+  if (referrer && new URL(referrer, c.req.url).origin !== new URL(c.req.url).origin) {
+    attribution.referrer = referrer.slice(0, 500);
+  }
   attribution.landing_path = (c.req.path + new URL(c.req.url).search).slice(0, 500);
   const referralCode = c.req.query("ref") ?? c.req.query("referral_code") ?? null;
   return (
@@ -99,7 +101,9 @@ export function VerifyPage(c: Context<AppEnv>) {
 
 export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
   const customer = customerOf(c)!;
-  const [saved] = await c.get("db").select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
+  const [saved] = await c.get("db").select({ data: profiles.data }).from(profiles).where(
+    eq(profiles.userId, customer.id),
+  );
   const Form = type === "Business" ? BusinessProfileForm : PersonalProfileForm;
   return (
     <>

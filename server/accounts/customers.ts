@@ -34,7 +34,9 @@ export async function listCustomers(db: Database, query = "", limit = 200): Prom
     .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
     .leftJoin(accountMembers, eq(accountMembers.userId, users.id))
     .leftJoin(accounts, eq(accounts.id, accountMembers.accountId))
-    .where(and(eq(users.level, "User"), q ? or(like(users.username, `%${q}%`), like(profiles.data, `%${q}%`)) : undefined))
+    .where(
+      and(eq(users.level, "User"), q ? or(like(users.username, `%${q}%`), like(profiles.data, `%${q}%`)) : undefined),
+    )
     .orderBy(desc(users.id)).limit(limit);
   return rows.map((r) => ({
     id: r.id,

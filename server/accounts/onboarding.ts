@@ -4,7 +4,7 @@ import { profiles, users } from "../../db/schema.ts";
 import { summaryOf } from "../auth/users.ts";
 import type { AppEnv } from "../env.ts";
 import { accountOpened } from "../mail/index.ts";
-import { personalProfileFlags, type PersonalProfile } from "../profile/schema.ts";
+import { type PersonalProfile, personalProfileFlags } from "../profile/schema.ts";
 import { openAccount } from "./open.ts";
 
 /**
@@ -24,7 +24,11 @@ export async function openAccountFor(c: Context<AppEnv>, userId: number, openedB
   const [user] = await c.get("db").select().from(users).where(eq(users.id, userId));
   if (!user) throw new Error(`No user ${userId}`);
   const summary = await summaryOf(c.get("db"), user, false);
-  const { account, created } = await openAccount(c.get("db"), { id: user.id, type: user.type, name: summary.name }, openedBy);
+  const { account, created } = await openAccount(
+    c.get("db"),
+    { id: user.id, type: user.type, name: summary.name },
+    openedBy,
+  );
   if (created) {
     await c.get("services").mailer.send({
       to: user.username,

@@ -23,7 +23,7 @@ export async function openAccount(
       .from(accountMembers).innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
       .where(eq(accountMembers.userId, customer.id)).limit(1);
     if (existing) return { account: existing, created: false };
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0;; attempt++) {
       const accountRef = newAccountRef(customer.type);
       const [clash] = await tx.select({ id: accounts.id }).from(accounts).where(eq(accounts.accountRef, accountRef));
       if (clash) {
@@ -37,7 +37,12 @@ export async function openAccount(
         openedAt: now,
         openedBy,
       }).returning({ id: accounts.id, accountRef: accounts.accountRef });
-      await tx.insert(accountMembers).values({ accountId: account.id, userId: customer.id, role: "owner", createdAt: now });
+      await tx.insert(accountMembers).values({
+        accountId: account.id,
+        userId: customer.id,
+        role: "owner",
+        createdAt: now,
+      });
       return { account, created: true };
     }
   });

@@ -26,7 +26,9 @@ export class SecretBox {
 
   async open(sealed: string): Promise<Uint8Array> {
     const bytes = decodeBase64(sealed);
-    return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.slice(0, 12) }, this.key, bytes.slice(12)));
+    return new Uint8Array(
+      await crypto.subtle.decrypt({ name: "AES-GCM", iv: bytes.slice(0, 12) }, this.key, bytes.slice(12)),
+    );
   }
 }
 

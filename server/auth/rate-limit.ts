@@ -51,14 +51,18 @@ export class RateLimiter {
         target: rateLimits.key,
         set: {
           // A window that has passed starts again at this attempt.
-          count: sql`CASE WHEN ${rateLimits.windowStart} <= ${windowStartsAfter} THEN 1 ELSE ${rateLimits.count} + 1 END`,
-          windowStart: sql`CASE WHEN ${rateLimits.windowStart} <= ${windowStartsAfter} THEN ${now} ELSE ${rateLimits.windowStart} END`,
+          count:
+            sql`CASE WHEN ${rateLimits.windowStart} <= ${windowStartsAfter} THEN 1 ELSE ${rateLimits.count} + 1 END`,
+          windowStart:
+            sql`CASE WHEN ${rateLimits.windowStart} <= ${windowStartsAfter} THEN ${now} ELSE ${rateLimits.windowStart} END`,
         },
       })
       .returning();
     if (row.count >= limit.max || (row.blockedUntil && row.blockedUntil.getTime() > now)) {
       if (!row.blockedUntil || row.blockedUntil.getTime() <= now) {
-        await this.db.update(rateLimits).set({ blockedUntil: new Date(now + limit.blockMs) }).where(eq(rateLimits.key, key));
+        await this.db.update(rateLimits).set({ blockedUntil: new Date(now + limit.blockMs) }).where(
+          eq(rateLimits.key, key),
+        );
       }
       return { blocked: true };
     }

@@ -49,7 +49,11 @@ function summaryPartsOf(row: Record<string, unknown>): SummaryParts {
 }
 
 /** A user and their session summary in one query (the session layer's); undefined if no such user. */
-export async function userWithSummary(db: Database, id: number, secondFactor: boolean): Promise<{ user: UserRow; summary: SessionUser } | undefined> {
+export async function userWithSummary(
+  db: Database,
+  id: number,
+  secondFactor: boolean,
+): Promise<{ user: UserRow; summary: SessionUser } | undefined> {
   const row = await rowOf<Record<string, unknown>>(db, USER_AND_SUMMARY, [id]);
   if (!row) return undefined;
   const user = fromColumns(users, row);
@@ -73,7 +77,11 @@ function summaryFrom(
   return {
     id: user.id,
     username: user.username,
-    name: displayName(user.type, (profile?.data ?? null) as { name?: string; first?: string; last?: string } | null, user.username),
+    name: displayName(
+      user.type,
+      (profile?.data ?? null) as { name?: string; first?: string; last?: string } | null,
+      user.username,
+    ),
     level: user.level,
     type: user.type,
     profile: !!profile,

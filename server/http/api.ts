@@ -10,7 +10,11 @@ import { statusText } from "./status.ts";
  * use) is generic over T and deep enough that Deno's incremental type check, computing this
  * module's signature, gave up with TS2589 (decision 010).
  */
-export function ok<T>(c: Context, body: T, options: { redirect?: string; status?: ContentfulStatusCode } = {}): Response {
+export function ok<T>(
+  c: Context,
+  body: T,
+  options: { redirect?: string; status?: ContentfulStatusCode } = {},
+): Response {
   const answer: ApiSuccess<T> = options.redirect ? { body, redirect: options.redirect } : { body };
   return c.json(answer, options.status ?? 200);
 }

@@ -21,7 +21,12 @@ function fullPath(c: Context) {
  * Answers an error: JSON `{"error","message"}` for a call, the error page for a page, and a plain
  * status line for a search-engine or preview bot (only logged, as SPEC.md section 4 asks).
  */
-export function errorAnswer(c: Context<AppEnv>, status: ContentfulStatusCode, userMessage: string | undefined, extra: ApiError["extra"] = {}): Response {
+export function errorAnswer(
+  c: Context<AppEnv>,
+  status: ContentfulStatusCode,
+  userMessage: string | undefined,
+  extra: ApiError["extra"] = {},
+): Response {
   if (isApi(c)) return c.json(failureBody(status, userMessage ?? UNEXPECTED_ERROR, extra), status);
   if (isBot(c.req.header("user-agent"))) {
     console.warn(`[bot] ${status} for ${fullPath(c)} (${c.req.header("user-agent")})`);

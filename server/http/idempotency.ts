@@ -117,7 +117,13 @@ export async function purgeExpiredIdempotencyKeys(db: Database, now: Date = new 
  * both claim the key. Run as a grouped transaction: claims that arrive together, and the
  * conversions beside them, share one COMMIT (db/group-commit.ts).
  */
-function claimKey(db: Database, scope: string, key: string, requestHash: string, now: number): Promise<"claimed" | Row | undefined> {
+function claimKey(
+  db: Database,
+  scope: string,
+  key: string,
+  requestHash: string,
+  now: number,
+): Promise<"claimed" | Row | undefined> {
   return groupedTransaction(db, async (tx) => {
     const claimed = await rowOf(tx, CLAIM, [scope, key, requestHash, now + LOCK_MS, now, now - IDEMPOTENCY_TTL_MS]);
     if (claimed) return "claimed" as const;
@@ -141,7 +147,8 @@ const CLAIM = `INSERT INTO idempotency_keys (scope, key, request_hash, state, lo
   RETURNING 1 AS claimed`;
 const HELD = `SELECT ${columnList(idempotencyKeys)} FROM idempotency_keys WHERE scope = ? AND key = ?`;
 const OURS = "scope = ? AND key = ? AND state = 'running' AND locked_until = ?";
-const STORE = `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_headers = ?, response_body = ? WHERE ${OURS}`;
+const STORE =
+  `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_headers = ?, response_body = ? WHERE ${OURS}`;
 const RELEASE = `DELETE FROM idempotency_keys WHERE ${OURS}`;
 
 /**
@@ -152,7 +159,9 @@ async function hashRequest(c: Context): Promise<string> {
   const url = new URL(c.req.url);
   const body = new Uint8Array(await c.req.raw.clone().arrayBuffer());
   // node:crypto hashes synchronously: a fraction of crypto.subtle's cost for a body this small.
-  return createHash("sha256").update(`${c.req.method}\n${url.pathname}${url.search}\n`, "utf8").update(body).digest("hex");
+  return createHash("sha256").update(`${c.req.method}\n${url.pathname}${url.search}\n`, "utf8").update(body).digest(
+    "hex",
+  );
 }
 
 /** UTF-8 text that encodes back to the very same bytes (BOM kept), or undefined if there is none. */

@@ -85,6 +85,9 @@ export function identityProviderAllowances(enabled: boolean): MiddlewareHandler<
           .replace("style-src 'self'", `style-src 'self' 'unsafe-inline' ${SUMSUB_ORIGINS}`),
       );
     }
-    c.res.headers.set("permissions-policy", `camera=(self "${SUMSUB_ORIGINS}"), microphone=(), geolocation=(), payment=()`);
+    c.res.headers.set(
+      "permissions-policy",
+      `camera=(self "${SUMSUB_ORIGINS}"), microphone=(), geolocation=(), payment=()`,
+    );
   };
 }

@@ -60,7 +60,8 @@ const NEGATIVE_OK = quoted(MAY_GO_NEGATIVE);
 const RECORD_CHECKS: { table: string; sql: string; say: (r: Row) => string }[] = [
   {
     table: "conversions",
-    sql: `SELECT c.id, c.transfer_id FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id AND t.kind = 'conversion'
+    sql:
+      `SELECT c.id, c.transfer_id FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id AND t.kind = 'conversion'
           WHERE t.id IS NULL ORDER BY c.id`,
     say: (r) => `conversion ${r.id}: its transfer ${r.transfer_id} is missing or is not a conversion`,
   },
@@ -72,7 +73,8 @@ const RECORD_CHECKS: { table: string; sql: string; say: (r: Row) => string }[] =
   },
   {
     table: "receipts",
-    sql: `SELECT r.id, r.transfer_id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.transfer_id AND t.kind = 'receipt'
+    sql:
+      `SELECT r.id, r.transfer_id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.transfer_id AND t.kind = 'receipt'
           WHERE t.id IS NULL ORDER BY r.id`,
     say: (r) => `receipt ${r.id}: its transfer ${r.transfer_id} is missing or is not a receipt`,
   },
@@ -84,7 +86,8 @@ const RECORD_CHECKS: { table: string; sql: string; say: (r: Row) => string }[] =
   },
   {
     table: "receipts",
-    sql: `SELECT r.id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.allocation_transfer_id AND t.kind = 'allocation'
+    sql:
+      `SELECT r.id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.allocation_transfer_id AND t.kind = 'allocation'
           WHERE r.status = 'allocated' AND t.id IS NULL ORDER BY r.id`,
     say: (r) => `receipt ${r.id}: allocated, but its allocation transfer is missing`,
   },
@@ -132,7 +135,8 @@ const CHECKS: { sql: string; say: (r: Row) => string }[] = [
     sql: `SELECT e.id, e.transfer_id, e.currency, a.id AS account, a.currency AS account_currency
           FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.ledger_account_id
           WHERE e.currency IS NOT a.currency ORDER BY e.id`,
-    say: (r) => `entry ${r.id} (transfer ${r.transfer_id}) is in ${r.currency} but its ledger account ${r.account} is in ${r.account_currency}`,
+    say: (r) =>
+      `entry ${r.id} (transfer ${r.transfer_id}) is in ${r.currency} but its ledger account ${r.account} is in ${r.account_currency}`,
   },
   {
     sql: `SELECT e.id, e.transfer_id, e.ledger_account_id,
@@ -140,7 +144,9 @@ const CHECKS: { sql: string; say: (r: Row) => string }[] = [
             (SELECT COUNT(*) FROM ledger_accounts a WHERE a.id = e.ledger_account_id) AS has_account
           FROM ledger_entries e WHERE has_transfer = 0 OR has_account = 0 ORDER BY e.id`,
     say: (r) =>
-      `entry ${r.id} points to a missing ${r.has_transfer === 0 ? `transfer ${r.transfer_id}` : `ledger account ${r.ledger_account_id}`}`,
+      `entry ${r.id} points to a missing ${
+        r.has_transfer === 0 ? `transfer ${r.transfer_id}` : `ledger account ${r.ledger_account_id}`
+      }`,
   },
   {
     sql: `SELECT id, transfer_id, amount, typeof(amount) AS type FROM ledger_entries
@@ -158,15 +164,20 @@ const CHECKS: { sql: string; say: (r: Row) => string }[] = [
                   OR (kind = 'house' AND account_id IS NULL AND purpose IN (${quoted(HOUSE_PURPOSES)})))
              OR currency IS NULL OR length(currency) <> 3 OR currency NOT GLOB '[A-Z][A-Z][A-Z]'
           ORDER BY id`,
-    say: (r) => `ledger account ${r.id} is malformed (kind ${r.kind}, account ${r.account_id}, purpose ${r.purpose}, currency ${r.currency})`,
+    say: (r) =>
+      `ledger account ${r.id} is malformed (kind ${r.kind}, account ${r.account_id}, purpose ${r.purpose}, currency ${r.currency})`,
   },
   {
     sql: `SELECT kind, account_id, purpose, currency, COUNT(*) AS n, group_concat(id) AS ids FROM ledger_accounts
           GROUP BY kind, account_id, purpose, currency HAVING COUNT(*) > 1`,
-    say: (r) => `ledger accounts ${r.ids} are the same ${r.purpose} in ${r.currency}${r.account_id === null ? " of the house" : ` of account ${r.account_id}`}`,
+    say: (r) =>
+      `ledger accounts ${r.ids} are the same ${r.purpose} in ${r.currency}${
+        r.account_id === null ? " of the house" : ` of account ${r.account_id}`
+      }`,
   },
   {
-    sql: `SELECT currency, SUM(balance) AS total FROM ledger_accounts GROUP BY currency HAVING SUM(balance) <> 0 ORDER BY currency`,
+    sql:
+      `SELECT currency, SUM(balance) AS total FROM ledger_accounts GROUP BY currency HAVING SUM(balance) <> 0 ORDER BY currency`,
     say: (r) => `${r.currency}: the balances sum to ${r.total}, not 0`,
   },
 ];
@@ -188,15 +199,21 @@ export async function checkLedger(db: Database): Promise<LedgerReport> {
   const t = await db.$client.transaction("read");
   try {
     const present = new Set(
-      (await rows(t, `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger')`)).map((r) => `${r.type}:${r.name}`),
+      (await rows(t, `SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger')`)).map((r) =>
+        `${r.type}:${r.name}`
+      ),
     );
     const missingTables = TABLES.filter((name) => !present.has(`table:${name}`));
     if (missingTables.length) {
-      report.violations.push(`missing table${missingTables.length > 1 ? "s" : ""} ${missingTables.join(", ")}: is the database migrated?`);
+      report.violations.push(
+        `missing table${missingTables.length > 1 ? "s" : ""} ${missingTables.join(", ")}: is the database migrated?`,
+      );
       return report;
     }
     for (const name of LEDGER_TRIGGERS) {
-      if (!present.has(`trigger:${name}`)) report.violations.push(`missing trigger ${name}: the ledger is not protected against edits`);
+      if (!present.has(`trigger:${name}`)) {
+        report.violations.push(`missing trigger ${name}: the ledger is not protected against edits`);
+      }
     }
 
     const [counts] = await rows(
@@ -211,10 +228,17 @@ export async function checkLedger(db: Database): Promise<LedgerReport> {
     const perCurrency = new Map<string, CurrencyTotals>();
     const totals = (currency: string) => {
       let found = perCurrency.get(currency);
-      if (!found) perCurrency.set(currency, found = { currency, accounts: 0, entries: 0, customers: 0, house: {}, total: 0 });
+      if (!found) {
+        perCurrency.set(currency, found = { currency, accounts: 0, entries: 0, customers: 0, house: {}, total: 0 });
+      }
       return found;
     };
-    for (const r of await rows(t, `SELECT currency, kind, purpose, COUNT(*) AS n, SUM(balance) AS sum FROM ledger_accounts GROUP BY currency, kind, purpose`)) {
+    for (
+      const r of await rows(
+        t,
+        `SELECT currency, kind, purpose, COUNT(*) AS n, SUM(balance) AS sum FROM ledger_accounts GROUP BY currency, kind, purpose`,
+      )
+    ) {
       const c = totals(String(r.currency));
       c.accounts += Number(r.n);
       c.total += Number(r.sum);
@@ -230,7 +254,9 @@ export async function checkLedger(db: Database): Promise<LedgerReport> {
     for (const check of checks) {
       const found = await rows(t, check.sql);
       report.violations.push(...found.slice(0, MAX_LINES).map(check.say));
-      if (found.length > MAX_LINES) report.violations.push(`... and ${found.length - MAX_LINES} more like the last one`);
+      if (found.length > MAX_LINES) {
+        report.violations.push(`... and ${found.length - MAX_LINES} more like the last one`);
+      }
     }
   } finally {
     t.close();
@@ -245,7 +271,9 @@ export function formatReport(report: LedgerReport): string {
   for (const c of report.currencies) {
     const house = Object.entries(c.house).map(([purpose, sum]) => `${purpose} ${sum}`).join(", ");
     lines.push(
-      `  ${c.currency}: ${c.entries} entries, ${c.accounts} accounts; customers ${c.customers}; house ${house || "none"}; total ${c.total}`,
+      `  ${c.currency}: ${c.entries} entries, ${c.accounts} accounts; customers ${c.customers}; house ${
+        house || "none"
+      }; total ${c.total}`,
     );
   }
   if (report.currencies.length) lines.push("  (amounts in minor units)");

@@ -45,11 +45,11 @@ import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
 import { columnList, fromColumns, isTransaction, rowOf, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
 import {
-  type HousePurpose,
   HOUSE_PURPOSES,
+  type HousePurpose,
+  LEDGER_TRANSFER_KINDS,
   ledgerAccounts,
   type LedgerTransferKind,
-  LEDGER_TRANSFER_KINDS,
   MAY_GO_NEGATIVE,
 } from "../../db/schema-money.ts";
 
@@ -116,11 +116,19 @@ export class InsufficientFunds extends LedgerError {
   /** required − available. */
   readonly shortfall: number;
 
-  constructor(account: Pick<LedgerAccount, "id" | "accountId" | "currency" | "purpose">, available: number, required: number) {
-    const whose = account.purpose === "balance" ? `the ${account.currency} balance` : `the house's ${account.purpose} in ${account.currency}`;
+  constructor(
+    account: Pick<LedgerAccount, "id" | "accountId" | "currency" | "purpose">,
+    available: number,
+    required: number,
+  ) {
+    const whose = account.purpose === "balance"
+      ? `the ${account.currency} balance`
+      : `the house's ${account.purpose} in ${account.currency}`;
     super(
       "insufficient_funds",
-      `Insufficient funds: ${whose} is ${available} and ${required} is needed, ${required - available} short (minor units).`,
+      `Insufficient funds: ${whose} is ${available} and ${required} is needed, ${
+        required - available
+      } short (minor units).`,
     );
     this.name = "InsufficientFunds";
     this.currency = account.currency;
@@ -136,7 +144,10 @@ export class InsufficientFunds extends LedgerError {
 /** The reference was already posted, with other entries: a different movement reused it. */
 export class ReferenceConflict extends LedgerError {
   constructor(readonly kind: LedgerTransferKind, readonly reference: string, readonly transferId: number) {
-    super("reference_conflict", `The ${kind} reference "${reference}" was already used (transfer ${transferId}) for a different movement.`);
+    super(
+      "reference_conflict",
+      `The ${kind} reference "${reference}" was already used (transfer ${transferId}) for a different movement.`,
+    );
     this.name = "ReferenceConflict";
   }
 }
@@ -145,7 +156,10 @@ const CURRENCY = /^[A-Z]{3}$/;
 
 export function assertCurrency(currency: string): void {
   if (typeof currency !== "string" || !CURRENCY.test(currency)) {
-    throw new LedgerError("invalid_transfer", `A currency is a three-letter upper-case ISO 4217 code, got "${currency}".`);
+    throw new LedgerError(
+      "invalid_transfer",
+      `A currency is a three-letter upper-case ISO 4217 code, got "${currency}".`,
+    );
   }
 }
 
@@ -189,7 +203,8 @@ export async function customerAccount(tx: Executor, accountId: number, currency:
   assertCurrency(currency);
   if (!Number.isSafeInteger(accountId)) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
   return await findOrCreate(tx, {
-    sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
+    sql:
+      `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
     args: [accountId, currency],
   }, {
     sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
@@ -204,9 +219,12 @@ export async function customerAccount(tx: Executor, accountId: number, currency:
 /** One of the house's accounts in a currency, created (at zero) the first time it is asked for. */
 export async function houseAccount(tx: Executor, purpose: HousePurpose, currency: string): Promise<LedgerAccount> {
   assertCurrency(currency);
-  if (!HOUSE_PURPOSES.includes(purpose)) throw new LedgerError("invalid_transfer", `Unknown house account purpose "${purpose}".`);
+  if (!HOUSE_PURPOSES.includes(purpose)) {
+    throw new LedgerError("invalid_transfer", `Unknown house account purpose "${purpose}".`);
+  }
   return await findOrCreate(tx, {
-    sql: `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'house' AND account_id IS NULL AND currency = ? AND purpose = ?`,
+    sql:
+      `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'house' AND account_id IS NULL AND currency = ? AND purpose = ?`,
     args: [currency, purpose],
   }, {
     sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
@@ -235,20 +253,28 @@ export async function ledgerAccountsFor(tx: Executor, keys: LedgerAccountKey[]):
       args.push(key.currency, key.purpose);
     }
   }
-  const rows = (await rowsOf<SqlRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE ${clauses.join(" OR ")}`, args))
-    .map(toLedgerAccount);
+  const rows =
+    (await rowsOf<SqlRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE ${clauses.join(" OR ")}`, args))
+      .map(toLedgerAccount);
   const found: LedgerAccount[] = [];
   for (const key of keys) {
     const row = "accountId" in key
       ? rows.find((r) => r.kind === "customer" && r.accountId === key.accountId && r.currency === key.currency)
       : rows.find((r) => r.kind === "house" && r.purpose === key.purpose && r.currency === key.currency);
-    found.push(row ?? ("accountId" in key ? await customerAccount(tx, key.accountId, key.currency) : await houseAccount(tx, key.purpose, key.currency)));
+    found.push(
+      row ??
+        ("accountId" in key
+          ? await customerAccount(tx, key.accountId, key.currency)
+          : await houseAccount(tx, key.purpose, key.currency)),
+    );
   }
   return found;
 }
 
 function validateShape(input: TransferInput): void {
-  if (!LEDGER_TRANSFER_KINDS.includes(input.kind)) throw new LedgerError("invalid_transfer", `Unknown transfer kind "${input.kind}".`);
+  if (!LEDGER_TRANSFER_KINDS.includes(input.kind)) {
+    throw new LedgerError("invalid_transfer", `Unknown transfer kind "${input.kind}".`);
+  }
   if (typeof input.description !== "string" || !input.description.trim()) {
     throw new LedgerError("invalid_transfer", "A transfer needs a description.");
   }
@@ -258,10 +284,16 @@ function validateShape(input: TransferInput): void {
   }
   for (const entry of input.entries) {
     if (!Number.isSafeInteger(entry.ledgerAccountId) || entry.ledgerAccountId <= 0) {
-      throw new LedgerError("invalid_transfer", `An entry names a ledger account by its id, got ${entry.ledgerAccountId}.`);
+      throw new LedgerError(
+        "invalid_transfer",
+        `An entry names a ledger account by its id, got ${entry.ledgerAccountId}.`,
+      );
     }
     if (!Number.isSafeInteger(entry.amount) || entry.amount === 0) {
-      throw new LedgerError("invalid_transfer", `An entry's amount is a non-zero whole number of minor units, got ${entry.amount}.`);
+      throw new LedgerError(
+        "invalid_transfer",
+        `An entry's amount is a non-zero whole number of minor units, got ${entry.amount}.`,
+      );
     }
   }
 }
@@ -294,7 +326,11 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
   const byId = new Map((input.accounts ?? []).map((a) => [a.id, a]));
   const unread = [...new Set(input.entries.map((e) => e.ledgerAccountId))].filter((id) => !byId.has(id));
   if (unread.length) {
-    const rows = await rowsOf<SqlRow>(tx, `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE id IN (${placeholders(unread.length)})`, unread);
+    const rows = await rowsOf<SqlRow>(
+      tx,
+      `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE id IN (${placeholders(unread.length)})`,
+      unread,
+    );
     for (const row of rows.map(toLedgerAccount)) byId.set(row.id, row);
   }
   const sums = new Map<string, bigint>();
@@ -307,7 +343,9 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
   if (unbalanced.length) {
     throw new LedgerError(
       "unbalanced_transfer",
-      `A transfer's entries sum to zero in each currency; these do not: ${unbalanced.map(([c, s]) => `${c} ${s}`).join(", ")}.`,
+      `A transfer's entries sum to zero in each currency; these do not: ${
+        unbalanced.map(([c, s]) => `${c} ${s}`).join(", ")
+      }.`,
     );
   }
 
@@ -322,7 +360,11 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
   );
   if (!transfer) {
     // Nothing was inserted, so a transfer of this kind and reference exists.
-    const previous = (await rowOf<{ id: number }>(tx, "SELECT id FROM ledger_transfers WHERE kind = ? AND reference = ?", [input.kind, reference]))!;
+    const previous =
+      (await rowOf<{ id: number }>(tx, "SELECT id FROM ledger_transfers WHERE kind = ? AND reference = ?", [
+        input.kind,
+        reference,
+      ]))!;
     const posted = await rowsOf<{ ledger_account_id: number; amount: number }>(
       tx,
       "SELECT ledger_account_id, amount FROM ledger_entries WHERE transfer_id = ?",
@@ -337,11 +379,15 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
     const account = byId.get(entry.ledgerAccountId)!;
     const moved = await run(tx, MOVE_BALANCE, [BigInt(entry.amount), account.id]);
     if (moved === 0) {
-      const current = (await rowOf<{ balance: number }>(tx, "SELECT balance FROM ledger_accounts WHERE id = ?", [account.id]))!;
+      const current =
+        (await rowOf<{ balance: number }>(tx, "SELECT balance FROM ledger_accounts WHERE id = ?", [account.id]))!;
       if (!MAY_GO_NEGATIVE.includes(account.purpose) && current.balance + entry.amount < 0) {
         throw new InsufficientFunds(account, current.balance, -entry.amount);
       }
-      throw new LedgerError("balance_out_of_range", `Ledger account ${account.id} would leave the range of safe integers.`);
+      throw new LedgerError(
+        "balance_out_of_range",
+        `Ledger account ${account.id} would leave the range of safe integers.`,
+      );
     }
   }
   await run(
@@ -349,7 +395,9 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
     `INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at) VALUES ${
       placeholders(input.entries.length, "(?, ?, ?, ?, ?)")
     }`,
-    input.entries.flatMap((entry) => [transfer.id, entry.ledgerAccountId, byId.get(entry.ledgerAccountId)!.currency, entry.amount, now]),
+    input.entries.flatMap((
+      entry,
+    ) => [transfer.id, entry.ledgerAccountId, byId.get(entry.ledgerAccountId)!.currency, entry.amount, now]),
   );
   return { transferId: transfer.id, replayed: false };
 }

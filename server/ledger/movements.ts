@@ -17,8 +17,8 @@ import {
   inTransaction,
   ledgerAccountsFor,
   LedgerError,
-  postTransfer,
   type PostedTransfer,
+  postTransfer,
 } from "./ledger.ts";
 
 export interface ReceiptInput {
@@ -121,7 +121,10 @@ export async function convert(db: Executor, input: ConversionInput): Promise<Pos
   assertPositiveAmount(input.sellAmount, "The sell amount");
   assertPositiveAmount(input.buyAmount, "The buy amount");
   if (!Number.isSafeInteger(input.feeAmount) || input.feeAmount < 0 || input.feeAmount >= input.sellAmount) {
-    throw new LedgerError("invalid_transfer", `The fee is a whole number of minor units from 0 to below the sell amount, got ${input.feeAmount}.`);
+    throw new LedgerError(
+      "invalid_transfer",
+      `The fee is a whole number of minor units from 0 to below the sell amount, got ${input.feeAmount}.`,
+    );
   }
   assertReference(input.reference);
   return await inTransaction(db, async (tx) => {
@@ -164,7 +167,9 @@ export interface CorrectionInput {
 
 /** An administrator's correction: new entries, never an edit of old ones. */
 export async function correction(db: Executor, input: CorrectionInput): Promise<PostedTransfer> {
-  if (!Number.isSafeInteger(input.createdBy)) throw new LedgerError("invalid_transfer", "A correction names the administrator making it.");
+  if (!Number.isSafeInteger(input.createdBy)) {
+    throw new LedgerError("invalid_transfer", "A correction names the administrator making it.");
+  }
   return await inTransaction(db, (tx) =>
     postTransfer(tx, {
       kind: "correction",
@@ -191,7 +196,13 @@ export interface Balance {
 export async function balancesOf(db: Executor, accountId: number): Promise<Balance[]> {
   const rows = await db.select({ currency: ledgerAccounts.currency, balance: ledgerAccounts.balance })
     .from(ledgerAccounts)
-    .where(and(eq(ledgerAccounts.kind, "customer"), eq(ledgerAccounts.accountId, accountId), eq(ledgerAccounts.purpose, "balance")))
+    .where(
+      and(
+        eq(ledgerAccounts.kind, "customer"),
+        eq(ledgerAccounts.accountId, accountId),
+        eq(ledgerAccounts.purpose, "balance"),
+      ),
+    )
     .orderBy(asc(ledgerAccounts.currency));
   return rows.map((r) => ({ currency: r.currency, available: r.balance, held: 0 }));
 }

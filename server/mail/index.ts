@@ -1,3 +1,10 @@
 /** The mail module: `createMailer` and the templates, from one import. */
-export { createMailer, type Mailer, type MailerOptions, type MailMessage, type MailTransport, type SendResult } from "./mailer.ts";
+export {
+  createMailer,
+  type Mailer,
+  type MailerOptions,
+  type MailMessage,
+  type MailTransport,
+  type SendResult,
+} from "./mailer.ts";
 export * from "./templates/index.ts";

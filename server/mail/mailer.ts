@@ -82,7 +82,9 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
         // The row id, not the address: enough to find the message in the console, no personal data in the log.
         console.warn(`[mail] email ${row.id} (${template}) could not be sent: ${error}`);
       } else if (status === "stored" && config.appEnv === "development") {
-        console.info(`[mail] to ${to}: "${subject}"${logHint ? ` ${logHint}` : ""} (kept in the database, SMTP_URL unset)`);
+        console.info(
+          `[mail] to ${to}: "${subject}"${logHint ? ` ${logHint}` : ""} (kept in the database, SMTP_URL unset)`,
+        );
       }
       return { id: row.id, status };
     },

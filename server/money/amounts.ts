@@ -62,7 +62,9 @@ export function parseAmount(code: string, text: string): number {
  */
 export function formatAmount(code: string, minor: number): string {
   const { minorUnits: digits } = currency(code);
-  if (!Number.isSafeInteger(minor)) throw new RangeError(`formatAmount: ${minor} is not a safe integer of minor units.`);
+  if (!Number.isSafeInteger(minor)) {
+    throw new RangeError(`formatAmount: ${minor} is not a safe integer of minor units.`);
+  }
   const sign = minor < 0 ? "-" : "";
   const abs = String(Math.abs(minor));
   if (digits === 0) return sign + abs;

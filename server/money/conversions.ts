@@ -121,10 +121,14 @@ export async function executeQuote(
         [at, quoteId, who.accountId, at],
       );
       if (!held) {
-        const quote = await rowOf<{ used_at: number | null }>(tx, "SELECT used_at FROM quotes WHERE id = ? AND account_id = ?", [
-          quoteId,
-          who.accountId,
-        ]);
+        const quote = await rowOf<{ used_at: number | null }>(
+          tx,
+          "SELECT used_at FROM quotes WHERE id = ? AND account_id = ?",
+          [
+            quoteId,
+            who.accountId,
+          ],
+        );
         if (!quote) throw new ConversionRefused(404, "There is no such quote for this account.");
         if (quote.used_at !== null) throw new ConversionRefused(409, "This quote was already used. Get a new quote.");
         throw new ConversionRefused(409, "This quote has expired. Get a new quote.");
@@ -143,7 +147,19 @@ export async function executeQuote(
         tx,
         `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        [who.accountId, held.id, transferId, held.sell_currency, held.sell_minor, held.buy_currency, held.buy_minor, held.fee_minor, held.rate, who.userId, at],
+        [
+          who.accountId,
+          held.id,
+          transferId,
+          held.sell_currency,
+          held.sell_minor,
+          held.buy_currency,
+          held.buy_minor,
+          held.fee_minor,
+          held.rate,
+          who.userId,
+          at,
+        ],
       );
       return fromColumns(conversions, row!);
     });
@@ -151,7 +167,9 @@ export async function executeQuote(
     if (error instanceof InsufficientFunds) {
       throw new ConversionRefused(
         422,
-        `Not enough ${error.currency}: your balance is ${formatAmount(error.currency, error.available)} ${error.currency} and this conversion needs ${
+        `Not enough ${error.currency}: your balance is ${
+          formatAmount(error.currency, error.available)
+        } ${error.currency} and this conversion needs ${
           formatAmount(error.currency, error.required)
         } ${error.currency}.`,
       );

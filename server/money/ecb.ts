@@ -53,7 +53,9 @@ function tokenize(xml: string): Tag[] {
   let roots = 0;
   let i = 0;
   const outsideRootText = (text: string, at: number) => {
-    if (open.length === 0 && text.trim() !== "") throw malformed(`text outside the root element on line ${lineOf(xml, at)}`);
+    if (open.length === 0 && text.trim() !== "") {
+      throw malformed(`text outside the root element on line ${lineOf(xml, at)}`);
+    }
   };
   const skipUntil = (start: number, end: string, what: string): number => {
     const j = xml.indexOf(end, start);
@@ -91,7 +93,9 @@ function tokenize(xml: string): Tag[] {
       OPEN_TAG.lastIndex = lt;
       const m = OPEN_TAG.exec(xml);
       if (!m) throw malformed(`a broken tag on line ${lineOf(xml, lt)}`);
-      if (open.length === 0 && ++roots > 1) throw malformed(`a second root element <${m[1]}> on line ${lineOf(xml, lt)}`);
+      if (open.length === 0 && ++roots > 1) {
+        throw malformed(`a second root element <${m[1]}> on line ${lineOf(xml, lt)}`);
+      }
       const attrs: Record<string, string> = {};
       for (const a of m[2].matchAll(ATTRIBUTE)) {
         if (Object.hasOwn(attrs, a[1])) throw malformed(`attribute ${a[1]} repeated on line ${lineOf(xml, lt)}`);
@@ -158,7 +162,9 @@ export function parseEcbDaily(xml: string): RateTable & { base: "EUR"; source: "
   if (days.size === 0) throw new MoneyError('The rate document has no <Cube time="YYYY-MM-DD"> with the day\'s rates.');
   const as_of = [...days.keys()].sort().at(-1)!;
   const day = days.get(as_of)!;
-  if (day.has("EUR") && day.get("EUR") !== "1") throw new MoneyError("The rate document gives EUR a rate other than 1.");
+  if (day.has("EUR") && day.get("EUR") !== "1") {
+    throw new MoneyError("The rate document gives EUR a rate other than 1.");
+  }
   if ([...day.keys()].filter((c) => c !== "EUR").length === 0) {
     throw new MoneyError(`The rate document lists no currency we support for ${as_of}.`);
   }
@@ -192,7 +198,9 @@ export async function fetchEcbRates(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (e) {
-    throw new MoneyError(`The rate provider at ${url} could not be reached: ${e instanceof Error ? e.message : String(e)}`);
+    throw new MoneyError(
+      `The rate provider at ${url} could not be reached: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
   if (!response.ok) {
     await response.body?.cancel();

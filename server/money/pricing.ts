@@ -17,7 +17,7 @@
  *   than one minor unit. When override_transfer_fee is off the override fees are ignored.
  */
 import Big from "big.js";
-import { CURRENCY_CODES, type CurrencyCode, currency, describe, isCurrency } from "./currencies.ts";
+import { currency, CURRENCY_CODES, type CurrencyCode, describe, isCurrency } from "./currencies.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
 
@@ -203,7 +203,9 @@ export function bpsFor(plan: PricingPlan, amountInTierCurrencyMinor: number): nu
     throw new RangeError(`bpsFor: ${amountInTierCurrencyMinor} is not a safe integer of minor units.`);
   }
   for (const tier of plan.tiers) {
-    if (tier.up_to === null || amountInTierCurrencyMinor <= parseAmount(plan.tier_currency, tier.up_to)) return tier.bps;
+    if (tier.up_to === null || amountInTierCurrencyMinor <= parseAmount(plan.tier_currency, tier.up_to)) {
+      return tier.bps;
+    }
   }
   // A validated plan always ends with an open tier; an unvalidated one without it charges its last tier.
   const last = plan.tiers.at(-1);
@@ -219,10 +221,15 @@ function overrideMinor(code: string, text: string, kind: FeeKind): number {
   const s = typeof text === "string" ? text.trim() : "";
   const field = `override_${kind}_transfer_fee`;
   if (!/^\d{1,15}(?:\.\d{1,12})?$/.test(s)) {
-    throw new MoneyError(`The user's ${kind} transfer fee override must be a plain decimal amount such as "2.50".`, field);
+    throw new MoneyError(
+      `The user's ${kind} transfer fee override must be a plain decimal amount such as "2.50".`,
+      field,
+    );
   }
   const minor = new Big(s).times(new Big(10).pow(currency(code).minorUnits)).round(0, Big.roundUp);
-  if (minor.gt(Number.MAX_SAFE_INTEGER)) throw new MoneyError(`The user's ${kind} transfer fee override is too large.`, field);
+  if (minor.gt(Number.MAX_SAFE_INTEGER)) {
+    throw new MoneyError(`The user's ${kind} transfer fee override is too large.`, field);
+  }
   return minor.toNumber();
 }
 
@@ -234,7 +241,9 @@ function overrideMinor(code: string, text: string, kind: FeeKind): number {
 export function feeFor(plan: PricingPlan, code: string, kind: FeeKind, overrides?: FeeOverrides | null): number {
   currency(code);
   if (overrides?.override_transfer_fee) {
-    const text = kind === "regular" ? overrides.override_regular_transfer_fee : overrides.override_priority_transfer_fee;
+    const text = kind === "regular"
+      ? overrides.override_regular_transfer_fee
+      : overrides.override_priority_transfer_fee;
     if (text !== null && text !== undefined && String(text).trim() !== "") return overrideMinor(code, text, kind);
   }
   const fees = Object.hasOwn(plan.fees, code) ? plan.fees[code] : undefined;

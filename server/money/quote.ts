@@ -42,8 +42,8 @@ import Big from "big.js";
 import { describe, isCurrency, minorUnits } from "./currencies.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
-import { type FeeOverrides, bpsFor, feeFor, type PricingPlan } from "./pricing.ts";
-import { crossRate, crossValue, type RateTable, rateDecimals } from "./rates.ts";
+import { bpsFor, feeFor, type FeeOverrides, type PricingPlan } from "./pricing.ts";
+import { crossRate, crossValue, rateDecimals, type RateTable } from "./rates.ts";
 
 export const QUOTE_VALIDITY_MS = 30_000;
 
@@ -90,7 +90,15 @@ export interface Quote {
 /** The fields of the GET quote answer. */
 export type QuoteAnswer = Pick<
   Quote,
-  "sell_currency" | "buy_currency" | "sell_amount" | "buy_amount" | "mid_rate" | "rate" | "fee" | "fee_currency" | "expires_at"
+  | "sell_currency"
+  | "buy_currency"
+  | "sell_amount"
+  | "buy_amount"
+  | "mid_rate"
+  | "rate"
+  | "fee"
+  | "fee_currency"
+  | "expires_at"
 >;
 
 /** A big.js constructor whose divisions round up (away from zero), for ceilings. */
@@ -139,7 +147,9 @@ export function quote(input: QuoteInput): Quote {
   const fixed = input.fixed;
   if (fixed !== "sell" && fixed !== "buy") throw new MoneyError('fixed must be "sell" or "buy".', "fixed");
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError("quote: now must be a valid Date.");
-  if (!Number.isSafeInteger(validityMs) || validityMs <= 0) throw new TypeError("quote: validityMs must be a positive integer.");
+  if (!Number.isSafeInteger(validityMs) || validityMs <= 0) {
+    throw new TypeError("quote: validityMs must be a positive integer.");
+  }
 
   const given = parseAmount(fixed === "sell" ? sell : buy, amount);
   if (given === 0) throw new MoneyError("The amount must be more than zero.", "amount");
@@ -153,7 +163,10 @@ export function quote(input: QuoteInput): Quote {
   let tierMinor: number;
   if (fixed === "sell") {
     if (given <= feeMinor) {
-      throw new MoneyError(`The amount must be more than the fee of ${formatAmount(sell, feeMinor)} ${sell}.`, "amount");
+      throw new MoneyError(
+        `The amount must be more than the fee of ${formatAmount(sell, feeMinor)} ${sell}.`,
+        "amount",
+      );
     }
     tierMinor = measure(table, given - feeMinor, sell, plan.tier_currency);
   } else {

@@ -11,7 +11,12 @@ export const RATE_FEED_EVERY_MS = 6 * 60 * 60 * 1000;
  * (AED, KWD, BHD) keep their previous rates, crossed into the new table. Nothing is written when
  * the feed has nothing newer than what we have.
  */
-export async function refreshRates(db: Database, url: string, fetchFn: typeof fetch = fetch, now = new Date()): Promise<"updated" | "unchanged"> {
+export async function refreshRates(
+  db: Database,
+  url: string,
+  fetchFn: typeof fetch = fetch,
+  now = new Date(),
+): Promise<"updated" | "unchanged"> {
   const ecb = await fetchEcbRates(url, fetchFn);
   const current = await currentRates(db);
   // The embedded indicative set always gives way; any other table (the ECB's, an administrator's)
@@ -30,7 +35,9 @@ export function scheduleRateFeed(db: Database, url: string, onUpdate: () => void
         console.log("[rates] ECB reference rates updated");
         onUpdate();
       }
-    }).catch((error) => console.warn(`[rates] reading ${url} failed: ${error instanceof Error ? error.message : error}`));
+    }).catch((error) =>
+      console.warn(`[rates] reading ${url} failed: ${error instanceof Error ? error.message : error}`)
+    );
   run();
   const timer = setInterval(run, RATE_FEED_EVERY_MS);
   Deno.unrefTimer(timer);

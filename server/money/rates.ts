@@ -188,7 +188,9 @@ export function isIsoDate(text: unknown): text is string {
  * `what` names it in messages ("The rate of USD").
  */
 export function validateRate(value: unknown, what: string, field: string): string {
-  if (typeof value !== "string") throw new MoneyError(`${what} must be written as a decimal string such as "1.0823".`, field);
+  if (typeof value !== "string") {
+    throw new MoneyError(`${what} must be written as a decimal string such as "1.0823".`, field);
+  }
   const s = value.trim();
   if (s.length > MAX_RATE_LENGTH || !DECIMAL.test(s)) {
     throw new MoneyError(`${what} must be a plain positive decimal such as "1.0823".`, field);
@@ -218,7 +220,7 @@ export function validateRateTable(input: unknown, defaultSource = "admin"): Rate
   let source = defaultSource;
   if (o.source !== undefined) {
     if (typeof o.source !== "string" || !/^[a-z0-9][a-z0-9 _.-]{0,39}$/i.test(o.source)) {
-      throw new MoneyError("source must be a short name such as \"admin\" or \"ecb\".", "source");
+      throw new MoneyError('source must be a short name such as "admin" or "ecb".', "source");
     }
     source = o.source;
   }
@@ -242,7 +244,9 @@ export function validateRateTable(input: unknown, defaultSource = "admin"): Rate
     }
     rates[code] = code === base ? "1" : rate;
   }
-  if (Object.keys(rates).length < 2) throw new MoneyError("Give the rate of at least one currency besides the base.", "rates");
+  if (Object.keys(rates).length < 2) {
+    throw new MoneyError("Give the rate of at least one currency besides the base.", "rates");
+  }
   return { base, as_of: o.as_of, source, rates };
 }
 

@@ -19,8 +19,11 @@ import { MoneyError } from "./errors.ts";
 
 export const receiptInput = z.object({
   amount: z.string({ error: "Enter the amount received." }).trim().min(1, { error: "Enter the amount received." }),
-  currency: z.string({ error: "Choose the currency." }).trim().toUpperCase().refine(isCurrency, { error: "Choose a currency we support." }),
-  payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." }).max(200),
+  currency: z.string({ error: "Choose the currency." }).trim().toUpperCase().refine(isCurrency, {
+    error: "Choose a currency we support.",
+  }),
+  payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." })
+    .max(200),
   reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim().max(200),
   received_at: z.string({ error: "Enter the date the money arrived." }).refine(isIsoDate, {
     error: "The date the money arrived is a date like 2026-11-22.",
@@ -44,7 +47,10 @@ export function receiptAnswer(row: Row, accountRef: string | null) {
 }
 
 /** The open account whose account_ref appears in a transfer reference, if any. */
-export async function accountInReference(db: Database, reference: string): Promise<{ id: number; accountRef: string } | null> {
+export async function accountInReference(
+  db: Database,
+  reference: string,
+): Promise<{ id: number; accountRef: string } | null> {
   for (const [candidate] of reference.toUpperCase().matchAll(/\b[PB]\d{8}\b/g)) {
     if (!isValidAccountRef(candidate)) continue;
     const [account] = await db.select({ id: accounts.id, accountRef: accounts.accountRef }).from(accounts)
@@ -98,12 +104,16 @@ export class ReceiptRefused extends Error {
 /** Allocates an unmatched receipt to an account: one transaction, once. */
 export async function allocate(db: Database, receiptId: number, accountRef: string, by: number) {
   const ref = accountRef.trim().toUpperCase();
-  const [account] = await db.select({ id: accounts.id, accountRef: accounts.accountRef }).from(accounts).where(eq(accounts.accountRef, ref));
+  const [account] = await db.select({ id: accounts.id, accountRef: accounts.accountRef }).from(accounts).where(
+    eq(accounts.accountRef, ref),
+  );
   if (!account) throw new ReceiptRefused(422, `There is no account ${ref || "with an empty reference"}.`);
   const row = await db.transaction(async (tx) => {
     const [receipt] = await tx.select().from(receipts).where(eq(receipts.id, receiptId));
     if (!receipt) throw new ReceiptRefused(404, "There is no such receipt.");
-    if (receipt.status !== "unmatched") throw new ReceiptRefused(409, "This receipt has already been credited to an account.");
+    if (receipt.status !== "unmatched") {
+      throw new ReceiptRefused(409, "This receipt has already been credited to an account.");
+    }
     const { transferId } = await allocateReceipt(tx, {
       currency: receipt.currency,
       amount: receipt.amountMinor,
@@ -111,7 +121,11 @@ export async function allocate(db: Database, receiptId: number, accountRef: stri
       reference: `allocation:receipt:${receipt.id}`,
       createdBy: by,
     });
-    const [updated] = await tx.update(receipts).set({ status: "allocated", accountId: account.id, allocationTransferId: transferId })
+    const [updated] = await tx.update(receipts).set({
+      status: "allocated",
+      accountId: account.id,
+      allocationTransferId: transferId,
+    })
       .where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
     if (!updated) throw new ReceiptRefused(409, "This receipt has already been credited to an account.");
     return updated;

@@ -17,7 +17,8 @@ type Row = typeof pricingPlans.$inferSelect;
 export async function seedMoney(db: Database, now = new Date()): Promise<void> {
   const [rates] = await db.select({ id: rateTables.id }).from(rateTables).limit(1);
   if (!rates) await saveRates(db, INDICATIVE_RATES, null, now);
-  const [plan] = await db.select({ id: pricingPlans.id }).from(pricingPlans).where(eq(pricingPlans.isDefault, true)).limit(1);
+  const [plan] = await db.select({ id: pricingPlans.id }).from(pricingPlans).where(eq(pricingPlans.isDefault, true))
+    .limit(1);
   if (!plan) {
     await db.insert(pricingPlans).values({
       name: DEFAULT_PLAN.name,
@@ -50,7 +51,14 @@ export async function saveRates(db: Database, table: RateTable, by: number | nul
 }
 
 export function planOf(row: Row): PricingPlan {
-  return { id: row.id, name: row.name, is_default: row.isDefault, tier_currency: row.tierCurrency, tiers: row.tiers, fees: row.fees };
+  return {
+    id: row.id,
+    name: row.name,
+    is_default: row.isDefault,
+    tier_currency: row.tierCurrency,
+    tiers: row.tiers,
+    fees: row.fees,
+  };
 }
 
 export async function defaultPlan(db: Database): Promise<PricingPlan> {
@@ -81,10 +89,21 @@ export async function listPlans(db: Database): Promise<(PricingPlan & { accounts
 }
 
 /** Creates (id null) or replaces a plan after validation; the default flag cannot be moved here. */
-export async function savePlan(db: Database, id: number | null, input: unknown, now = new Date()): Promise<PricingPlan> {
+export async function savePlan(
+  db: Database,
+  id: number | null,
+  input: unknown,
+  now = new Date(),
+): Promise<PricingPlan> {
   // A new plan has no id yet; the validator checks everything else.
   const plan = validatePlan(id === null && input && typeof input === "object" ? { ...input, id: "new" } : input);
-  const values = { name: plan.name, tierCurrency: plan.tier_currency, tiers: plan.tiers, fees: plan.fees, updatedAt: now };
+  const values = {
+    name: plan.name,
+    tierCurrency: plan.tier_currency,
+    tiers: plan.tiers,
+    fees: plan.fees,
+    updatedAt: now,
+  };
   if (id === null) {
     const [row] = await db.insert(pricingPlans).values({ ...values, isDefault: false, createdAt: now }).returning();
     return planOf(row);

@@ -21,7 +21,13 @@ export const MIN_AGE = 18;
 /** Dates of birth further back than this many years are refused as typing errors. */
 export const MAX_AGE = 120;
 /** Employment answers for which "position" may be left empty (compared case-insensitively). */
-export const EMPLOYMENT_WITHOUT_POSITION: readonly string[] = ["unemployed", "not employed", "retired", "student", "homemaker"];
+export const EMPLOYMENT_WITHOUT_POSITION: readonly string[] = [
+  "unemployed",
+  "not employed",
+  "retired",
+  "student",
+  "homemaker",
+];
 
 export const PHONE_MESSAGE = "Enter a valid international phone number, e.g. +44 20 7946 0000.";
 export const COMPLIANCE_AMOUNT_REQUIRED = "Amount is required when setting compliance.";
@@ -111,7 +117,9 @@ function answer(message: string) {
 function list(emptyMessage: string, itemLabel: string, max = 20) {
   return z
     .array(text(itemLabel), {
-      error: (issue) => (issue.input === undefined || issue.input === null ? emptyMessage : `${itemLabel}s must be a list.`),
+      error: (
+        issue,
+      ) => (issue.input === undefined || issue.input === null ? emptyMessage : `${itemLabel}s must be a list.`),
     })
     .min(1, emptyMessage)
     .max(max, `Add at most ${max} entries.`);
@@ -155,9 +163,17 @@ function then(schema: z.ZodType<string, unknown>, check: (value: string) => bool
  * A date of birth: a real date, in the past, at least MIN_AGE and at most MAX_AGE years ago.
  */
 function dateOfBirth(clock: () => Date, underAgeMessage: string) {
-  const inThePast = then(date("Date of birth"), (dob) => dob < isoDay(clock()), "Date of birth must be a date in the past.");
+  const inThePast = then(
+    date("Date of birth"),
+    (dob) => dob < isoDay(clock()),
+    "Date of birth must be a date in the past.",
+  );
   const ofAge = then(inThePast, (dob) => ageOn(dob, isoDay(clock())) >= MIN_AGE, underAgeMessage);
-  return then(ofAge, (dob) => ageOn(dob, isoDay(clock())) <= MAX_AGE, `Date of birth must be within the last ${MAX_AGE} years.`);
+  return then(
+    ofAge,
+    (dob) => ageOn(dob, isoDay(clock())) <= MAX_AGE,
+    `Date of birth must be within the last ${MAX_AGE} years.`,
+  );
 }
 
 const AMOUNT_RE = /^(?:\d{1,3}(?:[ ,]\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
@@ -248,7 +264,10 @@ export function profileSchemas(today: Clock = () => new Date()) {
         line2: optionalText("Address line 2"),
         city: text("Town or city", 100),
         region: optionalText("County, state or region", 100),
-        postcode: optionalText("Postcode", 12).refine((s) => s === "" || POSTCODE_RE.test(s), "Enter a valid postcode."),
+        postcode: optionalText("Postcode", 12).refine(
+          (s) => s === "" || POSTCODE_RE.test(s),
+          "Enter a valid postcode.",
+        ),
         country: country("Country"),
       },
       { error: "Address is required." },
@@ -308,7 +327,11 @@ export function profileSchemas(today: Clock = () => new Date()) {
       name: text("Company name"),
       number: text("Company registration number", 30),
       incorporation: then(
-        then(date("Date of incorporation"), (d) => d >= "1600-01-01", "Date of incorporation must be a real date in the format YYYY-MM-DD."),
+        then(
+          date("Date of incorporation"),
+          (d) => d >= "1600-01-01",
+          "Date of incorporation must be a real date in the format YYYY-MM-DD.",
+        ),
         (d) => d <= isoDay(clock()),
         "Date of incorporation cannot be in the future.",
       ),

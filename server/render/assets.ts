@@ -65,7 +65,9 @@ export function assetsFromManifest(manifest: Manifest): Assets {
   };
   // Each island file is an entry of the build (vite.config.ts).
   const islandNames = Object.keys(manifest)
-    .filter((key) => (manifest[key].isEntry || manifest[key].isDynamicEntry) && /^islands\/[A-Z][A-Za-z]*\.tsx$/.test(key))
+    .filter((key) =>
+      (manifest[key].isEntry || manifest[key].isDynamicEntry) && /^islands\/[A-Z][A-Za-z]*\.tsx$/.test(key)
+    )
     .map((key) => key.slice("islands/".length, -".tsx".length));
 
   const inEntry = new Set<string>(ENTRY_ISLANDS);

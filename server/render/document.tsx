@@ -86,9 +86,10 @@ export function sendPage(c: Context<AppEnv>, page: RenderedPage, status?: Conten
     tail = `<script type="application/json" id="__islands">${page.islandData}</script>` +
       `<script type="module" src="${assets.entry}" nonce="${nonce}"></script>`;
   }
-  const html = `<!doctype html><html lang="en" data-theme="${page.colorMode}"${
-    page.forced ? ` data-forced-color-mode="${page.forced}"` : ""
-  }><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+  const html =
+    `<!doctype html><html lang="en" data-theme="${page.colorMode}"${
+      page.forced ? ` data-forced-color-mode="${page.forced}"` : ""
+    }><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escapeHtml(page.title)} · Portal</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">` +
     `<link rel="stylesheet" href="${assets.stylesheet}">${head}</head><body>${page.body}${tail}</body></html>`;
   // Without a status of its own, the page keeps the one its handler set (c.status(403)).

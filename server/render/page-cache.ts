@@ -13,7 +13,11 @@ import { colorModeOf, type RenderedPage } from "./document.tsx";
 export class PageCache {
   #pages = new Map<string, { page: RenderedPage; until: number }>();
 
-  constructor(private readonly ttlMs = 60_000, private readonly maxEntries = 500, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly ttlMs = 60_000,
+    private readonly maxEntries = 500,
+    private readonly now = () => Date.now(),
+  ) {}
 
   /** The key for this request, or null when it must be rendered for this visitor alone. */
   keyFor(c: Context<AppEnv>): string | null {

@@ -205,7 +205,13 @@ async function verifyAfterRestart(
     const accountRows = (await db.$client.execute({
       sql: `SELECT c.* FROM conversions c JOIN accounts a ON a.id = c.account_id WHERE a.account_ref = ?`,
       args: [customer.accountRef],
-    })).rows as unknown as { id: number; sell_currency: string; sell_minor: number; buy_currency: string; buy_minor: number }[];
+    })).rows as unknown as {
+      id: number;
+      sell_currency: string;
+      sell_minor: number;
+      buy_currency: string;
+      buy_minor: number;
+    }[];
     expect(listed.sort((a, b) => a - b)).toEqual(accountRows.map((r) => r.id).sort((a, b) => a - b));
 
     // Balances: funding plus what the stored conversions moved.
@@ -216,7 +222,9 @@ async function verifyAfterRestart(
     }
     const balances = await customer.session.get("account/balances");
     expect(balances.status, balances.text).toBe(200);
-    const actual = new Map((balances.json.body as { currency: string; available: string }[]).map((b) => [b.currency, minor(b.available)]));
+    const actual = new Map(
+      (balances.json.body as { currency: string; available: string }[]).map((b) => [b.currency, minor(b.available)]),
+    );
     expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
   }
 }
@@ -233,47 +241,55 @@ async function ledgerCheckTask(): Promise<void> {
   expect(out).toContain("OK: every invariant holds.");
 }
 
-test("conversions survive a SIGKILL in the middle of a stream: the ledger checks out and every 201 is there", async () => {
-  server = await startServer("main.ts", ENV);
-  dataDir = server.dataDir;
-  // The mailbox is read from the file only during the set-up: nothing of the test holds the
-  // database while the server dies, so the restarted server recovers the WAL itself.
-  const mailbox = await openDatabase({ url: databaseUrl() });
-  let customers: HttpCustomer[];
-  try {
-    const admin = await createAdminOverHttp(server.url, mailbox);
-    customers = [
-      await fundedCustomerOverHttp(server.url, mailbox, admin, { funds: FUNDS, first: "Crash", last: "One" }),
-      await fundedCustomerOverHttp(server.url, mailbox, admin, { funds: FUNDS, first: "Crash", last: "Two" }),
-    ];
-  } finally {
-    mailbox.$client.close();
-  }
+test(
+  "conversions survive a SIGKILL in the middle of a stream: the ledger checks out and every 201 is there",
+  async () => {
+    server = await startServer("main.ts", ENV);
+    dataDir = server.dataDir;
+    // The mailbox is read from the file only during the set-up: nothing of the test holds the
+    // database while the server dies, so the restarted server recovers the WAL itself.
+    const mailbox = await openDatabase({ url: databaseUrl() });
+    let customers: HttpCustomer[];
+    try {
+      const admin = await createAdminOverHttp(server.url, mailbox);
+      customers = [
+        await fundedCustomerOverHttp(server.url, mailbox, admin, { funds: FUNDS, first: "Crash", last: "One" }),
+        await fundedCustomerOverHttp(server.url, mailbox, admin, { funds: FUNDS, first: "Crash", last: "Two" }),
+      ];
+    } finally {
+      mailbox.$client.close();
+    }
 
-  const answered: Answered[] = [];
-  const unanswered = new Set<string>();
-  for (let cycle = 1; cycle <= CYCLES; cycle++) {
-    const result = await streamAndKill(customers);
-    expect(result.answered.length).toBeGreaterThanOrEqual(KILL_AFTER);
-    expect(result.inFlightAtKill, "requests in flight when the server was killed").toBeGreaterThan(0);
-    answered.push(...result.answered);
-    for (const quoteId of result.unanswered) unanswered.add(quoteId);
+    const answered: Answered[] = [];
+    const unanswered = new Set<string>();
+    for (let cycle = 1; cycle <= CYCLES; cycle++) {
+      const result = await streamAndKill(customers);
+      expect(result.answered.length).toBeGreaterThanOrEqual(KILL_AFTER);
+      expect(result.inFlightAtKill, "requests in flight when the server was killed").toBeGreaterThan(0);
+      answered.push(...result.answered);
+      for (const quoteId of result.unanswered) unanswered.add(quoteId);
 
-    // Restart on the same file; the sessions are in the database, so the customers stay signed in.
-    server = await startServerOn(dataDir, "main.ts", ENV);
-    for (const customer of customers) customer.session.baseUrl = server.url;
-    reader = await openDatabase({ url: databaseUrl() });
-    await verifyAfterRestart(customers, answered, unanswered);
+      // Restart on the same file; the sessions are in the database, so the customers stay signed in.
+      server = await startServerOn(dataDir, "main.ts", ENV);
+      for (const customer of customers) customer.session.baseUrl = server.url;
+      reader = await openDatabase({ url: databaseUrl() });
+      await verifyAfterRestart(customers, answered, unanswered);
 
-    // The restarted server converts again, and the task's ledger check passes after it.
-    const quote = await customers[0].session.post("account/conversions/quote", { ...PAIRS[0], amount: "10.00", fixed: "sell" });
-    expect(quote.status, quote.text).toBe(200);
-    const executed = await customers[0].session.post("account/conversions", { quote_id: quote.json.body.id });
-    expect(executed.status, executed.text).toBe(201);
-    answered.push(executed.json.body as Answered);
-    await ledgerCheckTask();
-    // Again, nothing of the test holds the file when the next crash comes.
-    reader.$client.close();
-    reader = null;
-  }
-}, 120_000);
+      // The restarted server converts again, and the task's ledger check passes after it.
+      const quote = await customers[0].session.post("account/conversions/quote", {
+        ...PAIRS[0],
+        amount: "10.00",
+        fixed: "sell",
+      });
+      expect(quote.status, quote.text).toBe(200);
+      const executed = await customers[0].session.post("account/conversions", { quote_id: quote.json.body.id });
+      expect(executed.status, executed.text).toBe(201);
+      answered.push(executed.json.body as Answered);
+      await ledgerCheckTask();
+      // Again, nothing of the test holds the file when the next crash comes.
+      reader.$client.close();
+      reader = null;
+    }
+  },
+  120_000,
+);

@@ -29,8 +29,18 @@ registerPages(app, [
       </section>
     ),
   },
-  { path: "/__fixtures/dark", title: "Forced dark", colorMode: "dark", render: () => <ComingSoon title="Forced dark" what="A page that forces dark." /> },
-  { path: "/__fixtures/light", title: "Forced light", colorMode: "light", render: () => <ComingSoon title="Forced light" what="A page that forces light." /> },
+  {
+    path: "/__fixtures/dark",
+    title: "Forced dark",
+    colorMode: "dark",
+    render: () => <ComingSoon title="Forced dark" what="A page that forces dark." />,
+  },
+  {
+    path: "/__fixtures/light",
+    title: "Forced light",
+    colorMode: "light",
+    render: () => <ComingSoon title="Forced light" what="A page that forces light." />,
+  },
 ]);
 app.get("/__fixtures/flash", (c) => {
   flash(c, { title: "Saved across a redirect", color: "success" });

@@ -69,7 +69,9 @@ describe("notifications", () => {
     await hydrated(page);
     await page.evaluate(() => {
       for (let i = 1; i <= 6; i++) {
-        globalThis.dispatchEvent(new CustomEvent("portal:notify", { detail: { title: `Notice ${i}`, color: "error" } }));
+        globalThis.dispatchEvent(
+          new CustomEvent("portal:notify", { detail: { title: `Notice ${i}`, color: "error" } }),
+        );
       }
     });
     const notice = (n: number) => page.getByText(`Notice ${n}`, { exact: true });
@@ -134,7 +136,9 @@ test("an axe scan of the home page finds no serious violations", async () => {
     await hydrated(page);
     const results = await new AxeBuilder({ page }).analyze();
     const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+    expect(serious.map((v) => `${colorScheme}: ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual(
+      [],
+    );
     await context.close();
   }
 });

@@ -81,7 +81,13 @@ async function fundedCustomer(
   await ensureAdministrator(admin.page.request, base, ADMIN);
   await signInThroughPages(admin.page, mailbox, base, ADMIN.email, ADMIN.password);
   const recorded = await admin.page.request.post(`${base}/api/console/receipts`, {
-    data: { amount, currency: "GBP", payer_name: `${who.first} ${who.last}`, reference: reference(customer.accountRef!), received_at: todayUtc() },
+    data: {
+      amount,
+      currency: "GBP",
+      payer_name: `${who.first} ${who.last}`,
+      reference: reference(customer.accountRef!),
+      received_at: todayUtc(),
+    },
   });
   expect(recorded.status(), await recorded.text()).toBeLessThan(300);
   expect((await recorded.json()).body.status).toBe("matched");
@@ -93,7 +99,12 @@ describe("the currency calculator", () => {
   test("the calculator updates as a visitor types", async () => {
     const { page, context, problems } = await newPage(browser);
     page.setDefaultTimeout(10_000);
-    const first = await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "EUR", amount: "1000.00", fixed: "sell" });
+    const first = await quoteFromApi(page.request, server.url, {
+      sell: "GBP",
+      buy: "EUR",
+      amount: "1000.00",
+      fixed: "sell",
+    });
     expect(first.status).toBe(200);
     const rates = await (await page.request.get(`${server.url}/api/rates?base=GBP`)).json() as {
       body: { as_of: string; source: string; indicative: boolean };
@@ -132,13 +143,16 @@ describe("the currency calculator", () => {
     await step(page, "1-calculator-first");
 
     // From here on, the page must not load again.
-    await page.evaluate(() => ((globalThis as unknown as { __calculatorMarker: string }).__calculatorMarker = "still here"));
+    await page.evaluate(
+      () => ((globalThis as unknown as { __calculatorMarker: string }).__calculatorMarker = "still here"),
+    );
     const loads = countLoads(page);
 
     // "You send": 2500, typed key by key.
     await send.fill("");
     await send.pressSequentially("2500", { delay: 40 });
-    const q2500 = (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "EUR", amount: "2500", fixed: "sell" })).quote!;
+    const q2500 =
+      (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "EUR", amount: "2500", fixed: "sell" })).quote!;
     await expect.poll(() => receive.inputValue()).toBe(q2500.buy_amount);
     await expect.poll(() => definition(form, "They receive")).toBe(`${q2500.buy_amount} EUR`);
     expect(await definition(form, "Our rate")).toBe(`1 GBP = ${q2500.rate} EUR`);
@@ -148,7 +162,8 @@ describe("the currency calculator", () => {
 
     // Another currency to receive: yen.
     await form.getByLabel("Currency to receive").selectOption("JPY");
-    const jpy = (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "2500", fixed: "sell" })).quote!;
+    const jpy =
+      (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "2500", fixed: "sell" })).quote!;
     await expect.poll(() => receive.inputValue()).toBe(jpy.buy_amount);
     await expect.poll(() => definition(form, "They receive")).toBe(`${jpy.buy_amount} JPY`);
     expect(await definition(form, "Mid-market rate")).toBe(`1 GBP = ${jpy.mid_rate} JPY`);
@@ -157,7 +172,9 @@ describe("the currency calculator", () => {
     // "They receive": the send side fills (fixed=buy).
     await receive.fill("");
     await receive.pressSequentially("100000", { delay: 40 });
-    const buy = (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "100000", fixed: "buy" })).quote!;
+    const buy =
+      (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "100000", fixed: "buy" }))
+        .quote!;
     await expect.poll(() => send.inputValue()).toBe(buy.sell_amount);
     await expect.poll(() => definition(form, "You send")).toBe(`${buy.sell_amount} GBP`);
     expect(await receive.inputValue()).toBe("100000");
@@ -167,7 +184,12 @@ describe("the currency calculator", () => {
     // A bad amount: the server's text, inline, and nothing priced.
     await send.fill("");
     await send.pressSequentially("12abc", { delay: 40 });
-    const bad = await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "12abc", fixed: "sell" });
+    const bad = await quoteFromApi(page.request, server.url, {
+      sell: "GBP",
+      buy: "JPY",
+      amount: "12abc",
+      fixed: "sell",
+    });
     expect(bad.status).toBe(422);
     expect(bad.error).toBeTruthy();
     await expect.poll(() => alert.textContent()).toBe(bad.error);
@@ -179,14 +201,16 @@ describe("the currency calculator", () => {
     // Mended: the error goes, a price comes back.
     await send.fill("");
     await send.pressSequentially("500", { delay: 40 });
-    const q500 = (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "500", fixed: "sell" })).quote!;
+    const q500 =
+      (await quoteFromApi(page.request, server.url, { sell: "GBP", buy: "JPY", amount: "500", fixed: "sell" })).quote!;
     await expect.poll(() => receive.inputValue()).toBe(q500.buy_amount);
     expect(await alert.textContent()).toBe("");
     expect(await send.getAttribute("aria-invalid")).toBeNull();
 
     // All of it without a page load.
     expect(loads()).toBe(0);
-    expect(await page.evaluate(() => (globalThis as unknown as { __calculatorMarker?: string }).__calculatorMarker)).toBe("still here");
+    expect(await page.evaluate(() => (globalThis as unknown as { __calculatorMarker?: string }).__calculatorMarker))
+      .toBe("still here");
     expect(path(page)).toBe("/calculator");
 
     if (unexpected(problems, [422]).length) console.warn(`screenshot: ${await snapshot(page, "calculator")}`);
@@ -198,136 +222,142 @@ describe("the currency calculator", () => {
 describe("converting money", () => {
   const CUSTOMER = { email: "ada.funded@portal.test", password: "funded-password-1", first: "Ada", last: "Funded" };
 
-  test("a customer funded by an administrator's receipt converts GBP to EUR and sees both balances change", async () => {
-    // The customer, with an open account, through the API (the sign-in tests cover those pages).
-    const signup = await newPage(browser);
-    const customer = await openAccountThroughApi(signup.page.request, db, server.url, CUSTOMER);
-    await signup.context.close();
-    expect(customer.accountRef).toMatch(/^P\d{8}$/);
-    const accountRef = customer.accountRef!;
-    const payer = `${CUSTOMER.first} ${CUSTOMER.last}`;
+  test(
+    "a customer funded by an administrator's receipt converts GBP to EUR and sees both balances change",
+    async () => {
+      // The customer, with an open account, through the API (the sign-in tests cover those pages).
+      const signup = await newPage(browser);
+      const customer = await openAccountThroughApi(signup.page.request, db, server.url, CUSTOMER);
+      await signup.context.close();
+      expect(customer.accountRef).toMatch(/^P\d{8}$/);
+      const accountRef = customer.accountRef!;
+      const payer = `${CUSTOMER.first} ${CUSTOMER.last}`;
 
-    // The administrator records the money that arrived, through the console's form.
-    const admin = await newPage(browser);
-    admin.page.setDefaultTimeout(10_000);
-    await ensureAdministrator(admin.page.request, server.url, ADMIN);
-    await signInThroughPages(admin.page, db, server.url, ADMIN.email, ADMIN.password);
-    expect(path(admin.page)).toBe("/console/users");
-    await hydrated(admin.page);
-    await admin.page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Receipts" }).click();
-    await admin.page.waitForURL(`${server.url}/console/receipts`);
-    await hydrated(admin.page);
-    const receiptForm = admin.page.getByRole("form", { name: "Record a receipt" });
-    await receiptForm.getByLabel("Amount").fill("1000.00");
-    await receiptForm.getByLabel("Currency").selectOption("GBP");
-    await receiptForm.getByLabel("Received on").fill(todayUtc());
-    await receiptForm.getByLabel("Payer's name").fill(payer);
-    const reference = `Top-up ${accountRef} thanks`;
-    await receiptForm.getByLabel("Reference on the payment").fill(reference);
-    await receiptForm.getByRole("button", { name: "Record the receipt" }).click();
+      // The administrator records the money that arrived, through the console's form.
+      const admin = await newPage(browser);
+      admin.page.setDefaultTimeout(10_000);
+      await ensureAdministrator(admin.page.request, server.url, ADMIN);
+      await signInThroughPages(admin.page, db, server.url, ADMIN.email, ADMIN.password);
+      expect(path(admin.page)).toBe("/console/users");
+      await hydrated(admin.page);
+      await admin.page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Receipts" }).click();
+      await admin.page.waitForURL(`${server.url}/console/receipts`);
+      await hydrated(admin.page);
+      const receiptForm = admin.page.getByRole("form", { name: "Record a receipt" });
+      await receiptForm.getByLabel("Amount").fill("1000.00");
+      await receiptForm.getByLabel("Currency").selectOption("GBP");
+      await receiptForm.getByLabel("Received on").fill(todayUtc());
+      await receiptForm.getByLabel("Payer's name").fill(payer);
+      const reference = `Top-up ${accountRef} thanks`;
+      await receiptForm.getByLabel("Reference on the payment").fill(reference);
+      await receiptForm.getByRole("button", { name: "Record the receipt" }).click();
 
-    const receiptRow = admin.page.getByRole("row").filter({ hasText: reference });
-    await expect.poll(() => receiptRow.count()).toBe(1);
-    const rowText = (await receiptRow.textContent()) ?? "";
-    expect(rowText).toContain(`Credited to ${accountRef}`);
-    expect(rowText).toContain("1000.00 GBP");
-    expect(rowText).toContain(payer);
-    expect(rowText).toContain(todayUtc());
-    await step(admin.page, "2-receipt");
-    const toasts = admin.page.getByRole("region", { name: "Notifications" });
-    await expect.poll(() => toasts.getByText("Receipt of 1000.00 GBP recorded").isVisible()).toBe(true);
-    // The form is ready for the next one.
-    expect(await receiptForm.getByLabel("Amount").inputValue()).toBe("");
-    // And the server remembers it.
-    await admin.page.reload();
-    await hydrated(admin.page);
-    expect(await admin.page.getByRole("row").filter({ hasText: reference }).textContent()).toContain(`Credited to ${accountRef}`);
-    const funded = await waitForEmail(db, CUSTOMER.email, { template: "funds-received" });
-    expect(funded.text).toContain("1000.00 GBP");
-    expect(unexpected(admin.problems)).toEqual([]);
-    await admin.context.close();
+      const receiptRow = admin.page.getByRole("row").filter({ hasText: reference });
+      await expect.poll(() => receiptRow.count()).toBe(1);
+      const rowText = (await receiptRow.textContent()) ?? "";
+      expect(rowText).toContain(`Credited to ${accountRef}`);
+      expect(rowText).toContain("1000.00 GBP");
+      expect(rowText).toContain(payer);
+      expect(rowText).toContain(todayUtc());
+      await step(admin.page, "2-receipt");
+      const toasts = admin.page.getByRole("region", { name: "Notifications" });
+      await expect.poll(() => toasts.getByText("Receipt of 1000.00 GBP recorded").isVisible()).toBe(true);
+      // The form is ready for the next one.
+      expect(await receiptForm.getByLabel("Amount").inputValue()).toBe("");
+      // And the server remembers it.
+      await admin.page.reload();
+      await hydrated(admin.page);
+      expect(await admin.page.getByRole("row").filter({ hasText: reference }).textContent()).toContain(
+        `Credited to ${accountRef}`,
+      );
+      const funded = await waitForEmail(db, CUSTOMER.email, { template: "funds-received" });
+      expect(funded.text).toContain("1000.00 GBP");
+      expect(unexpected(admin.problems)).toEqual([]);
+      await admin.context.close();
 
-    // The customer signs in and looks at the balances.
-    const { page, context, problems } = await newPage(browser);
-    page.setDefaultTimeout(10_000);
-    await signInThroughPages(page, db, server.url, CUSTOMER.email, CUSTOMER.password);
-    expect(path(page)).toBe("/account");
-    await hydrated(page);
-    const accountNav = page.getByRole("navigation", { name: "Account" });
-    await accountNav.getByRole("link", { name: "Balances" }).click();
-    await page.waitForURL(`${server.url}/account/balances`);
-    await hydrated(page);
-    expect(await availableShown(page, "GBP")).toBe(1000);
-    const funding = page.getByRole("region", { name: "How to add money" });
-    expect(await funding.isVisible()).toBe(true);
-    await step(page, "2-balances-before");
-    expect(await funding.textContent()).toContain(accountRef);
-    expect(await funding.getByRole("button", { name: `Copy the reference ${accountRef}` }).isEnabled()).toBe(true);
+      // The customer signs in and looks at the balances.
+      const { page, context, problems } = await newPage(browser);
+      page.setDefaultTimeout(10_000);
+      await signInThroughPages(page, db, server.url, CUSTOMER.email, CUSTOMER.password);
+      expect(path(page)).toBe("/account");
+      await hydrated(page);
+      const accountNav = page.getByRole("navigation", { name: "Account" });
+      await accountNav.getByRole("link", { name: "Balances" }).click();
+      await page.waitForURL(`${server.url}/account/balances`);
+      await hydrated(page);
+      expect(await availableShown(page, "GBP")).toBe(1000);
+      const funding = page.getByRole("region", { name: "How to add money" });
+      expect(await funding.isVisible()).toBe(true);
+      await step(page, "2-balances-before");
+      expect(await funding.textContent()).toContain(accountRef);
+      expect(await funding.getByRole("button", { name: `Copy the reference ${accountRef}` }).isEnabled()).toBe(true);
 
-    // Convert 250.00 GBP to EUR.
-    await accountNav.getByRole("link", { name: "Convert" }).click();
-    await page.waitForURL(`${server.url}/account/convert`);
-    await hydrated(page);
-    const convert = page.getByRole("form", { name: "Convert" });
-    await convert.getByLabel("Currency to sell").selectOption("GBP");
-    await convert.getByLabel("Currency to receive").selectOption("EUR");
-    expect(await convert.textContent()).toContain("Available: 1000.00 GBP");
-    await convert.getByLabel("Amount to sell").fill("250.00");
-    await convert.getByRole("button", { name: "Get a quote" }).click();
+      // Convert 250.00 GBP to EUR.
+      await accountNav.getByRole("link", { name: "Convert" }).click();
+      await page.waitForURL(`${server.url}/account/convert`);
+      await hydrated(page);
+      const convert = page.getByRole("form", { name: "Convert" });
+      await convert.getByLabel("Currency to sell").selectOption("GBP");
+      await convert.getByLabel("Currency to receive").selectOption("EUR");
+      expect(await convert.textContent()).toContain("Available: 1000.00 GBP");
+      await convert.getByLabel("Amount to sell").fill("250.00");
+      await convert.getByRole("button", { name: "Get a quote" }).click();
 
-    const quote = convert.getByRole("region", { name: "Your quote" });
-    await expect.poll(() => quote.isVisible()).toBe(true);
-    expect(await definition(quote, "You sell")).toBe("250.00 GBP");
-    const received = await definition(quote, "You receive");
-    expect(received).toMatch(/^\d+\.\d{2} EUR$/);
-    const eurAmount = received.replace(" EUR", "");
-    expect(await convert.getByLabel("Amount to receive").inputValue()).toBe(eurAmount);
-    // The countdown is visible and counts down.
-    const countdown = quote.getByText(/This quote is valid for \d+ seconds?\./);
-    await expect.poll(() => countdown.isVisible()).toBe(true);
-    const secondsNow = async () => Number(/valid for (\d+)/.exec((await countdown.textContent()) ?? "")?.[1]);
-    const startedAt = await secondsNow();
-    expect(startedAt).toBeGreaterThan(0);
-    expect(startedAt).toBeLessThanOrEqual(30);
-    await expect.poll(secondsNow, { timeout: 3_000 }).toBeLessThan(startedAt);
-    await step(page, "2-quote");
+      const quote = convert.getByRole("region", { name: "Your quote" });
+      await expect.poll(() => quote.isVisible()).toBe(true);
+      expect(await definition(quote, "You sell")).toBe("250.00 GBP");
+      const received = await definition(quote, "You receive");
+      expect(received).toMatch(/^\d+\.\d{2} EUR$/);
+      const eurAmount = received.replace(" EUR", "");
+      expect(await convert.getByLabel("Amount to receive").inputValue()).toBe(eurAmount);
+      // The countdown is visible and counts down.
+      const countdown = quote.getByText(/This quote is valid for \d+ seconds?\./);
+      await expect.poll(() => countdown.isVisible()).toBe(true);
+      const secondsNow = async () => Number(/valid for (\d+)/.exec((await countdown.textContent()) ?? "")?.[1]);
+      const startedAt = await secondsNow();
+      expect(startedAt).toBeGreaterThan(0);
+      expect(startedAt).toBeLessThanOrEqual(30);
+      await expect.poll(secondsNow, { timeout: 3_000 }).toBeLessThan(startedAt);
+      await step(page, "2-quote");
 
-    await quote.getByRole("button", { name: "Confirm" }).click();
-    const notice = `Converted 250.00 GBP to ${eurAmount} EUR`;
-    const toasts2 = page.getByRole("region", { name: "Notifications" });
-    await expect.poll(() => toasts2.getByText(notice).isVisible()).toBe(true);
-    expect(await convert.getByRole("status").textContent()).toBe(notice);
-    expect(await quote.count()).toBe(0);
-    // The balances beside the form follow.
-    await expect.poll(() => availableShown(page, "GBP")).toBe(750);
-    await expect.poll(() => availableShown(page, "EUR")).toBe(Number(eurAmount));
-    await step(page, "2-converted");
+      await quote.getByRole("button", { name: "Confirm" }).click();
+      const notice = `Converted 250.00 GBP to ${eurAmount} EUR`;
+      const toasts2 = page.getByRole("region", { name: "Notifications" });
+      await expect.poll(() => toasts2.getByText(notice).isVisible()).toBe(true);
+      expect(await convert.getByRole("status").textContent()).toBe(notice);
+      expect(await quote.count()).toBe(0);
+      // The balances beside the form follow.
+      await expect.poll(() => availableShown(page, "GBP")).toBe(750);
+      await expect.poll(() => availableShown(page, "EUR")).toBe(Number(eurAmount));
+      await step(page, "2-converted");
 
-    // The balances page, loaded afresh.
-    await accountNav.getByRole("link", { name: "Balances" }).click();
-    await page.waitForURL(`${server.url}/account/balances`);
-    await hydrated(page);
-    const shown = await balancesShown(page);
-    expect(amountOf(shown.GBP?.available)).toBe(750);
-    expect(amountOf(shown.EUR?.available)).toBe(Number(eurAmount));
+      // The balances page, loaded afresh.
+      await accountNav.getByRole("link", { name: "Balances" }).click();
+      await page.waitForURL(`${server.url}/account/balances`);
+      await hydrated(page);
+      const shown = await balancesShown(page);
+      expect(amountOf(shown.GBP?.available)).toBe(750);
+      expect(amountOf(shown.EUR?.available)).toBe(Number(eurAmount));
 
-    // The dashboard lists both movements.
-    await accountNav.getByRole("link", { name: "Dashboard" }).click();
-    await page.waitForURL(`${server.url}/account`);
-    await hydrated(page);
-    const movements = page.getByRole("region", { name: "Latest movements" });
-    const rows = (await movements.getByRole("row").allTextContents()).map((r) => r.replace(/\s+/g, " "));
-    expect(rows.some((r) => r.includes(reference) && /\+1,?000\.00 GBP/.test(r)), rows.join("\n")).toBe(true);
-    expect(rows.some((r) => /-250\.00 GBP/.test(r)), rows.join("\n")).toBe(true);
-    expect(rows.some((r) => r.includes(`+${eurAmount} EUR`)), rows.join("\n")).toBe(true);
-    await step(page, "2-dashboard");
-    const dash = await balancesShown(page);
-    expect(amountOf(dash.GBP?.available)).toBe(750);
-    expect(amountOf(dash.EUR?.available)).toBe(Number(eurAmount));
-    if (unexpected(problems).length) console.warn(`screenshot: ${await snapshot(page, "convert")}`);
-    expect(unexpected(problems)).toEqual([]);
-    await context.close();
-  }, 60_000);
+      // The dashboard lists both movements.
+      await accountNav.getByRole("link", { name: "Dashboard" }).click();
+      await page.waitForURL(`${server.url}/account`);
+      await hydrated(page);
+      const movements = page.getByRole("region", { name: "Latest movements" });
+      const rows = (await movements.getByRole("row").allTextContents()).map((r) => r.replace(/\s+/g, " "));
+      expect(rows.some((r) => r.includes(reference) && /\+1,?000\.00 GBP/.test(r)), rows.join("\n")).toBe(true);
+      expect(rows.some((r) => /-250\.00 GBP/.test(r)), rows.join("\n")).toBe(true);
+      expect(rows.some((r) => r.includes(`+${eurAmount} EUR`)), rows.join("\n")).toBe(true);
+      await step(page, "2-dashboard");
+      const dash = await balancesShown(page);
+      expect(amountOf(dash.GBP?.available)).toBe(750);
+      expect(amountOf(dash.EUR?.available)).toBe(Number(eurAmount));
+      if (unexpected(problems).length) console.warn(`screenshot: ${await snapshot(page, "convert")}`);
+      expect(unexpected(problems)).toEqual([]);
+      await context.close();
+    },
+    60_000,
+  );
 });
 
 describe("the dashboard", () => {
@@ -335,7 +365,13 @@ describe("the dashboard", () => {
 
   test("the latest movements are readable: dates apart from descriptions, each amount on one line", async () => {
     // A reference as people write them, so the description column takes its room.
-    const { page, context, problems } = await fundedCustomer(server.url, db, READER, "1000.00", (ref) => `Monthly top-up ${ref} from savings`);
+    const { page, context, problems } = await fundedCustomer(
+      server.url,
+      db,
+      READER,
+      "1000.00",
+      (ref) => `Monthly top-up ${ref} from savings`,
+    );
     page.setDefaultTimeout(10_000);
     // A conversion through the calls, so the table has both kinds of movement.
     const held = await page.request.post(`${server.url}/api/account/conversions/quote`, {
@@ -371,7 +407,9 @@ describe("the dashboard", () => {
       expect.soft(row.gap, `space between the date and the description in "${row.text}"`).toBeGreaterThanOrEqual(8);
       expect.soft(row.amountLines, `lines taken by the amount in "${row.text}"`).toBe(1);
     }
-    if (layout.some((r) => r.gap < 8 || r.amountLines !== 1)) console.warn(`screenshot: ${await snapshot(page, "dashboard")}`);
+    if (layout.some((r) => r.gap < 8 || r.amountLines !== 1)) {
+      console.warn(`screenshot: ${await snapshot(page, "dashboard")}`);
+    }
     expect(unexpected(problems)).toEqual([]);
     await context.close();
   });
@@ -401,7 +439,9 @@ describe("receipts", () => {
       await form.getByLabel("Received on").fill(todayUtc());
       await form.getByLabel("Payer's name").fill(payer);
       await form.getByLabel("Reference on the payment").fill(accountRef);
-      const answered = page.waitForResponse((r) => r.url().endsWith("/api/console/receipts") && r.request().method() === "POST");
+      const answered = page.waitForResponse((r) =>
+        r.url().endsWith("/api/console/receipts") && r.request().method() === "POST"
+      );
       await form.getByRole("button", { name: "Record the receipt" }).click();
       const res = await answered;
       sent.push({
@@ -422,7 +462,9 @@ describe("receipts", () => {
     expect.soft(await rows().count(), "receipts stored for the two payments").toBe(2);
     const balances = await signup.page.request.get(`${server.url}/api/account/balances`);
     expect(balances.status()).toBe(200);
-    const gbp = ((await balances.json()).body as { currency: string; available: string }[]).find((b) => b.currency === "GBP");
+    const gbp = ((await balances.json()).body as { currency: string; available: string }[]).find((b) =>
+      b.currency === "GBP"
+    );
     expect.soft(gbp?.available, "the customer's GBP after two receipts of 100.00").toBe("200.00");
 
     expect(unexpected(problems)).toEqual([]);
@@ -460,7 +502,9 @@ describe("a quote that runs out", () => {
     await convert.getByLabel("Currency to sell").selectOption("GBP");
     await convert.getByLabel("Currency to receive").selectOption("EUR");
     await convert.getByLabel("Amount to sell").fill("20.00");
-    const held = page.waitForResponse((r) => r.url().endsWith("/api/account/conversions/quote") && r.request().method() === "POST");
+    const held = page.waitForResponse((r) =>
+      r.url().endsWith("/api/account/conversions/quote") && r.request().method() === "POST"
+    );
     await convert.getByRole("button", { name: "Get a quote" }).click();
     const firstQuote = (await (await held).json()).body as { id: string | number; buy_amount: string };
 
@@ -478,10 +522,14 @@ describe("a quote that runs out", () => {
     expect(await again.isVisible()).toBe(true);
     expect(await again.isEnabled()).toBe(true);
     // The server agrees: that quote cannot be executed any more.
-    await expect.poll(async () =>
-      (await page.request.post(`${base}/api/account/conversions`, { data: { quote_id: String(firstQuote.id) } })).status(), {
-      timeout: 3_000,
-    }).toBe(409);
+    await expect.poll(
+      async () =>
+        (await page.request.post(`${base}/api/account/conversions`, { data: { quote_id: String(firstQuote.id) } }))
+          .status(),
+      {
+        timeout: 3_000,
+      },
+    ).toBe(409);
     expect(await availableShown(page, "GBP")).toBe(100);
 
     // A new quote, confirmed in time.
@@ -491,7 +539,9 @@ describe("a quote that runs out", () => {
     const eur = (await definition(quote, "You receive")).replace(" EUR", "");
     await confirm.click();
     const notice = `Converted 20.00 GBP to ${eur} EUR`;
-    await expect.poll(() => page.getByRole("region", { name: "Notifications" }).getByText(notice).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole("region", { name: "Notifications" }).getByText(notice).isVisible()).toBe(
+      true,
+    );
     await expect.poll(() => availableShown(page, "GBP")).toBe(80);
     await expect.poll(() => availableShown(page, "EUR")).toBe(Number(eur));
 

@@ -76,7 +76,8 @@ test("an administrator acting on behalf of a customer and clearing it", async ()
   await page.waitForURL(`${server.url}/account`);
   await expectBanner(page, `You are acting on behalf of ${who}`);
   // The customer's dashboard, not the console's.
-  expect(await page.getByRole("heading", { level: 1, name: `Hello, ${CUSTOMER.first} ${CUSTOMER.last}` }).isVisible()).toBe(true);
+  expect(await page.getByRole("heading", { level: 1, name: `Hello, ${CUSTOMER.first} ${CUSTOMER.last}` }).isVisible())
+    .toBe(true);
 
   await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Balances" }).click();
   await page.waitForURL(`${server.url}/account/balances`);
@@ -108,7 +109,9 @@ test("an administrator acting on behalf of a customer and clearing it", async ()
   page.on("framenavigated", count);
   await page.waitForTimeout(2_000);
   page.off("framenavigated", count);
-  expect.soft(loads, "/second-factor reloads itself over and over while the administrator is in on-behalf mode").toBe(0);
+  expect.soft(loads, "/second-factor reloads itself over and over while the administrator is in on-behalf mode").toBe(
+    0,
+  );
   const code = codeIn((await waitForEmail(db, ADMIN.email, { template: "second-factor-code", after: mark })).text)!;
   if (loads === 0) {
     const challenge = page.getByRole("form", { name: "Second factor" });

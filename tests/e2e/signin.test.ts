@@ -123,7 +123,9 @@ describe("sign-in journeys", () => {
     expect(await page.getByRole("form", { name: "Create the administrator" }).count()).toBe(0);
 
     // And the call says the same to anyone who tries it directly.
-    const call = await page.request.post(`${server.url}/api/setup`, { data: { email: "late@portal.test", password: "another-password" } });
+    const call = await page.request.post(`${server.url}/api/setup`, {
+      data: { email: "late@portal.test", password: "another-password" },
+    });
     expect(call.status()).toBe(403);
     expect((await call.json()).error).toBe("Setup is already done.");
 
@@ -227,7 +229,9 @@ describe("sign-in journeys", () => {
     await approveInSandbox(page);
     await page.waitForURL(`${server.url}/processing`);
     await hydrated(page);
-    expect(await page.getByRole("heading", { level: 1, name: "We are reviewing your application" }).isVisible()).toBe(true);
+    expect(await page.getByRole("heading", { level: 1, name: "We are reviewing your application" }).isVisible()).toBe(
+      true,
+    );
     // The account's screens wait for the review.
     await page.goto(`${server.url}/account`);
     expect(path(page)).toBe("/processing");
@@ -283,7 +287,12 @@ describe("sign-in journeys", () => {
     const newPassword = "new-password-2";
     // The customer exists already (the API shortcut; the register pages are covered above).
     const setup = await newPage(browser);
-    await openAccountThroughApi(setup.page.request, db, server.url, { email, password: oldPassword, first: "Fred", last: "Forgetful" });
+    await openAccountThroughApi(setup.page.request, db, server.url, {
+      email,
+      password: oldPassword,
+      first: "Fred",
+      last: "Forgetful",
+    });
     await setup.context.close();
 
     const { page, context, problems } = await newPage(browser);
@@ -295,8 +304,11 @@ describe("sign-in journeys", () => {
     const mark = await lastEmailId(db);
     await page.getByRole("form", { name: "Forgotten password" }).getByLabel("Email").fill(email);
     await page.getByRole("button", { name: "Send me a link" }).click();
-    const message = `If an account exists for ${email}, we have sent a link to reset the password. It is valid for one hour.`;
-    await expect.poll(() => page.getByRole("status").filter({ hasText: "If an account exists" }).textContent()).toBe(message);
+    const message =
+      `If an account exists for ${email}, we have sent a link to reset the password. It is valid for one hour.`;
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "If an account exists" }).textContent()).toBe(
+      message,
+    );
 
     // An unknown address gets the very same message.
     await page.getByRole("button", { name: "Use another address" }).click();

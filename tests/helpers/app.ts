@@ -35,7 +35,17 @@ export function makeUser(overrides: Partial<SessionUser> = {}): SessionUser {
 }
 
 export const makeAdmin = (overrides: Partial<SessionUser> = {}) =>
-  makeUser({ id: 99, username: "ops@example.com", name: "Olive Ops", level: "Admin", profile: false, identity: false, account: false, account_ref: null, ...overrides });
+  makeUser({
+    id: 99,
+    username: "ops@example.com",
+    name: "Olive Ops",
+    level: "Admin",
+    profile: false,
+    identity: false,
+    account: false,
+    account_ref: null,
+    ...overrides,
+  });
 
 export interface TestApp {
   app: Hono<AppEnv>;

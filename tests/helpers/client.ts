@@ -143,7 +143,15 @@ export class TestClient {
   /** Sets (or with null, removes) a cookie by hand, as if a browser had kept an old one. */
   setCookie(name: string, value: string | null): void {
     if (value === null) this.jar.delete(name);
-    else this.jar.set(name, { name, value, path: "/", httpOnly: true, secure: false, sameSite: "Lax", expiresAt: null });
+    else {this.jar.set(name, {
+        name,
+        value,
+        path: "/",
+        httpOnly: true,
+        secure: false,
+        sameSite: "Lax",
+        expiresAt: null,
+      });}
   }
 
   clearCookies(): void {
@@ -164,7 +172,12 @@ export class TestClient {
   }
 
   /** One request; a string body is sent exactly as given (for signed webhooks). */
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ClientResponse> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ClientResponse> {
     const url = new URL(path.startsWith("/") || /^https?:/.test(path) ? path : `/api/${path}`, "http://localhost");
     const sent = new Headers(this.extraHeaders);
     if (this.address) sent.set("x-forwarded-for", this.address);
@@ -178,7 +191,11 @@ export class TestClient {
     const res = await this.app.request(url.toString(), {
       method,
       headers: sent,
-      body: body === undefined ? undefined : typeof body === "string" || body instanceof Uint8Array ? body as BodyInit : JSON.stringify(body),
+      body: body === undefined
+        ? undefined
+        : typeof body === "string" || body instanceof Uint8Array
+        ? body as BodyInit
+        : JSON.stringify(body),
     });
     const setCookies = res.headers.getSetCookie().map(parseSetCookie);
     for (const cookie of setCookies) this.store(cookie);
@@ -200,7 +217,9 @@ export class TestClient {
       const cookie = this.cookieDetails(name);
       if (!cookie) continue;
       const path = cookie.path || "/";
-      if (pathname === path || pathname.startsWith(path.endsWith("/") ? path : `${path}/`)) out.push(`${name}=${cookie.value}`);
+      if (pathname === path || pathname.startsWith(path.endsWith("/") ? path : `${path}/`)) {
+        out.push(`${name}=${cookie.value}`);
+      }
     }
     return out.join("; ");
   }
@@ -292,7 +311,14 @@ export function businessProfile(overrides: Record<string, unknown> = {}): Record
     number: "12345678",
     incorporation: "2015-03-01",
     country: "GB",
-    address: { line1: "1 High Street", line2: "Suite 4", city: "Leeds", region: "West Yorkshire", postcode: "LS1 1AA", country: "GB" },
+    address: {
+      line1: "1 High Street",
+      line2: "Suite 4",
+      city: "Leeds",
+      region: "West Yorkshire",
+      postcode: "LS1 1AA",
+      country: "GB",
+    },
     nature: "Import and export of machine parts",
     turnover: "1000000",
     website: "https://acme.example.com",
@@ -339,7 +365,11 @@ export async function mailTo(db: Database, to: string) {
 }
 
 /** The token of the newest validation or reset link emailed to an address. */
-export async function emailedToken(db: Database, to: string, template?: string): Promise<{ link: string; token: string }> {
+export async function emailedToken(
+  db: Database,
+  to: string,
+  template?: string,
+): Promise<{ link: string; token: string }> {
   const email = await mailTo(db, to);
   if (template) expect(email.template).toBe(template);
   const link = linkIn(email.text);
@@ -373,7 +403,13 @@ export interface Customer {
  */
 export async function registerCustomer(
   t: TestAppLike,
-  options: { type?: "Personal" | "Business"; email?: string; password?: string; validate?: boolean; client?: TestClient } = {},
+  options: {
+    type?: "Personal" | "Business";
+    email?: string;
+    password?: string;
+    validate?: boolean;
+    client?: TestClient;
+  } = {},
 ): Promise<Customer> {
   const type = options.type ?? "Personal";
   const email = options.email ?? uniqueEmail(type.toLowerCase());

@@ -60,7 +60,11 @@ export async function waitForEmail(db: Database, to: string, options: WaitOption
         .where(sql`lower(${emails.to}) = ${to.toLowerCase()}`);
       throw new Error(
         `No ${template ?? "email"} for ${to} within ${timeoutMs} ms` +
-          (after === null ? "" : ` (after ${after instanceof Date ? after.toISOString() : typeof after === "number" ? `#${after}` : `#${after.id}`})`) +
+          (after === null
+            ? ""
+            : ` (after ${
+              after instanceof Date ? after.toISOString() : typeof after === "number" ? `#${after}` : `#${after.id}`
+            })`) +
           `. That address has: ${seen.map((s) => `#${s.id} ${s.template}`).join(", ") || "nothing"}.`,
       );
     }
@@ -109,11 +113,17 @@ interface ApiAnswer<T> {
 
 /** The part of playwright's APIRequestContext the API shortcut uses (page.request, context.request). */
 export interface Requester {
-  post(url: string, options: { data: unknown }): Promise<{ status(): number; json(): Promise<unknown>; text(): Promise<string> }>;
+  post(
+    url: string,
+    options: { data: unknown },
+  ): Promise<{ status(): number; json(): Promise<unknown>; text(): Promise<string> }>;
   get(url: string): Promise<{ status(): number; json(): Promise<unknown>; text(): Promise<string> }>;
 }
 
-async function expectOk<T>(what: string, res: { status(): number; json(): Promise<unknown>; text(): Promise<string> }): Promise<ApiAnswer<T>> {
+async function expectOk<T>(
+  what: string,
+  res: { status(): number; json(): Promise<unknown>; text(): Promise<string> },
+): Promise<ApiAnswer<T>> {
   if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
   return await res.json() as ApiAnswer<T>;
 }
@@ -140,7 +150,10 @@ export async function openAccountThroughApi(
   const mail = await waitForEmail(db, customer.email, { template: "email-validation", after: mark });
   const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
   if (!link) throw new Error(`No link in the validation email:\n${mail.text}`);
-  await expectOk("validation/validate", await request.post(`${baseUrl}/api/validation/validate`, { data: { token: tokenOf(link) } }));
+  await expectOk(
+    "validation/validate",
+    await request.post(`${baseUrl}/api/validation/validate`, { data: { token: tokenOf(link) } }),
+  );
   await expectOk(
     "account/profile",
     await request.post(`${baseUrl}/api/account/profile`, { data: personalProfile(customer.first, customer.last) }),
@@ -158,7 +171,13 @@ export async function openAccountThroughApi(
  * Signs in as a person does: email and password on '/', then the emailed 6-digit code on
  * /second-factor. Leaves the page where /auth sends the user (the caller waits for it).
  */
-export async function signInThroughPages(page: Page, db: Database, baseUrl: string, email: string, password: string): Promise<void> {
+export async function signInThroughPages(
+  page: Page,
+  db: Database,
+  baseUrl: string,
+  email: string,
+  password: string,
+): Promise<void> {
   await page.goto(`${baseUrl}/`);
   await hydrated(page);
   const form = page.getByRole("form", { name: "Sign in" });

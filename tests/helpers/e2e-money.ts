@@ -51,7 +51,11 @@ export async function quoteFromApi(
 }
 
 /** Ensures the administrator exists (the setup call, refused with 403 once one does). */
-export async function ensureAdministrator(request: Requester, baseUrl: string, admin: { email: string; password: string }) {
+export async function ensureAdministrator(
+  request: Requester,
+  baseUrl: string,
+  admin: { email: string; password: string },
+) {
   const res = await request.post(`${baseUrl}/api/setup`, { data: admin });
   expect([200, 403]).toContain(res.status());
 }

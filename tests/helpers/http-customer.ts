@@ -75,7 +75,12 @@ export class HttpSession {
     return this.request("DELETE", path, body, headers);
   }
 
-  async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+  async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<HttpAnswer> {
     const sent = new Headers(this.extraHeaders);
     const cookies = this.cookieHeader();
     if (cookies) sent.set("cookie", cookies);
@@ -135,14 +140,28 @@ export async function lastEmailId(db: Database): Promise<number> {
 }
 
 /** Polls until an email of `template` to `to`, newer than the mark `after`, is in the table; answers its text. */
-export async function waitForMail(db: Database, to: string, template: string, after: number, timeoutMs = 10_000): Promise<string> {
+export async function waitForMail(
+  db: Database,
+  to: string,
+  template: string,
+  after: number,
+  timeoutMs = 10_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await db.select({ text: emails.text }).from(emails)
-      .where(and(sql`lower(${emails.to}) = ${to.toLowerCase()}`, sql`${emails.template} = ${template}`, gt(emails.id, after)))
+      .where(
+        and(
+          sql`lower(${emails.to}) = ${to.toLowerCase()}`,
+          sql`${emails.template} = ${template}`,
+          gt(emails.id, after),
+        ),
+      )
       .orderBy(desc(emails.id)).limit(1);
     if (row) return row.text;
-    if (Date.now() > deadline) throw new Error(`No ${template} email to ${to} within ${timeoutMs} ms (after #${after}).`);
+    if (Date.now() > deadline) {
+      throw new Error(`No ${template} email to ${to} within ${timeoutMs} ms (after #${after}).`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -175,7 +194,10 @@ export async function signInOverHttp(session: HttpSession, db: Database, email: 
   const mark = await lastEmailId(db);
   expectAnswer("auth/login", await session.post("auth/login", { email, password }));
   const code = codeIn(await waitForMail(db, email, "second-factor-code", mark));
-  const challenge = expectAnswer<{ body: { id: number } }>("challenge", await session.post("challenge", { token: code }));
+  const challenge = expectAnswer<{ body: { id: number } }>(
+    "challenge",
+    await session.post("challenge", { token: code }),
+  );
   return challenge.json.body;
 }
 
@@ -285,7 +307,12 @@ export interface Receipt {
 }
 
 /** An administrator records money received with the customer's account_ref in its reference: credited at once. */
-export async function fundOverHttp(admin: HttpAdmin, accountRef: string, currency: string, amount: string): Promise<Receipt> {
+export async function fundOverHttp(
+  admin: HttpAdmin,
+  accountRef: string,
+  currency: string,
+  amount: string,
+): Promise<Receipt> {
   const answer = expectAnswer<{ body: Receipt }>(
     "console/receipts",
     await admin.session.post("console/receipts", {

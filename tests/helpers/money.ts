@@ -81,7 +81,12 @@ export async function fund(t: AppWithClock, admin: Admin, customer: OpenCustomer
 }
 
 /** A customer with an open account and `amount` of `currency` on it, received through a receipt. */
-export async function fundedCustomer(t: AppWithClock, admin: Admin, currency: string, amount: string): Promise<OpenCustomer> {
+export async function fundedCustomer(
+  t: AppWithClock,
+  admin: Admin,
+  currency: string,
+  amount: string,
+): Promise<OpenCustomer> {
   const customer = await openCustomer(t);
   await fund(t, admin, customer, currency, amount);
   return customer;
@@ -91,7 +96,9 @@ export async function fundedCustomer(t: AppWithClock, admin: Admin, currency: st
 export async function balances(client: TestClient): Promise<Record<string, string>> {
   const res = await client.get("account/balances");
   expectStatus(res, 200);
-  return Object.fromEntries((res.json.body as { currency: string; available: string }[]).map((b) => [b.currency, b.available]));
+  return Object.fromEntries(
+    (res.json.body as { currency: string; available: string }[]).map((b) => [b.currency, b.available]),
+  );
 }
 
 /** The ledger's invariants hold (server/ledger/check.ts); shows the violations when they do not. */

@@ -85,7 +85,10 @@ export async function startServer(
         child.kill("SIGTERM");
       } catch { /* already gone */ }
       // A server that does not stop within 5 s is killed: a test run never leaves one behind.
-      const stopped = await Promise.race([child.status.then(() => true), new Promise((r) => setTimeout(() => r(false), 5000))]);
+      const stopped = await Promise.race([
+        child.status.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 5000)),
+      ]);
       if (!stopped) {
         try {
           child.kill("SIGKILL");

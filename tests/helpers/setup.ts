@@ -15,6 +15,8 @@ afterEach(() => {
   const seen = errors;
   vi.restoreAllMocks();
   if (seen.length) {
-    throw new Error(`console.error was called during the test:\n${seen.map((a) => a.map(String).join(" ")).join("\n")}`);
+    throw new Error(
+      `console.error was called during the test:\n${seen.map((a) => a.map(String).join(" ")).join("\n")}`,
+    );
   }
 });

@@ -13,7 +13,9 @@ test("concurrent write transactions in one process all commit, and a failing one
       await tx.insert(redirects).values({ path: `/b${i}`, target: "/" });
       if (i === 7) throw new Error("refused half-way");
     })));
-  const plainWrites = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => db.insert(redirects).values({ path: `/c${i}`, target: "/" })));
+  const plainWrites = await Promise.allSettled(
+    Array.from({ length: 10 }, (_, i) => db.insert(redirects).values({ path: `/c${i}`, target: "/" })),
+  );
   expect(outcomes.filter((o) => o.status === "rejected")).toHaveLength(1);
   expect(plainWrites.every((o) => o.status === "fulfilled")).toBe(true);
   const paths = (await db.select({ path: redirects.path }).from(redirects)).map((r) => r.path);

@@ -27,7 +27,9 @@ function insertItem(tx: Tx, label: string): Promise<number> {
 
 /** The committed labels starting with `prefix`, in insertion order. */
 async function labels(prefix: string, on: Database = db): Promise<string[]> {
-  const rows = await rowsOf<{ label: string }>(on, "SELECT label FROM items WHERE label LIKE ? ORDER BY id", [`${prefix}%`]);
+  const rows = await rowsOf<{ label: string }>(on, "SELECT label FROM items WHERE label LIKE ? ORDER BY id", [
+    `${prefix}%`,
+  ]);
   return rows.map((row) => row.label);
 }
 
@@ -189,10 +191,12 @@ test("when the group's COMMIT fails, every work that had succeeded in it rejects
   expect(since(before)).toEqual({ groups: 0, works: 0 });
 
   // The database is not left stuck: the next work commits.
-  expect(await groupedTransaction(db, async (tx) => {
-    await insertItem(tx, "after-doomed");
-    return "committed";
-  })).toBe("committed");
+  expect(
+    await groupedTransaction(db, async (tx) => {
+      await insertItem(tx, "after-doomed");
+      return "committed";
+    }),
+  ).toBe("committed");
   expect(await labels("after-doomed")).toEqual(["after-doomed"]);
 });
 
@@ -254,7 +258,9 @@ test("a work whose group cannot begin its transaction rejects with that error, o
     get(target, property) {
       if (property === "transaction") {
         return (mode?: TransactionMode) =>
-          ++attempts <= 1000 ? Promise.reject(new LibsqlError("database is locked", "SQLITE_BUSY")) : target.transaction(mode);
+          ++attempts <= 1000
+            ? Promise.reject(new LibsqlError("database is locked", "SQLITE_BUSY"))
+            : target.transaction(mode);
       }
       const value = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;

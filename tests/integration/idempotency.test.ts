@@ -127,7 +127,9 @@ describe("Idempotency-Key", () => {
     await send(app, "/api/count", { key, user: 1, body: {} });
     // An hour later: the claim's 60 s lock is long gone, the 24 h are not.
     const hourAgo = new Date(Date.now() - 3_600_000);
-    await db.update(idempotencyKeys).set({ lockedUntil: hourAgo, createdAt: hourAgo }).where(eq(idempotencyKeys.key, key));
+    await db.update(idempotencyKeys).set({ lockedUntil: hourAgo, createdAt: hourAgo }).where(
+      eq(idempotencyKeys.key, key),
+    );
 
     const again = await send(app, "/api/count", { key, user: 1, body: {} });
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");

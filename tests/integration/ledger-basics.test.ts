@@ -7,7 +7,14 @@ import { type Database, openMigratedDatabase } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
 import { ledgerAccounts, ledgerEntries, ledgerTransfers } from "../../db/schema-money.ts";
 import { checkLedger } from "../../server/ledger/check.ts";
-import { customerAccount, houseAccount, InsufficientFunds, LedgerError, postTransfer, ReferenceConflict } from "../../server/ledger/ledger.ts";
+import {
+  customerAccount,
+  houseAccount,
+  InsufficientFunds,
+  LedgerError,
+  postTransfer,
+  ReferenceConflict,
+} from "../../server/ledger/ledger.ts";
 import { allocateReceipt, balancesOf, convert, correction, creditReceipt } from "../../server/ledger/movements.ts";
 import { testDatabase } from "../helpers/db.ts";
 
@@ -57,13 +64,23 @@ async function expectSound() {
 describe("receipts", () => {
   test("a receipt credits the customer and balances against incoming funds; the same reference books once", async () => {
     const customer = await openAccount();
-    const first = await creditReceipt(db, { accountId: customer, currency: "GBP", amount: 10_000, reference: "rcpt-1" });
+    const first = await creditReceipt(db, {
+      accountId: customer,
+      currency: "GBP",
+      amount: 10_000,
+      reference: "rcpt-1",
+    });
     expect(first.replayed).toBe(false);
     expect(await balancesOf(db, customer)).toEqual([{ currency: "GBP", available: 10_000, held: 0 }]);
     const entries = await db.select().from(ledgerEntries).where(eq(ledgerEntries.transferId, first.transferId));
     expect(entries.map((e) => e.amount).sort((a, b) => a - b)).toEqual([-10_000, 10_000]);
 
-    const again = await creditReceipt(db, { accountId: customer, currency: "GBP", amount: 10_000, reference: "rcpt-1" });
+    const again = await creditReceipt(db, {
+      accountId: customer,
+      currency: "GBP",
+      amount: 10_000,
+      reference: "rcpt-1",
+    });
     expect(again).toEqual({ transferId: first.transferId, replayed: true });
     expect(await balance(customer, "GBP")).toBe(10_000);
     await expect(creditReceipt(db, { accountId: customer, currency: "GBP", amount: 9_999, reference: "rcpt-1" }))
@@ -79,15 +96,28 @@ describe("receipts", () => {
     expect(await balance(null, "EUR", "unallocated_funds")).toBe(before + 5_000);
     expect(await balancesOf(db, customer)).toEqual([]);
 
-    await allocateReceipt(db, { currency: "EUR", amount: 5_000, toAccountId: customer, reference: "rcpt-unmatched", createdBy: admin.id });
-    const replay = await allocateReceipt(db, { currency: "EUR", amount: 5_000, toAccountId: customer, reference: "rcpt-unmatched" });
+    await allocateReceipt(db, {
+      currency: "EUR",
+      amount: 5_000,
+      toAccountId: customer,
+      reference: "rcpt-unmatched",
+      createdBy: admin.id,
+    });
+    const replay = await allocateReceipt(db, {
+      currency: "EUR",
+      amount: 5_000,
+      toAccountId: customer,
+      reference: "rcpt-unmatched",
+    });
     expect(replay.replayed).toBe(true);
     expect(await balancesOf(db, customer)).toEqual([{ currency: "EUR", available: 5_000, held: 0 }]);
     expect(await balance(null, "EUR", "unallocated_funds")).toBe(before);
 
     // Unallocated funds never go below zero: allocating money that never came is refused.
     const state = await snapshot();
-    await expect(allocateReceipt(db, { currency: "EUR", amount: before + 1, toAccountId: customer, reference: "too-much" }))
+    await expect(
+      allocateReceipt(db, { currency: "EUR", amount: before + 1, toAccountId: customer, reference: "too-much" }),
+    )
       .rejects.toBeInstanceOf(InsufficientFunds);
     expect(await snapshot()).toEqual(state);
     await expectSound();
@@ -173,7 +203,14 @@ describe("conversions", () => {
       reference: `conv-short-${customer}`,
     }).catch((e) => e);
     expect(refused).toBeInstanceOf(InsufficientFunds);
-    expect(refused).toMatchObject({ code: "insufficient_funds", currency: "GBP", accountId: customer, available: 5_000, required: 5_001, shortfall: 1 });
+    expect(refused).toMatchObject({
+      code: "insufficient_funds",
+      currency: "GBP",
+      accountId: customer,
+      available: 5_000,
+      required: 5_001,
+      shortfall: 1,
+    });
     expect(refused.message).toMatch(/Insufficient funds: the GBP balance is 5000 and 5001 is needed, 1 short/);
     // Not even the JPY balance or the JPY position was created.
     expect(await snapshot()).toEqual(state);
@@ -183,7 +220,15 @@ describe("conversions", () => {
 
   test("invalid conversions are refused", async () => {
     const customer = await openAccount();
-    const base = { accountId: customer, sellCurrency: "GBP", sellAmount: 100, buyCurrency: "EUR", buyAmount: 110, feeAmount: 1, reference: "bad" };
+    const base = {
+      accountId: customer,
+      sellCurrency: "GBP",
+      sellAmount: 100,
+      buyCurrency: "EUR",
+      buyAmount: 110,
+      feeAmount: 1,
+      reference: "bad",
+    };
     for (
       const change of [
         { buyCurrency: "GBP" },
@@ -241,7 +286,9 @@ describe("transfers and corrections", () => {
     const customer = await openAccount();
     const state = await snapshot();
     const post = (entries: { ledgerAccountId: number; amount: number }[]) =>
-      db.transaction((tx) => postTransfer(tx, { kind: "correction", description: "test", createdBy: admin.id, entries }));
+      db.transaction((tx) =>
+        postTransfer(tx, { kind: "correction", description: "test", createdBy: admin.id, entries })
+      );
     const [gbp, incoming, eurPosition] = await db.transaction(async (tx) => [
       await customerAccount(tx, customer, "GBP"),
       await houseAccount(tx, "incoming_funds", "GBP"),
@@ -251,7 +298,10 @@ describe("transfers and corrections", () => {
       .rejects.toMatchObject({ code: "unbalanced_transfer" });
     // Sums to zero in number, but across two currencies.
     await expect(post([{ ledgerAccountId: eurPosition.id, amount: -100 }, { ledgerAccountId: gbp.id, amount: 100 }]))
-      .rejects.toMatchObject({ code: "unbalanced_transfer", message: expect.stringMatching(/EUR -100, GBP 100|GBP 100, EUR -100/) });
+      .rejects.toMatchObject({
+        code: "unbalanced_transfer",
+        message: expect.stringMatching(/EUR -100, GBP 100|GBP 100, EUR -100/),
+      });
     await expect(post([{ ledgerAccountId: gbp.id, amount: 100 }])).rejects.toMatchObject({ code: "invalid_transfer" });
     await expect(post([])).rejects.toMatchObject({ code: "invalid_transfer" });
     await expect(post([{ ledgerAccountId: incoming.id, amount: 0 }, { ledgerAccountId: gbp.id, amount: 0 }]))
@@ -297,20 +347,43 @@ describe("transfers and corrections", () => {
 describe("the database protects the ledger", () => {
   test("entries and transfers cannot be updated or deleted; accounts keep their owner and currency", async () => {
     const customer = await openAccount();
-    const { transferId } = await creditReceipt(db, { accountId: customer, currency: "GBP", amount: 700, reference: `fund-${customer}` });
+    const { transferId } = await creditReceipt(db, {
+      accountId: customer,
+      currency: "GBP",
+      amount: 700,
+      reference: `fund-${customer}`,
+    });
     const [entry] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.transferId, transferId));
-    expect(await refusal(db.update(ledgerEntries).set({ amount: 701 }).where(eq(ledgerEntries.id, entry.id)))).toMatch(/never changed/);
+    expect(await refusal(db.update(ledgerEntries).set({ amount: 701 }).where(eq(ledgerEntries.id, entry.id)))).toMatch(
+      /never changed/,
+    );
     expect(await refusal(db.delete(ledgerEntries).where(eq(ledgerEntries.id, entry.id)))).toMatch(/never deleted/);
-    expect(await refusal(db.update(ledgerTransfers).set({ description: "edited" }).where(eq(ledgerTransfers.id, transferId)))).toMatch(/never changed/);
-    expect(await refusal(db.delete(ledgerTransfers).where(eq(ledgerTransfers.id, transferId)))).toMatch(/never deleted/);
-    expect(await refusal(db.update(ledgerAccounts).set({ currency: "EUR" }).where(eq(ledgerAccounts.id, entry.ledgerAccountId)))).toMatch(/never changes owner/);
-    expect(await refusal(db.delete(ledgerAccounts).where(eq(ledgerAccounts.id, entry.ledgerAccountId)))).toMatch(/never deleted/);
+    expect(
+      await refusal(
+        db.update(ledgerTransfers).set({ description: "edited" }).where(eq(ledgerTransfers.id, transferId)),
+      ),
+    ).toMatch(/never changed/);
+    expect(await refusal(db.delete(ledgerTransfers).where(eq(ledgerTransfers.id, transferId)))).toMatch(
+      /never deleted/,
+    );
+    expect(
+      await refusal(
+        db.update(ledgerAccounts).set({ currency: "EUR" }).where(eq(ledgerAccounts.id, entry.ledgerAccountId)),
+      ),
+    ).toMatch(/never changes owner/);
+    expect(await refusal(db.delete(ledgerAccounts).where(eq(ledgerAccounts.id, entry.ledgerAccountId)))).toMatch(
+      /never deleted/,
+    );
     // A customer balance below zero is refused by the table itself, whatever the code does.
     const gbp = await db.transaction((tx) => customerAccount(tx, customer, "GBP"));
-    expect(await refusal(db.update(ledgerAccounts).set({ balance: -1 }).where(eq(ledgerAccounts.id, gbp.id)))).toMatch(/CHECK constraint/);
+    expect(await refusal(db.update(ledgerAccounts).set({ balance: -1 }).where(eq(ledgerAccounts.id, gbp.id)))).toMatch(
+      /CHECK constraint/,
+    );
     // An entry in another currency than its account's is refused.
-    expect(await refusal(db.run(sql`INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at)
-      VALUES (${transferId}, ${gbp.id}, 'EUR', 1, 0)`))).toMatch(/currency/);
+    expect(
+      await refusal(db.run(sql`INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at)
+      VALUES (${transferId}, ${gbp.id}, 'EUR', 1, 0)`)),
+    ).toMatch(/currency/);
     expect(await db.select().from(ledgerEntries).where(eq(ledgerEntries.id, entry.id))).toEqual([entry]);
     await expectSound();
   });
@@ -322,7 +395,12 @@ describe("checkLedger", () => {
     const dir = mkdtempSync(join(tmpdir(), "ledger-check-"));
     const path = join(dir, "portal.db");
     const scratchDb = await openMigratedDatabase({ url: `file:${path}` });
-    const [account] = await scratchDb.insert(accounts).values({ accountRef: "S1", type: "Business", name: "S", openedAt: new Date() })
+    const [account] = await scratchDb.insert(accounts).values({
+      accountRef: "S1",
+      type: "Business",
+      name: "S",
+      openedAt: new Date(),
+    })
       .returning({ id: accounts.id });
     await creditReceipt(scratchDb, { accountId: account.id, currency: "GBP", amount: 10_000, reference: "r" });
     await convert(scratchDb, {
@@ -348,11 +426,15 @@ describe("checkLedger", () => {
     const s = await scratch();
     try {
       expect((await checkLedger(s.db)).ok).toBe(true);
-      await s.db.run(sql`UPDATE ledger_accounts SET balance = balance + 1 WHERE kind = 'customer' AND currency = 'GBP'`);
+      await s.db.run(
+        sql`UPDATE ledger_accounts SET balance = balance + 1 WHERE kind = 'customer' AND currency = 'GBP'`,
+      );
       const report = await checkLedger(s.db);
       expect(report.ok).toBe(false);
       expect(report.violations).toEqual([
-        expect.stringMatching(/^ledger account \d+ \(account \d+, GBP balance\): stored balance 6001 but its entries sum to 6000$/),
+        expect.stringMatching(
+          /^ledger account \d+ \(account \d+, GBP balance\): stored balance 6001 but its entries sum to 6000$/,
+        ),
         "GBP: the balances sum to 1, not 0",
       ]);
     } finally {
@@ -365,7 +447,9 @@ describe("checkLedger", () => {
     try {
       // Someone with raw SQL access: drops the currency trigger and writes entries behind the ledger's back.
       await s.db.run(sql`DROP TRIGGER ledger_entries_currency`);
-      await s.db.run(sql`INSERT INTO ledger_transfers (kind, description, created_at) VALUES ('correction', 'by hand', 0)`);
+      await s.db.run(
+        sql`INSERT INTO ledger_transfers (kind, description, created_at) VALUES ('correction', 'by hand', 0)`,
+      );
       const [{ id }] = await s.db.all<{ id: number }>(sql`SELECT max(id) AS id FROM ledger_transfers`);
       const [gbp] = await s.db.select().from(ledgerAccounts).where(eq(ledgerAccounts.currency, "GBP")).limit(1);
       await s.db.run(sql`INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at)
@@ -376,7 +460,9 @@ describe("checkLedger", () => {
       expect(text).toContain("missing trigger ledger_entries_currency");
       expect(text).toContain(`transfer ${id}: its EUR entries sum to 5, not 0`);
       expect(text).toContain(`transfer ${id}: 1 entry (a transfer has at least two)`);
-      expect(text).toMatch(new RegExp(`entry \\d+ \\(transfer ${id}\\) is in EUR but its ledger account ${gbp.id} is in GBP`));
+      expect(text).toMatch(
+        new RegExp(`entry \\d+ \\(transfer ${id}\\) is in EUR but its ledger account ${gbp.id} is in GBP`),
+      );
       expect(text).toMatch(new RegExp(`ledger account ${gbp.id} .*stored balance -?\\d+ but its entries sum to`));
     } finally {
       s.done();
@@ -400,7 +486,9 @@ describe("checkLedger", () => {
       expect(sound.text).toContain("OK: every invariant holds.");
       expect(sound.code).toBe(0);
 
-      await s.db.run(sql`UPDATE ledger_accounts SET balance = balance - 1 WHERE purpose = 'fx_position' AND currency = 'JPY'`);
+      await s.db.run(
+        sql`UPDATE ledger_accounts SET balance = balance - 1 WHERE purpose = 'fx_position' AND currency = 'JPY'`,
+      );
       const broken = await run();
       expect(broken.text).toContain("2 violations:");
       expect(broken.text).toContain("JPY: the balances sum to -1, not 0");

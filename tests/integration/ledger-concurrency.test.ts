@@ -23,7 +23,13 @@ async function fundedCustomer(ref: string, gbp: number): Promise<number> {
 
 async function house(purpose: string, currency: string): Promise<number> {
   const [row] = await db.select({ balance: ledgerAccounts.balance }).from(ledgerAccounts)
-    .where(and(eq(ledgerAccounts.kind, "house"), eq(ledgerAccounts.purpose, purpose as "fee_income"), eq(ledgerAccounts.currency, currency)));
+    .where(
+      and(
+        eq(ledgerAccounts.kind, "house"),
+        eq(ledgerAccounts.purpose, purpose as "fee_income"),
+        eq(ledgerAccounts.currency, currency),
+      ),
+    );
   return row?.balance ?? 0;
 }
 
@@ -40,7 +46,9 @@ const conversion = (accountId: number, reference: string) => ({
 test("20 simultaneous conversions against a balance that covers 9: exactly 9 done, 11 refused, balances exact", async () => {
   const customer = await fundedCustomer("CONC1", 9 * SELL + REMAINDER);
   const started = performance.now();
-  const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => convert(db, conversion(customer, `conc1-${i}`))));
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: 20 }, (_, i) => convert(db, conversion(customer, `conc1-${i}`))),
+  );
   const ms = Math.round(performance.now() - started);
   console.info(`ledger concurrency: 20 simultaneous conversions settled in ${ms} ms`);
 
@@ -50,7 +58,12 @@ test("20 simultaneous conversions against a balance that covers 9: exactly 9 don
   expect(refused).toHaveLength(11);
   for (const r of refused) {
     expect(r.reason).toBeInstanceOf(InsufficientFunds);
-    expect(r.reason).toMatchObject({ currency: "GBP", available: REMAINDER, required: SELL, shortfall: SELL - REMAINDER });
+    expect(r.reason).toMatchObject({
+      currency: "GBP",
+      available: REMAINDER,
+      required: SELL,
+      shortfall: SELL - REMAINDER,
+    });
   }
   expect(new Set(done.map((o) => o.value.transferId)).size).toBe(9);
   expect(done.every((o) => !o.value.replayed)).toBe(true);
@@ -62,7 +75,9 @@ test("20 simultaneous conversions against a balance that covers 9: exactly 9 don
   expect(await house("fee_income", "GBP")).toBe(9 * FEE);
   expect(await house("fx_position", "GBP")).toBe(9 * (SELL - FEE));
   expect(await house("fx_position", "EUR")).toBe(-9 * BUY);
-  const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(ledgerTransfers).where(eq(ledgerTransfers.kind, "conversion"));
+  const [{ n }] = await db.select({ n: sql<number>`count(*)` }).from(ledgerTransfers).where(
+    eq(ledgerTransfers.kind, "conversion"),
+  );
   expect(n).toBe(9);
   const report = await checkLedger(db);
   expect(report.violations).toEqual([]);
@@ -70,7 +85,9 @@ test("20 simultaneous conversions against a balance that covers 9: exactly 9 don
 
 test("the same conversion sent 10 times at once is booked once; the others replay it", async () => {
   const customer = await fundedCustomer("CONC2", 3 * SELL);
-  const outcomes = await Promise.all(Array.from({ length: 10 }, () => convert(db, conversion(customer, "conc2-same-key"))));
+  const outcomes = await Promise.all(
+    Array.from({ length: 10 }, () => convert(db, conversion(customer, "conc2-same-key"))),
+  );
   expect(new Set(outcomes.map((o) => o.transferId)).size).toBe(1);
   expect(outcomes.filter((o) => !o.replayed)).toHaveLength(1);
   expect(await balancesOf(db, customer)).toEqual([

@@ -19,7 +19,14 @@ import { type Database, openMigratedDatabase } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
 import { ledgerAccounts, ledgerEntries, ledgerTransfers } from "../../db/schema-money.ts";
 import { checkLedger } from "../../server/ledger/check.ts";
-import { customerAccount, type Executor, houseAccount, inTransaction, InsufficientFunds, type PostedTransfer } from "../../server/ledger/ledger.ts";
+import {
+  customerAccount,
+  type Executor,
+  houseAccount,
+  InsufficientFunds,
+  inTransaction,
+  type PostedTransfer,
+} from "../../server/ledger/ledger.ts";
 import { allocateReceipt, balancesOf, convert, correction, creditReceipt } from "../../server/ledger/movements.ts";
 
 const CURRENCIES = ["GBP", "EUR", "JPY", "KWD"] as const;
@@ -52,7 +59,10 @@ type Step =
 const currency = fc.constantFrom(...CURRENCIES);
 const customer = fc.integer({ min: 0, max: CUSTOMERS - 1 });
 /** Mostly a part of what is there; sometimes more than there is. */
-const share = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 1_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 1_001, max: 1_500 }) });
+const share = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 1_000 }) }, {
+  weight: 1,
+  arbitrary: fc.integer({ min: 1_001, max: 1_500 }),
+});
 const held = fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) });
 const step: fc.Arbitrary<Step> = fc.oneof(
   {
@@ -146,11 +156,18 @@ async function runSequence(steps: { step: Step; fault: Fault }[]): Promise<void>
   try {
     const customers: number[] = [];
     for (let i = 0; i < CUSTOMERS; i++) {
-      const [row] = await db.insert(accounts).values({ accountRef: `P${i}`, type: "Personal", name: `P${i}`, openedAt: new Date() })
+      const [row] = await db.insert(accounts).values({
+        accountRef: `P${i}`,
+        type: "Personal",
+        name: `P${i}`,
+        openedAt: new Date(),
+      })
         .returning({ id: accounts.id });
       customers.push(row.id);
     }
-    const [admin] = await db.insert(users).values({ username: "admin@example.com", level: "Admin" }).returning({ id: users.id });
+    const [admin] = await db.insert(users).values({ username: "admin@example.com", level: "Admin" }).returning({
+      id: users.id,
+    });
     const model = new Map<string, number>();
     const get = (key: string) => model.get(key) ?? 0;
     let transfers = 0;
@@ -172,7 +189,9 @@ async function runSequence(steps: { step: Step; fault: Fault }[]): Promise<void>
       switch (s.type) {
         case "receipt": {
           const accountId = s.customer < CUSTOMERS ? customers[s.customer] : null;
-          const target = accountId === null ? houseKey("unallocated_funds", s.currency) : customerKey(accountId, s.currency);
+          const target = accountId === null
+            ? houseKey("unallocated_funds", s.currency)
+            : customerKey(accountId, s.currency);
           return {
             run: (x) => creditReceipt(x, { accountId, currency: s.currency, amount: s.amount, reference }),
             outcome: "posted",
@@ -194,7 +213,9 @@ async function runSequence(steps: { step: Step; fault: Fault }[]): Promise<void>
         }
         case "convert": {
           const holder = s.held
-            ? Array.from({ length: CUSTOMERS }, (_, k) => (s.customer + k) % CUSTOMERS).find((n) => CURRENCIES.some((c) => get(customerKey(customers[n], c)) > 0))
+            ? Array.from({ length: CUSTOMERS }, (_, k) => (s.customer + k) % CUSTOMERS).find((n) =>
+              CURRENCIES.some((c) => get(customerKey(customers[n], c)) > 0)
+            )
             : undefined;
           const accountId = customers[holder ?? s.customer];
           const sell = choose(s.sell, s.held, (c) => customerKey(accountId, c));
@@ -203,9 +224,13 @@ async function runSequence(steps: { step: Step; fault: Fault }[]): Promise<void>
           const sellAmount = portion(available, s.share);
           const feeAmount = Math.floor((sellAmount * s.feePermille) / 1000);
           // Capped, or conversions compounding at up to 200:1 would leave the safe integers.
-          const buyAmount = Math.min(MAX_BUY, Math.max(1, Math.floor((sellAmount - feeAmount) * s.rateMicros / 1_000_000)));
+          const buyAmount = Math.min(
+            MAX_BUY,
+            Math.max(1, Math.floor((sellAmount - feeAmount) * s.rateMicros / 1_000_000)),
+          );
           return {
-            run: (x) => convert(x, { accountId, sellCurrency: sell, sellAmount, buyCurrency, buyAmount, feeAmount, reference }),
+            run: (x) =>
+              convert(x, { accountId, sellCurrency: sell, sellAmount, buyCurrency, buyAmount, feeAmount, reference }),
             outcome: sellAmount <= available ? "posted" : "insufficient",
             effects: [
               [customerKey(accountId, sell), -sellAmount],
@@ -311,7 +336,9 @@ async function runSequence(steps: { step: Step; fault: Fault }[]): Promise<void>
       );
       expect(stored, context).toEqual(Object.fromEntries([...model].filter(([, v]) => v !== 0)));
       for (const [key, balance] of Object.entries(stored)) {
-        if (!key.startsWith("house:fx_position") && !key.startsWith("house:incoming_funds")) expect(balance, key).toBeGreaterThan(0);
+        if (!key.startsWith("house:fx_position") && !key.startsWith("house:incoming_funds")) {
+          expect(balance, key).toBeGreaterThan(0);
+        }
       }
       for (const accountId of customers) {
         for (const b of await balancesOf(db, accountId)) {
@@ -325,18 +352,22 @@ async function runSequence(steps: { step: Step; fault: Fault }[]): Promise<void>
   }
 }
 
-test("random receipts, allocations, conversions and corrections with injected failures keep every invariant", async () => {
-  const started = performance.now();
-  await fc.assert(
-    fc.asyncProperty(fc.array(fc.record({ step, fault }), { minLength: 5, maxLength: 40, size: "max" }), runSequence),
-    // Shrinking replays whole sequences on fresh databases: give it a bound, and still fail.
-    { numRuns: 40, interruptAfterTimeLimit: 100_000, markInterruptAsFailure: true },
-  );
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.info(`ledger property: ${runs} runs, ${stepsRun} steps in ${seconds} s; ${JSON.stringify(tally)}`);
-  // The generators must exercise every path, not only the happy one.
-  expect(tally.posted).toBeGreaterThan(100);
-  expect(tally.insufficient).toBeGreaterThan(10);
-  expect(tally.injected).toBeGreaterThan(30);
-  expect(tally.replayed).toBeGreaterThan(5);
-}, 120_000);
+test(
+  "random receipts, allocations, conversions and corrections with injected failures keep every invariant",
+  async () => {
+    const started = performance.now();
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ step, fault }), { minLength: 5, maxLength: 40, size: "max" }), runSequence),
+      // Shrinking replays whole sequences on fresh databases: give it a bound, and still fail.
+      { numRuns: 40, interruptAfterTimeLimit: 100_000, markInterruptAsFailure: true },
+    );
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.info(`ledger property: ${runs} runs, ${stepsRun} steps in ${seconds} s; ${JSON.stringify(tally)}`);
+    // The generators must exercise every path, not only the happy one.
+    expect(tally.posted).toBeGreaterThan(100);
+    expect(tally.insufficient).toBeGreaterThan(10);
+    expect(tally.injected).toBeGreaterThan(30);
+    expect(tally.replayed).toBeGreaterThan(5);
+  },
+  120_000,
+);

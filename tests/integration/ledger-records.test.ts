@@ -6,7 +6,12 @@ import { fundedCustomer, moneyApp } from "../helpers/money.ts";
 test("the ledger check finds a conversion or a receipt separated from its transfer", async () => {
   const { t, admin } = await moneyApp();
   const customer = await fundedCustomer(t, admin, "GBP", "500.00");
-  const held = await customer.client.post("account/conversions/quote", { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", fixed: "sell" });
+  const held = await customer.client.post("account/conversions/quote", {
+    sell_currency: "GBP",
+    buy_currency: "EUR",
+    amount: "100.00",
+    fixed: "sell",
+  });
   expectStatus(held, 200);
   expectStatus(await customer.client.post("account/conversions", { quote_id: held.json.body.id }), 201);
   expect((await checkLedger(t.db)).violations).toEqual([]);

@@ -33,7 +33,10 @@ function freshPath(): string {
 }
 
 function localClient(options: LocalClientOptions = {}, path = freshPath()): LocalClient {
-  const client = new LocalClient(path, { onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON"], ...options });
+  const client = new LocalClient(path, {
+    onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA foreign_keys = ON"],
+    ...options,
+  });
   opened.push(client);
   return client;
 }
@@ -85,7 +88,9 @@ describe("rows", () => {
       INSERT INTO parents (id, name) VALUES (10, 'p');
       INSERT INTO children (id, parent_id) VALUES (20, 10);
     `);
-    const [row] = (await client.execute("SELECT parents.id, children.id, name FROM parents JOIN children ON children.parent_id = parents.id")).rows;
+    const [row] = (await client.execute(
+      "SELECT parents.id, children.id, name FROM parents JOIN children ON children.parent_id = parents.id",
+    )).rows;
     expect([row[0], row[1], row[2]]).toEqual([10, 20, "p"]);
     expect(row.length).toBe(3);
     expect(row.id).toBe(10);
@@ -141,8 +146,14 @@ describe("rows", () => {
 
   test("arguments bind by position and by name (with :, @ or $)", async () => {
     const client = localClient();
-    expect({ ...(await client.execute({ sql: "SELECT ? AS a, ? AS b", args: ["one", 2] })).rows[0] }).toEqual({ a: "one", b: 2 });
-    const named = await client.execute({ sql: "SELECT :a AS a, @b AS b, $c AS c", args: { a: "x", "@b": 1, $c: null } });
+    expect({ ...(await client.execute({ sql: "SELECT ? AS a, ? AS b", args: ["one", 2] })).rows[0] }).toEqual({
+      a: "one",
+      b: 2,
+    });
+    const named = await client.execute({
+      sql: "SELECT :a AS a, @b AS b, $c AS c",
+      args: { a: "x", "@b": 1, $c: null },
+    });
     expect({ ...named.rows[0] }).toEqual({ a: "x", b: 1, c: null });
     expect({ ...(await client.execute("SELECT ? AS yes, ? AS no", [true, false])).rows[0] }).toEqual({ yes: 1, no: 0 });
     const when = new Date("2024-05-06T07:08:09.010Z");
@@ -168,7 +179,10 @@ describe("integers and blobs", () => {
   test("bigint arguments bind as integers, up to 64 bits and exactly", async () => {
     const client = localClient();
     await client.executeMultiple("CREATE TABLE big (n INTEGER)");
-    expect({ ...(await client.execute("SELECT ? AS n, typeof(?) AS type", [5n, 5n])).rows[0] }).toEqual({ n: 5, type: "integer" });
+    expect({ ...(await client.execute("SELECT ? AS n, typeof(?) AS type", [5n, 5n])).rows[0] }).toEqual({
+      n: 5,
+      type: "integer",
+    });
     await client.execute({ sql: "INSERT INTO big (n) VALUES (?)", args: [2n ** 62n + 1n] });
     expect({ ...(await client.execute("SELECT typeof(n) AS type, CAST(n AS TEXT) AS text FROM big")).rows[0] })
       .toEqual({ type: "integer", text: "4611686018427387905" });
@@ -191,7 +205,8 @@ describe("integers and blobs", () => {
     for (const [name, content] of Object.entries(written)) {
       await client.execute({ sql: "INSERT INTO files (name, content) VALUES (?, ?)", args: [name, content] });
     }
-    const rows = (await client.execute("SELECT name, content, typeof(content) AS type, length(content) AS size FROM files")).rows;
+    const rows =
+      (await client.execute("SELECT name, content, typeof(content) AS type, length(content) AS size FROM files")).rows;
     expect(rows).toHaveLength(4);
     for (const row of rows) {
       expect(row.content, String(row.name)).toBeInstanceOf(ArrayBuffer);
@@ -201,7 +216,9 @@ describe("integers and blobs", () => {
       expect([...new Uint8Array(row.content as unknown as ArrayBuffer)], String(row.name)).toEqual(expected);
     }
     // The bytes compare equal in SQL too, when bound again.
-    expect(single(await client.execute("SELECT count(*) FROM files WHERE content = ?", [new Uint8Array(bytes)]))).toBe(3);
+    expect(single(await client.execute("SELECT count(*) FROM files WHERE content = ?", [new Uint8Array(bytes)]))).toBe(
+      3,
+    );
   });
 });
 
@@ -234,7 +251,11 @@ describe("errors and the statement cache", () => {
     expect((await client.execute(insert, ["grace"])).rowsAffected).toBe(1);
     expect((await refusal(client.execute(insert, ["grace"]))).code).toBe("SQLITE_CONSTRAINT");
     expect((await client.execute(insert, ["edsger"])).rowsAffected).toBe(1);
-    expect((await client.execute("SELECT name FROM names ORDER BY name")).rows.map((row) => row.name)).toEqual(["ada", "edsger", "grace"]);
+    expect((await client.execute("SELECT name FROM names ORDER BY name")).rows.map((row) => row.name)).toEqual([
+      "ada",
+      "edsger",
+      "grace",
+    ]);
 
     // A statement that returns rows and fails while running them, then runs fine.
     const parse = "SELECT json(?) AS parsed";
@@ -248,7 +269,9 @@ describe("errors and the statement cache", () => {
     for (let round = 0; round < 5; round++) {
       // Six shapes in turn (every one evicted before its next use), then two alternating (cache hits).
       for (let shape = 0; shape < 6; shape++) {
-        const result = await client.execute(`SELECT ? + ${shape} AS v${shape}, '${shape}' AS tag${shape}`, [round * 10]);
+        const result = await client.execute(`SELECT ? + ${shape} AS v${shape}, '${shape}' AS tag${shape}`, [
+          round * 10,
+        ]);
         expect(Object.keys(result.rows[0])).toEqual([`v${shape}`, `tag${shape}`]);
         expect([result.rows[0][0], result.rows[0][1]]).toEqual([round * 10 + shape, String(shape)]);
       }
@@ -261,7 +284,9 @@ describe("errors and the statement cache", () => {
 
   test("after executeMultiple changes the schema, SELECT * (prepared before the change) shows the new column", async () => {
     const client = localClient();
-    await client.executeMultiple("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')");
+    await client.executeMultiple(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')",
+    );
     expect((await client.execute("SELECT * FROM notes")).columns).toEqual(["id", "body"]);
 
     await client.executeMultiple("ALTER TABLE notes ADD COLUMN author TEXT NOT NULL DEFAULT 'anonymous'");
@@ -286,7 +311,9 @@ describe("errors and the statement cache", () => {
 
   test("after migrate changes the schema, SELECT * shows the new column", async () => {
     const client = localClient();
-    await client.executeMultiple("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')");
+    await client.executeMultiple(
+      "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello')",
+    );
     expect((await client.execute("SELECT * FROM notes")).columns).toEqual(["id", "body"]);
     await client.migrate([{ sql: "ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0" }]);
     const result = await client.execute("SELECT * FROM notes");
@@ -298,10 +325,13 @@ describe("errors and the statement cache", () => {
 });
 
 describe("transactions", () => {
-  async function notesTable(): Promise<{ client: LocalClient; bodies: (on: Client | Transaction) => Promise<unknown[]> }> {
+  async function notesTable(): Promise<
+    { client: LocalClient; bodies: (on: Client | Transaction) => Promise<unknown[]> }
+  > {
     const client = localClient();
     await client.executeMultiple("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT UNIQUE)");
-    const bodies = async (on: Client | Transaction) => (await on.execute("SELECT body FROM notes ORDER BY id")).rows.map((row) => row.body);
+    const bodies = async (on: Client | Transaction) =>
+      (await on.execute("SELECT body FROM notes ORDER BY id")).rows.map((row) => row.body);
     return { client, bodies };
   }
 
@@ -352,7 +382,10 @@ describe("transactions", () => {
 
   test("a batch is all or nothing, and the client stays usable after a failed one", async () => {
     const { client, bodies } = await notesTable();
-    const results = await client.batch(["INSERT INTO notes (body) VALUES ('a')", { sql: "SELECT count(*) AS n FROM notes", args: [] }], "write");
+    const results = await client.batch(["INSERT INTO notes (body) VALUES ('a')", {
+      sql: "SELECT count(*) AS n FROM notes",
+      args: [],
+    }], "write");
     expect(results[1].rows[0].n).toBe(1);
     const failed = await refusal(client.batch([
       "INSERT INTO notes (body) VALUES ('b')",
@@ -377,7 +410,9 @@ describe("transactions", () => {
 describe("connection settings", () => {
   test("onOpen runs on every connection the pool opens, not only the first", async () => {
     // Settings that differ from libsql's defaults, so that a connection without them shows.
-    const client = localClient({ onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA cache_size = -1234", "PRAGMA foreign_keys = OFF"] });
+    const client = localClient({
+      onOpen: ["PRAGMA journal_mode = WAL", "PRAGMA cache_size = -1234", "PRAGMA foreign_keys = OFF"],
+    });
     await client.executeMultiple("CREATE TABLE t (id INTEGER PRIMARY KEY)");
     const held: Transaction[] = [await client.transaction("write")];
     for (let i = 0; i < 3; i++) held.push(await client.transaction("read"));
@@ -410,7 +445,8 @@ describe("connection settings", () => {
       expect(single(await db.$client.execute("PRAGMA synchronous"))).toBe(2);
       // The write transaction's connection refuses a session of a user that does not exist.
       const orphan = await refusal(held[0].execute({
-        sql: "INSERT INTO sessions (id, user_id, created_at, last_seen_at, expires_at) VALUES ('s-orphan', 404, 0, 0, 0)",
+        sql:
+          "INSERT INTO sessions (id, user_id, created_at, last_seen_at, expires_at) VALUES ('s-orphan', 404, 0, 0, 0)",
       }));
       expect(orphan.code).toBe("SQLITE_CONSTRAINT");
       expect(orphan.message).toContain("FOREIGN KEY constraint failed");
@@ -451,13 +487,20 @@ describe("Drizzle over the local client", async () => {
   opened.push(plainClient);
   const plain = drizzle(plainClient) as unknown as Database;
 
-  const [admin] = await db.insert(users).values({ username: "admin@example.com", level: "Admin", validated: true }).returning();
+  const [admin] = await db.insert(users).values({ username: "admin@example.com", level: "Admin", validated: true })
+    .returning();
   const [ada, grace] = await db.insert(users).values([
     { username: "ada@example.com", affiliate: "partner" },
     { username: "grace@example.com", type: "Business", totpLastStep: 42 },
   ]).returning();
   const [reviewed, instant] = await db.insert(accounts).values([
-    { accountRef: "LC1", type: "Personal", name: "Ada's account", openedAt: new Date(1_700_000_000_123), openedBy: admin.id },
+    {
+      accountRef: "LC1",
+      type: "Personal",
+      name: "Ada's account",
+      openedAt: new Date(1_700_000_000_123),
+      openedBy: admin.id,
+    },
     { accountRef: "LC2", type: "Business", name: "Grace's company", openedAt: new Date(1_700_000_100_456) },
   ]).returning();
   await db.insert(accountMembers).values([
@@ -494,7 +537,10 @@ describe("Drizzle over the local client", async () => {
         .from(users).where(eq(users.level, "User")).orderBy(asc(users.id)),
     "raw SQL with db.all": (d) => d.all(sql`SELECT id, username FROM users ORDER BY id`),
     "an insert … returning": (d) =>
-      d.insert(users).values({ username: `returning-${d === db ? "local" : "plain"}@example.com`, createdAt: new Date(5) })
+      d.insert(users).values({
+        username: `returning-${d === db ? "local" : "plain"}@example.com`,
+        createdAt: new Date(5),
+      })
         .returning({ createdAt: users.createdAt, level: users.level, restricted: users.restricted }),
   };
 
@@ -511,13 +557,26 @@ describe("Drizzle over the local client", async () => {
       { account: instant, opener: null },
     ]);
     expect(reviewed.openedAt).toEqual(new Date(1_700_000_000_123));
-    const joined = await queries["two joins, every table with an id"](db) as Array<{ accounts: { id: number }; users: { id: number; validated: boolean } }>;
-    expect(joined.map((row) => [row.accounts.id, row.users.id])).toEqual([[reviewed.id, ada.id], [instant.id, ada.id], [instant.id, grace.id]]);
+    const joined = await queries["two joins, every table with an id"](db) as Array<
+      { accounts: { id: number }; users: { id: number; validated: boolean } }
+    >;
+    expect(joined.map((row) => [row.accounts.id, row.users.id])).toEqual([[reviewed.id, ada.id], [instant.id, ada.id], [
+      instant.id,
+      grace.id,
+    ]]);
     expect(joined[0].users.validated).toBe(false);
     expect(await queries["one row with get()"](db)).toEqual(instant);
     expect(await queries["no row with get()"](db)).toBeUndefined();
-    expect(await queries["a count per group"](db)).toEqual([{ accountId: reviewed.id, members: 1 }, { accountId: instant.id, members: 2 }]);
-    expect(await queries["chosen fields, with computed ones"](db)).toContainEqual({ id: admin.id, name: "admin@example.com", shout: "ADMIN@EXAMPLE.COM", isAdmin: true });
+    expect(await queries["a count per group"](db)).toEqual([{ accountId: reviewed.id, members: 1 }, {
+      accountId: instant.id,
+      members: 2,
+    }]);
+    expect(await queries["chosen fields, with computed ones"](db)).toContainEqual({
+      id: admin.id,
+      name: "admin@example.com",
+      shout: "ADMIN@EXAMPLE.COM",
+      isAdmin: true,
+    });
   });
 });
 
@@ -588,14 +647,21 @@ describe("db/sql.ts", async () => {
   });
 
   test("rowOf answers the one row (or undefined) of a lookup or an INSERT … RETURNING, on the database and in a transaction", async () => {
-    const inserted = await rowOf<{ id: number; body: string }>(db, "INSERT INTO notes (body) VALUES (?) RETURNING id, body", ["one row"]);
+    const inserted = await rowOf<{ id: number; body: string }>(
+      db,
+      "INSERT INTO notes (body) VALUES (?) RETURNING id, body",
+      ["one row"],
+    );
     expect(inserted?.body).toBe("one row");
-    expect(await rowOf<{ body: string }>(db, "SELECT body FROM notes WHERE id = ?", [inserted!.id])).toEqual({ body: "one row" });
+    expect(await rowOf<{ body: string }>(db, "SELECT body FROM notes WHERE id = ?", [inserted!.id])).toEqual({
+      body: "one row",
+    });
     expect(await rowOf(db, "SELECT body FROM notes WHERE id = ?", [-1])).toBeUndefined();
     await expect(db.transaction(async (tx) => {
       const row = await rowOf<{ id: number }>(tx, "INSERT INTO notes (body) VALUES (?) RETURNING id", ["rolled back"]);
       expect(await rowOf(tx, "SELECT id FROM notes WHERE id = ?", [row!.id])).toEqual({ id: row!.id });
-      expect(await rowOf(db, "SELECT id FROM notes WHERE id = ?", [row!.id]), "not seen outside before the commit").toBeUndefined();
+      expect(await rowOf(db, "SELECT id FROM notes WHERE id = ?", [row!.id]), "not seen outside before the commit")
+        .toBeUndefined();
       throw new Error("undo");
     })).rejects.toThrow("undo");
     expect(await bodies(db)).not.toContain("rolled back");
@@ -605,7 +671,9 @@ describe("db/sql.ts", async () => {
     const tx = await db.$client.transaction("write");
     await tx.execute({ sql: "INSERT INTO notes (body) VALUES ('first, in the transaction')" });
     let written = false;
-    const outside = rowOf(db, "INSERT INTO notes (body) VALUES ('second, after the commit') RETURNING id").then(() => (written = true));
+    const outside = rowOf(db, "INSERT INTO notes (body) VALUES ('second, after the commit') RETURNING id").then(
+      () => (written = true),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(written, "the write waits for its turn").toBe(false);
     await tx.commit();
@@ -623,8 +691,12 @@ describe("db/sql.ts", async () => {
         .where(eq(users.username, sql.placeholder("username"))).prepare();
     });
     const [ada] = await db.insert(users).values({ username: "prepared-ada@example.com" }).returning({ id: users.id });
-    const [grace] = await db.insert(users).values({ username: "prepared-grace@example.com" }).returning({ id: users.id });
-    const [elsewhere] = await other.insert(users).values({ username: "prepared-elsewhere@example.com" }).returning({ id: users.id });
+    const [grace] = await db.insert(users).values({ username: "prepared-grace@example.com" }).returning({
+      id: users.id,
+    });
+    const [elsewhere] = await other.insert(users).values({ username: "prepared-elsewhere@example.com" }).returning({
+      id: users.id,
+    });
 
     const query = userByName(db);
     expect(userByName(db)).toBe(query);
@@ -634,12 +706,24 @@ describe("db/sql.ts", async () => {
     expect(userByName(other)).toBe(otherQuery);
     expect(builds).toBe(2);
 
-    expect(await query.all({ username: "prepared-ada@example.com" })).toEqual([{ id: ada.id, username: "prepared-ada@example.com" }]);
-    expect(await query.get({ username: "prepared-grace@example.com" })).toEqual({ id: grace.id, username: "prepared-grace@example.com" });
-    expect(await query.all({ username: "prepared-ada@example.com" })).toEqual([{ id: ada.id, username: "prepared-ada@example.com" }]);
+    expect(await query.all({ username: "prepared-ada@example.com" })).toEqual([{
+      id: ada.id,
+      username: "prepared-ada@example.com",
+    }]);
+    expect(await query.get({ username: "prepared-grace@example.com" })).toEqual({
+      id: grace.id,
+      username: "prepared-grace@example.com",
+    });
+    expect(await query.all({ username: "prepared-ada@example.com" })).toEqual([{
+      id: ada.id,
+      username: "prepared-ada@example.com",
+    }]);
     expect(await query.all({ username: "nobody@example.com" })).toEqual([]);
     expect(await query.all({ username: "prepared-elsewhere@example.com" })).toEqual([]);
-    expect(await otherQuery.get({ username: "prepared-elsewhere@example.com" })).toEqual({ id: elsewhere.id, username: "prepared-elsewhere@example.com" });
+    expect(await otherQuery.get({ username: "prepared-elsewhere@example.com" })).toEqual({
+      id: elsewhere.id,
+      username: "prepared-elsewhere@example.com",
+    });
     expect(await otherQuery.get({ username: "prepared-ada@example.com" })).toBeUndefined();
   });
 });

@@ -143,7 +143,9 @@ describe("templates", () => {
   });
 
   test("names are escaped in the HTML part", async () => {
-    const { html } = await renderBoth(emailValidation({ name: "<img src=x onerror=alert(1)>", link: LINK, token: TOKEN }));
+    const { html } = await renderBoth(
+      emailValidation({ name: "<img src=x onerror=alert(1)>", link: LINK, token: TOKEN }),
+    );
     expect(html).not.toContain("<img src=x");
     expect(html).toContain("&lt;img src=x");
   });
@@ -182,25 +184,45 @@ describe("without SMTP_URL", () => {
   test("in development the sign-in code is printed; a caller's logHint wins over the template's", async () => {
     const log = spyLog();
     const mailer = createMailer({ db, config: config({ appEnv: "development" }) });
-    await mailer.send({ to: "code@example.com", template: "second-factor-code", rendered: secondFactorCode({ code: "734021" }) });
-    await mailer.send({ to: "code@example.com", template: "password-changed", rendered: passwordChanged({}), logHint: "see /console" });
+    await mailer.send({
+      to: "code@example.com",
+      template: "second-factor-code",
+      rendered: secondFactorCode({ code: "734021" }),
+    });
+    await mailer.send({
+      to: "code@example.com",
+      template: "password-changed",
+      rendered: passwordChanged({}),
+      logHint: "see /console",
+    });
     expect(log).toHaveLength(2);
     expect(log[0]).toContain("734021");
     expect(log[1]).toContain("see /console");
   });
 
-  test.each(["production", "test"] as const)("in %s the message is kept but no link or code is printed", async (appEnv) => {
-    const log = spyLog();
-    const mailer = createMailer({ db, config: config({ appEnv }) });
-    const a = await mailer.send({ to: `${appEnv}@example.com`, template: "password-reset", rendered: passwordReset({ link: RESET, token: TOKEN }) });
-    const b = await mailer.send({ to: `${appEnv}@example.com`, template: "second-factor-code", rendered: secondFactorCode({ code: "555123" }) });
-    expect([a.status, b.status]).toEqual(["stored", "stored"]);
-    expect(log.join("\n")).not.toContain(TOKEN);
-    expect(log.join("\n")).not.toContain("555123");
-    // Production says once, at start, that nobody receives mail; test stays quiet.
-    expect(log).toHaveLength(appEnv === "production" ? 1 : 0);
-    expect((await latestEmail(db, `${appEnv}@example.com`))?.id).toBe(b.id);
-  });
+  test.each(["production", "test"] as const)(
+    "in %s the message is kept but no link or code is printed",
+    async (appEnv) => {
+      const log = spyLog();
+      const mailer = createMailer({ db, config: config({ appEnv }) });
+      const a = await mailer.send({
+        to: `${appEnv}@example.com`,
+        template: "password-reset",
+        rendered: passwordReset({ link: RESET, token: TOKEN }),
+      });
+      const b = await mailer.send({
+        to: `${appEnv}@example.com`,
+        template: "second-factor-code",
+        rendered: secondFactorCode({ code: "555123" }),
+      });
+      expect([a.status, b.status]).toEqual(["stored", "stored"]);
+      expect(log.join("\n")).not.toContain(TOKEN);
+      expect(log.join("\n")).not.toContain("555123");
+      // Production says once, at start, that nobody receives mail; test stays quiet.
+      expect(log).toHaveLength(appEnv === "production" ? 1 : 0);
+      expect((await latestEmail(db, `${appEnv}@example.com`))?.id).toBe(b.id);
+    },
+  );
 });
 
 describe("with SMTP_URL (a real SMTP server)", () => {
@@ -240,7 +262,11 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     });
     const log = spyLog();
     const mailer = createMailer({ db, config: config({ smtpUrl: smtp.url }) });
-    const result = await mailer.send({ to: "nobody@example.com", template: "second-factor-code", rendered: secondFactorCode({ code: "123456" }) });
+    const result = await mailer.send({
+      to: "nobody@example.com",
+      template: "second-factor-code",
+      rendered: secondFactorCode({ code: "123456" }),
+    });
 
     expect(result.status).toBe("failed");
     expect(smtp.received).toHaveLength(0);
@@ -262,7 +288,11 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     smtp = undefined;
     const log = spyLog();
     const mailer = createMailer({ db, config: config({ smtpUrl: url }) });
-    const result = await mailer.send({ to: "down@example.com", template: "password-changed", rendered: passwordChanged({}) });
+    const result = await mailer.send({
+      to: "down@example.com",
+      template: "password-changed",
+      rendered: passwordChanged({}),
+    });
     expect(result.status).toBe("failed");
     expect((await latestEmail(db, "down@example.com"))?.error).toMatch(/ECONNREFUSED|refused/i);
     expect(log).toHaveLength(1);
@@ -272,9 +302,21 @@ describe("with SMTP_URL (a real SMTP server)", () => {
 describe("mailbox helpers", () => {
   test("latestEmail finds the newest message for an address, whatever its case", async () => {
     const mailer = createMailer({ db, config: config() });
-    await mailer.send({ to: "reader@example.com", template: "second-factor-code", rendered: secondFactorCode({ code: "111111" }) });
-    await mailer.send({ to: "other@example.com", template: "second-factor-code", rendered: secondFactorCode({ code: "333333" }) });
-    await mailer.send({ to: "reader@example.com", template: "second-factor-code", rendered: secondFactorCode({ code: "222222" }) });
+    await mailer.send({
+      to: "reader@example.com",
+      template: "second-factor-code",
+      rendered: secondFactorCode({ code: "111111" }),
+    });
+    await mailer.send({
+      to: "other@example.com",
+      template: "second-factor-code",
+      rendered: secondFactorCode({ code: "333333" }),
+    });
+    await mailer.send({
+      to: "reader@example.com",
+      template: "second-factor-code",
+      rendered: secondFactorCode({ code: "222222" }),
+    });
     expect(codeIn((await latestEmail(db, "Reader@Example.com"))!.text)).toBe("222222");
     expect(await latestEmail(db, "nobody-at-all@example.com")).toBeUndefined();
   });

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { checkLedger } from "../../server/ledger/check.ts";
 import { type Admin, expectStatus } from "../helpers/client.ts";
-import { balances, decimalOf, expectLedgerSound, fundedCustomer, minorOf, type MoneyApp, moneyApp, type OpenCustomer } from "../helpers/money.ts";
+import {
+  balances,
+  decimalOf,
+  expectLedgerSound,
+  fundedCustomer,
+  minorOf,
+  type MoneyApp,
+  moneyApp,
+  type OpenCustomer,
+} from "../helpers/money.ts";
 
 /**
  * Many conversions at once over HTTP (DESIGN.md section 4: a customer balance never goes below
@@ -28,13 +37,20 @@ describe("twenty conversions at once against a balance that covers nine", () => 
   test("exactly nine 201s and eleven 422s; GBP ends at 0.00 and EUR at the sum of the nine buy amounts", async () => {
     const quotes: { id: string; buy_amount: string }[] = [];
     for (let i = 0; i < 20; i++) {
-      const res = await customer.client.post("account/conversions/quote", { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", fixed: "sell" });
+      const res = await customer.client.post("account/conversions/quote", {
+        sell_currency: "GBP",
+        buy_currency: "EUR",
+        amount: "100.00",
+        fixed: "sell",
+      });
       expectStatus(res, 200);
       quotes.push(res.json.body);
     }
     expect(new Set(quotes.map((q) => q.id)).size).toBe(20);
 
-    const answers = await Promise.all(quotes.map((q) => customer.client.post("account/conversions", { quote_id: q.id })));
+    const answers = await Promise.all(
+      quotes.map((q) => customer.client.post("account/conversions", { quote_id: q.id })),
+    );
     const statuses = answers.map((a) => a.status);
     const done = answers.filter((a) => a.status === 201);
     const refused = answers.filter((a) => a.status === 422);
@@ -87,8 +103,15 @@ describe("twenty conversions at once against a balance that covers nine", () => 
       received_at: t.clock.today(),
     });
     expectStatus(topUp, 201);
-    const q = await customer.client.post("account/conversions/quote", { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", fixed: "sell" });
-    const answers = await Promise.all(Array.from({ length: 5 }, () => customer.client.post("account/conversions", { quote_id: q.json.body.id })));
+    const q = await customer.client.post("account/conversions/quote", {
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      amount: "100.00",
+      fixed: "sell",
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => customer.client.post("account/conversions", { quote_id: q.json.body.id })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
     expect((await balances(customer.client)).GBP).toBe("400.00");
   });

@@ -38,7 +38,16 @@ const GBP_EUR = { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", f
 async function holdQuote(customer: OpenCustomer, body: Record<string, string> = GBP_EUR) {
   const res = await customer.client.post("account/conversions/quote", body);
   expectStatus(res, 200);
-  return res.json.body as { id: string; sell_amount: string; buy_amount: string; fee: string; rate: string; expires_at: string; sell_currency: string; buy_currency: string };
+  return res.json.body as {
+    id: string;
+    sell_amount: string;
+    buy_amount: string;
+    fee: string;
+    rate: string;
+    expires_at: string;
+    sell_currency: string;
+    buy_currency: string;
+  };
 }
 
 /** Every ledger row: a refused conversion must leave all of them as they were. */
@@ -61,7 +70,13 @@ describe("a held quote executed once", () => {
   test("POST account/conversions/quote holds a quote with an id for 30 seconds", async () => {
     first = await holdQuote(ada);
     expect(first.id).toEqual(expect.any(String));
-    expect(first).toMatchObject({ sell_currency: "GBP", buy_currency: "EUR", sell_amount: "100.00", fee: "1.00", fee_currency: "GBP" });
+    expect(first).toMatchObject({
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      sell_amount: "100.00",
+      fee: "1.00",
+      fee_currency: "GBP",
+    });
     expect(first.expires_at).toBe(new Date(t.clock.now() + 30 * SECOND).toISOString());
     // The held quote is the price GET quote shows the same customer.
     const shown = await ada.client.get(`quote?sell=GBP&buy=EUR&amount=100.00&fixed=sell`);
@@ -75,7 +90,19 @@ describe("a held quote executed once", () => {
     expectStatus(res, 201);
     const c = res.json.body;
     expect(Object.keys(c).sort()).toEqual(
-      ["buy_amount", "buy_currency", "created_at", "fee", "fee_currency", "id", "quote_id", "rate", "sell_amount", "sell_currency", "transfer_id"].sort(),
+      [
+        "buy_amount",
+        "buy_currency",
+        "created_at",
+        "fee",
+        "fee_currency",
+        "id",
+        "quote_id",
+        "rate",
+        "sell_amount",
+        "sell_currency",
+        "transfer_id",
+      ].sort(),
     );
     expect(c).toMatchObject({
       quote_id: first.id,
@@ -94,7 +121,13 @@ describe("a held quote executed once", () => {
   test("GET account/movements lists the conversion's two legs above the receipt, newest first", async () => {
     const res = await ada.client.get("account/movements");
     expectStatus(res, 200);
-    const moves = res.json.body as { id: number; kind: string; currency: string; amount: string; description: string }[];
+    const moves = res.json.body as {
+      id: number;
+      kind: string;
+      currency: string;
+      amount: string;
+      description: string;
+    }[];
     expect(moves.map((m) => [m.kind, m.currency, m.amount])).toEqual([
       ["conversion", "EUR", first.buy_amount],
       ["conversion", "GBP", "-100.00"],
@@ -112,7 +145,9 @@ describe("a held quote executed once", () => {
     const again = await ada.client.post("account/conversions", { quote_id: first.id });
     expectStatus(again, 409);
     expect(again.json.error).toMatch(/already used/);
-    const keyed = await ada.client.post("account/conversions", { quote_id: first.id }, { "Idempotency-Key": "another-key-1" });
+    const keyed = await ada.client.post("account/conversions", { quote_id: first.id }, {
+      "Idempotency-Key": "another-key-1",
+    });
     expectStatus(keyed, 409);
     expect(keyed.json.error).toMatch(/already used/);
     expect(await ledgerSnapshot()).toEqual(before);
@@ -126,7 +161,10 @@ describe("a held quote executed once", () => {
     const res = await ada.client.post("account/conversions", { quote_id: q.id });
     expectStatus(res, 201);
     expect(res.json.body).toMatchObject({ buy_amount: "50.00", sell_amount: q.sell_amount });
-    expect(await balances(ada.client)).toEqual({ GBP: sub(before.GBP, q.sell_amount, 2), EUR: add(before.EUR, "50.00", 2) });
+    expect(await balances(ada.client)).toEqual({
+      GBP: sub(before.GBP, q.sell_amount, 2),
+      EUR: add(before.EUR, "50.00", 2),
+    });
   });
 
   test("a conversion into yen lands with no decimals", async () => {

@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { type Admin, type Customer, expectStatus, registerCustomer, TestClient } from "../helpers/client.ts";
-import { balances, customerWithoutAccount, expectLedgerSound, fundedCustomer, type MoneyApp, moneyApp, type OpenCustomer } from "../helpers/money.ts";
+import {
+  balances,
+  customerWithoutAccount,
+  expectLedgerSound,
+  fundedCustomer,
+  type MoneyApp,
+  moneyApp,
+  type OpenCustomer,
+} from "../helpers/money.ts";
 
 /**
  * Who may call the money API (DESIGN.md sections 3 and 6): prices are public; a customer's money
@@ -42,11 +50,23 @@ const CUSTOMER_CALLS: [method: "GET" | "POST", path: string, body?: unknown][] =
 const CONSOLE_CALLS: [method: "GET" | "POST" | "PUT", path: string, body?: unknown][] = [
   ["PUT", "console/rates", { base: "EUR", as_of: "2026-03-01", rates: { USD: "9.9999" } }],
   ["GET", "console/pricingplans"],
-  ["POST", "console/pricingplans", { id: "x", name: "Free", tier_currency: "GBP", tiers: [{ up_to: null, bps: 0 }], fees: {} }],
+  ["POST", "console/pricingplans", {
+    id: "x",
+    name: "Free",
+    tier_currency: "GBP",
+    tiers: [{ up_to: null, bps: 0 }],
+    fees: {},
+  }],
   ["PUT", "console/pricingplans/1", { assign_account_ref: "P00000000" }],
   ["PUT", "console/users/2/fees", { override_transfer_fee: true, override_regular_transfer_fee: "0.00" }],
   ["GET", "console/receipts"],
-  ["POST", "console/receipts", { amount: "1000000.00", currency: "GBP", payer_name: "Me", reference: "", received_at: "2026-03-01" }],
+  ["POST", "console/receipts", {
+    amount: "1000000.00",
+    currency: "GBP",
+    payer_name: "Me",
+    reference: "",
+    received_at: "2026-03-01",
+  }],
   ["POST", "console/receipts/1/allocate", { account_ref: "P00000000" }],
 ];
 
@@ -57,11 +77,14 @@ function call(client: TestClient, [method, path, body]: [string, string, unknown
 describe("prices are public", () => {
   afterAll(() => expectLedgerSound(t.db));
 
-  test.each(["currencies", "rates?base=GBP", "quote?sell=GBP&buy=EUR&amount=100.00&fixed=sell"])("GET %s answers a visitor, a waiting customer and an administrator", async (path) => {
-    for (const client of [visitor, waiting.client, unverified.client, admin.client, funded.client]) {
-      expectStatus(await client.get(path), 200);
-    }
-  });
+  test.each(["currencies", "rates?base=GBP", "quote?sell=GBP&buy=EUR&amount=100.00&fixed=sell"])(
+    "GET %s answers a visitor, a waiting customer and an administrator",
+    async (path) => {
+      for (const client of [visitor, waiting.client, unverified.client, admin.client, funded.client]) {
+        expectStatus(await client.get(path), 200);
+      }
+    },
+  );
 });
 
 describe("a customer's money calls", () => {
@@ -95,7 +118,14 @@ describe("a customer's money calls", () => {
     const res = await funded.client.get("account/funding");
     expectStatus(res, 200);
     expect(res.json.body.account_ref).toBe(funded.accountRef);
-    expect(Object.keys(res.json.body.bank).sort()).toEqual(["account_name", "account_number", "bic", "iban", "name", "sort_code"]);
+    expect(Object.keys(res.json.body.bank).sort()).toEqual([
+      "account_name",
+      "account_number",
+      "bic",
+      "iban",
+      "name",
+      "sort_code",
+    ]);
   });
 });
 
@@ -143,7 +173,12 @@ describe("an administrator acting on behalf of a customer", () => {
     const log = await admin.client.get(`console/audit?customer=${funded.id}`);
     expectStatus(log, 200);
     expect(log.json.body).toContainEqual(
-      expect.objectContaining({ actor_id: admin.id, on_behalf_of_id: funded.id, action: "POST /api/account/conversions", detail: { status: 201 } }),
+      expect.objectContaining({
+        actor_id: admin.id,
+        on_behalf_of_id: funded.id,
+        action: "POST /api/account/conversions",
+        detail: { status: 201 },
+      }),
     );
   });
 });

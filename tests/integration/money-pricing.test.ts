@@ -31,7 +31,14 @@ const PRICE = { sell: "GBP", buy: "EUR", amount: "100.00", fixed: "sell" };
 async function priceFor(client: TestClient, params: Record<string, string> = PRICE) {
   const res = await client.get(`quote?${new URLSearchParams(params)}`);
   expectStatus(res, 200);
-  return res.json.body as { rate: string; mid_rate: string; fee: string; fee_currency: string; buy_amount: string; sell_amount: string };
+  return res.json.body as {
+    rate: string;
+    mid_rate: string;
+    fee: string;
+    fee_currency: string;
+    buy_amount: string;
+    sell_amount: string;
+  };
 }
 
 /** A plan as GET console/pricingplans lists it. */
@@ -84,7 +91,10 @@ describe("a plan assigned to an account prices that account's quotes", () => {
   test("the default plan is listed with its tiers and a regular and priority fee per currency", async () => {
     const plan = await defaultPlan();
     expect(plan).toMatchObject({ name: "Standard", is_default: true, tier_currency: "GBP" });
-    expect(plan.tiers).toEqual([{ up_to: "1000.00", bps: 150 }, { up_to: "10000.00", bps: 100 }, { up_to: null, bps: 50 }]);
+    expect(plan.tiers).toEqual([{ up_to: "1000.00", bps: 150 }, { up_to: "10000.00", bps: 100 }, {
+      up_to: null,
+      bps: 50,
+    }]);
     expect(plan.fees.GBP).toEqual({ regular: "1.00", priority: "5.00" });
     expect(plan.fees.JPY).toEqual({ regular: "200", priority: "800" });
   });
@@ -100,7 +110,9 @@ describe("a plan assigned to an account prices that account's quotes", () => {
     expect(planId).toEqual(expect.any(Number));
     expect(created.json.body).toMatchObject({ name: "Dear", is_default: false });
 
-    const assigned = await admin.client.put(`console/pricingplans/${planId}`, { assign_account_ref: customer.accountRef });
+    const assigned = await admin.client.put(`console/pricingplans/${planId}`, {
+      assign_account_ref: customer.accountRef,
+    });
     expectStatus(assigned, 200);
     expect(assigned.json.body.accounts).toEqual([customer.accountRef]);
     const listed = await admin.client.get("console/pricingplans");
@@ -119,7 +131,12 @@ describe("a plan assigned to an account prices that account's quotes", () => {
   });
 
   test("the customer's held conversion quote uses their plan too", async () => {
-    const held = await customer.client.post("account/conversions/quote", { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", fixed: "sell" });
+    const held = await customer.client.post("account/conversions/quote", {
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      amount: "100.00",
+      fixed: "sell",
+    });
     expectStatus(held, 200);
     const shown = await priceFor(customer.client);
     expect(held.json.body).toMatchObject({ fee: "3.00", rate: shown.rate, buy_amount: shown.buy_amount });
@@ -128,7 +145,11 @@ describe("a plan assigned to an account prices that account's quotes", () => {
   test("a fee override of 0.50 replaces the plan's fee for this customer only; switched off, the plan's fee is back", async () => {
     const on = await setFees(customer.id, { override_transfer_fee: true, override_regular_transfer_fee: "0.50" });
     expectStatus(on, 200);
-    expect(on.json.body).toMatchObject({ id: customer.id, override_transfer_fee: true, override_regular_transfer_fee: "0.50" });
+    expect(on.json.body).toMatchObject({
+      id: customer.id,
+      override_transfer_fee: true,
+      override_regular_transfer_fee: "0.50",
+    });
     const overridden = await priceFor(customer.client);
     expect(overridden.fee).toBe("0.50");
     expect(overridden.fee_currency).toBe("GBP");
@@ -137,7 +158,9 @@ describe("a plan assigned to an account prices that account's quotes", () => {
     expect((await priceFor(neighbour.client)).fee).toBe("1.00");
 
     // The override is read in the currency being sold, rounded up to its minor unit.
-    expect((await priceFor(customer.client, { sell: "JPY", buy: "GBP", amount: "15000", fixed: "sell" })).fee).toBe("1");
+    expect((await priceFor(customer.client, { sell: "JPY", buy: "GBP", amount: "15000", fixed: "sell" })).fee).toBe(
+      "1",
+    );
 
     const me = await customer.client.get("account/whoami");
     expect(me.json.body).toMatchObject({ override_transfer_fee: true, override_regular_transfer_fee: "0.50" });
@@ -150,7 +173,9 @@ describe("a plan assigned to an account prices that account's quotes", () => {
 
   test("moving the account back to the default plan gives it the default prices again", async () => {
     const standard = await defaultPlan();
-    const back = await admin.client.put(`console/pricingplans/${standard.id}`, { assign_account_ref: customer.accountRef });
+    const back = await admin.client.put(`console/pricingplans/${standard.id}`, {
+      assign_account_ref: customer.accountRef,
+    });
     expectStatus(back, 200);
     expect(back.json.body.accounts).toContain(customer.accountRef);
     const listed = await admin.client.get("console/pricingplans");
@@ -172,10 +197,25 @@ describe("refused plans and fees change nothing", () => {
   afterAll(() => expectLedgerSound(t.db));
 
   test.each([
-    ["a markup above 10%", (p: PlanInput) => ({ ...p, tiers: [{ up_to: "1000.00", bps: 5000 }, { up_to: null, bps: 50 }] }), "tiers.0.bps"],
-    ["tiers that do not rise", (p: PlanInput) => ({ ...p, tiers: [{ up_to: "1000.00", bps: 100 }, { up_to: "500.00", bps: 50 }, { up_to: null, bps: 10 }] }), "tiers.1.up_to"],
+    [
+      "a markup above 10%",
+      (p: PlanInput) => ({ ...p, tiers: [{ up_to: "1000.00", bps: 5000 }, { up_to: null, bps: 50 }] }),
+      "tiers.0.bps",
+    ],
+    [
+      "tiers that do not rise",
+      (p: PlanInput) => ({
+        ...p,
+        tiers: [{ up_to: "1000.00", bps: 100 }, { up_to: "500.00", bps: 50 }, { up_to: null, bps: 10 }],
+      }),
+      "tiers.1.up_to",
+    ],
     ["a closed last tier", (p: PlanInput) => ({ ...p, tiers: [{ up_to: "1000.00", bps: 100 }] }), "tiers.0.up_to"],
-    ["a GBP fee with three decimals", (p: PlanInput) => ({ ...p, fees: { ...p.fees, GBP: { regular: "1.000", priority: "5.00" } } }), "fees.GBP.regular"],
+    [
+      "a GBP fee with three decimals",
+      (p: PlanInput) => ({ ...p, fees: { ...p.fees, GBP: { regular: "1.000", priority: "5.00" } } }),
+      "fees.GBP.regular",
+    ],
     ["a currency without fees", (p: PlanInput) => {
       const { USD: _usd, ...fees } = p.fees;
       return { ...p, fees };
@@ -193,12 +233,18 @@ describe("refused plans and fees change nothing", () => {
 
   test("replacing a plan with a bad one leaves the plan as it was; an unknown plan is a 404", async () => {
     const standard = await defaultPlan();
-    const res = await admin.client.put(`console/pricingplans/${standard.id}`, { ...standard, fees: { ...standard.fees, EUR: { regular: "x", priority: "5.00" } } });
+    const res = await admin.client.put(`console/pricingplans/${standard.id}`, {
+      ...standard,
+      fees: { ...standard.fees, EUR: { regular: "x", priority: "5.00" } },
+    });
     expectStatus(res, 422);
     expect(res.json.fields).toHaveProperty(["fees.EUR.regular"]);
     expect(await defaultPlan()).toEqual(standard);
     expectStatus(await admin.client.put("console/pricingplans/99999", standard), 404);
-    expectStatus(await admin.client.put("console/pricingplans/99999", { assign_account_ref: customer.accountRef }), 404);
+    expectStatus(
+      await admin.client.put("console/pricingplans/99999", { assign_account_ref: customer.accountRef }),
+      404,
+    );
   });
 
   test("assigning a plan to an account_ref that does not exist is a 422 on assign_account_ref", async () => {
@@ -209,11 +255,26 @@ describe("refused plans and fees change nothing", () => {
   });
 
   test.each([
-    ["a fee that is not a number", { override_transfer_fee: true, override_regular_transfer_fee: "abc" }, "override_regular_transfer_fee"],
-    ["a negative fee", { override_transfer_fee: true, override_regular_transfer_fee: "-1.00" }, "override_regular_transfer_fee"],
-    ["a priority fee with three decimals", { override_transfer_fee: true, override_priority_transfer_fee: "1.005" }, "override_priority_transfer_fee"],
+    [
+      "a fee that is not a number",
+      { override_transfer_fee: true, override_regular_transfer_fee: "abc" },
+      "override_regular_transfer_fee",
+    ],
+    [
+      "a negative fee",
+      { override_transfer_fee: true, override_regular_transfer_fee: "-1.00" },
+      "override_regular_transfer_fee",
+    ],
+    [
+      "a priority fee with three decimals",
+      { override_transfer_fee: true, override_priority_transfer_fee: "1.005" },
+      "override_priority_transfer_fee",
+    ],
     ["overrides switched on without any fee", { override_transfer_fee: true }, "override_transfer_fee"],
-    ["override_transfer_fee that is not true or false", { override_transfer_fee: "yes", override_regular_transfer_fee: "0.50" }, "override_transfer_fee"],
+    ["override_transfer_fee that is not true or false", {
+      override_transfer_fee: "yes",
+      override_regular_transfer_fee: "0.50",
+    }, "override_transfer_fee"],
   ])("fees with %s are a 422 naming the field and change nothing", async (_name, body, field) => {
     const res = await setFees(customer.id, body);
     expectStatus(res, 422);
@@ -236,7 +297,10 @@ describe("the default plan prices every account without a plan of its own", () =
     // The public calculator page (cached for visitors) shows the default plan's fee.
     for (let i = 0; i < 2; i++) expect(await calculatorFee()).toBe("1.00 GBP");
     const standard = await defaultPlan();
-    const res = await admin.client.put(`console/pricingplans/${standard.id}`, { ...standard, fees: { ...standard.fees, GBP: { regular: "2.00", priority: "6.00" } } });
+    const res = await admin.client.put(`console/pricingplans/${standard.id}`, {
+      ...standard,
+      fees: { ...standard.fees, GBP: { regular: "2.00", priority: "6.00" } },
+    });
     expectStatus(res, 200);
     expect(res.json.body).toMatchObject({ id: standard.id, is_default: true });
     expect(res.json.body.fees.GBP).toEqual({ regular: "2.00", priority: "6.00" });

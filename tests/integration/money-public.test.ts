@@ -20,7 +20,17 @@ beforeAll(async () => {
 });
 
 const DIGITS: Record<string, number> = { GBP: 2, EUR: 2, USD: 2, JPY: 0, KWD: 3 };
-const QUOTE_FIELDS = ["sell_currency", "buy_currency", "sell_amount", "buy_amount", "mid_rate", "rate", "fee", "fee_currency", "expires_at"];
+const QUOTE_FIELDS = [
+  "sell_currency",
+  "buy_currency",
+  "sell_amount",
+  "buy_amount",
+  "mid_rate",
+  "rate",
+  "fee",
+  "fee_currency",
+  "expires_at",
+];
 
 async function quote(params: Record<string, string>, client = visitor) {
   return await client.get(`quote?${new URLSearchParams(params)}`);
@@ -81,7 +91,13 @@ describe("GET quote for a visitor (the default plan)", () => {
     expectStatus(res, 200);
     const q = res.json.body;
     expect(Object.keys(q).sort()).toEqual([...QUOTE_FIELDS].sort());
-    expect(q).toMatchObject({ sell_currency: "GBP", buy_currency: "EUR", sell_amount: "100.00", fee: "1.00", fee_currency: "GBP" });
+    expect(q).toMatchObject({
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      sell_amount: "100.00",
+      fee: "1.00",
+      fee_currency: "GBP",
+    });
     expect(q.mid_rate).toBe("1.137656");
     // 99.00 GBP converted is in the first tier: 150 bps below mid, rounded down to 6 places.
     const exact = new Big("1").div("0.879").times("0.985");
@@ -95,7 +111,13 @@ describe("GET quote for a visitor (the default plan)", () => {
     expectStatus(res, 200);
     const q = res.json.body;
     expect(Object.keys(q).sort()).toEqual([...QUOTE_FIELDS].sort());
-    expect(q).toMatchObject({ sell_currency: "GBP", buy_currency: "EUR", buy_amount: "250.00", fee: "1.00", fee_currency: "GBP" });
+    expect(q).toMatchObject({
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      buy_amount: "250.00",
+      fee: "1.00",
+      fee_currency: "GBP",
+    });
     const converted = minorOf(q.sell_amount, 2) - 100n;
     expect(bought(converted, q.rate, "GBP", "EUR")).toBeGreaterThanOrEqual(25_000n);
     expect(bought(converted - 1n, q.rate, "GBP", "EUR")).toBeLessThan(25_000n);
@@ -139,13 +161,48 @@ describe("GET quote for a visitor (the default plan)", () => {
   });
 
   test.each([
-    ["the same currency twice", { sell: "GBP", buy: "GBP", amount: "100.00", fixed: "sell" }, "buy", /different currencies/],
-    ["an unknown currency", { sell: "XYZ", buy: "EUR", amount: "100.00", fixed: "sell" }, "sell", /XYZ.*not a currency we support/],
-    ["an unknown currency to buy", { sell: "GBP", buy: "ABC", amount: "100.00", fixed: "sell" }, "buy", /ABC.*not a currency we support/],
-    ["three decimals in pounds", { sell: "GBP", buy: "EUR", amount: "12.345", fixed: "sell" }, "amount", /GBP amounts have at most 2 decimal places/],
-    ["decimals in yen", { sell: "GBP", buy: "JPY", amount: "100.5", fixed: "buy" }, "amount", /JPY amounts have no decimal places/],
-    ["an amount that only pays the fee", { sell: "GBP", buy: "EUR", amount: "1.00", fixed: "sell" }, "amount", /more than the fee of 1\.00 GBP/],
-    ["an amount below the fee", { sell: "GBP", buy: "EUR", amount: "0.50", fixed: "sell" }, "amount", /more than the fee of 1\.00 GBP/],
+    [
+      "the same currency twice",
+      { sell: "GBP", buy: "GBP", amount: "100.00", fixed: "sell" },
+      "buy",
+      /different currencies/,
+    ],
+    [
+      "an unknown currency",
+      { sell: "XYZ", buy: "EUR", amount: "100.00", fixed: "sell" },
+      "sell",
+      /XYZ.*not a currency we support/,
+    ],
+    [
+      "an unknown currency to buy",
+      { sell: "GBP", buy: "ABC", amount: "100.00", fixed: "sell" },
+      "buy",
+      /ABC.*not a currency we support/,
+    ],
+    [
+      "three decimals in pounds",
+      { sell: "GBP", buy: "EUR", amount: "12.345", fixed: "sell" },
+      "amount",
+      /GBP amounts have at most 2 decimal places/,
+    ],
+    [
+      "decimals in yen",
+      { sell: "GBP", buy: "JPY", amount: "100.5", fixed: "buy" },
+      "amount",
+      /JPY amounts have no decimal places/,
+    ],
+    [
+      "an amount that only pays the fee",
+      { sell: "GBP", buy: "EUR", amount: "1.00", fixed: "sell" },
+      "amount",
+      /more than the fee of 1\.00 GBP/,
+    ],
+    [
+      "an amount below the fee",
+      { sell: "GBP", buy: "EUR", amount: "0.50", fixed: "sell" },
+      "amount",
+      /more than the fee of 1\.00 GBP/,
+    ],
     ["a zero amount", { sell: "GBP", buy: "EUR", amount: "0", fixed: "buy" }, "amount", /more than zero/],
     ["a negative amount", { sell: "GBP", buy: "EUR", amount: "-5.00", fixed: "sell" }, "amount", /negative/],
     ["fixed=other", { sell: "GBP", buy: "EUR", amount: "100.00", fixed: "other" }, "fixed", /sell or buy/],

@@ -90,7 +90,12 @@ describe("an administrator's rates are the ones in use", () => {
     expect(await calculatorRates()).toBe("Rates as of 2026-11-20 (indicative)");
     // Twice, so the second answer comes from the page cache.
     expect(await calculatorRates()).toBe("Rates as of 2026-11-20 (indicative)");
-    const res = await customer.client.post("account/conversions/quote", { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", fixed: "sell" });
+    const res = await customer.client.post("account/conversions/quote", {
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      amount: "100.00",
+      fixed: "sell",
+    });
     expectStatus(res, 200);
     held = res.json.body;
   });
@@ -114,7 +119,13 @@ describe("an administrator's rates are the ones in use", () => {
   });
 
   test("GET rates reflects them against any base", async () => {
-    expect(await rates("EUR")).toMatchObject({ base: "EUR", as_of: "2026-03-01", source: "admin", indicative: false, rates: { USD: "1.200000", GBP: "0.850000" } });
+    expect(await rates("EUR")).toMatchObject({
+      base: "EUR",
+      as_of: "2026-03-01",
+      source: "admin",
+      indicative: false,
+      rates: { USD: "1.200000", GBP: "0.850000" },
+    });
     const gbp = await rates("GBP");
     expect(gbp).toMatchObject({ base: "GBP", source: "admin", indicative: false });
     expect(gbp.rates.EUR).toBe("1.176471"); // 1 / 0.85
@@ -160,26 +171,42 @@ function ecbFetch(day: string, usd: string, gbp: string): typeof fetch {
   <gesmes:Sender><gesmes:name>European Central Bank</gesmes:name></gesmes:Sender>
   <Cube><Cube time="${day}"><Cube currency="USD" rate="${usd}"/><Cube currency="GBP" rate="${gbp}"/></Cube></Cube>
 </gesmes:Envelope>`;
-  return (() => Promise.resolve(new Response(xml, { headers: { "content-type": "text/xml" } }))) as unknown as typeof fetch;
+  return (() =>
+    Promise.resolve(new Response(xml, { headers: { "content-type": "text/xml" } }))) as unknown as typeof fetch;
 }
 
 describe("the scheduled rate feed and the administrator's rates", () => {
   afterAll(() => expectLedgerSound(t.db));
 
   // Fails today: refreshRates (server/money/rate-feed.ts) only compares dates with an "ecb" table.
-  test("an ECB day older than the administrator's rates does not replace them (\"nothing newer than what we have\")", async () => {
+  test('an ECB day older than the administrator\'s rates does not replace them ("nothing newer than what we have")', async () => {
     const before = await rates("EUR");
     expect(before).toMatchObject({ source: "admin", as_of: "2026-03-02" });
-    const result = await refreshRates(t.db, "https://ecb.test/daily.xml", ecbFetch("2026-02-27", "1.1000", "0.9000"), new Date(t.clock.now()));
+    const result = await refreshRates(
+      t.db,
+      "https://ecb.test/daily.xml",
+      ecbFetch("2026-02-27", "1.1000", "0.9000"),
+      new Date(t.clock.now()),
+    );
     expect(result).toBe("unchanged");
     expect(await rates("EUR")).toEqual(before);
   });
 
   test("a newer ECB day is taken, with the currencies the ECB does not publish carried over", async () => {
-    const result = await refreshRates(t.db, "https://ecb.test/daily.xml", ecbFetch("2026-03-05", "1.1000", "0.9000"), new Date(t.clock.now()));
+    const result = await refreshRates(
+      t.db,
+      "https://ecb.test/daily.xml",
+      ecbFetch("2026-03-05", "1.1000", "0.9000"),
+      new Date(t.clock.now()),
+    );
     expect(result).toBe("updated");
     const now = await rates("EUR");
-    expect(now).toMatchObject({ source: "ecb", indicative: false, as_of: "2026-03-05", rates: { USD: "1.100000", GBP: "0.900000" } });
+    expect(now).toMatchObject({
+      source: "ecb",
+      indicative: false,
+      as_of: "2026-03-05",
+      rates: { USD: "1.100000", GBP: "0.900000" },
+    });
     expect(now.rates.KWD).toEqual(expect.any(String));
   });
 });

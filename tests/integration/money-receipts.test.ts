@@ -4,7 +4,15 @@ import { emails } from "../../db/schema.ts";
 import { receipts } from "../../db/schema-money.ts";
 import { type Admin, expectStatus } from "../helpers/client.ts";
 import { latestEmail } from "../helpers/mailbox.ts";
-import { balances, expectLedgerSound, type MoneyApp, moneyApp, type OpenCustomer, openCustomer, postReceipt } from "../helpers/money.ts";
+import {
+  balances,
+  expectLedgerSound,
+  type MoneyApp,
+  moneyApp,
+  type OpenCustomer,
+  openCustomer,
+  postReceipt,
+} from "../helpers/money.ts";
 
 /**
  * Funding (DESIGN.md section 4): customers pay by bank transfer quoting their account_ref; an
@@ -41,7 +49,12 @@ describe("a receipt quoting an account_ref credits that account", () => {
   afterAll(() => expectLedgerSound(t.db));
 
   test("matched: the balance shows it and the customer is emailed 'We received ...'", async () => {
-    const res = await postReceipt(t, admin, { amount: "250.00", currency: "GBP", reference: `Invoice 12 ${customer.accountRef}`, payer_name: "Ada Lovelace" });
+    const res = await postReceipt(t, admin, {
+      amount: "250.00",
+      currency: "GBP",
+      reference: `Invoice 12 ${customer.accountRef}`,
+      payer_name: "Ada Lovelace",
+    });
     expectStatus(res, 201);
     expect(res.json.body).toMatchObject({
       id: expect.any(Number),
@@ -64,10 +77,18 @@ describe("a receipt quoting an account_ref credits that account", () => {
   });
 
   test("a lower-case account_ref matches too, and amounts keep their currency's digits", async () => {
-    const yen = await postReceipt(t, admin, { amount: "15000", currency: "JPY", reference: customer.accountRef.toLowerCase() });
+    const yen = await postReceipt(t, admin, {
+      amount: "15000",
+      currency: "JPY",
+      reference: customer.accountRef.toLowerCase(),
+    });
     expectStatus(yen, 201);
     expect(yen.json.body).toMatchObject({ status: "matched", amount: "15000", account_ref: customer.accountRef });
-    const dinars = await postReceipt(t, admin, { amount: "1.25", currency: "kwd", reference: `ref ${customer.accountRef}` });
+    const dinars = await postReceipt(t, admin, {
+      amount: "1.25",
+      currency: "kwd",
+      reference: `ref ${customer.accountRef}`,
+    });
     expectStatus(dinars, 201);
     expect(dinars.json.body).toMatchObject({ status: "matched", amount: "1.250", currency: "KWD" });
     expect(await balances(customer.client)).toEqual({ GBP: "250.00", JPY: "15000", KWD: "1.250" });
@@ -91,7 +112,11 @@ describe("a receipt without a valid account_ref waits for allocation", () => {
   test("an account_ref with a wrong check digit matches nobody: unmatched, nobody credited, nobody emailed", async () => {
     mailsBefore = (await emailsTo(customer.email)).length;
     const before = await balances(customer.client);
-    const res = await postReceipt(t, admin, { amount: "75.00", currency: "EUR", reference: `Funding ${mistyped(customer.accountRef)}` });
+    const res = await postReceipt(t, admin, {
+      amount: "75.00",
+      currency: "EUR",
+      reference: `Funding ${mistyped(customer.accountRef)}`,
+    });
     expectStatus(res, 201);
     expect(res.json.body).toMatchObject({ status: "unmatched", account_ref: null, amount: "75.00", currency: "EUR" });
     wrongDigit = res.json.body.id;
@@ -124,9 +149,17 @@ describe("a receipt without a valid account_ref waits for allocation", () => {
   });
 
   test("allocating it to an account_ref credits that account, emails the customer, and marks it allocated", async () => {
-    const res = await admin.client.post(`console/receipts/${wrongDigit}/allocate`, { account_ref: customer.accountRef });
+    const res = await admin.client.post(`console/receipts/${wrongDigit}/allocate`, {
+      account_ref: customer.accountRef,
+    });
     expectStatus(res, 200);
-    expect(res.json.body).toMatchObject({ id: wrongDigit, status: "allocated", account_ref: customer.accountRef, amount: "75.00", currency: "EUR" });
+    expect(res.json.body).toMatchObject({
+      id: wrongDigit,
+      status: "allocated",
+      account_ref: customer.accountRef,
+      amount: "75.00",
+      currency: "EUR",
+    });
     expect((await balances(customer.client)).EUR).toBe("75.00");
     expect((await emailsTo(customer.email)).length).toBe(mailsBefore + 1);
     expect((await latestEmail(t.db, customer.email))?.subject).toBe("We received 75.00 EUR");
@@ -134,11 +167,15 @@ describe("a receipt without a valid account_ref waits for allocation", () => {
     const unmatched = await admin.client.get("console/receipts?status=unmatched");
     expect(unmatched.json.body.map((r: { id: number }) => r.id)).not.toContain(wrongDigit);
     const allocated = await admin.client.get("console/receipts?status=allocated");
-    expect(allocated.json.body).toContainEqual(expect.objectContaining({ id: wrongDigit, account_ref: customer.accountRef }));
+    expect(allocated.json.body).toContainEqual(
+      expect.objectContaining({ id: wrongDigit, account_ref: customer.accountRef }),
+    );
   });
 
   test("allocating the same receipt twice is a 409 and credits nothing more", async () => {
-    const res = await admin.client.post(`console/receipts/${wrongDigit}/allocate`, { account_ref: customer.accountRef });
+    const res = await admin.client.post(`console/receipts/${wrongDigit}/allocate`, {
+      account_ref: customer.accountRef,
+    });
     expectStatus(res, 409);
     expect(res.json.error).toMatch(/already/);
     expect((await balances(customer.client)).EUR).toBe("75.00");
@@ -146,7 +183,9 @@ describe("a receipt without a valid account_ref waits for allocation", () => {
 
   test("a matched receipt cannot be allocated again either", async () => {
     const matched = await admin.client.get("console/receipts?status=matched");
-    const res = await admin.client.post(`console/receipts/${matched.json.body[0].id}/allocate`, { account_ref: customer.accountRef });
+    const res = await admin.client.post(`console/receipts/${matched.json.body[0].id}/allocate`, {
+      account_ref: customer.accountRef,
+    });
     expectStatus(res, 409);
   });
 
@@ -168,14 +207,20 @@ describe("a receipt without a valid account_ref waits for allocation", () => {
     expectStatus(res, 201);
     const before = await balances(customer.client);
     const answers = await Promise.all(
-      Array.from({ length: 4 }, () => admin.client.post(`console/receipts/${res.json.body.id}/allocate`, { account_ref: customer.accountRef })),
+      Array.from(
+        { length: 4 },
+        () => admin.client.post(`console/receipts/${res.json.body.id}/allocate`, { account_ref: customer.accountRef }),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
     expect((await balances(customer.client)).EUR).toBe((Number(before.EUR) + 12).toFixed(2));
   });
 
   test("allocating a receipt that does not exist is a 404", async () => {
-    expectStatus(await admin.client.post("console/receipts/999999/allocate", { account_ref: customer.accountRef }), 404);
+    expectStatus(
+      await admin.client.post("console/receipts/999999/allocate", { account_ref: customer.accountRef }),
+      404,
+    );
   });
 });
 
@@ -184,7 +229,11 @@ describe("a receipt the console refuses is not recorded", () => {
 
   test.each([
     // Two days ahead: "today" is accepted in every time zone (up to UTC+14), the day after is not.
-    ["a date two days ahead", () => ({ received_at: new Date(t.clock.now() + 2 * 86_400_000).toISOString().slice(0, 10) }), "received_at"],
+    [
+      "a date two days ahead",
+      () => ({ received_at: new Date(t.clock.now() + 2 * 86_400_000).toISOString().slice(0, 10) }),
+      "received_at",
+    ],
     ["a date that is not a date", () => ({ received_at: "22/11/2026" }), "received_at"],
     // Fails today: receiptInput checks received_at's shape only (server/money/receipts.ts).
     ["a day that does not exist (30 February)", () => ({ received_at: "2026-02-30" }), "received_at"],
@@ -196,7 +245,12 @@ describe("a receipt the console refuses is not recorded", () => {
   ])("%s is a 422 naming the field", async (_name, change, field) => {
     const before = await balances(customer.client);
     const count = await receiptCount();
-    const res = await postReceipt(t, admin, { amount: "10.00", currency: "GBP", reference: customer.accountRef, ...change() });
+    const res = await postReceipt(t, admin, {
+      amount: "10.00",
+      currency: "GBP",
+      reference: customer.accountRef,
+      ...change(),
+    });
     expectStatus(res, 422);
     expect(res.json.fields, JSON.stringify(res.json)).toHaveProperty(field);
     expect(await receiptCount()).toBe(count);
@@ -206,7 +260,13 @@ describe("a receipt the console refuses is not recorded", () => {
   test("the same receipt sent twice with one Idempotency-Key is recorded and credited once", async () => {
     const before = await balances(customer.client);
     const count = await receiptCount();
-    const body = { amount: "5.00", currency: "GBP", payer_name: "Twice", reference: customer.accountRef, received_at: t.clock.today() };
+    const body = {
+      amount: "5.00",
+      currency: "GBP",
+      payer_name: "Twice",
+      reference: customer.accountRef,
+      received_at: t.clock.today(),
+    };
     const first = await admin.client.post("console/receipts", body, { "Idempotency-Key": "receipt-twice" });
     const second = await admin.client.post("console/receipts", body, { "Idempotency-Key": "receipt-twice" });
     expectStatus(first, 201);
@@ -220,10 +280,22 @@ describe("a receipt the console refuses is not recorded", () => {
     const list = await customer.client.get("console/receipts");
     expectStatus(list, 404);
     const count = await receiptCount();
-    expectStatus(await customer.client.post("console/receipts", { amount: "1000.00", currency: "GBP", payer_name: "Me", reference: customer.accountRef, received_at: t.clock.today() }), 404);
+    expectStatus(
+      await customer.client.post("console/receipts", {
+        amount: "1000.00",
+        currency: "GBP",
+        payer_name: "Me",
+        reference: customer.accountRef,
+        received_at: t.clock.today(),
+      }),
+      404,
+    );
     const unmatched = await admin.client.get("console/receipts?status=unmatched");
     const waiting = unmatched.json.body[0].id;
-    expectStatus(await customer.client.post(`console/receipts/${waiting}/allocate`, { account_ref: customer.accountRef }), 404);
+    expectStatus(
+      await customer.client.post(`console/receipts/${waiting}/allocate`, { account_ref: customer.accountRef }),
+      404,
+    );
     expect(await receiptCount()).toBe(count);
     const still = await admin.client.get("console/receipts?status=unmatched");
     expect(still.json.body.map((r: { id: number }) => r.id)).toContain(waiting);

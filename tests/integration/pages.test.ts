@@ -13,17 +13,49 @@ const get = (path: string, init?: RequestInit) => t.app.request(path, init);
 
 /** Every route of SPEC.md section 2, with a sample id where the route has one. */
 const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator", "/verify"];
-const SIGNED_IN = ["/identity", "/register-business", "/register-personal", "/processing", "/second-factor", "/account-select"];
+const SIGNED_IN = [
+  "/identity",
+  "/register-business",
+  "/register-personal",
+  "/processing",
+  "/second-factor",
+  "/account-select",
+];
 const ACCOUNT = [
-  "/account", "/account/users", "/account/convert", "/account/payment", "/account/reports", "/account/balances",
-  "/account/ratealerts", "/account/transactions", "/account/pendingpayments", "/account/pendingpayments/7",
-  "/account/recipients", "/account/linked-accounts",
+  "/account",
+  "/account/users",
+  "/account/convert",
+  "/account/payment",
+  "/account/reports",
+  "/account/balances",
+  "/account/ratealerts",
+  "/account/transactions",
+  "/account/pendingpayments",
+  "/account/pendingpayments/7",
+  "/account/recipients",
+  "/account/linked-accounts",
 ];
 const CONSOLE = [
-  "/console/local", "/console/transfer", "/console/users", "/console/users/7", "/console/admins", "/console/alerts",
-  "/console/partners", "/console/receipts", "/console/referrals", "/console/affiliates", "/console/attributions",
-  "/console/emails", "/console/emails/7", "/console/profitReports", "/console/migration", "/console/migration/7",
-  "/console/bulkemails", "/console/bulkemails/7", "/console/pricingplan", "/console/pricingplan/7",
+  "/console/local",
+  "/console/transfer",
+  "/console/users",
+  "/console/users/7",
+  "/console/admins",
+  "/console/alerts",
+  "/console/partners",
+  "/console/receipts",
+  "/console/referrals",
+  "/console/affiliates",
+  "/console/attributions",
+  "/console/emails",
+  "/console/emails/7",
+  "/console/profitReports",
+  "/console/migration",
+  "/console/migration/7",
+  "/console/bulkemails",
+  "/console/bulkemails/7",
+  "/console/pricingplan",
+  "/console/pricingplan/7",
 ];
 
 describe("a visitor who is not signed in", () => {
@@ -161,7 +193,11 @@ describe("each guard sends the visitor where they belong", () => {
     app.onError(onError);
     const res = await app.request("/api/thing");
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ error: "You cannot do this yet.", message: "Forbidden", redirect: "/processing" });
+    expect(await res.json()).toEqual({
+      error: "You cannot do this yet.",
+      message: "Forbidden",
+      redirect: "/processing",
+    });
   });
 });
 
@@ -201,7 +237,9 @@ describe("route validation", () => {
 
   test("an unknown guard name stops the server at start with a clear error", () => {
     const app = new Hono<AppEnv>();
-    expect(() => registerPages(app, [{ path: "/x", title: "X", guards: ["loggedin", "is-wizard"], render: () => null }]))
+    expect(() =>
+      registerPages(app, [{ path: "/x", title: "X", guards: ["loggedin", "is-wizard"], render: () => null }])
+    )
       .toThrow('Unknown guard "is-wizard"');
   });
 

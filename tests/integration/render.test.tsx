@@ -51,7 +51,11 @@ describe("islands on a page", () => {
     const assets = assetsFromManifest({
       "islands/client.ts": { file: "assets/client-A.js", isEntry: true },
       "islands/styles.css": { file: "assets/styles-B.css", isEntry: true },
-      "islands/LoginForm.tsx": { file: "assets/LoginForm-C.js", isEntry: true, imports: ["_auth-forms-D.js", "islands/client.ts"] },
+      "islands/LoginForm.tsx": {
+        file: "assets/LoginForm-C.js",
+        isEntry: true,
+        imports: ["_auth-forms-D.js", "islands/client.ts"],
+      },
       "_auth-forms-D.js": { file: "assets/auth-forms-D.js", imports: ["islands/client.ts"] },
     });
     expect(assets.islandNames).toEqual(["LoginForm"]);
@@ -68,10 +72,13 @@ describe("islands on a page", () => {
   test("a page whose islands are none ships no script at all", async () => {
     const app = new Hono<AppEnv>();
     app.use(async (c, next) => {
-      c.set("assets", assetsFromManifest({
-        "islands/client.ts": { file: "assets/client.js", isEntry: true },
-        "islands/styles.css": { file: "assets/styles.css", isEntry: true },
-      }));
+      c.set(
+        "assets",
+        assetsFromManifest({
+          "islands/client.ts": { file: "assets/client.js", isEntry: true },
+          "islands/styles.css": { file: "assets/styles.css", isEntry: true },
+        }),
+      );
       c.set("user", null);
       await next();
     });
@@ -92,8 +99,15 @@ describe("islands on a page", () => {
       c.set("user", null);
       await next();
     });
-    app.get("/probe", (c) =>
-      renderDocument(c, { title: "Probe", render: () => <Probe alt="</script><script>alert(1)</script>" src={null} when={when} n={12345678901234567890n} /> })
+    app.get(
+      "/probe",
+      (c) =>
+        renderDocument(c, {
+          title: "Probe",
+          render: () => (
+            <Probe alt="</script><script>alert(1)</script>" src={null} when={when} n={12345678901234567890n} />
+          ),
+        }),
     );
     const html = await (await app.request("/probe")).text();
     expect(html).not.toContain("<script>alert(1)");

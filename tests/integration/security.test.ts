@@ -54,7 +54,9 @@ describe("state-changing requests from another origin", () => {
   });
 
   test("reads from another origin are not refused (they change nothing)", async () => {
-    const res = await t.app.request("/api/health", { headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" } });
+    const res = await t.app.request("/api/health", {
+      headers: { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+    });
     expect(res.status).toBe(200);
   });
 });

@@ -43,7 +43,10 @@ describe("setting up the portal", () => {
     const [row] = await app.db.select().from(users).where(eq(users.username, email.toLowerCase()));
     expect(row).toMatchObject({ level: "Admin", validated: true, restricted: false });
 
-    const again = await new TestClient(app).post("setup", { email: uniqueEmail("second"), password: "admin password 2" });
+    const again = await new TestClient(app).post("setup", {
+      email: uniqueEmail("second"),
+      password: "admin password 2",
+    });
     expectStatus(again, 403);
     expect(again.json.error).toBe("Setup is already done.");
     expect(await adminCount(app)).toBe(1);
@@ -63,7 +66,9 @@ describe("setting up the portal", () => {
   test("two setups at the same moment create exactly one administrator", async () => {
     const app = await signinApp();
     const answers = await Promise.all(
-      ["a", "b"].map((who) => new TestClient(app).post("setup", { email: uniqueEmail(`race-${who}`), password: "admin password 1" })),
+      ["a", "b"].map((who) =>
+        new TestClient(app).post("setup", { email: uniqueEmail(`race-${who}`), password: "admin password 1" })
+      ),
     );
     expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join("\n")).toEqual([200, 403]);
     expect(await adminCount(app)).toBe(1);
@@ -169,7 +174,12 @@ describe("acting on behalf of a customer", () => {
   test("POST answers the customer with cc_contact = their email; GET answers the same; the audit log has the start", async () => {
     const res = await admin.client.post("account/onbehalf", { on_behalf_of: customer.id });
     expectStatus(res, 200);
-    expect(res.json.body).toMatchObject({ id: customer.id, username: customer.email, level: "User", cc_contact: customer.email });
+    expect(res.json.body).toMatchObject({
+      id: customer.id,
+      username: customer.email,
+      level: "User",
+      cc_contact: customer.email,
+    });
     const get = await admin.client.get("account/onbehalf");
     expectStatus(get, 200);
     expect(get.json.body).toEqual(res.json.body);
@@ -192,7 +202,11 @@ describe("acting on behalf of a customer", () => {
     expectStatus(await admin.client.post("account/totp/setup"), 200);
     const added = (await audit()).slice(before);
     expect(added).toHaveLength(1);
-    expect(added[0]).toMatchObject({ actorId: admin.id, onBehalfOfId: customer.id, action: "POST /api/account/totp/setup" });
+    expect(added[0]).toMatchObject({
+      actorId: admin.id,
+      onBehalfOfId: customer.id,
+      action: "POST /api/account/totp/setup",
+    });
   });
 
   test("the administrator saves the customer's profile on their behalf; the audit log has it", async () => {
@@ -207,7 +221,9 @@ describe("acting on behalf of a customer", () => {
     expect(await app.db.select().from(profiles).where(eq(profiles.userId, admin.id))).toHaveLength(0);
 
     const added = (await audit()).slice(before);
-    expect(added).toEqual([expect.objectContaining({ actorId: admin.id, onBehalfOfId: customer.id, action: "POST /api/account/profile" })]);
+    expect(added).toEqual([
+      expect.objectContaining({ actorId: admin.id, onBehalfOfId: customer.id, action: "POST /api/account/profile" }),
+    ]);
   });
 
   test("reading on behalf adds nothing to the audit log", async () => {
@@ -228,7 +244,11 @@ describe("acting on behalf of a customer", () => {
     // Changes after that are the administrator's own, not recorded as on behalf.
     const before = entries.length;
     expectStatus(await admin.client.post("account/totp/setup"), 200);
-    expect(await app.db.select().from(auditLog).where(and(eq(auditLog.actorId, admin.id), eq(auditLog.action, "POST /api/account/totp/setup")))).toHaveLength(1);
+    expect(
+      await app.db.select().from(auditLog).where(
+        and(eq(auditLog.actorId, admin.id), eq(auditLog.action, "POST /api/account/totp/setup")),
+      ),
+    ).toHaveLength(1);
     expect(await audit()).toHaveLength(before);
   });
 });

@@ -72,7 +72,11 @@ describe("resetting with the link", () => {
   test("the token sets a new password: the new one signs in (still asking the second factor), the old one no longer", async () => {
     const customer = await registerCustomer(t);
     const { token } = await askForLink(customer);
-    const res = await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD });
+    const res = await new TestClient(t).post("auth/forgot/reset", {
+      username: customer.email,
+      token,
+      password: NEW_PASSWORD,
+    });
     expectStatus(res, 200);
     expect(res.json).toEqual({ body: { ok: true }, redirect: "/" });
 
@@ -88,15 +92,24 @@ describe("resetting with the link", () => {
     expect((await client.get("/auth")).headers.get("location")).toBe("/second-factor");
 
     // And the customer was told by email that the password changed.
-    const notices = await t.db.select().from(emails).where(and(eq(emails.to, customer.email), eq(emails.template, "password-changed")));
+    const notices = await t.db.select().from(emails).where(
+      and(eq(emails.to, customer.email), eq(emails.template, "password-changed")),
+    );
     expect(notices).toHaveLength(1);
   });
 
   test("the token works once", async () => {
     const customer = await registerCustomer(t);
     const { token } = await askForLink(customer);
-    expectStatus(await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }), 200);
-    const again = await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: "yet another password" });
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }),
+      200,
+    );
+    const again = await new TestClient(t).post("auth/forgot/reset", {
+      username: customer.email,
+      token,
+      password: "yet another password",
+    });
     expectStatus(again, 401);
     expect(again.json.error).toBe("Bad credentials");
     // The password is still the first new one.
@@ -107,13 +120,24 @@ describe("resetting with the link", () => {
     const customer = await registerCustomer(t);
     const other = await registerCustomer(t);
     const { token } = await askForLink(customer);
-    const wrong = await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token: "x".repeat(43), password: NEW_PASSWORD });
+    const wrong = await new TestClient(t).post("auth/forgot/reset", {
+      username: customer.email,
+      token: "x".repeat(43),
+      password: NEW_PASSWORD,
+    });
     expectStatus(wrong, 401);
     expect(wrong.json.error).toBe("Bad credentials");
-    const swapped = await new TestClient(t).post("auth/forgot/reset", { username: other.email, token, password: NEW_PASSWORD });
+    const swapped = await new TestClient(t).post("auth/forgot/reset", {
+      username: other.email,
+      token,
+      password: NEW_PASSWORD,
+    });
     expectStatus(swapped, 401);
     expectStatus(await new TestClient(t).post("auth/login", { email: other.email, password: other.password }), 200);
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 200);
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
   });
 
   test("a reset with the right token but someone else's username is refused, and the owner's link still works", async () => {
@@ -121,10 +145,18 @@ describe("resetting with the link", () => {
     const other = await registerCustomer(t);
     const { token } = await askForLink(customer);
     // A typo in the username field: refused...
-    const mistyped = await new TestClient(t).post("auth/forgot/reset", { username: other.email, token, password: NEW_PASSWORD });
+    const mistyped = await new TestClient(t).post("auth/forgot/reset", {
+      username: other.email,
+      token,
+      password: NEW_PASSWORD,
+    });
     expectStatus(mistyped, 401);
     // ...and, being refused, it changed nothing: the link still does its job.
-    const res = await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD });
+    const res = await new TestClient(t).post("auth/forgot/reset", {
+      username: customer.email,
+      token,
+      password: NEW_PASSWORD,
+    });
     expectStatus(res, 200);
     expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: NEW_PASSWORD }), 200);
   });
@@ -133,11 +165,21 @@ describe("resetting with the link", () => {
     const customer = await registerCustomer(t);
     const { token } = await askForLink(customer);
     for (let i = 0; i < 5; i++) {
-      const res = await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token: `guess-${i}-${"y".repeat(40)}`, password: NEW_PASSWORD });
+      const res = await new TestClient(t).post("auth/forgot/reset", {
+        username: customer.email,
+        token: `guess-${i}-${"y".repeat(40)}`,
+        password: NEW_PASSWORD,
+      });
       expectStatus(res, 401);
     }
-    expectStatus(await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }), 429);
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 200);
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }),
+      429,
+    );
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
   });
 
   test("the token is refused after 1 h + 1 ms", async () => {
@@ -146,10 +188,17 @@ describe("resetting with the link", () => {
     expectStatus(await new TestClient(app).post("auth/forgot", { username: customer.email }), 200);
     const { token } = await emailedToken(app.db, customer.email, "password-reset");
     app.clock.advance(HOUR + 1);
-    const res = await new TestClient(app).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD });
+    const res = await new TestClient(app).post("auth/forgot/reset", {
+      username: customer.email,
+      token,
+      password: NEW_PASSWORD,
+    });
     expectStatus(res, 401);
     expect(res.json.error).toBe("Bad credentials");
-    expectStatus(await new TestClient(app).post("auth/login", { email: customer.email, password: customer.password }), 200);
+    expectStatus(
+      await new TestClient(app).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
   });
 
   test("the token still works at 1 h - 1 ms", async () => {
@@ -158,7 +207,10 @@ describe("resetting with the link", () => {
     expectStatus(await new TestClient(app).post("auth/forgot", { username: customer.email }), 200);
     const { token } = await emailedToken(app.db, customer.email, "password-reset");
     app.clock.advance(HOUR - 1);
-    expectStatus(await new TestClient(app).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }), 200);
+    expectStatus(
+      await new TestClient(app).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }),
+      200,
+    );
   });
 
   test("the reset ends every session of the user", async () => {
@@ -170,7 +222,10 @@ describe("resetting with the link", () => {
 
     const phone = new TestClient(t);
     const { token } = await askForLink(customer, phone);
-    expectStatus(await phone.post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }), 200);
+    expectStatus(
+      await phone.post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }),
+      200,
+    );
 
     expectStatus(await laptop.get("account/whoami"), 401);
     expectStatus(await customer.client.get("account/whoami"), 401);
@@ -185,16 +240,30 @@ describe("resetting with the link", () => {
     const res = await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password });
     expectStatus(res, 422);
     expect(res.json.fields.password).toBeTruthy();
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 200);
-    expectStatus(await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }), 200);
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }),
+      200,
+    );
   });
 
   test("a reset lifts a login lockout", async () => {
     const customer = await registerCustomer(t);
-    for (let i = 0; i < 5; i++) expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: "guess guess" }), 401);
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 429);
+    for (let i = 0; i < 5; i++) {
+      expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: "guess guess" }), 401);
+    }
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      429,
+    );
     const { token } = await askForLink(customer);
-    expectStatus(await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }), 200);
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: NEW_PASSWORD }),
+      200,
+    );
     expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: NEW_PASSWORD }), 200);
   });
 });

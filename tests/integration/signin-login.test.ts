@@ -33,7 +33,9 @@ const BAD_CREDENTIALS = { error: "Bad credentials", message: "Unauthorized" };
 const otherCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
 async function codeEmailsTo(app: App, to: string, since: number) {
-  const rows = await app.db.select().from(emails).where(and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "second-factor-code")));
+  const rows = await app.db.select().from(emails).where(
+    and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "second-factor-code")),
+  );
   return rows.length;
 }
 async function lastEmailId(app: App) {
@@ -56,7 +58,10 @@ describe("login with the password", () => {
   });
 
   test("an unknown email gets the very same 401", async () => {
-    const res = await new TestClient(t).post("auth/login", { email: "nobody-here@example.com", password: customer.password });
+    const res = await new TestClient(t).post("auth/login", {
+      email: "nobody-here@example.com",
+      password: customer.password,
+    });
     expectStatus(res, 401);
     expect(res.json).toEqual(BAD_CREDENTIALS);
   });
@@ -67,7 +72,12 @@ describe("login with the password", () => {
     const res = await client.post("auth/login", { email: customer.email.toUpperCase(), password: customer.password });
     expectStatus(res, 200);
     expect(res.json.redirect).toBe("/auth");
-    expect(res.json.body).toMatchObject({ id: customer.id, username: customer.email, secondFactor: false, validated: true });
+    expect(res.json.body).toMatchObject({
+      id: customer.id,
+      username: customer.email,
+      secondFactor: false,
+      validated: true,
+    });
 
     const whoami = await client.get("account/whoami");
     expectStatus(whoami, 200);
@@ -196,10 +206,20 @@ describe("limits on failures", () => {
 
   test("4 failures do not block, and a success forgets them", async () => {
     const customer = await registerCustomer(t);
-    for (let i = 0; i < 4; i++) expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: "nope nope" }), 401);
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 200);
-    for (let i = 0; i < 4; i++) expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: "nope nope" }), 401);
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 200);
+    for (let i = 0; i < 4; i++) {
+      expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: "nope nope" }), 401);
+    }
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
+    for (let i = 0; i < 4; i++) {
+      expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: "nope nope" }), 401);
+    }
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
   });
 
   test("after 5 wrong codes the 6th — the right code — is 429; 15 minutes later a new code works", async () => {

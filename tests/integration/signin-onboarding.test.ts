@@ -118,7 +118,10 @@ describe("saving the profile", () => {
     expect(typeof res.json.error).toBe("string");
     expect(res.json.error.length).toBeGreaterThan(0);
 
-    const several = await customer.client.post("account/profile", personalProfile({ first: "", phone: "12345", public: "no" }));
+    const several = await customer.client.post(
+      "account/profile",
+      personalProfile({ first: "", phone: "12345", public: "no" }),
+    );
     expectStatus(several, 422);
     expect(Object.keys(several.json.fields)).toEqual(expect.arrayContaining(["first", "phone", "public"]));
     expect(several.json.error).toBe(several.json.fields.first);
@@ -147,7 +150,10 @@ describe("saving the profile", () => {
 
   test("a customer cannot set their own compliance review", async () => {
     const other = await registerCustomer(t, { type: "Personal" });
-    const res = await other.client.post("account/profile", personalProfile({ public: true, compliance: { done: true, amount: "1000000", date: t.clock.today() } }));
+    const res = await other.client.post(
+      "account/profile",
+      personalProfile({ public: true, compliance: { done: true, amount: "1000000", date: t.clock.today() } }),
+    );
     expectStatus(res, 200);
     const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, other.id));
     expect(row.complianceDone).toBe(false);
@@ -228,14 +234,17 @@ describe("the identity check with the sandbox provider", () => {
     ["politically exposed (public: true)", { public: true }],
     ["refused before (denial: true)", { denial: true }],
     ["acting for someone else (agency: true)", { agency: true, agency_of: "Lord Byron" }],
-  ])("a Personal customer %s is approved but waits for a review: no account, /auth goes to /processing", async (_what, flags) => {
-    const customer = await registerCustomer(t, { type: "Personal" });
-    const res = await completeOnboarding(customer, { profile: personalProfile(flags) });
-    expect(res.json.body).toMatchObject({ identity: true, account: false, account_ref: null });
-    expect((await whoami(customer.client)).account).toBe(false);
-    expect(await authGoesTo(customer.client)).toBe("/processing");
-    expect(await accountEmails(customer.email)).toHaveLength(0);
-  });
+  ])(
+    "a Personal customer %s is approved but waits for a review: no account, /auth goes to /processing",
+    async (_what, flags) => {
+      const customer = await registerCustomer(t, { type: "Personal" });
+      const res = await completeOnboarding(customer, { profile: personalProfile(flags) });
+      expect(res.json.body).toMatchObject({ identity: true, account: false, account_ref: null });
+      expect((await whoami(customer.client)).account).toBe(false);
+      expect(await authGoesTo(customer.client)).toBe("/processing");
+      expect(await accountEmails(customer.email)).toHaveLength(0);
+    },
+  );
 });
 
 describe("a Business account, opened by an administrator", () => {
@@ -261,14 +270,18 @@ describe("a Business account, opened by an administrator", () => {
   });
 
   test("compliance done without an amount: 422 'Amount is required when setting compliance.'", async () => {
-    const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: true, date: t.clock.today() } });
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, {
+      compliance: { done: true, date: t.clock.today() },
+    });
     expectStatus(res, 422);
     expect(res.json.error).toBe("Amount is required when setting compliance.");
     expect((await whoami(customer.client)).account).toBe(false);
   });
 
   test("compliance done without a date: 422 'Date is required when when setting compliance.'", async () => {
-    const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: true, amount: "250000" } });
+    const res = await admin.client.post(`console/users/${customer.id}/open-account`, {
+      compliance: { done: true, amount: "250000" },
+    });
     expectStatus(res, 422);
     expect(res.json.error).toBe("Date is required when when setting compliance.");
     expect((await whoami(customer.client)).account).toBe(false);
@@ -295,7 +308,9 @@ describe("a Business account, opened by an administrator", () => {
     const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
     expect(row).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: t.clock.today() });
 
-    const entries = await t.db.select().from(auditLog).where(and(eq(auditLog.action, "account.open"), eq(auditLog.onBehalfOfId, customer.id)));
+    const entries = await t.db.select().from(auditLog).where(
+      and(eq(auditLog.action, "account.open"), eq(auditLog.onBehalfOfId, customer.id)),
+    );
     expect(entries).toHaveLength(1);
     expect(entries[0].actorId).toBe(admin.id);
 
@@ -318,7 +333,9 @@ describe("a Business account, opened by an administrator", () => {
   test("an administrator cannot open an account for a customer without an approved identity", async () => {
     const early = await registerCustomer(t, { type: "Business" });
     expectStatus(await early.client.post("account/profile", businessProfile()), 200);
-    const res = await admin.client.post(`console/users/${early.id}/open-account`, { compliance: { done: true, amount: "1000", date: t.clock.today() } });
+    const res = await admin.client.post(`console/users/${early.id}/open-account`, {
+      compliance: { done: true, amount: "1000", date: t.clock.today() },
+    });
     expectStatus(res, 409);
     expect((await whoami(early.client)).account).toBe(false);
   });
@@ -401,7 +418,11 @@ describe("Sumsub's webhook", () => {
     }
     const noAlg = await sumsub.post("sumsub/webhook", body, { "x-payload-digest": sha256["x-payload-digest"] });
     expectStatus(noAlg, 401);
-    const otherSecret = await sumsub.post("sumsub/webhook", body, signed(body, "HMAC_SHA256_HEX", "sha256", "not-the-secret"));
+    const otherSecret = await sumsub.post(
+      "sumsub/webhook",
+      body,
+      signed(body, "HMAC_SHA256_HEX", "sha256", "not-the-secret"),
+    );
     expectStatus(otherSecret, 401);
     expect(await checkOf(customer.id)).toBeUndefined();
   });

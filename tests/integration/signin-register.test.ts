@@ -74,7 +74,9 @@ describe("registering", () => {
 
   test("two registrations of one address at the same moment create one user", async () => {
     const same = uniqueEmail("double-click");
-    const answers = await Promise.all([1, 2].map(() => new TestClient(t).post("auth/register", { email: same, password: PASSWORD, type: "Personal" })));
+    const answers = await Promise.all(
+      [1, 2].map(() => new TestClient(t).post("auth/register", { email: same, password: PASSWORD, type: "Personal" })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 422]);
     expect(await userCount(same)).toBe(1);
   });
@@ -101,7 +103,11 @@ describe("registering", () => {
 
   test("passwords of exactly 8 and 128 characters are accepted", async () => {
     for (const password of ["12345678", "p".repeat(128)]) {
-      const res = await new TestClient(t).post("auth/register", { email: uniqueEmail("edge"), password, type: "Personal" });
+      const res = await new TestClient(t).post("auth/register", {
+        email: uniqueEmail("edge"),
+        password,
+        type: "Personal",
+      });
       expectStatus(res, 200);
     }
   });
@@ -139,7 +145,12 @@ describe("registering", () => {
     // auth/register carries our own page as its Referer, which is not where the visitor came from.
     const res = await new TestClient(t).post(
       "auth/register",
-      { email: uniqueEmail("direct"), password: PASSWORD, type: "Personal", attribution: { landing_path: "/register" } },
+      {
+        email: uniqueEmail("direct"),
+        password: PASSWORD,
+        type: "Personal",
+        attribution: { landing_path: "/register" },
+      },
       { referer: "http://localhost/register" },
     );
     expectStatus(res, 200);
@@ -253,21 +264,43 @@ describe("registrations from one address", () => {
     const app = await signinApp();
     const address = "203.0.113.77";
     for (let i = 0; i < 10; i++) {
-      const res = await new TestClient(app, { address }).post("auth/register", { email: uniqueEmail("burst"), password: PASSWORD, type: "Personal" });
+      const res = await new TestClient(app, { address }).post("auth/register", {
+        email: uniqueEmail("burst"),
+        password: PASSWORD,
+        type: "Personal",
+      });
       expectStatus(res, 200);
       app.clock.advance(5 * 60 * 1000);
     }
     const refused = uniqueEmail("burst");
-    const eleventh = await new TestClient(app, { address }).post("auth/register", { email: refused, password: PASSWORD, type: "Personal" });
+    const eleventh = await new TestClient(app, { address }).post("auth/register", {
+      email: refused,
+      password: PASSWORD,
+      type: "Personal",
+    });
     expectStatus(eleventh, 429);
     expect(eleventh.json.error).toBeTruthy();
     const [row] = await app.db.select().from(users).where(eq(users.username, refused));
     expect(row).toBeUndefined();
 
-    expectStatus(await new TestClient(app).post("auth/register", { email: uniqueEmail("elsewhere"), password: PASSWORD, type: "Personal" }), 200);
+    expectStatus(
+      await new TestClient(app).post("auth/register", {
+        email: uniqueEmail("elsewhere"),
+        password: PASSWORD,
+        type: "Personal",
+      }),
+      200,
+    );
 
     app.clock.advance(HOUR);
-    expectStatus(await new TestClient(app, { address }).post("auth/register", { email: refused, password: PASSWORD, type: "Personal" }), 200);
+    expectStatus(
+      await new TestClient(app, { address }).post("auth/register", {
+        email: refused,
+        password: PASSWORD,
+        type: "Personal",
+      }),
+      200,
+    );
   });
 });
 
@@ -280,7 +313,11 @@ describe("the client address behind our proxy", () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
       const client = new TestClient(app, { address: null });
-      const res = await client.post("auth/register", { email: uniqueEmail("forged"), password: PASSWORD, type: "Personal" }, {
+      const res = await client.post("auth/register", {
+        email: uniqueEmail("forged"),
+        password: PASSWORD,
+        type: "Personal",
+      }, {
         "x-forwarded-for": `10.66.0.${i + 1}, ${real}`,
       });
       statuses.push(res.status);
@@ -295,11 +332,13 @@ describe("wrong validation tokens", () => {
     const customer = await registerCustomer(app, { validate: false });
     const { token } = await emailedToken(app.db, customer.email);
     for (let i = 0; i < 5; i++) {
-      expectStatus(await customer.client.post("validation/validate", { token: `wrong-token-${i}-${"x".repeat(30)}` }), 401);
+      expectStatus(
+        await customer.client.post("validation/validate", { token: `wrong-token-${i}-${"x".repeat(30)}` }),
+        401,
+      );
     }
     expectStatus(await customer.client.post("validation/validate", { token }), 429);
     app.clock.advance(15 * 60 * 1000);
     expectStatus(await customer.client.post("validation/validate", { token }), 200);
   });
 });
-

@@ -37,7 +37,9 @@ async function lastEmailId() {
   return id;
 }
 async function codeEmailsSince(to: string, since: number) {
-  return (await t.db.select().from(emails).where(and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "second-factor-code")))).length;
+  return (await t.db.select().from(emails).where(
+    and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "second-factor-code")),
+  )).length;
 }
 
 /** Moves the clock to 5 s into the next time step, so a step's code is read well inside it. */
@@ -99,7 +101,10 @@ describe("signing in with the authenticator app", () => {
     const { secret } = (await customer.client.post("account/totp/setup")).json.body;
     key = totpKeyFromText(secret);
     nextStep();
-    const res = await customer.client.post("account/totp/enable", { secret, code: totpAt(key, totpStepAt(t.clock.now())) });
+    const res = await customer.client.post("account/totp/enable", {
+      secret,
+      code: totpAt(key, totpStepAt(t.clock.now())),
+    });
     expectStatus(res, 200);
     expect(res.json.body.id).toBe(customer.id);
   });
@@ -228,8 +233,18 @@ describe("requests another site makes the browser send", () => {
       password: "chosen by mallory",
     });
     expectStatus(res, 403);
-    expectStatus(await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }), 200);
+    expectStatus(
+      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      200,
+    );
     // The link was not used up by the refused request.
-    expectStatus(await new TestClient(t).post("auth/forgot/reset", { username: customer.email, token, password: "the owner's choice" }), 200);
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", {
+        username: customer.email,
+        token,
+        password: "the owner's choice",
+      }),
+      200,
+    );
   });
 });

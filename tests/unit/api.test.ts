@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { ApiCallError, createApi, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "../../islands/lib/api.ts";
 import { RequestBatch } from "../../islands/lib/batch.ts";
 import { toQueryString } from "../../islands/lib/query-string.ts";
-import { type UserSummary, userStore } from "../../islands/lib/user-store.ts";
+import { userStore, type UserSummary } from "../../islands/lib/user-store.ts";
 import { failureOf, fakeFetch } from "./api-fake-fetch.ts";
 
 const alice: UserSummary = {

@@ -19,7 +19,11 @@ function reachableFrom(entries: string[]): Set<string> {
     if (seen.has(file)) return;
     seen.add(file);
     const text = readFileSync(file, "utf8");
-    for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g)) {
+    for (
+      const m of text.matchAll(
+        /(?:import|export)\s[^'"]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g,
+      )
+    ) {
       visit(resolve(dirname(file), m[1] ?? m[2]));
     }
   };

@@ -28,7 +28,8 @@ afterEach(() => {
   history.replaceState(null, "", "/");
 });
 
-const type = (label: string | RegExp, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+const type = (label: string | RegExp, value: string) =>
+  fireEvent.change(screen.getByLabelText(label), { target: { value } });
 
 describe("SetupForm", () => {
   test("once done, only says so and links home", () => {
@@ -157,7 +158,8 @@ describe("hydration", () => {
     host.innerHTML = page;
     document.body.append(host);
     const element = host.querySelector<HTMLElement>("[data-island]")!;
-    const buttons = () => [...element.querySelectorAll("button")].filter((b) => b.type === "submit" || !b.textContent?.includes("Cancel"));
+    const buttons = () =>
+      [...element.querySelectorAll("button")].filter((b) => b.type === "submit" || !b.textContent?.includes("Cancel"));
     expect(buttons().length).toBeGreaterThan(0);
     expect(buttons().every((b) => b.disabled)).toBe(true);
 

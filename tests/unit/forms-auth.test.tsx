@@ -22,7 +22,8 @@ afterEach(() => {
   history.replaceState(null, "", "/");
 });
 
-const type = (label: string | RegExp, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+const type = (label: string | RegExp, value: string) =>
+  fireEvent.change(screen.getByLabelText(label), { target: { value } });
 const titles = () => notifications.snapshot().visible.map((n) => `${n.color}: ${n.title}`);
 
 describe("LoginForm", () => {
@@ -83,7 +84,9 @@ describe("LoginForm", () => {
 
 describe("SecondFactorForm", () => {
   test("posts the code to /api/challenge and follows the redirect", async () => {
-    const calls = fakeServer({ "POST /api/challenge": [200, { body: { ...alice, secondFactor: true }, redirect: "/auth" }] });
+    const calls = fakeServer({
+      "POST /api/challenge": [200, { body: { ...alice, secondFactor: true }, redirect: "/auth" }],
+    });
     render(<SecondFactorForm method="email" email="alice@example.com" />);
     expect(screen.getByText(/valid for 10 minutes/)).toBeTruthy();
     const code = screen.getByLabelText("Code");
@@ -214,7 +217,9 @@ describe("RegisterForm", () => {
     const password = screen.getByLabelText("Password");
     expect(password.getAttribute("minlength")).toBe("8");
     expect(password.getAttribute("maxlength")).toBe("128");
-    expect(document.getElementById(password.getAttribute("aria-describedby")!)?.textContent).toBe("8 to 128 characters.");
+    expect(document.getElementById(password.getAttribute("aria-describedby")!)?.textContent).toBe(
+      "8 to 128 characters.",
+    );
     type("Email", "ann@example.com");
     type("Password", "short");
     fireEvent.click(screen.getByRole("button", { name: "Open an account" }));
@@ -260,7 +265,9 @@ describe("VerifyForm", () => {
   });
 
   test("without a token: a pasted link gives its token; signed out, it says to sign in first", async () => {
-    const calls = fakeServer({ "POST /api/validation/validate": [200, { body: alice, redirect: "/register-business" }] });
+    const calls = fakeServer({
+      "POST /api/validation/validate": [200, { body: alice, redirect: "/register-business" }],
+    });
     render(<VerifyForm signedIn={false} />);
     expect(calls).toHaveLength(0);
     expect(screen.getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/");
@@ -276,11 +283,13 @@ describe("ForgotForm", () => {
   const MESSAGE =
     "If an account exists for alice@example.com, we have sent a link to reset the password. It is valid for one hour.";
 
-  test.each([
-    ["sent", [200, { body: { sent: true } }]],
-    ["a 404", failure(404, "No such account")],
-    ["a 422", failure(422, "Invalid email", { fields: { username: "Invalid email" } })],
-  ] as const)("shows the same message after %s", async (_name, answer) => {
+  test.each(
+    [
+      ["sent", [200, { body: { sent: true } }]],
+      ["a 404", failure(404, "No such account")],
+      ["a 422", failure(422, "Invalid email", { fields: { username: "Invalid email" } })],
+    ] as const,
+  )("shows the same message after %s", async (_name, answer) => {
     const calls = fakeServer({ "POST /api/auth/forgot": answer as never });
     render(<ForgotForm />);
     type("Email", "alice@example.com");

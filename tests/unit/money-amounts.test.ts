@@ -17,8 +17,27 @@ function moneyError(fn: () => unknown): MoneyError {
 describe("currencies", () => {
   test("the issue's currencies are there with their ISO 4217 minor units", () => {
     const expected: Record<string, number> = {
-      GBP: 2, EUR: 2, USD: 2, CHF: 2, JPY: 0, AUD: 2, CAD: 2, NZD: 2, SEK: 2, NOK: 2, DKK: 2, PLN: 2,
-      CZK: 2, HUF: 2, HKD: 2, SGD: 2, ZAR: 2, AED: 2, INR: 2, KWD: 3, BHD: 3,
+      GBP: 2,
+      EUR: 2,
+      USD: 2,
+      CHF: 2,
+      JPY: 0,
+      AUD: 2,
+      CAD: 2,
+      NZD: 2,
+      SEK: 2,
+      NOK: 2,
+      DKK: 2,
+      PLN: 2,
+      CZK: 2,
+      HUF: 2,
+      HKD: 2,
+      SGD: 2,
+      ZAR: 2,
+      AED: 2,
+      INR: 2,
+      KWD: 3,
+      BHD: 3,
     };
     for (const [code, digits] of Object.entries(expected)) {
       expect(isCurrency(code), code).toBe(true);

@@ -6,8 +6,8 @@ import { CURRENCY_CODES, minorUnits } from "../../server/money/currencies.ts";
 import {
   bpsFor,
   DEFAULT_PLAN,
-  type FeeOverrides,
   feeFor,
+  type FeeOverrides,
   type PricingPlan,
   validatePlan,
 } from "../../server/money/pricing.ts";
@@ -34,7 +34,11 @@ const TABLE: RateTable = {
   rates: { EUR: "1", GBP: "0.8", USD: "1.25", JPY: "160", KWD: "0.33" },
 };
 
-const OFF: FeeOverrides = { override_transfer_fee: false, override_regular_transfer_fee: "2.50", override_priority_transfer_fee: "9.00" };
+const OFF: FeeOverrides = {
+  override_transfer_fee: false,
+  override_regular_transfer_fee: "2.50",
+  override_priority_transfer_fee: "9.00",
+};
 const ON: FeeOverrides = { ...OFF, override_transfer_fee: true };
 
 function q(sell: string, buy: string, amount: string, fixed: "sell" | "buy", extra: Partial<QuoteInput> = {}): Quote {
@@ -72,7 +76,12 @@ describe("quotes on either side", () => {
     // 999.00 EUR × 157.6 = 157442.4 → 157442 JPY.
     const s = q("EUR", "JPY", "1000.00", "sell");
     expect([s.sell_amount, s.buy_amount, s.mid_rate, s.rate, s.fee, s.fee_currency]).toEqual([
-      "1000.00", "157442", "160.000000", "157.600000", "1.00", "EUR",
+      "1000.00",
+      "157442",
+      "160.000000",
+      "157.600000",
+      "1.00",
+      "EUR",
     ]);
     // 15000 / 157.6 = 95.177... → 95.18 EUR, + 1.00.
     const b = q("EUR", "JPY", "15000", "buy");
@@ -82,7 +91,13 @@ describe("quotes on either side", () => {
   test("JPY→EUR (a zero-decimal sell currency)", () => {
     // 9800 JPY at 1/160 × 0.985 = 0.00615625: 60.33125 → 60.33 EUR.
     const s = q("JPY", "EUR", "10000", "sell");
-    expect([s.sell_amount, s.buy_amount, s.fee, s.mid_rate, s.rate]).toEqual(["10000", "60.33", "200", "0.00625000", "0.00615625"]);
+    expect([s.sell_amount, s.buy_amount, s.fee, s.mid_rate, s.rate]).toEqual([
+      "10000",
+      "60.33",
+      "200",
+      "0.00625000",
+      "0.00615625",
+    ]);
     // 60.33 / 0.00615625 = 9799.79... → 9800 JPY, + 200.
     expect(q("JPY", "EUR", "60.33", "buy").sell_amount).toBe("10000");
   });
@@ -109,15 +124,30 @@ describe("quotes on either side", () => {
   test("nothing is rounded before the one rounding: exact results stay exact", () => {
     // SEK→EUR: mid 1 / 0.9 = 1.1111…, and with 100 bps exactly 1.1. A cross rate rounded at any
     // number of places before the markup would print 1.099999 and buy 1099.99.
-    const table: RateTable = { base: "EUR", as_of: "2026-11-20", source: "admin", rates: { EUR: "1", SEK: "0.9", GBP: "0.9" } };
+    const table: RateTable = {
+      base: "EUR",
+      as_of: "2026-11-20",
+      source: "admin",
+      rates: { EUR: "1", SEK: "0.9", GBP: "0.9" },
+    };
     const plan: PricingPlan = { ...DEFAULT_PLAN, tiers: [{ up_to: null, bps: 100 }] };
     const r = quote({ sell: "SEK", buy: "EUR", amount: "1015.00", fixed: "sell", table, plan, now: NOW });
     expect([r.mid_rate, r.rate, r.buy_amount]).toEqual(["1.111111", "1.100000", "1100.00"]);
-    expect(quote({ sell: "SEK", buy: "EUR", amount: "1100.00", fixed: "buy", table, plan, now: NOW }).sell_amount).toBe("1015.00");
+    expect(quote({ sell: "SEK", buy: "EUR", amount: "1100.00", fixed: "buy", table, plan, now: NOW }).sell_amount).toBe(
+      "1015.00",
+    );
     // Tiers too: 9.00 GBP is exactly 10.00 EUR, above a 9.99 EUR bound.
-    const tiered: PricingPlan = { ...plan, tier_currency: "EUR", tiers: [{ up_to: "9.99", bps: 300 }, { up_to: null, bps: 100 }] };
-    expect(quote({ sell: "GBP", buy: "SEK", amount: "10.00", fixed: "sell", table, plan: tiered, now: NOW }).bps).toBe(100);
-    expect(quote({ sell: "GBP", buy: "SEK", amount: "9.99", fixed: "sell", table, plan: tiered, now: NOW }).bps).toBe(300);
+    const tiered: PricingPlan = {
+      ...plan,
+      tier_currency: "EUR",
+      tiers: [{ up_to: "9.99", bps: 300 }, { up_to: null, bps: 100 }],
+    };
+    expect(quote({ sell: "GBP", buy: "SEK", amount: "10.00", fixed: "sell", table, plan: tiered, now: NOW }).bps).toBe(
+      100,
+    );
+    expect(quote({ sell: "GBP", buy: "SEK", amount: "9.99", fixed: "sell", table, plan: tiered, now: NOW }).bps).toBe(
+      300,
+    );
   });
 
   test("codes in any case; validity is a parameter; the answer holds the public fields only", () => {
@@ -126,7 +156,17 @@ describe("quotes on either side", () => {
     expect(r.buy_currency).toBe("EUR");
     expect(r.expires_at).toBe("2026-11-22T12:01:00.000Z");
     expect(Object.keys(quoteAnswer(r)).sort()).toEqual(
-      ["buy_amount", "buy_currency", "expires_at", "fee", "fee_currency", "mid_rate", "rate", "sell_amount", "sell_currency"],
+      [
+        "buy_amount",
+        "buy_currency",
+        "expires_at",
+        "fee",
+        "fee_currency",
+        "mid_rate",
+        "rate",
+        "sell_amount",
+        "sell_currency",
+      ],
     );
   });
 
@@ -218,9 +258,13 @@ describe("fees and overrides", () => {
     // On, but no override of that kind: the plan's fee.
     const noRegular = { ...ON, override_regular_transfer_fee: null };
     expect(q("GBP", "EUR", "100.00", "sell", { overrides: noRegular }).fee).toBe("1.00");
-    expect(q("GBP", "EUR", "100.00", "sell", { overrides: { ...ON, override_regular_transfer_fee: " " } }).fee).toBe("1.00");
+    expect(q("GBP", "EUR", "100.00", "sell", { overrides: { ...ON, override_regular_transfer_fee: " " } }).fee).toBe(
+      "1.00",
+    );
     // A zero override is a real override.
-    expect(q("GBP", "EUR", "100.00", "sell", { overrides: { ...ON, override_regular_transfer_fee: "0" } }).fee).toBe("0.00");
+    expect(q("GBP", "EUR", "100.00", "sell", { overrides: { ...ON, override_regular_transfer_fee: "0" } }).fee).toBe(
+      "0.00",
+    );
     // fixed=buy adds the override fee too.
     expect(q("GBP", "EUR", "100.00", "buy", { overrides: ON }).sell_amount).toBe("83.72");
   });
@@ -232,11 +276,15 @@ describe("fees and overrides", () => {
     expect(feeFor(DEFAULT_PLAN, "GBP", "priority", ON)).toBe(900);
     expect(feeFor(DEFAULT_PLAN, "JPY", "priority", ON)).toBe(9);
     expect(feeFor(DEFAULT_PLAN, "BHD", "regular", null)).toBe(500);
-    expect(moneyError(() => feeFor(DEFAULT_PLAN, "GBP", "regular", { ...ON, override_regular_transfer_fee: "-1" })).field)
+    expect(
+      moneyError(() => feeFor(DEFAULT_PLAN, "GBP", "regular", { ...ON, override_regular_transfer_fee: "-1" })).field,
+    )
       .toBe("override_regular_transfer_fee");
     expect(() => feeFor(DEFAULT_PLAN, "XYZ", "regular")).toThrow(MoneyError);
     const partial = { ...DEFAULT_PLAN, fees: { GBP: { regular: "1.00", priority: "5.00" } } };
-    expect(moneyError(() => feeFor(partial, "EUR", "regular")).message).toBe("The pricing plan Standard has no fees for EUR.");
+    expect(moneyError(() => feeFor(partial, "EUR", "regular")).message).toBe(
+      "The pricing plan Standard has no fees for EUR.",
+    );
   });
 });
 
@@ -274,23 +322,103 @@ describe("the default plan and validatePlan", () => {
     ["not an object", null, "A pricing plan must be an object.", undefined],
     ["no id", { ...DEFAULT_PLAN, id: "" }, "The plan needs an id.", "id"],
     ["no name", { ...DEFAULT_PLAN, name: " " }, "The plan needs a name of at most 100 characters.", "name"],
-    ["unknown tier currency", { ...DEFAULT_PLAN, tier_currency: "XYZ" }, 'The tier currency "XYZ" is not a currency we support.', "tier_currency"],
+    [
+      "unknown tier currency",
+      { ...DEFAULT_PLAN, tier_currency: "XYZ" },
+      'The tier currency "XYZ" is not a currency we support.',
+      "tier_currency",
+    ],
     ["no tiers", tiers(), "The plan needs at least one tier.", "tiers"],
-    ["last tier closed", tiers({ up_to: "100.00", bps: 10 }), "The last tier must be open: its up_to is null.", "tiers.0.up_to"],
-    ["open tier first", tiers({ up_to: null, bps: 10 }, { up_to: null, bps: 5 }), "Only the last tier may be open; tier 1 needs an up_to.", "tiers.0.up_to"],
-    ["descending", tiers({ up_to: "500.00", bps: 10 }, { up_to: "400.00", bps: 5 }, { up_to: null, bps: 1 }), "Tier 2's up_to must be more than tier 1's.", "tiers.1.up_to"],
-    ["equal bounds", tiers({ up_to: "500.00", bps: 10 }, { up_to: "500", bps: 5 }, { up_to: null, bps: 1 }), "Tier 2's up_to must be more than tier 1's.", "tiers.1.up_to"],
-    ["zero bound", tiers({ up_to: "0", bps: 10 }, { up_to: null, bps: 1 }), "Tier 1's up_to must be more than zero.", "tiers.0.up_to"],
-    ["bound with 3 decimals", tiers({ up_to: "1.005", bps: 10 }, { up_to: null, bps: 1 }), "Tier 1's up_to: GBP amounts have at most 2 decimal places.", "tiers.0.up_to"],
-    ["bps too high", tiers({ up_to: null, bps: 1001 }), "Tier 1's bps must be a whole number from 0 to 1000.", "tiers.0.bps"],
-    ["bps negative", tiers({ up_to: null, bps: -1 }), "Tier 1's bps must be a whole number from 0 to 1000.", "tiers.0.bps"],
-    ["bps fractional", tiers({ up_to: null, bps: 1.5 }), "Tier 1's bps must be a whole number from 0 to 1000.", "tiers.0.bps"],
-    ["bps as text", tiers({ up_to: null, bps: "50" }), "Tier 1's bps must be a whole number from 0 to 1000.", "tiers.0.bps"],
-    ["fee with too many digits", { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, JPY: { regular: "200.5", priority: "800" } } }, "The regular JPY fee: JPY amounts have no decimal places.", "fees.JPY.regular"],
-    ["negative fee", { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, GBP: { regular: "1.00", priority: "-5" } } }, "The priority GBP fee: Amounts cannot be negative.", "fees.GBP.priority"],
-    ["fee as a number", { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, GBP: { regular: 1, priority: "5.00" } } }, "The regular GBP fee must be a decimal string in GBP.", "fees.GBP.regular"],
-    ["missing currency", { ...DEFAULT_PLAN, fees: { GBP: DEFAULT_PLAN.fees.GBP } }, "The plan needs a regular and a priority fee for AED.", "fees.AED"],
-    ["unknown currency", { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, XYZ: { regular: "1", priority: "2" } } }, '"XYZ" is not a currency we support.', "fees.XYZ"],
+    [
+      "last tier closed",
+      tiers({ up_to: "100.00", bps: 10 }),
+      "The last tier must be open: its up_to is null.",
+      "tiers.0.up_to",
+    ],
+    [
+      "open tier first",
+      tiers({ up_to: null, bps: 10 }, { up_to: null, bps: 5 }),
+      "Only the last tier may be open; tier 1 needs an up_to.",
+      "tiers.0.up_to",
+    ],
+    [
+      "descending",
+      tiers({ up_to: "500.00", bps: 10 }, { up_to: "400.00", bps: 5 }, { up_to: null, bps: 1 }),
+      "Tier 2's up_to must be more than tier 1's.",
+      "tiers.1.up_to",
+    ],
+    [
+      "equal bounds",
+      tiers({ up_to: "500.00", bps: 10 }, { up_to: "500", bps: 5 }, { up_to: null, bps: 1 }),
+      "Tier 2's up_to must be more than tier 1's.",
+      "tiers.1.up_to",
+    ],
+    [
+      "zero bound",
+      tiers({ up_to: "0", bps: 10 }, { up_to: null, bps: 1 }),
+      "Tier 1's up_to must be more than zero.",
+      "tiers.0.up_to",
+    ],
+    [
+      "bound with 3 decimals",
+      tiers({ up_to: "1.005", bps: 10 }, { up_to: null, bps: 1 }),
+      "Tier 1's up_to: GBP amounts have at most 2 decimal places.",
+      "tiers.0.up_to",
+    ],
+    [
+      "bps too high",
+      tiers({ up_to: null, bps: 1001 }),
+      "Tier 1's bps must be a whole number from 0 to 1000.",
+      "tiers.0.bps",
+    ],
+    [
+      "bps negative",
+      tiers({ up_to: null, bps: -1 }),
+      "Tier 1's bps must be a whole number from 0 to 1000.",
+      "tiers.0.bps",
+    ],
+    [
+      "bps fractional",
+      tiers({ up_to: null, bps: 1.5 }),
+      "Tier 1's bps must be a whole number from 0 to 1000.",
+      "tiers.0.bps",
+    ],
+    [
+      "bps as text",
+      tiers({ up_to: null, bps: "50" }),
+      "Tier 1's bps must be a whole number from 0 to 1000.",
+      "tiers.0.bps",
+    ],
+    [
+      "fee with too many digits",
+      { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, JPY: { regular: "200.5", priority: "800" } } },
+      "The regular JPY fee: JPY amounts have no decimal places.",
+      "fees.JPY.regular",
+    ],
+    [
+      "negative fee",
+      { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, GBP: { regular: "1.00", priority: "-5" } } },
+      "The priority GBP fee: Amounts cannot be negative.",
+      "fees.GBP.priority",
+    ],
+    [
+      "fee as a number",
+      { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, GBP: { regular: 1, priority: "5.00" } } },
+      "The regular GBP fee must be a decimal string in GBP.",
+      "fees.GBP.regular",
+    ],
+    [
+      "missing currency",
+      { ...DEFAULT_PLAN, fees: { GBP: DEFAULT_PLAN.fees.GBP } },
+      "The plan needs a regular and a priority fee for AED.",
+      "fees.AED",
+    ],
+    [
+      "unknown currency",
+      { ...DEFAULT_PLAN, fees: { ...DEFAULT_PLAN.fees, XYZ: { regular: "1", priority: "2" } } },
+      '"XYZ" is not a currency we support.',
+      "fees.XYZ",
+    ],
   ];
   test.each(bad)("refused: %s", (_name, input, message, field) => {
     const e = moneyError(() => validatePlan(input));
@@ -301,22 +429,72 @@ describe("the default plan and validatePlan", () => {
 
 describe("errors", () => {
   const cases: [string, () => unknown, string, string | undefined][] = [
-    ["the same currency", () => q("GBP", "GBP", "100.00", "sell"), "Choose two different currencies to convert between.", "buy"],
-    ["an unknown sell currency", () => q("XYZ", "EUR", "100.00", "sell"), '"XYZ" is not a currency we support.', "sell"],
-    ["an unknown buy currency", () => q("GBP", "ABCD", "100.00", "sell"), '"ABCD" is not a currency we support.', "buy"],
+    [
+      "the same currency",
+      () => q("GBP", "GBP", "100.00", "sell"),
+      "Choose two different currencies to convert between.",
+      "buy",
+    ],
+    [
+      "an unknown sell currency",
+      () => q("XYZ", "EUR", "100.00", "sell"),
+      '"XYZ" is not a currency we support.',
+      "sell",
+    ],
+    [
+      "an unknown buy currency",
+      () => q("GBP", "ABCD", "100.00", "sell"),
+      '"ABCD" is not a currency we support.',
+      "buy",
+    ],
     ["no buy currency", () => q("GBP", "", "100.00", "sell"), "Choose the currency to buy.", "buy"],
-    ["fixed neither side", () => q("GBP", "EUR", "100.00", "both" as "sell"), 'fixed must be "sell" or "buy".', "fixed"],
+    [
+      "fixed neither side",
+      () => q("GBP", "EUR", "100.00", "both" as "sell"),
+      'fixed must be "sell" or "buy".',
+      "fixed",
+    ],
     ["zero", () => q("GBP", "EUR", "0.00", "sell"), "The amount must be more than zero.", "amount"],
     ["zero to buy", () => q("GBP", "EUR", "0", "buy"), "The amount must be more than zero.", "amount"],
-    ["exactly the fee", () => q("GBP", "EUR", "1.00", "sell"), "The amount must be more than the fee of 1.00 GBP.", "amount"],
-    ["less than the fee", () => q("JPY", "EUR", "150", "sell"), "The amount must be more than the fee of 200 JPY.", "amount"],
-    ["too small to buy anything", () => q("JPY", "GBP", "201", "sell"), "The amount is too small: after the fee it buys less than 0.01 GBP.", "amount"],
-    ["too many decimals", () => q("GBP", "EUR", "1.001", "sell"), "GBP amounts have at most 2 decimal places.", "amount"],
-    ["decimals on the buy side", () => q("GBP", "JPY", "100.5", "buy"), "JPY amounts have no decimal places.", "amount"],
+    [
+      "exactly the fee",
+      () => q("GBP", "EUR", "1.00", "sell"),
+      "The amount must be more than the fee of 1.00 GBP.",
+      "amount",
+    ],
+    [
+      "less than the fee",
+      () => q("JPY", "EUR", "150", "sell"),
+      "The amount must be more than the fee of 200 JPY.",
+      "amount",
+    ],
+    [
+      "too small to buy anything",
+      () => q("JPY", "GBP", "201", "sell"),
+      "The amount is too small: after the fee it buys less than 0.01 GBP.",
+      "amount",
+    ],
+    [
+      "too many decimals",
+      () => q("GBP", "EUR", "1.001", "sell"),
+      "GBP amounts have at most 2 decimal places.",
+      "amount",
+    ],
+    [
+      "decimals on the buy side",
+      () => q("GBP", "JPY", "100.5", "buy"),
+      "JPY amounts have no decimal places.",
+      "amount",
+    ],
     ["negative", () => q("GBP", "EUR", "-100", "sell"), "Amounts cannot be negative.", "amount"],
     ["too large a result", () => q("GBP", "JPY", "90071992547409.91", "sell"), "The amount is too large.", "amount"],
     ["too large to pay", () => q("KWD", "JPY", "9007199254740991", "buy"), "The amount is too large.", "amount"],
-    ["no rate", () => q("GBP", "SEK", "100.00", "sell"), "There is no rate for SEK in the rates of 2026-11-20.", "currency"],
+    [
+      "no rate",
+      () => q("GBP", "SEK", "100.00", "sell"),
+      "There is no rate for SEK in the rates of 2026-11-20.",
+      "currency",
+    ],
   ];
   test.each(cases)("refused: %s", (_name, fn, message, field) => {
     const e = moneyError(fn);
@@ -334,7 +512,11 @@ describe("properties: the house never loses, and never wins by a minor unit or m
   const code = fc.constantFrom(...CURRENCY_CODES);
   const pair = fc.tuple(code, code).filter(([a, b]) => a !== b);
   const plan = fc
-    .tuple(fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 1, max: 10_000_000 }))
+    .tuple(
+      fc.integer({ min: 0, max: 1000 }),
+      fc.integer({ min: 0, max: 1000 }),
+      fc.integer({ min: 1, max: 10_000_000 }),
+    )
     .map(([bps1, bps2, bound]): PricingPlan => ({
       ...DEFAULT_PLAN,
       tiers: [{ up_to: (bound / 100).toFixed(2), bps: bps1 }, { up_to: null, bps: bps2 }],
@@ -490,7 +672,9 @@ describe("properties: the house never loses, and never wins by a minor unit or m
 /** formatAmount without importing it twice under test: digits placed by hand, checked by parseAmount. */
 function formatAmountSafe(code: string, minor: number): string {
   const digits = minorUnits(code);
-  const text = digits === 0 ? String(minor) : `${Math.floor(minor / 10 ** digits)}.${String(minor % 10 ** digits).padStart(digits, "0")}`;
+  const text = digits === 0
+    ? String(minor)
+    : `${Math.floor(minor / 10 ** digits)}.${String(minor % 10 ** digits).padStart(digits, "0")}`;
   expect(parseAmount(code, text)).toBe(minor);
   return text;
 }

@@ -9,9 +9,9 @@ import {
   formatRate,
   INDICATIVE_RATES,
   mergeRateTables,
-  type RateTable,
   rateDecimals,
   ratesFor,
+  type RateTable,
   validateRateTable,
 } from "../../server/money/rates.ts";
 
@@ -82,9 +82,24 @@ const ECB_SAMPLE = `<?xml version="1.0" encoding="UTF-8"?>
 `;
 
 const ECB_EXPECTED = {
-  EUR: "1", USD: "1.0823", JPY: "163.42", CZK: "25.112", DKK: "7.4589", GBP: "0.84713", HUF: "402.15",
-  PLN: "4.312", SEK: "11.543", CHF: "0.9467", NOK: "11.8105", AUD: "1.6612", CAD: "1.5124", HKD: "8.4251",
-  INR: "91.488", NZD: "1.8421", SGD: "1.4563", ZAR: "19.612",
+  EUR: "1",
+  USD: "1.0823",
+  JPY: "163.42",
+  CZK: "25.112",
+  DKK: "7.4589",
+  GBP: "0.84713",
+  HUF: "402.15",
+  PLN: "4.312",
+  SEK: "11.543",
+  CHF: "0.9467",
+  NOK: "11.8105",
+  AUD: "1.6612",
+  CAD: "1.5124",
+  HKD: "8.4251",
+  INR: "91.488",
+  NZD: "1.8421",
+  SGD: "1.4563",
+  ZAR: "19.612",
 };
 
 describe("the indicative set", () => {
@@ -131,7 +146,9 @@ describe("crossRate", () => {
   });
 
   test("missing and unknown currencies are refused", () => {
-    expect(moneyError(() => crossRate(SIMPLE, "GBP", "SEK")).message).toBe("There is no rate for SEK in the rates of 2026-11-20.");
+    expect(moneyError(() => crossRate(SIMPLE, "GBP", "SEK")).message).toBe(
+      "There is no rate for SEK in the rates of 2026-11-20.",
+    );
     expect(moneyError(() => crossRate(SIMPLE, "XYZ", "GBP")).message).toBe('"XYZ" is not a currency we support.');
   });
 
@@ -208,7 +225,10 @@ describe("the ECB daily reference rates", () => {
     const variant = ECB_SAMPLE.replace(/^<\?xml[^>]*\?>\s*/, "<!-- ECB -->")
       .replace(/\s*\n\s*/g, "")
       .replace(/'/g, '"')
-      .replace('<Cube currency="GBP" rate="0.84713"/>', '<Cube  rate="0.84713"\n currency="GBP" ></Cube><!-- <Cube currency="GBP" rate="9"/> -->');
+      .replace(
+        '<Cube currency="GBP" rate="0.84713"/>',
+        '<Cube  rate="0.84713"\n currency="GBP" ></Cube><!-- <Cube currency="GBP" rate="9"/> -->',
+      );
     expect(parseEcbDaily(variant)).toEqual(parseEcbDaily(ECB_SAMPLE));
     const prefixed = ECB_SAMPLE.replaceAll("<Cube", "<ecb:Cube").replaceAll("</Cube", "</ecb:Cube");
     expect(parseEcbDaily(prefixed).rates).toEqual(ECB_EXPECTED);
@@ -216,7 +236,8 @@ describe("the ECB daily reference rates", () => {
   });
 
   test("several days (the 90-day history format): the latest day is used", () => {
-    const older = `<Cube time='2026-11-19'><Cube currency='USD' rate='1.0700'/><Cube currency='GBP' rate='0.8500'/></Cube>`;
+    const older =
+      `<Cube time='2026-11-19'><Cube currency='USD' rate='1.0700'/><Cube currency='GBP' rate='0.8500'/></Cube>`;
     const doc = ECB_SAMPLE.replace("<Cube>", `<Cube>${older}`);
     const table = parseEcbDaily(doc);
     expect(table.as_of).toBe("2026-11-20");
@@ -229,7 +250,11 @@ describe("the ECB daily reference rates", () => {
     ["empty", "", /empty/],
     ["truncated", ECB_SAMPLE.slice(0, ECB_SAMPLE.indexOf("<Cube currency='HUF'") + 10), /not well-formed/],
     ["unclosed element", ECB_SAMPLE.replace("</gesmes:Envelope>", ""), /not well-formed.*never closed/],
-    ["crossed elements", ECB_SAMPLE.replace("</Cube>\n\t</Cube>", "</Cube>\n\t</gesmes:Envelope></Cube>"), /not well-formed/],
+    [
+      "crossed elements",
+      ECB_SAMPLE.replace("</Cube>\n\t</Cube>", "</Cube>\n\t</gesmes:Envelope></Cube>"),
+      /not well-formed/,
+    ],
     ["unquoted attribute", ECB_SAMPLE.replace("rate='1.0823'", "rate=1.0823"), /not well-formed.*broken tag/],
     ["two roots", ECB_SAMPLE + "<gesmes:Envelope></gesmes:Envelope>", /second root/],
     ["text after the root", ECB_SAMPLE + "trailing", /outside the root/],
@@ -240,13 +265,29 @@ describe("the ECB daily reference rates", () => {
     ["no day", ECB_SAMPLE.replace(/<Cube time=[^]*<\/Cube>(\s*<\/Cube>)/, "$1"), /no <Cube time=/],
     ["a day without its time", ECB_SAMPLE.replace("<Cube time='2026-11-20'>", "<Cube>"), /not inside a <Cube time/],
     ["an impossible date", ECB_SAMPLE.replace("2026-11-20", "2026-02-30"), /impossible date "2026-02-30"/],
-    ["a rate with a comma", ECB_SAMPLE.replace("rate='1.0823'", "rate='1,0823'"), /ECB rate of USD must be a plain positive decimal/],
+    [
+      "a rate with a comma",
+      ECB_SAMPLE.replace("rate='1.0823'", "rate='1,0823'"),
+      /ECB rate of USD must be a plain positive decimal/,
+    ],
     ["a negative rate", ECB_SAMPLE.replace("rate='0.84713'", "rate='-0.84713'"), /ECB rate of GBP/],
     ["a zero rate", ECB_SAMPLE.replace("rate='0.84713'", "rate='0'"), /ECB rate of GBP must be more than zero/],
     ["a missing rate", ECB_SAMPLE.replace(" rate='0.84713'", ""), /gives no rate for GBP/],
-    ["a currency twice", ECB_SAMPLE.replace("<Cube currency='JPY'", "<Cube currency='USD' rate='1.09'/><Cube currency='JPY'"), /lists USD twice/],
-    ["a rate outside a day", ECB_SAMPLE.replace("<Cube>", "<Cube><Cube currency='USD' rate='1.1'/>"), /not inside a <Cube time/],
-    ["no supported currency", ECB_SAMPLE.replace(/<Cube currency='(?!ISK)[A-Z]{3}' rate='[\d.]+'\/>/g, ""), /no currency we support/],
+    [
+      "a currency twice",
+      ECB_SAMPLE.replace("<Cube currency='JPY'", "<Cube currency='USD' rate='1.09'/><Cube currency='JPY'"),
+      /lists USD twice/,
+    ],
+    [
+      "a rate outside a day",
+      ECB_SAMPLE.replace("<Cube>", "<Cube><Cube currency='USD' rate='1.1'/>"),
+      /not inside a <Cube time/,
+    ],
+    [
+      "no supported currency",
+      ECB_SAMPLE.replace(/<Cube currency='(?!ISK)[A-Z]{3}' rate='[\d.]+'\/>/g, ""),
+      /no currency we support/,
+    ],
   ];
   test.each(malformed)("refused: %s", (_name, xml, message) => {
     expect(moneyError(() => parseEcbDaily(xml)).message).toMatch(message);
@@ -288,7 +329,12 @@ describe("the ECB daily reference rates", () => {
     expect(table.rates.KWD).toBe(INDICATIVE_RATES.rates.KWD);
     expect(Object.keys(table.rates).sort()).toEqual([...CURRENCY_CODES].sort());
     // Carried across bases: an older table against USD is re-expressed against EUR.
-    const olderUsd: RateTable = { base: "USD", as_of: "2026-11-01", source: "admin", rates: { USD: "1", EUR: "0.8", AED: "3.6725" } };
+    const olderUsd: RateTable = {
+      base: "USD",
+      as_of: "2026-11-01",
+      source: "admin",
+      rates: { USD: "1", EUR: "0.8", AED: "3.6725" },
+    };
     const merged = mergeRateTables(olderUsd, parseEcbDaily(ECB_SAMPLE));
     expect(merged.carried).toEqual(["AED"]);
     expect(merged.table.rates.AED).toBe("4.590625");
@@ -307,26 +353,79 @@ describe("validateRateTable (an administrator's update)", () => {
     });
     expect(validateRateTable({ ...update, rates: { ...update.rates, EUR: "1.000" } }).rates.EUR).toBe("1");
     expect(validateRateTable({ ...update, source: "treasury" }).source).toBe("treasury");
-    expect(validateRateTable({ base: "USD", as_of: "2026-11-21", rates: { AED: "3.6725" } }).rates).toEqual({ AED: "3.6725", USD: "1" });
+    expect(validateRateTable({ base: "USD", as_of: "2026-11-21", rates: { AED: "3.6725" } }).rates).toEqual({
+      AED: "3.6725",
+      USD: "1",
+    });
   });
 
   const bad: [string, unknown, string, string | undefined][] = [
     ["not an object", "EUR 1", "The rates must be an object with base, as_of and rates.", undefined],
     ["unknown base", { ...update, base: "XXX" }, 'The base "XXX" is not a currency we support.', "base"],
     ["impossible date", { ...update, as_of: "2026-13-01" }, "as_of must be a date written YYYY-MM-DD.", "as_of"],
-    ["date with a time", { ...update, as_of: "2026-11-21T10:00:00Z" }, "as_of must be a date written YYYY-MM-DD.", "as_of"],
-    ["rates not an object", { ...update, rates: ["1.08"] }, "rates must be an object of currency codes and decimal strings.", "rates"],
-    ["unknown currency", { ...update, rates: { ...update.rates, XYZ: "2" } }, '"XYZ" is not a currency we support.', "rates.XYZ"],
+    [
+      "date with a time",
+      { ...update, as_of: "2026-11-21T10:00:00Z" },
+      "as_of must be a date written YYYY-MM-DD.",
+      "as_of",
+    ],
+    [
+      "rates not an object",
+      { ...update, rates: ["1.08"] },
+      "rates must be an object of currency codes and decimal strings.",
+      "rates",
+    ],
+    [
+      "unknown currency",
+      { ...update, rates: { ...update.rates, XYZ: "2" } },
+      '"XYZ" is not a currency we support.',
+      "rates.XYZ",
+    ],
     ["lower-case code", { ...update, rates: { usd: "1.08" } }, '"usd" is not a currency we support.', "rates.usd"],
-    ["a number", { ...update, rates: { USD: 1.08 } }, 'The rate of USD must be written as a decimal string such as "1.0823".', "rates.USD"],
-    ["negative", { ...update, rates: { USD: "-1.08" } }, 'The rate of USD must be a plain positive decimal such as "1.0823".', "rates.USD"],
+    [
+      "a number",
+      { ...update, rates: { USD: 1.08 } },
+      'The rate of USD must be written as a decimal string such as "1.0823".',
+      "rates.USD",
+    ],
+    [
+      "negative",
+      { ...update, rates: { USD: "-1.08" } },
+      'The rate of USD must be a plain positive decimal such as "1.0823".',
+      "rates.USD",
+    ],
     ["zero", { ...update, rates: { USD: "0.000" } }, "The rate of USD must be more than zero.", "rates.USD"],
-    ["exponent", { ...update, rates: { USD: "1e3" } }, 'The rate of USD must be a plain positive decimal such as "1.0823".', "rates.USD"],
-    ["text", { ...update, rates: { USD: "abc" } }, 'The rate of USD must be a plain positive decimal such as "1.0823".', "rates.USD"],
+    [
+      "exponent",
+      { ...update, rates: { USD: "1e3" } },
+      'The rate of USD must be a plain positive decimal such as "1.0823".',
+      "rates.USD",
+    ],
+    [
+      "text",
+      { ...update, rates: { USD: "abc" } },
+      'The rate of USD must be a plain positive decimal such as "1.0823".',
+      "rates.USD",
+    ],
     ["huge", { ...update, rates: { USD: "1000000000000.5" } }, "The rate of USD is too large.", "rates.USD"],
-    ["base not 1", { ...update, rates: { ...update.rates, EUR: "1.01" } }, "The rate of EUR, the base, must be 1.", "rates.EUR"],
-    ["only the base", { ...update, rates: { EUR: "1" } }, "Give the rate of at least one currency besides the base.", "rates"],
-    ["odd source", { ...update, source: "<script>" }, 'source must be a short name such as "admin" or "ecb".', "source"],
+    [
+      "base not 1",
+      { ...update, rates: { ...update.rates, EUR: "1.01" } },
+      "The rate of EUR, the base, must be 1.",
+      "rates.EUR",
+    ],
+    [
+      "only the base",
+      { ...update, rates: { EUR: "1" } },
+      "Give the rate of at least one currency besides the base.",
+      "rates",
+    ],
+    [
+      "odd source",
+      { ...update, source: "<script>" },
+      'source must be a short name such as "admin" or "ecb".',
+      "source",
+    ],
   ];
   test.each(bad)("refused: %s", (_name, input, message, field) => {
     const e = moneyError(() => validateRateTable(input));

@@ -46,7 +46,10 @@ describe("route preloads", () => {
 describe("after a failed island chunk load", () => {
   test("the page reloads, but at most once in ten seconds", () => {
     const store = new Map<string, string>();
-    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
     let reloads = 0;
     const reload = () => void reloads++;
     const t0 = 1_000_000;

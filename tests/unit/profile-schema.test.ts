@@ -47,7 +47,14 @@ function businessInput(): Record<string, unknown> {
     number: "12345678",
     incorporation: "2015-03-01",
     country: "gb",
-    address: { line1: "1 High Street", line2: "Suite 4", city: "Leeds", region: "West Yorkshire", postcode: "LS1 1AA", country: "GB" },
+    address: {
+      line1: "1 High Street",
+      line2: "Suite 4",
+      city: "Leeds",
+      region: "West Yorkshire",
+      postcode: "LS1 1AA",
+      country: "GB",
+    },
     nature: "Import and export of machine parts",
     turnover: "1000000",
     first: "Grace",
@@ -70,7 +77,11 @@ function business(overrides: Record<string, unknown>) {
 }
 
 /** Asserts a failure with `message` at `path` and answers the result for further checks. */
-function expectFieldError(result: ReturnType<typeof validateProfile> | ReturnType<typeof validateCompliance>, path: string, message: string) {
+function expectFieldError(
+  result: ReturnType<typeof validateProfile> | ReturnType<typeof validateCompliance>,
+  path: string,
+  message: string,
+) {
   expect(result.ok).toBe(false);
   if (result.ok) throw new Error("unreachable");
   expect(result.fields[path]).toBe(message);
@@ -79,7 +90,10 @@ function expectFieldError(result: ReturnType<typeof validateProfile> | ReturnTyp
 
 describe("a complete profile", () => {
   test("a valid Personal profile passes, trimmed and normalised, with compliance stripped", () => {
-    const result = validateProfile("Personal", { ...personalInput(), compliance: { done: true, amount: 1, date: "2026-01-01" } }, TODAY);
+    const result = validateProfile("Personal", {
+      ...personalInput(),
+      compliance: { done: true, amount: 1, date: "2026-01-01" },
+    }, TODAY);
     expect(result).toEqual({
       ok: true,
       profile: {
@@ -88,7 +102,14 @@ describe("a complete profile", () => {
         dob: "1990-05-17",
         phone: "+447911123456",
         identity: "Passport 123456789",
-        address: { line1: "10 Downing Street", line2: "", city: "London", region: "", postcode: "SW1A 2AA", country: "GB" },
+        address: {
+          line1: "10 Downing Street",
+          line2: "",
+          city: "London",
+          region: "",
+          postcode: "SW1A 2AA",
+          country: "GB",
+        },
         employment: "Employed",
         position: "Engineer",
         expected: "50000",
@@ -107,7 +128,11 @@ describe("a complete profile", () => {
   });
 
   test("a valid Business profile passes, trimmed and normalised, with compliance stripped", () => {
-    const result = validateProfile("Business", { ...businessInput(), compliance: { done: true }, accountManager: " Sam " }, TODAY);
+    const result = validateProfile("Business", {
+      ...businessInput(),
+      compliance: { done: true },
+      accountManager: " Sam ",
+    }, TODAY);
     expect(result).toEqual({
       ok: true,
       profile: {
@@ -115,7 +140,14 @@ describe("a complete profile", () => {
         number: "12345678",
         incorporation: "2015-03-01",
         country: "GB",
-        address: { line1: "1 High Street", line2: "Suite 4", city: "Leeds", region: "West Yorkshire", postcode: "LS1 1AA", country: "GB" },
+        address: {
+          line1: "1 High Street",
+          line2: "Suite 4",
+          city: "Leeds",
+          region: "West Yorkshire",
+          postcode: "LS1 1AA",
+          country: "GB",
+        },
         nature: "Import and export of machine parts",
         turnover: "1000000",
         website: "https://acme.example.com",
@@ -137,7 +169,11 @@ describe("a complete profile", () => {
   });
 
   test("a profile that is not an object is refused", () => {
-    expect(validateProfile("Personal", "nope", TODAY)).toEqual({ ok: false, error: "Send the profile as an object.", fields: {} });
+    expect(validateProfile("Personal", "nope", TODAY)).toEqual({
+      ok: false,
+      error: "Send the profile as an object.",
+      fields: {},
+    });
     expect(validateProfile("Business", null, TODAY).ok).toBe(false);
   });
 });
@@ -189,7 +225,11 @@ describe("required fields", () => {
   test("a postcode may be left empty only where the country has none", () => {
     const hongKong = personal({ address: { line1: "1 Queen's Road", city: "Hong Kong", country: "HK" } });
     expect(hongKong.ok).toBe(true);
-    expectFieldError(personal({ address: { line1: "1 A St", city: "X", postcode: "!!", country: "GB" } }), "address.postcode", "Enter a valid postcode.");
+    expectFieldError(
+      personal({ address: { line1: "1 A St", city: "X", postcode: "!!", country: "GB" } }),
+      "address.postcode",
+      "Enter a valid postcode.",
+    );
   });
 
   test("the position may be empty only for someone not in work", () => {
@@ -245,7 +285,8 @@ describe("dates", () => {
     expectFieldError(personal({ dob: "2008-11-23" }), "dob", "You must be 18 or older to open an account.");
     expect(personal({ dob: "2008-11-22" }).ok).toBe(true);
     // The same birthday is fine a day later: "today" really is injected.
-    expect(validateProfile("Personal", { ...personalInput(), dob: "2008-11-23" }, new Date("2026-11-23T00:00:00Z")).ok).toBe(true);
+    expect(validateProfile("Personal", { ...personalInput(), dob: "2008-11-23" }, new Date("2026-11-23T00:00:00Z")).ok)
+      .toBe(true);
     expectFieldError(business({ dob: "2010-01-01" }), "dob", "The contact person must be 18 or older.");
   });
 
@@ -268,20 +309,30 @@ describe("dates", () => {
   });
 
   test("incorporation is a real date, not in the future", () => {
-    expectFieldError(business({ incorporation: "2015-02-30" }), "incorporation", "Date of incorporation must be a real date in the format YYYY-MM-DD.");
-    expectFieldError(business({ incorporation: "2026-11-23" }), "incorporation", "Date of incorporation cannot be in the future.");
+    expectFieldError(
+      business({ incorporation: "2015-02-30" }),
+      "incorporation",
+      "Date of incorporation must be a real date in the format YYYY-MM-DD.",
+    );
+    expectFieldError(
+      business({ incorporation: "2026-11-23" }),
+      "incorporation",
+      "Date of incorporation cannot be in the future.",
+    );
     expect(business({ incorporation: "2026-11-22" }).ok).toBe(true);
   });
 });
 
 describe("phones", () => {
   test("valid international numbers are normalised to E.164", () => {
-    for (const [input, e164] of [
-      ["+447911123456", "+447911123456"],
-      ["+14155552671", "+14155552671"],
-      ["+44 20 7946 0000", "+442079460000"],
-      ["+33 6 12 34 56 78", "+33612345678"],
-    ]) {
+    for (
+      const [input, e164] of [
+        ["+447911123456", "+447911123456"],
+        ["+14155552671", "+14155552671"],
+        ["+44 20 7946 0000", "+442079460000"],
+        ["+33 6 12 34 56 78", "+33612345678"],
+      ]
+    ) {
       const result = personal({ phone: input });
       expect(result.ok).toBe(true);
       if (result.ok) expect(result.profile.phone).toBe(e164);
@@ -290,7 +341,17 @@ describe("phones", () => {
 
   test("numbers without +, too short, too long, with letters or an extension are refused", () => {
     const message = "Enter a valid international phone number, e.g. +44 20 7946 0000.";
-    for (const phone of ["07911123456", "447911123456", "+44123", "+4479111234567", "+1-800-FLOWERS", "+44 20 7946 0000 ext. 12", "+999 123456"]) {
+    for (
+      const phone of [
+        "07911123456",
+        "447911123456",
+        "+44123",
+        "+4479111234567",
+        "+1-800-FLOWERS",
+        "+44 20 7946 0000 ext. 12",
+        "+999 123456",
+      ]
+    ) {
       expectFieldError(personal({ phone }), "phone", message);
     }
     expectFieldError(business({ phone: "+1234" }), "phone", message);
@@ -299,7 +360,10 @@ describe("phones", () => {
 
 describe("countries", () => {
   test("a country is normalised to upper case", () => {
-    const result = business({ country: " us ", address: { line1: "1 Main St", city: "Austin", postcode: "78701", country: "us" } });
+    const result = business({
+      country: " us ",
+      address: { line1: "1 Main St", city: "Austin", postcode: "78701", country: "us" },
+    });
     expect(result.ok).toBe(true);
     if (result.ok) {
       expect(result.profile.country).toBe("US");
@@ -309,10 +373,26 @@ describe("countries", () => {
 
   test("an unknown code or an alpha-3 code is refused", () => {
     const address = (country: string) => ({ line1: "1 A St", city: "X", postcode: "X1", country });
-    expectFieldError(personal({ address: address("XX") }), "address.country", "Country must be a two-letter ISO code such as GB.");
-    expectFieldError(personal({ address: address("gbr") }), "address.country", "Country must be a two-letter ISO code such as GB.");
-    expectFieldError(business({ country: "XX" }), "country", "Country of incorporation must be a two-letter ISO code such as GB.");
-    expectFieldError(business({ country: "GBR" }), "country", "Country of incorporation must be a two-letter ISO code such as GB.");
+    expectFieldError(
+      personal({ address: address("XX") }),
+      "address.country",
+      "Country must be a two-letter ISO code such as GB.",
+    );
+    expectFieldError(
+      personal({ address: address("gbr") }),
+      "address.country",
+      "Country must be a two-letter ISO code such as GB.",
+    );
+    expectFieldError(
+      business({ country: "XX" }),
+      "country",
+      "Country of incorporation must be a two-letter ISO code such as GB.",
+    );
+    expectFieldError(
+      business({ country: "GBR" }),
+      "country",
+      "Country of incorporation must be a two-letter ISO code such as GB.",
+    );
   });
 
   test("COUNTRIES lists every alpha-2 code once, sorted by English name", () => {
@@ -346,7 +426,11 @@ describe("lists, agency, amounts and website", () => {
   });
 
   test("agency true needs agency_of; agency false clears it", () => {
-    expectFieldError(personal({ agency: true, agency_of: " " }), "agency_of", "Name the person or company you are acting for.");
+    expectFieldError(
+      personal({ agency: true, agency_of: " " }),
+      "agency_of",
+      "Name the person or company you are acting for.",
+    );
     expectFieldError(personal({ agency: true }), "agency_of", "Name the person or company you are acting for.");
     const acting = personal({ agency: true, agency_of: " Acme Ltd " });
     expect(acting.ok && acting.profile.agency_of).toBe("Acme Ltd");
@@ -359,8 +443,16 @@ describe("lists, agency, amounts and website", () => {
   });
 
   test("expected volume is a positive amount; turnover may be zero", () => {
-    expectFieldError(personal({ expected: "lots" }), "expected", "Expected annual volume must be an amount such as 50000.");
-    expectFieldError(personal({ expected: "-5" }), "expected", "Expected annual volume must be an amount such as 50000.");
+    expectFieldError(
+      personal({ expected: "lots" }),
+      "expected",
+      "Expected annual volume must be an amount such as 50000.",
+    );
+    expectFieldError(
+      personal({ expected: "-5" }),
+      "expected",
+      "Expected annual volume must be an amount such as 50000.",
+    );
     expectFieldError(personal({ expected: "0" }), "expected", "Expected annual volume must be more than 0.");
     expect(business({ turnover: "0" }).ok).toBe(true);
     expect(normaliseAmount("1,234,567.5")).toBe("1234567.50");
@@ -383,16 +475,32 @@ describe("lists, agency, amounts and website", () => {
 
 describe("compliance", () => {
   test("done true without an amount gives the spec's message at amount", () => {
-    const result = expectFieldError(validateCompliance({ done: true, date: "2026-01-05" }, TODAY), "amount", COMPLIANCE_AMOUNT_REQUIRED);
+    const result = expectFieldError(
+      validateCompliance({ done: true, date: "2026-01-05" }, TODAY),
+      "amount",
+      COMPLIANCE_AMOUNT_REQUIRED,
+    );
     expect(COMPLIANCE_AMOUNT_REQUIRED).toBe("Amount is required when setting compliance.");
     expect(result.error).toBe("Amount is required when setting compliance.");
     expect(Object.keys(result.fields)).toEqual(["amount"]);
-    expectFieldError(validateCompliance({ done: true, amount: "", date: "2026-01-05" }, TODAY), "amount", COMPLIANCE_AMOUNT_REQUIRED);
-    expectFieldError(validateCompliance({ done: true, amount: null, date: "2026-01-05" }, TODAY), "amount", COMPLIANCE_AMOUNT_REQUIRED);
+    expectFieldError(
+      validateCompliance({ done: true, amount: "", date: "2026-01-05" }, TODAY),
+      "amount",
+      COMPLIANCE_AMOUNT_REQUIRED,
+    );
+    expectFieldError(
+      validateCompliance({ done: true, amount: null, date: "2026-01-05" }, TODAY),
+      "amount",
+      COMPLIANCE_AMOUNT_REQUIRED,
+    );
   });
 
   test("done true without a date gives the spec's message, doubled 'when' and all, at date", () => {
-    const result = expectFieldError(validateCompliance({ done: true, amount: "25000" }, TODAY), "date", COMPLIANCE_DATE_REQUIRED);
+    const result = expectFieldError(
+      validateCompliance({ done: true, amount: "25000" }, TODAY),
+      "date",
+      COMPLIANCE_DATE_REQUIRED,
+    );
     expect(COMPLIANCE_DATE_REQUIRED).toBe("Date is required when when setting compliance.");
     expect(result.error).toBe("Date is required when when setting compliance.");
     expect(Object.keys(result.fields)).toEqual(["date"]);
@@ -403,14 +511,23 @@ describe("compliance", () => {
     expect(result).toEqual({
       ok: false,
       error: "Amount is required when setting compliance.",
-      fields: { amount: "Amount is required when setting compliance.", date: "Date is required when when setting compliance." },
+      fields: {
+        amount: "Amount is required when setting compliance.",
+        date: "Date is required when when setting compliance.",
+      },
     });
   });
 
   test("done false with neither is fine, and done defaults to false", () => {
-    expect(validateCompliance({ done: false }, TODAY)).toEqual({ ok: true, compliance: { done: false, amount: null, date: null } });
+    expect(validateCompliance({ done: false }, TODAY)).toEqual({
+      ok: true,
+      compliance: { done: false, amount: null, date: null },
+    });
     expect(validateCompliance({}, TODAY)).toEqual({ ok: true, compliance: { done: false, amount: null, date: null } });
-    expect(validateCompliance({ amount: "", date: "" }, TODAY)).toEqual({ ok: true, compliance: { done: false, amount: null, date: null } });
+    expect(validateCompliance({ amount: "", date: "" }, TODAY)).toEqual({
+      ok: true,
+      compliance: { done: false, amount: null, date: null },
+    });
   });
 
   test("a complete record is normalised", () => {
@@ -425,11 +542,31 @@ describe("compliance", () => {
   });
 
   test("bad amounts and dates are refused at their field", () => {
-    expectFieldError(validateCompliance({ done: true, amount: "abc", date: "2026-01-05" }, TODAY), "amount", "Amount must be an amount such as 50000.");
-    expectFieldError(validateCompliance({ done: true, amount: "0", date: "2026-01-05" }, TODAY), "amount", "Amount must be more than 0.");
-    expectFieldError(validateCompliance({ done: true, amount: "1", date: "2026-02-31" }, TODAY), "date", "Date must be a real date in the format YYYY-MM-DD.");
-    expectFieldError(validateCompliance({ done: true, amount: "1", date: "2026-11-23" }, TODAY), "date", "Date cannot be in the future.");
-    expectFieldError(validateCompliance({ done: "yes", amount: "1", date: "2026-01-05" }, TODAY), "done", "Done must be true or false.");
+    expectFieldError(
+      validateCompliance({ done: true, amount: "abc", date: "2026-01-05" }, TODAY),
+      "amount",
+      "Amount must be an amount such as 50000.",
+    );
+    expectFieldError(
+      validateCompliance({ done: true, amount: "0", date: "2026-01-05" }, TODAY),
+      "amount",
+      "Amount must be more than 0.",
+    );
+    expectFieldError(
+      validateCompliance({ done: true, amount: "1", date: "2026-02-31" }, TODAY),
+      "date",
+      "Date must be a real date in the format YYYY-MM-DD.",
+    );
+    expectFieldError(
+      validateCompliance({ done: true, amount: "1", date: "2026-11-23" }, TODAY),
+      "date",
+      "Date cannot be in the future.",
+    );
+    expectFieldError(
+      validateCompliance({ done: "yes", amount: "1", date: "2026-01-05" }, TODAY),
+      "done",
+      "Done must be true or false.",
+    );
   });
 });
 

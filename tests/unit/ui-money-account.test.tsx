@@ -36,7 +36,9 @@ function server(route: (call: Seen) => [number, unknown]) {
       };
       calls.push(call);
       const [status, json] = route(call);
-      return Promise.resolve(new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }));
+      return Promise.resolve(
+        new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }),
+      );
     }),
   );
   return calls;
@@ -221,9 +223,9 @@ describe("ConvertForm", () => {
   });
 
   test("a 409 says the quote expired and offers a new one", async () => {
-    server((call) => (call.path === "account/conversions/quote"
-      ? [200, { body: QUOTE }]
-      : fail(409, "The quote has expired.")));
+    server((
+      call,
+    ) => (call.path === "account/conversions/quote" ? [200, { body: QUOTE }] : fail(409, "The quote has expired.")));
     await quoted();
     fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
     await settle();
@@ -233,9 +235,12 @@ describe("ConvertForm", () => {
   });
 
   test("a 422 (funds short) shows the server's text", async () => {
-    server((call) => (call.path === "account/conversions/quote"
+    server((
+      call,
+    ) => (call.path === "account/conversions/quote"
       ? [200, { body: QUOTE }]
-      : fail(422, "You have 50.00 GBP available: not enough for 100.00 GBP.")));
+      : fail(422, "You have 50.00 GBP available: not enough for 100.00 GBP."))
+    );
     await quoted();
     fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
     await settle();
@@ -245,7 +250,11 @@ describe("ConvertForm", () => {
   test("a refused quote request shows its text under the amount; an empty amount is not sent", async () => {
     const calls = server(() => [
       422,
-      { error: "The amount must be more than the fee of 1.00 GBP.", message: "", fields: { amount: "The amount must be more than the fee of 1.00 GBP." } },
+      {
+        error: "The amount must be more than the fee of 1.00 GBP.",
+        message: "",
+        fields: { amount: "The amount must be more than the fee of 1.00 GBP." },
+      },
     ]);
     render(<ConvertForm {...PROPS} />);
     await settle();
@@ -285,7 +294,10 @@ describe("ConvertForm", () => {
     fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
     await settle();
     // The write's pause (the request batch) is not over: the amounts converted, at once.
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["POST account/conversions/quote", "POST account/conversions"]);
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "POST account/conversions/quote",
+      "POST account/conversions",
+    ]);
     expect(rows()).toEqual(["CurrencyAvailableHeld", "EUR117.010.00", "GBP150.000.00"]);
     await settle(500);
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
@@ -305,7 +317,9 @@ describe("ConvertForm", () => {
     fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
     await settle(10_000);
     expect(rows()).toContain("GBP50.000.00");
-    expect(beside.getByRole("status").textContent).toBe("The balances could not be updated. Reload the page to see them.");
+    expect(beside.getByRole("status").textContent).toBe(
+      "The balances could not be updated. Reload the page to see them.",
+    );
   });
 
   test("addAmount is exact on decimal strings", () => {
@@ -332,7 +346,11 @@ describe("Balances", () => {
   test("lists every currency with available and held, and how to add money", () => {
     render(
       <Balances
-        balances={[{ currency: "GBP", available: "250.00", held: "10.00" }, { currency: "JPY", available: "15000", held: "0" }]}
+        balances={[{ currency: "GBP", available: "250.00", held: "10.00" }, {
+          currency: "JPY",
+          available: "15000",
+          held: "0",
+        }]}
         funding={FUNDING}
       />,
     );
@@ -358,7 +376,15 @@ describe("Balances", () => {
 
   test("refetches GET account/balances on portal:balances-changed", async () => {
     vi.useFakeTimers();
-    const calls = server(() => [200, { body: [{ currency: "GBP", available: "150.00", held: "0.00" }, { currency: "EUR", available: "117.01", held: "0.00" }] }]);
+    const calls = server(
+      () => [200, {
+        body: [{ currency: "GBP", available: "150.00", held: "0.00" }, {
+          currency: "EUR",
+          available: "117.01",
+          held: "0.00",
+        }],
+      }],
+    );
     render(<Balances balances={[{ currency: "GBP", available: "250.00", held: "0.00" }]} funding={FUNDING} />);
     await settle();
     expect(calls).toEqual([]);

@@ -85,7 +85,11 @@ function priced(q: Record<string, string>): QuoteAnswer {
 
 const quoteRoute = (call: Seen): [number, unknown] => {
   if (Number(call.query.amount) <= 1) {
-    return [422, { error: "The amount must be more than the fee of 1.00 GBP.", message: "Unprocessable Entity", fields: { amount: "The amount must be more than the fee of 1.00 GBP." } }];
+    return [422, {
+      error: "The amount must be more than the fee of 1.00 GBP.",
+      message: "Unprocessable Entity",
+      fields: { amount: "The amount must be more than the fee of 1.00 GBP." },
+    }];
   }
   return [200, { body: priced(call.query) }];
 };
@@ -158,7 +162,11 @@ describe("Calculator", () => {
     fireEvent.change(send(), { target: { value: "200" } });
     await settle(QUOTE_DEBOUNCE_MS);
     expect(calls.map((c) => c.query.amount)).toEqual(["200"]);
-    expect(calls[0]).toMatchObject({ method: "GET", path: "quote", query: { sell: "GBP", buy: "EUR", amount: "200", fixed: "sell" } });
+    expect(calls[0]).toMatchObject({
+      method: "GET",
+      path: "quote",
+      query: { sell: "GBP", buy: "EUR", amount: "200", fixed: "sell" },
+    });
 
     // Typing again while that request is in flight aborts it.
     fireEvent.change(send(), { target: { value: "300" } });

@@ -33,14 +33,17 @@ function server(route: (call: Seen) => [number, unknown]) {
       };
       calls.push(call);
       const [status, json] = route(call);
-      return Promise.resolve(new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }));
+      return Promise.resolve(
+        new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }),
+      );
     }),
   );
   return calls;
 }
 
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
-const type = (label: string | RegExp, value: string) => fireEvent.change(screen.getByLabelText(label), { target: { value } });
+const type = (label: string | RegExp, value: string) =>
+  fireEvent.change(screen.getByLabelText(label), { target: { value } });
 const titles = () => notifications.snapshot().visible.map((n) => n.title);
 
 const CURRENCIES = [
@@ -72,7 +75,13 @@ describe("ConsoleRates", () => {
   };
 
   test("shows each rate against the base, saves with PUT console/rates and an Idempotency-Key", async () => {
-    const saved = { ...RATES, source: "admin", indicative: false, as_of: "2026-11-21", rates: { EUR: "1.180000", GBP: "1", USD: "1.270000" } };
+    const saved = {
+      ...RATES,
+      source: "admin",
+      indicative: false,
+      as_of: "2026-11-21",
+      rates: { EUR: "1.180000", GBP: "1", USD: "1.270000" },
+    };
     const calls = server(() => [200, { body: saved }]);
     render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
     await settle();
@@ -138,7 +147,9 @@ describe("ConsoleReceipts", () => {
   };
 
   test("records a receipt with POST console/receipts; the new row shows its status", async () => {
-    const calls = server((call) => [200, { body: { ...(call.body as object), id: 3, status: "matched", account_ref: "P1234567" } }]);
+    const calls = server((
+      call,
+    ) => [200, { body: { ...(call.body as object), id: 3, status: "matched", account_ref: "P1234567" } }]);
     render(<ConsoleReceipts receipts={[UNMATCHED]} currencies={CURRENCIES} />);
     await settle();
     type("Amount", "250.00");
@@ -152,7 +163,13 @@ describe("ConsoleReceipts", () => {
     expect(calls[0]).toMatchObject({
       method: "POST",
       path: "console/receipts",
-      body: { amount: "250.00", currency: "GBP", payer_name: "Ada Lovelace", reference: "P1234567", received_at: "2026-11-21" },
+      body: {
+        amount: "250.00",
+        currency: "GBP",
+        payer_name: "Ada Lovelace",
+        reference: "P1234567",
+        received_at: "2026-11-21",
+      },
     });
     expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
     const row = screen.getByRole("row", { name: /Ada Lovelace/ });
@@ -178,7 +195,9 @@ describe("ConsoleReceipts", () => {
     await settle();
     const payer = screen.getByLabelText("Payer's name");
     expect(payer.getAttribute("aria-invalid")).toBe("true");
-    expect(document.getElementById(payer.getAttribute("aria-describedby")!)!.textContent).toBe("Enter the payer's name.");
+    expect(document.getElementById(payer.getAttribute("aria-describedby")!)!.textContent).toBe(
+      "Enter the payer's name.",
+    );
 
     type("Payer's name", "Someone");
     fireEvent.click(screen.getByRole("button", { name: "Record the receipt" }));
@@ -202,7 +221,11 @@ describe("ConsoleReceipts", () => {
     fireEvent.change(form.getByLabelText("Account reference"), { target: { value: " P7654321 " } });
     fireEvent.click(form.getByRole("button", { name: "Allocate and credit" }));
     await settle();
-    expect(calls[0]).toMatchObject({ method: "POST", path: "console/receipts/1/allocate", body: { account_ref: "P7654321" } });
+    expect(calls[0]).toMatchObject({
+      method: "POST",
+      path: "console/receipts/1/allocate",
+      body: { account_ref: "P7654321" },
+    });
     expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
     expect(within(screen.getByRole("row", { name: /J Smith/ })).getByText("Allocated to P7654321")).toBeTruthy();
     expect(screen.queryByRole("button", { name: /^Allocate / })).toBeNull();
@@ -235,7 +258,11 @@ async function openedEditor() {
 }
 
 describe("ConsolePricingPlans", () => {
-  const fees = { EUR: { regular: "1.00", priority: "10.00" }, GBP: { regular: "1.00", priority: "9.00" }, USD: { regular: "2.00", priority: "12.00" } };
+  const fees = {
+    EUR: { regular: "1.00", priority: "10.00" },
+    GBP: { regular: "1.00", priority: "9.00" },
+    USD: { regular: "2.00", priority: "12.00" },
+  };
   const DEFAULT: PricingPlanRow = {
     id: 1,
     name: "Standard",
@@ -245,7 +272,14 @@ describe("ConsolePricingPlans", () => {
     fees,
     accounts: [],
   };
-  const VIP: PricingPlanRow = { ...DEFAULT, id: 2, name: "VIP", is_default: false, tiers: [{ up_to: null, bps: 10 }], accounts: ["P1234567"] };
+  const VIP: PricingPlanRow = {
+    ...DEFAULT,
+    id: 2,
+    name: "VIP",
+    is_default: false,
+    tiers: [{ up_to: null, bps: 10 }],
+    accounts: ["P1234567"],
+  };
 
   test("lists the plans with their tiers", () => {
     server(() => [200, { body: null }]);
@@ -287,7 +321,11 @@ describe("ConsolePricingPlans", () => {
     const calls = server((call) => {
       n += 1;
       return n === 1
-        ? [422, { error: "Tier 1's bps must be a whole number from 0 to 1000.", message: "", fields: { "tiers.0.bps": "Tier 1's bps must be a whole number from 0 to 1000." } }]
+        ? [422, {
+          error: "Tier 1's bps must be a whole number from 0 to 1000.",
+          message: "",
+          fields: { "tiers.0.bps": "Tier 1's bps must be a whole number from 0 to 1000." },
+        }]
         : [200, { body: { ...(call.body as object), id: 3, is_default: false } }];
     });
     render(<ConsolePricingPlans plans={[DEFAULT]} currencies={CURRENCIES} />);
@@ -300,7 +338,11 @@ describe("ConsolePricingPlans", () => {
     fireEvent.click(screen.getByRole("button", { name: "Create the plan" }));
     await settle();
     expect(calls[0]).toMatchObject({ method: "POST", path: "console/pricingplans" });
-    expect(calls[0].body).toMatchObject({ name: "Partners", tier_currency: "GBP", tiers: [{ up_to: "10000.00", bps: 5000 }, { up_to: null, bps: 30 }] });
+    expect(calls[0].body).toMatchObject({
+      name: "Partners",
+      tier_currency: "GBP",
+      tiers: [{ up_to: "10000.00", bps: 5000 }, { up_to: null, bps: 30 }],
+    });
     const bps = screen.getByLabelText("Tier 1 markup in basis points");
     expect(bps.getAttribute("aria-invalid")).toBe("true");
     expect(document.getElementById(bps.getAttribute("aria-describedby")!)!.textContent).toBe(
@@ -322,7 +364,11 @@ describe("ConsolePricingPlans", () => {
     type("Account reference", "P1234567");
     fireEvent.click(screen.getByRole("button", { name: "Assign the plan" }));
     await settle();
-    expect(calls[0]).toMatchObject({ method: "PUT", path: "console/pricingplans/1", body: { assign_account_ref: "P1234567" } });
+    expect(calls[0]).toMatchObject({
+      method: "PUT",
+      path: "console/pricingplans/1",
+      body: { assign_account_ref: "P1234567" },
+    });
     const vipRow = screen.getByRole("row", { name: /VIP/ });
     expect(within(vipRow).getByText("None")).toBeTruthy();
     expect(within(screen.getByRole("row", { name: /Standard/ })).getByText("P1234567")).toBeTruthy();
@@ -335,14 +381,22 @@ describe("ConsoleUserFees", () => {
     const calls = server((call) => {
       n += 1;
       return n === 1
-        ? [422, { error: "The regular fee must be an amount.", message: "", fields: { override_regular_transfer_fee: "The regular fee must be an amount." } }]
+        ? [422, {
+          error: "The regular fee must be an amount.",
+          message: "",
+          fields: { override_regular_transfer_fee: "The regular fee must be an amount." },
+        }]
         : [200, { body: { id: 7, ...(call.body as object) } }];
     });
     render(
       <ConsoleUserFees
         userId={7}
         name="Ada Lovelace"
-        overrides={{ override_transfer_fee: false, override_regular_transfer_fee: null, override_priority_transfer_fee: null }}
+        overrides={{
+          override_transfer_fee: false,
+          override_regular_transfer_fee: null,
+          override_priority_transfer_fee: null,
+        }}
       />,
     );
     await settle();
@@ -360,7 +414,11 @@ describe("ConsoleUserFees", () => {
     type("Regular transfer fee", "0.50");
     fireEvent.click(screen.getByRole("button", { name: "Save fees" }));
     await settle();
-    expect(calls[1].body).toEqual({ override_transfer_fee: true, override_regular_transfer_fee: "0.50", override_priority_transfer_fee: null });
+    expect(calls[1].body).toEqual({
+      override_transfer_fee: true,
+      override_regular_transfer_fee: "0.50",
+      override_priority_transfer_fee: null,
+    });
     expect(titles()).toEqual(["Fees saved"]);
   });
 });
@@ -386,17 +444,38 @@ describe("hydration", () => {
       currencies: CURRENCIES,
     });
     await hydrates(ConsolePricingPlans, {
-      plans: [{ id: 1, name: "Standard", is_default: true, tier_currency: "GBP", tiers: [{ up_to: null, bps: 30 }], fees, accounts: [] }],
+      plans: [{
+        id: 1,
+        name: "Standard",
+        is_default: true,
+        tier_currency: "GBP",
+        tiers: [{ up_to: null, bps: 30 }],
+        fees,
+        accounts: [],
+      }],
       currencies: CURRENCIES,
     });
     await hydrates(ConsoleReceipts, {
-      receipts: [{ id: 1, amount: "1.00", currency: "GBP", payer_name: "A", reference: "R", received_at: "2026-11-20", status: "unmatched", account_ref: null }],
+      receipts: [{
+        id: 1,
+        amount: "1.00",
+        currency: "GBP",
+        payer_name: "A",
+        reference: "R",
+        received_at: "2026-11-20",
+        status: "unmatched",
+        account_ref: null,
+      }],
       currencies: CURRENCIES,
     });
     await hydrates(ConsoleUserFees, {
       userId: 7,
       name: "Ada",
-      overrides: { override_transfer_fee: true, override_regular_transfer_fee: "0.50", override_priority_transfer_fee: null },
+      overrides: {
+        override_transfer_fee: true,
+        override_regular_transfer_fee: "0.50",
+        override_priority_transfer_fee: null,
+      },
     });
   });
 });

@@ -16,10 +16,10 @@ export function accountOpened({ name, accountRef }: AccountOpenedProps): Rendere
       <Text style={styles.text}>Your Portal account is open. Its reference is:</Text>
       <Text style={styles.code}>{accountRef}</Text>
       <Text style={styles.text}>
-        To add money, send a bank transfer to our account (its details are on your Portal account page) and quote
-        {" "}
-        <strong>{accountRef}</strong> as the payment reference. We credit your balance when the funds arrive; a
-        transfer without the reference takes longer to match.
+        To add money, send a bank transfer to our account (its details are on your Portal account page) and quote{" "}
+        <strong>{accountRef}</strong>{" "}
+        as the payment reference. We credit your balance when the funds arrive; a transfer without the reference takes
+        longer to match.
       </Text>
     </Layout>
   );

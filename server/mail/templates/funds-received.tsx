@@ -15,8 +15,8 @@ export function fundsReceived({ name, amount, accountRef }: FundsReceivedProps):
     <Layout preview={`${amount} is now on your Portal account ${accountRef}.`} heading={subject}>
       <Text style={styles.text}>Hello {name},</Text>
       <Text style={styles.text}>
-        We received {amount} for your account {accountRef} and added it to your balance. You can convert it or pay it
-        out from your Portal account.
+        We received {amount} for your account {accountRef}{" "}
+        and added it to your balance. You can convert it or pay it out from your Portal account.
       </Text>
     </Layout>
   );

@@ -1,4 +1,16 @@
-import { Body, Button, Container, Head, Heading, Hr, Html, Link, Preview, Section, Text } from "@react-email/components";
+import {
+  Body,
+  Button,
+  Container,
+  Head,
+  Heading,
+  Hr,
+  Html,
+  Link,
+  Preview,
+  Section,
+  Text,
+} from "@react-email/components";
 import type { CSSProperties, ReactElement, ReactNode } from "react";
 
 /**
@@ -18,8 +30,8 @@ export function Layout({ preview, heading, children }: { preview: string; headin
           <Section>{children}</Section>
           <Hr style={hr} />
           <Text style={footer}>
-            You receive this email because of your Portal account. Portal staff never ask for your password or a
-            sign-in code.
+            You receive this email because of your Portal account. Portal staff never ask for your password or a sign-in
+            code.
           </Text>
         </Container>
       </Body>
@@ -28,7 +40,13 @@ export function Layout({ preview, heading, children }: { preview: string; headin
 }
 
 const font = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif";
-const body: CSSProperties = { backgroundColor: "#f1f5f9", fontFamily: font, color: "#0f172a", margin: 0, padding: "24px 0" };
+const body: CSSProperties = {
+  backgroundColor: "#f1f5f9",
+  fontFamily: font,
+  color: "#0f172a",
+  margin: 0,
+  padding: "24px 0",
+};
 const container: CSSProperties = { backgroundColor: "#ffffff", borderRadius: 8, maxWidth: 560, padding: "32px 40px" };
 const brand: CSSProperties = { color: "#ea580c", fontSize: 20, fontWeight: 700, margin: "0 0 16px" };
 const h1: CSSProperties = { fontSize: 22, fontWeight: 600, margin: "0 0 16px" };

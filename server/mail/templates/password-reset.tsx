@@ -13,7 +13,9 @@ export function passwordReset({ link }: PasswordResetProps): RenderedEmail {
   const subject = "Reset your password";
   const element = (
     <Layout preview="Open the link to choose a new Portal password. Valid for one hour." heading={subject}>
-      <Text style={styles.text}>Someone asked to reset the password of your Portal account. Open this link to choose a new one:</Text>
+      <Text style={styles.text}>
+        Someone asked to reset the password of your Portal account. Open this link to choose a new one:
+      </Text>
       <ActionLink href={link} label="Choose a new password" />
       <Text style={styles.text}>The link is valid for one hour and works once.</Text>
       <Text style={styles.small}>If you did not ask for this, ignore this email: your password stays as it is.</Text>
