@@ -1,7 +1,8 @@
 /**
  * deno task test: every suite, then one closing line "N passed, N failed" that counts them all.
- * Unit and integration tests run first; the end-to-end suite needs Chromium (CHROMIUM_PATH, else
- * /usr/bin/chromium) and fails with install instructions when there is none.
+ * Formatting (deno fmt --check), lint and the type check come first, then unit and integration
+ * tests; the end-to-end suite needs Chromium (CHROMIUM_PATH, else /usr/bin/chromium) and fails
+ * with install instructions when there is none.
  */
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -85,7 +86,30 @@ async function typeCheck(): Promise<Counts> {
   return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
 }
 
+/**
+ * `deno fmt --check` and `deno lint`, each one suite that passes or fails as a whole, so that CI
+ * fails on an unformatted file or a lint finding. Their findings are repeated above the closing line.
+ */
+const toolFindings: string[] = [];
+async function denoTool(name: string, args: string[]): Promise<Counts> {
+  console.log(`${name} (deno ${args.join(" ")})...`);
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  if (code !== 0) {
+    console.log(text);
+    toolFindings.push(`${name} failed:\n${text.split("\n").filter((l) => l.trim()).slice(-30).join("\n")}`);
+  } else console.log(text.trim());
+  return { passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, ok: code === 0 };
+}
+
 const results: Counts[] = [];
+results.push(await denoTool("Formatting", ["fmt", "--check"]));
+results.push(await denoTool("Lint", ["lint"]));
 results.push(await typeCheck());
 results.push(await runProject("unit"));
 
@@ -102,6 +126,7 @@ if (chromium) {
 }
 
 if (typeCheckErrors) console.error(`\nThe type check failed:\n${typeCheckErrors}`);
+for (const findings of toolFindings) console.error(`\n${findings}`);
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log(`\n${passed} passed, ${failed} failed`);
