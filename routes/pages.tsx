@@ -6,7 +6,15 @@ import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
 import type { AppEnv } from "../server/env.ts";
-import { AUTH_ORDER, CONSOLE_GUARDS, CUSTOMER_GUARDS, evaluateGuards, guards, homeOf } from "../server/guards.ts";
+import {
+  AUTH_ORDER,
+  CONSOLE_GUARDS,
+  CUSTOMER_GUARDS,
+  evaluateGuards,
+  type GuardName,
+  guards,
+  homeOf,
+} from "../server/guards.ts";
 import { customerOf } from "../server/accounts/current.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import { PageCache } from "../server/render/page-cache.ts";
@@ -47,7 +55,7 @@ export interface PageRoute {
   title: string;
   layout?: LayoutName;
   /** Guard names, checked in order (SPEC.md section 6). */
-  guards?: string[];
+  guards?: readonly GuardName[];
   /** Checks the path parameters; a failure is the fatal 'Page not found'. */
   validate?: (params: Record<string, string>, c: Context<AppEnv>) => boolean | Promise<boolean>;
   /** Route metadata: a page may force light or dark. */

@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, isApi } from "./http/api.ts";
+import { AUTH_ORDER, CONSOLE_GUARDS, CUSTOMER_GUARDS, GUARD_NAMES, type GuardName } from "../lib/contracts/guards.ts";
 
 /**
  * The named guards of SPEC.md section 6 with the rules of DESIGN.md section 3. Each guard either
@@ -28,7 +29,7 @@ export const registerScreen = (user: SessionUser) =>
 /** Where a signed-in user belongs once every onboarding step is done. */
 export const homeOf = (user: SessionUser) => (user.level === "Admin" ? "/console/users" : "/account");
 
-const RULES = {
+const RULES: Record<GuardName, (user: SessionUser | null) => Verdict> = {
   loggedin: (user: SessionUser | null): Verdict => (user ? PASS : toHome),
   "is-verified": rule((u) => u.validated, () => "/verify"),
   "is-not-verified": rule((u) => !u.validated, () => "/auth"),
@@ -42,37 +43,9 @@ const RULES = {
   "is-user": rule((u) => u.level !== "Admin", homeOf),
   "is-business": rule((u) => u.type === "Business", homeOf),
   "is-personal": rule((u) => u.type === "Personal", homeOf),
-} as const;
+};
 
-export type GuardName = keyof typeof RULES;
-export const GUARD_NAMES = Object.keys(RULES) as GuardName[];
-
-/** The order /auth checks, from SPEC.md section 2. */
-export const AUTH_ORDER: GuardName[] = [
-  "loggedin",
-  "is-verified",
-  "secondfactor",
-  "has-profile",
-  "identity-checked",
-  "has-account",
-];
-
-/**
- * Every guard a customer screen or call needs, in the order /auth checks them, with is-user before
- * the customer's steps: an administrator gets there only when acting on behalf of a customer.
- */
-export const CUSTOMER_GUARDS: GuardName[] = [
-  "loggedin",
-  "is-verified",
-  "secondfactor",
-  "is-user",
-  "has-profile",
-  "identity-checked",
-  "has-account",
-];
-
-/** Every console page and call: an administrator who passed the second factor. */
-export const CONSOLE_GUARDS: GuardName[] = ["is-admin", "secondfactor"];
+export { AUTH_ORDER, CONSOLE_GUARDS, CUSTOMER_GUARDS, GUARD_NAMES, type GuardName };
 
 /** Runs guards in order and returns the first that fails, or PASS. */
 export function evaluateGuards(names: readonly GuardName[], user: SessionUser | null): Verdict {
@@ -124,7 +97,7 @@ const MIDDLEWARE = Object.fromEntries(GUARD_NAMES.map((name) => [name, guardMidd
  * read the same: `app.get(path, loggedin, hasAccount, handler)`.) An unknown name throws at once,
  * so a typo in a route table stops the server at start.
  */
-export function guards(...names: string[]): MiddlewareHandler<AppEnv> {
+export function guards(...names: readonly GuardName[]): MiddlewareHandler<AppEnv> {
   const chain = names.map((name) => {
     if (!Object.hasOwn(MIDDLEWARE, name)) {
       throw new Error(`Unknown guard "${name}". Known guards: ${GUARD_NAMES.join(", ")}.`);

@@ -14,7 +14,6 @@ import { MoneyError } from "../../server/money/errors.ts";
 import { mergeRateTables, ratesFor, validateRateTable } from "../../server/money/rates.ts";
 import { allocate, listReceipts, receiptInput, ReceiptRefused, recordReceipt } from "../../server/money/receipts.ts";
 import { assignPlan, currentRates, listPlans, PlanNotFound, savePlan, saveRates } from "../../server/money/store.ts";
-import { money } from "./money.ts";
 
 /** Administrators' money calls: rates, pricing plans, fee overrides, receipts (DESIGN.md sections 4, 5). */
 
@@ -22,7 +21,7 @@ const ADMIN = guards(...CONSOLE_GUARDS);
 
 async function refusals<T>(work: () => T | Promise<T>): Promise<T> {
   try {
-    return await money(work);
+    return await work();
   } catch (error) {
     if (error instanceof ReceiptRefused) {
       throw new ApiError(

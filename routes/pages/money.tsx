@@ -10,7 +10,8 @@ import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
 import { currentRates, listPlans } from "../../server/money/store.ts";
-import { balancesAnswer, latestMovements, overridesOf, validityMs } from "../api/money.ts";
+import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
+import { feeOverridesOf } from "../../server/money/pricing.ts";
 import {
   Balances,
   Calculator,
@@ -39,10 +40,16 @@ export async function CalculatorPage(c: Context<AppEnv>) {
   let first = null;
   try {
     const who = signedIn
-      ? { accountId: (await currentAccount(c)).accountId, overrides: overridesOf(customer) }
+      ? { accountId: (await currentAccount(c)).accountId, overrides: feeOverridesOf(customer) }
       : { accountId: null, overrides: null };
     first = quoteAnswer(
-      await priceQuote(db, { sell, buy, amount, fixed }, who, new Date(c.get("services").now()), validityMs(c)),
+      await priceQuote(
+        db,
+        { sell, buy, amount, fixed },
+        who,
+        new Date(c.get("services").now()),
+        c.get("config").quoteValiditySeconds * 1000,
+      ),
     );
   } catch (error) {
     if (!(error instanceof MoneyError)) throw error;
@@ -96,7 +103,10 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
 
 export async function DashboardPage(c: Context<AppEnv>) {
   const { accountId, customer } = await currentAccount(c);
-  const [balances, movements] = await Promise.all([balancesAnswer(c, accountId), latestMovements(c, accountId, 10)]);
+  const [balances, movements] = await Promise.all([
+    balancesAnswer(c.get("db"), accountId),
+    latestMovements(c.get("db"), accountId, 10),
+  ]);
   return (
     <>
       <PageTitle lead={`Account ${customer.account_ref}`}>Hello, {customer.name}</PageTitle>
@@ -128,7 +138,7 @@ export async function BalancesPage(c: Context<AppEnv>) {
     <>
       <PageTitle lead="Every currency you hold, and how to add money.">Balances</PageTitle>
       <Balances
-        balances={await balancesAnswer(c, accountId)}
+        balances={await balancesAnswer(c.get("db"), accountId)}
         funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
       />
     </>
@@ -137,7 +147,7 @@ export async function BalancesPage(c: Context<AppEnv>) {
 
 export async function ConvertPage(c: Context<AppEnv>) {
   const { accountId } = await currentAccount(c);
-  const balances = await balancesAnswer(c, accountId);
+  const balances = await balancesAnswer(c.get("db"), accountId);
   return (
     <>
       <PageTitle lead="Convert between your balances at a quoted rate.">Convert</PageTitle>
@@ -205,7 +215,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </dl>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees userId={customer.id} name={customer.name} overrides={overridesOf(customer)!} />
+        <ConsoleUserFees userId={customer.id} name={customer.name} overrides={feeOverridesOf(customer)!} />
       </div>
     </section>
   );

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ErrorPage } from "../../routes/pages/ErrorPage.tsx";
 import type { AppEnv } from "../env.ts";
+import { DomainError, type RefusalKind } from "../errors.ts";
 import { renderDocument } from "../render/document.tsx";
 import { ApiError, failureBody, isApi } from "./api.ts";
 import { isBot } from "./bots.ts";
@@ -40,8 +41,25 @@ export function errorAnswer(
   });
 }
 
+/** The one place a business rule's refusal becomes an HTTP status (server/errors.ts). */
+const REFUSAL_STATUS: Record<RefusalKind, ContentfulStatusCode> = {
+  invalid: 422,
+  not_found: 404,
+  conflict: 409,
+  refused: 403,
+  limited: 429,
+};
+
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof ApiError) return errorAnswer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
+  if (err instanceof DomainError) {
+    return errorAnswer(
+      c,
+      REFUSAL_STATUS[err.kind],
+      err.message,
+      err.field ? { fields: { [err.field]: err.message } } : {},
+    );
+  }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;
     // A status below 500 says what the visitor did wrong; its text is safe to show.

@@ -7,6 +7,7 @@ import { InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
 import { formatAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
+import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import type { FeeOverrides } from "./pricing.ts";
 import { type Fixed, quote, type QuoteAnswer, quoteAnswer } from "./quote.ts";
 import { currentRates, planForAccount } from "./store.ts";
@@ -82,13 +83,6 @@ export function conversionAnswer(row: ConversionRow) {
   };
 }
 
-/** Why a conversion was refused, in words for the customer. */
-export class ConversionRefused extends Error {
-  constructor(readonly status: 404 | 409 | 422, message: string) {
-    super(message);
-  }
-}
-
 interface QuoteRow {
   id: string;
   sell_currency: string;
@@ -129,9 +123,9 @@ export async function executeQuote(
             who.accountId,
           ],
         );
-        if (!quote) throw new ConversionRefused(404, "There is no such quote for this account.");
-        if (quote.used_at !== null) throw new ConversionRefused(409, "This quote was already used. Get a new quote.");
-        throw new ConversionRefused(409, "This quote has expired. Get a new quote.");
+        if (!quote) throw new NotFound("There is no such quote for this account.");
+        if (quote.used_at !== null) throw new Conflict("This quote was already used. Get a new quote.");
+        throw new Conflict("This quote has expired. Get a new quote.");
       }
       const { transferId } = await convert(tx, {
         accountId: who.accountId,
@@ -165,8 +159,7 @@ export async function executeQuote(
     });
   } catch (error) {
     if (error instanceof InsufficientFunds) {
-      throw new ConversionRefused(
-        422,
+      throw new InvalidInput(
         `Not enough ${error.currency}: your balance is ${
           formatAmount(error.currency, error.available)
         } ${error.currency} and this conversion needs ${

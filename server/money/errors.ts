@@ -1,15 +1,11 @@
-/**
- * The one error class of server/money. Its message is written for the customer or administrator
- * ("GBP amounts have at most 2 decimal places.") and can be shown as it is; `field` names the
- * input it is about ("amount", "sell", "rates.USD", "tiers.1.up_to") when there is one, so a route
- * can answer a 400 with it.
- */
-export class MoneyError extends Error {
-  override name = "MoneyError";
-  readonly field: string | undefined;
+import { InvalidInput } from "../errors.ts";
 
-  constructor(message: string, field?: string) {
-    super(message);
-    this.field = field;
-  }
+/**
+ * The refusals of server/money: input that breaks a money rule. Its message is written for the
+ * customer or administrator ("GBP amounts have at most 2 decimal places.") and can be shown as it
+ * is; `field` names the input it is about ("amount", "sell", "rates.USD", "tiers.1.up_to") when
+ * there is one. Answered 422 (server/errors.ts).
+ */
+export class MoneyError extends InvalidInput {
+  override name = "MoneyError";
 }

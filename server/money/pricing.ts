@@ -50,6 +50,13 @@ export interface FeeOverrides {
   override_priority_transfer_fee: string | null;
 }
 
+/** A customer's fee overrides, from their session summary (SPEC.md section 6), or none for a visitor. */
+export function feeOverridesOf(user: FeeOverrides | null): FeeOverrides | null {
+  if (!user) return null;
+  const { override_transfer_fee, override_regular_transfer_fee, override_priority_transfer_fee } = user;
+  return { override_transfer_fee, override_regular_transfer_fee, override_priority_transfer_fee };
+}
+
 export type FeeKind = "regular" | "priority";
 
 export const MAX_BPS = 1000;

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { registerPages } from "../../routes/pages.tsx";
 import type { AppEnv } from "../../server/env.ts";
+import type { GuardName } from "../../lib/contracts/guards.ts";
 import { makeAdmin, makeUser, type TestApp, testApp } from "../helpers/app.ts";
 
 let t: TestApp;
@@ -238,7 +239,13 @@ describe("route validation", () => {
   test("an unknown guard name stops the server at start with a clear error", () => {
     const app = new Hono<AppEnv>();
     expect(() =>
-      registerPages(app, [{ path: "/x", title: "X", guards: ["loggedin", "is-wizard"], render: () => null }])
+      // The type check refuses the name already; a table built from untyped data is still checked at start.
+      registerPages(app, [{
+        path: "/x",
+        title: "X",
+        guards: ["loggedin", "is-wizard" as GuardName],
+        render: () => null,
+      }])
     )
       .toThrow('Unknown guard "is-wizard"');
   });

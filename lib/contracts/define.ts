@@ -1,0 +1,49 @@
+/**
+ * A call's contract: its method and path under /api/, who may make it, what it takes and what it
+ * answers, as zod schemas. The server registers each call from its contract (server/http/route.ts:
+ * the guards, the validation of every input, the type of the answer), and islands take their types
+ * from it with `import type`, so the two sides cannot drift. In tests every answer is also parsed
+ * against its contract (decision 011).
+ */
+import type { z } from "zod";
+import type { GuardName } from "./guards.ts";
+
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface CallContract {
+  method: Method;
+  /** Under /api/, in Hono's syntax: "/account/recipients/:id". */
+  path: string;
+  /** What the call is for, in a line (docs/API.md and the OpenAPI document). */
+  summary: string;
+  /** Who may make it: guard names checked in order (SPEC.md section 6); none for anyone. */
+  guards: readonly GuardName[];
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The `body` of a success. */
+  answer: z.ZodType;
+  /** The status of a success: 200, or 201 when the call creates something. */
+  status?: 200 | 201;
+}
+
+/** Declares a contract; `const` keeps its literal method and path. */
+export function defineCall<const C extends CallContract>(call: C): C {
+  return call;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : Record<string, never>;
+type In<S> = S extends z.ZodType ? z.input<S> : Record<string, never>;
+
+/** What a success answers in `body`. */
+export type AnswerOf<C extends CallContract> = z.output<C["answer"]>;
+/** What the server's handler receives once every input is validated. */
+export interface InputOf<C extends CallContract> {
+  params: Out<C["params"]>;
+  query: Out<C["query"]>;
+  body: Out<C["body"]>;
+}
+/** What a client sends as the JSON body. */
+export type BodyOf<C extends CallContract> = In<C["body"]>;
+/** What a client puts in the query string. */
+export type QueryOf<C extends CallContract> = In<C["query"]>;

@@ -1,0 +1,69 @@
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { every } from "hono/combine";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import type { AnswerOf, CallContract, InputOf } from "../../lib/contracts/define.ts";
+import type { AppEnv } from "../env.ts";
+import { guards } from "../guards.ts";
+import { ok } from "./api.ts";
+import { valid } from "./validate.ts";
+
+/**
+ * What a handler may return besides its answer: the answer with where the client goes next, or a
+ * status other than the contract's.
+ */
+export class Reply<A> {
+  constructor(readonly body: A, readonly options: { redirect?: string; status?: ContentfulStatusCode } = {}) {}
+}
+
+export const reply = <A>(body: A, options: { redirect?: string; status?: ContentfulStatusCode } = {}) =>
+  new Reply(body, options);
+
+type Outcome<C extends CallContract> = AnswerOf<C> | Reply<AnswerOf<C>> | Response;
+
+export type Handler<C extends CallContract> = (
+  c: Context<AppEnv>,
+  input: InputOf<C>,
+) => Outcome<C> | Promise<Outcome<C>>;
+
+/** Every call registered through route(), for the contract tests. */
+export const REGISTERED_CALLS = new Set<CallContract>();
+
+/**
+ * Registers a call from its contract: its guards in order, then every input it declares validated
+ * with zod (a failure is a 422 naming the fields, and the handler does not run), then the handler,
+ * whose answer is typed by the contract. In tests (APP_ENV=test) every answer is also parsed
+ * against the contract, so a handler that drifts from it fails the test that called it.
+ */
+export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handler: Handler<C>): void {
+  REGISTERED_CALLS.add(call);
+  const before: MiddlewareHandler<AppEnv>[] = [guards(...call.guards)];
+  // The handler reads the data through its contract's types, not through Hono's inferred
+  // validator generics (decision 010), hence the plain middleware type.
+  const check = (target: "param" | "query" | "json", schema: z.ZodType) =>
+    valid(target, schema) as unknown as MiddlewareHandler<AppEnv>;
+  if (call.params) before.push(check("param", call.params));
+  if (call.query) before.push(check("query", call.query));
+  if (call.body) before.push(check("json", call.body));
+  app.on(call.method, call.path, every(...before), async (c) => {
+    const input = {
+      params: call.params ? c.req.valid("param" as never) : {},
+      query: call.query ? c.req.valid("query" as never) : {},
+      body: call.body ? c.req.valid("json" as never) : {},
+    } as InputOf<C>;
+    const outcome = await handler(c, input);
+    if (outcome instanceof Response) return outcome;
+    const { body, options } = outcome instanceof Reply ? outcome : { body: outcome, options: {} };
+    if (c.get("config").appEnv === "test") checkAnswer(call, body);
+    return ok(c, body, { redirect: options.redirect, status: options.status ?? call.status ?? 200 });
+  });
+}
+
+/** The answer as the client will read it (after JSON) must parse with the contract's schema. */
+function checkAnswer(call: CallContract, body: unknown): void {
+  const result = call.answer.safeParse(JSON.parse(JSON.stringify(body ?? null)));
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
+    throw new Error(`The answer of ${call.method} /api${call.path} does not match its contract: ${problems}`);
+  }
+}
