@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { Database } from "../../db/client.ts";
 import { rowOf } from "../../db/sql.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
@@ -13,13 +14,18 @@ export function customerOf(c: Context<AppEnv>): SessionUser | null {
 }
 
 /**
- * The account a customer's request works on. Guards have already required an open account; a
- * user who belongs to several accounts works on their first until account selection arrives.
+ * The account a customer works on, or null before it opens: a user who belongs to several
+ * accounts works on their first until account selection arrives.
  */
+export async function accountOf(db: Database, userId: number): Promise<number | null> {
+  return (await rowOf<{ account_id: number }>(db, FIRST_ACCOUNT, [userId]))?.account_id ?? null;
+}
+
+/** The account a customer's request works on (the guards have already required an open one). */
 export async function currentAccount(c: Context<AppEnv>): Promise<{ accountId: number; customer: SessionUser }> {
   const customer = customerOf(c);
   if (!customer) throw new ApiError(401, "Please sign in.", { redirect: "/" });
-  const member = await rowOf<{ account_id: number }>(c.get("db"), FIRST_ACCOUNT, [customer.id]);
-  if (!member) throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
-  return { accountId: member.account_id, customer };
+  const accountId = await accountOf(c.get("db"), customer.id);
+  if (accountId === null) throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
+  return { accountId, customer };
 }
