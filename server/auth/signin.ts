@@ -1,3 +1,5 @@
+import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
+import { Unauthenticated } from "../errors.ts";
 import { secondFactorCode } from "../mail/index.ts";
 import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
@@ -5,8 +7,6 @@ import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
 import { LOGIN_FAILURES, RESENDS_PER_USER, SECOND_FACTOR_FAILURES } from "./rate-limit.ts";
 import { findUser, findUserByUsername, normalizeUsername, type UserRow } from "./users.ts";
-import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
-import { Unauthenticated } from "../errors.ts";
 
 /** Signing in: the password, then the second factor (decision 007). */
 
