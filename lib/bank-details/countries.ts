@@ -40,12 +40,21 @@ const IBAN_PARENT: Readonly<Record<string, string>> = {
   GG: "GB",
 };
 
-const isRegistryIbanCountry = (code: string) => Boolean(SPECS[code]?.IBANRegistry && SPECS[code]?.chars);
+/**
+ * The countries of SWIFT's IBAN registry (release 100). ibantools knows every one's format, but its
+ * own registry flag lags (4.5.4 leaves out Burundi, Djibouti, the Falklands and Honduras).
+ */
+const IBAN_REGISTRY: ReadonlySet<string> = new Set(
+  "AD AE AL AT AZ BA BE BG BH BI BR BY CH CR CY CZ DE DJ DK DO EE EG ES FI FK FO FR GB GE GI GL GR GT HN HR HU IE IL IQ IS IT JO KW KZ LB LC LI LT LU LV LY MC MD ME MK MN MR MT MU NI NL NO OM PK PL PS PT QA RO RS RU SA SC SD SE SI SK SM SO ST SV TL TN TR UA VA VG XK YE"
+    .split(" "),
+);
+
+const isRegistryIbanCountry = (code: string) => IBAN_REGISTRY.has(code) && Boolean(SPECS[code]?.chars);
 
 /**
  * The prefixes an IBAN of a bank in this country may start with, the usual one first; empty when
  * the country does not use IBANs (the US, India, ...). Only countries in SWIFT's IBAN registry
- * count: the "experimental" formats some countries publish are not used for payments to them.
+ * count: the "experimental" formats some other countries publish are not what their banks give out.
  */
 export function ibanPrefixes(country: string): readonly string[] {
   const parent = IBAN_PARENT[country];

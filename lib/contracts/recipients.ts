@@ -52,22 +52,33 @@ const recipientFields = z.object({
   details: recipientDetails,
 });
 
+/** Where a recipient's bank details are checked: once the currency, country and details are readable. */
+const BANK_INPUTS = ["currency", "country", "details"];
+
 /**
- * What a customer sends to add or change a recipient. Its output has the details tidied (spaces
- * and dashes out, letters capitalised) and only those the currency and country use.
+ * What a customer sends to add or change a recipient. Every refused field is reported at once (the
+ * name's problems with the IBAN's); the output has the details tidied (spaces and dashes out,
+ * letters capitalised) and only those the currency and country use.
  */
-export const recipientPayload = recipientFields.transform((recipient, ctx) => {
+export const recipientPayload = recipientFields.superRefine((recipient, ctx) => {
   const found = requirementsFor(recipient.currency, recipient.country);
   if (!found.ok) {
     ctx.addIssue({ code: "custom", path: [found.field], message: found.message });
-    return z.NEVER;
+    return;
   }
-  const { details, problems } = checkBankDetails(found.requirement, recipient.details);
+  const { problems } = checkBankDetails(found.requirement, recipient.details);
   for (const key of DETAIL_KEYS) {
     const message = problems[key];
     if (message) ctx.addIssue({ code: "custom", path: ["details", key], message });
   }
-  return Object.keys(problems).length ? z.NEVER : { ...recipient, details };
+}, {
+  when: ({ issues }) => !issues.some((issue) => BANK_INPUTS.includes(String(issue.path?.[0]))),
+}).transform((recipient) => {
+  const found = requirementsFor(recipient.currency, recipient.country);
+  // Only reached when the refinement found nothing, so the pair is payable.
+  return found.ok
+    ? { ...recipient, details: checkBankDetails(found.requirement, recipient.details).details }
+    : recipient;
 });
 
 export type RecipientPayload = z.output<typeof recipientPayload>;
