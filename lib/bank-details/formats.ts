@@ -11,7 +11,7 @@
  */
 import { validate as isAbaChecksumValid } from "abavalidator";
 import { extractBIC, validateBIC, validateIBAN, ValidationErrorsIBAN } from "ibantools";
-import { bbanPattern, countryName, ibanLength, ibanPrefixes, isCountryCode } from "./countries.ts";
+import { bbanPattern, countryName, ibanLength, ibanPrefixes } from "./countries.ts";
 
 /** The bank-detail fields a recipient can have, as the API names them. */
 export const DETAIL_KEYS = [
@@ -114,11 +114,11 @@ function ibanProblem(iban: string, country: string): string | null {
 }
 
 function bicProblem(bic: string, country: string): string | null {
-  const shape = "Enter the 8- or 11-character BIC (SWIFT code): 4 letters for the bank, " +
-    `then ${country} and 2 letters or digits, and maybe 3 more for the branch.`;
-  if (!validateBIC(bic).valid || !/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic)) return shape;
-  const { countryCode, testBIC } = extractBIC(bic);
-  if (countryCode === undefined || !isCountryCode(countryCode)) return shape;
+  if (!validateBIC(bic).valid) {
+    return "Enter the 8- or 11-character BIC (SWIFT code): 4 letters for the bank, " +
+      `then ${country} and 2 letters or digits, and maybe 3 more for the branch.`;
+  }
+  const { countryCode = "", testBIC } = extractBIC(bic);
   if (!bicCountries(country).includes(countryCode)) {
     return `This BIC is for a bank in ${countryName(countryCode)}, not ${
       countryName(country)

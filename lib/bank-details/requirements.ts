@@ -213,7 +213,8 @@ function countryList(codes: readonly string[]): string {
 
 /**
  * The bank details a recipient needs for a currency and their bank's country (the currency's home
- * country when none is given), or why we cannot pay that pair, naming the input at fault.
+ * country when none is given), or why we cannot pay that pair, naming the input at fault. Codes
+ * are upper case, as the contracts hand them over ("GBP", "GB").
  */
 export function requirementsFor(currency: string, country?: string): RequirementLookup {
   const route = Object.hasOwn(ROUTES, currency) ? ROUTES[currency] : undefined;
