@@ -52,18 +52,18 @@ const IBAN_REGISTRY: ReadonlySet<string> = new Set(
 const isRegistryIbanCountry = (code: string) => IBAN_REGISTRY.has(code) && Boolean(SPECS[code]?.chars);
 
 /**
- * The prefixes an IBAN of a bank in this country may start with, the usual one first; empty when
- * the country does not use IBANs (the US, India, ...). Only countries in SWIFT's IBAN registry
- * count: the "experimental" formats some other countries publish are not what their banks give out.
+ * The prefix of the IBANs of banks in this country ("GB" for Jersey), or undefined when the country
+ * does not use IBANs (the US, India, ...). Only countries in SWIFT's IBAN registry count: the
+ * "experimental" formats some other countries publish are not what their banks give out.
  */
-export function ibanPrefixes(country: string): readonly string[] {
-  const parent = IBAN_PARENT[country];
-  return [parent, country].filter((code): code is string => code !== undefined && isRegistryIbanCountry(code));
+export function ibanPrefix(country: string): string | undefined {
+  const prefix = IBAN_PARENT[country] ?? country;
+  return isRegistryIbanCountry(prefix) ? prefix : undefined;
 }
 
 /** True when a bank in this country is paid by IBAN. */
 export function usesIban(country: string): boolean {
-  return ibanPrefixes(country).length > 0;
+  return ibanPrefix(country) !== undefined;
 }
 
 /** The length of an IBAN with this prefix. */

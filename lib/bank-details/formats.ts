@@ -11,7 +11,7 @@
  */
 import { validate as isAbaChecksumValid } from "abavalidator";
 import { extractBIC, validateBIC, validateIBAN, ValidationErrorsIBAN } from "ibantools";
-import { bbanPattern, countryName, ibanLength, ibanPrefixes } from "./countries.ts";
+import { bbanPattern, countryName, ibanLength, ibanPrefix } from "./countries.ts";
 
 /** The bank-detail fields a recipient can have, as the API names them. */
 export const DETAIL_KEYS = [
@@ -73,23 +73,19 @@ function format(missing: string, pattern: string, wrong: string, tidy = withoutS
   return { missing, tidy, pattern: () => pattern, problem: (value) => whole.test(value) ? null : wrong };
 }
 
-/** The country the IBAN should start with, in words: "GB", or "FR or GF" for French Guiana. */
-const prefixWords = (prefixes: readonly string[]) => prefixes.join(" or ");
+/** The countries a BIC of a bank in this country may name: its own, or the one whose IBANs it uses. */
+const bicCountries = (country: string) => [...new Set([country, ibanPrefix(country) ?? country])];
 
-/** A choice of country codes in a pattern: "GB", or "(?:FR|GF)". */
+/** A choice of country codes in a pattern: "GB", or "(?:JE|GB)". */
 const oneOf = (codes: readonly string[]) => codes.length === 1 ? codes[0] : `(?:${codes.join("|")})`;
 
-/** The countries a BIC of a bank in this country may name: its own, or the one whose IBANs it uses. */
-const bicCountries = (country: string) => [...new Set([country, ...ibanPrefixes(country)])];
-
 function ibanProblem(iban: string, country: string): string | null {
-  const prefixes = ibanPrefixes(country);
-  const [usual] = prefixes;
-  if (usual === undefined) return `Banks in ${countryName(country)} do not use IBANs.`;
-  const shape = `Enter the ${ibanLength(usual)}-character IBAN: it starts with ${prefixWords(prefixes)}.`;
+  const expected = ibanPrefix(country);
+  if (expected === undefined) return `Banks in ${countryName(country)} do not use IBANs.`;
+  const shape = `Enter the ${ibanLength(expected)}-character IBAN: it starts with ${expected}.`;
   const prefix = iban.slice(0, 2);
   if (!/^[A-Z]{2}[0-9]{2}/.test(iban)) return shape;
-  if (!prefixes.includes(prefix)) {
+  if (prefix !== expected) {
     return ibanLength(prefix)
       ? `This IBAN is for a bank in ${countryName(prefix)}, not ${
         countryName(country)
@@ -128,7 +124,10 @@ function bicProblem(bic: string, country: string): string | null {
   return null;
 }
 
-/** US routing numbers start with a Federal Reserve district (01-12), or 21-32, 61-72 or 80. */
+/**
+ * US routing numbers start with 00 (the US government), a Federal Reserve district (01-12), or
+ * 21-32, 61-72 or 80 (thrifts, electronic and traveller's cheques).
+ */
 const ROUTING_PREFIX = /^(0[0-9]|1[0-2]|2[1-9]|3[0-2]|6[1-9]|7[0-2]|80)/;
 
 function routingProblem(value: string): string | null {
@@ -144,9 +143,8 @@ const RULES: Readonly<Record<RuleName, Rule>> = {
     missing: "Enter the IBAN.",
     tidy: upperWithoutSeparators,
     pattern: (country) => {
-      const prefixes = ibanPrefixes(country);
-      const [usual] = prefixes;
-      return usual === undefined ? "" : `${oneOf(prefixes)}[0-9]{2}${bbanPattern(usual)}`;
+      const prefix = ibanPrefix(country);
+      return prefix === undefined ? "" : `${prefix}[0-9]{2}${bbanPattern(prefix)}`;
     },
     problem: ibanProblem,
   },

@@ -9,7 +9,7 @@ import {
   COUNTRY_CODES,
   countryName,
   EEA_COUNTRIES,
-  ibanPrefixes,
+  ibanPrefix,
   isCountryCode,
   SEPA_COUNTRIES,
   usesIban,
@@ -130,7 +130,7 @@ type FieldText = Pick<RequirementField, "label" | "example" | "hint">;
 /** Label, example and hint of each rule, for a bank in this country. */
 const TEXTS: Readonly<Record<RuleName, (country: string, required: boolean) => FieldText>> = {
   iban: (country) => {
-    const [prefix = country] = ibanPrefixes(country);
+    const prefix = ibanPrefix(country) ?? country;
     const length = IBAN_EXAMPLES[prefix]?.length ?? 0;
     return {
       label: "IBAN",
