@@ -17,12 +17,13 @@ import {
 import { ACCOUNT_TYPES, type DetailKey, detailPattern, type RuleName } from "./formats.ts";
 import { IBAN_EXAMPLES } from "./iban-examples.ts";
 
-/** How a payment reaches the recipient's bank. */
-export const SCHEMES = ["sepa", "iban", "uk", "ach", "ifsc", "bsb", "canada", "swift"] as const;
+/**
+ * How a payment reaches the recipient's bank: the names of db/schema-payments.ts's payout rails
+ * where it has them. SWIFT payments are the payout desk's /console/transfer, the others its
+ * /console/local.
+ */
+export const SCHEMES = ["sepa", "faster_payments", "ach", "local_iban", "imps", "becs", "eft", "swift"] as const;
 export type Scheme = typeof SCHEMES[number];
-
-/** The payout desk's two queues: local rails (/console/local) and SWIFT (/console/transfer). */
-export type Rail = "local" | "transfer";
 
 export interface RequirementField {
   key: DetailKey;
@@ -45,7 +46,6 @@ export interface BankDetailsRequirement {
   scheme: Scheme;
   /** The scheme in the customer's words ("SEPA transfer"). */
   scheme_name: string;
-  rail: Rail;
   /** Every bank country this currency can be paid to. */
   countries: string[];
   fields: RequirementField[];
@@ -75,24 +75,24 @@ const at = (home: Scheme, countries: readonly string[], worldwide = false): Curr
  * EUR, GBP and USD are paid worldwide; the others only at home, through local partners.
  */
 const ROUTES: Readonly<Record<string, CurrencyRoute>> = {
-  AED: at("iban", ["AE"]),
-  AUD: at("bsb", ["AU"]),
-  BHD: at("iban", ["BH"]),
-  CAD: at("canada", ["CA"]),
-  CHF: at("iban", ["CH", "LI"]),
-  CZK: at("iban", ["CZ"]),
-  DKK: at("iban", ["DK", "FO", "GL"]),
+  AED: at("local_iban", ["AE"]),
+  AUD: at("becs", ["AU"]),
+  BHD: at("local_iban", ["BH"]),
+  CAD: at("eft", ["CA"]),
+  CHF: at("local_iban", ["CH", "LI"]),
+  CZK: at("local_iban", ["CZ"]),
+  DKK: at("local_iban", ["DK", "FO", "GL"]),
   EUR: at("sepa", ["DE", ...SEPA_COUNTRIES.filter((c) => c !== "DE")], true),
-  GBP: at("uk", ["GB", "GG", "JE", "IM"], true),
+  GBP: at("faster_payments", ["GB", "GG", "JE", "IM"], true),
   HKD: at("swift", ["HK"]),
-  HUF: at("iban", ["HU"]),
-  INR: at("ifsc", ["IN"]),
+  HUF: at("local_iban", ["HU"]),
+  INR: at("imps", ["IN"]),
   JPY: at("swift", ["JP"]),
-  KWD: at("iban", ["KW"]),
-  NOK: at("iban", ["NO"]),
+  KWD: at("local_iban", ["KW"]),
+  NOK: at("local_iban", ["NO"]),
   NZD: at("swift", ["NZ"]),
-  PLN: at("iban", ["PL"]),
-  SEK: at("iban", ["SE"]),
+  PLN: at("local_iban", ["PL"]),
+  SEK: at("local_iban", ["SE"]),
   SGD: at("swift", ["SG"]),
   USD: at("ach", ["US", "PR", "GU", "VI", "AS", "MP"], true),
   ZAR: at("swift", ["ZA"]),
@@ -103,12 +103,12 @@ export const PAYABLE_CURRENCIES: readonly string[] = Object.freeze(Object.keys(R
 
 const SCHEME_NAMES: Readonly<Record<Scheme, string>> = {
   sepa: "SEPA transfer",
-  iban: "Local bank transfer",
-  uk: "UK bank transfer (Faster Payments)",
+  faster_payments: "UK bank transfer (Faster Payments)",
   ach: "ACH transfer",
-  ifsc: "Indian bank transfer (IMPS/NEFT)",
-  bsb: "Australian bank transfer",
-  canada: "Canadian bank transfer (EFT)",
+  local_iban: "Local bank transfer",
+  imps: "Indian bank transfer (IMPS/NEFT)",
+  becs: "Australian bank transfer",
+  eft: "Canadian bank transfer (EFT)",
   swift: "International transfer (SWIFT)",
 };
 
@@ -178,16 +178,16 @@ type FieldPlan = readonly [key: DetailKey, rule: RuleName, required: boolean];
 const FIELDS: Readonly<Record<Scheme, (country: string) => readonly FieldPlan[]>> = {
   // A SEPA payment needs the BIC only when the recipient's bank is outside the EEA (EPC rulebook).
   sepa: (country) => [["iban", "iban", true], ["bic", "bic", !EEA_COUNTRIES.has(country)]],
-  iban: () => [["iban", "iban", true]],
-  uk: () => [["sort_code", "sort_code", true], ["account_number", "uk_account_number", true]],
+  local_iban: () => [["iban", "iban", true]],
+  faster_payments: () => [["sort_code", "sort_code", true], ["account_number", "uk_account_number", true]],
   ach: () => [
     ["routing_number", "routing_number", true],
     ["account_number", "us_account_number", true],
     ["account_type", "account_type", true],
   ],
-  ifsc: () => [["ifsc", "ifsc", true], ["account_number", "in_account_number", true]],
-  bsb: () => [["bsb", "bsb", true], ["account_number", "au_account_number", true]],
-  canada: () => [
+  imps: () => [["ifsc", "ifsc", true], ["account_number", "in_account_number", true]],
+  becs: () => [["bsb", "bsb", true], ["account_number", "au_account_number", true]],
+  eft: () => [
     ["institution_number", "institution_number", true],
     ["transit_number", "transit_number", true],
     ["account_number", "ca_account_number", true],
@@ -253,7 +253,6 @@ export function requirementsFor(currency: string, country?: string): Requirement
       country: bankCountry,
       scheme,
       scheme_name: SCHEME_NAMES[scheme],
-      rail: scheme === "swift" ? "transfer" : "local",
       countries: [...(route.worldwide ? WORLDWIDE : route.countries)],
       fields,
     },

@@ -102,8 +102,6 @@ export const requirementsAnswer = z.object({
   country: z.string(),
   scheme: z.enum(SCHEMES),
   scheme_name: z.string(),
-  /** The payout desk's queue: local rails, or SWIFT transfers. */
-  rail: z.enum(["local", "transfer"]),
   /** The bank countries this currency can be paid to. */
   countries: z.array(z.string()),
   fields: z.array(requirementField),
@@ -115,6 +113,7 @@ export const getRecipientRequirements = defineCall({
   summary: "The bank details a recipient needs for a currency and their bank's country (the currency's home country " +
     "when none is given): labels, examples, hints, whether each is required, and its rule.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   query: z.object({
     currency: currencyInput("Choose the currency the recipient receives."),
     country: bankCountryInput.optional().transform((country) => country || undefined),

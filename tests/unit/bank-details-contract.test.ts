@@ -117,11 +117,12 @@ describe("the recipient payload", () => {
 });
 
 describe("GET account/recipients/requirements", () => {
-  test("is a customer call under /account with the customer guards", () => {
+  test("is a customer call under /account that any user of the account may make", () => {
     expect(getRecipientRequirements).toMatchObject({
       method: "GET",
       path: "/account/recipients/requirements",
       guards: CUSTOMER_GUARDS,
+      permission: "account.view",
     });
   });
 
@@ -150,7 +151,7 @@ describe("GET account/recipients/requirements", () => {
   });
 
   test("the server's helper answers the requirement, or refuses the pair as a 422 on its field", () => {
-    expect(recipientRequirements("GBP")).toMatchObject({ country: "GB", scheme: "uk" });
+    expect(recipientRequirements("GBP")).toMatchObject({ country: "GB", scheme: "faster_payments" });
     let refusal: unknown;
     try {
       recipientRequirements("GBP", "XX");

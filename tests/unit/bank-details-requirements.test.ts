@@ -40,24 +40,24 @@ describe("the requirements table", () => {
       return [c, `${r.country} ${r.scheme}`];
     }));
     expect(homes).toEqual({
-      AED: "AE iban",
-      AUD: "AU bsb",
-      BHD: "BH iban",
-      CAD: "CA canada",
-      CHF: "CH iban",
-      CZK: "CZ iban",
-      DKK: "DK iban",
+      AED: "AE local_iban",
+      AUD: "AU becs",
+      BHD: "BH local_iban",
+      CAD: "CA eft",
+      CHF: "CH local_iban",
+      CZK: "CZ local_iban",
+      DKK: "DK local_iban",
       EUR: "DE sepa",
-      GBP: "GB uk",
+      GBP: "GB faster_payments",
       HKD: "HK swift",
-      HUF: "HU iban",
-      INR: "IN ifsc",
+      HUF: "HU local_iban",
+      INR: "IN imps",
       JPY: "JP swift",
-      KWD: "KW iban",
-      NOK: "NO iban",
+      KWD: "KW local_iban",
+      NOK: "NO local_iban",
       NZD: "NZ swift",
-      PLN: "PL iban",
-      SEK: "SE iban",
+      PLN: "PL local_iban",
+      SEK: "SE local_iban",
       SGD: "SG swift",
       USD: "US ach",
       ZAR: "ZA swift",
@@ -83,12 +83,12 @@ describe("the requirements table", () => {
     }
     expect(byScheme).toEqual({
       sepa: ["iban*", "bic"],
-      iban: ["iban*"],
-      uk: ["sort_code*", "account_number*"],
+      local_iban: ["iban*"],
+      faster_payments: ["sort_code*", "account_number*"],
       ach: ["routing_number*", "account_number*", "account_type*"],
-      ifsc: ["ifsc*", "account_number*"],
-      bsb: ["bsb*", "account_number*"],
-      canada: ["institution_number*", "transit_number*", "account_number*"],
+      imps: ["ifsc*", "account_number*"],
+      becs: ["bsb*", "account_number*"],
+      eft: ["institution_number*", "transit_number*", "account_number*"],
       swift: ["account_number*", "bic*"],
     });
   });
@@ -103,13 +103,13 @@ describe("the requirements table", () => {
   });
 
   test("EUR, GBP and USD reach banks elsewhere by SWIFT: IBAN and BIC where IBANs are used, else account number and BIC", () => {
-    expect(requirement("EUR", "TR")).toMatchObject({ scheme: "swift", rail: "transfer" });
+    expect(requirement("EUR", "TR").scheme).toBe("swift");
     expect(fieldsOf(requirement("EUR", "TR"))).toEqual(["iban*", "bic*"]);
     expect(fieldsOf(requirement("GBP", "DE"))).toEqual(["iban*", "bic*"]);
     expect(fieldsOf(requirement("USD", "MX"))).toEqual(["account_number*", "bic*"]);
     expect(fieldsOf(requirement("EUR", "RS"))).toEqual(["iban*", "bic*"]);
     expect(requirement("GBP", "GB")).toMatchObject({
-      rail: "local",
+      scheme: "faster_payments",
       scheme_name: "UK bank transfer (Faster Payments)",
     });
   });
