@@ -11,11 +11,13 @@
  *   gives one credit per transaction when their amounts add up to the entry's; otherwise the entry is
  *   one credit carrying every transaction's remittance information;
  * - every credit has a `key` that is the same every time the same file is read, so an importer can
- *   credit each once: the account plus the bank's AcctSvcrRef (plus the transaction's position in a
- *   broken-down entry), or, for a bank that gives no AcctSvcrRef, a SHA-256 of what the entry says
- *   plus how many identical entries came before it in the document;
- * - a statement whose own totals (TxsSummry/TtlCdtNtries) disagree with its credit entries is refused:
- *   a file we read differently from how the bank wrote it must not move money.
+ *   credit each once: the account, the booking date and the bank's AcctSvcrRef (plus the
+ *   transaction's position in a broken-down entry), or, for a bank that gives no AcctSvcrRef, a
+ *   SHA-256 of what the entry says plus how many identical entries came before it in the document;
+ *   two credits of one document with the same AcctSvcrRef refuse the file rather than lose one;
+ * - a statement whose own totals (TxsSummry/TtlCdtNtries) disagree with its credit entries is refused,
+ *   and so is an entry that is neither credit nor debit: a file we read differently from how the bank
+ *   wrote it must not move money.
  *
  * A pure function of the XML text, parsed by fast-xml-parser.
  */
@@ -129,96 +131,113 @@ export function readBankStatement(xml: string): BankStatementFile {
   const message = r.one(root, "BkToCstmrStmt");
   if (!message) refuse("The statement file has no BkToCstmrStmt element.");
 
-  const credits: StatementCredit[] = [];
-  const skipped: SkippedEntry[] = [];
-  const statements: StatementSummary[] = [];
-  const seenContent = new Map<string, number>();
-  for (const stmt of r.all(message, "Stmt")) {
-    const statementId = r.text(stmt, "Id") ?? "";
-    const account = r.text(stmt, "Acct", "Id", "IBAN") ?? r.text(stmt, "Acct", "Id", "Othr", "Id") ?? "";
-    const createdAt = r.text(stmt, "CreDtTm");
-    const entries = r.all(stmt, "Ntry");
-    statements.push({ id: statementId, account, createdAt, entries: entries.length });
-    checkCreditTotals(r, stmt, entries, statementId);
-
-    for (const entry of entries) {
-      const amountNode = r.one(entry, "Amt");
-      const amount = r.text(entry, "Amt") ?? "";
-      const currency = typeof amountNode?.["@_Ccy"] === "string" ? amountNode["@_Ccy"] : "";
-      const creditDebit = r.text(entry, "CdtDbtInd") === "DBIT" ? "DBIT" : "CRDT";
-      const status = r.text(entry, "Sts") ?? "";
-      const accountServicerReference = r.text(entry, "AcctSvcrRef");
-      const bookingDate = date(r, entry, "BookgDt") ?? date(r, entry, "ValDt") ?? createdAt?.slice(0, 10) ?? null;
-      const skip = (reason: SkipReason) =>
-        skipped.push({
-          reason,
-          statementId,
-          accountServicerReference,
-          bookingDate,
-          amount,
-          currency,
-          creditDebit,
-          status,
-        });
-      if (creditDebit === "DBIT") {
-        skip("debit");
-        continue;
-      }
-      if (status !== "BOOK") {
-        skip("not_booked");
-        continue;
-      }
-      if (!isCurrency(currency)) {
-        skip("unsupported_currency");
-        continue;
-      }
-      if (!bookingDate) refuse(`Credit entry ${accountServicerReference ?? amount} has no booking date.`);
-      const amountMinor = toMinor(amount, currency, `credit entry ${accountServicerReference ?? ""}`.trim());
-      const details = r.all(entry, "NtryDtls", "TxDtls");
-      const common = {
-        statementId,
-        account,
-        accountServicerReference,
-        entryReference: r.text(entry, "NtryRef"),
-        bookingDate,
-        valueDate: date(r, entry, "ValDt"),
-        currency,
-        additionalInformation: r.text(entry, "AddtlNtryInf"),
-        bankTransactionCode: transactionCode(r, entry),
-        reversal: r.text(entry, "RvslInd") === "true",
-      };
-      const split = splitAmounts(r, details, currency, amountMinor);
-      const parts = split
-        ? details.map((d, i) => ({ details: [d], amountMinor: split[i] }))
-        : [{ details, amountMinor }];
-      parts.forEach((part, i) => {
-        const credit = { ...common, amountMinor: part.amountMinor, ...fromDetails(r, part.details) };
-        const reference = [...credit.remittanceLines, ...credit.creditorReferences, credit.additionalInformation ?? ""]
-          .filter((t) => t !== "").join(" ");
-        const position = split ? `/${i + 1}` : "";
-        let key: string;
-        if (accountServicerReference) {
-          key = `${account}/${accountServicerReference}${position}`;
-        } else {
-          // What the entry says, not where it is: a statement re-sent under another Id keys the same.
-          const { statementId: _, ...said } = credit;
-          const content = JSON.stringify([said, position]);
-          const occurrence = (seenContent.get(content) ?? 0) + 1;
-          seenContent.set(content, occurrence);
-          key = `${account}/sha256:${createHash("sha256").update(`${content}#${occurrence}`).digest("hex")}`;
-        }
-        credits.push({ key, ...credit, reference });
-      });
-    }
-  }
-  if (statements.length === 0) refuse("The statement file holds no statement (Stmt).");
+  const read = new Statements(r);
+  for (const stmt of r.all(message, "Stmt")) read.statement(stmt);
+  if (read.statements.length === 0) refuse("The statement file holds no statement (Stmt).");
   return {
     messageId: r.text(message, "GrpHdr", "MsgId") ?? "",
     createdAt: r.text(message, "GrpHdr", "CreDtTm") ?? "",
-    statements,
-    credits,
-    skipped,
+    statements: read.statements,
+    credits: read.credits,
+    skipped: read.skipped,
   };
+}
+
+/** Collects the credits and skipped entries of a document's statements. */
+class Statements {
+  readonly statements: StatementSummary[] = [];
+  readonly credits: StatementCredit[] = [];
+  readonly skipped: SkippedEntry[] = [];
+  /** How many credits with the same content came before, for keys without the bank's reference. */
+  private readonly seenContent = new Map<string, number>();
+  private readonly seenKeys = new Set<string>();
+
+  constructor(private readonly r: Reader) {}
+
+  statement(stmt: Node) {
+    const r = this.r;
+    const id = r.text(stmt, "Id") ?? "";
+    const account = r.text(stmt, "Acct", "Id", "IBAN") ?? r.text(stmt, "Acct", "Id", "Othr", "Id") ?? "";
+    const createdAt = r.text(stmt, "CreDtTm");
+    const entries = r.all(stmt, "Ntry");
+    this.statements.push({ id, account, createdAt, entries: entries.length });
+    checkCreditTotals(r, stmt, entries, id);
+    for (const entry of entries) this.entry(entry, { id, account, createdAt });
+  }
+
+  private entry(entry: Node, stmt: { id: string; account: string; createdAt: string | null }) {
+    const r = this.r;
+    const amount = r.text(entry, "Amt") ?? "";
+    const ccy = r.one(entry, "Amt")?.["@_Ccy"];
+    const currency = typeof ccy === "string" ? ccy : "";
+    const creditDebit = r.text(entry, "CdtDbtInd");
+    const status = r.text(entry, "Sts") ?? "";
+    const accountServicerReference = r.text(entry, "AcctSvcrRef");
+    const what = `entry ${accountServicerReference ?? r.text(entry, "NtryRef") ?? amount}`;
+    if (creditDebit !== "CRDT" && creditDebit !== "DBIT") {
+      refuse(`Statement ${stmt.id}: ${what} says neither credit nor debit (CdtDbtInd); the file was not read.`);
+    }
+    // A booked entry has a booking date; the value date or the statement's date stand in if a bank leaves it out.
+    const bookingDate = date(r, entry, "BookgDt") ?? date(r, entry, "ValDt") ?? stmt.createdAt?.slice(0, 10) ?? null;
+    const skip = (reason: SkipReason) =>
+      this.skipped.push({
+        reason,
+        statementId: stmt.id,
+        accountServicerReference,
+        bookingDate,
+        amount,
+        currency,
+        creditDebit,
+        status,
+      });
+    if (creditDebit === "DBIT") return skip("debit");
+    if (status !== "BOOK") return skip("not_booked");
+    if (!isCurrency(currency)) return skip("unsupported_currency");
+    if (!bookingDate) refuse(`Statement ${stmt.id}: credit ${what} has no booking date; the file was not read.`);
+
+    const amountMinor = toMinor(amount, currency, `credit ${what}`);
+    const details = r.all(entry, "NtryDtls", "TxDtls");
+    const common = {
+      statementId: stmt.id,
+      account: stmt.account,
+      accountServicerReference,
+      entryReference: r.text(entry, "NtryRef"),
+      bookingDate,
+      valueDate: date(r, entry, "ValDt"),
+      currency,
+      additionalInformation: r.text(entry, "AddtlNtryInf"),
+      bankTransactionCode: transactionCode(r, entry),
+      reversal: ["true", "1"].includes(r.text(entry, "RvslInd") ?? ""),
+    };
+    const split = splitAmounts(r, details, currency, amountMinor);
+    const parts = split ? details.map((d, i) => ({ details: [d], amountMinor: split[i] })) : [{ details, amountMinor }];
+    parts.forEach((part, i) => {
+      const credit = { ...common, amountMinor: part.amountMinor, ...fromDetails(r, part.details) };
+      const reference = [...credit.remittanceLines, ...credit.creditorReferences, credit.additionalInformation ?? ""]
+        .filter((t) => t !== "").join(" ");
+      const key = this.key(credit, split ? `/${i + 1}` : "");
+      if (this.seenKeys.has(key)) {
+        refuse(`Two credit entries carry the bank's reference ${accountServicerReference}; the file was not read.`);
+      }
+      this.seenKeys.add(key);
+      this.credits.push({ key, ...credit, reference });
+    });
+  }
+
+  /**
+   * The bank's reference is unique to an entry; with the booking date in the key, a bank whose
+   * references are unique only within a day is safe too. Without one: what the entry says (not
+   * where: a statement re-sent under another Id keys the same), counted among identical entries.
+   */
+  private key(credit: Omit<StatementCredit, "key" | "reference">, position: string): string {
+    const { account, bookingDate, accountServicerReference } = credit;
+    if (accountServicerReference) return `${account}/${bookingDate}/${accountServicerReference}${position}`;
+    const { statementId: _, ...said } = credit;
+    const content = JSON.stringify([said, position]);
+    const occurrence = (this.seenContent.get(content) ?? 0) + 1;
+    this.seenContent.set(content, occurrence);
+    return `${account}/${bookingDate}/sha256:${createHash("sha256").update(`${content}#${occurrence}`).digest("hex")}`;
+  }
 }
 
 /** Element access by local name, in the document's own namespace prefix. */

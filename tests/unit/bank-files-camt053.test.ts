@@ -142,7 +142,7 @@ describe("the bank's statement file (camt.053.001.02)", () => {
 
     const [, , , foreign, priority, sepa] = read.credits;
     expect(foreign).toMatchObject({
-      key: `${ACCOUNT}/091029ACCTSTMTARCH06`,
+      key: `${ACCOUNT}/2010-10-29/091029ACCTSTMTARCH06`,
       statementId: "BANKSTMTID0972010",
       account: ACCOUNT,
       entryReference: "6",
@@ -184,7 +184,7 @@ describe("the bank's statement file (camt.053.001.02)", () => {
     const keys = readBankStatement(NO_REFERENCES).credits.map((c) => c.key);
     expect(keys).toHaveLength(3);
     expect(new Set(keys).size).toBe(3);
-    for (const key of keys) expect(key).toMatch(/^DE89370400440532013000\/sha256:[0-9a-f]{64}$/);
+    for (const key of keys) expect(key).toMatch(/^DE89370400440532013000\/2026-11-23\/sha256:[0-9a-f]{64}$/);
     expect(readBankStatement(NO_REFERENCES).credits.map((c) => c.key)).toEqual(keys);
     // The same entries in a statement the bank re-sent under another id are the same credits.
     const resent = NO_REFERENCES.replace("<Id>STMT-1</Id>", "<Id>STMT-1-COPY</Id>");
@@ -194,15 +194,15 @@ describe("the bank's statement file (camt.053.001.02)", () => {
   test("a batch booked as one credit gives one credit per transaction when their amounts add up", () => {
     const { credits } = readBankStatement(BATCH);
     expect(credits.map((c) => [c.key, c.amountMinor, c.debtorName, c.reference])).toEqual([
-      ["DE89370400440532013000/BATCH-7/1", 1000, "Anna Virtanen", "P12345674"],
-      ["DE89370400440532013000/BATCH-7/2", 2000, "Ben Smith", "RF18539007547034"],
-      ["DE89370400440532013000/BATCH-7/3", 3000, "Chloé Dubois", "Top up B76543216"],
+      ["DE89370400440532013000/2026-11-23/BATCH-7/1", 1000, "Anna Virtanen", "P12345674"],
+      ["DE89370400440532013000/2026-11-23/BATCH-7/2", 2000, "Ben Smith", "RF18539007547034"],
+      ["DE89370400440532013000/2026-11-23/BATCH-7/3", 3000, "Chloé Dubois", "Top up B76543216"],
     ]);
 
     const unbalanced = readBankStatement(BATCH.replace(">30.00<", ">31.00<")).credits;
     expect(unbalanced).toHaveLength(1);
     expect(unbalanced[0]).toMatchObject({
-      key: "DE89370400440532013000/BATCH-7",
+      key: "DE89370400440532013000/2026-11-23/BATCH-7",
       amountMinor: 6000,
       debtorName: "Anna Virtanen",
       remittanceLines: ["P12345674", "Top up", "B76543216"],
@@ -302,6 +302,23 @@ describe("what the statement reader refuses", () => {
       else expect(error.message).toMatch(message);
       expect(error.field).toBe("file");
     }
+  });
+
+  test("an entry that is neither credit nor debit, or two credits with one bank reference, refuse the file", () => {
+    const unmarked = statement([{ reference: "A" }]).replace("<CdtDbtInd>CRDT</CdtDbtInd><Sts>", "<Sts>");
+    expect(refusal(() => readBankStatement(unmarked)).message).toBe(
+      "Statement STMT-1: entry A says neither credit nor debit (CdtDbtInd); the file was not read.",
+    );
+    const twice = statement([{ reference: "A", amount: "1.00" }, { reference: "A", amount: "2.00" }]);
+    expect(refusal(() => readBankStatement(twice)).message).toBe(
+      "Two credit entries carry the bank's reference A; the file was not read.",
+    );
+    // The same reference on another day is another entry.
+    const days = statement([{ reference: "A" }, { reference: "A", booking: "2026-11-24" }]);
+    expect(readBankStatement(days).credits.map((c) => c.key)).toEqual([
+      "DE89370400440532013000/2026-11-23/A",
+      "DE89370400440532013000/2026-11-24/A",
+    ]);
   });
 
   test("a statement whose own totals disagree with its entries is not read", () => {
