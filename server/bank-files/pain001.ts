@@ -152,7 +152,8 @@ export function writeSepaCreditTransferFile(batch: SepaCreditTransferBatch): Sep
       });
     }
     const remittance = toSepaText(payment.remittance ?? "", SEPA_LIMITS.remittance);
-    if (remittance.changed && remittance.text !== "") {
+    // Reported even when nothing is left of it: the creditor will see no reference at all.
+    if (remittance.changed) {
       changes.push({
         endToEndId: payment.endToEndId,
         field: "remittance",
