@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 import { rolldown } from "rolldown";
 import { describe, expect, test } from "vitest";
 import { checkBankDetails } from "../../lib/bank-details/checks.ts";
-import { COUNTRIES_NOT_PAID, COUNTRY_CODES, SEPA_COUNTRIES } from "../../lib/bank-details/countries.ts";
+import { COUNTRIES_NOT_PAID, COUNTRY_CODES, ibanPrefix, SEPA_COUNTRIES } from "../../lib/bank-details/countries.ts";
 import { IBAN_EXAMPLES } from "../../lib/bank-details/iban-examples.ts";
 import {
   type BankDetailsRequirement,
@@ -11,6 +11,7 @@ import {
   requirementsFor,
   type Scheme,
 } from "../../lib/bank-details/requirements.ts";
+import { countryOutsideEea, isSepaCountry } from "../../server/bank-files/sepa-countries.ts";
 import { CURRENCY_CODES } from "../../server/money/currencies.ts";
 import { validateBankDetails } from "../../server/recipients/bank-details.ts";
 import registry from "../fixtures/iban-registry-examples.json" with { type: "json" };
@@ -99,6 +100,20 @@ describe("the requirements table", () => {
     }
     for (const country of ["CH", "GB", "MC", "SM", "JE", "PM"]) {
       expect(fieldsOf(requirement("EUR", country))).toEqual(["iban*", "bic*"]);
+    }
+  });
+
+  test("every recipient paid by SEPA fits a SEPA file: its IBAN is a SEPA country's, with a BIC where the file needs one", () => {
+    const ourIban = registry.ibans.DE;
+    for (const country of SEPA_COUNTRIES) {
+      const r = requirement("EUR", country);
+      expect(r.scheme).toBe("sepa");
+      const prefix = ibanPrefix(country)!;
+      expect(isSepaCountry(prefix)).toBe(true);
+      const bicRequired = r.fields.find((f) => f.key === "bic")!.required;
+      if (countryOutsideEea(ourIban, registry.ibans[prefix as keyof typeof registry.ibans]) !== null) {
+        expect(bicRequired).toBe(true);
+      }
     }
   });
 
