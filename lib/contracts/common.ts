@@ -2,7 +2,6 @@
  * Schemas that many contracts share, each with the words a customer reads when it fails.
  */
 import { z } from "zod";
-import type { SessionUser } from "../session-user.ts";
 
 /** An amount as the API writes it: a decimal string with the currency's digits ("100.00", "15000"). */
 export const amountText = z.string();
@@ -37,23 +36,3 @@ export const pageQuery = {
 /** A page of a list. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), page: z.number(), per_page: z.number(), total: z.number() });
-
-/** The session user summary of SPEC.md section 3 (lib/session-user.ts), as calls answer it. */
-export const sessionUser = z.object({
-  id: z.number(),
-  username: z.string(),
-  name: z.string(),
-  level: z.enum(["Admin", "User"]),
-  type: z.enum(["Personal", "Business"]),
-  profile: z.boolean(),
-  validated: z.boolean(),
-  secondFactor: z.boolean(),
-  identity: z.boolean(),
-  account: z.boolean(),
-  restricted: z.boolean(),
-  account_ref: z.string().nullable(),
-  override_transfer_fee: z.boolean(),
-  override_priority_transfer_fee: z.string().nullable(),
-  override_regular_transfer_fee: z.string().nullable(),
-  affiliate: z.string().nullable(),
-}) satisfies z.ZodType<SessionUser>;

@@ -11,10 +11,11 @@ import Big from "big.js";
 import { z } from "zod";
 import { formatMinor, readAmount } from "../money/amounts.ts";
 import { CURRENCY_CODES, type CurrencyCode, describe, isCurrency } from "../money/currencies.ts";
-import { amountText, currencyCode, idText, sessionUser } from "./common.ts";
+import { amountText, currencyCode, idText } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
+import { sessionUser } from "./session-user.ts";
 
 /** An issue added by a refinement: its words, and the field it is about below the refined value. */
 const problem = (message: string, path: PropertyKey[] = []) => ({ code: "custom" as const, message, path });

@@ -51,9 +51,3 @@ export async function listCustomers(db: Database, query = "", limit = 200): Prom
     created_at: r.createdAt.toISOString(),
   }));
 }
-
-/** True when the user exists and is a customer, not an administrator. */
-export async function isCustomer(db: Database, id: number): Promise<boolean> {
-  const [row] = await db.select({ level: users.level }).from(users).where(eq(users.id, id));
-  return row?.level === "User";
-}
