@@ -17,6 +17,9 @@ import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
 import { sessionUser } from "./session-user.ts";
 
+/** A record's id in the path. */
+const byId = z.object({ id: idText });
+
 /** An issue added by a refinement: its words, and the field it is about below the refined value. */
 const problem = (message: string, path: PropertyKey[] = []) => ({ code: "custom" as const, message, path });
 
@@ -27,7 +30,7 @@ function onlyCurrencies(value: Record<string, unknown>, ctx: z.RefinementCtx) {
   }
 }
 
-/** An object with one optional entry per currency we support; other keys are refused. */
+/** An object with an entry per currency we support, as `entry` says (optional or not); other keys are refused. */
 function byCurrency<S extends z.ZodType>(entry: (code: CurrencyCode) => S, error: string) {
   const shape = Object.fromEntries(CURRENCY_CODES.map((code) => [code, entry(code)])) as Record<CurrencyCode, S>;
   return z.looseObject(shape, { error }).superRefine(onlyCurrencies);
@@ -103,7 +106,7 @@ export const updateRates = defineCall({
 // Pricing plans
 
 /** The largest markup of a tier, in basis points (1000 = 10%), and the most tiers a plan has. */
-export const MAX_BPS = 1000;
+const MAX_BPS = 1000;
 const MAX_TIERS = 20;
 
 /** "Tier 2" for the issue of a tier's field: tiers are counted from 1 where people read them. */
@@ -113,7 +116,7 @@ const tierOfItem = (iss: { path?: PropertyKey[] }) => `Tier ${Number(iss.path?.a
 const bpsProblem = (iss: { path?: PropertyKey[] }) =>
   `${tierOfField(iss)}'s bps must be a whole number from 0 to ${MAX_BPS}.`;
 
-/** A tier as sent; its up_to is checked with the plan's tier currency, once the rest is sound. */
+/** A tier as sent; its up_to is read in the plan's tier currency (tierBounds). */
 const tierInput = z.object({
   up_to: z.unknown(),
   bps: z.int({ error: bpsProblem }).min(0, { error: bpsProblem }).max(MAX_BPS, { error: bpsProblem }),
@@ -132,36 +135,38 @@ function feeValue(code: CurrencyCode, kind: "regular" | "priority") {
 const NAME_PROBLEM = "The plan needs a name of at most 100 characters.";
 
 /**
- * The bounds of a plan's tiers, in its tier currency: every tier but the last has an up_to, the
- * last is open, and the bounds rise strictly from above zero. The first problem is reported.
+ * The bounds of a plan's tiers, read in its tier currency and written with exactly its digits: every
+ * tier but the last has an up_to, the last is open (null), and the bounds rise strictly from above
+ * zero. Null, with the first problem added to `ctx`, when they do not.
  */
-function checkTierBounds(
-  { tier_currency, tiers }: { tier_currency: CurrencyCode; tiers: { up_to: unknown }[] },
-  ctx: z.RefinementCtx,
-) {
+function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to: unknown }[], ctx: z.RefinementCtx) {
+  const bounds: (string | null)[] = [];
   let previous = 0;
   for (const [i, tier] of tiers.entries()) {
     const n = i + 1;
-    const at = ["tiers", i, "up_to"];
+    const refuse = (message: string) => {
+      ctx.addIssue(problem(message, ["tiers", i, "up_to"]));
+      return null;
+    };
     const open = tier.up_to === null || tier.up_to === undefined;
     if (i === tiers.length - 1) {
-      if (!open) ctx.addIssue(problem("The last tier must be open: its up_to is null.", at));
-      return;
+      if (!open) return refuse("The last tier must be open: its up_to is null.");
+      bounds.push(null);
+      break;
     }
-    if (open) return ctx.addIssue(problem(`Only the last tier may be open; tier ${n} needs an up_to.`, at));
-    if (typeof tier.up_to !== "string") {
-      return ctx.addIssue(problem(`Tier ${n}'s up_to must be a decimal string in ${tier_currency}.`, at));
-    }
-    const reading = readAmount(tier_currency, tier.up_to);
-    if (reading.problem !== undefined) return ctx.addIssue(problem(`Tier ${n}'s up_to: ${reading.problem}`, at));
+    if (open) return refuse(`Only the last tier may be open; tier ${n} needs an up_to.`);
+    if (typeof tier.up_to !== "string") return refuse(`Tier ${n}'s up_to must be a decimal string in ${tierCurrency}.`);
+    const reading = readAmount(tierCurrency, tier.up_to);
+    if (reading.problem !== undefined) return refuse(`Tier ${n}'s up_to: ${reading.problem}`);
     if (reading.minor <= previous) {
-      const message = i === 0
-        ? "Tier 1's up_to must be more than zero."
-        : `Tier ${n}'s up_to must be more than tier ${i}'s.`;
-      return ctx.addIssue(problem(message, at));
+      return refuse(
+        i === 0 ? "Tier 1's up_to must be more than zero." : `Tier ${n}'s up_to must be more than tier ${i}'s.`,
+      );
     }
     previous = reading.minor;
+    bounds.push(formatMinor(tierCurrency, reading.minor));
   }
+  return bounds;
 }
 
 /**
@@ -187,20 +192,20 @@ export const planBody = z.object({
     "The plan needs its fees by currency.",
   ),
 }, { error: "A pricing plan must be an object." })
-  .superRefine(checkTierBounds)
-  .transform(({ name, tier_currency, tiers, fees }) => ({
-    name,
-    tier_currency,
-    tiers: tiers.map((tier, i) => ({
-      // checkTierBounds has read every bound but the last.
-      up_to: i === tiers.length - 1 ? null : formatMinor(tier_currency, readAmount(tier_currency, tier.up_to).minor!),
-      bps: tier.bps,
-    })),
-    fees: Object.fromEntries(CURRENCY_CODES.map((code) => [code, fees[code]])) as Record<
-      CurrencyCode,
-      { regular: string; priority: string }
-    >,
-  }));
+  // The bounds are read in the tier currency, so only once every field is sound.
+  .transform(({ name, tier_currency, tiers, fees }, ctx) => {
+    const bounds = tierBounds(tier_currency, tiers, ctx);
+    if (!bounds) return z.NEVER;
+    return {
+      name,
+      tier_currency,
+      tiers: tiers.map((tier, i) => ({ up_to: bounds[i], bps: tier.bps })),
+      fees: Object.fromEntries(CURRENCY_CODES.map((code) => [code, fees[code]])) as Record<
+        CurrencyCode,
+        { regular: string; priority: string }
+      >,
+    };
+  });
 
 export type PlanBody = z.output<typeof planBody>;
 
@@ -240,8 +245,6 @@ export const pricingPlan = z.object({
   accounts: z.array(z.string()),
 });
 
-const planPath = z.object({ id: idText });
-
 export const listPricingPlans = defineCall({
   method: "GET",
   path: "/console/pricingplans",
@@ -265,7 +268,7 @@ export const changePricingPlan = defineCall({
   path: "/console/pricingplans/:id",
   summary: "Replaces a plan, or with {assign_account_ref} puts an account on it.",
   guards: CONSOLE_GUARDS,
-  params: planPath,
+  params: byId,
   body: planChange,
   answer: pricingPlan,
 });
@@ -302,7 +305,7 @@ export const setFeeOverrides = defineCall({
   path: "/console/users/:id/fees",
   summary: "Sets or clears a customer's fee overrides; answers the customer's session summary.",
   guards: CONSOLE_GUARDS,
-  params: z.object({ id: idText }),
+  params: byId,
   body: feeOverrides,
   answer: sessionUser,
 });
@@ -310,7 +313,7 @@ export const setFeeOverrides = defineCall({
 // ---------------------------------------------------------------------------------------------
 // Receipts
 
-export const RECEIPT_STATUSES = ["matched", "unmatched", "allocated"] as const;
+const RECEIPT_STATUSES = ["matched", "unmatched", "allocated"] as const;
 
 /** Money that arrived, as an administrator records it from the bank statement. */
 export const receiptInput = z.object({
@@ -318,8 +321,9 @@ export const receiptInput = z.object({
   currency: z.string({ error: "Choose the currency." }).trim().toUpperCase()
     .pipe(z.enum(CURRENCY_CODES, { error: "Choose a currency we support." })),
   payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." })
-    .max(200),
-  reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim().max(200),
+    .max(200, { error: "The payer's name has at most 200 characters." }),
+  reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim()
+    .max(200, { error: "The reference has at most 200 characters." }),
   received_at: z.iso.date({
     error: (iss) =>
       iss.input === undefined
@@ -368,7 +372,7 @@ export const allocateReceipt = defineCall({
   path: "/console/receipts/:id/allocate",
   summary: "Credits an unmatched receipt to an account, once.",
   guards: CONSOLE_GUARDS,
-  params: z.object({ id: idText }),
+  params: byId,
   body: z.object({
     account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().toUpperCase()
       .min(1, { error: "Enter the account_ref to credit." }),
