@@ -119,13 +119,28 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
 
 export async function IdentityPage(c: Context<AppEnv>) {
   const check = await readStoredResult(c.get("db"), customerOf(c)!.id);
+  const provider = c.get("services").identity.name;
   return (
     <>
       <PageTitle lead="A photo of an identity document and a selfie: it takes about two minutes.">
         Confirm your identity
       </PageTitle>
+      {provider === "sandbox"
+        ? (
+          // Said by the page itself, so that it shows before (and without) any script: this portal
+          // runs the built-in sandbox (decision 023).
+          <p
+            role="note"
+            className="mb-6 rounded-md border-l-4 border-amber-500 bg-amber-50 p-4 text-sm text-amber-950 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-50"
+          >
+            <strong>Test identity check.</strong>{" "}
+            This portal is a test installation: nobody checks your documents, and the answer you choose below is
+            recorded as the result.
+          </p>
+        )
+        : null}
       <IdentityCheck
-        provider={c.get("services").identity.name}
+        provider={provider}
         status={check?.status ?? "none"}
         comment={check?.moderationComment ?? null}
       />
