@@ -99,7 +99,9 @@ export const login = defineCall({
   guards: [],
   body: z.object({
     email: username,
-    password: z.string({ error: "Enter your password." }).max(1000, { error: "Enter your password." }),
+    // An empty password is a 422 like any missing field, never an attempt (issue 14, finding 2).
+    password: z.string({ error: "Enter your password." }).min(1, { error: "Enter your password." })
+      .max(1000, { error: "Enter your password." }),
   }),
   answer: sessionUser,
 });

@@ -1,3 +1,4 @@
+import { afterAnswer } from "../background.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
@@ -9,8 +10,10 @@ import { findUserByUsername, normalizeUsername, setPasswordHash } from "./users.
 /** A forgotten password: a link by email, then a new password with its token (SPEC.md section 3). */
 
 /**
- * Emails a reset link when the account exists. Nothing here tells who has an account: the caller
- * answers the same whether or not it exists, and whether or not it was over its own limit.
+ * Emails a reset link when the account exists. Nothing here tells who has an account: the request
+ * does the same work whoever is named (the per-address limit) and answers; finding the account,
+ * its own limit, the token and the email come after the answer (decision 023), so that neither the
+ * answer nor its time depends on them.
  */
 export async function requestPasswordReset(deps: SignInDeps, typed: string, address: string): Promise<void> {
   await spendWithinLimit(
@@ -19,7 +22,10 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
     FORGOT_PER_ADDRESS,
     "Too many requests from here. Try again later.",
   );
-  const username = normalizeUsername(typed);
+  afterAnswer("password reset email", () => emailResetLink(deps, normalizeUsername(typed)));
+}
+
+async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
   const secret = await deps.verifications.issue(user.id, "password-reset");

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { expect } from "vitest";
 import type { Database } from "../../db/client.ts";
+import { settled } from "../../server/background.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { testApp } from "./app.ts";
 import { codeIn, latestEmail, linkIn } from "./mailbox.ts";
@@ -197,6 +198,9 @@ export class TestClient {
         ? body as BodyInit
         : JSON.stringify(body),
     });
+    // What the server does after answering (an email) is done before the test reads on, as a
+    // person reads their mail a moment after the page answered.
+    await settled();
     const setCookies = res.headers.getSetCookie().map(parseSetCookie);
     for (const cookie of setCookies) this.store(cookie);
     const text = await res.text();
