@@ -57,7 +57,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: env.MAIL === "database" ? undefined : env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Portal <no-reply@portal.localhost>",
     identityProvider: sumsubKeysSet(env) && env.IDENTITY_PROVIDER !== "sandbox" ? "sumsub" : "sandbox",
-    sumsub: sumsubKeysSet(env) && env.IDENTITY_PROVIDER !== "sandbox"
+    sumsub: env.SUMSUB_APP_TOKEN && env.SUMSUB_SECRET_KEY && env.IDENTITY_PROVIDER !== "sandbox"
       ? {
         appToken: env.SUMSUB_APP_TOKEN,
         secretKey: env.SUMSUB_SECRET_KEY,

@@ -10,6 +10,9 @@ import { sessionUser } from "./session-user.ts";
 export const BAD_CREDENTIALS = "Bad credentials";
 /** What a limit on attempts answers (429). */
 export const TOO_MANY_ATTEMPTS = "Too many attempts. Try again in 15 minutes.";
+/** What a paused account answers (429, decision 023): the same whether or not the account exists. */
+export const ACCOUNT_PAUSED = "Sign-in to this account is paused for an hour after many failed attempts from " +
+  "several places. Use the link we emailed to its address, or sign in on a device you have used before.";
 
 /** Passwords: 8 to 128 characters, no composition rules (NIST SP 800-63B). */
 export const PASSWORD_MIN = 8;

@@ -2,10 +2,11 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/auth.ts";
 import type { SignInDeps } from "../../server/auth/deps.ts";
+import { knownDeviceOf, rememberDevice } from "../../server/auth/devices.ts";
 import { requestPasswordReset, resetPassword } from "../../server/auth/password-reset.ts";
 import { registerCustomer, resendValidation, validateEmail } from "../../server/auth/registration.ts";
 import { clientAddress, type SessionRow } from "../../server/auth/sessions.ts";
-import { passSecondFactor, resendCode, signInWithPassword } from "../../server/auth/signin.ts";
+import { type Origin, passSecondFactor, resendCode, signInWithPassword } from "../../server/auth/signin.ts";
 import { sessionSummary, summaryOf } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { registerScreen } from "../../server/guards.ts";
@@ -27,6 +28,18 @@ function deps(c: Context<AppEnv>): SignInDeps {
     now,
     publicUrl: c.get("config").publicUrl,
   };
+}
+
+/** Where an attempt comes from: the address, and whom this browser passed the second factor for. */
+async function originOf(c: Context<AppEnv>): Promise<Origin> {
+  const { secretBox, now } = c.get("services");
+  return { address: clientAddress(c), knownDeviceOf: await knownDeviceOf(c, secretBox, now()) };
+}
+
+/** This browser has just passed the second factor for the user: a known device from now on. */
+async function remember(c: Context<AppEnv>, userId: number): Promise<void> {
+  const { secretBox, now } = c.get("services");
+  await rememberDevice(c, secretBox, userId, { now: now(), secure: c.get("config").appEnv === "production" });
 }
 
 /** This request's session: the second factor is passed on the session the password started. */
@@ -60,13 +73,16 @@ route(auth, calls.validateEmail, async (c, { body }) => {
   // session that registered passes its second factor, with a fresh token.
   const session = c.get("session");
   const secondFactor = session?.userId === userId;
-  if (session && secondFactor) c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  if (session && secondFactor) {
+    c.set("session", await c.get("services").sessions.rotate(c, session, true));
+    await remember(c, userId);
+  }
   const user = await sessionSummary(c.get("db"), userId, secondFactor);
   return reply(user, { redirect: registerScreen(user) });
 });
 
 route(auth, calls.login, async (c, { body }) => {
-  const user = await signInWithPassword(deps(c), body.email, body.password);
+  const user = await signInWithPassword(deps(c), body.email, body.password, await originOf(c));
   const { sessions } = c.get("services");
   await sessions.end(c, c.get("session"));
   c.set("session", await sessions.start(c, user.id, false));
@@ -80,8 +96,9 @@ route(auth, calls.logout, async (c) => {
 
 route(auth, calls.challenge, async (c, { body }) => {
   const session = sessionOf(c);
-  const user = await passSecondFactor(deps(c), session.userId, body.token);
+  const user = await passSecondFactor(deps(c), session.userId, body.token, await originOf(c));
   c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  await remember(c, user.id);
   return reply(await summaryOf(c.get("db"), user, true), { redirect: "/auth" });
 });
 
@@ -96,7 +113,7 @@ route(auth, calls.forgotPassword, async (c, { body }) => {
 });
 
 route(auth, calls.resetPassword, async (c, { body }) => {
-  await resetPassword(deps(c), body);
+  await resetPassword(deps(c), body, clientAddress(c));
   // This browser's session is among those that ended: its cookie goes too.
   await c.get("services").sessions.end(c, null);
   flash(c, { title: "Password changed", description: "Sign in with your new password.", color: "success" });

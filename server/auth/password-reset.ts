@@ -1,11 +1,11 @@
 import { afterAnswer } from "../background.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
-import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
+import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
-import { FORGOT_PER_ACCOUNT, FORGOT_PER_ADDRESS, TOKEN_FAILURES } from "./rate-limit.ts";
-import { loginLimitKey } from "./signin.ts";
-import { findUserByUsername, normalizeUsername, setPasswordHash } from "./users.ts";
+import { FAILURES_PER_SOURCE, FORGOT_PER_ACCOUNT, FORGOT_PER_ADDRESS } from "./rate-limit.ts";
+import { forgetFailures } from "./signin.ts";
+import { findUserByUsername, normalizeUsername, setPasswordHash, type UserRow } from "./users.ts";
 
 /** A forgotten password: a link by email, then a new password with its token (SPEC.md section 3). */
 
@@ -28,28 +28,35 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
 async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
-  const secret = await deps.verifications.issue(user.id, "password-reset");
-  const link = `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${
-    encodeURIComponent(user.username)
-  }`;
+  const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,
     userId: user.id,
     template: "password-reset",
-    rendered: passwordReset({ link, token: secret }),
+    rendered: passwordReset({ link }),
   });
 }
 
+/** A new reset link for a user (any earlier one stops working), valid one hour. */
+export async function issueResetLink(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<string> {
+  const secret = await deps.verifications.issue(user.id, "password-reset");
+  return `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${encodeURIComponent(user.username)}`;
+}
+
 /**
- * Sets a new password with the emailed token (at most TOKEN_FAILURES wrong ones for the account).
- * Every session of the user ends: whoever knew the old password is out; a login lockout is lifted.
+ * Sets a new password with the emailed token. Wrong tokens are limited per address and account
+ * (FAILURES_PER_SOURCE), never for the account as a whole: someone else's guesses must not stop
+ * the owner's link (decision 023). Every session of the user ends: whoever knew the old password is
+ * out; every block and pause of the user's sign-in is lifted.
  */
 export async function resetPassword(
   deps: SignInDeps,
   input: { username: string; token: string; password: string },
+  address: string,
 ): Promise<void> {
   const username = normalizeUsername(input.username);
-  const user = await checkWithinLimit(deps.limiter, `reset:${username}`, TOKEN_FAILURES, async () => {
+  const key = sourceKey(`reset:${username}`, address);
+  const user = await checkWithinLimit(deps.limiter, key, FAILURES_PER_SOURCE, async () => {
     const user = await findUserByUsername(deps.db, username);
     // Checked against the named user, so a mistyped username does not use up the real owner's link.
     const ownerId = user ? await deps.verifications.consume("password-reset", input.token, user.id) : null;
@@ -57,7 +64,7 @@ export async function resetPassword(
   });
   await setPasswordHash(deps.db, user.id, await hashPassword(input.password));
   await deps.sessions.endAll(user.id);
-  await deps.limiter.clear(loginLimitKey(username));
+  await forgetFailures(deps, user);
   await deps.mailer.send({
     to: user.username,
     userId: user.id,
