@@ -15,6 +15,7 @@ import { databaseSessions, sessionLayer, type SessionResolver } from "./auth/ses
 import type { Config } from "./config.ts";
 import type { AppEnv } from "./env.ts";
 import { notFound, onError } from "./http/errors.tsx";
+import { noStoreWhenPersonal } from "./http/cache-control.ts";
 import { idempotency } from "./http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./http/redirects.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./http/security.ts";
@@ -53,6 +54,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("onBehalf", null);
     await next();
   });
+
+  app.use(noStoreWhenPersonal());
 
   // Built assets have content hashes in their names: cache them for good.
   app.use(
