@@ -14,10 +14,12 @@ export async function checkWithinLimit<T>(
   key: string,
   limit: Limit,
   check: () => Promise<T | null>,
+  /** What a wrong one is: 'Bad credentials' at sign-in; a 422 naming the field where the person is signed in. */
+  wrong: () => Error = () => new Unauthenticated(BAD_CREDENTIALS),
 ): Promise<T> {
   if (!(await limiter.claim(key, limit))) throw new TooMany(TOO_MANY_ATTEMPTS);
   const passed = await check();
-  if (passed === null) throw new Unauthenticated(BAD_CREDENTIALS);
+  if (passed === null) throw wrong();
   await limiter.clear(key);
   return passed;
 }
