@@ -55,7 +55,8 @@ export const done = z.object({ ok: z.literal(true) });
 export const register = defineCall({
   method: "POST",
   path: "/auth/register",
-  summary: "Opens a customer's sign-in: signed in, not verified; the validation email is sent.",
+  summary: "Registers an address and sends its validation link; an address that has an account gets the same " +
+    "answer, and its owner a notice instead. Signs nobody in: the link, opened in this browser, does.",
   guards: [],
   body: z.object({
     email: newEmail,
@@ -73,14 +74,16 @@ export const register = defineCall({
       landing_path: attributionText,
     }).optional(),
   }),
-  answer: sessionUser,
+  /** The address as it is kept, for "we sent a link to ...": the same answer whether or not it had an account. */
+  answer: z.object({ email: z.string() }),
 });
 
 export const resendValidation = defineCall({
   method: "POST",
   path: "/validation/resend",
-  summary: "Emails a new validation link to the signed-in user; 409 once the address is confirmed.",
-  guards: ["loggedin"],
+  summary: "Emails a new validation link: to the signed-in user (409 once the address is confirmed), or for this " +
+    "browser's registration; 401 for anyone else.",
+  guards: [],
   answer: sent,
 });
 

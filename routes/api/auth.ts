@@ -4,7 +4,13 @@ import * as calls from "../../lib/contracts/auth.ts";
 import type { SignInDeps } from "../../server/auth/deps.ts";
 import { knownDeviceOf, rememberDevice } from "../../server/auth/devices.ts";
 import { requestPasswordReset, resetPassword } from "../../server/auth/password-reset.ts";
-import { registerCustomer, resendValidation, validateEmail } from "../../server/auth/registration.ts";
+import {
+  registerCustomer,
+  resendForRegistration,
+  resendValidation,
+  validateEmail,
+} from "../../server/auth/registration.ts";
+import { forgetRegistration, registrationOf, rememberRegistration } from "../../server/auth/registration-cookie.ts";
 import { clientAddress, type SessionRow } from "../../server/auth/sessions.ts";
 import { type Origin, passSecondFactor, resendCode, signInWithPassword } from "../../server/auth/signin.ts";
 import { sessionSummary, summaryOf } from "../../server/auth/users.ts";
@@ -30,6 +36,9 @@ function deps(c: Context<AppEnv>): SignInDeps {
   };
 }
 
+/** Cookies are Secure outside development and tests, as the session's are. */
+const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === "production";
+
 /** Where an attempt comes from: the address, and whom this browser passed the second factor for. */
 async function originOf(c: Context<AppEnv>): Promise<Origin> {
   const { secretBox, now } = c.get("services");
@@ -39,7 +48,7 @@ async function originOf(c: Context<AppEnv>): Promise<Origin> {
 /** This browser has just passed the second factor for the user: a known device from now on. */
 async function remember(c: Context<AppEnv>, userId: number): Promise<void> {
   const { secretBox, now } = c.get("services");
-  await rememberDevice(c, secretBox, userId, { now: now(), secure: c.get("config").appEnv === "production" });
+  await rememberDevice(c, secretBox, userId, { now: now(), secure: secureCookies(c) });
 }
 
 /** This request's session: the second factor is passed on the session the password started. */
@@ -52,13 +61,23 @@ function sessionOf(c: Context<AppEnv>): SessionRow {
 export const auth = new Hono<AppEnv>();
 
 route(auth, calls.register, async (c, { body }) => {
-  const user = await registerCustomer(deps(c), body, clientAddress(c));
-  c.set("session", await c.get("services").sessions.start(c, user.id, false));
-  return reply(await summaryOf(c.get("db"), user, false), { redirect: "/verify" });
+  const registration = await registerCustomer(deps(c), body, clientAddress(c));
+  // Whoever was signed in at this browser is not any more: a new person is registering here.
+  await c.get("services").sessions.end(c, c.get("session"));
+  const { secretBox, now } = c.get("services");
+  await rememberRegistration(c, secretBox, registration, { now: now(), secure: secureCookies(c) });
+  return reply({ email: registration.email }, { redirect: "/verify" });
 });
 
 route(auth, calls.resendValidation, async (c) => {
-  await resendValidation(deps(c), sessionOf(c).userId);
+  if (c.get("user")) {
+    await resendValidation(deps(c), sessionOf(c).userId);
+    return { sent: true } as const;
+  }
+  const { secretBox, now } = c.get("services");
+  const registration = await registrationOf(c, secretBox, now());
+  if (!registration) throw new ApiError(401, "Please sign in.", { redirect: "/" });
+  await resendForRegistration(deps(c), registration);
   return { sent: true } as const;
 });
 
@@ -69,12 +88,17 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     body.token,
     signedIn ? { userId: signedIn.id } : { address: clientAddress(c) },
   );
-  // Opening the emailed token proves control of the mailbox, as an emailed code would: the
-  // session that registered passes its second factor, with a fresh token.
+  // Opening the emailed token proves control of the mailbox, as an emailed code would: in the
+  // browser that registered this user (or signed in as them), it signs them in past the second
+  // factor, with a fresh session token. A registration of an address that had an account names no
+  // user, so it never signs anyone in (decision 023).
+  const { sessions, secretBox, now } = c.get("services");
   const session = c.get("session");
-  const secondFactor = session?.userId === userId;
-  if (session && secondFactor) {
-    c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  const registration = await registrationOf(c, secretBox, now());
+  const secondFactor = session?.userId === userId || (!signedIn && registration?.userId === userId);
+  if (secondFactor) {
+    c.set("session", session ? await sessions.rotate(c, session, true) : await sessions.start(c, userId, true));
+    forgetRegistration(c);
     await remember(c, userId);
   }
   const user = await sessionSummary(c.get("db"), userId, secondFactor);

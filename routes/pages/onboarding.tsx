@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { customerOf } from "../../server/accounts/current.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
+import { registrationOf } from "../../server/auth/registration-cookie.ts";
 import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { readStoredResult } from "../../server/identity/store.ts";
@@ -88,14 +89,17 @@ export function RegisterPage(c: Context<AppEnv>) {
   );
 }
 
-export function VerifyPage(c: Context<AppEnv>) {
+export async function VerifyPage(c: Context<AppEnv>) {
   const user = c.get("user");
+  const { secretBox, now } = c.get("services");
+  // Right after registering nobody is signed in: the browser's registration says where the link went.
+  const email = user?.username ?? (await registrationOf(c, secretBox, now()))?.email ?? null;
   return (
     <>
-      <PageTitle lead={user ? `We sent a link to ${user.username}. Open it, or paste its code here.` : undefined}>
+      <PageTitle lead={email ? `We sent a link to ${email}. Open it, or paste its code here.` : undefined}>
         Verify your email
       </PageTitle>
-      <VerifyForm token={c.req.query("token") ?? null} email={user?.username ?? null} signedIn={!!user} />
+      <VerifyForm token={c.req.query("token") ?? null} email={email} signedIn={!!email} />
     </>
   );
 }

@@ -402,8 +402,9 @@ export interface Customer {
 
 /**
  * Registers a customer through POST auth/register, opens the emailed validation link's token
- * through POST validation/validate (in the same browser, which passes its second factor), and
- * answers the signed-in browser. `validate: false` stops after registering.
+ * through POST validation/validate (in the same browser, which signs them in past the second
+ * factor), and answers the signed-in browser. `validate: false` signs in with the password
+ * instead, leaving the browser signed in with the address still to confirm.
  */
 export async function registerCustomer(
   t: TestAppLike,
@@ -421,12 +422,11 @@ export async function registerCustomer(
   const client = options.client ?? new TestClient(t);
   const registered = await client.post("auth/register", { email, password, type });
   expectStatus(registered, 200);
-  const id = registered.json.body.id as number;
-  if (options.validate !== false) {
-    const { token } = await emailedToken(t.db, email, "email-validation");
-    const validated = await client.post("validation/validate", { token });
-    expectStatus(validated, 200);
-  }
+  const signedIn = options.validate === false
+    ? await client.post("auth/login", { email, password })
+    : await client.post("validation/validate", { token: (await emailedToken(t.db, email, "email-validation")).token });
+  expectStatus(signedIn, 200);
+  const id = signedIn.json.body.id as number;
   return { client, id, email: email.toLowerCase(), password, type };
 }
 

@@ -2,7 +2,7 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { emails, verifications } from "../../db/schema.ts";
 import { settled } from "../../server/background.ts";
-import { expectStatus, registerCustomer, signinApp, TestClient } from "../helpers/client.ts";
+import { expectStatus, PASSWORD, registerCustomer, signinApp, TestClient, uniqueEmail } from "../helpers/client.ts";
 
 /**
  * Sign-in tells nobody which accounts exist (issue 14, finding 2; decision 023): every bad input is
@@ -138,5 +138,97 @@ describe("asking for a password reset", () => {
         `unknown ${median(unknownMs).toFixed(2)} ms`,
     );
     expect(knownMs).toHaveLength(15);
+  });
+});
+
+describe("registering", () => {
+  /** The answer with the address itself taken out, and the cookies it sets by name and attributes. */
+  function shapeOf(res: Awaited<ReturnType<TestClient["post"]>>, email: string) {
+    return {
+      status: res.status,
+      text: res.text.replace(JSON.stringify(email.toLowerCase()), '"<email>"'),
+      cookies: res.setCookies.map((c) => ({ name: c.name, attributes: c.attributes })),
+    };
+  }
+
+  test("an address that has an account gets exactly the answer a new one gets; nobody is signed in", async () => {
+    const owner = await registerCustomer(t);
+    const fresh = uniqueEmail("fresh");
+    const newcomer = new TestClient(t);
+    const intruder = new TestClient(t);
+
+    argon2.verify = argon2.hash = 0;
+    const created = await newcomer.post("auth/register", { email: fresh, password: PASSWORD, type: "Personal" });
+    expect({ verify: argon2.verify, hash: argon2.hash }).toEqual({ verify: 0, hash: 1 });
+    argon2.verify = argon2.hash = 0;
+    const again = await intruder.post("auth/register", { email: owner.email, password: PASSWORD, type: "Business" });
+    expect({ verify: argon2.verify, hash: argon2.hash }).toEqual({ verify: 0, hash: 1 });
+
+    expectStatus(created, 200);
+    expect(created.json).toEqual({ body: { email: fresh.toLowerCase() }, redirect: "/verify" });
+    expect(shapeOf(again, owner.email)).toEqual(shapeOf(created, fresh));
+
+    // Neither browser is signed in; both see the same /verify, for their own address.
+    for (const [client, email] of [[newcomer, fresh], [intruder, owner.email]] as const) {
+      expectStatus(await client.get("account/whoami"), 401);
+      const page = await client.get("/verify");
+      expect(page.status).toBe(200);
+      expect(page.text).toContain(`We sent a link to ${email.toLowerCase()}`);
+    }
+    // Nothing is signed in to the existing account, and a new link asked from there changes nothing.
+    expectStatus(await intruder.post("validation/resend"), 200);
+    expectStatus(await newcomer.post("validation/resend"), 200);
+  });
+
+  test("the owner is told by email instead, and the new address gets its link", async () => {
+    const owner = await registerCustomer(t);
+    const fresh = uniqueEmail("fresh");
+    expectStatus(
+      await new TestClient(t).post("auth/register", { email: owner.email, password: PASSWORD, type: "Personal" }),
+      200,
+    );
+    expectStatus(
+      await new TestClient(t).post("auth/register", { email: fresh, password: PASSWORD, type: "Personal" }),
+      200,
+    );
+    const latest = async (to: string) =>
+      (await t.db.select().from(emails).where(eq(emails.to, to.toLowerCase())).orderBy(sql`${emails.id} desc`))[0];
+    const notice = await latest(owner.email);
+    expect(notice.template).toBe("registration-attempt");
+    expect(notice.text).toMatch(/tried to open an account with this address/);
+    expect(notice.text).not.toMatch(/token=/);
+    expect((await latest(fresh)).template).toBe("email-validation");
+  });
+
+  test("the time to answer, new address against existing (median of 5 each, printed)", async () => {
+    const owner = await registerCustomer(t);
+    const times = { fresh: [] as number[], existing: [] as number[] };
+    for (let i = 0; i < 5; i++) {
+      const order: ("fresh" | "existing")[] = i % 2 === 0 ? ["fresh", "existing"] : ["existing", "fresh"];
+      for (const kind of order) {
+        const started = performance.now();
+        await t.app.request("http://localhost/api/auth/register", {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            origin: "http://localhost",
+            "x-forwarded-for": `203.0.116.${i}${kind.length}`,
+          },
+          body: JSON.stringify({
+            email: kind === "fresh" ? uniqueEmail("timed") : owner.email,
+            password: PASSWORD,
+            type: "Personal",
+          }),
+        });
+        times[kind].push(performance.now() - started);
+        await settled();
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    console.info(
+      `[register] median answer: new address ${median(times.fresh).toFixed(1)} ms, ` +
+        `existing ${median(times.existing).toFixed(1)} ms`,
+    );
+    expect(times.fresh).toHaveLength(5);
   });
 });

@@ -6,3 +6,4 @@ export { passwordReset, type PasswordResetProps } from "./password-reset.tsx";
 export { secondFactorCode, type SecondFactorCodeProps } from "./second-factor-code.tsx";
 export { fundsReceived, type FundsReceivedProps } from "./funds-received.tsx";
 export { signInPaused, type SignInPausedProps } from "./sign-in-paused.tsx";
+export { registrationAttempt, type RegistrationAttemptProps } from "./registration-attempt.tsx";
