@@ -72,7 +72,6 @@ consoleMoney.put("/console/rates", ADMIN, async (c) => {
   // stops being quoted because it was not in the form.
   const merged = await refusals(async () => mergeRateTables(await currentRates(c.get("db")), table).table);
   await saveRates(c.get("db"), merged, c.get("user")!.id, now);
-  c.get("services").pageCache.clear();
   return ok(c, await refusals(async () => ratesFor(await currentRates(c.get("db")), table.base)));
 });
 
@@ -106,8 +105,6 @@ consoleMoney.put("/console/pricingplans/:id", ADMIN, async (c) => {
     });
   } else {
     await refusals(() => savePlan(db, id, input, new Date(c.get("services").now())));
-    // The public calculator shows the default plan's prices.
-    c.get("services").pageCache.clear();
   }
   const plan = (await listPlans(db)).find((p) => p.id === id);
   if (!plan) throw new ApiError(404, "There is no pricing plan with this id.");
