@@ -104,10 +104,10 @@ describe("an answer that drifts from its contract", () => {
   });
 
   /** An app with one call, in the given environment, answering what its contract does not allow. */
-  function appWithDriftingCall(appEnv: "test" | "production") {
+  function appWithDriftingCall(appEnv: "test" | "production", answer = () => ({ base: "EUR", rates: { USD: 1.1 } })) {
     const config = loadConfig({ APP_ENV: appEnv, PUBLIC_URL: "http://localhost" });
     const calls = new Hono<AppEnv>();
-    route(calls, ratesProbe, () => ({ base: "EUR", rates: { USD: 1.1 } }) as never);
+    route(calls, ratesProbe, answer as never);
     REGISTERED_CALLS.delete(ratesProbe);
     const app = new Hono<AppEnv>();
     app.use(async (c, next) => {
@@ -128,6 +128,17 @@ describe("an answer that drifts from its contract", () => {
     const error = String(logged.mock.calls[0][1]);
     expect(error).toContain("The answer of GET /api/probe/rates does not match its contract");
     expect(error).toContain("rates.USD");
+  });
+
+  test("fails the call in tests when it carries a field the contract does not name", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const res = await appWithDriftingCall("test", () => ({ base: "EUR", rates: {}, created_by: 7 })).request(
+      "/api/probe/rates",
+    );
+    expect(res.status).toBe(500);
+    expect(String(logged.mock.calls[0][1])).toContain(
+      "The answer of GET /api/probe/rates does not match its contract: created_by: not in the contract",
+    );
   });
 
   test("is sent as it is in production, where answers are not parsed again (decision 011)", async () => {
