@@ -104,7 +104,10 @@ describe("an answer that drifts from its contract", () => {
   });
 
   /** An app with one call, in the given environment, answering what its contract does not allow. */
-  function appWithDriftingCall(appEnv: "test" | "production", answer = () => ({ base: "EUR", rates: { USD: 1.1 } })) {
+  function appWithDriftingCall(
+    appEnv: "test" | "production",
+    answer: () => unknown = () => ({ base: "EUR", rates: { USD: 1.1 } }),
+  ) {
     const config = loadConfig({ APP_ENV: appEnv, PUBLIC_URL: "http://localhost" });
     const calls = new Hono<AppEnv>();
     route(calls, ratesProbe, answer as never);
