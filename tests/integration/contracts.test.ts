@@ -3,7 +3,7 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { z } from "zod";
-import { type CallContract, defineCall } from "../../lib/contracts/define.ts";
+import { defineCall } from "../../lib/contracts/define.ts";
 import { ErrorPage } from "../../routes/pages/ErrorPage.tsx";
 import { loadConfig } from "../../server/config.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -28,8 +28,6 @@ const NOT_YET_ON_CONTRACTS: readonly string[] = [
 
 const ROOT = resolve(import.meta.dirname!, "../..");
 const callOf = (method: string, path: string) => `${method} ${path}`;
-const isContract = (value: unknown): value is CallContract =>
-  typeof value === "object" && value !== null && "method" in value && "path" in value && "answer" in value;
 
 let t: TestApp;
 /** Each call (method and path under /api) of each route file, by the file's path. */
@@ -77,20 +75,6 @@ describe("every call is on a contract", () => {
     );
     const done = NOT_YET_ON_CONTRACTS.filter((file) => !stillWithout.has(file));
     expect(done, `Every call of these files is on a contract: take them off NOT_YET_ON_CONTRACTS`).toEqual([]);
-  });
-
-  test("every contract in lib/contracts/ is answered by the app, at its method and path", async () => {
-    const served = new Set(appCalls());
-    const unserved: string[] = [];
-    for (const name of readdirSync(join(ROOT, "lib/contracts")).filter((n) => n.endsWith(".ts"))) {
-      for (const [exported, value] of Object.entries(await import(join(ROOT, "lib/contracts", name)))) {
-        if (!isContract(value)) continue;
-        if (!served.has(callOf(value.method, `/api${value.path}`))) {
-          unserved.push(`${exported} in lib/contracts/${name}`);
-        } else expect(REGISTERED_CALLS.has(value), `${exported} is served through route()`).toBe(true);
-      }
-    }
-    expect(unserved, "contracts no route serves").toEqual([]);
   });
 });
 
