@@ -55,10 +55,13 @@ function errorAnswer(
 /** The one place a business rule's refusal becomes an HTTP status (server/errors.ts). */
 const REFUSAL_STATUS: Record<RefusalKind, ContentfulStatusCode> = {
   invalid: 422,
+  unauthenticated: 401,
   not_found: 404,
   conflict: 409,
   refused: 403,
   limited: 429,
+  unavailable: 503,
+  upstream: 502,
 };
 
 /**
@@ -72,12 +75,11 @@ export function errorHandlers(Page: ErrorPage): { onError: ErrorHandler<AppEnv>;
     onError(err, c) {
       if (err instanceof ApiError) return answer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
       if (err instanceof DomainError) {
-        return answer(
-          c,
-          REFUSAL_STATUS[err.kind],
-          err.message,
-          err.field ? { fields: { [err.field]: err.message } } : {},
-        );
+        const { fields, next } = err;
+        return answer(c, REFUSAL_STATUS[err.kind], err.message, {
+          ...(fields ? { fields } : {}),
+          ...(next ? { redirect: next } : {}),
+        });
       }
       if (err instanceof HTTPException) {
         const status = err.status as ContentfulStatusCode;

@@ -11,21 +11,6 @@ import { errorHandlers } from "../../server/http/errors.tsx";
 import { REGISTERED_CALLS, route } from "../../server/http/route.ts";
 import { type TestApp, testApp } from "../helpers/app.ts";
 
-/**
- * Route files whose calls are not on contracts yet (registered with app.get/post/... instead of
- * route()). Their calls are let through below, and only theirs. The files are being converted
- * (issue 13); when one is done, the test says to take it off, and when this list is empty every
- * call the portal answers is checked against its contract. Nothing else may be added here.
- */
-const NOT_YET_ON_CONTRACTS: readonly string[] = [
-  "routes/api/admin.ts",
-  "routes/api/auth.ts",
-  "routes/api/console-money.ts",
-  "routes/api/health.ts",
-  "routes/api/onboarding.ts",
-  "routes/api/security.ts",
-];
-
 const ROOT = resolve(import.meta.dirname!, "../..");
 const callOf = (method: string, path: string) => `${method} ${path}`;
 
@@ -59,22 +44,12 @@ describe("every call is on a contract", () => {
     expect(calls.length).toBeGreaterThan(10);
     const withContract = contracted();
     const without = calls.filter((call) => !withContract.has(call));
-    const unexcused = without.filter((call) => !NOT_YET_ON_CONTRACTS.includes(fileOfCall.get(call) ?? ""));
     expect(
-      unexcused,
+      without,
       `Calls without a contract (register them with route() from a contract in lib/contracts/):\n  ${
         without.map((call) => `${call} (${fileOfCall.get(call) ?? "unknown file"})`).join("\n  ")
       }\n`,
     ).toEqual([]);
-  });
-
-  test("NOT_YET_ON_CONTRACTS names only route files that still have calls without a contract", () => {
-    const withContract = contracted();
-    const stillWithout = new Set(
-      appCalls().filter((call) => !withContract.has(call)).map((call) => fileOfCall.get(call)),
-    );
-    const done = NOT_YET_ON_CONTRACTS.filter((file) => !stillWithout.has(file));
-    expect(done, `Every call of these files is on a contract: take them off NOT_YET_ON_CONTRACTS`).toEqual([]);
   });
 });
 

@@ -3,11 +3,13 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { type Database, openDatabase } from "../../db/client.ts";
 import { dataVersions } from "../../db/schema.ts";
 import { pricingPlans } from "../../db/schema-money.ts";
+import { planBody } from "../../lib/contracts/console-money.ts";
 import { registerPages } from "../../routes/pages.tsx";
 import { DataVersions, TOPICS, VERSIONS_MAX_AGE_MS } from "../../server/data-versions.ts";
 import { refreshRates } from "../../server/money/rate-feed.ts";
 import { INDICATIVE_RATES } from "../../server/money/rates.ts";
-import { defaultPlan, savePlan, saveRates } from "../../server/money/store.ts";
+import { createPlan, defaultPlan, replacePlan } from "../../server/money/plans.ts";
+import { saveRates } from "../../server/money/store.ts";
 import { PageCache } from "../../server/render/page-cache.ts";
 import { makeUser, testApp } from "../helpers/app.ts";
 import { TestClock } from "../helpers/client.ts";
@@ -60,6 +62,12 @@ async function calculator() {
 
 const ratesOf = (as_of: string) => ({ ...INDICATIVE_RATES, as_of, source: "admin" });
 
+/** The default plan with some changes, as the console would send it. */
+async function defaultPlanWith(changes: Record<string, unknown>) {
+  const plan = await defaultPlan(script);
+  return { id: Number(plan.id), body: planBody.parse({ ...plan, ...changes }) };
+}
+
 describe("the versions the database keeps", () => {
   test("every topic a cached page may show has a version", async () => {
     const rows = await t.db.select().from(dataVersions);
@@ -72,7 +80,7 @@ describe("the versions the database keeps", () => {
     expect(await versionOf(t.db, "rates")).toBe(rates + 1);
 
     const plans = await versionOf(t.db, "pricing-plans");
-    const created = await savePlan(script, null, { ...(await defaultPlan(script)), name: "Wholesale" });
+    const created = await createPlan(script, (await defaultPlanWith({ name: "Wholesale" })).body, new Date());
     await script.update(pricingPlans).set({ name: "Wholesale 2" }).where(eq(pricingPlans.id, Number(created.id)));
     await script.delete(pricingPlans).where(eq(pricingPlans.id, Number(created.id)));
     expect(await versionOf(t.db, "pricing-plans")).toBe(plans + 3);
@@ -114,11 +122,9 @@ describe("the cached calculator follows the rates and plans, wherever they chang
 
   test("a script's change to the default plan's fees reaches it the same way", async () => {
     expect((await calculator()).fee).toBe("1.00 GBP");
-    const plan = await defaultPlan(script);
-    await savePlan(script, Number(plan.id), {
-      ...plan,
-      fees: { ...plan.fees, GBP: { regular: "3.00", priority: "7.00" } },
-    });
+    const { fees } = await defaultPlan(script);
+    const plan = await defaultPlanWith({ fees: { ...fees, GBP: { regular: "3.00", priority: "7.00" } } });
+    await replacePlan(script, plan.id, plan.body, new Date());
     clock.advance(VERSIONS_MAX_AGE_MS);
     expect((await calculator()).fee).toBe("3.00 GBP");
   });
@@ -133,8 +139,8 @@ describe("a kept page is rendered again only when what it shows changed", () => 
   });
 
   test("a change to a topic it does not show keeps it", async () => {
-    const plan = await defaultPlan(script);
-    await savePlan(script, Number(plan.id), { ...plan, name: "Standard (renamed)" });
+    const plan = await defaultPlanWith({ name: "Standard (renamed)" });
+    await replacePlan(script, plan.id, plan.body, new Date());
     clock.advance(VERSIONS_MAX_AGE_MS);
     expect(await visit()).toBe("render 1");
   });
