@@ -1,15 +1,6 @@
 import type { FormEvent } from "react";
 import { api } from "./lib/api.ts";
-import {
-  Field,
-  FormAlert,
-  LINK,
-  NewPasswordFields,
-  rememberUser,
-  SubmitButton,
-  textOf,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
+import { Field, FormAlert, LINK, NewPasswordFields, SubmitButton, textOf, useSubmit } from "./lib/auth-forms.tsx";
 
 export interface RegisterFormProps {
   /** A referral code from the visitor's link, prefilled and editable. */
@@ -26,8 +17,8 @@ const TYPES: { value: AccountType; title: string; text: string }[] = [
 
 /**
  * Opens an account (POST auth/register): Personal or Business, email, password, optional referral
- * code, and the visit's attribution. The API layer follows the redirect to /verify. A 422 shows
- * each problem under its field.
+ * code, and the visit's attribution. The answer is the same whether or not the address already has
+ * an account; the API layer follows the redirect to /verify. A 422 shows each problem under its field.
  */
 export default function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
   const { pending, error, fields, run } = useSubmit();
@@ -44,8 +35,8 @@ export default function RegisterForm({ referralCode = null, attribution }: Regis
       ...(referral ? { referral_code: referral } : {}),
       ...(attribution && Object.keys(attribution).length ? { attribution } : {}),
     };
-    const result = await run(() => api.post("auth/register", body), { navigates: true });
-    if (result.ok) rememberUser(result.value);
+    // Registering signs nobody in (the emailed link does, decision 023): the API layer goes to /verify.
+    await run(() => api.post("auth/register", body), { navigates: true });
   }
 
   return (

@@ -3,6 +3,7 @@ import { api } from "./lib/api.ts";
 import {
   CodeField,
   codeOf,
+  Field,
   FormAlert,
   LINK,
   rememberUser,
@@ -29,10 +30,23 @@ interface NewKey {
 /** "JBSWY3DPEHPK3PXP" → "JBSW Y3DP EHPK 3PXP": easier to read and type. */
 export const groupsOf4 = (secret: string): string => secret.replace(/(.{4})(?=.)/g, "$1 ");
 
+/** Who is there, asked again before the second factor changes (decision 023). */
+type Proof = { password: string } | { code: string };
+
+/** The password, or else the app's code, of a submitted proof form; null when both are empty. */
+function proofOf(data: FormData): Proof | null {
+  const password = String(data.get("password") ?? "");
+  if (password) return { password };
+  const code = codeOf(data);
+  return code ? { code } : null;
+}
+
 /**
- * The authenticator app setting. Off: "Set up" asks for a new key (POST account/totp/setup), shown
- * as text and as an otpauth:// link (no QR code: no library for it), then the app's code turns it
- * on (POST account/totp/enable {secret, code}). On: "Turn off" (DELETE account/totp).
+ * The authenticator app setting. Off: "Set up" asks for the password, then for a new key (POST
+ * account/totp/setup {password}), shown as text and as an otpauth:// link (no QR code: no library
+ * for it), then the app's code turns it on (POST account/totp/enable {secret, code}). On: "Turn
+ * off" asks for the password or a current code from the app (DELETE account/totp {password} or
+ * {code}).
  */
 export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   const { pending, error, fields, run } = useSubmit();
@@ -42,6 +56,8 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
   const [newKey, setNewKey] = useState<NewKey | null>(null);
   const [copied, setCopied] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  // The step that asks who is there: before a new key, or before turning the app off.
+  const [confirming, setConfirming] = useState<"setup" | "off" | null>(null);
 
   // After each step, focus moves to the section, so keyboard and screen-reader users follow along.
   const section = useRef<HTMLElement>(null);
@@ -49,13 +65,16 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
   useEffect(() => {
     if (stepped.current) section.current?.focus();
     stepped.current = true;
-  }, [enabled, newKey]);
+  }, [enabled, newKey, confirming]);
 
-  async function begin() {
-    setDone(null);
-    const result = await run(() => api.post<NewKey>("account/totp/setup", {}));
+  async function begin(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const proof = proofOf(new FormData(event.currentTarget));
+    if (!proof) return;
+    const result = await run(() => api.post<NewKey>("account/totp/setup", proof));
     if (result.ok) {
       setCopied(false);
+      setConfirming(null);
       setNewKey(result.value);
     }
   }
@@ -74,11 +93,14 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     notify({ title: "Authenticator app is on", color: "success" });
   }
 
-  async function turnOff() {
-    setDone(null);
-    const result = await run(() => api.delete("account/totp"));
+  async function turnOff(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const proof = proofOf(new FormData(event.currentTarget));
+    if (!proof) return;
+    const result = await run(() => api.delete("account/totp", { body: proof }));
     if (!result.ok) return;
     rememberUser(result.value);
+    setConfirming(null);
     setEnabled(false);
     setDone("Authenticator app is off.");
     notify({ title: "Authenticator app is off", color: "success" });
@@ -104,7 +126,57 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     >
       <h2 id="totp-title" className="text-lg font-semibold">Authenticator app</h2>
       <Status>{done}</Status>
-      {enabled
+      {confirming === "off"
+        ? (
+          <form method="post" onSubmit={turnOff} className="space-y-4" aria-label="Turn off the authenticator app">
+            <p className="text-neutral-700 dark:text-neutral-300">
+              To turn the app off, confirm it is you: your password, or the code your app shows now.
+            </p>
+            <FormAlert error={error} fields={fields} shown={["password", "code"]} />
+            <Field
+              id="totp-off-password"
+              label="Your password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              error={fields.password}
+            />
+            <CodeField id="totp-off-code" label="Or a code from the app" required={false} error={fields.code} />
+            <div className="flex flex-wrap gap-2">
+              <SubmitButton pending={pending} pendingLabel="Turning off…" className="btn-primary">
+                Turn off the app
+              </SubmitButton>
+              <button type="button" className="btn-ghost" onClick={() => setConfirming(null)} disabled={pending}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )
+        : confirming === "setup"
+        ? (
+          <form method="post" onSubmit={begin} className="space-y-4" aria-label="Confirm it is you">
+            <p className="text-neutral-700 dark:text-neutral-300">
+              Before you set up an app, confirm it is you with your password.
+            </p>
+            <FormAlert error={error} fields={fields} shown={["password"]} />
+            <Field
+              id="totp-setup-password"
+              label="Your password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              error={fields.password}
+            />
+            <div className="flex flex-wrap gap-2">
+              <SubmitButton pending={pending} pendingLabel="Preparing…" className="btn-primary">Continue</SubmitButton>
+              <button type="button" className="btn-ghost" onClick={() => setConfirming(null)} disabled={pending}>
+                Cancel
+              </button>
+            </div>
+          </form>
+        )
+        : enabled
         ? (
           <>
             <p className="text-neutral-700 dark:text-neutral-300">
@@ -112,9 +184,13 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
               When you sign in, enter the code your app shows. You can still ask for a code by email to{" "}
               <span className="break-all">{email}</span>.
             </p>
-            <FormAlert error={error} />
-            <button type="button" className="btn-ghost" onClick={turnOff} disabled={pending || !hydrated}>
-              {pending ? "Turning off…" : "Turn off"}
+            <button
+              type="button"
+              className="btn-ghost"
+              onClick={() => (setDone(null), setConfirming("off"))}
+              disabled={!hydrated}
+            >
+              Turn off
             </button>
           </>
         )
@@ -162,9 +238,13 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
               Authenticator app is off: each time you sign in, we email a 6-digit code to{" "}
               <span className="break-all">{email}</span>. With an app, the code is on your phone at once.
             </p>
-            <FormAlert error={error} />
-            <button type="button" className="btn-primary" onClick={begin} disabled={pending || !hydrated}>
-              {pending ? "Preparing…" : "Set up an authenticator app"}
+            <button
+              type="button"
+              className="btn-primary"
+              onClick={() => (setDone(null), setConfirming("setup"))}
+              disabled={!hydrated}
+            >
+              Set up an authenticator app
             </button>
           </>
         )}

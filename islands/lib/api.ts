@@ -70,7 +70,7 @@ export interface Api {
   get<T>(path: string, query?: Query, options?: RequestOptions): Promise<T>;
   post<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
   put<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
-  delete<T>(path: string, options?: RequestOptions): Promise<T>;
+  delete<T>(path: string, options?: RequestOptions & { body?: unknown }): Promise<T>;
 }
 
 export function createApi(deps: ApiDeps = {}): Api {
@@ -155,9 +155,9 @@ export function createApi(deps: ApiDeps = {}): Api {
       batch.write();
       return call<T>("PUT", path, body ?? {}, options, options.signal);
     },
-    delete<T>(path: string, options: RequestOptions = {}) {
+    delete<T>(path: string, options: RequestOptions & { body?: unknown } = {}) {
       // SPEC.md section 4 names post and put only: a delete leaves the batch alone.
-      return call<T>("DELETE", path, undefined, options, options.signal);
+      return call<T>("DELETE", path, options.body, options, options.signal);
     },
   };
 }
