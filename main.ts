@@ -5,6 +5,7 @@
  */
 import { createApp, createServices } from "./app.ts";
 import { openMigratedDatabase } from "./db/client.ts";
+import { settled } from "./server/background.ts";
 import process from "node:process";
 import { deploymentCheck, loadConfig } from "./server/config.ts";
 import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
@@ -48,6 +49,8 @@ const server = Deno.serve({
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     await server.shutdown();
+    // The emails that answered requests were waiting for go out before the database closes.
+    await settled();
     db.$client.close();
     Deno.exit(0);
   });
