@@ -1,6 +1,7 @@
 import Database from "libsql";
 import { count, like } from "drizzle-orm";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
+import { lockWaits } from "../../db/other-writers.ts";
 import { accounts, redirects } from "../../db/schema.ts";
 import { rowsOf } from "../../db/sql.ts";
 import { checkLedger } from "../../server/ledger/check.ts";
@@ -30,10 +31,13 @@ test("a write that meets another connection's write lock waits without blocking 
   try {
     holder.exec("BEGIN IMMEDIATE");
     holder.exec("INSERT INTO redirects (path, target, created_at) VALUES ('/held-first', '/', 0)");
-    const waiting = db.insert(redirects).values({ path: "/held-second", target: "/" });
-    const outcome = waiting.then(() => "written", (error: Error) => error.message);
+    const waitsBefore = lockWaits();
+    const outcome = db.insert(redirects).values({ path: "/held-second", target: "/" })
+      .then(() => "written", (error: Error) => error.message);
+    // The write has met the lock and waits for it …
+    await vi.waitFor(() => expect(lockWaits()).toBeGreaterThan(waitsBefore));
 
-    // Meanwhile this process goes on serving: reads answer (from the last committed state).
+    // … while this process goes on serving: reads answer (from the last committed state).
     const [{ n }] = await rowsOf<{ n: number }>(db, "SELECT count(*) AS n FROM redirects WHERE path LIKE '/held-%'");
     expect(n).toBe(0);
 
