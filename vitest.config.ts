@@ -34,6 +34,9 @@ export default defineConfig({
           env: { TEST_DATABASE: "hrana" },
           setupFiles: ["tests/helpers/setup.ts"],
           pool: "forks",
+          // Every statement is an HTTP round trip here: the concurrency tests take seconds.
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

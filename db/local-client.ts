@@ -11,10 +11,10 @@ import {
   type Transaction,
   type TransactionMode,
 } from "@libsql/client";
-import { E_TIMEOUT, Mutex, type MutexInterface, withTimeout } from "async-mutex";
 import { Connection, type ConnectionSettings } from "./local-connection.ts";
-import { whenUnlocked } from "./other-writers.ts";
+import { LOCK_WAIT_MS, whenUnlocked } from "./other-writers.ts";
 import { splitStatements } from "./sql-text.ts";
+import { WriteTurns, type WriteTurnsOptions } from "./write-turns.ts";
 
 /**
  * The client of a local database file: @libsql/client's `Client` interface (what Drizzle's libsql
@@ -31,9 +31,11 @@ import { splitStatements } from "./sql-text.ts";
  *   for "write"), a batch that is not "read", `executeMultiple`, `migrate`; and a statement that
  *   SQLite refuses on a read connection, where it did nothing (SQLite decides, from the compiled
  *   statement; its text is then remembered, so the next time it goes to the writer at once).
- * - Another process's write lock on the same file (decision 013): the write connection never waits
- *   for it blocking; BEGIN IMMEDIATE (or the write statement) is tried again asynchronously, with
- *   backoff and jitter, for up to LOCK_WAIT_MS (db/other-writers.ts).
+ * - Other processes on the same file (decision 013): the turn includes a lock on a file beside the
+ *   database that every process takes before it writes, waited for without blocking the thread
+ *   (db/write-turns.ts). A writer that does not take it (the sqlite3 shell) can still hold SQLite's
+ *   lock: then BEGIN IMMEDIATE, or the write statement, is tried again asynchronously, with backoff
+ *   and jitter, for up to LOCK_WAIT_MS (db/other-writers.ts). The write connection never blocks.
  *
  * A write made through the client while this process's write transaction is open (`db.insert` in a
  * `db.transaction(async (tx) => …)` callback, instead of `tx.insert`) would wait for that transaction
@@ -162,9 +164,9 @@ export class LocalClient implements Client {
   readonly #path: string;
   readonly #writerSettings: ConnectionSettings;
   readonly #readerSettings: ConnectionSettings;
-  readonly #turnLimitMs: number;
   readonly #lockWaitMs: number;
-  readonly #turns: MutexInterface;
+  readonly #turnOptions: WriteTurnsOptions;
+  #turns: WriteTurns;
   #writer: Connection | null;
   #idleReaders: Connection[] = [];
   readonly #borrowedReaders = new Set<Connection>();
@@ -176,27 +178,19 @@ export class LocalClient implements Client {
     const shared = { onOpen: options.onOpen ?? [], statementCacheSize: options.statementCacheSize ?? 256 };
     this.#writerSettings = { ...shared, busyTimeout: 0, readOnly: false };
     this.#readerSettings = { ...shared, busyTimeout: options.readerBusyTimeout ?? 1000, readOnly: true };
-    this.#turnLimitMs = options.turnLimitMs ?? 15_000;
-    this.#lockWaitMs = options.lockWaitMs ?? 10_000;
-    this.#turns = withTimeout(new Mutex(), this.#turnLimitMs);
+    this.#lockWaitMs = options.lockWaitMs ?? LOCK_WAIT_MS;
     // Opened now, so that a file that cannot be opened fails at once.
     this.#writer = new Connection(path, this.#writerSettings);
+    this.#turnOptions = { path, turnLimitMs: options.turnLimitMs ?? 15_000, lockWaitMs: this.#lockWaitMs };
+    this.#turns = new WriteTurns(this.#turnOptions);
   }
 
   // --- the write connection, in turn
 
-  /** Waits for this process's turn to write; resolves with the function that ends it. */
-  async #takeTurn(): Promise<MutexInterface.Releaser> {
-    if (this.closed) throw closedError("client");
-    try {
-      return await this.#turns.acquire();
-    } catch (error) {
-      if (error !== E_TIMEOUT) throw error;
-      throw new Error(
-        `A database write waited ${this.#turnLimitMs} ms for its turn: is a write made through the database ` +
-          "(db.…) inside a transaction's callback, instead of through the transaction (tx.…)?",
-      );
-    }
+  /** Waits for the turn to write (db/write-turns.ts); resolves with the function that ends it. */
+  #takeTurn(): Promise<() => void> {
+    if (this.closed) return Promise.reject(closedError("client"));
+    return this.#turns.take();
   }
 
   #writeConnection(): Connection {
@@ -206,7 +200,7 @@ export class LocalClient implements Client {
   }
 
   /** Ends a turn: a transaction left open is rolled back, so the next turn starts clean. */
-  #endTurn(release: MutexInterface.Releaser): void {
+  #endTurn(release: () => void): void {
     const writer = this.#writer;
     try {
       if (writer?.inTransaction) writer.execute(ROLLBACK);
@@ -371,9 +365,11 @@ export class LocalClient implements Client {
   async reconnect(): Promise<void> {
     this.close();
     this.closed = false;
+    this.#turns = new WriteTurns(this.#turnOptions);
   }
 
   close(): void {
+    if (!this.closed) this.#turns.close();
     this.closed = true;
     this.#writer?.close();
     this.#writer = null;
