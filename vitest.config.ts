@@ -24,9 +24,10 @@ export default defineConfig({
         test: {
           name: "hrana",
           include: ["tests/integration/**/*.test.{ts,tsx}"],
-          // These test the local file itself: its client, several processes on it, and the ledger's
-          // property test, which opens files of its own.
+          // These test the local file itself (its client, several processes on it, and the ledger's
+          // property test, which opens files of its own) or the test Hrana server itself.
           exclude: [
+            "tests/integration/hrana-server.test.ts",
             "tests/integration/local-client.test.ts",
             "tests/integration/database-processes.test.ts",
             "tests/integration/ledger-property.test.ts",
