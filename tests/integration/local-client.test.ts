@@ -469,7 +469,7 @@ describe("one write connection, read connections beside it (decision 012)", () =
     const tx = await client.transaction("write");
     await tx.execute("INSERT INTO notes (body) VALUES ('in the transaction')");
     await expect(client.execute("INSERT INTO notes (body) VALUES ('through the client')")).rejects.toThrow(
-      /waited 200 ms for its turn: is a write made through the database \(db\.…\) inside a transaction's callback/,
+      /waited 200 ms for its turn\. The usual cause: a write made through the database \(db\.…\) inside a transaction's callback/,
     );
     await tx.commit();
     await client.execute("INSERT INTO notes (body) VALUES ('afterwards')");
