@@ -148,7 +148,8 @@ test(
       await writers[i].close();
       return JSON.parse(text[i].slice(text[i].indexOf("ready\n") + "ready\n".length)) as {
         outcomes: string[];
-        waits: number;
+        started: number;
+        ended: number;
       };
     }));
 
