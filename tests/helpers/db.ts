@@ -18,7 +18,7 @@ export async function testDatabase(): Promise<Database> {
 }
 
 /** Whether this run reaches its databases over the Hrana protocol (decision 014). */
-export const overHrana = process.env.TEST_DATABASE === "hrana";
+const overHrana = process.env.TEST_DATABASE === "hrana";
 
 /** testDatabase, with the path of its file (for a test that opens the file another way too). */
 export async function testDatabaseFile(): Promise<{ db: Database; path: string }> {
