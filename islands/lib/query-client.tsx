@@ -19,7 +19,7 @@ import {
   type QueryKey,
   queryOptions,
 } from "@tanstack/react-query";
-import { type ComponentType, createElement, useState } from "react";
+import { type ComponentType, createElement, type FunctionComponent, useState } from "react";
 import type { Method } from "../../lib/contracts/define.ts";
 import { BATCH_RESET_PAUSE_MS } from "../../lib/constants.ts";
 import { api, ApiCallError, type Call, type CallInput, type CallShape } from "./api.ts";
@@ -117,7 +117,7 @@ export function leavePage(): void {
  * server render gets a client of its own, since the server renders many visitors' pages and their
  * data must never meet (nothing is fetched there: queries start from the props).
  */
-export function withQueries<P extends object>(Island: ComponentType<P>): ComponentType<P> {
+export function withQueries<P extends object>(Island: ComponentType<P>): FunctionComponent<P> {
   function Queries(props: P) {
     const [client] = useState(() => typeof document === "undefined" ? createQueryClient() : pageQueryClient());
     return createElement(QueryClientProvider, { client }, createElement(Island, props));

@@ -55,12 +55,12 @@ export interface FieldProps {
 export function Field({ id, label, hint, error, optional, hideLabel, className, children }: FieldProps) {
   return (
     <div className={className}>
-      <label htmlFor={id} className={hideLabel ? "sr-only" : "field-label"}>
+      <label htmlFor={id} className={hideLabel ? "sr-only" : "mb-1 field-label"}>
         {label}
         {optional ? " " : null}
         {optional ? <Optional /> : null}
       </label>
-      <div className={hideLabel ? undefined : "mt-1"}>{children(controlAttributes(id, hint, error))}</div>
+      {children(controlAttributes(id, hint, error))}
       <Messages id={id} hint={hint} error={error} />
     </div>
   );

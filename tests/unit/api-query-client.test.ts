@@ -1,6 +1,6 @@
 import { CancelledError, MutationObserver, type QueryClient, QueryObserver } from "@tanstack/react-query";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { api, ApiCallError, call, type CallShape } from "../../islands/lib/api.ts";
+import { api, ApiCallError, type Call, call, type CallShape } from "../../islands/lib/api.ts";
 import { createQueryClient, read, shouldRetry } from "../../islands/lib/query-client.tsx";
 import { BATCH_RESET_PAUSE_MS } from "../../lib/constants.ts";
 import { failureOf, fakeApi, type FakeCall } from "../helpers/fake-api.ts";
@@ -27,7 +27,7 @@ function shown(client: QueryClient, key: readonly unknown[] = ["pending-payments
 }
 
 /** A write as useMutation sends one, with what it says it changes. */
-function write(client: QueryClient, target = update, invalidates: readonly (readonly unknown[])[] = []) {
+function write(client: QueryClient, target: Call<Loose> = update, invalidates: readonly (readonly unknown[])[] = []) {
   const observer = new MutationObserver(client, {
     mutationFn: () => api.send(target, { query: { id: 1 } }),
     meta: { method: target.method, invalidates },

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import ForgotForm from "../../islands/ForgotForm.tsx";
 import LoginForm from "../../islands/LoginForm.tsx";
 import RegisterForm from "../../islands/RegisterForm.tsx";

@@ -9,7 +9,7 @@ import ConvertForm, { type ConvertFormProps, QUOTE_EXPIRED } from "../../islands
 import { addAmount } from "../../islands/lib/amounts.ts";
 import { notifications } from "../../islands/lib/notification-store.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
-import { fakeApi, type FakeCall, resetIslands } from "../helpers/fake-api.ts";
+import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
 const fail = (status: number, error: string): [number, unknown] => [status, { error, message: "" }];
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
