@@ -22,22 +22,50 @@ export const LEDGER_ACCOUNT_KINDS = ["customer", "house"] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
 /**
- * What a ledger account is for. A customer has one "balance" per currency. The house has:
- * - incoming_funds: the mirror of money received in the portal's bank accounts (goes negative by
- *   nature: −X means X came in);
+ * What a ledger account is for. A customer has, per currency, a "balance" (what they can spend)
+ * and a "held" balance (money reserved for payments not yet paid out). The house has:
+ * - incoming_funds: the mirror of money in the portal's bank accounts (goes negative by nature:
+ *   −X means X came in; a payout that leaves the bank moves it back up);
  * - unallocated_funds: money received that matched no account_ref yet, waiting for allocation;
  * - fee_income: fees earned;
  * - fx_position: the house's position per currency from conversions (positive: long, negative:
- *   short, i.e. the currency it owes customers and must buy).
+ *   short, i.e. the currency it owes customers and must buy);
+ * - payouts: what the house owes recipients for payouts sent to a rail and not yet settled.
  */
-export const LEDGER_PURPOSES = ["balance", "fx_position", "fee_income", "incoming_funds", "unallocated_funds"] as const;
+export const LEDGER_PURPOSES = [
+  "balance",
+  "held",
+  "fx_position",
+  "fee_income",
+  "incoming_funds",
+  "unallocated_funds",
+  "payouts",
+] as const;
 export type LedgerPurpose = (typeof LEDGER_PURPOSES)[number];
-export const HOUSE_PURPOSES = ["fx_position", "fee_income", "incoming_funds", "unallocated_funds"] as const;
+export const CUSTOMER_PURPOSES = ["balance", "held"] as const;
+export type CustomerPurpose = (typeof CUSTOMER_PURPOSES)[number];
+export const HOUSE_PURPOSES = ["fx_position", "fee_income", "incoming_funds", "unallocated_funds", "payouts"] as const;
 export type HousePurpose = (typeof HOUSE_PURPOSES)[number];
 /** The only purposes whose balance may go below zero. Every other balance never does. */
 export const MAY_GO_NEGATIVE: readonly LedgerPurpose[] = ["fx_position", "incoming_funds"];
 
-export const LEDGER_TRANSFER_KINDS = ["receipt", "allocation", "conversion", "correction"] as const;
+/**
+ * The kinds of movement. Payments move money in steps (docs/decisions/027): a hold when the
+ * payment is made, then either its release (rejected, cancelled, failed before it was sent) or its
+ * payout (sent to a rail), then its settlement (the money left the bank) or its refund (the rail
+ * gave it back).
+ */
+export const LEDGER_TRANSFER_KINDS = [
+  "receipt",
+  "allocation",
+  "conversion",
+  "correction",
+  "payment_hold",
+  "payment_release",
+  "payment_payout",
+  "payment_settlement",
+  "payment_refund",
+] as const;
 export type LedgerTransferKind = (typeof LEDGER_TRANSFER_KINDS)[number];
 
 /** A balance in one currency: a customer's, or one of the house's. `balance` = sum of its entries. */
@@ -58,7 +86,7 @@ export const ledgerAccounts = sqliteTable("ledger_accounts", {
   uniqueIndex("ledger_accounts_house").on(t.purpose, t.currency).where(sql`kind = 'house'`),
   check(
     "ledger_accounts_owner",
-    sql`(kind = 'customer' AND account_id IS NOT NULL AND purpose = 'balance') OR (kind = 'house' AND account_id IS NULL AND purpose IN ('fx_position', 'fee_income', 'incoming_funds', 'unallocated_funds'))`,
+    sql`(kind = 'customer' AND account_id IS NOT NULL AND purpose IN ('balance', 'held')) OR (kind = 'house' AND account_id IS NULL AND purpose IN ('fx_position', 'fee_income', 'incoming_funds', 'unallocated_funds', 'payouts'))`,
   ),
   check("ledger_accounts_currency", sql`length(currency) = 3 AND currency GLOB '[A-Z][A-Z][A-Z]'`),
   check("ledger_accounts_balance_integer", sql`typeof(balance) = 'integer'`),

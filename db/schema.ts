@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { ACCOUNT_ROLES } from "../lib/permissions.ts";
 
 /**
  * Redirects an operator can set without a deploy: a request for `path` is sent to `target`.
@@ -80,6 +81,12 @@ export const sessions = sqliteTable("sessions", {
   expiresAt: time("expires_at").notNull(),
   ipAddress: text("ip_address"),
   userAgent: text("user_agent"),
+  /**
+   * The account this session acts on, for a user who belongs to several (linked accounts,
+   * /account-select). A plain integer, not a reference: sessions are declared before accounts, and
+   * membership is checked on every read anyway.
+   */
+  currentAccountId: integer("current_account_id"),
 }, (t) => [index("sessions_user").on(t.userId)]);
 
 /**
@@ -154,7 +161,7 @@ export const accounts = sqliteTable("accounts", {
 export const accountMembers = sqliteTable("account_members", {
   accountId: integer("account_id").notNull().references(() => accounts.id, { onDelete: "cascade" }),
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  role: text("role", { enum: ["owner", "admin", "payer", "approver", "viewer"] }).notNull(),
+  role: text("role", { enum: ACCOUNT_ROLES }).notNull(),
   createdAt: time("created_at").notNull(),
 }, (t) => [primaryKey({ columns: [t.accountId, t.userId] }), index("account_members_user").on(t.userId)]);
 

@@ -6,6 +6,7 @@
  * against its contract (decision 011).
  */
 import type { z } from "zod";
+import type { Permission } from "../permissions.ts";
 import type { GuardName } from "./guards.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
@@ -18,6 +19,8 @@ export interface CallContract {
   summary: string;
   /** Who may make it: guard names checked in order (SPEC.md section 6); none for anyone. */
   guards: readonly GuardName[];
+  /** What the customer's role on the current account must allow (lib/permissions.ts). */
+  permission?: Permission;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;

@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { AnswerOf, CallContract, InputOf } from "../../lib/contracts/define.ts";
 import type { AppEnv } from "../env.ts";
 import { guards } from "../guards.ts";
+import { allowedTo } from "../accounts/permissions.ts";
 import { ok } from "./api.ts";
 import { valid } from "./validate.ts";
 
@@ -38,6 +39,7 @@ export const REGISTERED_CALLS = new Set<CallContract>();
 export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handler: Handler<C>): void {
   REGISTERED_CALLS.add(call);
   const before: MiddlewareHandler<AppEnv>[] = [guards(...call.guards)];
+  if (call.permission) before.push(allowedTo(call.permission));
   // The handler reads the data through its contract's types, not through Hono's inferred
   // validator generics (decision 010), hence the plain middleware type.
   const check = (target: "param" | "query" | "json", schema: z.ZodType) =>

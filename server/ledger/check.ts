@@ -5,7 +5,7 @@
  */
 import type { InValue, Transaction } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
-import { HOUSE_PURPOSES, MAY_GO_NEGATIVE } from "../../db/schema-money.ts";
+import { CUSTOMER_PURPOSES, HOUSE_PURPOSES, MAY_GO_NEGATIVE } from "../../db/schema-money.ts";
 
 /** The triggers of migration 0003_ledger_immutable. */
 export const LEDGER_TRIGGERS = [
@@ -50,14 +50,21 @@ type Row = Record<string, unknown>;
 const quoted = (values: readonly string[]) => values.map((v) => `'${v}'`).join(", ");
 const NEGATIVE_OK = quoted(MAY_GO_NEGATIVE);
 
-/** Each check: a query whose rows are violations, and how to say one. */
+/** Each check: a query whose rows are violations (those `filter` keeps, when given), and how to say one. */
+interface Check {
+  sql: string;
+  filter?: (r: Row) => boolean;
+  say: (r: Row) => string;
+}
+
 /**
  * The business records that point at the ledger: each must have its transfer, of its kind, and
  * each transfer the portal posted for a record (reference "quote:…" for a conversion, "receipt:…"
- * for a receipt) must have its record: they commit together, so a crash can never leave one
- * without the other. Checked when the tables exist.
+ * for a receipt, "payment:…" for a payment) must have its record: they commit together, so a crash
+ * can never leave one without the other. Checked when the tables exist.
  */
-const RECORD_CHECKS: { table: string; sql: string; say: (r: Row) => string }[] = [
+
+const RECORD_CHECKS: (Check & { table: string })[] = [
   {
     table: "conversions",
     sql:
@@ -91,9 +98,62 @@ const RECORD_CHECKS: { table: string; sql: string; say: (r: Row) => string }[] =
           WHERE r.status = 'allocated' AND t.id IS NULL ORDER BY r.id`,
     say: (r) => `receipt ${r.id}: allocated, but its allocation transfer is missing`,
   },
+  {
+    // A customer's held balance is exactly what their open payments reserve (decision 027).
+    table: "payments",
+    sql: `WITH held AS (
+            SELECT account_id, currency, balance FROM ledger_accounts WHERE kind = 'customer' AND purpose = 'held'
+          ), open AS (
+            SELECT account_id, sell_currency AS currency, SUM(sell_minor) AS reserved FROM payments
+            WHERE status IN ('pending_approval', 'approved') GROUP BY account_id, sell_currency
+          )
+          SELECT h.account_id, h.currency, h.balance, COALESCE(o.reserved, 0) AS reserved
+            FROM held h LEFT JOIN open o ON o.account_id = h.account_id AND o.currency = h.currency
+            WHERE h.balance <> COALESCE(o.reserved, 0)
+          UNION ALL
+          SELECT o.account_id, o.currency, 0, o.reserved FROM open o
+            LEFT JOIN held h ON h.account_id = o.account_id AND h.currency = o.currency WHERE h.account_id IS NULL
+          ORDER BY 1, 2`,
+    say: (r) =>
+      `account ${r.account_id}: its ${r.currency} held balance is ${r.balance} but its open payments reserve ${r.reserved}`,
+  },
+  {
+    // Every payment's money moved as its status says: held when made; paid out once sent; released,
+    // settled or refunded when it ended.
+    table: "payments",
+    sql: `SELECT p.id, p.status,
+            (SELECT group_concat(kind) FROM ledger_transfers t WHERE t.reference LIKE 'payment:' || p.id || ':%') AS kinds
+          FROM payments p ORDER BY p.id`,
+    filter: (r) => {
+      const kinds = new Set(String(r.kinds ?? "").split(",").filter(Boolean));
+      const expected: Record<string, string[]> = {
+        pending_approval: ["payment_hold"],
+        approved: ["payment_hold"],
+        rejected: ["payment_hold", "payment_release"],
+        cancelled: ["payment_hold", "payment_release"],
+        submitted: ["payment_hold", "payment_payout"],
+        completed: ["payment_hold", "payment_payout", "payment_settlement"],
+      };
+      const want = r.status === "failed"
+        ? (kinds.has("payment_payout")
+          ? ["payment_hold", "payment_payout", "payment_refund"]
+          : ["payment_hold", "payment_release"])
+        : expected[String(r.status)] ?? [];
+      return want.length !== kinds.size || want.some((k) => !kinds.has(k));
+    },
+    say: (r) => `payment ${r.id} is ${r.status} but its ledger transfers are [${r.kinds ?? ""}]`,
+  },
+  {
+    table: "payments",
+    sql: `SELECT t.id, t.reference FROM ledger_transfers t
+          WHERE t.kind LIKE 'payment_%' AND NOT EXISTS (
+            SELECT 1 FROM payments p WHERE t.reference = 'payment:' || p.id || ':' || substr(t.kind, 9)
+          ) ORDER BY t.id`,
+    say: (r) => `transfer ${r.id} (${r.reference}): a payment movement without its payment`,
+  },
 ];
 
-const CHECKS: { sql: string; say: (r: Row) => string }[] = [
+const CHECKS: Check[] = [
   {
     sql: `SELECT transfer_id, currency, SUM(amount) AS sum FROM ledger_entries
           GROUP BY transfer_id, currency HAVING SUM(amount) <> 0 ORDER BY transfer_id, currency`,
@@ -160,7 +220,7 @@ const CHECKS: { sql: string; say: (r: Row) => string }[] = [
   },
   {
     sql: `SELECT id, kind, currency, purpose, account_id FROM ledger_accounts
-          WHERE NOT ((kind = 'customer' AND account_id IS NOT NULL AND purpose = 'balance')
+          WHERE NOT ((kind = 'customer' AND account_id IS NOT NULL AND purpose IN (${quoted(CUSTOMER_PURPOSES)}))
                   OR (kind = 'house' AND account_id IS NULL AND purpose IN (${quoted(HOUSE_PURPOSES)})))
              OR currency IS NULL OR length(currency) <> 3 OR currency NOT GLOB '[A-Z][A-Z][A-Z]'
           ORDER BY id`,
@@ -183,8 +243,8 @@ const CHECKS: { sql: string; say: (r: Row) => string }[] = [
 ];
 
 function describe(r: Row): string {
-  return r.purpose === "balance"
-    ? `ledger account ${r.id} (account ${r.account_id}, ${r.currency} balance)`
+  return r.purpose === "balance" || r.purpose === "held"
+    ? `ledger account ${r.id} (account ${r.account_id}, ${r.currency} ${r.purpose === "held" ? "held " : ""}balance)`
     : `ledger account ${r.id} (house ${r.purpose}, ${r.currency})`;
 }
 
@@ -250,9 +310,9 @@ export async function checkLedger(db: Database): Promise<LedgerReport> {
     }
     report.currencies = [...perCurrency.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 
-    const checks = [...CHECKS, ...RECORD_CHECKS.filter((check) => present.has(`table:${check.table}`))];
+    const checks: Check[] = [...CHECKS, ...RECORD_CHECKS.filter((check) => present.has(`table:${check.table}`))];
     for (const check of checks) {
-      const found = await rows(t, check.sql);
+      const found = (await rows(t, check.sql)).filter(check.filter ?? (() => true));
       report.violations.push(...found.slice(0, MAX_LINES).map(check.say));
       if (found.length > MAX_LINES) {
         report.violations.push(`... and ${found.length - MAX_LINES} more like the last one`);

@@ -3,13 +3,15 @@
  *
  * ## Model
  * - A *ledger account* (`ledger_accounts`) is one balance in one currency: a customer's
- *   (`kind` customer, `purpose` balance, one per account and currency) or one of the house's
- *   (`kind` house, one per purpose and currency): `incoming_funds` (the mirror of money that came
- *   into the portal's bank accounts), `unallocated_funds` (received, matching no account_ref yet),
- *   `fee_income` and `fx_position` (what conversions left the house holding or owing).
- * - A *transfer* (`ledger_transfers`) is one movement: a receipt, an allocation, a conversion or
- *   an administrator's correction. Its *entries* (`ledger_entries`) say how much each ledger
- *   account changes.
+ *   (`kind` customer, one per account, currency and purpose: `balance`, what they can spend, and
+ *   `held`, what their payments reserve until paid out) or one of the house's (`kind` house, one
+ *   per purpose and currency): `incoming_funds` (the mirror of money in the portal's bank
+ *   accounts), `unallocated_funds` (received, matching no account_ref yet), `fee_income`,
+ *   `fx_position` (what conversions left the house holding or owing) and `payouts` (what the house
+ *   owes recipients for payouts sent and not yet settled).
+ * - A *transfer* (`ledger_transfers`) is one movement: a receipt, an allocation, a conversion, a
+ *   payment's hold, release, payout, settlement or refund, or an administrator's correction. Its
+ *   *entries* (`ledger_entries`) say how much each ledger account changes.
  *
  * ## Sign convention
  * An entry's `amount` is an integer of minor units, never zero, and signed from the account
@@ -45,6 +47,8 @@ import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
 import { columnList, fromColumns, isTransaction, rowOf, rowsOf, run, type Tx, withSavepoint } from "../../db/sql.ts";
 import {
+  CUSTOMER_PURPOSES,
+  type CustomerPurpose,
   HOUSE_PURPOSES,
   type HousePurpose,
   LEDGER_TRANSFER_KINDS,
@@ -123,6 +127,8 @@ export class InsufficientFunds extends LedgerError {
   ) {
     const whose = account.purpose === "balance"
       ? `the ${account.currency} balance`
+      : account.purpose === "held"
+      ? `the ${account.currency} held balance`
       : `the house's ${account.purpose} in ${account.currency}`;
     super(
       "insufficient_funds",
@@ -198,18 +204,29 @@ async function findOrCreate(
   return toLedgerAccount(created!);
 }
 
-/** The customer's balance in a currency, created (at zero) the first time it is asked for. */
-export async function customerAccount(tx: Executor, accountId: number, currency: string): Promise<LedgerAccount> {
+/**
+ * The customer's balance in a currency ("balance", what they can spend, or "held", what payments
+ * reserve), created (at zero) the first time it is asked for.
+ */
+export async function customerAccount(
+  tx: Executor,
+  accountId: number,
+  currency: string,
+  purpose: CustomerPurpose = "balance",
+): Promise<LedgerAccount> {
   assertCurrency(currency);
   if (!Number.isSafeInteger(accountId)) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
+  if (!CUSTOMER_PURPOSES.includes(purpose)) {
+    throw new LedgerError("invalid_transfer", `Unknown customer account purpose "${purpose}".`);
+  }
   return await findOrCreate(tx, {
     sql:
-      `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance'`,
-    args: [accountId, currency],
+      `SELECT ${ACCOUNT_COLUMNS} FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND currency = ? AND purpose = ?`,
+    args: [accountId, currency, purpose],
   }, {
     sql: `INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
-          VALUES ('customer', ?, ?, 'balance', 0, ?) ON CONFLICT DO NOTHING`,
-    args: [accountId, currency, Date.now()],
+          VALUES ('customer', ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING`,
+    args: [accountId, currency, purpose, Date.now()],
   }, async () => {
     const owner = await rowOf(tx, "SELECT id FROM accounts WHERE id = ?", [accountId]);
     if (!owner) throw new LedgerError("unknown_account", `There is no account ${accountId}.`);
@@ -233,8 +250,10 @@ export async function houseAccount(tx: Executor, purpose: HousePurpose, currency
   });
 }
 
-/** A customer's balance in a currency, or one of the house's accounts. */
-export type LedgerAccountKey = { accountId: number; currency: string } | { purpose: HousePurpose; currency: string };
+/** A customer's balance (or held balance) in a currency, or one of the house's accounts. */
+export type LedgerAccountKey =
+  | { accountId: number; currency: string; held?: boolean }
+  | { purpose: HousePurpose; currency: string };
 
 /**
  * Several ledger accounts in one read, in the order asked, each created (at zero) where it does
@@ -246,8 +265,8 @@ export async function ledgerAccountsFor(tx: Executor, keys: LedgerAccountKey[]):
   for (const key of keys) {
     assertCurrency(key.currency);
     if ("accountId" in key) {
-      clauses.push("(kind = 'customer' AND account_id = ? AND currency = ? AND purpose = 'balance')");
-      args.push(key.accountId, key.currency);
+      clauses.push("(kind = 'customer' AND account_id = ? AND currency = ? AND purpose = ?)");
+      args.push(key.accountId, key.currency, key.held ? "held" : "balance");
     } else {
       clauses.push("(kind = 'house' AND account_id IS NULL AND currency = ? AND purpose = ?)");
       args.push(key.currency, key.purpose);
@@ -259,12 +278,15 @@ export async function ledgerAccountsFor(tx: Executor, keys: LedgerAccountKey[]):
   const found: LedgerAccount[] = [];
   for (const key of keys) {
     const row = "accountId" in key
-      ? rows.find((r) => r.kind === "customer" && r.accountId === key.accountId && r.currency === key.currency)
+      ? rows.find((r) =>
+        r.kind === "customer" && r.accountId === key.accountId && r.currency === key.currency &&
+        r.purpose === (key.held ? "held" : "balance")
+      )
       : rows.find((r) => r.kind === "house" && r.purpose === key.purpose && r.currency === key.currency);
     found.push(
       row ??
         ("accountId" in key
-          ? await customerAccount(tx, key.accountId, key.currency)
+          ? await customerAccount(tx, key.accountId, key.currency, key.held ? "held" : "balance")
           : await houseAccount(tx, key.purpose, key.currency)),
     );
   }

@@ -15,6 +15,7 @@ import {
   type Executor,
   houseAccount,
   inTransaction,
+  type LedgerAccountKey,
   ledgerAccountsFor,
   LedgerError,
   type PostedTransfer,
@@ -180,29 +181,227 @@ export async function correction(db: Executor, input: CorrectionInput): Promise<
     }));
 }
 
+export interface PaymentMoney {
+  /** The payment's id: each step is booked once per payment (reference payment:<id>:<step>). */
+  paymentId: number;
+  accountId: number;
+  sellCurrency: string;
+  /** Everything the customer is debited, the transfer fee included. */
+  sellAmount: number;
+  /** The recipient's currency. */
+  buyCurrency: string;
+  /** What the recipient receives. */
+  buyAmount: number;
+  /** The transfer fee, in the sell currency, part of sellAmount; 0 ≤ fee < sellAmount. */
+  feeAmount: number;
+  createdBy?: number | null;
+}
+
+function assertPayment(p: PaymentMoney): void {
+  if (!Number.isSafeInteger(p.paymentId) || p.paymentId <= 0) {
+    throw new LedgerError("invalid_transfer", `A payment movement names its payment, got ${p.paymentId}.`);
+  }
+  assertCurrency(p.sellCurrency);
+  assertCurrency(p.buyCurrency);
+  assertPositiveAmount(p.sellAmount, "The amount debited");
+  assertPositiveAmount(p.buyAmount, "The amount the recipient receives");
+  if (!Number.isSafeInteger(p.feeAmount) || p.feeAmount < 0 || p.feeAmount >= p.sellAmount) {
+    throw new LedgerError(
+      "invalid_transfer",
+      `The fee is a whole number of minor units from 0 to below the amount debited, got ${p.feeAmount}.`,
+    );
+  }
+  if (p.sellCurrency === p.buyCurrency && p.sellAmount - p.feeAmount !== p.buyAmount) {
+    throw new LedgerError(
+      "invalid_transfer",
+      "A payment in its own currency pays out what is debited less the fee.",
+    );
+  }
+}
+
+const paymentReference = (p: PaymentMoney, step: string) => `payment:${p.paymentId}:${step}`;
+
+/**
+ * A payment's money is reserved when it is made, whether or not it needs approval: the customer's
+ * balance −sellAmount, their held balance +sellAmount. Refused with InsufficientFunds when the
+ * balance is short.
+ */
+export async function holdPayment(db: Executor, p: PaymentMoney): Promise<PostedTransfer> {
+  assertPayment(p);
+  return await inTransaction(db, async (tx) => {
+    const accounts = await ledgerAccountsFor(tx, [
+      { accountId: p.accountId, currency: p.sellCurrency },
+      { accountId: p.accountId, currency: p.sellCurrency, held: true },
+    ]);
+    const [balance, held] = accounts;
+    return postTransfer(tx, {
+      kind: "payment_hold",
+      description: `Payment ${p.paymentId}: money held`,
+      reference: paymentReference(p, "hold"),
+      createdBy: p.createdBy,
+      entries: [
+        { ledgerAccountId: balance.id, amount: -p.sellAmount },
+        { ledgerAccountId: held.id, amount: p.sellAmount },
+      ],
+      accounts,
+    });
+  });
+}
+
+/** A payment that will not be paid (rejected, cancelled, failed before it was sent): the hold returns. */
+export async function releasePayment(db: Executor, p: PaymentMoney): Promise<PostedTransfer> {
+  assertPayment(p);
+  return await inTransaction(db, async (tx) => {
+    const accounts = await ledgerAccountsFor(tx, [
+      { accountId: p.accountId, currency: p.sellCurrency, held: true },
+      { accountId: p.accountId, currency: p.sellCurrency },
+    ]);
+    const [held, balance] = accounts;
+    return postTransfer(tx, {
+      kind: "payment_release",
+      description: `Payment ${p.paymentId}: held money released`,
+      reference: paymentReference(p, "release"),
+      createdBy: p.createdBy,
+      entries: [
+        { ledgerAccountId: held.id, amount: -p.sellAmount },
+        { ledgerAccountId: balance.id, amount: p.sellAmount },
+      ],
+      accounts,
+    });
+  });
+}
+
+/** The entries of a payout, from the held balance (or, reversed for a refund, to the balance). */
+function payoutEntries(
+  p: PaymentMoney,
+  accounts: {
+    from: number;
+    fees: number | null;
+    positionSell: number | null;
+    positionBuy: number | null;
+    payouts: number;
+  },
+  sign: 1 | -1,
+): EntryInput[] {
+  const entries: EntryInput[] = [{ ledgerAccountId: accounts.from, amount: -sign * p.sellAmount }];
+  if (p.feeAmount > 0) entries.push({ ledgerAccountId: accounts.fees!, amount: sign * p.feeAmount });
+  if (p.sellCurrency !== p.buyCurrency) {
+    entries.push(
+      { ledgerAccountId: accounts.positionSell!, amount: sign * (p.sellAmount - p.feeAmount) },
+      { ledgerAccountId: accounts.positionBuy!, amount: -sign * p.buyAmount },
+    );
+  }
+  entries.push({ ledgerAccountId: accounts.payouts, amount: sign * p.buyAmount });
+  // A refund debits the house first: put the entries that may be refused before the credit.
+  return sign === 1 ? entries : [...entries.slice(1), entries[0]];
+}
+
+async function payoutAccounts(tx: Executor, p: PaymentMoney, from: "held" | "balance") {
+  const converts = p.sellCurrency !== p.buyCurrency;
+  const keys: LedgerAccountKey[] = [
+    { accountId: p.accountId, currency: p.sellCurrency, held: from === "held" },
+    { purpose: "payouts", currency: p.buyCurrency },
+  ];
+  if (p.feeAmount > 0) keys.push({ purpose: "fee_income", currency: p.sellCurrency });
+  if (converts) {
+    keys.push({ purpose: "fx_position", currency: p.sellCurrency }, {
+      purpose: "fx_position",
+      currency: p.buyCurrency,
+    });
+  }
+  const accounts = await ledgerAccountsFor(tx, keys);
+  const [customer, payouts, ...rest] = accounts;
+  const fees = p.feeAmount > 0 ? rest.shift()!.id : null;
+  const [positionSell, positionBuy] = converts ? [rest[0].id, rest[1].id] : [null, null];
+  return { accounts, ids: { from: customer.id, fees, positionSell, positionBuy, payouts: payouts.id } };
+}
+
+/**
+ * A payment sent to its rail: the held money leaves the customer; the fee is earned; a payment in
+ * another currency is converted at its quoted rate (fx_position, as a conversion does); the house
+ * now owes the recipient buyAmount (payouts) until the bank settles it.
+ */
+export async function payoutPayment(db: Executor, p: PaymentMoney): Promise<PostedTransfer> {
+  assertPayment(p);
+  return await inTransaction(db, async (tx) => {
+    const { accounts, ids } = await payoutAccounts(tx, p, "held");
+    return postTransfer(tx, {
+      kind: "payment_payout",
+      description: `Payment ${p.paymentId}: sent`,
+      reference: paymentReference(p, "payout"),
+      createdBy: p.createdBy,
+      entries: payoutEntries(p, ids, 1),
+      accounts,
+    });
+  });
+}
+
+/** The bank paid the recipient: what the house owed them leaves its bank account. */
+export async function settlePayment(db: Executor, p: PaymentMoney): Promise<PostedTransfer> {
+  assertPayment(p);
+  return await inTransaction(db, async (tx) => {
+    const accounts = await ledgerAccountsFor(tx, [
+      { purpose: "payouts", currency: p.buyCurrency },
+      { purpose: "incoming_funds", currency: p.buyCurrency },
+    ]);
+    const [payouts, bank] = accounts;
+    return postTransfer(tx, {
+      kind: "payment_settlement",
+      description: `Payment ${p.paymentId}: arrived`,
+      reference: paymentReference(p, "settlement"),
+      createdBy: p.createdBy,
+      entries: [
+        { ledgerAccountId: payouts.id, amount: -p.buyAmount },
+        { ledgerAccountId: bank.id, amount: p.buyAmount },
+      ],
+      accounts,
+    });
+  });
+}
+
+/**
+ * A payout that failed after it was sent: the exact reversal of its payout, to the customer's
+ * balance. The customer gets back everything they were debited, the fee included.
+ */
+export async function refundPayment(db: Executor, p: PaymentMoney): Promise<PostedTransfer> {
+  assertPayment(p);
+  return await inTransaction(db, async (tx) => {
+    const { accounts, ids } = await payoutAccounts(tx, p, "balance");
+    return postTransfer(tx, {
+      kind: "payment_refund",
+      description: `Payment ${p.paymentId}: failed, money returned`,
+      reference: paymentReference(p, "refund"),
+      createdBy: p.createdBy,
+      entries: payoutEntries(p, ids, -1),
+      accounts,
+    });
+  });
+}
+
 export interface Balance {
   currency: string;
   /** What the customer can spend now, minor units. */
   available: number;
-  /**
-   * Reserved for payments not yet paid out. Always 0 for now: no movement holds money yet. When
-   * payments come, a hold is a transfer from the "balance" to a customer "held" ledger account
-   * (a new purpose), and this is that account's balance.
-   */
+  /** Reserved for payments not yet paid out: the held ledger account's balance. */
   held: number;
 }
 
 /** The customer account's balances, one per currency it ever held, by currency code. */
 export async function balancesOf(db: Executor, accountId: number): Promise<Balance[]> {
-  const rows = await db.select({ currency: ledgerAccounts.currency, balance: ledgerAccounts.balance })
+  const rows = await db.select({
+    currency: ledgerAccounts.currency,
+    purpose: ledgerAccounts.purpose,
+    balance: ledgerAccounts.balance,
+  })
     .from(ledgerAccounts)
-    .where(
-      and(
-        eq(ledgerAccounts.kind, "customer"),
-        eq(ledgerAccounts.accountId, accountId),
-        eq(ledgerAccounts.purpose, "balance"),
-      ),
-    )
+    .where(and(eq(ledgerAccounts.kind, "customer"), eq(ledgerAccounts.accountId, accountId)))
     .orderBy(asc(ledgerAccounts.currency));
-  return rows.map((r) => ({ currency: r.currency, available: r.balance, held: 0 }));
+  const byCurrency = new Map<string, Balance>();
+  for (const row of rows) {
+    const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, held: 0 };
+    if (row.purpose === "held") b.held = row.balance;
+    else b.available = row.balance;
+    byCurrency.set(row.currency, b);
+  }
+  return [...byCurrency.values()];
 }
