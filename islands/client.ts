@@ -11,7 +11,6 @@ import ColorModeToggle from "./ColorModeToggle.tsx";
 import type { EntryIsland } from "./lib/entry-islands.ts";
 import NotificationQueue from "./NotificationQueue.tsx";
 import { preloadLinksOnIntent } from "./lib/preload.ts";
-import { pageQueryClient } from "./lib/query-client.tsx";
 import { reloadAfterChunkFailure } from "./lib/reload-guard.ts";
 import { scrollToArrivalTarget } from "./lib/scroll.ts";
 
@@ -71,8 +70,4 @@ void hydrateIslands().then(() => {
   document.documentElement.dataset.hydrated = "";
   scrollToArrivalTarget();
   preloadLinksOnIntent();
-  // Pages on the user layout drop the reads of the page being left (SPEC.md section 2).
-  if (document.querySelector("[data-layout=user]")) {
-    addEventListener("pagehide", () => void pageQueryClient().cancelQueries());
-  }
 });

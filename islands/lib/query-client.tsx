@@ -103,7 +103,11 @@ let page: QueryClient | undefined;
 
 /** The page's client in the browser: every island root on the page shares it. */
 export function pageQueryClient(): QueryClient {
-  return page ??= createQueryClient();
+  if (page) return page;
+  const client = page = createQueryClient();
+  // Pages on the user layout drop the reads of the page being left (SPEC.md section 2).
+  if (document.querySelector("[data-layout=user]")) addEventListener("pagehide", () => void client.cancelQueries());
+  return client;
 }
 
 /** Forgets the page's client: the next island starts a new one (each test is a page of its own). */
