@@ -20,7 +20,7 @@ const BUSINESS_PURPOSES = [
 /**
  * The profile of a business customer (register-business): about the company, its contact person,
  * its registered address, its owners, directors and purpose, and how it heard about us. The frame
- * (posting, errors, the address) is lib/profile-form.tsx's.
+ * (posting, errors, the address) is onboarding/profile-form.tsx's.
  */
 function BusinessProfileForm({ countries, values }: BusinessProfileFormProps) {
   return (

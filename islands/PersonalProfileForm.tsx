@@ -26,7 +26,7 @@ const PERSONAL_PURPOSES = [
 /**
  * The profile of a personal customer (register-personal): about them, their identity document,
  * their address, their work and money, and a few more questions. The frame (posting, errors, the
- * address) is lib/profile-form.tsx's.
+ * address) is onboarding/profile-form.tsx's.
  */
 function PersonalProfileForm({ countries, values }: PersonalProfileFormProps) {
   return (
