@@ -360,7 +360,7 @@ describe("converting money", () => {
       expect(unexpected(problems)).toEqual([]);
       await context.close();
     },
-    60_000,
+    120_000,
   );
 });
 
