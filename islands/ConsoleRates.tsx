@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { FormEvent } from "react";
-import { getRates, type Rates, saveRates } from "./console/calls.ts";
+import { getRates, type Rates, type RatesUpdate, saveRates } from "./console/calls.ts";
 import { notify } from "./lib/notification-store.ts";
 import { read, withQueries } from "./lib/query-client.tsx";
 import { quoteKeys, rateKeys } from "./lib/query-keys.ts";
@@ -54,7 +54,8 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
     for (const [code, value] of Object.entries(form.values.rates)) {
       if (code !== base && value.trim()) rates[code] = value.trim();
     }
-    void form.submit({ body: { base, as_of: form.values.as_of, rates } });
+    // The base as the server answered it: one of the currencies it supports.
+    void form.submit({ body: { base: base as RatesUpdate["base"], as_of: form.values.as_of, rates } });
   }
 
   const shown = ["as_of", ...currencies.map((c) => `rates.${c.code}`)];

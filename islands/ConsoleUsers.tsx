@@ -84,7 +84,7 @@ function ConsoleUsers({ users: initialUsers, onBehalfId }: ConsoleUsersProps) {
   }
 
   const shown = (customers.data ?? []).filter((u) => matches(u, q));
-  const acting = act.isPending || act.isSuccess ? act.variables?.body?.on_behalf_of ?? null : null;
+  const acting = act.isPending || act.isSuccess ? Number(act.variables?.body?.on_behalf_of) : null;
   const error = act.error ? onBehalfError(act.error) : customers.isError ? errorText(customers.error) : null;
 
   return (

@@ -53,9 +53,9 @@ function defaultBuy(sell: string, currencies: Currency[]): string {
 function converted(rows: Balance[], c: Conversion): Balance[] {
   const next = rows.map((b) =>
     b.currency === c.sell_currency
-      ? { ...b, available: addAmount(b.available, c.sell_amount, -1) }
+      ? { ...b, available: addAmount(b.currency, b.available, c.sell_amount, -1) }
       : b.currency === c.buy_currency
-      ? { ...b, available: addAmount(b.available, c.buy_amount, 1) }
+      ? { ...b, available: addAmount(b.currency, b.available, c.buy_amount, 1) }
       : b
   );
   if (!rows.some((b) => b.currency === c.buy_currency)) {

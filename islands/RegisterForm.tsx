@@ -1,5 +1,7 @@
 import type { FormEvent } from "react";
+import type * as auth from "../lib/contracts/auth.ts";
 import { register } from "./auth/calls.ts";
+import type { BodyOf } from "./lib/api.ts";
 import { LINK, NewPasswordFields, rememberUser, textOf } from "./auth/fields.tsx";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert } from "./ui/alert.tsx";
@@ -14,7 +16,7 @@ export interface RegisterFormProps {
   attribution: Record<string, string>;
 }
 
-type AccountType = "Personal" | "Business";
+type AccountType = BodyOf<typeof auth.register>["type"];
 const TYPES: { value: AccountType; title: string; text: string }[] = [
   { value: "Personal", title: "Personal", text: "For you: send money abroad and hold currencies." },
   { value: "Business", title: "Business", text: "For a company: pay suppliers and staff abroad." },

@@ -24,7 +24,11 @@ export function draftOf(plan: PricingPlan | undefined, currencies: { code: strin
   };
 }
 
-/** The draft as the API takes it: the last tier open, whole bps as numbers (anything else as typed, for the server to name). */
+/**
+ * The draft as the API takes it: the last tier open, whole bps as numbers. Anything else goes as
+ * typed (bps "abc", a currency the list lacks), for the server to name under its field: hence the
+ * cast, since the contract's type says what a valid plan is.
+ */
 export function planPayload(draft: Draft): PlanInput {
   const last = draft.tiers.length - 1;
   return {
@@ -37,7 +41,7 @@ export function planPayload(draft: Draft): PlanInput {
     fees: Object.fromEntries(
       Object.entries(draft.fees).map(([code, f]) => [code, { regular: f.regular.trim(), priority: f.priority.trim() }]),
     ),
-  };
+  } as unknown as PlanInput;
 }
 
 /** The paths of the draft a problem can name (the server's 422 `fields`). */

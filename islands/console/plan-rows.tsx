@@ -97,7 +97,7 @@ export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: 
               write={{
                 call: assignPlan,
                 onSuccess(answer, input) {
-                  const ref = input.body?.assign_account_ref ?? "";
+                  const ref = input.body && "assign_account_ref" in input.body ? input.body.assign_account_ref : "";
                   const saved = { ...plan, ...answer };
                   queries.setQueryData<PricingPlan[]>(pricingPlanKeys.all, (rows) => assigned(rows, saved, ref));
                   onAssign(false);

@@ -6,7 +6,7 @@
  * anyway, and one file weighs less than two.
  */
 import type { QueryClient } from "@tanstack/react-query";
-import type { SessionUser } from "../../lib/session-user.ts";
+import type * as admin from "../../lib/contracts/admin.ts";
 import { ApiCallError, call, errorText } from "./api.ts";
 import { onBehalfKeys, pendingPaymentKeys } from "./query-keys.ts";
 import { createPersistedStore, type PersistedStore } from "./user-store.ts";
@@ -20,21 +20,9 @@ export interface OnBehalfCustomer {
   cc_contact?: string;
 }
 
-/** What account/onbehalf answers: the customer's session user summary plus cc_contact. */
-type OnBehalfAnswer = SessionUser & { cc_contact?: string };
-
-// The admin contract (lib/contracts/admin.ts) is not written yet: the shapes are docs/API.md's.
-export const getOnBehalf = call<{ method: "GET"; path: "/account/onbehalf"; answer: OnBehalfAnswer }>(
-  "GET",
-  "/account/onbehalf",
-);
-export const startOnBehalf = call<
-  { method: "POST"; path: "/account/onbehalf"; body: { on_behalf_of: number }; answer: OnBehalfAnswer }
->("POST", "/account/onbehalf");
-export const stopOnBehalf = call<{ method: "DELETE"; path: "/account/onbehalf"; answer: { ok: true } }>(
-  "DELETE",
-  "/account/onbehalf",
-);
+export const getOnBehalf = call<typeof admin.currentOnBehalf>("GET", "/account/onbehalf");
+export const startOnBehalf = call<typeof admin.startOnBehalf>("POST", "/account/onbehalf");
+export const stopOnBehalf = call<typeof admin.stopOnBehalf>("DELETE", "/account/onbehalf");
 
 /** SPEC.md sections 4 and 9: on-behalf state persists, in a cookie keyed by the store id. */
 export const onBehalfStore: PersistedStore<OnBehalfCustomer | null> = createPersistedStore<OnBehalfCustomer | null>(

@@ -1,6 +1,6 @@
 /** The money calls the customer's islands make, typed by their contracts (lib/contracts/money.ts). */
 import type * as money from "../../lib/contracts/money.ts";
-import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
+import { type AnswerOf, type BodyOf, call, type QueryOf } from "../lib/api.ts";
 import { balanceKeys, quoteKeys } from "../lib/query-keys.ts";
 import { read } from "../lib/query-client.tsx";
 
@@ -22,12 +22,8 @@ export type Fixed = BodyOf<typeof money.holdConversionQuote>["fixed"];
 /** An account's balances: the Balances island and the convert form read the same query. */
 export const balancesQuery = (accountRef: string) => read(balanceKeys.of(accountRef), listBalances);
 
-export interface QuoteRequest {
-  sell: string;
-  buy: string;
-  amount: string;
-  fixed: Fixed;
-}
+/** A price asked for: both currencies, an amount, and which side it is on. */
+export type QuoteRequest = Required<QueryOf<typeof money.getQuote>>;
 
 /** A price for the calculator (not held). */
 export const quoteQuery = (request: QuoteRequest) => read(quoteKeys.of(request), getQuote, { query: request });

@@ -283,11 +283,14 @@ describe("ConvertForm", () => {
     );
   });
 
-  test("addAmount is exact on decimal strings", () => {
-    expect(addAmount("250.00", "100.00", -1)).toBe("150.00");
-    expect(addAmount("0.10", "0.2", 1)).toBe("0.30");
-    expect(addAmount("15000", "1", -1)).toBe("14999");
-    expect(addAmount("1.250", "2.750", 1)).toBe("4.000");
+  test("addAmount is exact on decimal strings, in the currency's digits", () => {
+    expect(addAmount("GBP", "250.00", "100.00", -1)).toBe("150.00");
+    expect(addAmount("GBP", "0.10", "0.2", 1)).toBe("0.30");
+    expect(addAmount("JPY", "15000", "1", -1)).toBe("14999");
+    expect(addAmount("BHD", "1.250", "2.750", 1)).toBe("4.000");
+    // What it cannot read it leaves as it was: the server's balances follow anyway.
+    expect(addAmount("GBP", "250.00", "1.234", -1)).toBe("250.00");
+    expect(addAmount("XXX", "250.00", "1.00", -1)).toBe("250.00");
   });
 });
 
