@@ -1,30 +1,18 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api } from "./lib/api.ts";
-import {
-  CodeField,
-  codeOf,
-  Field,
-  FormAlert,
-  LINK,
-  rememberUser,
-  Status,
-  SubmitButton,
-  useHydrated,
-  useIdempotencyKey,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
-import { notify } from "./lib/notifications.ts";
+import { disableTotp, enableTotp, type NewTotpKey, startTotp } from "./auth/calls.ts";
+import { CodeField, codeOf, LINK, rememberUser } from "./auth/fields.tsx";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert, Status } from "./ui/alert.tsx";
+import { TextField } from "./ui/field.tsx";
+import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface TotpSettingsProps {
   /** Whether the user signs in with an authenticator app now. */
   enabled: boolean;
   /** Where emailed codes go. */
   email: string;
-}
-
-interface NewKey {
-  secret: string;
-  uri: string;
 }
 
 /** "JBSWY3DPEHPK3PXP" → "JBSW Y3DP EHPK 3PXP": easier to read and type. */
@@ -48,12 +36,14 @@ function proofOf(data: FormData): Proof | null {
  * off" asks for the password or a current code from the app (DELETE account/totp {password} or
  * {code}).
  */
-export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
-  const { pending, error, fields, run } = useSubmit();
+function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
+  const start = useForm({ call: startTotp });
+  // A retry of the same code replays the first answer: the server accepts a code only once.
+  const enable = useForm({ call: enableTotp, idempotent: true });
+  const disable = useForm({ call: disableTotp });
   const hydrated = useHydrated();
-  const keyFor = useIdempotencyKey();
   const [enabled, setEnabled] = useState(enabledAtLoad);
-  const [newKey, setNewKey] = useState<NewKey | null>(null);
+  const [newKey, setNewKey] = useState<NewTotpKey | null>(null);
   const [copied, setCopied] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   // The step that asks who is there: before a new key, or before turning the app off.
@@ -71,11 +61,11 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     event.preventDefault();
     const proof = proofOf(new FormData(event.currentTarget));
     if (!proof) return;
-    const result = await run(() => api.post<NewKey>("account/totp/setup", proof));
+    const result = await start.submit({ body: proof });
     if (result.ok) {
       setCopied(false);
       setConfirming(null);
-      setNewKey(result.value);
+      setNewKey(result.answer);
     }
   }
 
@@ -83,10 +73,9 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     event.preventDefault();
     if (!newKey) return;
     const body = { secret: newKey.secret, code: codeOf(new FormData(event.currentTarget)) };
-    // A retry of the same code replays the first answer: the server accepts a code only once.
-    const result = await run(() => api.post("account/totp/enable", body, { idempotencyKey: keyFor(body) }));
+    const result = await enable.submit({ body });
     if (!result.ok) return;
-    rememberUser(result.value);
+    rememberUser(result.answer);
     setNewKey(null);
     setEnabled(true);
     setDone("Authenticator app is on.");
@@ -97,9 +86,9 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     event.preventDefault();
     const proof = proofOf(new FormData(event.currentTarget));
     if (!proof) return;
-    const result = await run(() => api.delete("account/totp", { body: proof }));
+    const result = await disable.submit({ body: proof });
     if (!result.ok) return;
-    rememberUser(result.value);
+    rememberUser(result.answer);
     setConfirming(null);
     setEnabled(false);
     setDone("Authenticator app is off.");
@@ -132,21 +121,33 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
             <p className="text-neutral-700 dark:text-neutral-300">
               To turn the app off, confirm it is you: your password, or the code your app shows now.
             </p>
-            <FormAlert error={error} fields={fields} shown={["password", "code"]} />
-            <Field
+            <FormAlert error={disable.error} fields={disable.fields} shown={["password", "code"]} />
+            <TextField
               id="totp-off-password"
               label="Your password"
               name="password"
               type="password"
               autoComplete="current-password"
-              error={fields.password}
+              optional
+              error={disable.fields.password}
             />
-            <CodeField id="totp-off-code" label="Or a code from the app" required={false} error={fields.code} />
+            <CodeField
+              id="totp-off-code"
+              label="Or a code from the app"
+              optional
+              required={false}
+              error={disable.fields.code}
+            />
             <div className="flex flex-wrap gap-2">
-              <SubmitButton pending={pending} pendingLabel="Turning off…" className="btn-primary">
+              <SubmitButton pending={disable.submitting} pendingLabel="Turning off…" className="btn-primary">
                 Turn off the app
               </SubmitButton>
-              <button type="button" className="btn-ghost" onClick={() => setConfirming(null)} disabled={pending}>
+              <button
+                type="button"
+                className="btn-ghost"
+                onClick={() => setConfirming(null)}
+                disabled={disable.submitting}
+              >
                 Cancel
               </button>
             </div>
@@ -158,19 +159,25 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
             <p className="text-neutral-700 dark:text-neutral-300">
               Before you set up an app, confirm it is you with your password.
             </p>
-            <FormAlert error={error} fields={fields} shown={["password"]} />
-            <Field
+            <FormAlert error={start.error} fields={start.fields} shown={["password"]} />
+            <TextField
               id="totp-setup-password"
               label="Your password"
               name="password"
               type="password"
               autoComplete="current-password"
-              required
-              error={fields.password}
+              error={start.fields.password}
             />
             <div className="flex flex-wrap gap-2">
-              <SubmitButton pending={pending} pendingLabel="Preparing…" className="btn-primary">Continue</SubmitButton>
-              <button type="button" className="btn-ghost" onClick={() => setConfirming(null)} disabled={pending}>
+              <SubmitButton pending={start.submitting} pendingLabel="Preparing…" className="btn-primary">
+                Continue
+              </SubmitButton>
+              <button
+                type="button"
+                className="btn-ghost"
+                onClick={() => setConfirming(null)}
+                disabled={start.submitting}
+              >
                 Cancel
               </button>
             </div>
@@ -218,13 +225,18 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
             <li>
               <form method="post" onSubmit={confirm} className="space-y-4" aria-label="Turn on the authenticator app">
                 <p>Enter the 6-digit code the app shows now.</p>
-                <FormAlert error={error} fields={fields} shown={["code"]} />
-                <CodeField id="totp-code" label="Code from the app" error={fields.code} />
+                <FormAlert error={enable.error} fields={enable.fields} shown={["code"]} />
+                <CodeField id="totp-code" label="Code from the app" error={enable.fields.code} />
                 <div className="flex flex-wrap gap-2">
-                  <SubmitButton pending={pending} pendingLabel="Checking…" className="btn-primary">
+                  <SubmitButton pending={enable.submitting} pendingLabel="Checking…" className="btn-primary">
                     Turn on
                   </SubmitButton>
-                  <button type="button" className="btn-ghost" onClick={() => setNewKey(null)} disabled={pending}>
+                  <button
+                    type="button"
+                    className="btn-ghost"
+                    onClick={() => setNewKey(null)}
+                    disabled={enable.submitting}
+                  >
                     Cancel
                   </button>
                 </div>
@@ -251,3 +263,5 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     </section>
   );
 }
+
+export default withQueries(TotpSettings);

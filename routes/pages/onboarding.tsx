@@ -99,6 +99,7 @@ export async function VerifyPage(c: Context<AppEnv>) {
       <PageTitle lead={email ? `We sent a link to ${email}. Open it, or paste its code here.` : undefined}>
         Verify your email
       </PageTitle>
+      {/* signedIn: this browser may ask for a new link, through its session or its registration. */}
       <VerifyForm token={c.req.query("token") ?? null} email={email} signedIn={!!email} />
     </>
   );
