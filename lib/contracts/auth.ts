@@ -101,7 +101,8 @@ export const login = defineCall({
   method: "POST",
   path: "/auth/login",
   summary: "Signs in with the password; the second factor is still to pass (a code is emailed unless the " +
-    "user has an authenticator app). 429 after 5 failures in 15 minutes.",
+    "user has an authenticator app). 429 after 5 failures from one address in 15 minutes, or while the account " +
+    "is paused after 50 failures in an hour (decision 023).",
   guards: [],
   body: z.object({
     email: username,
@@ -123,7 +124,8 @@ export const logout = defineCall({
 export const challenge = defineCall({
   method: "POST",
   path: "/challenge",
-  summary: "Passes the second factor with the emailed code or the authenticator's. 429 after 5 failures.",
+  summary: "Passes the second factor with the emailed code or the authenticator's. 429 after 5 failures from one " +
+    "address, or while the account's codes are paused (decision 023).",
   guards: ["loggedin"],
   body: z.object({ token }),
   answer: sessionUser,

@@ -60,6 +60,8 @@ export async function checkFromSource<T>(
   limiter: RateLimiter,
   from: AttemptFrom,
   check: () => Promise<T | null>,
+  /** What a wrong one is: 'Bad credentials' (SPEC.md section 8) unless the caller says otherwise. */
+  wrong: () => Error = () => new Unauthenticated(BAD_CREDENTIALS),
 ): Promise<T> {
   const pair = sourceKey(from.account, from.address);
   if (!(await limiter.claim(pair, FAILURES_PER_SOURCE))) throw new TooMany(TOO_MANY_ATTEMPTS);
@@ -68,7 +70,7 @@ export async function checkFromSource<T>(
   const passed = await check();
   if (passed === null) {
     if (account.blocks && from.onPause) afterAnswer("sign-in paused notice", from.onPause);
-    throw new Unauthenticated(BAD_CREDENTIALS);
+    throw wrong();
   }
   await limiter.clear(pair);
   if (account.allowed) await limiter.clear(from.account);
