@@ -65,6 +65,8 @@ export function rateValue(what: string) {
  * out), and positive decimal rates of supported currencies against the base. The base's own rate
  * may be left out (it is "1"); when given it must be exactly 1. At least one other currency is
  * required. Answered normalised, the base's rate included, in the order of the currency list.
+ * `confirm_changes` names the currencies whose large moves the administrator confirms (the
+ * server refuses an unconfirmed move of more than RATE_CONFIRM_SHARE, listing each one).
  */
 export const rateTableUpdate = z.object({
   base: z.enum(CURRENCY_CODES, { error: (iss) => `The base ${describe(iss.input)} is not a currency we support.` }),
@@ -73,6 +75,10 @@ export const rateTableUpdate = z.object({
     (code) => rateValue(`The rate of ${code}`).optional(),
     "rates must be an object of currency codes and decimal strings.",
   ),
+  confirm_changes: z.array(
+    z.enum(CURRENCY_CODES, { error: (iss) => `${describe(iss.input)} is not a currency we support.` }),
+    { error: 'confirm_changes must be a list of currency codes, such as ["GBP"].' },
+  ).max(CURRENCY_CODES.length, { error: "confirm_changes names each currency once." }).default([]),
 }, { error: "The rates must be an object with base, as_of and rates." })
   .superRefine(({ base, rates }, ctx) => {
     const own = rates[base];
@@ -82,13 +88,13 @@ export const rateTableUpdate = z.object({
       ctx.addIssue(problem("Give the rate of at least one currency besides the base.", ["rates"]));
     }
   })
-  .transform(({ base, as_of, rates }) => {
+  .transform(({ base, as_of, rates, confirm_changes }) => {
     const table: Record<string, string> = {};
     for (const code of CURRENCY_CODES) {
       const rate = code === base ? "1" : rates[code];
       if (rate !== undefined) table[code] = rate;
     }
-    return { base, as_of, rates: table };
+    return { base, as_of, rates: table, confirm_changes };
   });
 
 export type RateTableUpdate = z.output<typeof rateTableUpdate>;
@@ -96,7 +102,8 @@ export type RateTableUpdate = z.output<typeof rateTableUpdate>;
 export const updateRates = defineCall({
   method: "PUT",
   path: "/console/rates",
-  summary: "Makes an administrator's rates current; currencies the update leaves out keep their rates.",
+  summary:
+    "Makes an administrator's rates current; currencies the update leaves out keep their rates; large moves need confirm_changes.",
   guards: CONSOLE_GUARDS,
   body: rateTableUpdate,
   answer: ratesAnswer,
