@@ -69,7 +69,8 @@ export async function updateRates(db: Database, update: RateTableUpdate, by: num
     // Read and written in one transaction: the moves are measured against the table they replace.
     const current = await currentRates(tx);
     const moves = largeMoves(current, table);
-    const unconfirmed = moves.filter((move) => !update.confirm_changes.includes(move.currency));
+    const confirmed = new Set<string>(update.confirm_changes);
+    const unconfirmed = moves.filter((move) => !confirmed.has(move.currency));
     if (unconfirmed.length > 0) {
       const fields = Object.fromEntries(
         unconfirmed.map((move) => [`rates.${move.currency}`, `${describeMove(move)}: confirm this change.`]),
