@@ -85,13 +85,11 @@ async function raiseOnce(
 }
 
 /** Runs refreshRates now and then on a schedule; a failure is logged and retried at the next run. */
-export function scheduleRateFeed(db: Database, url: string, onUpdate: () => void): () => void {
+export function scheduleRateFeed(db: Database, url: string): () => void {
   const run = () =>
     refreshRates(db, url).then((result) => {
-      if (result === "updated") {
-        console.log("[rates] ECB reference rates updated");
-        onUpdate();
-      } else if (result === "held" || result === "refused") {
+      if (result === "updated") console.log("[rates] ECB reference rates updated");
+      else if (result === "held" || result === "refused") {
         console.warn(`[rates] ECB reference rates ${result}: see the console's rate_change alert`);
       }
     }).catch((error) =>
