@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from "react";
-import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
+import { api, ApiCallError, errorText, fieldsOf, isAbort } from "./lib/api.ts";
 import { FormAlert } from "./lib/form-alert.tsx";
 import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
 import { notify } from "./lib/notifications.ts";
@@ -23,10 +23,16 @@ export interface ConsoleRatesProps {
 const valuesOf = (answer: RatesAnswer, currencies: { code: string }[]) =>
   Object.fromEntries(currencies.map((c) => [c.code, answer.rates[c.code] ?? ""]));
 
+/** "rates.GBP" → "GBP". */
+const currencyOf = (path: string) => path.slice("rates.".length);
+
 /**
  * The administrators' indicative rates: one rate per currency (units for 1 unit of the base) and
  * the date they are for. Save sends PUT console/rates {base, as_of, rates} with the filled rates
- * (the base's own "1" is implied); a 422 shows each problem under its rate ("rates.USD").
+ * (the base's own "1" is implied); a 422 shows each problem under its rate ("rates.USD"). A rate
+ * that moves by more than 10 % is answered 409 with each move under its rate (docs/decisions/025):
+ * the form lists the moves and asks for a confirmation, which sends the same rates again with those
+ * currencies in confirm_changes. Changing anything drops the confirmation asked for.
  */
 export default function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
   const idempotencyKey = useIdempotencyKey();
@@ -36,19 +42,26 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [fields, setFields] = useState<Record<string, string>>({});
+  /** The large moves the server asked to confirm, by field ("rates.GBP"), until the form changes. */
+  const [moves, setMoves] = useState<Record<string, string> | null>(null);
   const base = table.base;
 
-  async function save(event: FormEvent<HTMLFormElement>) {
+  function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
+    void send([]);
+  }
+
+  async function send(confirm_changes: string[]) {
     if (pending) return;
     const rates: Record<string, string> = {};
     for (const [code, value] of Object.entries(values)) {
       if (code !== base && value.trim()) rates[code] = value.trim();
     }
-    const payload = { base, as_of: asOf, rates };
+    const payload = { base, as_of: asOf, rates, confirm_changes };
     setPending(true);
     setError(null);
     setFields({});
+    setMoves(null);
     try {
       const answer = await api.put<RatesAnswer>("console/rates", payload, { idempotencyKey: idempotencyKey(payload) });
       setTable(answer);
@@ -59,6 +72,8 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
       if (!isAbort(err)) {
         setError(errorText(err));
         setFields(fieldsOf(err));
+        const asked = err instanceof ApiCallError && err.status === 409 ? fieldsOf(err) : {};
+        if (Object.keys(asked).length > 0) setMoves(asked);
       }
     } finally {
       setPending(false);
@@ -80,7 +95,7 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
           )
           : null}
       </p>
-      <FormAlert error={error} fields={fields} shown={shown} />
+      <FormAlert error={moves ? null : error} fields={fields} shown={shown} />
       <div className="max-w-xs">
         <label htmlFor="rates-as-of" className={LABEL}>Rates as of</label>
         <input
@@ -88,7 +103,10 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
           type="date"
           required
           value={asOf}
-          onChange={(event) => setAsOf(event.currentTarget.value)}
+          onChange={(event) => {
+            setAsOf(event.currentTarget.value);
+            setMoves(null);
+          }}
           aria-invalid={asOfError ? true : undefined}
           aria-describedby={asOfError ? "rates-as-of-error" : undefined}
           className={`mt-1 ${inputClass(!!asOfError)}`}
@@ -147,6 +165,7 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
                             onChange={(event) => {
                               const value = event.currentTarget.value;
                               setValues((v) => ({ ...v, [c.code]: value }));
+                              setMoves(null);
                             }}
                             aria-invalid={problem ? true : undefined}
                             aria-describedby={problem ? `${id}-error` : undefined}
@@ -162,6 +181,27 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
           </tbody>
         </table>
       </div>
+      {moves
+        ? (
+          <div
+            role="alert"
+            className="rounded-md border-l-4 border-amber-500 bg-amber-50 p-4 text-sm text-amber-900 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-100"
+          >
+            <p className="font-semibold">Large changes: confirm before they are used</p>
+            <ul className="mt-1 list-disc pl-5">
+              {Object.entries(moves).map(([path, move]) => <li key={path}>{move}</li>)}
+            </ul>
+            <button
+              type="button"
+              className="btn-primary mt-3"
+              disabled={pending}
+              onClick={() => void send(Object.keys(moves).map(currencyOf))}
+            >
+              {`Confirm ${Object.keys(moves).map(currencyOf).join(", ")} and save`}
+            </button>
+          </div>
+        )
+        : null}
       <div>
         <SubmitButton pending={pending} pendingLabel="Saving…" className="btn-primary">Save rates</SubmitButton>
       </div>

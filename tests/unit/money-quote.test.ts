@@ -501,6 +501,9 @@ describe("errors", () => {
   });
 });
 
+/** A property checks about a thousand quotes, CPU-bound: on a shared 2-core machine, several seconds. */
+const PROPERTY_TIMEOUT = 30_000;
+
 describe("properties: the house never loses, and never wins by a minor unit or more", () => {
   /** A positive rate with up to 8 significant digits, between about 1e-4 and 1e5. */
   const rateText = fc
@@ -628,7 +631,7 @@ describe("properties: the house never loses, and never wins by a minor unit or m
       { numRuns: 1000 },
     );
     expect(priced).toBeGreaterThan(500);
-  });
+  }, PROPERTY_TIMEOUT);
 
   test("fixed=buy: (sell − fee) × rate ≥ buy, and one sell minor unit less would not be enough", () => {
     let priced = 0;
@@ -650,7 +653,7 @@ describe("properties: the house never loses, and never wins by a minor unit or m
       { numRuns: 1000 },
     );
     expect(priced).toBeGreaterThan(500);
-  });
+  }, PROPERTY_TIMEOUT);
 
   test("round trip with one tier: buying what a sell quote gives never costs more than that sell amount", () => {
     fc.assert(
@@ -668,7 +671,7 @@ describe("properties: the house never loses, and never wins by a minor unit or m
       }),
       { numRuns: 800 },
     );
-  });
+  }, PROPERTY_TIMEOUT);
 });
 
 /** formatAmount without importing it twice under test: digits placed by hand, checked by parseAmount. */
