@@ -99,6 +99,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("user", null);
     c.set("session", null);
     c.set("onBehalf", null);
+    c.set("idempotency", null);
     await next();
   });
 

@@ -56,9 +56,16 @@ route(moneyCalls, calls.holdConversionQuote, async (c, { body }) => {
   );
 });
 
-route(moneyCalls, calls.executeConversion, async (c, { body }) => {
+route(moneyCalls, calls.executeConversion, async (c, { body }, answer) => {
   const { accountId } = await currentAccount(c);
-  const row = await executeQuote(c.get("db"), { accountId, userId: c.get("user")!.id }, body.quote_id, now(c));
+  // The answer commits with the conversion: a retry after a crash still learns it happened.
+  const row = await executeQuote(
+    c.get("db"),
+    { accountId, userId: c.get("user")!.id },
+    body.quote_id,
+    now(c),
+    (tx, conversion) => answer.storeWith(tx, conversionAnswer(conversion)),
+  );
   return conversionAnswer(row);
 });
 

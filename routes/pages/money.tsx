@@ -227,7 +227,12 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </dl>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees userId={customer.id} name={customer.name} overrides={feeOverridesOf(customer)!} />
+        <ConsoleUserFees
+          userId={customer.id}
+          name={customer.name}
+          overrides={feeOverridesOf(customer)!}
+          currencies={currencyList()}
+        />
       </div>
     </section>
   );

@@ -125,6 +125,16 @@ export class TestClient {
     return copy;
   }
 
+  /** The same browser (its cookies) talking to another instance of the portal on the same database. */
+  to(app: Hono<AppEnv>): TestClient {
+    const copy = new TestClient(
+      { app, db: this.db },
+      { now: this.clock, origin: this.origin, address: this.address, headers: this.extraHeaders },
+    );
+    for (const [name, cookie] of this.jar) copy.jar.set(name, { ...cookie });
+    return copy;
+  }
+
   /** The value of a live cookie, or undefined. */
   cookie(name: string): string | undefined {
     return this.cookieDetails(name)?.value;
