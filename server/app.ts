@@ -6,6 +6,7 @@ import { auth } from "../routes/api/auth.ts";
 import { health } from "../routes/api/health.ts";
 import { consoleMoney } from "../routes/api/console-money.ts";
 import { moneyCalls } from "../routes/api/money.ts";
+import { recipientCalls } from "../routes/api/recipients.ts";
 import { onboarding } from "../routes/api/onboarding.ts";
 import { security } from "../routes/api/security.ts";
 import { PAGES, registerPages } from "../routes/pages.tsx";
@@ -74,7 +75,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use(idempotency());
   api.use(auditOnBehalf());
-  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, consoleMoney]) api.route("/", calls);
+  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, recipientCalls, consoleMoney]) {
+    api.route("/", calls);
+  }
   app.route("/api", api);
 
   registerPages(app, PAGES, deps.services.pageCache);
