@@ -228,10 +228,12 @@ const REFUSED: [what: string, payload: Record<string, unknown>, field: string, m
 
 describe("the server refuses what the rules refuse, naming the field, and saves nothing", () => {
   test.each(REFUSED)("%s → 422 on %s", async (_what, payload, field, message) => {
-    const body = { ...person, ...payload };
-    if ((body.details as Record<string, string>).iban === "(computed)") {
-      body.details = { ...(body.details as object), iban: ukIbanFailingModulus() };
-    }
+    const details = payload.details as Record<string, string>;
+    const body = {
+      ...person,
+      ...payload,
+      details: details.iban === "(computed)" ? { ...details, iban: ukIbanFailingModulus() } : details,
+    };
     const before = await stored();
     const res = await owner.client.post("account/recipients", body);
     expectStatus(res, 422);
