@@ -9,7 +9,7 @@
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import { openAccountThroughApi, openServerDatabase } from "../helpers/e2e-mail.ts";
 import { definition, unexpected } from "../helpers/e2e-money.ts";
 import { type RunningServer, startServer } from "../helpers/server.ts";
@@ -77,6 +77,8 @@ describe("a customer's recipients", () => {
     const ibanError = page.locator(`#${await iban.getAttribute("id")}-error`);
     expect(await ibanError.textContent()).toBe("This IBAN is not valid: look for a mistyped or swapped character.");
     await step(page, "1-iban-while-typing");
+    // The form with a field's problem showing: nothing serious for axe.
+    expect(await seriousAxeViolations(page)).toEqual([]);
     // Corrected, the problem goes as it is typed.
     await iban.press("Backspace");
     await iban.pressSequentially("0");
@@ -124,6 +126,8 @@ describe("a customer's recipients", () => {
     expect(await history.locator("ins").allTextContents()).toEqual(["10-79-99", "88837491"]);
 
     await step(page, "4-changed");
+    // The card with its notice and history: nothing serious for axe.
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     // The server says the same.
     const saved = await (await page.request.get(`${server.url}/api/account/recipients/${id}`)).json();
