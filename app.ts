@@ -14,6 +14,7 @@ import { consoleMoney } from "./routes/api/console-money.ts";
 import { health } from "./routes/api/health.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
+import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
@@ -74,7 +75,7 @@ export interface AppDeps {
 }
 
 /** Every group of calls, mounted under /api/. */
-const CALLS = [health, auth, onboarding, security, admin, moneyCalls, consoleMoney];
+const CALLS = [health, auth, onboarding, security, admin, moneyCalls, recipientCalls, consoleMoney];
 
 /**
  * The whole portal, built from its dependencies. Order matters: headers first (every answer gets

@@ -24,6 +24,7 @@ import ConsoleRatesComponent from "../islands/ConsoleRates.tsx";
 import ConsolePricingPlansComponent from "../islands/ConsolePricingPlans.tsx";
 import ConsoleReceiptsComponent from "../islands/ConsoleReceipts.tsx";
 import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
+import RecipientsComponent from "../islands/Recipients.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -48,3 +49,4 @@ export const ConsoleRates = island("ConsoleRates", ConsoleRatesComponent);
 export const ConsolePricingPlans = island("ConsolePricingPlans", ConsolePricingPlansComponent);
 export const ConsoleReceipts = island("ConsoleReceipts", ConsoleReceiptsComponent);
 export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponent);
+export const Recipients = island("Recipients", RecipientsComponent);

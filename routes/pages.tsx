@@ -45,6 +45,7 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
+import { RecipientsPage } from "./pages/recipients.tsx";
 
 const LAYOUTS = { blank: BlankLayout, default: DefaultLayout, register: RegisterLayout, user: UserLayout };
 export type LayoutName = keyof typeof LAYOUTS;
@@ -199,11 +200,7 @@ export const PAGES: PageRoute[] = [
     ),
     validate: positiveId,
   },
-  account(
-    "/account/recipients",
-    "Recipients",
-    "Saving and checking recipients' bank details arrives with the payments work.",
-  ),
+  { path: "/account/recipients", title: "Recipients", layout: "user", guards: CUSTOMER_GUARDS, render: RecipientsPage },
   account(
     "/account/linked-accounts",
     "Linked accounts",

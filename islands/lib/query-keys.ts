@@ -49,3 +49,12 @@ export const identityKeys = {
   review: ["identity-review"] as const,
   token: ["identity-token"] as const,
 };
+
+/** An account's recipients: pages of the list by search, one recipient, and what a currency and country need. */
+export const recipientKeys = {
+  all: ["recipients"] as const,
+  list: (accountRef: string, search: string, page: number) =>
+    ["recipients", accountRef, "list", { search, page }] as const,
+  one: (accountRef: string, id: number) => ["recipients", accountRef, "one", id] as const,
+  requirements: (currency: string, country: string) => ["recipient-requirements", currency, country] as const,
+};
