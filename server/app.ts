@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { Database } from "../db/client.ts";
+import { accountUsers } from "../routes/api/account-users.ts";
 import { admin } from "../routes/api/admin.ts";
 import { auth } from "../routes/api/auth.ts";
 import { health } from "../routes/api/health.ts";
@@ -74,7 +75,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use(idempotency());
   api.use(auditOnBehalf());
-  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, consoleMoney]) api.route("/", calls);
+  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, consoleMoney, accountUsers]) {
+    api.route("/", calls);
+  }
   app.route("/api", api);
 
   registerPages(app, PAGES, deps.services.pageCache);

@@ -22,7 +22,10 @@ export const onboarding = new Hono<AppEnv>();
 
 onboarding.post("/account/profile", guards("loggedin", "is-verified", "secondfactor", "is-user"), async (c) => {
   const customer = customerOf(c);
-  if (customer.account) throw new ApiError(409, "Your account is open: contact us to change your profile.");
+  // Someone who joined an account through an invitation has one before their own onboarding is done.
+  if (customer.account && customer.identity) {
+    throw new ApiError(409, "Your account is open: contact us to change your profile.");
+  }
   const input = await c.req.json().catch(() => null);
   const now = new Date(c.get("services").now());
   const result = validateProfile(customer.type, input, now);

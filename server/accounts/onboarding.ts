@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { profiles, users } from "../../db/schema.ts";
+import { accountMembers, profiles, users } from "../../db/schema.ts";
 import { summaryOf } from "../auth/users.ts";
 import type { AppEnv } from "../env.ts";
 import { accountOpened } from "../mail/index.ts";
@@ -10,12 +10,17 @@ import { openAccount } from "./open.ts";
 /**
  * DESIGN.md section 3, step 6: a Personal customer whose identity is approved and whose answers
  * raise no flag (politically exposed, refused before, acting for someone else) gets an account at
- * once; Business customers and flagged persons wait for an administrator's compliance review.
+ * once; Business customers and flagged persons wait for an administrator's compliance review. Only
+ * a customer who belongs to no account yet: someone who joined an account through an invitation
+ * came to use that account, and gets no personal one of their own unasked (decision 028).
  */
 export async function opensAtOnce(c: Context<AppEnv>, userId: number): Promise<boolean> {
   const [user] = await c.get("db").select().from(users).where(eq(users.id, userId));
   const [profile] = await c.get("db").select().from(profiles).where(eq(profiles.userId, userId));
   if (!user || !profile || user.type !== "Personal" || profile.type !== "Personal") return false;
+  const [member] = await c.get("db").select({ accountId: accountMembers.accountId }).from(accountMembers)
+    .where(eq(accountMembers.userId, userId)).limit(1);
+  if (member) return false;
   return personalProfileFlags(profile.data as PersonalProfile).length === 0;
 }
 
