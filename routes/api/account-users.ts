@@ -11,7 +11,7 @@ import {
   revokeInvitation,
 } from "../../server/accounts/invitations.ts";
 import { actOn, linkedAccounts, selectAccount } from "../../server/accounts/linked.ts";
-import { changeRole, listAccountUsers, removeAccountUser } from "../../server/accounts/members.ts";
+import { changeRole, listAccountUsers, personNameOf, removeAccountUser } from "../../server/accounts/members.ts";
 import { clientAddress } from "../../server/auth/sessions.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { Refused } from "../../server/errors.ts";
@@ -34,7 +34,7 @@ async function accountAndActor(c: Context<AppEnv>) {
     account: current,
     actor: {
       userId: current.customer.id,
-      name: current.customer.name,
+      name: await personNameOf(c.get("db"), current.customer.id),
       role: current.role,
       onBehalfAdminId: c.get("onBehalf") ? c.get("user")!.id : null,
     },

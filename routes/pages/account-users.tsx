@@ -70,6 +70,9 @@ export async function AccountSelectPage(c: Context<AppEnv>) {
         Choose an account
       </PageTitle>
       <AccountSelect accounts={linkedAccounts(await accountChoice(c))} />
+      <div className="flex justify-end">
+        <SignOut />
+      </div>
     </section>
   );
 }

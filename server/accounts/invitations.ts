@@ -1,18 +1,17 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
-import { accountMembers, accounts, profiles, users } from "../../db/schema.ts";
+import { accountMembers, accounts, users } from "../../db/schema.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
 import { hashPassword, passwordProblem } from "../auth/password.ts";
 import { type Limit, type RateLimiter, REGISTRATIONS_PER_ADDRESS, TOKEN_FAILURES } from "../auth/rate-limit.ts";
-import { displayName } from "../auth/session-user.ts";
 import { randomToken, sha256Hex } from "../auth/tokens.ts";
 import { findUserByUsername, type UserRow } from "../auth/users.ts";
 import type { Verifications } from "../auth/verification.ts";
 import { Conflict, DomainError, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
-import type { AccountActor, AccountRefs } from "./members.ts";
+import { type AccountActor, type AccountRefs, personNameOf } from "./members.ts";
 import { checkInvitedRole } from "./role-rules.ts";
 
 /**
@@ -48,13 +47,6 @@ export interface InvitationAnswer {
 type InvitationRow = typeof accountInvitations.$inferSelect;
 
 const hashOf = (token: string) => sha256Hex(`account-invitation:${token}`);
-
-async function nameOfUser(db: Database, userId: number): Promise<string> {
-  const [row] = await db.select({ username: users.username, type: users.type, profile: profiles.data }).from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id)).where(eq(users.id, userId));
-  if (!row) return "Someone";
-  return displayName(row.type, row.profile as { name?: string; first?: string; last?: string } | null, row.username);
-}
 
 function invitationAnswer(row: InvitationRow, invitedBy: string): InvitationAnswer {
   return {
@@ -148,7 +140,7 @@ export async function listInvitations(db: Database, accountId: number, now: Date
     .where(and(eq(accountInvitations.accountId, accountId), pending(now)))
     .orderBy(asc(accountInvitations.id));
   const names = new Map<number, string>();
-  for (const r of rows) if (!names.has(r.invitedBy)) names.set(r.invitedBy, await nameOfUser(db, r.invitedBy));
+  for (const r of rows) if (!names.has(r.invitedBy)) names.set(r.invitedBy, await personNameOf(db, r.invitedBy));
   return rows.map((r) => invitationAnswer(r, names.get(r.invitedBy)!));
 }
 
@@ -209,7 +201,7 @@ export async function previewInvitation(db: Database, token: string, now: Date):
     email: row.email,
     role: row.role,
     accountName: account?.name ?? "",
-    invitedBy: await nameOfUser(db, row.invitedBy),
+    invitedBy: await personNameOf(db, row.invitedBy),
     expiresAt: row.expiresAt,
     hasLogin: !!(await findUserByUsername(db, row.email)),
   };

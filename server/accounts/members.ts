@@ -69,8 +69,23 @@ const ROLE_ORDER = sql`CASE ${accountMembers.role} ${
 
 type MemberRow = Awaited<ReturnType<typeof memberRows>>[number];
 
-const nameOf = (r: MemberRow) =>
-  displayName(r.type, r.profile as { name?: string; first?: string; last?: string } | null, r.username);
+/**
+ * A person's name among an account's users: first and last from their profile (a business
+ * customer's profile names its contact person), else the display name (SPEC.md section 3).
+ */
+export function personName(type: "Personal" | "Business", profile: unknown, username: string): string {
+  const p = profile as { name?: string; first?: string; last?: string } | null;
+  return [p?.first, p?.last].filter(Boolean).join(" ").trim() || displayName(type, p, username);
+}
+
+/** A user's name as personName gives it; "Someone" for a user that is gone. */
+export async function personNameOf(db: Database, userId: number): Promise<string> {
+  const [row] = await db.select({ username: users.username, type: users.type, profile: profiles.data }).from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id)).where(eq(users.id, userId));
+  return row ? personName(row.type, row.profile, row.username) : "Someone";
+}
+
+const nameOf = (r: MemberRow) => personName(r.type, r.profile, r.username);
 
 function userAnswer(r: MemberRow, viewerId: number): AccountUser {
   return {
