@@ -318,8 +318,8 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       return c.redirect(verdict.to, 302);
     }
     if (user!.level !== "Admin") {
-      const { memberships, current } = await accountChoice(c);
-      if (!current && memberships.length > 1) return c.redirect(ACCOUNT_SELECT, 302);
+      const { current, linked } = await accountChoice(c);
+      if (!current && linked > 1) return c.redirect(ACCOUNT_SELECT, 302);
     }
     return c.redirect(homeOf(user!), 302);
   });
@@ -332,7 +332,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
  */
 async function layoutAccount(c: Context<AppEnv>): Promise<LayoutAccount | "choose" | null> {
   if (!customerOf(c)?.account) return null;
-  const { memberships, current } = await accountChoice(c);
-  if (!current) return memberships.length > 1 ? "choose" : null;
-  return { name: current.name, account_ref: current.accountRef, role: current.role, several: memberships.length > 1 };
+  const { current, linked } = await accountChoice(c);
+  if (!current) return linked > 1 ? "choose" : null;
+  return { name: current.name, account_ref: current.accountRef, role: current.role, several: linked > 1 };
 }

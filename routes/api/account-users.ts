@@ -90,7 +90,8 @@ route(accountUsers, calls.acceptInvitation, async (c, { body }) => {
   const session = sessionOf(c);
   await actOn(c.get("db"), session.id, accountId);
   // Read again: the request's own copy of the choice is from before it joined.
-  const joined = linkedAccounts(await accountChoiceOf(c.get("db"), user.id, session.id)).find((a) => a.current)!;
+  const { current } = await accountChoiceOf(c.get("db"), user.id, session.id);
+  const joined = (await linkedAccounts(c.get("db"), user.id, current)).find((a) => a.current)!;
   return reply(joined, { redirect: "/auth" });
 });
 
@@ -110,7 +111,11 @@ route(accountUsers, calls.registerThroughInvitation, async (c, { body }) => {
   return reply({ id: user.id, username: user.username }, { redirect: "/second-factor" });
 });
 
-route(accountUsers, calls.listLinkedAccounts, async (c) => linkedAccounts(await accountChoice(c)));
+route(
+  accountUsers,
+  calls.listLinkedAccounts,
+  async (c) => await linkedAccounts(c.get("db"), customerOf(c)!.id, (await accountChoice(c)).current),
+);
 
 route(accountUsers, calls.selectAccount, async (c, { body }) => {
   const chosen = await selectAccount(c.get("db"), sessionOf(c), customerOf(c)!.id, body.account_ref);

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { setCookie } from "hono/cookie";
 import { ACCOUNT_ROLES, may, ROLE_DESCRIPTIONS } from "../../lib/permissions.ts";
-import { accountChoice, currentAccount } from "../../server/accounts/current.ts";
+import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
 import { listInvitations, previewInvitation } from "../../server/accounts/invitations.ts";
 import { linkedAccounts } from "../../server/accounts/linked.ts";
 import { listAccountUsers } from "../../server/accounts/members.ts";
@@ -52,13 +52,18 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
   );
 }
 
+/** The accounts of the request's customer, the current one marked. */
+async function linkedAccountsOf(c: Context<AppEnv>) {
+  return await linkedAccounts(c.get("db"), customerOf(c)!.id, (await accountChoice(c)).current);
+}
+
 export async function LinkedAccountsPage(c: Context<AppEnv>) {
   return (
     <section className="flex max-w-3xl flex-col gap-6">
       <PageTitle lead="Every account your login belongs to. The one you work on now is marked; switch to work on another.">
         Linked accounts
       </PageTitle>
-      <LinkedAccounts accounts={linkedAccounts(await accountChoice(c))} />
+      <LinkedAccounts accounts={await linkedAccountsOf(c)} />
     </section>
   );
 }
@@ -69,7 +74,7 @@ export async function AccountSelectPage(c: Context<AppEnv>) {
       <PageTitle lead="Your login belongs to several accounts. Choose the one to work on; you can switch at any time.">
         Choose an account
       </PageTitle>
-      <AccountSelect accounts={linkedAccounts(await accountChoice(c))} />
+      <AccountSelect accounts={await linkedAccountsOf(c)} />
       <div className="flex justify-end">
         <SignOut />
       </div>

@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { Database } from "../../db/client.ts";
-import { rowsOf } from "../../db/sql.ts";
+import { asc, eq } from "drizzle-orm";
+import { accountMembers, accounts } from "../../db/schema.ts";
+import { rowOf } from "../../db/sql.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
@@ -20,29 +22,33 @@ export interface Membership {
   role: AccountRole;
 }
 
-/** Every account of the customer and the one the session chose, in one read (db/sql.ts: every customer call asks). */
-const MEMBERSHIPS = `SELECT m.account_id, m.role, a.account_ref, a.name, a.type,
-    (SELECT s.current_account_id FROM sessions s WHERE s.id = ?) AS chosen
-  FROM account_members m JOIN accounts a ON a.id = m.account_id
-  WHERE m.user_id = ? ORDER BY m.account_id`;
+/**
+ * The account a session acts on, in one row (db/sql.ts: every customer call reads it): the session's
+ * choice first when the customer belongs to it, else their first account, with how many they have.
+ */
+const CURRENT_ACCOUNT = `SELECT m.account_id, m.role, a.account_ref, a.name, a.type, s.current_account_id AS chosen,
+    (SELECT count(*) FROM account_members c WHERE c.user_id = m.user_id) AS linked
+  FROM account_members m JOIN accounts a ON a.id = m.account_id LEFT JOIN sessions s ON s.id = ?
+  WHERE m.user_id = ? ORDER BY m.account_id = s.current_account_id DESC, m.account_id LIMIT 1`;
 
-interface MembershipRow {
+interface CurrentAccountRow {
   account_id: number;
   role: AccountRole;
   account_ref: string;
   name: string;
   type: "Personal" | "Business";
   chosen: number | null;
+  linked: number;
 }
 
 export interface AccountChoice {
-  /** Every account the customer belongs to, oldest first. */
-  memberships: Membership[];
   /**
    * The account this request acts on: the session's choice while the customer still belongs to it,
    * else their only account; null when they have none, or several and none is chosen.
    */
   current: Membership | null;
+  /** How many accounts the customer belongs to. */
+  linked: number;
 }
 
 /**
@@ -51,18 +57,29 @@ export interface AccountChoice {
  * choice counts only if it is one of the customer's accounts.
  */
 export async function accountChoiceOf(db: Database, userId: number, sessionId: string | null): Promise<AccountChoice> {
-  const rows = await rowsOf<MembershipRow>(db, MEMBERSHIPS, [sessionId, userId]);
-  const memberships = rows.map((r) => ({
-    accountId: r.account_id,
-    accountRef: r.account_ref,
-    name: r.name,
-    type: r.type,
-    role: r.role,
-  }));
-  const chosen = rows[0]?.chosen ?? null;
-  const current = memberships.find((m) => m.accountId === chosen) ??
-    (memberships.length === 1 ? memberships[0] : null);
-  return { memberships, current };
+  const row = await rowOf<CurrentAccountRow>(db, CURRENT_ACCOUNT, [sessionId, userId]);
+  if (!row) return { current: null, linked: 0 };
+  const membership: Membership = {
+    accountId: row.account_id,
+    accountRef: row.account_ref,
+    name: row.name,
+    type: row.type,
+    role: row.role,
+  };
+  const linked = Number(row.linked);
+  return { current: row.account_id === row.chosen || linked === 1 ? membership : null, linked };
+}
+
+/** Every account a customer belongs to, in the order they opened. */
+export async function membershipsOf(db: Database, userId: number): Promise<Membership[]> {
+  return await db.select({
+    accountId: accounts.id,
+    accountRef: accounts.accountRef,
+    name: accounts.name,
+    type: accounts.type,
+    role: accountMembers.role,
+  }).from(accountMembers).innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
+    .where(eq(accountMembers.userId, userId)).orderBy(asc(accounts.id));
 }
 
 /** Read once per request: the permission check, the layout and the handler all ask. */
@@ -75,7 +92,7 @@ export function accountChoice(c: Context<AppEnv>): Promise<AccountChoice> {
     const customer = customerOf(c);
     found = customer
       ? accountChoiceOf(c.get("db"), customer.id, c.get("session")?.id ?? null)
-      : Promise.resolve({ memberships: [], current: null });
+      : Promise.resolve({ current: null, linked: 0 });
     perRequest.set(c.req.raw, found);
   }
   return found;
@@ -103,8 +120,8 @@ export const ACCOUNT_SELECT = "/account-select";
 export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount> {
   const customer = customerOf(c);
   if (!customer) throw new ApiError(401, "Please sign in.", { redirect: "/" });
-  const { memberships, current } = await accountChoice(c);
-  if (!memberships.length) throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
+  const { current, linked } = await accountChoice(c);
+  if (!linked) throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
   if (!current) throw new ApiError(403, "Choose the account to work on.", { redirect: ACCOUNT_SELECT });
   return {
     accountId: current.accountId,
@@ -113,6 +130,6 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
     accountType: current.type,
     role: current.role,
     customer,
-    linked: memberships.length,
+    linked,
   };
 }

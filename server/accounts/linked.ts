@@ -3,7 +3,7 @@ import type { Database } from "../../db/client.ts";
 import { sessions } from "../../db/schema.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import { NotFound } from "../errors.ts";
-import { type AccountChoice, accountChoiceOf, type Membership } from "./current.ts";
+import { type Membership, membershipsOf } from "./current.ts";
 
 /**
  * Linked accounts (decision 028): one login may belong to several accounts (a personal one and a
@@ -29,8 +29,12 @@ export function linkedAnswer(m: Membership, current: Membership | null): LinkedA
 }
 
 /** The customer's accounts, marking the one the session acts on. */
-export function linkedAccounts({ memberships, current }: AccountChoice): LinkedAccount[] {
-  return memberships.map((m) => linkedAnswer(m, current));
+export async function linkedAccounts(
+  db: Database,
+  customerId: number,
+  current: Membership | null,
+): Promise<LinkedAccount[]> {
+  return (await membershipsOf(db, customerId)).map((m) => linkedAnswer(m, current));
 }
 
 /**
@@ -43,8 +47,7 @@ export async function selectAccount(
   customerId: number,
   accountRef: string,
 ): Promise<LinkedAccount> {
-  const { memberships } = await accountChoiceOf(db, customerId, session.id);
-  const chosen = memberships.find((m) => m.accountRef === accountRef);
+  const chosen = (await membershipsOf(db, customerId)).find((m) => m.accountRef === accountRef);
   if (!chosen) throw new NotFound("You have no account with this reference.");
   await db.update(sessions).set({ currentAccountId: chosen.accountId }).where(eq(sessions.id, session.id));
   return linkedAnswer(chosen, chosen);
