@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ACCOUNT_ROLES } from "../permissions.ts";
+import { newPassword } from "./auth.ts";
 import { idText, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
@@ -129,7 +130,7 @@ export const registerThroughInvitation = defineCall({
   summary:
     "A new person registers through an invitation: its email address counts as validated; a sign-in code is emailed next.",
   guards: [],
-  body: z.object({ token: tokenInput, password: z.string({ error: "Choose a password." }).max(1000) }),
+  body: z.object({ token: tokenInput, password: newPassword }),
   answer: z.object({ id: z.number(), username: z.string() }),
 });
 

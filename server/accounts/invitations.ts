@@ -4,12 +4,14 @@ import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts, users } from "../../db/schema.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
-import { hashPassword, passwordProblem } from "../auth/password.ts";
+import { hashPassword } from "../auth/password.ts";
 import { type Limit, type RateLimiter, REGISTRATIONS_PER_ADDRESS, TOKEN_FAILURES } from "../auth/rate-limit.ts";
 import { randomToken, sha256Hex } from "../auth/tokens.ts";
 import { findUserByUsername, type UserRow } from "../auth/users.ts";
 import type { Verifications } from "../auth/verification.ts";
-import { Conflict, DomainError, InvalidInput, NotFound, Refused } from "../errors.ts";
+import { TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
+import { spendWithinLimit } from "../auth/attempts.ts";
+import { Conflict, InvalidInput, NotFound, Refused, TooMany } from "../errors.ts";
 import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
 import { type AccountActor, type AccountRefs, personNameOf } from "./members.ts";
 import { checkInvitedRole } from "./role-rules.ts";
@@ -88,15 +90,16 @@ export async function invite(
     throw new Refused("A personal account has one user: invitations are for business accounts.");
   }
   checkInvitedRole(actor.role, input.role);
-  const limitKey = `invite:account:${account.accountId}`;
-  if (await deps.limiter.isBlocked(limitKey)) {
-    throw new DomainError("limited", "This account has sent many invitations in the last hour. Try again later.");
-  }
   const [member] = await deps.db.select({ id: users.id }).from(accountMembers)
     .innerJoin(users, eq(users.id, accountMembers.userId))
     .where(and(eq(accountMembers.accountId, account.accountId), eq(users.username, input.email)));
   if (member) throw new InvalidInput(`${input.email} is already a user of this account.`, "email");
-  await deps.limiter.hit(limitKey, INVITATIONS_PER_ACCOUNT);
+  await spendWithinLimit(
+    deps.limiter,
+    `invite:account:${account.accountId}`,
+    INVITATIONS_PER_ACCOUNT,
+    "This account has sent many invitations in the last hour. Try again later.",
+  );
 
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + INVITATION_VALID_MS);
@@ -208,8 +211,8 @@ export async function previewInvitation(db: Database, token: string, now: Date):
 }
 
 /**
- * Finds the waiting invitation of a token, counting wrong tokens against `limitKey` like every
- * emailed secret (rate-limit.ts: TOKEN_FAILURES).
+ * Finds the waiting invitation of a token under a limit on failures, like every emailed secret
+ * (decision 021: the attempt is claimed first; a right token forgets the key's failures).
  */
 async function invitationFor(
   deps: { db: Database; limiter: RateLimiter },
@@ -217,14 +220,10 @@ async function invitationFor(
   limitKey: string,
   now: Date,
 ): Promise<InvitationRow> {
-  if (await deps.limiter.isBlocked(limitKey)) {
-    throw new DomainError("limited", "Too many attempts. Try again in 15 minutes.");
-  }
+  if (!(await deps.limiter.claim(limitKey, TOKEN_FAILURES))) throw new TooMany(TOO_MANY_ATTEMPTS);
   const row = await waitingInvitation(deps.db, token, now);
-  if (!row) {
-    await deps.limiter.hit(limitKey, TOKEN_FAILURES);
-    throw new NotFound(INVITATION_NOT_VALID);
-  }
+  if (!row) throw new NotFound(INVITATION_NOT_VALID);
+  await deps.limiter.clear(limitKey);
   return row;
 }
 
@@ -295,13 +294,12 @@ export async function registerThroughInvitation(
   address: string,
   now: Date,
 ): Promise<{ user: UserRow; accountId: number }> {
-  const addressKey = `register:address:${address}`;
-  if (await deps.limiter.isBlocked(addressKey)) {
-    throw new DomainError("limited", "Too many registrations from here. Try again later.");
-  }
-  await deps.limiter.hit(addressKey, REGISTRATIONS_PER_ADDRESS);
-  const problem = passwordProblem(input.password);
-  if (problem) throw new InvalidInput(problem, "password");
+  await spendWithinLimit(
+    deps.limiter,
+    `register:address:${address}`,
+    REGISTRATIONS_PER_ADDRESS,
+    "Too many registrations from here. Try again later.",
+  );
   const row = await invitationFor(deps, input.token, `invite:address:${address}`, now);
   if (await findUserByUsername(deps.db, row.email)) {
     throw new Conflict("You already have a Portal login with this email address: sign in to accept the invitation.");
