@@ -22,7 +22,7 @@ import {
   TestClient,
   uniqueEmail,
 } from "../helpers/client.ts";
-import { type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
+import { customerWithoutAccount, type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
 
 let t: MoneyApp;
 let admin: Admin;
@@ -236,6 +236,28 @@ describe("someone who already has a login", () => {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
     expect(await membershipsOf(person.id)).toHaveLength(1);
+  });
+});
+
+describe("a business customer still waiting for their own account's review", () => {
+  test("may join another account through an invitation, and their own account still opens after the review", async () => {
+    const waiting = await customerWithoutAccount(t);
+    expectStatus(await invite(owner.client, waiting.email, "viewer"), 201);
+    expectStatus(
+      await waiting.client.post("account/users/accept", { token: await invitationToken(t, waiting.email) }),
+      200,
+    );
+    const opened = await admin.client.post(`console/users/${waiting.id}/open-account`, {
+      compliance: { done: true, amount: "100000", date: t.clock.today() },
+    });
+    expectStatus(opened, 200);
+    const memberships = await membershipsOf(waiting.id);
+    expect(memberships.map((m) => m.role).sort()).toEqual(["owner", "viewer"]);
+    // Opened once: the review cannot open a second one.
+    const again = await admin.client.post(`console/users/${waiting.id}/open-account`, {
+      compliance: { done: true, amount: "100000", date: t.clock.today() },
+    });
+    expectStatus(again, 409);
   });
 });
 
