@@ -141,5 +141,12 @@ describe("an administrator acting on behalf of a customer with two accounts", ()
     } finally {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
+    // Acting for the customer again starts without a choice.
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: person.id }), 200);
+    try {
+      expect((await admin.client.get("account/balances")).json.redirect).toBe("/account-select");
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
   });
 });
