@@ -9,7 +9,7 @@ import { hydrateRoot } from "react-dom/client";
 import { deserializeProps } from "../lib/serialize.ts";
 import ColorModeToggle from "./ColorModeToggle.tsx";
 import { resetBatchOnNavigation } from "./lib/batch.ts";
-import type { EntryIsland } from "./lib/entry-islands.ts";
+import type { EntryIsland } from "../lib/entry-islands.ts";
 import NotificationQueue from "./NotificationQueue.tsx";
 import { preloadLinksOnIntent } from "./lib/preload.ts";
 import { reloadAfterChunkFailure } from "./lib/reload-guard.ts";
