@@ -124,6 +124,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
         <section aria-labelledby="balances-heading" className="card">
           <h2 id="balances-heading" className="mb-4 text-lg font-semibold">Balances</h2>
           <Balances
+            accountRef={accountRef}
             balances={balances}
             funding={{ account_ref: accountRef, bank: companyBankDetails() }}
             compact
@@ -148,6 +149,7 @@ export async function BalancesPage(c: Context<AppEnv>) {
     <>
       <PageTitle lead="Every currency you hold, and how to add money.">Balances</PageTitle>
       <Balances
+        accountRef={accountRef}
         balances={await balancesAnswer(c.get("db"), accountId)}
         funding={{ account_ref: accountRef, bank: companyBankDetails() }}
       />
@@ -156,7 +158,7 @@ export async function BalancesPage(c: Context<AppEnv>) {
 }
 
 export async function ConvertPage(c: Context<AppEnv>) {
-  const { accountId, role } = await currentAccount(c);
+  const { accountId, accountRef, role } = await currentAccount(c);
   if (!may(role, "money.convert")) {
     return (
       <>
@@ -176,6 +178,7 @@ export async function ConvertPage(c: Context<AppEnv>) {
       <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
         <ConvertForm
           currencies={currencyList()}
+          accountRef={accountRef}
           balances={balances}
           validitySeconds={c.get("config").quoteValiditySeconds}
         />
