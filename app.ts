@@ -8,6 +8,7 @@
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { Database } from "./db/client.ts";
+import { accountUsers } from "./routes/api/account-users.ts";
 import { admin } from "./routes/api/admin.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
@@ -75,7 +76,7 @@ export interface AppDeps {
 }
 
 /** Every group of calls, mounted under /api/. */
-const CALLS = [health, auth, onboarding, security, admin, moneyCalls, recipientCalls, consoleMoney];
+const CALLS = [health, auth, onboarding, security, admin, moneyCalls, recipientCalls, consoleMoney, accountUsers];
 
 /**
  * The whole portal, built from its dependencies. Order matters: headers first (every answer gets

@@ -25,6 +25,11 @@ import ConsolePricingPlansComponent from "../islands/ConsolePricingPlans.tsx";
 import ConsoleReceiptsComponent from "../islands/ConsoleReceipts.tsx";
 import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
 import RecipientsComponent from "../islands/Recipients.tsx";
+import AccountSelectComponent from "../islands/AccountSelect.tsx";
+import AccountUsersComponent from "../islands/AccountUsers.tsx";
+import InvitationAcceptComponent from "../islands/InvitationAccept.tsx";
+import InvitationRegisterComponent from "../islands/InvitationRegister.tsx";
+import LinkedAccountsComponent from "../islands/LinkedAccounts.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -50,3 +55,8 @@ export const ConsolePricingPlans = island("ConsolePricingPlans", ConsolePricingP
 export const ConsoleReceipts = island("ConsoleReceipts", ConsoleReceiptsComponent);
 export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponent);
 export const Recipients = island("Recipients", RecipientsComponent);
+export const AccountUsers = island("AccountUsers", AccountUsersComponent);
+export const AccountSelect = island("AccountSelect", AccountSelectComponent);
+export const LinkedAccounts = island("LinkedAccounts", LinkedAccountsComponent);
+export const InvitationAccept = island("InvitationAccept", InvitationAcceptComponent);
+export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);

@@ -58,3 +58,20 @@ export const recipientKeys = {
   one: (accountRef: string, id: number) => ["recipients", accountRef, "one", id] as const,
   requirements: (currency: string, country: string) => ["recipient-requirements", currency, country] as const,
 };
+
+/** The users of an account (GET account/users), by account_ref. */
+export const accountUserKeys = {
+  all: ["account-users"] as const,
+  of: (accountRef: string) => ["account-users", accountRef] as const,
+};
+
+/** The invitations waiting on an account (GET account/invitations), by account_ref. */
+export const invitationKeys = {
+  all: ["invitations"] as const,
+  of: (accountRef: string) => ["invitations", accountRef] as const,
+};
+
+/** Every account the login belongs to (GET account/linked). */
+export const linkedAccountKeys = {
+  all: ["linked-accounts"] as const,
+};
