@@ -16,6 +16,8 @@ import { openTestDatabase } from "./db.ts";
  *   setup makes exactly one.
  * - `customer`: a new Personal customer for this test, registered, their address confirmed and
  *   signed in past the second factor (registerCustomer).
+ * - `unverified`: a new Personal customer who has not opened the emailed link yet, signed in with
+ *   the password only.
  * - `startApp(options)`: another portal of the test's own (an empty one, a clock of its own, other
  *   settings), closed when the file ends.
  *
@@ -59,4 +61,5 @@ export const test = base
   })
   .extend("app", { scope: "file" }, ({ startApp }): Promise<SigninApp> => startApp())
   .extend("admin", { scope: "file" }, ({ app }): Promise<Admin> => createAdmin(app))
-  .extend("customer", ({ app }): Promise<Customer> => registerCustomer(app));
+  .extend("customer", ({ app }): Promise<Customer> => registerCustomer(app))
+  .extend("unverified", ({ app }): Promise<Customer> => registerCustomer(app, { validate: false }));
