@@ -11,6 +11,7 @@ import {
   pageOf,
   pageQuery,
   rateText,
+  text,
   timestamp,
 } from "./common.ts";
 import { defineCall } from "./define.ts";
@@ -82,7 +83,7 @@ export const movement = z.object({
 });
 
 const priceRequest = {
-  amount: z.string({ error: "Enter an amount." }).trim(),
+  amount: text({ label: "The amount", max: 64, missing: "Enter an amount." }),
   fixed: fixedSide,
 };
 
@@ -135,7 +136,7 @@ export const executeConversion = defineCall({
   path: "/account/conversions",
   summary: "Executes a held quote once: 409 when it expired or was used, 422 when funds are short.",
   guards: CUSTOMER_GUARDS,
-  body: z.object({ quote_id: z.string({ error: "Give the quote to execute." }).trim().min(1).max(64) }),
+  body: z.object({ quote_id: text({ label: "The quote", max: 64, missing: "Give the quote to execute." }) }),
   answer: conversion,
   status: 201,
 });

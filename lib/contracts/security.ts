@@ -1,5 +1,6 @@
 /** The signed-in user's own sign-in settings: the authenticator app (TOTP, decision 007). */
 import { z } from "zod";
+import { text } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { sessionUser } from "./session-user.ts";
 
@@ -19,11 +20,14 @@ export const enableAuthenticator = defineCall({
   summary: "Turns the authenticator on with its key and a first code; a wrong code is a 422 naming `code`.",
   guards: SIGNED_IN,
   body: z.object({
-    secret: z.string({ error: "The key is not valid." }).trim().regex(/^[A-Z2-7 ]{16,64}$/i, {
-      error: "The key is not valid.",
-    }),
-    code: z.string({ error: "Enter the code from your app." }).trim().max(20, {
-      error: "Enter the code from your app.",
+    secret: text({ label: "The key", max: 64, missing: "The key is not valid.", wrong: "The key is not valid." })
+      .regex(/^[A-Z2-7 ]{16,64}$/i, { error: "The key is not valid." }),
+    code: text({
+      label: "The code from your app",
+      max: 20,
+      min: 0,
+      missing: "Enter the code from your app.",
+      wrong: "Enter the code from your app.",
     }),
   }),
   answer: sessionUser,
