@@ -11,6 +11,12 @@ import type { GuardName } from "./guards.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
+/**
+ * The most a request's body may weigh unless its call says more: 16 KB holds the largest form a
+ * person fills in here several times over, and is read in microseconds (decision 024).
+ */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
+
 export interface CallContract {
   method: Method;
   /** Under /api/, in Hono's syntax: "/account/recipients/:id". */
@@ -24,6 +30,8 @@ export interface CallContract {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** The most a request's body may weigh, in bytes: DEFAULT_BODY_LIMIT unless the call needs more. */
+  bodyLimit?: number;
   /** The `body` of a success. */
   answer: z.ZodType;
   /** The status of a success: 200, or 201 when the call creates something. */

@@ -27,6 +27,8 @@ export const saveProfile = defineCall({
   summary: "Saves the profile of the customer's type, until the account opens.",
   guards: ONBOARDING,
   body: profile,
+  // The longest answers to every question, in a script of four bytes a character (decision 024).
+  bodyLimit: 64 * 1024,
   answer: sessionUser,
 });
 
@@ -72,6 +74,8 @@ export const sumsubWebhook = defineCall({
   path: "/sumsub/webhook",
   summary: "Sumsub's review events, signed by X-Payload-Digest; 401 for a bad digest.",
   guards: [],
+  // An event is a few KB; its review comments are the provider's to size.
+  bodyLimit: 64 * 1024,
   answer: z.object({
     ok: z.literal(true),
     outcome: z.enum(["applied", "duplicate", "stale", "unknown-user", "ignored"]),
