@@ -29,7 +29,13 @@ export interface CallContract {
   permission?: Permission;
   params?: z.ZodType;
   query?: z.ZodType;
+  /** The JSON body, sent as `application/json` (anything else is a 415). */
   body?: z.ZodType;
+  /**
+   * The handler reads the body's exact bytes itself (a signature covers them), so no schema parses
+   * it first; it is still JSON, sent as `application/json`.
+   */
+  signedBody?: true;
   /** The most a request's body may weigh, in bytes: DEFAULT_BODY_LIMIT unless the call needs more. */
   bodyLimit?: number;
   /** The `body` of a success. */

@@ -74,6 +74,7 @@ export const sumsubWebhook = defineCall({
   path: "/sumsub/webhook",
   summary: "Sumsub's review events, signed by X-Payload-Digest; 401 for a bad digest.",
   guards: [],
+  signedBody: true,
   // An event is a few KB; its review comments are the provider's to size.
   bodyLimit: 64 * 1024,
   answer: z.object({
