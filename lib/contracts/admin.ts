@@ -100,7 +100,12 @@ export const openAccount = defineCall({
   summary: "Records the compliance review and opens the customer's account; 409 when it is open already.",
   guards: CONSOLE_GUARDS,
   params: z.object({ id: idText }),
-  body: z.object({ compliance: z.custom<ComplianceInput>() }),
+  body: z.object({
+    compliance: z.custom<ComplianceInput>(
+      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+      { error: "Give the compliance review: an object with done, amount and date." },
+    ),
+  }),
   answer: sessionUser,
 });
 

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { text } from "./common.ts";
 import { defineCall } from "./define.ts";
+import { labelled } from "./messages.ts";
 import { sessionUser } from "./session-user.ts";
 
 /** SPEC.md section 8: a wrong password, code or token is a 401 whose error is exactly this. */
@@ -66,15 +67,18 @@ export const register = defineCall({
     type: z.enum(["Personal", "Business"], { error: "Choose Personal or Business." }),
     referral_code: text({ label: "The referral code", max: 64, min: 0 }).optional().nullable(),
     /** Marketing attribution: what the register page saw when the visitor arrived. */
-    attribution: z.object({
-      utm_source: attributionText("The utm_source"),
-      utm_medium: attributionText("The utm_medium"),
-      utm_campaign: attributionText("The utm_campaign"),
-      utm_term: attributionText("The utm_term"),
-      utm_content: attributionText("The utm_content"),
-      referrer: attributionText("The referrer"),
-      landing_path: attributionText("The landing path"),
-    }).optional(),
+    attribution: labelled(
+      z.object({
+        utm_source: attributionText("The utm_source"),
+        utm_medium: attributionText("The utm_medium"),
+        utm_campaign: attributionText("The utm_campaign"),
+        utm_term: attributionText("The utm_term"),
+        utm_content: attributionText("The utm_content"),
+        referrer: attributionText("The referrer"),
+        landing_path: attributionText("The landing path"),
+      }),
+      "The attribution",
+    ).optional(),
   }),
   answer: sessionUser,
 });

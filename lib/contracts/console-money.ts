@@ -17,6 +17,14 @@ import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
 import { sessionUser } from "./session-user.ts";
 
+/** "The base "XYZ" is not a currency we support.", or, when no code was given, what to give. */
+function currencyProblem(what: string, input: unknown): string {
+  if (input === undefined) return `${what} is required: a currency code such as GBP.`;
+  return typeof input === "string"
+    ? `${what} ${describe(input)} is not a currency we support.`
+    : `${what} must be a currency code such as GBP.`;
+}
+
 /** A record's id in the path. */
 const byId = z.object({ id: idText });
 
@@ -67,7 +75,7 @@ export function rateValue(what: string) {
  * required. Answered normalised, the base's rate included, in the order of the currency list.
  */
 export const rateTableUpdate = z.object({
-  base: z.enum(CURRENCY_CODES, { error: (iss) => `The base ${describe(iss.input)} is not a currency we support.` }),
+  base: z.enum(CURRENCY_CODES, { error: (iss) => currencyProblem("The base", iss.input) }),
   as_of: z.iso.date({ error: "as_of must be a date written YYYY-MM-DD." }).optional(),
   rates: byCurrency(
     (code) => rateValue(`The rate of ${code}`).optional(),
@@ -183,7 +191,7 @@ function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to?: string | null }
 export const planBody = z.object({
   name: text({ label: "The plan's name", max: 100, missing: NAME_PROBLEM, wrong: NAME_PROBLEM }),
   tier_currency: z.enum(CURRENCY_CODES, {
-    error: (iss) => `The tier currency ${describe(iss.input)} is not a currency we support.`,
+    error: (iss) => currencyProblem("The tier currency", iss.input),
   }).default("GBP"),
   tiers: z.array(tierInput, { error: "The plan needs at least one tier." })
     .min(1, { error: "The plan needs at least one tier." })

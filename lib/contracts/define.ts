@@ -8,6 +8,8 @@
 import type { z } from "zod";
 import type { Permission } from "../permissions.ts";
 import type { GuardName } from "./guards.ts";
+// Every contract's refusals in the product's words: installs the error map (decision 024).
+import "./messages.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 

@@ -44,20 +44,32 @@ const profiles = profileSchemas(new Date("2026-11-22"));
  * check them. The walk refuses an opaque input (z.custom, z.unknown, a bare transform) that is not
  * named here, so a new one cannot slip past the rules unwalked.
  */
-export const CHECKED_BEHIND: Record<string, { at: string; schemas: z.ZodType[] }[]> = {
+export const CHECKED_BEHIND: Record<string, Behind[]> = {
   // The profile's rules depend on the customer's type and today's date (server/profile/schema.ts).
   [`${calls.saveProfile.method} ${calls.saveProfile.path}`]: [
-    { at: "", schemas: [profiles.personalProfileSchema, profiles.businessProfileSchema] },
+    { at: "", schema: profiles.personalProfileSchema, as: "Personal" },
+    { at: "", schema: profiles.businessProfileSchema, as: "Business" },
   ],
   // The compliance review's date may not be in the future, on the server's clock.
   [`${adminCalls.openAccount.method} ${adminCalls.openAccount.path}`]: [
-    { at: "compliance", schemas: [profiles.complianceSchema] },
+    { at: "compliance", schema: profiles.complianceSchema },
   ],
   // One body or the other, chosen by a key (decision 022).
   [`${consoleMoney.changePricingPlan.method} ${consoleMoney.changePricingPlan.path}`]: [
-    { at: "", schemas: [consoleMoney.planAssignment, consoleMoney.planBody] },
+    { at: "", schema: consoleMoney.planAssignment, chosenBy: "assign_account_ref" },
+    { at: "", schema: consoleMoney.planBody },
   ],
 };
+
+/** A schema the server checks an opaque input with: at a path of the body, for a kind of customer. */
+export interface Behind {
+  at: string;
+  schema: z.ZodType;
+  /** The customer type the server checks this schema for. */
+  as?: "Personal" | "Business";
+  /** The key whose presence chooses this schema over another one behind the same call. */
+  chosenBy?: string;
+}
 
 export type Part = "params" | "query" | "body";
 
@@ -168,12 +180,22 @@ export function setAt(into: unknown, path: (string | number)[], leaf: unknown): 
   return object;
 }
 
+/** One part of a request as a contract (or a schema behind it) takes it. */
+export interface Input {
+  part: Part;
+  schema: z.ZodType;
+  fields: Field[];
+  /** Inputs the walk could not read and nothing checks behind. */
+  opaque: string[];
+  /** The customer type a schema behind the contract is for. */
+  as?: "Personal" | "Business";
+  /** The key that chooses this schema (it cannot be missing from a body checked with it). */
+  chosenBy?: string;
+}
+
 /** What each part of a contract takes, with the schemas checked behind it walked in its place. */
-export function inputsOf(
-  key: string,
-  contract: CallContract,
-): { part: Part; schema: z.ZodType; fields: Field[]; opaque: string[] }[] {
-  const out: { part: Part; schema: z.ZodType; fields: Field[]; opaque: string[] }[] = [];
+export function inputsOf(key: string, contract: CallContract): Input[] {
+  const out: Input[] = [];
   const behind = CHECKED_BEHIND[key] ?? [];
   for (const part of ["params", "query", "body"] as const) {
     const schema = contract[part];
@@ -188,19 +210,19 @@ export function inputsOf(
       opaque: opaque.filter((at) => !checkedBehind(at)),
     });
     if (part !== "body") continue;
-    for (const { at, schemas } of behind) {
-      for (const inner of schemas) {
-        const prefix = at ? at.split(".") : [];
-        const innerOpaque: string[] = [];
-        const innerFields = fieldsOf(inner, (path) => innerOpaque.push(path.join(".")), prefix);
-        // Walked on its own schema: a field's value is put below `at` in the body sent.
-        out.push({
-          part,
-          schema: at ? wrapAt(prefix, inner) : inner,
-          fields: innerFields,
-          opaque: innerOpaque,
-        });
-      }
+    for (const { at, schema: inner, as, chosenBy } of behind) {
+      const prefix = at ? at.split(".") : [];
+      const innerOpaque: string[] = [];
+      const innerFields = fieldsOf(inner, (path) => innerOpaque.push(path.join(".")), prefix);
+      // Walked on its own schema: a field's value is put below `at` in the body sent.
+      out.push({
+        part,
+        schema: at ? wrapAt(prefix, inner) : inner,
+        fields: innerFields,
+        opaque: innerOpaque,
+        as,
+        chosenBy,
+      });
     }
   }
   return out;
