@@ -123,6 +123,7 @@ export const holdConversionQuote = defineCall({
   path: "/account/conversions/quote",
   summary: "A quote for a conversion between the customer's balances, held until expires_at.",
   guards: CUSTOMER_GUARDS,
+  permission: "money.convert",
   body: z.object({
     sell_currency: currencyInput("Choose the currency to sell."),
     buy_currency: currencyInput("Choose the currency to buy."),
@@ -136,6 +137,7 @@ export const executeConversion = defineCall({
   path: "/account/conversions",
   summary: "Executes a held quote once: 409 when it expired or was used, 422 when funds are short.",
   guards: CUSTOMER_GUARDS,
+  permission: "money.convert",
   body: z.object({ quote_id: text({ label: "The quote", max: 64, missing: "Give the quote to execute." }) }),
   answer: conversion,
   status: 201,
@@ -146,6 +148,7 @@ export const listConversions = defineCall({
   path: "/account/conversions",
   summary: "The account's conversions, newest first.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   query: z.object(pageQuery),
   answer: pageOf(conversion),
 });
@@ -155,6 +158,7 @@ export const listBalances = defineCall({
   path: "/account/balances",
   summary: "The account's balances: available and held, per currency.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   answer: z.array(balance),
 });
 
@@ -163,6 +167,7 @@ export const getFunding = defineCall({
   path: "/account/funding",
   summary: "How to fund the account: the company's bank details and the account_ref to quote.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   answer: fundingDetails,
 });
 
@@ -171,6 +176,7 @@ export const latestMovements = defineCall({
   path: "/account/movements",
   summary: "The latest ledger movements of the account's balances, newest first.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   query: z.object({
     limit: z.string().regex(/^[1-9][0-9]{0,2}$/, { error: "limit is a whole number from 1 to 100." })
       .transform(Number).pipe(z.number().max(100, { error: "limit is a whole number from 1 to 100." }))
