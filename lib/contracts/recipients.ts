@@ -87,7 +87,8 @@ export const recipientPayload = recipientFields.superRefine((recipient, ctx) => 
     if (message) ctx.addIssue({ code: "custom", path: ["details", key], message });
   }
 }, {
-  when: ({ issues }) => !issues.some((issue) => BANK_INPUTS.includes(String(issue.path?.[0]))),
+  // A body that is not an object at all has nothing to check either (its issue has no path).
+  when: ({ issues }) => !issues.some((issue) => !issue.path?.length || BANK_INPUTS.includes(String(issue.path[0]))),
 }).transform((recipient) => {
   const found = requirementsFor(recipient.currency, recipient.country);
   // Only reached when the refinement found nothing, so the pair is payable.
@@ -210,8 +211,12 @@ export const listRecipients = defineCall({
   guards: CUSTOMER_GUARDS,
   permission: "account.view",
   query: z.object({
-    search: z.string({ error: "Search with some text." }).trim().max(70, {
-      error: "Search with at most 70 characters.",
+    search: text({
+      label: "The search",
+      max: 70,
+      min: 0,
+      wrong: "Search with some text.",
+      tooLong: "Search with at most 70 characters.",
     }).optional(),
     ...pageQuery,
   }),

@@ -13,9 +13,21 @@ export const PROOF_NEEDED = "Enter your password or a code from your authenticat
  * current code from the authenticator app in use. One of the two is required.
  */
 export const itIsYou = z.object({
-  password: z.string({ error: "Enter your password." }).max(1000, { error: "Enter your password." }).optional(),
-  code: z.string({ error: "Enter the code from your app." }).trim().max(20, { error: "Enter the code from your app." })
-    .optional(),
+  password: text({
+    label: "Your password",
+    max: 1000,
+    min: 0,
+    secret: true,
+    wrong: "Enter your password.",
+    tooLong: "Enter your password.",
+  }).optional(),
+  code: text({
+    label: "The code",
+    max: 20,
+    min: 0,
+    wrong: "Enter the code from your app.",
+    tooLong: "Enter the code from your app.",
+  }).optional(),
 }).superRefine((proof, ctx) => {
   if (!proof.password && !proof.code) ctx.addIssue({ code: "custom", path: ["password"], message: PROOF_NEEDED });
 });
