@@ -99,6 +99,8 @@ async function usersNamed(email: string): Promise<number> {
 
 async function expectTooLarge(res: Response, message = TOO_LARGE) {
   expect(res.status).toBe(413);
+  // The rest of the body is never read: the connection is not kept for another request.
+  expect(res.headers.get("connection")).toBe("close");
   expect(await res.json()).toMatchObject({ error: message });
 }
 
