@@ -5,8 +5,12 @@
  * quotes, plans' bounds and fee overrides are amounts that are refused past the same bound.
  */
 import { asc } from "drizzle-orm";
+import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ledgerAccounts, ledgerEntries, ledgerTransfers, receipts } from "../../db/schema-money.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { errorHandlers } from "../../server/http/errors.tsx";
+import { BalanceOutOfRange } from "../../server/ledger/ledger.ts";
 import { type Admin, type ClientResponse, expectStatus } from "../helpers/client.ts";
 import {
   balances,
@@ -109,5 +113,20 @@ describe("amounts past the most are refused wherever they enter", () => {
     });
     expectStatus(res, 422);
     expect(res.json.fields["fees.GBP.regular"]).toMatch(/too large/);
+  });
+});
+
+describe("a movement past the most that no service words", () => {
+  test("is still a 422 saying the amount is too large, never a 500", async () => {
+    const app = new Hono<AppEnv>();
+    app.onError(errorHandlers(() => null).onError);
+    app.post("/api/move", () => {
+      throw new BalanceOutOfRange({ id: 1, accountId: 2, currency: "EUR", purpose: "balance" }, 150);
+    });
+    const res = await app.request("/api/move", { method: "POST" });
+    expect(res.status).toBe(422);
+    expect((await res.json()).error).toBe(
+      "The amount 1.50 EUR is too large: it would take a balance beyond the most the ledger holds, 90071992547409.91 EUR.",
+    );
   });
 });
