@@ -34,6 +34,7 @@ const PAGES: Record<string, string[]> = {
   "/account": [...USER, "Balances"],
   "/account/balances": [...USER, "Balances"],
   "/account/convert": [...USER, "ConvertForm"],
+  "/account/recipients": [...USER, "Recipients"],
   "/account/security": [...USER, "TotpSettings"],
   "/console/users": [...USER, "ConsoleUsers"],
   "/console/users/{id}": [...USER, "ConsoleUserFees"],

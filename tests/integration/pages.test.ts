@@ -83,7 +83,17 @@ describe("a visitor who is not signed in", () => {
 });
 
 /** Customer screens whose features come later: their frame and a plain "coming soon". */
-const ACCOUNT_SOON = ACCOUNT.filter((p) => !["/account", "/account/convert", "/account/balances"].includes(p));
+const ACCOUNT_SOON = ACCOUNT.filter((p) =>
+  ![
+    "/account",
+    "/account/convert",
+    "/account/balances",
+    "/account/recipients",
+    "/account/users",
+    "/account/linked-accounts",
+  ]
+    .includes(p)
+);
 
 describe("a customer", () => {
   test.each(ACCOUNT_SOON)("sees %s in the user layout, with a plain 'coming soon' state", async (path) => {
