@@ -1,6 +1,7 @@
 /**
  * What the audit log records (server/audit.ts): every change an administrator makes in the console,
- * by an action name, and every call an administrator makes while acting on behalf of a customer.
+ * by an action name, every call an administrator makes while acting on behalf of a customer, and
+ * what customers change about who may use their accounts.
  * The words are what the console shows in a customer's audit trail. In lib/ because both the
  * server and the islands read them.
  */
@@ -22,6 +23,11 @@ export const AUDIT_ACTIONS = {
   "receipt.discard": "Discarded a receipt held as a duplicate",
   "receipt.allocate": "Allocated a receipt",
   "receipt.reverse": "Reversed a receipt",
+  "account-users.invite": "Invited a user to the account",
+  "account-users.revoke": "Withdrew an invitation to the account",
+  "account-users.join": "Joined the account by invitation",
+  "account-users.role": "Changed an account user's role",
+  "account-users.remove": "Removed a user from the account",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

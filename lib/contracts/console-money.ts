@@ -16,6 +16,7 @@ import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
 import { sessionUser } from "./session-user.ts";
+import { RECEIPT_STATUSES } from "../money/receipts.ts";
 
 /** A record's id in the path. */
 const byId = z.object({ id: idText });
@@ -344,8 +345,6 @@ export const setFeeOverrides = defineCall({
 // ---------------------------------------------------------------------------------------------
 // Receipts
 
-const RECEIPT_STATUSES = ["matched", "unmatched", "allocated"] as const;
-
 /** Money that arrived, as an administrator records it from the bank statement. */
 export const receiptInput = z.object({
   amount: z.string({ error: "Enter the amount received." }).trim().min(1, { error: "Enter the amount received." }),
@@ -365,6 +364,8 @@ export const receiptInput = z.object({
 
 export type ReceiptInput = z.output<typeof receiptInput>;
 
+const administrator = z.object({ id: z.number(), email: z.string() });
+
 export const receipt = z.object({
   id: z.number(),
   amount: amountText,
@@ -372,9 +373,18 @@ export const receipt = z.object({
   payer_name: z.string(),
   reference: z.string(),
   received_at: z.string(),
-  /** matched: credited at once from its reference; unmatched: waiting; allocated: credited by hand. */
+  /** What each status means: lib/money/receipts.ts. */
   status: z.enum(RECEIPT_STATUSES),
+  /** The account its reference named (also while it waits), or the one it was allocated to. */
   account_ref: z.string().nullable(),
+  recorded_by: administrator,
+  /** The second administrator who approved or released it. */
+  approved_by: administrator.nullable(),
+  /** The earlier receipt a likely duplicate repeats. */
+  duplicate_of: z.number().nullable(),
+  /** Who declined, discarded or reversed it, and why. */
+  closed_by: administrator.nullable(),
+  reason: z.string().nullable(),
 });
 
 export const recordReceipt = defineCall({
@@ -393,7 +403,7 @@ export const listReceipts = defineCall({
   summary: "The latest receipts, newest first, optionally of one status.",
   guards: CONSOLE_GUARDS,
   query: z.object({
-    status: z.enum(RECEIPT_STATUSES, { error: "status is matched, unmatched or allocated." }).optional(),
+    status: z.enum(RECEIPT_STATUSES, { error: `status is one of ${RECEIPT_STATUSES.join(", ")}.` }).optional(),
   }),
   answer: z.array(receipt),
 });
@@ -408,5 +418,60 @@ export const allocateReceipt = defineCall({
     account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().toUpperCase()
       .min(1, { error: "Enter the account_ref to credit." }),
   }),
+  answer: receipt,
+});
+
+const REASON_PROBLEM = "Give the reason (at most 500 characters): it is kept with the receipt.";
+/** Why a receipt is declined, discarded or reversed: required, kept with it and in the audit log. */
+const withReason = z.object({
+  reason: z.string({ error: REASON_PROBLEM }).trim().min(1, { error: REASON_PROBLEM })
+    .max(500, { error: REASON_PROBLEM }),
+}, { error: "Send the reason as {\"reason\": \"...\"}." });
+
+export const approveReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/approve",
+  summary: "A second administrator approves a receipt above the approval amount: it is credited now.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: receipt,
+});
+
+export const declineReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/decline",
+  summary: "Declines a receipt awaiting approval, with a reason: nothing is credited.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: withReason,
+  answer: receipt,
+});
+
+export const releaseReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/release",
+  summary: "A second administrator releases a receipt held as a likely duplicate: it is credited now.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: receipt,
+});
+
+export const discardReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/discard",
+  summary: "Discards a receipt held as a likely duplicate, with a reason: nothing is credited.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: withReason,
+  answer: receipt,
+});
+
+export const reverseReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/reverse",
+  summary: "Reverses a credited receipt with reversing entries and a reason; 409 once the money has moved on.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: withReason,
   answer: receipt,
 });

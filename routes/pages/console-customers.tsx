@@ -13,6 +13,7 @@ import { listCustomers } from "../../server/accounts/customers.ts";
 import { auditEntries, type AuditEntry } from "../../server/audit.ts";
 import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
+import { currencyList } from "../../server/money/currencies.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
 import { ConsoleUserFees, ConsoleUsers } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
@@ -181,7 +182,12 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </section>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees userId={customer.id} name={customer.name} overrides={feeOverridesOf(customer)!} />
+        <ConsoleUserFees
+          userId={customer.id}
+          name={customer.name}
+          overrides={feeOverridesOf(customer)!}
+          currencies={currencyList()}
+        />
       </div>
       <section aria-labelledby="audit-heading" className="card">
         <h2 id="audit-heading" className="mb-3 text-lg font-semibold">Audit trail</h2>

@@ -216,37 +216,3 @@ export async function ConsolePricingPage(c: Context<AppEnv>) {
     </section>
   );
 }
-
-export async function ConsoleCustomerPage(c: Context<AppEnv>) {
-  // The page's row has checked that the id is a customer's (routes/pages.tsx).
-  const id = idText.parse(c.req.param("id"));
-  const found = await userWithSummary(c.get("db"), id, false);
-  if (!found || found.user.level === "Admin") return null;
-  const { user, summary: customer } = found;
-  return (
-    <section className="flex max-w-3xl flex-col gap-6">
-      <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
-        {customer.name}
-      </PageTitle>
-      <dl className="card grid grid-cols-2 gap-2 text-sm">
-        <dt className="text-neutral-600 dark:text-neutral-400">Email validated</dt>
-        <dd>{customer.validated ? "Yes" : "No"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Profile</dt>
-        <dd>{customer.profile ? "Saved" : "Not yet"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Identity</dt>
-        <dd>{customer.identity ? "Approved" : "Not approved"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Account</dt>
-        <dd>{customer.account_ref ?? "Not open"}</dd>
-      </dl>
-      <div className="card">
-        <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees
-          userId={customer.id}
-          name={customer.name}
-          overrides={feeOverridesOf(customer)!}
-          currencies={currencyList()}
-        />
-      </div>
-    </section>
-  );
-}

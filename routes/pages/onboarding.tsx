@@ -178,13 +178,3 @@ export async function SecurityPage(c: Context<AppEnv>) {
     </section>
   );
 }
-
-export async function ConsoleUsersPage(c: Context<AppEnv>) {
-  const res = await listCustomers(c.get("db"));
-  return (
-    <section>
-      <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
-      <ConsoleUsers users={res} onBehalfId={c.get("onBehalf")?.id ?? null} />
-    </section>
-  );
-}

@@ -86,7 +86,7 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
   "PUT /console/users/:id/fees": () =>
     Promise.resolve({
       path: `console/users/${customer.id}/fees`,
-      body: { override_transfer_fee: true, override_regular_transfer_fee: "1.50" },
+      body: { override_transfer_fee: true, fees: { GBP: { regular: "1.50" } } },
       subject: customer.id,
     }),
   "POST /console/receipts": () =>

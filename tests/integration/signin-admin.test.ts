@@ -185,7 +185,7 @@ describe("acting on behalf of a customer", () => {
     expect(get.json.body).toEqual(res.json.body);
 
     const entries = await audit();
-    expect(entries.at(-1)).toMatchObject({ actorId: admin.id, onBehalfOfId: customer.id, action: "on-behalf.start" });
+    expect(entries.at(-1)).toMatchObject({ actorId: admin.id, subjectId: customer.id, action: "on-behalf.start" });
   });
 
   test("the mode survives a new login of the administrator", async () => {
@@ -204,8 +204,9 @@ describe("acting on behalf of a customer", () => {
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({
       actorId: admin.id,
-      onBehalfOfId: customer.id,
-      action: "POST /api/account/totp/setup",
+      subjectId: customer.id,
+      action: "on-behalf.call",
+      after: { method: "POST", path: "/api/account/totp/setup", status: 200 },
     });
   });
 
@@ -222,7 +223,12 @@ describe("acting on behalf of a customer", () => {
 
     const added = (await audit()).slice(before);
     expect(added).toEqual([
-      expect.objectContaining({ actorId: admin.id, onBehalfOfId: customer.id, action: "POST /api/account/profile" }),
+      expect.objectContaining({
+        actorId: admin.id,
+        subjectId: customer.id,
+        action: "on-behalf.call",
+        after: { method: "POST", path: "/api/account/profile", status: 200 },
+      }),
     ]);
   });
 
@@ -239,7 +245,7 @@ describe("acting on behalf of a customer", () => {
     expect(res.json.body).toEqual({ ok: true });
     expectStatus(await admin.client.get("account/onbehalf"), 404);
     const entries = await audit();
-    expect(entries.at(-1)).toMatchObject({ actorId: admin.id, onBehalfOfId: customer.id, action: "on-behalf.end" });
+    expect(entries.at(-1)).toMatchObject({ actorId: admin.id, subjectId: customer.id, action: "on-behalf.end" });
 
     // Changes after that are the administrator's own, not recorded as on behalf.
     const before = entries.length;

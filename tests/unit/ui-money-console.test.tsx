@@ -169,6 +169,11 @@ describe("ConsoleReceipts", () => {
     received_at: "2026-11-19",
     status: "unmatched",
     account_ref: null,
+    recorded_by: { id: 1, email: "admin@example.com" },
+    approved_by: null,
+    duplicate_of: null,
+    closed_by: null,
+    reason: null,
   };
   const MATCHED: Receipt = {
     id: 2,
@@ -179,6 +184,11 @@ describe("ConsoleReceipts", () => {
     received_at: "2026-11-20",
     status: "matched",
     account_ref: "P1234567",
+    recorded_by: { id: 1, email: "admin@example.com" },
+    approved_by: null,
+    duplicate_of: null,
+    closed_by: null,
+    reason: null,
   };
 
   test("records a receipt with POST console/receipts; the new row shows its status", async () => {
@@ -532,6 +542,11 @@ describe("hydration", () => {
         received_at: "2026-11-20",
         status: "unmatched",
         account_ref: null,
+        recorded_by: { id: 1, email: "admin@example.com" },
+        approved_by: null,
+        duplicate_of: null,
+        closed_by: null,
+        reason: null,
       }],
       currencies: CURRENCIES,
     });
