@@ -31,7 +31,8 @@ export const savePlan = (isNew: boolean) =>
     : call<SavePlan>("PUT", "/console/pricingplans/:id" satisfies (typeof consoleMoney.changePricingPlan)["path"]);
 
 /** A row of the console's customer list. */
-export type ConsoleUser = AnswerOf<typeof admin.listCustomers>[number];
+export type CustomerPage = AnswerOf<typeof admin.listCustomers>;
+export type ConsoleUser = CustomerPage["items"][number];
 /** Money a customer sent to the company's bank account. */
 export type Receipt = AnswerOf<typeof consoleMoney.recordReceipt>;
 export type ReceiptInput = BodyOf<typeof consoleMoney.recordReceipt>;

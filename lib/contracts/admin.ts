@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { AUDIT_ACTION_NAMES } from "../audit.ts";
 import { REJECTION_REASONS } from "../compliance.ts";
-import { idText, timestamp } from "./common.ts";
+import { idText, pageOf, pageQuery, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { newEmail, newPassword } from "./auth.ts";
@@ -97,13 +97,15 @@ export const stopOnBehalf = defineCall({
 export const listCustomers = defineCall({
   method: "GET",
   path: "/console/users",
-  summary: "Customers, newest first, optionally matching a search in their email or profile.",
+  summary:
+    "A page of customers, newest first, optionally those whose name, email or account reference contains q; with the total that match.",
   guards: CONSOLE_GUARDS,
   query: z.object({
     q: z.string({ error: "Search with one text." }).max(200, { error: "Search with at most 200 characters." })
       .optional().default(""),
+    ...pageQuery,
   }),
-  answer: z.array(customerRow),
+  answer: pageOf(customerRow),
 });
 
 export const openAccount = defineCall({
@@ -139,8 +141,7 @@ const NOTE_PROBLEM = "Write a note for the file (at most 1000 characters): why t
 export const rejectApplication = defineCall({
   method: "POST",
   path: "/console/users/:id/reject",
-  summary:
-    "Rejects a waiting customer's application with a reason they are told and a note for the file; emails them.",
+  summary: "Rejects a waiting customer's application with a reason they are told and a note for the file; emails them.",
   guards: CONSOLE_GUARDS,
   params: z.object({ id: idText }),
   body: z.object({

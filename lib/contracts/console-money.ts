@@ -426,7 +426,7 @@ const REASON_PROBLEM = "Give the reason (at most 500 characters): it is kept wit
 const withReason = z.object({
   reason: z.string({ error: REASON_PROBLEM }).trim().min(1, { error: REASON_PROBLEM })
     .max(500, { error: REASON_PROBLEM }),
-}, { error: "Send the reason as {\"reason\": \"...\"}." });
+}, { error: 'Send the reason as {"reason": "..."}.' });
 
 export const approveReceipt = defineCall({
   method: "POST",

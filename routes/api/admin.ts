@@ -34,7 +34,7 @@ route(admin, calls.stopOnBehalf, async (c) => {
   return { ok: true } as const;
 });
 
-route(admin, calls.listCustomers, (c, { query }) => listCustomers(c.get("db"), query.q));
+route(admin, calls.listCustomers, (c, { query }) => listCustomers(c.get("db"), query));
 
 route(admin, calls.openAccount, (c, { params, body }) =>
   openAccountAfterReview(

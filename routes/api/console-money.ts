@@ -33,7 +33,11 @@ route(
 
 route(consoleMoney, calls.listPricingPlans, async (c) => await listPlans(c.get("db")));
 
-route(consoleMoney, calls.createPricingPlan, async (c, { body }) => await createPlan(c.get("db"), body, administrator(c), now(c)));
+route(
+  consoleMoney,
+  calls.createPricingPlan,
+  async (c, { body }) => await createPlan(c.get("db"), body, administrator(c), now(c)),
+);
 
 route(consoleMoney, calls.changePricingPlan, async (c, { params, body }) => {
   if ("assign_account_ref" in body) {

@@ -21,11 +21,11 @@ import { PageTitle } from "../layouts/parts.tsx";
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
 export async function ConsoleUsersPage(c: Context<AppEnv>) {
-  const res = await listCustomers(c.get("db"));
+  const first = await listCustomers(c.get("db"));
   return (
     <section>
       <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
-      <ConsoleUsers users={res} onBehalfId={c.get("onBehalf")?.id ?? null} />
+      <ConsoleUsers first={first} onBehalfId={c.get("onBehalf")?.id ?? null} />
     </section>
   );
 }

@@ -1,9 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { idText } from "../../lib/contracts/common.ts";
 import { may } from "../../lib/permissions.ts";
 import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
-import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
 import { priceQuote } from "../../server/money/conversions.ts";
@@ -16,15 +14,7 @@ import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
 import { currentRates } from "../../server/money/store.ts";
-import {
-  Balances,
-  Calculator,
-  ConsolePricingPlans,
-  ConsoleRates,
-  ConsoleReceipts,
-  ConsoleUserFees,
-  ConvertForm,
-} from "../islands.ts";
+import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */

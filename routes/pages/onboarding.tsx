@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { customerOf } from "../../server/accounts/current.ts";
-import { listCustomers } from "../../server/accounts/customers.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
 import { registrationOf } from "../../server/auth/registration-cookie.ts";
 import { hasAuthenticator } from "../../server/auth/users.ts";
@@ -10,7 +9,6 @@ import { COUNTRIES } from "../../server/profile/schema.ts";
 import { savedProfile } from "../../server/profile/store.ts";
 import {
   BusinessProfileForm,
-  ConsoleUsers,
   ForgotForm,
   IdentityCheck,
   LoginForm,

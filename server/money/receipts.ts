@@ -59,9 +59,11 @@ async function answersOf(db: Database | Tx, rows: Row[]) {
   const refs = new Map<number, string>();
   const accountIds = [...new Set(rows.map((r) => r.accountId).filter((id): id is number => id !== null))];
   if (accountIds.length) {
-    for (const a of await db.select({ id: accounts.id, ref: accounts.accountRef }).from(accounts).where(
-      inArray(accounts.id, accountIds),
-    )) refs.set(a.id, a.ref);
+    for (
+      const a of await db.select({ id: accounts.id, ref: accounts.accountRef }).from(accounts).where(
+        inArray(accounts.id, accountIds),
+      )
+    ) refs.set(a.id, a.ref);
   }
   const people = await administrators(db, rows.flatMap((r) => [r.recordedBy, r.approvedBy, r.closedBy]));
   const person = (id: number | null) => (id === null ? null : people.get(id) ?? null);
@@ -113,7 +115,12 @@ async function inPounds(db: Database | Tx, currency: string, amountMinor: number
 }
 
 /** Books a receipt in the ledger: to the account it names, or to the unallocated funds. */
-async function book(tx: Tx, row: Pick<Row, "accountId" | "currency" | "amountMinor" | "payerName" | "reference">, reference: string, by: number) {
+async function book(
+  tx: Tx,
+  row: Pick<Row, "accountId" | "currency" | "amountMinor" | "payerName" | "reference">,
+  reference: string,
+  by: number,
+) {
   const { transferId } = await creditReceipt(tx, {
     accountId: row.accountId,
     currency: row.currency,
@@ -310,17 +317,25 @@ const ALREADY_CREDITED = "This receipt has already been credited to an account."
 export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef: string, by: number, now: Date) {
   const account = await accountByRef(deps.db, accountRef);
   if (!account) throw new InvalidInput(`There is no account ${accountRef}.`, "account_ref");
-  const row = await changeReceipt(deps.db, receiptId, "receipt.allocate", by, now, ALREADY_CREDITED, async (tx, receipt) => {
-    if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
-    const { transferId } = await allocateReceipt(tx, {
-      currency: receipt.currency,
-      amount: receipt.amountMinor,
-      toAccountId: account.id,
-      reference: `allocation:receipt:${receipt.id}`,
-      createdBy: by,
-    });
-    return { status: "allocated", accountId: account.id, allocationTransferId: transferId };
-  });
+  const row = await changeReceipt(
+    deps.db,
+    receiptId,
+    "receipt.allocate",
+    by,
+    now,
+    ALREADY_CREDITED,
+    async (tx, receipt) => {
+      if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
+      const { transferId } = await allocateReceipt(tx, {
+        currency: receipt.currency,
+        amount: receipt.amountMinor,
+        toAccountId: account.id,
+        reference: `allocation:receipt:${receipt.id}`,
+        createdBy: by,
+      });
+      return { status: "allocated", accountId: account.id, allocationTransferId: transferId };
+    },
+  );
   const receipt = await answerOf(deps.db, row);
   await tellMembers(deps.db, deps.mailer, account.id, receipt);
   return receipt;
