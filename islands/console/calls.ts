@@ -6,6 +6,7 @@ import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
 
 export const listCustomers = call<typeof admin.listCustomers>("GET", "/console/users");
 export const openAccount = call<typeof admin.openAccount>("POST", "/console/users/:id/open-account");
+export const rejectApplication = call<typeof admin.rejectApplication>("POST", "/console/users/:id/reject");
 export const setFees = call<typeof consoleMoney.setFeeOverrides>("PUT", "/console/users/:id/fees");
 export const listReceipts = call<typeof consoleMoney.listReceipts>("GET", "/console/receipts");
 export const recordReceipt = call<typeof consoleMoney.recordReceipt>("POST", "/console/receipts");

@@ -15,7 +15,7 @@ import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
-import { ConsoleUserFees, ConsoleUsers } from "../islands.ts";
+import { ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
@@ -179,6 +179,12 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
             </div>
           )
           : null}
+        <ConsoleReview
+          customer={{ id: customer.id, name: customer.name, username: customer.username }}
+          canOpen={customer.identity && !customer.account}
+          canReject={customer.profile && !customer.account}
+          rejected={!!record?.rejection}
+        />
       </section>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
