@@ -1,6 +1,7 @@
 -- The audit log gains who it was for (subject_id, renamed from on_behalf_of_id, and account_id)
 -- and the values before and after; `detail` becomes `after`, and the on-behalf middleware's rows
--- ("POST /api/...", {status}) become the action on-behalf.call with the method, path and status.
+-- ("POST /api/...", {status}) become the action on-behalf.call with the method, path and status;
+-- a detail of {before, after} (the fee overrides') is split into the two columns.
 -- Rebuilt rather than altered: SQLite cannot drop a column a foreign key uses.
 DROP INDEX `audit_log_subject`;--> statement-breakpoint
 CREATE TABLE `__new_audit_log` (
@@ -20,9 +21,12 @@ CREATE TABLE `__new_audit_log` (
 INSERT INTO `__new_audit_log`("id", "at", "actor_id", "subject_id", "account_id", "action", "before", "after")
 	SELECT "id", "at", "actor_id", "on_behalf_of_id", NULL,
 		CASE WHEN "action" LIKE '% /api/%' THEN 'on-behalf.call' ELSE "action" END,
-		NULL,
+		CASE WHEN json_valid("detail") AND json_type("detail", '$.before') IS NOT NULL AND json_type("detail", '$.after') IS NOT NULL
+			THEN json_extract("detail", '$.before') END,
 		CASE WHEN "action" LIKE '% /api/%'
 			THEN json_object('method', substr("action", 1, instr("action", ' ') - 1), 'path', substr("action", instr("action", ' ') + 1), 'status', json_extract("detail", '$.status'))
+			WHEN json_valid("detail") AND json_type("detail", '$.before') IS NOT NULL AND json_type("detail", '$.after') IS NOT NULL
+			THEN json_extract("detail", '$.after')
 			ELSE "detail" END
 	FROM `audit_log`;--> statement-breakpoint
 DROP TABLE `audit_log`;--> statement-breakpoint
