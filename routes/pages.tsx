@@ -17,6 +17,8 @@ import {
 } from "../server/guards.ts";
 import { ACCOUNT_SELECT, accountChoice, customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
+import { rejectionOf } from "../server/accounts/compliance.ts";
+import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -31,18 +33,17 @@ import {
   InvitePage,
   LinkedAccountsPage,
 } from "./pages/account-users.tsx";
+import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
 import { Home } from "./pages/Home.tsx";
 import {
   BalancesPage,
   CalculatorPage,
-  ConsoleCustomerPage,
   ConsolePricingPage,
   ConsoleReceiptsPage,
   ConvertPage,
   DashboardPage,
 } from "./pages/money.tsx";
 import {
-  ConsoleUsersPage,
   ForgotPage,
   IdentityPage,
   ProfilePage,
@@ -171,7 +172,18 @@ export const PAGES: PageRoute[] = [
     path: "/processing",
     title: "We are reviewing your application",
     guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"],
-    render: (c) => (customerOf(c)!.account ? c.redirect("/auth") : <Processing />),
+    render: async (c) => {
+      const customer = customerOf(c)!;
+      if (customer.account) return c.redirect("/auth");
+      const reason = await rejectionOf(c.get("db"), customer.id);
+      return (
+        <Processing
+          rejection={reason
+            ? { reason: REJECTION_REASON_TEXT[reason].customer, supportEmail: c.get("config").supportEmail }
+            : null}
+        />
+      );
+    },
   },
   {
     path: "/second-factor",

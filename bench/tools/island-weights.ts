@@ -37,7 +37,7 @@ const PAGES: Record<string, string[]> = {
   "/account/recipients": [...USER, "Recipients"],
   "/account/security": [...USER, "TotpSettings"],
   "/console/users": [...USER, "ConsoleUsers"],
-  "/console/users/{id}": [...USER, "ConsoleUserFees"],
+  "/console/users/{id}": [...USER, "ConsoleUserFees", "ConsoleReview"],
   "/console/receipts": [...USER, "ConsoleReceipts"],
   "/console/pricingplan": [...USER, "ConsolePricingPlans", "ConsoleRates"],
   "(any other page of a layout)": [...USER],

@@ -31,7 +31,7 @@ export const receiptKeys = {
 /** The console's customer list, by search text ("" for all). */
 export const customerKeys = {
   all: ["customers"] as const,
-  search: (q: string) => ["customers", { q }] as const,
+  search: (q: string, page = 1) => ["customers", { q, page }] as const,
 };
 
 /** The customer an administrator acts for (GET account/onbehalf). */

@@ -1,9 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { idText } from "../../lib/contracts/common.ts";
 import { may } from "../../lib/permissions.ts";
 import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
-import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
 import { priceQuote } from "../../server/money/conversions.ts";
@@ -16,15 +14,7 @@ import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
 import { currentRates } from "../../server/money/store.ts";
-import {
-  Balances,
-  Calculator,
-  ConsolePricingPlans,
-  ConsoleRates,
-  ConsoleReceipts,
-  ConsoleUserFees,
-  ConvertForm,
-} from "../islands.ts";
+import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
@@ -212,40 +202,6 @@ export async function ConsolePricingPage(c: Context<AppEnv>) {
       <div>
         <h2 className="mb-2 text-xl font-semibold">Rates</h2>
         <ConsoleRates rates={ratesFor(table, table.base)} currencies={currencyList()} />
-      </div>
-    </section>
-  );
-}
-
-export async function ConsoleCustomerPage(c: Context<AppEnv>) {
-  // The page's row has checked that the id is a customer's (routes/pages.tsx).
-  const id = idText.parse(c.req.param("id"));
-  const found = await userWithSummary(c.get("db"), id, false);
-  if (!found || found.user.level === "Admin") return null;
-  const { user, summary: customer } = found;
-  return (
-    <section className="flex max-w-3xl flex-col gap-6">
-      <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
-        {customer.name}
-      </PageTitle>
-      <dl className="card grid grid-cols-2 gap-2 text-sm">
-        <dt className="text-neutral-600 dark:text-neutral-400">Email validated</dt>
-        <dd>{customer.validated ? "Yes" : "No"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Profile</dt>
-        <dd>{customer.profile ? "Saved" : "Not yet"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Identity</dt>
-        <dd>{customer.identity ? "Approved" : "Not approved"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Account</dt>
-        <dd>{customer.account_ref ?? "Not open"}</dd>
-      </dl>
-      <div className="card">
-        <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees
-          userId={customer.id}
-          name={customer.name}
-          overrides={feeOverridesOf(customer)!}
-          currencies={currencyList()}
-        />
       </div>
     </section>
   );

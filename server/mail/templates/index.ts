@@ -10,3 +10,5 @@ export { registrationAttempt, type RegistrationAttemptProps } from "./registrati
 export { accountInvitation, type AccountInvitationProps } from "./account-invitation.tsx";
 export { accountAccessChanged, type AccountAccessChangedProps } from "./account-access-changed.tsx";
 export { accountInvitationWithdrawn, type AccountInvitationWithdrawnProps } from "./account-invitation-withdrawn.tsx";
+export { applicationRejected, type ApplicationRejectedProps } from "./application-rejected.tsx";
+export { receiptReversed, type ReceiptReversedProps } from "./receipt-reversed.tsx";
