@@ -31,6 +31,7 @@ import { DataVersions, recheckAfterWrites } from "./server/data-versions.ts";
 import type { AppEnv } from "./server/env.ts";
 import { errorHandlers } from "./server/http/errors.tsx";
 import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
+import { compression } from "./server/http/compression.ts";
 import { idempotency } from "./server/http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
@@ -90,6 +91,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const versions = new DataVersions(db, services.now);
   const pageCache = new PageCache(versions);
 
+  // Outermost: it compresses what every other layer made (decision 034).
+  app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
   // What every handler reads from c.var (server/env.ts): the app's parts, and no visitor yet.
@@ -107,11 +110,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.use(noStoreWhenPersonal());
 
-  // Built assets have content hashes in their names: cache them for good.
+  // Built assets have content hashes in their names: cache them for good. The build wrote each
+  // one's brotli and gzip forms beside it (scripts/build.ts): the one the browser accepts is sent.
   app.use(
     "/assets/*",
     serveStatic({
       root: config.distDir,
+      precompressed: true,
       onFound: (_path, c) => {
         c.header("Cache-Control", "public, max-age=31536000, immutable");
       },
