@@ -32,6 +32,7 @@ import type { AppEnv } from "./server/env.ts";
 import { bodyLimits } from "./server/http/body-limit.ts";
 import { errorHandlers } from "./server/http/errors.tsx";
 import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
+import { compression } from "./server/http/compression.ts";
 import { idempotency } from "./server/http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
@@ -92,6 +93,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const versions = new DataVersions(db, services.now);
   const pageCache = new PageCache(versions);
 
+  // Outermost: it compresses what every other layer made (decision 034).
+  app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
   // What every handler reads from c.var (server/env.ts): the app's parts, and no visitor yet.
@@ -112,11 +115,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.use(noStoreWhenPersonal());
 
-  // Built assets have content hashes in their names: cache them for good.
+  // Built assets have content hashes in their names: cache them for good. The build wrote each
+  // one's brotli and gzip forms beside it (scripts/build.ts): the one the browser accepts is sent.
   app.use(
     "/assets/*",
     serveStatic({
       root: config.distDir,
+      precompressed: true,
       onFound: (_path, c) => {
         c.header("Cache-Control", "public, max-age=31536000, immutable");
       },
