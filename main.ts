@@ -25,6 +25,9 @@ const purge = setInterval(() => {
 }, 60 * 60 * 1000);
 Deno.unrefTimer(purge);
 
+// Emails of notifications committed before a restart go out now; new ones as they come.
+services.emailOutbox.start();
+
 if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl, () => services.pageCache.clear());
 
 const server = Deno.serve({
@@ -37,6 +40,7 @@ const server = Deno.serve({
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     await server.shutdown();
+    services.emailOutbox.stop();
     db.$client.close();
     Deno.exit(0);
   });

@@ -7,6 +7,7 @@ import { health } from "../routes/api/health.ts";
 import { consoleMoney } from "../routes/api/console-money.ts";
 import { moneyCalls } from "../routes/api/money.ts";
 import { onboarding } from "../routes/api/onboarding.ts";
+import { paymentCalls } from "../routes/api/payments.ts";
 import { security } from "../routes/api/security.ts";
 import { PAGES, registerPages } from "../routes/pages.tsx";
 import { siteFiles } from "../routes/static.ts";
@@ -74,7 +75,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use(idempotency());
   api.use(auditOnBehalf());
-  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, consoleMoney]) api.route("/", calls);
+  for (const calls of [health, auth, onboarding, security, admin, moneyCalls, paymentCalls, consoleMoney]) {
+    api.route("/", calls);
+  }
   app.route("/api", api);
 
   registerPages(app, PAGES, deps.services.pageCache);

@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import { identityProvider } from "./identity/index.ts";
 import type { IdentityProvider } from "./identity/provider.ts";
 import { createMailer, type Mailer, type MailTransport } from "./mail/index.ts";
+import { EmailOutbox } from "./notifications/email-outbox.ts";
 import { PageCache } from "./render/page-cache.ts";
 
 /**
@@ -18,6 +19,8 @@ export interface Services {
   verifications: Verifications;
   limiter: RateLimiter;
   mailer: Mailer;
+  /** The emails that follow in-app notifications, sent after their commit (main.ts starts it). */
+  emailOutbox: EmailOutbox;
   identity: IdentityProvider;
   secretBox: SecretBox;
   /** Rendered public pages (cleared when what they show changes, e.g. the rates). */
@@ -34,11 +37,13 @@ export interface ServiceOptions {
 
 export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
   const now = options.now ?? (() => Date.now());
+  const mailer = createMailer({ db, config, transport: options.mailTransport });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),
     verifications: new Verifications(db, now),
     limiter: new RateLimiter(db, now),
-    mailer: createMailer({ db, config, transport: options.mailTransport }),
+    mailer,
+    emailOutbox: new EmailOutbox(db, mailer, { publicUrl: config.publicUrl, now }),
     identity: options.identity ?? identityProvider(config, db),
     secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
     pageCache: new PageCache(),

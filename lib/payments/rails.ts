@@ -5,8 +5,9 @@
  * field with the same rules the server checks.
  */
 
-/** The rails of db/schema-payments.ts's PAYOUT_RAILS. */
-export type Rail = "sepa" | "faster_payments" | "ach" | "swift";
+/** Every payout rail (payments.rail in db/schema-payments.ts). */
+export const PAYOUT_RAILS = ["sepa", "faster_payments", "ach", "swift"] as const;
+export type Rail = (typeof PAYOUT_RAILS)[number];
 
 /** Local rails are the payout desk's /console/local; SWIFT transfers its /console/transfer. */
 export type RailKind = "local" | "transfer";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { expectedArrival, RAILS, railFor, railKind, referenceProblem } from "../../lib/payments/rails.ts";
+import { expectedArrival, railFor, railKind, RAILS, referenceProblem } from "../../lib/payments/rails.ts";
 import { PAYOUT_RAILS } from "../../db/schema-payments.ts";
 
 describe("the rail a payment takes", () => {
