@@ -16,6 +16,7 @@ import {
   homeOf,
 } from "../server/guards.ts";
 import { customerOf } from "../server/accounts/current.ts";
+import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -262,10 +263,16 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       if (cached) return sendPage(c, cached);
       const content = await page.render(c);
       if (content instanceof Response) return content;
+      // Signed-in pages hand the person's new in-app notifications to the notification queue.
+      const user = c.get("user");
+      const notifications = page.layout === "user" && user
+        ? await takeUndelivered(c.get("db"), user.id, new Date(c.get("services").now()))
+        : [];
       const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
         render: () => <Layout>{content}</Layout>,
+        notifications,
       });
       if (key) cache.set(key, rendered);
       return sendPage(c, rendered);

@@ -43,7 +43,7 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
   const paid = money(p.buyCurrency, p.buyMinor);
   const debited = money(p.sellCurrency, p.sellMinor);
   const who = actorName?.trim() || null;
-  const why = p.reason ? `: ${p.reason}` : ".";
+  const why = p.reason ? `: ${p.reason}${/[.!?]$/.test(p.reason) ? "" : "."}` : ".";
   switch (notice) {
     case "approval_needed":
       return {
