@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { PAYOUT_RAILS } from "../lib/payments/rails.ts";
+import { type Scheme, SCHEMES } from "../lib/bank-details/requirements.ts";
 import { PAYMENT_EVENTS, PAYMENT_STATUSES, type PaymentEvent, type PaymentStatus } from "../lib/payments/statuses.ts";
 import { ACCOUNT_ROLES } from "../lib/permissions.ts";
 import { accounts, users } from "./schema.ts";
@@ -52,9 +52,12 @@ export const recipientChanges = sqliteTable("recipient_changes", {
   changedAt: time("changed_at").notNull(),
 }, (t) => [index("recipient_changes_recipient").on(t.recipientId, t.id)]);
 
-/** The ways a payout reaches a bank (lib/payments/rails.ts): local schemes, or SWIFT. */
-export { PAYOUT_RAILS };
-export type PayoutRailName = (typeof PAYOUT_RAILS)[number];
+/**
+ * The ways a payout reaches a bank: the recipient's scheme (lib/bank-details/requirements.ts), a
+ * local scheme or SWIFT.
+ */
+export const PAYOUT_RAILS = SCHEMES;
+export type PayoutRailName = Scheme;
 
 /**
  * A price for a payment, held until it expires or is used once (like a conversion's quote, with

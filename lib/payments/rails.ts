@@ -1,13 +1,15 @@
 /**
- * Payout rails (docs/helpers' PAYMENTS.md "Rails, references, arrival"; decision 030): which rail a
- * payment takes for the recipient's currency and bank country, what its reference may hold, and
- * when the money is expected to arrive. Pure and shared: the payment screen limits the reference
- * field with the same rules the server checks.
+ * Payout rails (decision 030): which rail a payment takes for the recipient's currency and bank
+ * country (the scheme of the bank-details table, lib/bank-details/requirements.ts: one table for
+ * what a recipient needs and how they are paid), what its reference may hold, and when the money
+ * is expected to arrive. Pure and shared: the payment screen limits the reference field with the
+ * same rules the server checks.
  */
+import { requirementsFor, type Scheme, SCHEMES } from "../bank-details/requirements.ts";
 
-/** Every payout rail (payments.rail in db/schema-payments.ts). */
-export const PAYOUT_RAILS = ["sepa", "faster_payments", "ach", "swift"] as const;
-export type Rail = (typeof PAYOUT_RAILS)[number];
+/** Every payout rail: the recipients' bank-detail schemes (payments.rail in db/schema-payments.ts). */
+export const PAYOUT_RAILS = SCHEMES;
+export type Rail = Scheme;
 
 /** Local rails are the payout desk's /console/local; SWIFT transfers its /console/transfer. */
 export type RailKind = "local" | "transfer";
@@ -78,6 +80,55 @@ export const RAILS: Readonly<Record<Rail, RailRules>> = {
     regular: days(2),
     priority: days(0),
   },
+  // National transfers in the currencies whose banks use IBANs (CHF, DKK, NOK, PLN, SEK...), through
+  // our local partners: the 35 characters of the Latin set that every one of those schemes carries;
+  // the next business day, or the same day with priority (the schemes' instant or urgent service).
+  local_iban: {
+    rail: "local_iban",
+    kind: "local",
+    name: "Local bank transfer",
+    referenceMax: 35,
+    referenceCharacters: LATIN,
+    referenceCharactersText: LATIN_TEXT,
+    regular: days(1),
+    priority: days(0),
+  },
+  // NEFT (settled the same day) or, with priority, IMPS (instant, every day); 30 characters of
+  // remarks, letters, digits and spaces.
+  imps: {
+    rail: "imps",
+    kind: "local",
+    name: "Indian bank transfer (IMPS/NEFT)",
+    referenceMax: 30,
+    referenceCharacters: /[A-Za-z0-9 ]/,
+    referenceCharactersText: "letters A–Z, digits and spaces",
+    regular: days(0),
+    priority: INSTANT,
+  },
+  // BECS Direct Entry (the next business day) or, with priority, the NPP (instant, every day); the
+  // lodgement reference is 18 characters.
+  becs: {
+    rail: "becs",
+    kind: "local",
+    name: "Australian bank transfer",
+    referenceMax: 18,
+    referenceCharacters: /[A-Za-z0-9 &\-./]/,
+    referenceCharactersText: "letters A–Z, digits, spaces and & - . /",
+    regular: days(1),
+    priority: INSTANT,
+  },
+  // Payments Canada's AFT (two business days) or, with priority, Lynx (the same day); the
+  // originator's cross-reference is 19 characters.
+  eft: {
+    rail: "eft",
+    kind: "local",
+    name: "Canadian bank transfer (EFT)",
+    referenceMax: 19,
+    referenceCharacters: /[A-Za-z0-9 \-./]/,
+    referenceCharactersText: "letters A–Z, digits, spaces and - . /",
+    regular: days(2),
+    priority: days(0),
+  },
   // SWIFT MT103 field 70: 4 lines of 35 characters of the SWIFT X set.
   swift: {
     rail: "swift",
@@ -92,33 +143,14 @@ export const RAILS: Readonly<Record<Rail, RailRules>> = {
 };
 
 /**
- * Countries whose banks SEPA reaches (the EPC's register: the EEA and the long-standing non-EEA
- * members). Recipients in the 2024-2025 joiners are paid by SWIFT until our bank confirms it
- * reaches them.
- */
-const SEPA_COUNTRIES: ReadonlySet<string> = new Set(
-  ("AT BE BG CY CZ DE DK EE ES FI FR GR HR HU IE IT LT LU LV MT NL PL PT RO SE SI SK IS LI NO " +
-    "AX GF GP MQ RE YT MF CH GB GI GG JE IM MC SM VA AD PM BL").split(" "),
-);
-
-/** Where each local rail pays in its currency; anywhere else goes by SWIFT. */
-const LOCAL: ReadonlyArray<{ currency: string; countries: ReadonlySet<string>; rail: Rail }> = [
-  { currency: "EUR", countries: SEPA_COUNTRIES, rail: "sepa" },
-  // Banks in the Crown Dependencies have UK sort codes and are reached by Faster Payments.
-  { currency: "GBP", countries: new Set(["GB", "GG", "JE", "IM"]), rail: "faster_payments" },
-  // Banks in the US territories have ABA routing numbers and are reached by ACH.
-  { currency: "USD", countries: new Set(["US", "PR", "GU", "VI", "AS", "MP"]), rail: "ach" },
-];
-
-/**
  * The rail of a payment in `currency` (the recipient's) to a bank in `country` (ISO 3166 alpha-2):
- * EUR to a SEPA country by SEPA, GBP to the UK by Faster Payments, USD to the US by ACH, anything
- * else by SWIFT (decision 030: the other currencies' local schemes need partners we do not have).
+ * the scheme the bank-details table pays that pair with (EUR to a SEPA country by SEPA, GBP to the
+ * UK by Faster Payments, USD to the US by ACH, ... anything else by SWIFT), or why that pair cannot
+ * be paid (a country we do not pay, a currency paid only at home).
  */
-export function railFor(currency: string, country: string): Rail {
-  const code = currency.toUpperCase();
-  const where = country.toUpperCase();
-  return LOCAL.find((l) => l.currency === code && l.countries.has(where))?.rail ?? "swift";
+export function railFor(currency: string, country: string): { ok: true; rail: Rail } | { ok: false; message: string } {
+  const found = requirementsFor(currency.toUpperCase(), country.toUpperCase());
+  return found.ok ? { ok: true, rail: found.requirement.scheme } : { ok: false, message: found.message };
 }
 
 /** Whether a payment on this rail is a local payout or an international transfer. */

@@ -12,7 +12,7 @@ import {
   listConversions,
   priceQuote,
 } from "../../server/money/conversions.ts";
-import { CURRENCIES, CURRENCY_CODES } from "../../server/money/currencies.ts";
+import { currencyList } from "../../server/money/currencies.ts";
 import { companyBankDetails } from "../../server/money/funding.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
 import { quoteAnswer } from "../../server/money/quote.ts";
@@ -35,11 +35,7 @@ async function pricesFor(c: Context<AppEnv>) {
 
 export const moneyCalls = new Hono<AppEnv>();
 
-route(
-  moneyCalls,
-  calls.listCurrencies,
-  () => CURRENCY_CODES.map((code) => ({ code, name: CURRENCIES[code].name, minor_units: CURRENCIES[code].minorUnits })),
-);
+route(moneyCalls, calls.listCurrencies, currencyList);
 
 route(moneyCalls, calls.getRates, async (c, { query }) => ratesFor(await currentRates(c.get("db")), query.base));
 

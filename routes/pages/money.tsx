@@ -1,17 +1,20 @@
 import type { Context } from "hono";
+import { z } from "zod";
+import { idText } from "../../lib/contracts/common.ts";
 import { currentAccount, customerOf } from "../../server/accounts/current.ts";
 import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
+import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
 import { priceQuote } from "../../server/money/conversions.ts";
-import { CURRENCIES, CURRENCY_CODES } from "../../server/money/currencies.ts";
-import { companyBankDetails } from "../../server/money/funding.ts";
+import { currencyList } from "../../server/money/currencies.ts";
 import { MoneyError } from "../../server/money/errors.ts";
+import { companyBankDetails } from "../../server/money/funding.ts";
+import { listPlans } from "../../server/money/plans.ts";
+import { feeOverridesOf } from "../../server/money/pricing.ts";
 import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
-import { currentRates, listPlans } from "../../server/money/store.ts";
-import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
-import { feeOverridesOf } from "../../server/money/pricing.ts";
+import { currentRates } from "../../server/money/store.ts";
 import {
   Balances,
   Calculator,
@@ -25,15 +28,20 @@ import { PageTitle } from "../layouts/parts.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
 
-const currencyList = () =>
-  CURRENCY_CODES.map((code) => ({ code, name: CURRENCIES[code].name, minor_units: CURRENCIES[code].minorUnits }));
+/**
+ * What the calculator's address may preset (/calculator?sell=USD&amount=500). Nothing here is
+ * refused: a price the values cannot make simply is not shown until the visitor changes them.
+ */
+const calculatorQuery = z.object({
+  sell: z.string().trim().toUpperCase().default("GBP"),
+  buy: z.string().trim().toUpperCase().default("EUR"),
+  amount: z.string().trim().default("1000.00"),
+  fixed: z.enum(["sell", "buy"]).catch("sell"),
+});
 
 export async function CalculatorPage(c: Context<AppEnv>) {
   const db = c.get("db");
-  const sell = (c.req.query("sell") ?? "GBP").toUpperCase();
-  const buy = (c.req.query("buy") ?? "EUR").toUpperCase();
-  const amount = c.req.query("amount") ?? "1000.00";
-  const fixed = c.req.query("fixed") === "buy" ? "buy" : "sell";
+  const { sell, buy, amount, fixed } = calculatorQuery.parse(c.req.query());
   const table = await currentRates(db);
   const customer = customerOf(c);
   const signedIn = !!customer?.account;
@@ -194,7 +202,8 @@ export async function ConsolePricingPage(c: Context<AppEnv>) {
 }
 
 export async function ConsoleCustomerPage(c: Context<AppEnv>) {
-  const id = Number(c.req.param("id"));
+  // The page's row has checked that the id is a customer's (routes/pages.tsx).
+  const id = idText.parse(c.req.param("id"));
   const found = await userWithSummary(c.get("db"), id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;

@@ -10,7 +10,8 @@ import { MoneyError } from "./errors.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import type { FeeOverrides } from "./pricing.ts";
 import { type Fixed, quote, type QuoteAnswer, quoteAnswer } from "./quote.ts";
-import { currentRates, planForAccount } from "./store.ts";
+import { planForAccount } from "./plans.ts";
+import { currentRates } from "./store.ts";
 
 /**
  * Conversions between a customer's own balances: a quote held for its validity, then executed once.

@@ -8,111 +8,89 @@
  *     <Cube><Cube time="2026-11-20"><Cube currency="USD" rate="1.0823"/>...</Cube></Cube>
  *   </gesmes:Envelope>
  *
- * No XML library: a small, strict tokenizer checks that the document is well formed (tags
- * nested and closed, attributes quoted, one root element, no DOCTYPE) and then reads the Cube
- * elements. Element names are matched by their local part, so any namespace prefix works;
+ * fast-xml-parser's validator checks that the document is well formed (tags nested and closed,
+ * attributes quoted, one root element); a DOCTYPE is refused and entities are never expanded, so
+ * a document cannot make the parser fetch or multiply anything. The parsed tree is then walked for
+ * the Cube elements. Element names are matched by their local part, so any namespace prefix works;
  * attributes may come in any order with either quote. Currencies we do not support are ignored;
  * an unparsable rate of a supported currency, a currency listed twice in a day, a missing or
  * impossible date, or a document with no supported currency is refused with a MoneyError. When
  * the document holds several days (the 90-day history file), the latest day is used.
  */
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { z } from "zod";
+import { rateValue } from "../../lib/contracts/console-money.ts";
 import { CURRENCY_CODES, isCurrency } from "./currencies.ts";
 import { MoneyError } from "./errors.ts";
-import { isIsoDate, type RateTable, validateRate } from "./rates.ts";
+import type { RateTable } from "./rates.ts";
 
 export const ECB_DAILY_URL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml";
 
 /** Larger documents are refused (the daily file is about 1.5 kB, the full history a few MB). */
 const MAX_DOCUMENT_LENGTH = 8_000_000;
 
-interface Tag {
-  kind: "open" | "close" | "empty";
-  name: string;
-  attrs: Record<string, string>;
+const isoDate = z.iso.date();
+
+/**
+ * The document as a tree in document order: each element is `{ [name]: children, ":@": attributes }`
+ * with the namespace prefix removed; attribute values stay the strings they were.
+ */
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: "",
+  removeNSPrefix: true,
+  parseAttributeValue: false,
+  parseTagValue: false,
+  processEntities: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+});
+
+interface XmlNode {
+  ":@"?: Record<string, string>;
+  [name: string]: XmlNode[] | Record<string, string> | string | undefined;
 }
 
-const NAME = "[A-Za-z_][\\w.:-]*";
-const OPEN_TAG = new RegExp(`<(${NAME})((?:\\s+${NAME}\\s*=\\s*(?:"[^"<]*"|'[^'<]*'))*)\\s*(/?)>`, "y");
-const CLOSE_TAG = new RegExp(`</(${NAME})\\s*>`, "y");
-const ATTRIBUTE = new RegExp(`(${NAME})\\s*=\\s*(?:"([^"<]*)"|'([^'<]*)')`, "g");
+/** An element's name; text nodes ("#text") have none. */
+function nameOf(node: XmlNode): string | undefined {
+  return Object.keys(node).find((key) => key !== ":@" && key !== "#text");
+}
 
 function malformed(detail: string): MoneyError {
   return new MoneyError(`The rate document is not well-formed XML: ${detail}.`);
 }
 
-function lineOf(xml: string, index: number): number {
-  let line = 1;
-  for (let i = 0; i < index; i++) if (xml.charCodeAt(i) === 10) line++;
-  return line;
+/** The validator's finding, in the words the operator reads in the rate feed's log. */
+function validatorFinding({ code, msg, line }: { code: string; msg: string; line: number }): MoneyError {
+  const unclosed = /^Unclosed tag '(.+)'\.$/.exec(msg);
+  if (unclosed) return malformed(`<${unclosed[1]}> is never closed`);
+  if (msg.startsWith("Multiple possible root nodes")) return malformed(`a second root element on line ${line}`);
+  if (msg.startsWith("Extra text at the end")) return malformed(`text outside the root element on line ${line}`);
+  if (code === "InvalidAttr") return malformed(`a broken tag on line ${line} (${msg.replace(/\.$/, "")})`);
+  return malformed(`${msg.replace(/\.$/, "")} (line ${line})`);
 }
 
-/** The document's tags in order, after checking that it is well formed. */
-function tokenize(xml: string): Tag[] {
-  const tags: Tag[] = [];
-  const open: string[] = [];
-  let roots = 0;
-  let i = 0;
-  const outsideRootText = (text: string, at: number) => {
-    if (open.length === 0 && text.trim() !== "") {
-      throw malformed(`text outside the root element on line ${lineOf(xml, at)}`);
-    }
-  };
-  const skipUntil = (start: number, end: string, what: string): number => {
-    const j = xml.indexOf(end, start);
-    if (j < 0) throw malformed(`${what} on line ${lineOf(xml, start)} is not closed`);
-    return j + end.length;
-  };
-  while (i < xml.length) {
-    const lt = xml.indexOf("<", i);
-    outsideRootText(lt < 0 ? xml.slice(i) : xml.slice(i, lt), i);
-    if (lt < 0) break;
-    if (xml.startsWith("<?", lt)) {
-      i = skipUntil(lt + 2, "?>", "a processing instruction");
-    } else if (xml.startsWith("<!--", lt)) {
-      i = skipUntil(lt + 4, "-->", "a comment");
-    } else if (xml.startsWith("<![CDATA[", lt)) {
-      if (open.length === 0) throw malformed(`CDATA outside the root element on line ${lineOf(xml, lt)}`);
-      i = skipUntil(lt + 9, "]]>", "a CDATA section");
-    } else if (xml.startsWith("<!", lt)) {
-      throw malformed(`unexpected declaration (a DOCTYPE?) on line ${lineOf(xml, lt)}`);
-    } else if (xml.startsWith("</", lt)) {
-      CLOSE_TAG.lastIndex = lt;
-      const m = CLOSE_TAG.exec(xml);
-      if (!m) throw malformed(`a broken closing tag on line ${lineOf(xml, lt)}`);
-      const expected = open.pop();
-      if (expected !== m[1]) {
-        throw malformed(
-          expected === undefined
-            ? `</${m[1]}> on line ${lineOf(xml, lt)} closes nothing`
-            : `</${m[1]}> on line ${lineOf(xml, lt)} where </${expected}> was expected`,
-        );
-      }
-      tags.push({ kind: "close", name: m[1], attrs: {} });
-      i = CLOSE_TAG.lastIndex;
-    } else {
-      OPEN_TAG.lastIndex = lt;
-      const m = OPEN_TAG.exec(xml);
-      if (!m) throw malformed(`a broken tag on line ${lineOf(xml, lt)}`);
-      if (open.length === 0 && ++roots > 1) {
-        throw malformed(`a second root element <${m[1]}> on line ${lineOf(xml, lt)}`);
-      }
-      const attrs: Record<string, string> = {};
-      for (const a of m[2].matchAll(ATTRIBUTE)) {
-        if (Object.hasOwn(attrs, a[1])) throw malformed(`attribute ${a[1]} repeated on line ${lineOf(xml, lt)}`);
-        attrs[a[1]] = a[2] ?? a[3];
-      }
-      const empty = m[3] === "/";
-      tags.push({ kind: empty ? "empty" : "open", name: m[1], attrs });
-      if (!empty) open.push(m[1]);
-      i = OPEN_TAG.lastIndex;
-    }
+/** The document's root elements, after checking that it is well formed and declares no DOCTYPE. */
+function parseDocument(xml: string): XmlNode[] {
+  const verdict = XMLValidator.validate(xml);
+  if (verdict !== true) throw validatorFinding(verdict.err);
+  const doctype = xml.indexOf("<!DOCTYPE");
+  if (doctype >= 0) {
+    const line = xml.slice(0, doctype).split("\n").length;
+    throw new MoneyError(`The rate document declares a DOCTYPE on line ${line}; a rate document needs none.`);
   }
-  if (open.length) throw malformed(`<${open[open.length - 1]}> is never closed`);
-  if (roots === 0) throw malformed("there is no root element");
-  return tags;
+  let tree: XmlNode[];
+  try {
+    tree = parser.parse(xml) as XmlNode[];
+  } catch (e) {
+    // Well formed, but beyond what the parser accepts (too deeply nested, say).
+    throw new MoneyError(`The rate document could not be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const roots = tree.filter((node) => nameOf(node) !== undefined);
+  if (roots.length === 0) throw malformed("there is no root element");
+  return roots;
 }
-
-const localName = (name: string) => name.slice(name.indexOf(":") + 1);
 
 /**
  * Parses a document in the eurofxref-daily.xml format into a rate table against EUR:
@@ -122,42 +100,43 @@ const localName = (name: string) => name.slice(name.indexOf(":") + 1);
 export function parseEcbDaily(xml: string): RateTable & { base: "EUR"; source: "ecb" } {
   if (typeof xml !== "string" || xml.trim() === "") throw new MoneyError("The rate document is empty.");
   if (xml.length > MAX_DOCUMENT_LENGTH) throw new MoneyError("The rate document is too large.");
-  const tags = tokenize(xml.replace(/^\uFEFF/, ""));
-  if (localName(tags[0].name) !== "Envelope") {
-    throw new MoneyError(`The rate document is not an ECB reference-rate envelope (its root is <${tags[0].name}>).`);
+  const [root] = parseDocument(xml.replace(/^\uFEFF/, ""));
+  if (nameOf(root) !== "Envelope") {
+    throw new MoneyError(`The rate document is not an ECB reference-rate envelope (its root is <${nameOf(root)}>).`);
   }
 
   const days = new Map<string, Map<string, string>>();
-  const stack: (Tag & { time?: string })[] = [];
-  for (const tag of tags) {
-    if (tag.kind === "close") {
-      stack.pop();
-      continue;
-    }
-    if (localName(tag.name) === "Cube") {
-      if (Object.hasOwn(tag.attrs, "time")) {
-        const time = tag.attrs.time.trim();
-        if (!isIsoDate(time)) throw new MoneyError(`The rate document has an impossible date "${time}".`);
+  const visit = (node: XmlNode, parent: XmlNode | undefined) => {
+    const name = nameOf(node);
+    if (name === undefined) return;
+    const attrs = node[":@"] ?? {};
+    if (name === "Cube") {
+      if (Object.hasOwn(attrs, "time")) {
+        const time = attrs.time.trim();
+        if (!isoDate.safeParse(time).success) {
+          throw new MoneyError(`The rate document has an impossible date "${time}".`);
+        }
         if (!days.has(time)) days.set(time, new Map());
       }
-      if (Object.hasOwn(tag.attrs, "currency")) {
-        const parent = stack[stack.length - 1];
-        const time = parent && localName(parent.name) === "Cube" ? parent.attrs.time?.trim() : undefined;
-        if (time === undefined) {
-          throw new MoneyError(`The rate of ${tag.attrs.currency} is not inside a <Cube time="..."> of a day.`);
-        }
-        const code = tag.attrs.currency.trim().toUpperCase();
-        if (isCurrency(code)) {
-          if (!Object.hasOwn(tag.attrs, "rate")) throw new MoneyError(`The rate document gives no rate for ${code}.`);
-          const rate = validateRate(tag.attrs.rate, `The ECB rate of ${code}`, `rates.${code}`);
-          const day = days.get(time)!;
-          if (day.has(code)) throw new MoneyError(`The rate document lists ${code} twice for ${time}.`);
-          day.set(code, rate);
-        }
-      }
+      if (Object.hasOwn(attrs, "currency")) readRate(attrs, parent);
     }
-    if (tag.kind === "open") stack.push(tag);
-  }
+    for (const child of node[name] as XmlNode[]) visit(child, node);
+  };
+  const readRate = (attrs: Record<string, string>, parent: XmlNode | undefined) => {
+    const time = parent && nameOf(parent) === "Cube" ? parent[":@"]?.time?.trim() : undefined;
+    if (time === undefined) {
+      throw new MoneyError(`The rate of ${attrs.currency} is not inside a <Cube time="..."> of a day.`);
+    }
+    const code = attrs.currency.trim().toUpperCase();
+    if (!isCurrency(code)) return;
+    if (!Object.hasOwn(attrs, "rate")) throw new MoneyError(`The rate document gives no rate for ${code}.`);
+    const rate = rateValue(`The ECB rate of ${code}`).safeParse(attrs.rate);
+    if (!rate.success) throw new MoneyError(rate.error.issues[0].message, `rates.${code}`);
+    const day = days.get(time)!;
+    if (day.has(code)) throw new MoneyError(`The rate document lists ${code} twice for ${time}.`);
+    day.set(code, rate.data);
+  };
+  visit(root, undefined);
 
   if (days.size === 0) throw new MoneyError('The rate document has no <Cube time="YYYY-MM-DD"> with the day\'s rates.');
   const as_of = [...days.keys()].sort().at(-1)!;

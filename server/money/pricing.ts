@@ -6,7 +6,8 @@
  * - Tiers are by the amount being converted, measured in the plan's `tier_currency` minor units
  *   (see ./quote.ts for how it is measured). A tier applies to amounts up to and including its
  *   `up_to` (a decimal string in the tier currency); the last tier is open (`up_to: null`).
- *   `up_to` values rise strictly. bps are whole numbers from 0 to MAX_BPS (1000 = 10%).
+ *   `up_to` values rise strictly. bps are whole numbers from 0 to 1000 (10%). What an administrator
+ *   may write as a plan is the calls' contract (planBody in lib/contracts/console-money.ts).
  * - Fees are decimal strings with exactly each currency's digits ("1.00", "200", "0.400"); a
  *   plan must give both fees for every supported currency, so that any currency can be sold.
  * - Overrides: when override_transfer_fee is on, override_regular_transfer_fee (or
@@ -17,8 +18,8 @@
  *   than one minor unit. When override_transfer_fee is off the override fees are ignored.
  */
 import Big from "big.js";
-import { currency, CURRENCY_CODES, type CurrencyCode, describe, isCurrency } from "./currencies.ts";
-import { formatAmount, parseAmount } from "./amounts.ts";
+import { currency, CURRENCY_CODES, type CurrencyCode } from "./currencies.ts";
+import { parseAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
 
 export interface PricingTier {
@@ -58,9 +59,6 @@ export function feeOverridesOf(user: FeeOverrides | null): FeeOverrides | null {
 }
 
 export type FeeKind = "regular" | "priority";
-
-export const MAX_BPS = 1000;
-const MAX_TIERS = 20;
 
 const DEFAULT_FEES: Record<CurrencyCode, [string, string]> = {
   AED: ["5.00", "22.00"],
@@ -108,97 +106,6 @@ function deepFreeze<T>(value: T): T {
     Object.freeze(value);
   }
   return value;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
-/** Parses an amount, rewording parseAmount's message to name the field. */
-function amountField(code: string, value: unknown, what: string, field: string): number {
-  if (typeof value !== "string") throw new MoneyError(`${what} must be a decimal string in ${code}.`, field);
-  try {
-    return parseAmount(code, value);
-  } catch (e) {
-    if (e instanceof MoneyError) throw new MoneyError(`${what}: ${e.message}`, field);
-    throw e;
-  }
-}
-
-/**
- * Validates a plan (from an administrator or the database) and answers it normalised: names
- * trimmed, amounts rewritten with exactly their currency's digits ("1" → "1.00"). Throws a
- * MoneyError whose `field` names the problem ("tiers.1.up_to", "fees.GBP.regular").
- */
-export function validatePlan(input: unknown): PricingPlan {
-  if (!isObject(input)) throw new MoneyError("A pricing plan must be an object.");
-  const { id, name, is_default = false, tier_currency = "GBP", tiers, fees } = input;
-  if (!(typeof id === "string" && id.trim() !== "") && !(typeof id === "number" && Number.isSafeInteger(id))) {
-    throw new MoneyError("The plan needs an id.", "id");
-  }
-  if (typeof name !== "string" || name.trim() === "" || name.trim().length > 100) {
-    throw new MoneyError("The plan needs a name of at most 100 characters.", "name");
-  }
-  if (typeof is_default !== "boolean") throw new MoneyError("is_default must be true or false.", "is_default");
-  if (!isCurrency(tier_currency)) {
-    throw new MoneyError(`The tier currency ${describe(tier_currency)} is not a currency we support.`, "tier_currency");
-  }
-
-  if (!Array.isArray(tiers) || tiers.length === 0) throw new MoneyError("The plan needs at least one tier.", "tiers");
-  if (tiers.length > MAX_TIERS) throw new MoneyError(`A plan has at most ${MAX_TIERS} tiers.`, "tiers");
-  const outTiers: PricingTier[] = [];
-  let previous = 0;
-  tiers.forEach((tier: unknown, i: number) => {
-    const n = i + 1;
-    if (!isObject(tier)) throw new MoneyError(`Tier ${n} must be an object with up_to and bps.`, `tiers.${i}`);
-    const last = i === tiers.length - 1;
-    let up_to: string | null = null;
-    if (last) {
-      if (tier.up_to !== null && tier.up_to !== undefined) {
-        throw new MoneyError("The last tier must be open: its up_to is null.", `tiers.${i}.up_to`);
-      }
-    } else {
-      if (tier.up_to === null || tier.up_to === undefined) {
-        throw new MoneyError(`Only the last tier may be open; tier ${n} needs an up_to.`, `tiers.${i}.up_to`);
-      }
-      const minor = amountField(tier_currency, tier.up_to, `Tier ${n}'s up_to`, `tiers.${i}.up_to`);
-      if (minor <= previous) {
-        throw new MoneyError(
-          i === 0 ? "Tier 1's up_to must be more than zero." : `Tier ${n}'s up_to must be more than tier ${i}'s.`,
-          `tiers.${i}.up_to`,
-        );
-      }
-      previous = minor;
-      up_to = formatAmount(tier_currency, minor);
-    }
-    if (typeof tier.bps !== "number" || !Number.isInteger(tier.bps) || tier.bps < 0 || tier.bps > MAX_BPS) {
-      throw new MoneyError(`Tier ${n}'s bps must be a whole number from 0 to ${MAX_BPS}.`, `tiers.${i}.bps`);
-    }
-    outTiers.push({ up_to, bps: tier.bps });
-  });
-
-  if (!isObject(fees)) throw new MoneyError("The plan needs its fees by currency.", "fees");
-  for (const code of Object.keys(fees)) {
-    if (!isCurrency(code)) throw new MoneyError(`${describe(code)} is not a currency we support.`, `fees.${code}`);
-  }
-  const outFees: Record<string, TransferFees> = {};
-  for (const code of CURRENCY_CODES) {
-    const f = fees[code];
-    if (!isObject(f)) throw new MoneyError(`The plan needs a regular and a priority fee for ${code}.`, `fees.${code}`);
-    outFees[code] = {
-      regular: formatAmount(code, amountField(code, f.regular, `The regular ${code} fee`, `fees.${code}.regular`)),
-      priority: formatAmount(code, amountField(code, f.priority, `The priority ${code} fee`, `fees.${code}.priority`)),
-    };
-  }
-
-  return {
-    id: typeof id === "string" ? id.trim() : id,
-    name: name.trim(),
-    is_default,
-    tier_currency,
-    tiers: outTiers,
-    fees: outFees,
-  };
 }
 
 /**

@@ -1,10 +1,11 @@
 /**
- * Mid-market rates: a rate table, cross rates through its base, the GET rates answer, and the
- * validation of an administrator's update.
+ * Mid-market rates: a rate table, cross rates through its base, and the GET rates answer. What an
+ * administrator may send as a table is the call's contract (rateTableUpdate in
+ * lib/contracts/console-money.ts).
  *
  * A table reads "one unit of the base buys `rates[X]` of X": with base EUR, `USD: "1.0823"` means
- * 1 EUR = 1.0823 USD. The base's own rate is always "1" (validateRateTable adds it when it is
- * missing and refuses any other value). Rates are decimal strings, never floating point.
+ * 1 EUR = 1.0823 USD. The base's own rate is always "1" (the contract adds it when it is missing
+ * and refuses any other value). Rates are decimal strings, never floating point.
  *
  * Cross rates go through the base: from → base → to, i.e. rates[to] / rates[from]. crossRate
  * answers that with big.js to CROSS_RATE_DECIMALS (30) decimal places, rounded half-even.
@@ -22,6 +23,8 @@
  * with its date: approximate ECB-style reference values, not live prices.
  */
 import Big from "big.js";
+import type { z } from "zod";
+import type { ratesAnswer } from "../../lib/contracts/money.ts";
 import { CURRENCY_CODES, type CurrencyCode, describe, isCurrency } from "./currencies.ts";
 import { MoneyError } from "./errors.ts";
 
@@ -36,16 +39,8 @@ export interface RateTable {
   rates: Record<string, string>;
 }
 
-/** The GET rates answer. */
-export interface RatesAnswer {
-  base: string;
-  as_of: string;
-  source: string;
-  /** True when the table is the embedded indicative set, not a provider's or an administrator's. */
-  indicative: boolean;
-  /** Currency code → units of it for one unit of `base`, printed with formatRate. */
-  rates: Record<string, string>;
-}
+/** The GET rates answer (lib/contracts/money.ts). */
+export type RatesAnswer = z.output<typeof ratesAnswer>;
 
 export const CROSS_RATE_DECIMALS = 30;
 export const RATE_DECIMALS = 6;
@@ -55,11 +50,6 @@ export const RATE_SIGNIFICANT_DIGITS = 6;
 const Dec = Big();
 Dec.DP = CROSS_RATE_DECIMALS;
 Dec.RM = Big.roundHalfEven;
-
-/** The longest rate string an administrator may send, and its largest value. */
-const MAX_RATE_LENGTH = 32;
-const MAX_RATE = new Big("1e12");
-const DECIMAL = /^\d+(?:\.\d+)?$/;
 
 /**
  * The embedded set of indicative mid rates against EUR, loaded on first start. Indicative only:
@@ -174,80 +164,6 @@ export function ratesFor(table: RateTable, base: string): RatesAnswer {
     rates[code] = crossValue(table, base, code, 1, decimals, Big.roundHalfEven).toFixed(decimals);
   }
   return { base, as_of: table.as_of, source: table.source, indicative: table.source === "indicative", rates };
-}
-
-/** True for a real calendar date written YYYY-MM-DD. */
-export function isIsoDate(text: unknown): text is string {
-  if (typeof text !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
-  const d = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
-}
-
-/**
- * Checks one rate string and answers it in plain normalised notation ("01.50" → "1.5").
- * `what` names it in messages ("The rate of USD").
- */
-export function validateRate(value: unknown, what: string, field: string): string {
-  if (typeof value !== "string") {
-    throw new MoneyError(`${what} must be written as a decimal string such as "1.0823".`, field);
-  }
-  const s = value.trim();
-  if (s.length > MAX_RATE_LENGTH || !DECIMAL.test(s)) {
-    throw new MoneyError(`${what} must be a plain positive decimal such as "1.0823".`, field);
-  }
-  const rate = new Big(s);
-  if (rate.lte(0)) throw new MoneyError(`${what} must be more than zero.`, field);
-  if (rate.gt(MAX_RATE)) throw new MoneyError(`${what} is too large.`, field);
-  return rate.toFixed();
-}
-
-/**
- * Validates an administrator's rate table (or a provider's) and answers it normalised:
- * `{ base, as_of, source?, rates }` with a supported base, a real YYYY-MM-DD date, and every rate
- * a positive decimal string of a supported currency. The base's own rate may be left out (it is
- * added as "1"); when given it must be exactly 1. At least one other currency is required.
- * `source` defaults to `defaultSource` ("admin"). Throws a MoneyError with `field` set
- * ("base", "as_of", "rates.USD").
- */
-export function validateRateTable(input: unknown, defaultSource = "admin"): RateTable {
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new MoneyError("The rates must be an object with base, as_of and rates.");
-  }
-  const o = input as Record<string, unknown>;
-  const base = o.base;
-  if (!isCurrency(base)) throw new MoneyError(`The base ${describe(base)} is not a currency we support.`, "base");
-  if (!isIsoDate(o.as_of)) throw new MoneyError("as_of must be a date written YYYY-MM-DD.", "as_of");
-  let source = defaultSource;
-  if (o.source !== undefined) {
-    if (typeof o.source !== "string" || !/^[a-z0-9][a-z0-9 _.-]{0,39}$/i.test(o.source)) {
-      throw new MoneyError('source must be a short name such as "admin" or "ecb".', "source");
-    }
-    source = o.source;
-  }
-  const raw = o.rates;
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new MoneyError("rates must be an object of currency codes and decimal strings.", "rates");
-  }
-  const given = raw as Record<string, unknown>;
-  for (const code of Object.keys(given)) {
-    if (!isCurrency(code)) throw new MoneyError(`${describe(code)} is not a currency we support.`, `rates.${code}`);
-  }
-  const rates: Record<string, string> = {};
-  for (const code of CURRENCY_CODES) {
-    if (!Object.hasOwn(given, code)) {
-      if (code === base) rates[code] = "1";
-      continue;
-    }
-    const rate = validateRate(given[code], `The rate of ${code}`, `rates.${code}`);
-    if (code === base && !new Big(rate).eq(1)) {
-      throw new MoneyError(`The rate of ${code}, the base, must be 1.`, `rates.${code}`);
-    }
-    rates[code] = code === base ? "1" : rate;
-  }
-  if (Object.keys(rates).length < 2) {
-    throw new MoneyError("Give the rate of at least one currency besides the base.", "rates");
-  }
-  return { base, as_of: o.as_of, source, rates };
 }
 
 /**

@@ -1,39 +1,29 @@
 import { and, desc, eq } from "drizzle-orm";
-import { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { accounts } from "../../db/schema.ts";
 import { receipts } from "../../db/schema-money.ts";
+import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import { isValidAccountRef } from "../accounts/account-ref.ts";
+import { accountByRef } from "../accounts/find.ts";
+import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import { allocateReceipt, creditReceipt } from "../ledger/movements.ts";
+import type { Mailer } from "../mail/index.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
-import { isCurrency } from "./currencies.ts";
-import { isIsoDate } from "./rates.ts";
 import { MoneyError } from "./errors.ts";
+import { tellMembers } from "./funds-received.ts";
 
 /**
  * Receipts: money that arrived in the company's bank accounts, recorded by an administrator. The
  * customer quotes their account_ref as the transfer's reference; a reference that carries a valid
  * account_ref of an open account credits that account at once. Anything else waits, unmatched, on
- * the house's unallocated funds until an administrator allocates it.
+ * the house's unallocated funds until an administrator allocates it. Whenever money reaches an
+ * account, everyone on it is emailed, after the credit is committed.
  */
 
-export const receiptInput = z.object({
-  amount: z.string({ error: "Enter the amount received." }).trim().min(1, { error: "Enter the amount received." }),
-  currency: z.string({ error: "Choose the currency." }).trim().toUpperCase().refine(isCurrency, {
-    error: "Choose a currency we support.",
-  }),
-  payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." })
-    .max(200),
-  reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim().max(200),
-  received_at: z.string({ error: "Enter the date the money arrived." }).refine(isIsoDate, {
-    error: "The date the money arrived is a date like 2026-11-22.",
-  }),
-});
-export type ReceiptInput = z.infer<typeof receiptInput>;
-
 type Row = typeof receipts.$inferSelect;
+export type ReceiptStatus = Row["status"];
 
-export function receiptAnswer(row: Row, accountRef: string | null) {
+function receiptAnswer(row: Row, accountRef: string | null) {
   return {
     id: row.id,
     amount: formatAmount(row.currency, row.amountMinor),
@@ -47,21 +37,23 @@ export function receiptAnswer(row: Row, accountRef: string | null) {
 }
 
 /** The open account whose account_ref appears in a transfer reference, if any. */
-export async function accountInReference(
+async function accountInReference(
   db: Database,
   reference: string,
 ): Promise<{ id: number; accountRef: string } | null> {
   for (const [candidate] of reference.toUpperCase().matchAll(/\b[PB]\d{8}\b/g)) {
     if (!isValidAccountRef(candidate)) continue;
-    const [account] = await db.select({ id: accounts.id, accountRef: accounts.accountRef }).from(accounts)
-      .where(eq(accounts.accountRef, candidate));
+    const account = await accountByRef(db, candidate);
     if (account) return account;
   }
   return null;
 }
 
-/** Records a receipt and, when it names an account, credits it; one transaction. */
-export async function recordReceipt(db: Database, input: ReceiptInput, by: number, now: Date) {
+/**
+ * Records a receipt and, when its reference names an account, credits that account (one
+ * transaction) and tells the account's members.
+ */
+export async function recordReceipt(db: Database, mailer: Mailer, input: ReceiptInput, by: number, now: Date) {
   const amountMinor = parseAmount(input.currency, input.amount);
   if (amountMinor <= 0) throw new MoneyError("The amount received must be more than zero.", "amount");
   // "Today" somewhere: the latest date on Earth is UTC+14, so an administrator's local today is never refused.
@@ -92,28 +84,21 @@ export async function recordReceipt(db: Database, input: ReceiptInput, by: numbe
     }).returning();
     return inserted;
   });
-  return { receipt: receiptAnswer(row, account?.accountRef ?? null), accountId: account?.id ?? null };
+  const receipt = receiptAnswer(row, account?.accountRef ?? null);
+  if (account) await tellMembers(db, mailer, account.id, receipt);
+  return receipt;
 }
 
-export class ReceiptRefused extends Error {
-  constructor(readonly status: 404 | 409 | 422, message: string) {
-    super(message);
-  }
-}
+const ALREADY_CREDITED = "This receipt has already been credited to an account.";
 
-/** Allocates an unmatched receipt to an account: one transaction, once. */
-export async function allocate(db: Database, receiptId: number, accountRef: string, by: number) {
-  const ref = accountRef.trim().toUpperCase();
-  const [account] = await db.select({ id: accounts.id, accountRef: accounts.accountRef }).from(accounts).where(
-    eq(accounts.accountRef, ref),
-  );
-  if (!account) throw new ReceiptRefused(422, `There is no account ${ref || "with an empty reference"}.`);
+/** Allocates an unmatched receipt to an account (one transaction, once) and tells its members. */
+export async function allocate(db: Database, mailer: Mailer, receiptId: number, accountRef: string, by: number) {
+  const account = await accountByRef(db, accountRef);
+  if (!account) throw new InvalidInput(`There is no account ${accountRef}.`, "account_ref");
   const row = await db.transaction(async (tx) => {
     const [receipt] = await tx.select().from(receipts).where(eq(receipts.id, receiptId));
-    if (!receipt) throw new ReceiptRefused(404, "There is no such receipt.");
-    if (receipt.status !== "unmatched") {
-      throw new ReceiptRefused(409, "This receipt has already been credited to an account.");
-    }
+    if (!receipt) throw new NotFound("There is no such receipt.");
+    if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
     const { transferId } = await allocateReceipt(tx, {
       currency: receipt.currency,
       amount: receipt.amountMinor,
@@ -127,13 +112,16 @@ export async function allocate(db: Database, receiptId: number, accountRef: stri
       allocationTransferId: transferId,
     })
       .where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
-    if (!updated) throw new ReceiptRefused(409, "This receipt has already been credited to an account.");
+    if (!updated) throw new Conflict(ALREADY_CREDITED);
     return updated;
   });
-  return { receipt: receiptAnswer(row, account.accountRef), accountId: account.id };
+  const receipt = receiptAnswer(row, account.accountRef);
+  await tellMembers(db, mailer, account.id, receipt);
+  return receipt;
 }
 
-export async function listReceipts(db: Database, status?: "matched" | "unmatched" | "allocated") {
+/** The latest 500 receipts, newest first, optionally of one status. */
+export async function listReceipts(db: Database, status?: ReceiptStatus) {
   const rows = await db.select({ receipt: receipts, accountRef: accounts.accountRef }).from(receipts)
     .leftJoin(accounts, eq(accounts.id, receipts.accountId))
     .where(status ? eq(receipts.status, status) : undefined)

@@ -83,7 +83,9 @@ export async function createPayment(
       const recipient = await payableRecipient(tx, maker.accountId, quote.recipient_id);
       if (!recipient) throw new Conflict("This recipient was deleted. Choose another recipient.");
       const { currency, country } = recipient.snapshot;
-      if (currency !== quote.buy_currency || railFor(currency, country) !== quote.rail) {
+      const route = railFor(currency, country);
+      if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
+      if (currency !== quote.buy_currency || route.rail !== quote.rail) {
         throw new Conflict("This recipient's bank details changed since the quote. Get a new quote.");
       }
 

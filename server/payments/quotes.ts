@@ -1,7 +1,7 @@
 import type { Database } from "../../db/client.ts";
 import { paymentQuotes } from "../../db/schema-payments.ts";
 import { expectedArrival, railFor, RAILS } from "../../lib/payments/rails.ts";
-import { NotFound } from "../errors.ts";
+import { InvalidInput, NotFound } from "../errors.ts";
 import type { FeeOverrides } from "../money/pricing.ts";
 import { currentRates, planForAccount } from "../money/store.ts";
 import { costAnswer } from "./answer.ts";
@@ -44,7 +44,9 @@ export async function holdPaymentQuote(
     now,
     validityMs,
   });
-  const rail = railFor(currency, country);
+  const route = railFor(currency, country);
+  if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
+  const rail = route.rail;
   const values = {
     id: crypto.randomUUID(),
     accountId: who.accountId,

@@ -247,6 +247,16 @@ describe("refused plans and fees change nothing", () => {
     );
   });
 
+  test("a plan id that is not a whole number from 1 is a 422 naming the id, and changes nothing", async () => {
+    const before = await admin.client.get("console/pricingplans");
+    for (const id of ["abc", "0", "01", "1.0"]) {
+      const res = await admin.client.put(`console/pricingplans/${id}`, { assign_account_ref: customer.accountRef });
+      expectStatus(res, 422);
+      expect(res.json.fields).toHaveProperty("id");
+    }
+    expect((await admin.client.get("console/pricingplans")).json.body).toEqual(before.json.body);
+  });
+
   test("assigning a plan to an account_ref that does not exist is a 422 on assign_account_ref", async () => {
     const standard = await defaultPlan();
     const res = await admin.client.put(`console/pricingplans/${standard.id}`, { assign_account_ref: "P00000000" });

@@ -223,6 +223,14 @@ describe("updating some rates (docs/API.md: PUT console/rates {base, as_of?, rat
     expect((await rates()).rates.EUR).toBe("1.234568"); // 1 / 0.81
   });
 
+  test("the table is recorded as the administrator's, whatever source the body names", async () => {
+    const res = await admin.client.put("console/rates", { ...NEW_TABLE, source: "ecb" });
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({ source: "admin", indicative: false });
+    const [row] = await t.db.select().from(rateTables).orderBy(desc(rateTables.id)).limit(1);
+    expect(row).toMatchObject({ source: "admin", createdBy: admin.id });
+  });
+
   // Fails today: PUT console/rates saves the table as given, so every currency it leaves out loses
   // its rate and can no longer be quoted; the rate feed carries such currencies over (mergeRateTables).
   test("an update naming two currencies keeps quoting the others at their previous rates", async () => {

@@ -3,14 +3,8 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { MoneyError, parseAmount } from "../../server/money/amounts.ts";
 import { CURRENCY_CODES, minorUnits } from "../../server/money/currencies.ts";
-import {
-  bpsFor,
-  DEFAULT_PLAN,
-  feeFor,
-  type FeeOverrides,
-  type PricingPlan,
-  validatePlan,
-} from "../../server/money/pricing.ts";
+import { bpsFor, DEFAULT_PLAN, feeFor, type FeeOverrides, type PricingPlan } from "../../server/money/pricing.ts";
+import { planBody } from "../../lib/contracts/console-money.ts";
 import { type Quote, quote, quoteAnswer, type QuoteInput } from "../../server/money/quote.ts";
 import { crossRate, INDICATIVE_RATES, type RateTable } from "../../server/money/rates.ts";
 
@@ -214,13 +208,16 @@ describe("tiers by amount", () => {
   });
 
   test("a plan whose tiers are in another currency, and the markup it gives", () => {
-    const plan = validatePlan({
+    const plan: PricingPlan = {
       ...DEFAULT_PLAN,
       id: 7,
       is_default: false,
-      tier_currency: "JPY",
-      tiers: [{ up_to: "100000", bps: 300 }, { up_to: null, bps: 0 }],
-    });
+      ...planBody.parse({
+        ...DEFAULT_PLAN,
+        tier_currency: "JPY",
+        tiers: [{ up_to: "100000", bps: 300 }, { up_to: null, bps: 0 }],
+      }),
+    };
     expect(bps("GBP", "EUR", "501.00", "sell", plan)).toBe(300); // 500 GBP = 100000 JPY
     const r = quote({ sell: "GBP", buy: "EUR", amount: "501.01", fixed: "sell", table: TABLE, plan, now: NOW });
     expect([r.bps, r.rate, r.mid_rate]).toEqual([0, "1.250000", "1.250000"]);
@@ -288,9 +285,10 @@ describe("fees and overrides", () => {
   });
 });
 
-describe("the default plan and validatePlan", () => {
+describe("the default plan and planBody (a plan as an administrator writes it)", () => {
   test("the default plan is valid, covers every currency, and rises no fee in value from regular to priority", () => {
-    expect(validatePlan(DEFAULT_PLAN)).toEqual(DEFAULT_PLAN);
+    const { id: _id, is_default: _isDefault, ...content } = DEFAULT_PLAN;
+    expect(planBody.parse(DEFAULT_PLAN)).toEqual(content);
     expect(DEFAULT_PLAN.is_default).toBe(true);
     for (const code of CURRENCY_CODES) {
       const { regular, priority } = DEFAULT_PLAN.fees[code];
@@ -306,7 +304,7 @@ describe("the default plan and validatePlan", () => {
   });
 
   test("normalises amounts", () => {
-    const plan = validatePlan({
+    const plan = planBody.parse({
       ...DEFAULT_PLAN,
       name: "  Business ",
       tiers: [{ up_to: "5000", bps: 80 }, { up_to: null, bps: 40 }],
@@ -320,7 +318,6 @@ describe("the default plan and validatePlan", () => {
   const tiers = (...t: unknown[]) => ({ ...DEFAULT_PLAN, tiers: t });
   const bad: [string, unknown, string, string | undefined][] = [
     ["not an object", null, "A pricing plan must be an object.", undefined],
-    ["no id", { ...DEFAULT_PLAN, id: "" }, "The plan needs an id.", "id"],
     ["no name", { ...DEFAULT_PLAN, name: " " }, "The plan needs a name of at most 100 characters.", "name"],
     [
       "unknown tier currency",
@@ -421,9 +418,12 @@ describe("the default plan and validatePlan", () => {
     ],
   ];
   test.each(bad)("refused: %s", (_name, input, message, field) => {
-    const e = moneyError(() => validatePlan(input));
-    expect(e.message).toBe(message);
-    expect(e.field).toBe(field);
+    const result = planBody.safeParse(input);
+    expect(result.success, "the plan is refused").toBe(false);
+    // The first problem is the one the API answers as `error`, at its field in `fields`.
+    const [first] = result.error!.issues;
+    expect(first.message).toBe(message);
+    expect(first.path.join(".") || undefined).toBe(field);
   });
 });
 

@@ -12,8 +12,8 @@ import {
   rateDecimals,
   ratesFor,
   type RateTable,
-  validateRateTable,
 } from "../../server/money/rates.ts";
+import { rateTableUpdate } from "../../lib/contracts/console-money.ts";
 
 function moneyError(fn: () => unknown): MoneyError {
   try {
@@ -109,8 +109,12 @@ describe("the indicative set", () => {
     expect(INDICATIVE_RATES.as_of).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(Object.keys(INDICATIVE_RATES.rates).sort()).toEqual([...CURRENCY_CODES].sort());
     expect(INDICATIVE_RATES.rates.EUR).toBe("1");
-    // It passes the same validation as an administrator's update.
-    expect(validateRateTable(INDICATIVE_RATES)).toEqual(validateRateTable({ ...INDICATIVE_RATES }));
+    // It passes the same validation as an administrator's update, every rate kept as its value.
+    const checked = rateTableUpdate.parse(INDICATIVE_RATES);
+    expect(Object.keys(checked.rates).sort()).toEqual(Object.keys(INDICATIVE_RATES.rates).sort());
+    for (const [code, rate] of Object.entries(INDICATIVE_RATES.rates)) {
+      expect(new Big(checked.rates[code]).eq(rate), code).toBe(true);
+    }
     const answer = ratesFor(INDICATIVE_RATES, "EUR");
     expect(answer.indicative).toBe(true);
     expect(answer.as_of).toBe(INDICATIVE_RATES.as_of);
@@ -217,7 +221,7 @@ describe("the ECB daily reference rates", () => {
     expect(table.rates).not.toHaveProperty("ISK");
     expect(table.rates).not.toHaveProperty("AED");
     // The result is a valid table, usable for cross rates.
-    expect(validateRateTable(table, "ecb")).toEqual(table);
+    expect(rateTableUpdate.parse(table)).toEqual({ base: table.base, as_of: table.as_of, rates: table.rates });
     expect(crossRate(table, "GBP", "USD").toFixed(6)).toBe("1.277608");
   });
 
@@ -341,19 +345,18 @@ describe("the ECB daily reference rates", () => {
   });
 });
 
-describe("validateRateTable (an administrator's update)", () => {
+describe("rateTableUpdate (an administrator's update, PUT console/rates)", () => {
   const update = { base: "EUR", as_of: "2026-11-21", rates: { USD: "1.0850", GBP: " 0.8450", JPY: "0163.5" } };
 
-  test("a good update is normalised: base added as 1, plain decimals, default source", () => {
-    expect(validateRateTable(update)).toEqual({
+  test("a good update is normalised: base added as 1, plain decimals; the date may be left out", () => {
+    expect(rateTableUpdate.parse(update)).toEqual({
       base: "EUR",
       as_of: "2026-11-21",
-      source: "admin",
       rates: { EUR: "1", GBP: "0.845", JPY: "163.5", USD: "1.085" },
     });
-    expect(validateRateTable({ ...update, rates: { ...update.rates, EUR: "1.000" } }).rates.EUR).toBe("1");
-    expect(validateRateTable({ ...update, source: "treasury" }).source).toBe("treasury");
-    expect(validateRateTable({ base: "USD", as_of: "2026-11-21", rates: { AED: "3.6725" } }).rates).toEqual({
+    expect(rateTableUpdate.parse({ ...update, rates: { ...update.rates, EUR: "1.000" } }).rates.EUR).toBe("1");
+    expect(rateTableUpdate.parse({ base: "EUR", rates: update.rates }).as_of).toBeUndefined();
+    expect(rateTableUpdate.parse({ base: "USD", as_of: "2026-11-21", rates: { AED: "3.6725" } }).rates).toEqual({
       AED: "3.6725",
       USD: "1",
     });
@@ -420,16 +423,13 @@ describe("validateRateTable (an administrator's update)", () => {
       "Give the rate of at least one currency besides the base.",
       "rates",
     ],
-    [
-      "odd source",
-      { ...update, source: "<script>" },
-      'source must be a short name such as "admin" or "ecb".',
-      "source",
-    ],
   ];
   test.each(bad)("refused: %s", (_name, input, message, field) => {
-    const e = moneyError(() => validateRateTable(input));
-    expect(e.message).toBe(message);
-    expect(e.field).toBe(field);
+    const result = rateTableUpdate.safeParse(input);
+    expect(result.success, "the update is refused").toBe(false);
+    // The first problem is the one the API answers as `error`, at its field in `fields`.
+    const [first] = result.error!.issues;
+    expect(first.message).toBe(message);
+    expect(first.path.join(".") || undefined).toBe(field);
   });
 });

@@ -2,41 +2,62 @@ import { describe, expect, test } from "vitest";
 import { expectedArrival, railFor, railKind, RAILS, referenceProblem } from "../../lib/payments/rails.ts";
 import { PAYOUT_RAILS } from "../../db/schema-payments.ts";
 
+const rail = (currency: string, country: string) => {
+  const found = railFor(currency, country);
+  return found.ok ? found.rail : found.message;
+};
+
 describe("the rail a payment takes", () => {
   test("EUR to a SEPA country goes by SEPA, GBP to the UK by Faster Payments, USD to the US by ACH", () => {
-    expect(railFor("EUR", "DE")).toBe("sepa");
-    expect(railFor("EUR", "FR")).toBe("sepa");
-    expect(railFor("EUR", "CH")).toBe("sepa");
-    expect(railFor("GBP", "GB")).toBe("faster_payments");
-    expect(railFor("GBP", "JE")).toBe("faster_payments");
-    expect(railFor("USD", "US")).toBe("ach");
-    expect(railFor("USD", "PR")).toBe("ach");
-    expect(railFor("eur", "de"), "codes in any case").toBe("sepa");
+    expect(rail("EUR", "DE")).toBe("sepa");
+    expect(rail("EUR", "FR")).toBe("sepa");
+    expect(rail("EUR", "CH")).toBe("sepa");
+    expect(rail("GBP", "GB")).toBe("faster_payments");
+    expect(rail("GBP", "JE")).toBe("faster_payments");
+    expect(rail("USD", "US")).toBe("ach");
+    expect(rail("USD", "PR")).toBe("ach");
+    expect(rail("eur", "de"), "codes in any case").toBe("sepa");
   });
 
-  test("anything else goes by SWIFT: other countries, other currencies, new SEPA joiners", () => {
-    expect(railFor("EUR", "US")).toBe("swift");
-    expect(railFor("GBP", "DE")).toBe("swift");
-    expect(railFor("USD", "GB")).toBe("swift");
-    expect(railFor("AUD", "AU")).toBe("swift");
-    expect(railFor("INR", "IN")).toBe("swift");
-    expect(railFor("EUR", "RS"), "Serbia joined SEPA in 2025; SWIFT until our bank reaches it").toBe("swift");
+  test("other currencies at home by their local scheme; EUR, GBP and USD elsewhere by SWIFT", () => {
+    expect(rail("AUD", "AU")).toBe("becs");
+    expect(rail("INR", "IN")).toBe("imps");
+    expect(rail("CAD", "CA")).toBe("eft");
+    expect(rail("CHF", "CH")).toBe("local_iban");
+    expect(rail("HKD", "HK")).toBe("swift");
+    expect(rail("EUR", "US")).toBe("swift");
+    expect(rail("GBP", "DE")).toBe("swift");
+    expect(rail("USD", "GB")).toBe("swift");
+    expect(rail("EUR", "RS"), "Serbia joined SEPA in 2025; SWIFT until our bank reaches it").toBe("swift");
+  });
+
+  test("a pair the bank-details table cannot pay says why", () => {
+    expect(rail("AUD", "GB")).toBe("We pay AUD only to banks in Australia.");
+    expect(rail("EUR", "IR")).toMatch(/^We cannot make payments to /);
   });
 
   test("local rails are the local payout desk; SWIFT is a transfer", () => {
-    expect(railKind("sepa")).toBe("local");
-    expect(railKind("faster_payments")).toBe("local");
-    expect(railKind("ach")).toBe("local");
-    expect(railKind("swift")).toBe("transfer");
+    for (const r of PAYOUT_RAILS) expect(railKind(r)).toBe(r === "swift" ? "transfer" : "local");
   });
 
-  test("every rail of the schema has its rules", () => {
+  test("every rail of the schema has its rules, named as the bank-details table names the scheme", () => {
     expect(Object.keys(RAILS).sort()).toEqual([...PAYOUT_RAILS].sort());
+    for (const currency of PAYABLE_CURRENCIES) {
+      const found = requirementsFor(currency);
+      if (!found.ok) throw new Error(found.message);
+      expect(RAILS[found.requirement.scheme].name).toBe(found.requirement.scheme_name);
+    }
+    expect(RAILS.swift.name).toBe((requirementsFor("EUR", "US") as { requirement: { scheme_name: string } })
+      .requirement.scheme_name);
   });
 });
 
 describe("references", () => {
   test("each rail's length is the most it carries", () => {
+    for (const r of PAYOUT_RAILS) {
+      expect(referenceProblem(r, "A".repeat(RAILS[r].referenceMax)), r).toBeNull();
+      expect(referenceProblem(r, "A".repeat(RAILS[r].referenceMax + 1)), r).toMatch(/at most/);
+    }
     expect(referenceProblem("faster_payments", "x".repeat(18))).toBeNull();
     expect(referenceProblem("faster_payments", "x".repeat(19))).toBe(
       "A UK bank transfer (Faster Payments) carries a reference of at most 18 characters; this one has 19.",
@@ -81,6 +102,9 @@ describe("expected arrival", () => {
   });
 
   test("business days are counted from the confirmation, weekends skipped", () => {
+    expect(iso(expectedArrival("eft", false, friday))).toBe("2026-03-10T16:30:00.000Z");
+    expect(iso(expectedArrival("becs", false, friday))).toBe("2026-03-09T16:30:00.000Z");
+    expect(iso(expectedArrival("local_iban", true, saturday))).toBe("2026-03-09T09:00:00.000Z");
     expect(iso(expectedArrival("sepa", false, monday))).toBe("2026-03-03T10:00:00.000Z");
     expect(iso(expectedArrival("sepa", false, friday))).toBe("2026-03-09T16:30:00.000Z");
     expect(iso(expectedArrival("ach", false, monday))).toBe("2026-03-04T10:00:00.000Z");

@@ -1,0 +1,381 @@
+/**
+ * The administrators' money calls (DESIGN.md sections 4 and 5): rates, pricing plans, a
+ * customer's fee overrides, and receipts of money that arrived in the company's bank accounts.
+ *
+ * The rules of what an administrator may send are written here once, as zod schemas, with the
+ * words the console shows next to the field they name ("rates.USD", "tiers.1.up_to",
+ * "fees.GBP.regular"). Where a rule is the money code's (the currencies we support, their decimal
+ * places) it comes from lib/money/, which the server's money code uses too.
+ */
+import Big from "big.js";
+import { z } from "zod";
+import { formatMinor, readAmount } from "../money/amounts.ts";
+import { CURRENCY_CODES, type CurrencyCode, describe, isCurrency } from "../money/currencies.ts";
+import { amountText, currencyCode, idText } from "./common.ts";
+import { defineCall } from "./define.ts";
+import { CONSOLE_GUARDS } from "./guards.ts";
+import { ratesAnswer } from "./money.ts";
+import { sessionUser } from "./session-user.ts";
+
+/** A record's id in the path. */
+const byId = z.object({ id: idText });
+
+/** An issue added by a refinement: its words, and the field it is about below the refined value. */
+const problem = (message: string, path: PropertyKey[] = []) => ({ code: "custom" as const, message, path });
+
+/** Refuses the keys of an object that are not currencies we support, each at its own path. */
+function onlyCurrencies(value: Record<string, unknown>, ctx: z.RefinementCtx) {
+  for (const code of Object.keys(value)) {
+    if (!isCurrency(code)) ctx.addIssue(problem(`${describe(code)} is not a currency we support.`, [code]));
+  }
+}
+
+/** An object with an entry per currency we support, as `entry` says (optional or not); other keys are refused. */
+function byCurrency<S extends z.ZodType>(entry: (code: CurrencyCode) => S, error: string) {
+  const shape = Object.fromEntries(CURRENCY_CODES.map((code) => [code, entry(code)])) as Record<CurrencyCode, S>;
+  return z.looseObject(shape, { error }).superRefine(onlyCurrencies);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rates
+
+/** The longest rate string an administrator may send, and its largest value. */
+const MAX_RATE_LENGTH = 32;
+const MAX_RATE = new Big("1e12");
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+/**
+ * One rate: a plain positive decimal string, answered in plain normalised notation ("01.50" →
+ * "1.5"). `what` names it in messages ("The rate of USD", "The ECB rate of USD"). The ECB's feed
+ * (server/money/ecb.ts) checks its rates with it too.
+ */
+export function rateValue(what: string) {
+  const plain = `${what} must be a plain positive decimal such as "1.0823".`;
+  return z.string({ error: `${what} must be written as a decimal string such as "1.0823".` })
+    .trim()
+    .max(MAX_RATE_LENGTH, { error: plain, abort: true })
+    .regex(DECIMAL, { error: plain, abort: true })
+    .refine((s) => new Big(s).gt(0), { error: `${what} must be more than zero.`, abort: true })
+    .refine((s) => new Big(s).lte(MAX_RATE), { error: `${what} is too large.` })
+    .transform((s) => new Big(s).toFixed());
+}
+
+/**
+ * An administrator's rate table: a supported base, the date the rates are for (today when left
+ * out), and positive decimal rates of supported currencies against the base. The base's own rate
+ * may be left out (it is "1"); when given it must be exactly 1. At least one other currency is
+ * required. Answered normalised, the base's rate included, in the order of the currency list.
+ */
+export const rateTableUpdate = z.object({
+  base: z.enum(CURRENCY_CODES, { error: (iss) => `The base ${describe(iss.input)} is not a currency we support.` }),
+  as_of: z.iso.date({ error: "as_of must be a date written YYYY-MM-DD." }).optional(),
+  rates: byCurrency(
+    (code) => rateValue(`The rate of ${code}`).optional(),
+    "rates must be an object of currency codes and decimal strings.",
+  ),
+}, { error: "The rates must be an object with base, as_of and rates." })
+  .superRefine(({ base, rates }, ctx) => {
+    const own = rates[base];
+    if (own !== undefined && !new Big(own).eq(1)) {
+      ctx.addIssue(problem(`The rate of ${base}, the base, must be 1.`, ["rates", base]));
+    } else if (!CURRENCY_CODES.some((code) => code !== base && rates[code] !== undefined)) {
+      ctx.addIssue(problem("Give the rate of at least one currency besides the base.", ["rates"]));
+    }
+  })
+  .transform(({ base, as_of, rates }) => {
+    const table: Record<string, string> = {};
+    for (const code of CURRENCY_CODES) {
+      const rate = code === base ? "1" : rates[code];
+      if (rate !== undefined) table[code] = rate;
+    }
+    return { base, as_of, rates: table };
+  });
+
+export type RateTableUpdate = z.output<typeof rateTableUpdate>;
+
+export const updateRates = defineCall({
+  method: "PUT",
+  path: "/console/rates",
+  summary: "Makes an administrator's rates current; currencies the update leaves out keep their rates.",
+  guards: CONSOLE_GUARDS,
+  body: rateTableUpdate,
+  answer: ratesAnswer,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pricing plans
+
+/** The largest markup of a tier, in basis points (1000 = 10%), and the most tiers a plan has. */
+const MAX_BPS = 1000;
+const MAX_TIERS = 20;
+
+/** "Tier 2" for the issue of a tier's field: tiers are counted from 1 where people read them. */
+const tierOfField = (iss: { path?: PropertyKey[] }) => `Tier ${Number(iss.path?.at(-2)) + 1}`;
+const tierOfItem = (iss: { path?: PropertyKey[] }) => `Tier ${Number(iss.path?.at(-1)) + 1}`;
+
+const bpsProblem = (iss: { path?: PropertyKey[] }) =>
+  `${tierOfField(iss)}'s bps must be a whole number from 0 to ${MAX_BPS}.`;
+
+/** A tier as sent; its up_to is read in the plan's tier currency (tierBounds). */
+const tierInput = z.object({
+  up_to: z.unknown(),
+  bps: z.int({ error: bpsProblem }).min(0, { error: bpsProblem }).max(MAX_BPS, { error: bpsProblem }),
+}, { error: (iss) => `${tierOfItem(iss)} must be an object with up_to and bps.` });
+
+/** A fee as sent: a decimal string with at most its currency's digits, answered with exactly them. */
+function feeValue(code: CurrencyCode, kind: "regular" | "priority") {
+  return z.string({ error: `The ${kind} ${code} fee must be a decimal string in ${code}.` }).transform((text, ctx) => {
+    const reading = readAmount(code, text);
+    if (reading.problem === undefined) return formatMinor(code, reading.minor);
+    ctx.addIssue(problem(`The ${kind} ${code} fee: ${reading.problem}`));
+    return z.NEVER;
+  });
+}
+
+const NAME_PROBLEM = "The plan needs a name of at most 100 characters.";
+
+/**
+ * The bounds of a plan's tiers, read in its tier currency and written with exactly its digits: every
+ * tier but the last has an up_to, the last is open (null), and the bounds rise strictly from above
+ * zero. Null, with the first problem added to `ctx`, when they do not.
+ */
+function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to: unknown }[], ctx: z.RefinementCtx) {
+  const bounds: (string | null)[] = [];
+  let previous = 0;
+  for (const [i, tier] of tiers.entries()) {
+    const n = i + 1;
+    const refuse = (message: string) => {
+      ctx.addIssue(problem(message, ["tiers", i, "up_to"]));
+      return null;
+    };
+    const open = tier.up_to === null || tier.up_to === undefined;
+    if (i === tiers.length - 1) {
+      if (!open) return refuse("The last tier must be open: its up_to is null.");
+      bounds.push(null);
+      break;
+    }
+    if (open) return refuse(`Only the last tier may be open; tier ${n} needs an up_to.`);
+    if (typeof tier.up_to !== "string") return refuse(`Tier ${n}'s up_to must be a decimal string in ${tierCurrency}.`);
+    const reading = readAmount(tierCurrency, tier.up_to);
+    if (reading.problem !== undefined) return refuse(`Tier ${n}'s up_to: ${reading.problem}`);
+    if (reading.minor <= previous) {
+      return refuse(
+        i === 0 ? "Tier 1's up_to must be more than zero." : `Tier ${n}'s up_to must be more than tier ${i}'s.`,
+      );
+    }
+    previous = reading.minor;
+    bounds.push(formatMinor(tierCurrency, reading.minor));
+  }
+  return bounds;
+}
+
+/**
+ * A pricing plan as an administrator writes it: a name, the currency its tiers are measured in
+ * (GBP unless given), its tiers of up_to and bps, and a regular and a priority fee for every
+ * supported currency, so that any currency can be sold. Answered normalised: the name trimmed,
+ * bounds and fees with exactly their currency's digits ("1" → "1.00"). The plan's id is in the
+ * path, and which plan is the default is not changed by these calls: both are ignored in a body.
+ */
+export const planBody = z.object({
+  name: z.string({ error: NAME_PROBLEM }).trim().min(1, { error: NAME_PROBLEM }).max(100, { error: NAME_PROBLEM }),
+  tier_currency: z.enum(CURRENCY_CODES, {
+    error: (iss) => `The tier currency ${describe(iss.input)} is not a currency we support.`,
+  }).default("GBP"),
+  tiers: z.array(tierInput, { error: "The plan needs at least one tier." })
+    .min(1, { error: "The plan needs at least one tier." })
+    .max(MAX_TIERS, { error: `A plan has at most ${MAX_TIERS} tiers.` }),
+  fees: byCurrency(
+    (code) =>
+      z.object({ regular: feeValue(code, "regular"), priority: feeValue(code, "priority") }, {
+        error: `The plan needs a regular and a priority fee for ${code}.`,
+      }),
+    "The plan needs its fees by currency.",
+  ),
+}, { error: "A pricing plan must be an object." })
+  // The bounds are read in the tier currency, so only once every field is sound.
+  .transform(({ name, tier_currency, tiers, fees }, ctx) => {
+    const bounds = tierBounds(tier_currency, tiers, ctx);
+    if (!bounds) return z.NEVER;
+    return {
+      name,
+      tier_currency,
+      tiers: tiers.map((tier, i) => ({ up_to: bounds[i], bps: tier.bps })),
+      fees: Object.fromEntries(CURRENCY_CODES.map((code) => [code, fees[code]])) as Record<
+        CurrencyCode,
+        { regular: string; priority: string }
+      >,
+    };
+  });
+
+export type PlanBody = z.output<typeof planBody>;
+
+/** Puts an account on a plan: the account_ref the customer quotes. */
+export const planAssignment = z.object({
+  assign_account_ref: z.string({ error: "Enter the account_ref to put on this plan." }).trim().toUpperCase()
+    .min(1, { error: "Enter the account_ref to put on this plan." }),
+});
+
+/**
+ * The body of PUT console/pricingplans/{id}: `{assign_account_ref}` puts an account on the plan,
+ * anything else replaces the plan. Chosen by that one key rather than by a zod union, so that a
+ * refusal names the fields of what was sent, not "no option matched".
+ */
+const planChange = z.unknown().transform((input, ctx) => {
+  const assigns = typeof input === "object" && input !== null && "assign_account_ref" in input;
+  const result = (assigns ? planAssignment : planBody).safeParse(input);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) ctx.addIssue({ ...issue, code: "custom" });
+  return z.NEVER;
+}) as unknown as z.ZodType<
+  z.output<typeof planAssignment> | PlanBody,
+  z.input<typeof planAssignment> | z.input<typeof planBody>
+>;
+
+/** A plan as the console lists it, with the account_refs assigned to it. */
+export const pricingPlan = z.object({
+  id: z.number(),
+  name: z.string(),
+  is_default: z.boolean(),
+  /** The currency tiers are measured in. */
+  tier_currency: currencyCode,
+  /** Each tier's inclusive upper bound in the tier currency (null for the last, open one) and markup. */
+  tiers: z.array(z.object({ up_to: amountText.nullable(), bps: z.number() })),
+  /** Currency code → its regular and priority transfer fees, in that currency. */
+  fees: z.record(z.string(), z.object({ regular: amountText, priority: amountText })),
+  accounts: z.array(z.string()),
+});
+
+export const listPricingPlans = defineCall({
+  method: "GET",
+  path: "/console/pricingplans",
+  summary: "Every pricing plan, with the account_refs on it.",
+  guards: CONSOLE_GUARDS,
+  answer: z.array(pricingPlan),
+});
+
+export const createPricingPlan = defineCall({
+  method: "POST",
+  path: "/console/pricingplans",
+  summary: "A new pricing plan, on no account yet.",
+  guards: CONSOLE_GUARDS,
+  body: planBody,
+  answer: pricingPlan,
+  status: 201,
+});
+
+export const changePricingPlan = defineCall({
+  method: "PUT",
+  path: "/console/pricingplans/:id",
+  summary: "Replaces a plan, or with {assign_account_ref} puts an account on it.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: planChange,
+  answer: pricingPlan,
+});
+
+// ---------------------------------------------------------------------------------------------
+// A customer's fee overrides
+
+/**
+ * An override fee: empty or null for none. Fees are read later in the currency being sold; here
+ * they are checked as two-decimal amounts (EUR's rule, reworded to say "Fees").
+ */
+const overrideFee = z.string({ error: "Enter a fee like 2.50, or leave it empty." }).trim()
+  .max(32, { error: "Enter a fee like 2.50, or leave it empty." })
+  .superRefine((text, ctx) => {
+    const { problem: wrong } = text === "" ? { problem: undefined } : readAmount("EUR", text);
+    if (wrong !== undefined) ctx.addIssue(problem(wrong.replace("EUR amounts", "Fees")));
+  })
+  .nullable().optional().transform((text) => text || null);
+
+export const feeOverrides = z.object({
+  override_transfer_fee: z.boolean({ error: "Say whether the overrides apply (true or false)." }),
+  override_regular_transfer_fee: overrideFee,
+  override_priority_transfer_fee: overrideFee,
+}).superRefine((body, ctx) => {
+  if (body.override_transfer_fee && !body.override_regular_transfer_fee && !body.override_priority_transfer_fee) {
+    ctx.addIssue(problem("Give at least one fee when the overrides apply.", ["override_transfer_fee"]));
+  }
+});
+
+export type FeeOverridesInput = z.output<typeof feeOverrides>;
+
+export const setFeeOverrides = defineCall({
+  method: "PUT",
+  path: "/console/users/:id/fees",
+  summary: "Sets or clears a customer's fee overrides; answers the customer's session summary.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: feeOverrides,
+  answer: sessionUser,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Receipts
+
+const RECEIPT_STATUSES = ["matched", "unmatched", "allocated"] as const;
+
+/** Money that arrived, as an administrator records it from the bank statement. */
+export const receiptInput = z.object({
+  amount: z.string({ error: "Enter the amount received." }).trim().min(1, { error: "Enter the amount received." }),
+  currency: z.string({ error: "Choose the currency." }).trim().toUpperCase()
+    .pipe(z.enum(CURRENCY_CODES, { error: "Choose a currency we support." })),
+  payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." })
+    .max(200, { error: "The payer's name has at most 200 characters." }),
+  reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim()
+    .max(200, { error: "The reference has at most 200 characters." }),
+  received_at: z.iso.date({
+    error: (iss) =>
+      iss.input === undefined
+        ? "Enter the date the money arrived."
+        : "The date the money arrived is a date like 2026-11-22.",
+  }),
+});
+
+export type ReceiptInput = z.output<typeof receiptInput>;
+
+export const receipt = z.object({
+  id: z.number(),
+  amount: amountText,
+  currency: currencyCode,
+  payer_name: z.string(),
+  reference: z.string(),
+  received_at: z.string(),
+  /** matched: credited at once from its reference; unmatched: waiting; allocated: credited by hand. */
+  status: z.enum(RECEIPT_STATUSES),
+  account_ref: z.string().nullable(),
+});
+
+export const recordReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts",
+  summary: "Records money received; a reference with an account_ref credits that account at once.",
+  guards: CONSOLE_GUARDS,
+  body: receiptInput,
+  answer: receipt,
+  status: 201,
+});
+
+export const listReceipts = defineCall({
+  method: "GET",
+  path: "/console/receipts",
+  summary: "The latest receipts, newest first, optionally of one status.",
+  guards: CONSOLE_GUARDS,
+  query: z.object({
+    status: z.enum(RECEIPT_STATUSES, { error: "status is matched, unmatched or allocated." }).optional(),
+  }),
+  answer: z.array(receipt),
+});
+
+export const allocateReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/allocate",
+  summary: "Credits an unmatched receipt to an account, once.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: z.object({
+    account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().toUpperCase()
+      .min(1, { error: "Enter the account_ref to credit." }),
+  }),
+  answer: receipt,
+});

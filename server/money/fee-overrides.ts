@@ -1,0 +1,32 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { users } from "../../db/schema.ts";
+import type { FeeOverridesInput } from "../../lib/contracts/console-money.ts";
+import type { SessionUser } from "../../lib/session-user.ts";
+import { audit } from "../audit.ts";
+import { findUser, userWithSummary } from "../auth/users.ts";
+import { NotFound } from "../errors.ts";
+
+/**
+ * Sets or clears a customer's fee overrides (./pricing.ts says how they price a transfer), recorded
+ * in the audit log as done by the administrator for that customer. Answers the customer's session
+ * summary, which carries the overrides. Administrators have no fees to override.
+ */
+export async function setFeeOverrides(
+  db: Database,
+  customerId: number,
+  overrides: FeeOverridesInput,
+  by: number,
+  now: Date,
+): Promise<SessionUser> {
+  const customer = await findUser(db, customerId);
+  if (!customer || customer.level === "Admin") throw new NotFound("There is no customer with this id.");
+  await db.update(users).set({
+    overrideTransferFee: overrides.override_transfer_fee,
+    overrideRegularTransferFee: overrides.override_regular_transfer_fee,
+    overridePriorityTransferFee: overrides.override_priority_transfer_fee,
+  }).where(eq(users.id, customerId));
+  await audit(db, { actorId: by, onBehalfOfId: customerId, action: "fees.override", detail: overrides }, now);
+  const updated = await userWithSummary(db, customerId, false);
+  return updated!.summary;
+}

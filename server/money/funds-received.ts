@@ -1,0 +1,27 @@
+import type { Database } from "../../db/client.ts";
+import { membersOf } from "../accounts/find.ts";
+import { userWithSummary } from "../auth/users.ts";
+import { fundsReceived, type Mailer } from "../mail/index.ts";
+
+/** Tells everyone on an account that money arrived on it ("We received 250.00 GBP"). */
+export async function tellMembers(
+  db: Database,
+  mailer: Mailer,
+  accountId: number,
+  money: { amount: string; currency: string },
+): Promise<void> {
+  for (const member of await membersOf(db, accountId)) {
+    const found = await userWithSummary(db, member.userId, false);
+    if (!found) continue;
+    await mailer.send({
+      to: found.user.username,
+      userId: found.user.id,
+      template: "funds-received",
+      rendered: fundsReceived({
+        name: found.summary.name,
+        amount: `${money.amount} ${money.currency}`,
+        accountRef: member.accountRef,
+      }),
+    });
+  }
+}
