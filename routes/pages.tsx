@@ -1,6 +1,4 @@
-import { eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
-import { users } from "../db/schema.ts";
 import { deleteCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
@@ -16,6 +14,7 @@ import {
   homeOf,
 } from "../server/guards.ts";
 import { customerOf } from "../server/accounts/current.ts";
+import { isCustomer } from "../server/accounts/customers.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import { PageCache } from "../server/render/page-cache.ts";
@@ -74,9 +73,7 @@ const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test
 
 /** A customer's page exists only for a customer who exists. */
 async function customerExists(params: Record<string, string>, c: Context<AppEnv>) {
-  if (!positiveId(params)) return false;
-  const [row] = await c.get("db").select({ level: users.level }).from(users).where(eq(users.id, Number(params.id)));
-  return row?.level === "User";
+  return positiveId(params) && await isCustomer(c.get("db"), Number(params.id));
 }
 
 const soon = (title: string, what: string) => () => <ComingSoon title={title} what={what} />;

@@ -1,6 +1,9 @@
+import { desc, eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
+import type { z } from "zod";
 import type { Database } from "../db/client.ts";
 import { auditLog } from "../db/schema.ts";
+import type { auditEntry } from "../lib/contracts/admin.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Records what an administrator did, and for whom, in the audit log (never changed, only added to). */
@@ -16,6 +19,21 @@ export async function audit(
     action: entry.action,
     detail: entry.detail ?? null,
   });
+}
+
+/** The latest 500 entries, newest first; only those about one customer when one is given. */
+export async function auditEntries(db: Database, customerId?: number): Promise<z.output<typeof auditEntry>[]> {
+  const rows = await db.select().from(auditLog)
+    .where(customerId === undefined ? undefined : eq(auditLog.onBehalfOfId, customerId))
+    .orderBy(desc(auditLog.id)).limit(500);
+  return rows.map((r) => ({
+    id: r.id,
+    at: r.at.toISOString(),
+    actor_id: r.actorId,
+    on_behalf_of_id: r.onBehalfOfId,
+    action: r.action,
+    detail: r.detail,
+  }));
 }
 
 /**

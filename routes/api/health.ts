@@ -1,12 +1,10 @@
 import { Hono } from "hono";
-import { isMigrated } from "../../db/client.ts";
+import * as calls from "../../lib/contracts/health.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { ApiError, ok } from "../../server/http/api.ts";
+import { readiness } from "../../server/health.ts";
+import { route } from "../../server/http/route.ts";
 
-/** GET /api/health: ok once the database answers and holds every committed migration. */
+/** GET /api/health, for load balancers and deployment checks. */
 export const health = new Hono<AppEnv>();
 
-health.get("/health", async (c) => {
-  if (!(await isMigrated(c.get("db")))) throw new ApiError(503, "The database is not ready yet.");
-  return ok(c, { ok: true });
-});
+route(health, calls.health, (c) => readiness(c.get("db")));

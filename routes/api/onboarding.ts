@@ -1,116 +1,61 @@
-import { eq } from "drizzle-orm";
 import { Hono } from "hono";
-import { z } from "zod";
-import { profiles } from "../../db/schema.ts";
+import type { Context } from "hono";
+import * as calls from "../../lib/contracts/onboarding.ts";
 import { customerOf as customerOrNull } from "../../server/accounts/current.ts";
-import { openAccountFor, opensAtOnce } from "../../server/accounts/onboarding.ts";
-import { userWithSummary } from "../../server/auth/users.ts";
+import { openAtOnceIfEligible } from "../../server/accounts/onboarding.ts";
+import { sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { guards } from "../../server/guards.ts";
-import { ApiError, ok } from "../../server/http/api.ts";
-import { valid } from "../../server/http/validate.ts";
-import { confirmResult, receiveWebhook, sandboxAnswer } from "../../server/identity/index.ts";
-import { validateProfile } from "../../server/profile/schema.ts";
+import { reply, route } from "../../server/http/route.ts";
+import { answerAsSandbox, confirmIdentity } from "../../server/identity/confirm.ts";
+import { acceptWebhook } from "../../server/identity/webhook.ts";
+import { saveProfile } from "../../server/profile/store.ts";
 
-const FALLBACK = "An error occurred. Please try again later";
+/** Onboarding (DESIGN.md section 3): the profile, the identity check, and the provider's webhook. */
 
-/** The customer of the request (guards have required one). */
-const customerOf = (c: import("hono").Context<AppEnv>) => customerOrNull(c)!;
+/** The customer of the request (the guards have required one). */
+const customerOf = (c: Context<AppEnv>) => customerOrNull(c)!;
+const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
-// One statement per route, never a chain: a chain's types pile up (decision 010).
 export const onboarding = new Hono<AppEnv>();
 
-onboarding.post("/account/profile", guards("loggedin", "is-verified", "secondfactor", "is-user"), async (c) => {
+route(onboarding, calls.saveProfile, async (c, { body }) => {
   const customer = customerOf(c);
-  if (customer.account) throw new ApiError(409, "Your account is open: contact us to change your profile.");
-  const input = await c.req.json().catch(() => null);
-  const now = new Date(c.get("services").now());
-  const result = validateProfile(customer.type, input, now);
-  if (!result.ok) throw new ApiError(422, result.error, { fields: result.fields });
-  await c.get("db").insert(profiles).values({
-    userId: customer.id,
-    type: customer.type,
-    data: result.profile,
-    createdAt: now,
-    updatedAt: now,
-  }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
-  return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, {
-    redirect: "/identity",
-  });
+  await saveProfile(c.get("db"), customer, body, now(c));
+  return reply(await sessionSummary(c.get("db"), customer.id, customer.secondFactor), { redirect: "/identity" });
 });
 
-onboarding.get(
-  "/sumsub/token",
-  guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"),
-  async (c) => {
-    const customer = customerOf(c);
-    return ok(c, await c.get("services").identity.startCheck({ id: customer.id, username: customer.username }));
-  },
-);
+route(onboarding, calls.startIdentityCheck, async (c) => {
+  const { id, username } = customerOf(c);
+  return await c.get("services").identity.startCheck({ id, username });
+});
 
-onboarding.post(
-  "/sumsub/sandbox",
-  guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"),
-  valid("json", z.object({ answer: z.enum(["GREEN", "RED"]), reject_type: z.enum(["RETRY", "FINAL"]).optional() })),
-  async (c) => {
-    if (c.get("services").identity.name !== "sandbox") throw new ApiError(404, "The sandbox identity provider is off.");
-    const { answer, reject_type } = c.req.valid("json");
-    const { result } = await sandboxAnswer(c.get("db"), customerOf(c).id, answer, {
-      rejectType: reject_type,
-      now: new Date(c.get("services").now()),
-    });
-    return ok(c, { status: result.status });
-  },
-);
+route(onboarding, calls.answerSandbox, async (c, { body }) => {
+  const status = await answerAsSandbox(c.get("db"), c.get("services").identity, customerOf(c).id, body.answer, {
+    rejectType: body.reject_type,
+    now: now(c),
+  });
+  return { status };
+});
 
-onboarding.get(
-  "/sumsub/confirm",
-  guards("loggedin", "is-verified", "secondfactor", "is-user", "has-profile"),
-  async (c) => {
-    const customer = customerOf(c);
-    const { identity, now } = c.get("services");
-    let result;
-    try {
-      result = await confirmResult(c.get("db"), identity, customer.id, new Date(now()));
-    } catch (error) {
-      console.warn("[identity] reading the result failed", error);
-      throw new ApiError(502, FALLBACK);
-    }
-    switch (result.status) {
-      case "pending":
-        throw new ApiError(409, "Your identity check is still in progress.");
-      case "retry":
-        throw new ApiError(422, result.moderationComment || "We could not confirm your identity. Please try again.");
-      case "rejected":
-        throw new ApiError(403, result.moderationComment || "We could not verify your identity. Please contact us.");
-    }
-    if (await opensAtOnce(c, customer.id)) await openAccountFor(c, customer.id, null);
-    return ok(c, (await userWithSummary(c.get("db"), customer.id, customer.secondFactor))!.summary, {
-      redirect: "/auth",
-    });
-  },
-);
+route(onboarding, calls.confirmIdentity, async (c) => {
+  const customer = customerOf(c);
+  const { identity, mailer } = c.get("services");
+  await confirmIdentity(c.get("db"), identity, customer.id, now(c));
+  await openAtOnceIfEligible({ db: c.get("db"), mailer }, customer.id, now(c));
+  return reply(await sessionSummary(c.get("db"), customer.id, customer.secondFactor), { redirect: "/auth" });
+});
 
-onboarding.post("/sumsub/webhook", async (c) => {
-  const secret = c.get("config").sumsub?.webhookSecret;
-  if (!secret) throw new ApiError(404, "Webhooks are not configured.");
-  const outcome = await receiveWebhook(
+route(onboarding, calls.sumsubWebhook, async (c) => {
+  const outcome = await acceptWebhook(
     c.get("db"),
     {
+      // The digest signs these exact bytes: the body is read raw, never re-serialised.
       rawBody: new Uint8Array(await c.req.arrayBuffer()),
       digest: c.req.header("x-payload-digest"),
       alg: c.req.header("x-payload-digest-alg"),
     },
-    secret,
-    new Date(c.get("services").now()),
+    c.get("config").sumsub?.webhookSecret,
+    now(c),
   );
-  if (outcome === "unverified") throw new ApiError(401, "The payload digest does not match.");
-  if (outcome === "malformed") throw new ApiError(400, "The event could not be read.");
-  return ok(c, { ok: true, outcome });
+  return { ok: true, outcome } as const;
 });
-
-/** The profile a customer saved, for the form to show again. */
-export async function savedProfile(c: import("hono").Context<AppEnv>, userId: number) {
-  const [row] = await c.get("db").select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, userId));
-  return row?.data ?? null;
-}

@@ -1,11 +1,12 @@
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { identityChecks, profiles, users } from "../../db/schema.ts";
 import { customerOf } from "../../server/accounts/current.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
+import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
+import { readStoredResult } from "../../server/identity/store.ts";
 import { COUNTRIES } from "../../server/profile/schema.ts";
+import { savedProfile } from "../../server/profile/store.ts";
 import {
   BusinessProfileForm,
   ConsoleUsers,
@@ -100,10 +101,7 @@ export function VerifyPage(c: Context<AppEnv>) {
 }
 
 export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
-  const customer = customerOf(c)!;
-  const [saved] = await c.get("db").select({ data: profiles.data }).from(profiles).where(
-    eq(profiles.userId, customer.id),
-  );
+  const saved = await savedProfile(c.get("db"), customerOf(c)!.id);
   const Form = type === "Business" ? BusinessProfileForm : PersonalProfileForm;
   return (
     <>
@@ -113,15 +111,14 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
       {/* Each type has its own island: the page loads the form of its type only. */}
       <Form
         countries={COUNTRIES.map((c) => ({ code: c.code, name: c.name, postcode: c.postcode }))}
-        values={profileValues(type, saved?.data ?? null)}
+        values={profileValues(type, saved)}
       />
     </>
   );
 }
 
 export async function IdentityPage(c: Context<AppEnv>) {
-  const customer = customerOf(c)!;
-  const [check] = await c.get("db").select().from(identityChecks).where(eq(identityChecks.userId, customer.id));
+  const check = await readStoredResult(c.get("db"), customerOf(c)!.id);
   return (
     <>
       <PageTitle lead="A photo of an identity document and a selfie: it takes about two minutes.">
@@ -138,12 +135,12 @@ export async function IdentityPage(c: Context<AppEnv>) {
 
 export async function SecondFactorPage(c: Context<AppEnv>) {
   const user = c.get("user")!;
-  const [row] = await c.get("db").select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
+  const totp = await hasAuthenticator(c.get("db"), user.id);
   return (
     <section className="mx-auto max-w-md">
       <PageTitle lead="One more step to keep your money safe.">Second factor</PageTitle>
       <div className="card">
-        <SecondFactorForm method={row?.totp ? "totp" : "email"} email={user.username} />
+        <SecondFactorForm method={totp ? "totp" : "email"} email={user.username} />
       </div>
     </section>
   );
@@ -151,12 +148,12 @@ export async function SecondFactorPage(c: Context<AppEnv>) {
 
 export async function SecurityPage(c: Context<AppEnv>) {
   const user = c.get("user")!;
-  const [row] = await c.get("db").select({ totp: users.totpSecret }).from(users).where(eq(users.id, user.id));
+  const enabled = await hasAuthenticator(c.get("db"), user.id);
   return (
     <section className="max-w-2xl">
       <PageTitle lead="How you prove it is you when you sign in.">Sign-in and security</PageTitle>
       <div className="card">
-        <TotpSettings enabled={!!row?.totp} email={user.username} />
+        <TotpSettings enabled={enabled} email={user.username} />
       </div>
     </section>
   );

@@ -1,20 +1,17 @@
 import { and, desc, eq, like, or } from "drizzle-orm";
+import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
+import type { customerRow } from "../../lib/contracts/admin.ts";
 import { displayName } from "../auth/session-user.ts";
 
 /** One customer as the console's list shows them: who, and how far their onboarding is. */
-export interface CustomerRow {
-  id: number;
-  username: string;
-  name: string;
-  type: "Personal" | "Business";
-  validated: boolean;
-  profile: boolean;
-  identity: boolean;
-  account: boolean;
-  account_ref: string | null;
-  created_at: string;
+export type CustomerRow = z.output<typeof customerRow>;
+
+/** Whether an id is a customer's (an administrator is not one). */
+export async function isCustomer(db: Database, id: number): Promise<boolean> {
+  const [row] = await db.select({ level: users.level }).from(users).where(eq(users.id, id));
+  return row?.level === "User";
 }
 
 /** Customers (never administrators), newest first, optionally matching a search in email or profile. */

@@ -1,36 +1,47 @@
 import { eq } from "drizzle-orm";
-import type { Context } from "hono";
+import type { Database } from "../../db/client.ts";
 import { profiles, users } from "../../db/schema.ts";
 import { summaryOf } from "../auth/users.ts";
-import type { AppEnv } from "../env.ts";
-import { accountOpened } from "../mail/index.ts";
+import { accountOpened, type Mailer } from "../mail/index.ts";
 import { type PersonalProfile, personalProfileFlags } from "../profile/schema.ts";
-import { openAccount } from "./open.ts";
+import { openAccount, type OpenedAccount } from "./open.ts";
+
+/** What opening a customer's account works with. */
+export interface AccountDeps {
+  db: Database;
+  mailer: Mailer;
+}
 
 /**
  * DESIGN.md section 3, step 6: a Personal customer whose identity is approved and whose answers
  * raise no flag (politically exposed, refused before, acting for someone else) gets an account at
  * once; Business customers and flagged persons wait for an administrator's compliance review.
  */
-export async function opensAtOnce(c: Context<AppEnv>, userId: number): Promise<boolean> {
-  const [user] = await c.get("db").select().from(users).where(eq(users.id, userId));
-  const [profile] = await c.get("db").select().from(profiles).where(eq(profiles.userId, userId));
+export async function opensAtOnce(db: Database, userId: number): Promise<boolean> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
+  const [profile] = await db.select().from(profiles).where(eq(profiles.userId, userId));
   if (!user || !profile || user.type !== "Personal" || profile.type !== "Personal") return false;
   return personalProfileFlags(profile.data as PersonalProfile).length === 0;
 }
 
 /** Opens the customer's account and tells them by email (with the account_ref to quote). */
-export async function openAccountFor(c: Context<AppEnv>, userId: number, openedBy: number | null) {
-  const [user] = await c.get("db").select().from(users).where(eq(users.id, userId));
+export async function openAccountFor(
+  deps: AccountDeps,
+  userId: number,
+  openedBy: number | null,
+  now: Date,
+): Promise<OpenedAccount> {
+  const [user] = await deps.db.select().from(users).where(eq(users.id, userId));
   if (!user) throw new Error(`No user ${userId}`);
-  const summary = await summaryOf(c.get("db"), user, false);
+  const summary = await summaryOf(deps.db, user, false);
   const { account, created } = await openAccount(
-    c.get("db"),
+    deps.db,
     { id: user.id, type: user.type, name: summary.name },
     openedBy,
+    now,
   );
   if (created) {
-    await c.get("services").mailer.send({
+    await deps.mailer.send({
       to: user.username,
       userId: user.id,
       template: "account-opened",
@@ -38,4 +49,9 @@ export async function openAccountFor(c: Context<AppEnv>, userId: number, openedB
     });
   }
   return account;
+}
+
+/** After an approved identity check: the account opens now when the customer needs no review. */
+export async function openAtOnceIfEligible(deps: AccountDeps, userId: number, now: Date): Promise<void> {
+  if (await opensAtOnce(deps.db, userId)) await openAccountFor(deps, userId, null, now);
 }

@@ -2,10 +2,9 @@ import { argon2id, argon2Verify } from "hash-wasm";
 
 /**
  * Passwords are hashed with Argon2id at OWASP's minimum (19 MiB, 2 passes, 1 lane). hash-wasm is
- * WebAssembly, so the same code runs on a server and at the edge.
+ * WebAssembly, so the same code runs on a server and at the edge. The rule a new password follows
+ * is shared with the forms: lib/contracts/auth.ts.
  */
-export const PASSWORD_MIN = 8;
-export const PASSWORD_MAX = 128;
 const PARAMS = { memorySize: 19 * 1024, iterations: 2, parallelism: 1, hashLength: 32 } as const;
 
 export function hashPassword(password: string): Promise<string> {
@@ -23,12 +22,4 @@ export async function verifyPassword(hash: string | null | undefined, password: 
   } catch {
     return false;
   }
-}
-
-/** The rule: 8 to 128 characters, no composition rules (NIST SP 800-63B). Null when acceptable. */
-export function passwordProblem(password: string): string | null {
-  const length = [...password].length;
-  if (length < PASSWORD_MIN) return `Password must be at least ${PASSWORD_MIN} characters.`;
-  if (length > PASSWORD_MAX) return `Password must be at most ${PASSWORD_MAX} characters.`;
-  return null;
 }

@@ -3,8 +3,8 @@ import type { Database } from "../../db/client.ts";
 import { rateLimits } from "../../db/schema.ts";
 
 /**
- * A rate limit kept in the database, so every instance shares it: at most `max` attempts (for
- * sign-in: failures) in `windowMs`; past that the key is blocked for `blockMs`, whatever comes.
+ * A rate limit kept in the database, so every instance shares it: at most `max` attempts in
+ * `windowMs`; the attempt that reaches `max` blocks the key for `blockMs`, whatever comes next.
  */
 export interface Limit {
   max: number;
@@ -27,49 +27,49 @@ export const FORGOT_PER_ACCOUNT: Limit = { max: 3, windowMs: 60 * MINUTE, blockM
 /** Emails of new codes and validation links for one user. */
 export const RESENDS_PER_USER: Limit = { max: 5, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE };
 
+/**
+ * The limiter claims an attempt before it is made (decision 021): one statement counts it and
+ * answers whether it is within the limit, so attempts sent at once cannot all pass a check made
+ * before any of them is counted. A claimed attempt stays counted whatever happens to it: for
+ * limits on failures, the caller forgets the key after a success (`clear`).
+ */
 export class RateLimiter {
   constructor(private readonly db: Database, private readonly now = () => Date.now()) {}
 
-  /** Whether the key is blocked now (without counting an attempt). */
-  async isBlocked(key: string): Promise<boolean> {
-    const [row] = await this.db.select().from(rateLimits).where(eq(rateLimits.key, key));
-    return !!row?.blockedUntil && row.blockedUntil.getTime() > this.now();
-  }
-
   /**
-   * Counts one attempt in one statement (so concurrent attempts cannot both slip under the limit).
-   * The attempt that reaches `max` blocks the key: callers ask `isBlocked` before acting, so the
-   * attempt after the max-th is the first refused.
+   * Counts one attempt under `key` and answers whether it may go ahead: false once `max` attempts
+   * were claimed in the window, or while the key is blocked. The `max`-th claim blocks the key for
+   * `blockMs`. A window that has passed, or a block that has been served, starts the count again.
    */
-  async hit(key: string, limit: Limit): Promise<{ blocked: boolean }> {
+  async claim(key: string, limit: Limit): Promise<boolean> {
     const now = this.now();
-    const windowStartsAfter = now - limit.windowMs;
+    const blockedNow = sql`(${rateLimits.blockedUntil} IS NOT NULL AND ${rateLimits.blockedUntil} > ${now})`;
+    const startsAgain = sql`(CASE WHEN ${rateLimits.blockedUntil} IS NULL
+      THEN ${rateLimits.windowStart} <= ${now - limit.windowMs}
+      ELSE ${rateLimits.blockedUntil} <= ${now} END)`;
+    const blockIfFirstIsLast = limit.max <= 1 ? new Date(now + limit.blockMs) : null;
     const [row] = await this.db
       .insert(rateLimits)
-      .values({ key, windowStart: new Date(now), count: 1, blockedUntil: null })
+      .values({ key, windowStart: new Date(now), count: 1, blockedUntil: blockIfFirstIsLast })
       .onConflictDoUpdate({
         target: rateLimits.key,
+        // SQLite evaluates every expression against the row as it was before this statement.
         set: {
-          // A window that has passed starts again at this attempt.
-          count:
-            sql`CASE WHEN ${rateLimits.windowStart} <= ${windowStartsAfter} THEN 1 ELSE ${rateLimits.count} + 1 END`,
-          windowStart:
-            sql`CASE WHEN ${rateLimits.windowStart} <= ${windowStartsAfter} THEN ${now} ELSE ${rateLimits.windowStart} END`,
+          // Past max+1 nothing more is learnt: the count stops there.
+          count: sql`CASE WHEN ${startsAgain} THEN 1 ELSE MIN(${rateLimits.count} + 1, ${limit.max + 1}) END`,
+          windowStart: sql`CASE WHEN ${startsAgain} THEN ${now} ELSE ${rateLimits.windowStart} END`,
+          blockedUntil: sql`CASE
+            WHEN ${startsAgain} THEN ${blockIfFirstIsLast?.getTime() ?? null}
+            WHEN ${blockedNow} THEN ${rateLimits.blockedUntil}
+            WHEN ${rateLimits.count} + 1 >= ${limit.max} THEN ${now + limit.blockMs}
+            ELSE NULL END`,
         },
       })
-      .returning();
-    if (row.count >= limit.max || (row.blockedUntil && row.blockedUntil.getTime() > now)) {
-      if (!row.blockedUntil || row.blockedUntil.getTime() <= now) {
-        await this.db.update(rateLimits).set({ blockedUntil: new Date(now + limit.blockMs) }).where(
-          eq(rateLimits.key, key),
-        );
-      }
-      return { blocked: true };
-    }
-    return { blocked: false };
+      .returning({ count: rateLimits.count });
+    return row.count <= limit.max;
   }
 
-  /** Forgets the failures of a key (after a success). */
+  /** Forgets every attempt of a key (after a success). */
   async clear(key: string): Promise<void> {
     await this.db.delete(rateLimits).where(eq(rateLimits.key, key));
   }

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
+import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
 import type { AppEnv } from "../env.ts";
 import type { SessionUser } from "./session-user.ts";
@@ -25,14 +26,15 @@ export function sessionLayer(resolve: SessionResolver): MiddlewareHandler<AppEnv
     const user = await resolve(c);
     c.set("user", user);
     // Acting on behalf starts only once the administrator has passed the second factor.
-    c.set("onBehalf", user?.level === "Admin" && user.secondFactor ? await onBehalfOf(c, user.id) : null);
+    c.set("onBehalf", user?.level === "Admin" && user.secondFactor ? await onBehalfOf(c.get("db"), user.id) : null);
     await next();
   };
 }
 
-async function onBehalfOf(c: Context<AppEnv>, adminId: number): Promise<SessionUser | null> {
-  const [admin] = await c.get("db").select({ onBehalfOf: users.onBehalfOf }).from(users).where(eq(users.id, adminId));
+/** The customer an administrator acts for, if any (never another administrator). */
+async function onBehalfOf(db: Database, adminId: number): Promise<SessionUser | null> {
+  const [admin] = await db.select({ onBehalfOf: users.onBehalfOf }).from(users).where(eq(users.id, adminId));
   if (!admin?.onBehalfOf) return null;
-  const customer = await userWithSummary(c.get("db"), admin.onBehalfOf, true);
+  const customer = await userWithSummary(db, admin.onBehalfOf, true);
   return customer && customer.user.level !== "Admin" ? customer.summary : null;
 }

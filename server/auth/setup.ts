@@ -1,7 +1,9 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
-import { hashPassword, passwordProblem } from "./password.ts";
+import { passwordProblem } from "../../lib/contracts/auth.ts";
+import { InvalidInput, Refused } from "../errors.ts";
+import { hashPassword } from "./password.ts";
 import { normalizeUsername } from "./users.ts";
 
 /** Whether the portal has its first administrator (then /setup is done). */
@@ -43,4 +45,14 @@ export async function createAdministrator(
     return created.id;
     // IMMEDIATE takes the write lock before the check, so the check and the insert are one step.
   }, { behavior: "immediate" });
+}
+
+/** POST setup: the first administrator, while there is none (SPEC.md section 2). */
+export async function setUpPortal(db: Database, email: string, password: string): Promise<void> {
+  const problem = passwordProblem(password);
+  if (problem) throw new InvalidInput(problem, "password");
+  const created = await createAdministrator(db, email, password, { onlyIfNone: true });
+  if (created === "exists") throw new Refused("Setup is already done.");
+  // The password is acceptable: what remains is a customer who registered with this email.
+  if (typeof created === "string") throw new InvalidInput(created, "email");
 }

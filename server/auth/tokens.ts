@@ -1,5 +1,5 @@
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
-import { createHash } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 
 /** A random token of 256 bits, URL-safe: session cookies and emailed links. */
 export function randomToken(): string {
@@ -24,10 +24,11 @@ export function sha256Hex(text: string): Promise<string> {
   return Promise.resolve(createHash("sha256").update(text, "utf8").digest("hex"));
 }
 
-/** Compares two strings without leaking where they differ. */
+/**
+ * Compares two strings without leaking where they differ, nor whether their lengths do: node's
+ * timingSafeEqual needs inputs of one length, so it compares their SHA-256 digests.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  const digest = (text: string) => createHash("sha256").update(text, "utf8").digest();
+  return timingSafeEqual(digest(a), digest(b));
 }

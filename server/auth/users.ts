@@ -1,7 +1,9 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { columnList, fromColumns, preparedQuery, rowOf } from "../../db/sql.ts";
 import { profiles, users } from "../../db/schema.ts";
+import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
+import { Unauthenticated } from "../errors.ts";
 import { displayName, type SessionUser } from "./session-user.ts";
 
 export type UserRow = typeof users.$inferSelect;
@@ -60,6 +62,13 @@ export async function userWithSummary(
   return { user, summary: summaryFrom(user, summaryPartsOf(row), secondFactor) };
 }
 
+/** A user's session summary; a user who no longer exists is 'Bad credentials'. */
+export async function sessionSummary(db: Database, id: number, secondFactor: boolean): Promise<SessionUser> {
+  const found = await userWithSummary(db, id, secondFactor);
+  if (!found) throw new Unauthenticated(BAD_CREDENTIALS);
+  return found.summary;
+}
+
 export async function summaryOf(db: Database, user: UserRow, secondFactor: boolean): Promise<SessionUser> {
   const row = await rowOf<Record<string, unknown>>(db, USER_AND_SUMMARY, [user.id]);
   return summaryFrom(user, row ? summaryPartsOf(row) : undefined, secondFactor);
@@ -96,4 +105,47 @@ function summaryFrom(
     override_regular_transfer_fee: user.overrideRegularTransferFee,
     affiliate: user.affiliate,
   };
+}
+
+/** The user has opened the link or typed the token emailed to them. */
+export async function markValidated(db: Database, userId: number): Promise<void> {
+  await db.update(users).set({ validated: true }).where(eq(users.id, userId));
+}
+
+export async function setPasswordHash(db: Database, userId: number, passwordHash: string): Promise<void> {
+  await db.update(users).set({ passwordHash }).where(eq(users.id, userId));
+}
+
+/**
+ * Records the authenticator step a code matched, only if the stored one is still `previous`: of
+ * two requests with the same code at once, one moves it and the other finds it moved. Answers
+ * whether this one moved it.
+ */
+export async function advanceTotpStep(
+  db: Database,
+  userId: number,
+  previous: number | null,
+  step: number,
+): Promise<boolean> {
+  const moved = await db.update(users).set({ totpLastStep: step }).where(
+    and(eq(users.id, userId), previous === null ? isNull(users.totpLastStep) : eq(users.totpLastStep, previous)),
+  ).returning({ id: users.id });
+  return moved.length === 1;
+}
+
+/** Stores a user's sealed authenticator key with the step of the code that proved it, or removes it (null). */
+export async function setAuthenticatorKey(
+  db: Database,
+  userId: number,
+  key: { sealed: string; step: number } | null,
+): Promise<void> {
+  await db.update(users).set({ totpSecret: key?.sealed ?? null, totpLastStep: key?.step ?? null }).where(
+    eq(users.id, userId),
+  );
+}
+
+/** Whether the user signs in with an authenticator app (else with emailed codes). */
+export async function hasAuthenticator(db: Database, userId: number): Promise<boolean> {
+  const [row] = await db.select({ totp: users.totpSecret }).from(users).where(eq(users.id, userId));
+  return !!row?.totp;
 }

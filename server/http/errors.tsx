@@ -44,21 +44,23 @@ export function errorAnswer(
 /** The one place a business rule's refusal becomes an HTTP status (server/errors.ts). */
 const REFUSAL_STATUS: Record<RefusalKind, ContentfulStatusCode> = {
   invalid: 422,
+  unauthenticated: 401,
   not_found: 404,
   conflict: 409,
   refused: 403,
   limited: 429,
+  unavailable: 503,
+  upstream: 502,
 };
 
 export const onError: ErrorHandler<AppEnv> = (err, c) => {
   if (err instanceof ApiError) return errorAnswer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
   if (err instanceof DomainError) {
-    return errorAnswer(
-      c,
-      REFUSAL_STATUS[err.kind],
-      err.message,
-      err.field ? { fields: { [err.field]: err.message } } : {},
-    );
+    const { fields, next } = err;
+    return errorAnswer(c, REFUSAL_STATUS[err.kind], err.message, {
+      ...(fields ? { fields } : {}),
+      ...(next ? { redirect: next } : {}),
+    });
   }
   if (err instanceof HTTPException) {
     const status = err.status as ContentfulStatusCode;

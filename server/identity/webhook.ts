@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users, webhookEvents } from "../../db/schema.ts";
+import { InvalidInput, NotFound, Unauthenticated } from "../errors.ts";
 import { parseSumsubDate, reviewToResult, type SumsubReviewResult, userIdFromExternal } from "./provider.ts";
 import { decide, readStoredCheck, writeResult } from "./store.ts";
 
@@ -171,4 +172,22 @@ export async function receiveWebhook(
   const event = parseWebhookEvent(delivery.rawBody);
   if (!event) return "malformed";
   return await applyReviewEvent(db, event, now);
+}
+
+/**
+ * POST sumsub/webhook: a delivery that is not signed with the webhook secret is 401, one that is
+ * signed but not an event is 422; otherwise what applying it did (answered 200 in every case, so
+ * that Sumsub does not send it again). Without a secret the webhook does not exist.
+ */
+export async function acceptWebhook(
+  db: Database,
+  delivery: { rawBody: Uint8Array; digest?: string | null; alg?: string | null },
+  secret: string | undefined,
+  now: Date,
+): Promise<ApplyOutcome> {
+  if (!secret) throw new NotFound("Webhooks are not configured.");
+  const outcome = await receiveWebhook(db, delivery, secret, now);
+  if (outcome === "unverified") throw new Unauthenticated("The payload digest does not match.");
+  if (outcome === "malformed") throw new InvalidInput("The event could not be read.");
+  return outcome;
 }

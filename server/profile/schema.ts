@@ -40,20 +40,11 @@ export type Clock = Date | (() => Date);
 // ---------------------------------------------------------------------------------------------
 // Dates
 
-const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const isoDate = z.iso.date();
 
-/** True for a strict YYYY-MM-DD string naming a real calendar date (no 31 February). */
+/** True for a strict YYYY-MM-DD string naming a real calendar date (no 31 February): zod's ISO date. */
 export function isIsoDate(value: string): boolean {
-  const m = DATE_RE.exec(value);
-  if (!m) return false;
-  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
-  const days = [31, isLeapYear(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  return day <= days;
-}
-
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return isoDate.safeParse(value).success;
 }
 
 /** Today's date in UTC as YYYY-MM-DD. */
@@ -147,7 +138,7 @@ function phone(label: string) {
 
 /** A strict YYYY-MM-DD calendar date. */
 function date(label: string) {
-  return text(label, 40).pipe(z.string().refine(isIsoDate, `${label} must be a real date in the format YYYY-MM-DD.`));
+  return text(label, 40).pipe(z.iso.date({ error: `${label} must be a real date in the format YYYY-MM-DD.` }));
 }
 
 /**

@@ -22,6 +22,11 @@ let browser: Browser;
 let db: Database;
 
 const ADMIN = { email: "admin@portal.test", password: "admin-password-1" };
+/**
+ * A wrong password is answered after one Argon2 check: half a second to a second on a busy
+ * two-core machine before the browser renders anything, past expect.poll's default second.
+ */
+const PASSWORD_CHECKED = { timeout: 10_000 };
 
 beforeAll(async () => {
   server = await startServer();
@@ -180,7 +185,7 @@ describe("sign-in journeys", () => {
     await signIn.getByLabel("Password").fill("not-the-password");
     const beforeWrong = await lastEmailId(db);
     await signIn.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => signIn.getByRole("alert").textContent()).toBe("Invalid credentials");
+    await expect.poll(() => signIn.getByRole("alert").textContent(), PASSWORD_CHECKED).toBe("Invalid credentials");
     // SPEC.md section 8: the failure is also a toast.
     const toasts = page.getByRole("region", { name: "Notifications" });
     await expect.poll(() => toasts.getByText("Invalid credentials", { exact: true }).isVisible()).toBe(true);
@@ -339,7 +344,7 @@ describe("sign-in journeys", () => {
     await signIn.getByLabel("Email").fill(email);
     await signIn.getByLabel("Password").fill(oldPassword);
     await signIn.getByRole("button", { name: "Sign in" }).click();
-    await expect.poll(() => signIn.getByRole("alert").textContent()).toBe("Invalid credentials");
+    await expect.poll(() => signIn.getByRole("alert").textContent(), PASSWORD_CHECKED).toBe("Invalid credentials");
     expect(path(page)).toBe("/");
 
     // The new one does, with the emailed code.

@@ -1,0 +1,156 @@
+/**
+ * The sign-in calls (SPEC.md sections 2, 3 and 8; decision 007): registering, validating the email
+ * address, signing in with the password and the second factor, forgotten passwords, signing out.
+ */
+import { z } from "zod";
+import { defineCall } from "./define.ts";
+import { sessionUser } from "./session-user.ts";
+
+/** SPEC.md section 8: a wrong password, code or token is a 401 whose error is exactly this. */
+export const BAD_CREDENTIALS = "Bad credentials";
+/** What a limit on attempts answers (429). */
+export const TOO_MANY_ATTEMPTS = "Too many attempts. Try again in 15 minutes.";
+
+/** Passwords: 8 to 128 characters, no composition rules (NIST SP 800-63B). */
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 128;
+
+/** The problem with a new password, in the customer's words; null when it is acceptable. */
+export function passwordProblem(password: string): string | null {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN) return `Password must be at least ${PASSWORD_MIN} characters.`;
+  if (length > PASSWORD_MAX) return `Password must be at most ${PASSWORD_MAX} characters.`;
+  return null;
+}
+
+/** A password being chosen: it must follow the rule. */
+export const newPassword = z.string({ error: "Password is required." }).superRefine((value, ctx) => {
+  const problem = passwordProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/** An email address being registered: trimmed and lower-cased, as usernames are kept. */
+export const newEmail = z.string({ error: "Enter a valid email address." }).trim().toLowerCase()
+  .pipe(z.email({ error: "Enter a valid email address." }))
+  .pipe(z.string().max(254, { error: "Enter a valid email address." }));
+
+/** A username as typed to sign in: whatever it is, a wrong one is only "Bad credentials". */
+const username = z.string({ error: "Enter your email address." }).trim().max(254, {
+  error: "Enter your email address.",
+});
+
+/** An emailed code or token as typed or opened from a link. */
+const token = z.string({ error: "Enter the code or token." }).trim()
+  .min(1, { error: "Enter the code or token." })
+  .max(200, { error: "Enter the code or token." });
+
+const attributionText = z.string().trim().max(500).optional();
+
+export const sent = z.object({ sent: z.literal(true) });
+export const done = z.object({ ok: z.literal(true) });
+
+export const register = defineCall({
+  method: "POST",
+  path: "/auth/register",
+  summary: "Opens a customer's sign-in: signed in, not verified; the validation email is sent.",
+  guards: [],
+  body: z.object({
+    email: newEmail,
+    password: newPassword,
+    type: z.enum(["Personal", "Business"], { error: "Choose Personal or Business." }),
+    referral_code: z.string().trim().max(64).optional().nullable(),
+    /** Marketing attribution: what the register page saw when the visitor arrived. */
+    attribution: z.object({
+      utm_source: attributionText,
+      utm_medium: attributionText,
+      utm_campaign: attributionText,
+      utm_term: attributionText,
+      utm_content: attributionText,
+      referrer: attributionText,
+      landing_path: attributionText,
+    }).optional(),
+  }),
+  answer: sessionUser,
+});
+
+export const resendValidation = defineCall({
+  method: "POST",
+  path: "/validation/resend",
+  summary: "Emails a new validation link to the signed-in user; 409 once the address is confirmed.",
+  guards: ["loggedin"],
+  answer: sent,
+});
+
+export const validateEmail = defineCall({
+  method: "POST",
+  path: "/validation/validate",
+  summary: "Confirms the email address with the emailed token; in the browser that registered, it also " +
+    "passes the second factor.",
+  guards: [],
+  body: z.object({ token }),
+  answer: sessionUser,
+});
+
+export const login = defineCall({
+  method: "POST",
+  path: "/auth/login",
+  summary: "Signs in with the password; the second factor is still to pass (a code is emailed unless the " +
+    "user has an authenticator app). 429 after 5 failures in 15 minutes.",
+  guards: [],
+  body: z.object({
+    email: username,
+    password: z.string({ error: "Enter your password." }).max(1000, { error: "Enter your password." }),
+  }),
+  answer: sessionUser,
+});
+
+export const logout = defineCall({
+  method: "POST",
+  path: "/auth/logout",
+  summary: "Ends this session.",
+  guards: [],
+  answer: done,
+});
+
+export const challenge = defineCall({
+  method: "POST",
+  path: "/challenge",
+  summary: "Passes the second factor with the emailed code or the authenticator's. 429 after 5 failures.",
+  guards: ["loggedin"],
+  body: z.object({ token }),
+  answer: sessionUser,
+});
+
+export const resendCode = defineCall({
+  method: "POST",
+  path: "/challenge/resend",
+  summary: "Emails a new second-factor code (also to users with an authenticator app).",
+  guards: ["loggedin"],
+  answer: sent,
+});
+
+export const forgotPassword = defineCall({
+  method: "POST",
+  path: "/auth/forgot",
+  summary: "Emails a link to choose a new password when the account exists; the answer is the same either way.",
+  guards: [],
+  body: z.object({ username }),
+  answer: sent,
+});
+
+export const resetPassword = defineCall({
+  method: "POST",
+  path: "/auth/forgot/reset",
+  summary: "Sets a new password with the emailed token; every session of the user ends.",
+  guards: [],
+  body: z.object({ username, token, password: newPassword }),
+  answer: done,
+});
+
+export const whoami = defineCall({
+  method: "GET",
+  path: "/account/whoami",
+  summary: "The signed-in user's session summary.",
+  guards: ["loggedin"],
+  answer: sessionUser,
+});

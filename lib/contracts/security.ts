@@ -1,0 +1,38 @@
+/** The signed-in user's own sign-in settings: the authenticator app (TOTP, decision 007). */
+import { z } from "zod";
+import { defineCall } from "./define.ts";
+import { sessionUser } from "./session-user.ts";
+
+const SIGNED_IN = ["loggedin", "secondfactor"] as const;
+
+export const startAuthenticator = defineCall({
+  method: "POST",
+  path: "/account/totp/setup",
+  summary: "A new authenticator key and its otpauth:// address, not in use until a code from it is given.",
+  guards: SIGNED_IN,
+  answer: z.object({ secret: z.string(), uri: z.string() }),
+});
+
+export const enableAuthenticator = defineCall({
+  method: "POST",
+  path: "/account/totp/enable",
+  summary: "Turns the authenticator on with its key and a first code; a wrong code is a 422 naming `code`.",
+  guards: SIGNED_IN,
+  body: z.object({
+    secret: z.string({ error: "The key is not valid." }).trim().regex(/^[A-Z2-7 ]{16,64}$/i, {
+      error: "The key is not valid.",
+    }),
+    code: z.string({ error: "Enter the code from your app." }).trim().max(20, {
+      error: "Enter the code from your app.",
+    }),
+  }),
+  answer: sessionUser,
+});
+
+export const disableAuthenticator = defineCall({
+  method: "DELETE",
+  path: "/account/totp",
+  summary: "Turns the authenticator off: codes come by email again.",
+  guards: SIGNED_IN,
+  answer: sessionUser,
+});

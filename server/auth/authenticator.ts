@@ -1,0 +1,49 @@
+import type { Database } from "../../db/client.ts";
+import { InvalidInput } from "../errors.ts";
+import type { SecretBox } from "./encryption.ts";
+import { newTotpKey, totpKeyFromText, totpKeyText, totpUri, verifyTotp } from "./totp.ts";
+import { advanceTotpStep, setAuthenticatorKey, type UserRow } from "./users.ts";
+
+/** The authenticator app (TOTP, RFC 6238): enrolling, turning it off, and checking its codes. */
+
+/** A new key for the user's app; nothing is stored until a code from it proves the app has it. */
+export function newAuthenticatorKey(username: string): { secret: string; uri: string } {
+  const key = newTotpKey();
+  return { secret: totpKeyText(key), uri: totpUri("Portal", username, key) };
+}
+
+/**
+ * Turns the authenticator on with its key and a first code from it. A wrong code is a 422 naming
+ * the code, not a 401: a mistyped code while enrolling is not a failed sign-in and must not sign the
+ * user out.
+ */
+export async function enableAuthenticator(
+  deps: { db: Database; secretBox: SecretBox; now: () => number },
+  userId: number,
+  input: { secret: string; code: string },
+): Promise<void> {
+  const key = totpKeyFromText(input.secret);
+  const step = verifyTotp(key, input.code, deps.now(), null);
+  if (step === null) throw new InvalidInput("That code does not match: check the time on your device.", "code");
+  const sealed = await deps.secretBox.seal(new Uint8Array(key));
+  await setAuthenticatorKey(deps.db, userId, { sealed, step });
+}
+
+export async function disableAuthenticator(db: Database, userId: number): Promise<void> {
+  await setAuthenticatorKey(db, userId, null);
+}
+
+/**
+ * Whether a code is the user's authenticator's for now (one step of drift either way). A step is
+ * accepted once: the same code cannot pass twice, even sent twice at once.
+ */
+export async function authenticatorAccepts(
+  deps: { db: Database; secretBox: SecretBox; now: () => number },
+  user: Pick<UserRow, "id" | "totpSecret" | "totpLastStep">,
+  code: string,
+): Promise<boolean> {
+  if (!user.totpSecret) return false;
+  const key = await deps.secretBox.open(user.totpSecret);
+  const step = verifyTotp(key, code, deps.now(), user.totpLastStep);
+  return step !== null && await advanceTotpStep(deps.db, user.id, user.totpLastStep, step);
+}

@@ -1,0 +1,51 @@
+import type { Database } from "../../db/client.ts";
+import { Conflict, InvalidInput, NotFound, ProviderFailed, Refused } from "../errors.ts";
+import type { IdentityProvider, IdentityStatus } from "./provider.ts";
+import { confirmResult } from "./index.ts";
+import { sandboxAnswer } from "./sandbox.ts";
+
+/** What the identity page's calls do: the sandbox's answer, and confirming the provider's result. */
+
+const FALLBACK = "An error occurred. Please try again later";
+
+/**
+ * sumsub/confirm: asks the provider for the customer's result and records it. Only an approval
+ * returns; anything else is the refusal the customer reads: still in progress, try again (with the
+ * provider's comment), or rejected. A provider that cannot be reached is logged and answered with
+ * the general failure text.
+ */
+export async function confirmIdentity(
+  db: Database,
+  provider: IdentityProvider,
+  userId: number,
+  now: Date,
+): Promise<void> {
+  let result;
+  try {
+    result = await confirmResult(db, provider, userId, now);
+  } catch (error) {
+    console.warn("[identity] reading the result failed", error);
+    throw new ProviderFailed(FALLBACK);
+  }
+  switch (result.status) {
+    case "pending":
+      throw new Conflict("Your identity check is still in progress.");
+    case "retry":
+      throw new InvalidInput(result.moderationComment || "We could not confirm your identity. Please try again.");
+    case "rejected":
+      throw new Refused(result.moderationComment || "We could not verify your identity. Please contact us.");
+  }
+}
+
+/** POST sumsub/sandbox: the sandbox's answer for the customer, only while the sandbox is the provider. */
+export async function answerAsSandbox(
+  db: Database,
+  provider: IdentityProvider,
+  userId: number,
+  answer: "GREEN" | "RED",
+  options: { rejectType?: "RETRY" | "FINAL"; now: Date },
+): Promise<IdentityStatus> {
+  if (provider.name !== "sandbox") throw new NotFound("The sandbox identity provider is off.");
+  const { result } = await sandboxAnswer(db, userId, answer, options);
+  return result.status;
+}

@@ -1,0 +1,35 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { profiles } from "../../db/schema.ts";
+import { Conflict, InvalidFields } from "../errors.ts";
+import { validateProfile } from "./schema.ts";
+
+/** The customer's profile as saved (SPEC.md section 3), checked against the rules of ./schema.ts. */
+
+/**
+ * Saves the profile of the customer's type, checked on `now` (ages, dates not in the future): a
+ * 422 names every failing field and saves nothing. Once the account is open, support changes it.
+ */
+export async function saveProfile(
+  db: Database,
+  customer: { id: number; type: "Personal" | "Business"; account: boolean },
+  input: unknown,
+  now: Date,
+): Promise<void> {
+  if (customer.account) throw new Conflict("Your account is open: contact us to change your profile.");
+  const result = validateProfile(customer.type, input, now);
+  if (!result.ok) throw new InvalidFields(result.error, result.fields);
+  await db.insert(profiles).values({
+    userId: customer.id,
+    type: customer.type,
+    data: result.profile,
+    createdAt: now,
+    updatedAt: now,
+  }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
+}
+
+/** The profile a customer saved, for the form to show again; null before the first save. */
+export async function savedProfile(db: Database, userId: number): Promise<unknown> {
+  const [row] = await db.select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, userId));
+  return row?.data ?? null;
+}

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, test } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { type Limit, RateLimiter } from "../../server/auth/rate-limit.ts";
+import { MINUTE, TestClock } from "../helpers/client.ts";
+import { testDatabase } from "../helpers/db.ts";
+
+/**
+ * The limiter on its own (decision 021): an attempt is claimed before it is made, in one statement
+ * that counts it and answers whether it is within the limit.
+ */
+
+const FIVE: Limit = { max: 5, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE };
+
+let db: Database;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+
+function limiter() {
+  const clock = new TestClock();
+  return { clock, limiter: new RateLimiter(db, clock.now) };
+}
+
+let keys = 0;
+const newKey = () => `test:${++keys}`;
+
+async function claims(limiter: RateLimiter, key: string, n: number): Promise<boolean[]> {
+  const answers: boolean[] = [];
+  for (let i = 0; i < n; i++) answers.push(await limiter.claim(key, FIVE));
+  return answers;
+}
+
+describe("claiming attempts", () => {
+  test("of 50 claims made at once, exactly 5 are allowed", async () => {
+    const { limiter: l } = limiter();
+    const key = newKey();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => l.claim(key, FIVE)));
+    expect(answers.filter(Boolean)).toHaveLength(5);
+  });
+
+  test("the 5th claim blocks the key for 15 minutes from then, whatever is claimed meanwhile", async () => {
+    const { clock, limiter: l } = limiter();
+    const key = newKey();
+    expect(await claims(l, key, 4)).toEqual([true, true, true, true]);
+    clock.advance(5 * MINUTE);
+    expect(await l.claim(key, FIVE)).toBe(true);
+    for (let i = 0; i < 14; i++) {
+      clock.advance(MINUTE);
+      expect(await l.claim(key, FIVE)).toBe(false);
+    }
+    clock.advance(MINUTE - 1);
+    expect(await l.claim(key, FIVE)).toBe(false);
+    clock.advance(1);
+    // The block is served: the count starts again.
+    expect(await claims(l, key, 6)).toEqual([true, true, true, true, true, false]);
+  });
+
+  test("claims older than the window no longer count", async () => {
+    const { clock, limiter: l } = limiter();
+    const key = newKey();
+    expect(await claims(l, key, 4)).toEqual([true, true, true, true]);
+    clock.advance(15 * MINUTE);
+    expect(await claims(l, key, 5)).toEqual([true, true, true, true, true]);
+    expect(await l.claim(key, FIVE)).toBe(false);
+  });
+
+  test("clearing a key (a success) forgets its claims, and lifts a block", async () => {
+    const { limiter: l } = limiter();
+    const key = newKey();
+    expect(await claims(l, key, 5)).toEqual([true, true, true, true, true]);
+    await l.clear(key);
+    expect(await claims(l, key, 5)).toEqual([true, true, true, true, true]);
+  });
+
+  test("keys are counted apart", async () => {
+    const { limiter: l } = limiter();
+    const [a, b] = [newKey(), newKey()];
+    await claims(l, a, 5);
+    expect(await l.claim(a, FIVE)).toBe(false);
+    expect(await l.claim(b, FIVE)).toBe(true);
+  });
+});
