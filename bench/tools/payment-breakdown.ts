@@ -181,6 +181,15 @@ try {
     () => payer("POST", "account/payments", { quote_id: quotes.shift(), reference: "Bench" }, key()),
     holdMany,
   );
+  await measure("POST account/payments × 16 at once (no key)", async (i) => {
+    if (i % 16 !== 0) return;
+    await Promise.all(
+      Array.from(
+        { length: 16 },
+        () => payer("POST", "account/payments", { quote_id: quotes.shift(), reference: "Bench" }),
+      ),
+    );
+  }, holdMany);
   await measure("POST account/payments with keys × 16 at once", async (i) => {
     if (i % 16 !== 0) return;
     await Promise.all(
@@ -204,6 +213,10 @@ try {
       ),
     );
   }, makeMany);
+  await measure("GET account/funding × 16 at once (request, no read)", async (i) => {
+    if (i % 16 !== 0) return;
+    await Promise.all(Array.from({ length: 16 }, () => payer("GET", "account/funding")));
+  });
   await measure("  createPayment() × 16 at once", async (i) => {
     if (i % 16 !== 0) return;
     await Promise.all(

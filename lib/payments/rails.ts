@@ -148,10 +148,23 @@ export const RAILS: Readonly<Record<Rail, RailRules>> = {
  * UK by Faster Payments, USD to the US by ACH, ... anything else by SWIFT), or why that pair cannot
  * be paid (a country we do not pay, a currency paid only at home).
  */
-export function railFor(currency: string, country: string): { ok: true; rail: Rail } | { ok: false; message: string } {
-  const found = requirementsFor(currency.toUpperCase(), country.toUpperCase());
-  return found.ok ? { ok: true, rail: found.requirement.scheme } : { ok: false, message: found.message };
+export function railFor(currency: string, country: string): RailLookup {
+  const key = `${currency.toUpperCase()}:${country.toUpperCase()}`;
+  let found = looked.get(key);
+  if (!found) {
+    const requirement = requirementsFor(currency.toUpperCase(), country.toUpperCase());
+    found = requirement.ok
+      ? { ok: true, rail: requirement.requirement.scheme }
+      : { ok: false, message: requirement.message };
+    looked.set(key, found);
+  }
+  return found;
 }
+
+type RailLookup = { ok: true; rail: Rail } | { ok: false; message: string };
+
+/** The table is fixed while the process runs, and every payment made asks: each pair is looked up once. */
+const looked = new Map<string, RailLookup>();
 
 /** Whether a payment on this rail is a local payout or an international transfer. */
 export const railKind = (rail: Rail): RailKind => RAILS[rail].kind;

@@ -9,7 +9,7 @@
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
 import { payments } from "../../db/schema-payments.ts";
-import { fromColumns, rowOf } from "../../db/sql.ts";
+import { fromColumns, rowOf, run } from "../../db/sql.ts";
 import { expectedArrival, type Rail, railFor, referenceProblem } from "../../lib/payments/rails.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
@@ -53,7 +53,7 @@ const USE_QUOTE = `UPDATE payment_quotes SET used_at = ?1
 const INSERT_PAYMENT = `INSERT INTO payments (account_id, recipient_id, recipient, quote_id, sell_currency, sell_minor,
     buy_currency, buy_minor, fee_minor, mid_rate, rate, bps, priority, rail, reference, status, expected_arrival,
     created_by, created_at, updated_at, hold_transfer_id)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id`;
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING *`;
 
 /** Makes a payment from the quote (see the top of this file); answers the stored payment. */
 export async function createPayment(
@@ -97,7 +97,7 @@ export async function createPayment(
         detailsChangedAt: recipient.detailsChangedAt,
       });
       const priority = quote.priority === 1;
-      const inserted = await rowOf<{ id: number }>(tx, INSERT_PAYMENT, [
+      const inserted = await rowOf<Record<string, unknown>>(tx, INSERT_PAYMENT, [
         maker.accountId,
         recipient.id,
         JSON.stringify(recipient.snapshot),
@@ -119,7 +119,7 @@ export async function createPayment(
         at,
         at,
       ]);
-      const paymentId = inserted!.id;
+      const paymentId = inserted!.id as number;
       const held = await holdPayment(tx, {
         paymentId,
         accountId: maker.accountId,
@@ -130,14 +130,9 @@ export async function createPayment(
         feeAmount: quote.fee_minor,
         createdBy: maker.userId,
       });
-      const row = fromColumns(
-        payments,
-        (await rowOf<Record<string, unknown>>(
-          tx,
-          "UPDATE payments SET hold_transfer_id = ? WHERE id = ? RETURNING *",
-          [held.transferId, paymentId],
-        ))!,
-      );
+      const row = fromColumns(payments, inserted!);
+      row.holdTransferId = held.transferId;
+      await run(tx, "UPDATE payments SET hold_transfer_id = ? WHERE id = ?", [held.transferId, paymentId]);
       const by = { actorId: maker.userId, onBehalfAdminId: maker.onBehalfAdminId, now };
       await recordEvents(tx, paymentId, waits ? ["created", "approval_requested"] : ["created"], by);
       if (waits) {
