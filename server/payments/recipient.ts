@@ -1,4 +1,5 @@
-import { rowOf, type Tx } from "../../db/sql.ts";
+import { rowOf, rowsOf, type Tx } from "../../db/sql.ts";
+import { type Rail, railFor, RAILS } from "../../lib/payments/rails.ts";
 import type { Database } from "../../db/client.ts";
 import type { payments, RecipientType } from "../../db/schema-payments.ts";
 
@@ -50,4 +51,30 @@ export async function payableRecipient(
       details: JSON.parse(row.details) as Record<string, string>,
     },
   };
+}
+
+/** A recipient as the payment screen offers it: how they are paid and what reference fits. */
+export interface RecipientChoice {
+  id: number;
+  name: string;
+  currency: string;
+  country: string;
+  rail: Rail;
+  rail_name: string;
+  reference_max: number;
+}
+
+/** The account's recipients that can be paid now, by name (those whose pair we no longer pay are left out). */
+export async function recipientChoices(db: Database, accountId: number): Promise<RecipientChoice[]> {
+  const rows = await rowsOf<{ id: number; name: string; currency: string; country: string }>(
+    db,
+    "SELECT id, name, currency, country FROM recipients WHERE account_id = ? AND deleted_at IS NULL ORDER BY name, id",
+    [accountId],
+  );
+  return rows.flatMap((r) => {
+    const route = railFor(r.currency, r.country);
+    if (!route.ok) return [];
+    const rules = RAILS[route.rail];
+    return [{ ...r, rail: route.rail, rail_name: rules.name, reference_max: rules.referenceMax }];
+  });
 }
