@@ -25,10 +25,10 @@ const SHARED = [
   "/islands/client.ts",
   ...ENTRY_ISLANDS.map((name) => `/islands/${name}.tsx`),
   "/islands/lib/api.ts",
-  "/islands/lib/batch.ts",
+  "/islands/lib/carried-notification.ts",
   "/islands/lib/color-mode.ts",
-  "/islands/lib/forms.tsx",
-  "/islands/lib/notifications.ts",
+  "/islands/lib/notification-store.ts",
+  "/islands/lib/notify-event.ts",
   "/islands/lib/query-string.ts",
   "/islands/lib/user-store.ts",
   "/lib/api-types.ts",
@@ -36,6 +36,20 @@ const SHARED = [
   "/lib/constants.ts",
   "/lib/serialize.ts",
 ];
+
+/**
+ * The kit: TanStack Query, the page's query client and the UI pieces (islands/ui) that every island
+ * but the layouts' uses. A chunk of its own, so a page whose only islands are the layouts' (the
+ * notification queue, the colour-mode control) does not load it.
+ */
+const KIT = [
+  "/node_modules/@tanstack/",
+  "/islands/ui/",
+  "/islands/lib/query-client.tsx",
+  "/islands/lib/query-keys.ts",
+  "/islands/lib/write.ts",
+];
+const inKit = (id: string) => KIT.some((path) => id.includes(path));
 
 /** Modules that are loaded together: one chunk for them, not one each. */
 const TOGETHER: Record<string, string[]> = {
@@ -53,7 +67,7 @@ const ISLANDS = readdirSync(new URL("./islands", import.meta.url))
   )
   .map((name) => `islands/${name}`);
 
-const shared = (id: string) => id.includes("node_modules") || SHARED.some((path) => id.endsWith(path));
+const shared = (id: string) => !inKit(id) && (id.includes("node_modules") || SHARED.some((path) => id.endsWith(path)));
 
 /**
  * Vite wraps a dynamic import (an island's part loaded on demand, such as the plan editor) in a
@@ -96,6 +110,7 @@ export default defineConfig({
           groups: [
             // First, so that what it holds (and what that imports) is never pulled into another.
             { name: "client", test: shared, priority: 2 },
+            { name: "kit", test: inKit, priority: 1.8 },
             // Any other helper of islands/lib that several modules use keeps a chunk of its own,
             // rather than being pulled into a group below with one of its users.
             {
@@ -112,6 +127,8 @@ export default defineConfig({
             ...Object.entries(TOGETHER).map(([name, paths]) => ({
               name,
               test: (id: string) => paths.some((path) => id.endsWith(path)),
+              // Only the modules named: what they import from elsewhere is not theirs to carry.
+              includeDependenciesRecursively: false,
               priority: 1,
             })),
           ],

@@ -15,8 +15,12 @@ import { createAdminOverHttp, fundedCustomerOverHttp, registerOverHttp } from ".
 import type { RunningPortal } from "./lib/processes.ts";
 import { type BenchContext, type BenchModule, type BenchResult, fmt, kb, table } from "./lib/report.ts";
 
-/** Budget: all the JavaScript one page loads, gzip level 9, in bytes (80 KB, KB = 1000 bytes). */
-export const MAX_GZIP_BYTES = 80_000;
+/**
+ * Budget: all the JavaScript one page loads, gzip level 9, in bytes (KB = 1000 bytes). 95 KB since
+ * TanStack Query came into the islands (decision 016: about 12 KB of it), until issue 9 budgets the
+ * bytes as transferred.
+ */
+export const MAX_GZIP_BYTES = 95_000;
 
 interface ScriptFile {
   url: string;

@@ -1,21 +1,7 @@
-import { type ReactNode, useEffect, useRef } from "react";
-import {
-  CheckboxList,
-  type CountryOption,
-  describedBy,
-  ERROR,
-  fieldId,
-  getIn,
-  inputClass,
-  LABEL,
-  Messages,
-  ProfileForm,
-  Section,
-  SelectField,
-  TextField,
-  useForm,
-  type Values,
-} from "./lib/profile-form.tsx";
+import { withQueries } from "./lib/query-client.tsx";
+import type { Values } from "./onboarding/profile-context.ts";
+import { CheckboxList, PathSelectField, PathTextField, Section, TextList } from "./onboarding/profile-fields.tsx";
+import { type CountryOption, ProfileForm } from "./onboarding/profile-form.tsx";
 
 export interface BusinessProfileFormProps {
   countries: CountryOption[];
@@ -34,9 +20,9 @@ const BUSINESS_PURPOSES = [
 /**
  * The profile of a business customer (register-business): about the company, its contact person,
  * its registered address, its owners, directors and purpose, and how it heard about us. The frame
- * (posting, errors, the address) is lib/profile-form.tsx's.
+ * (posting, errors, the address) is onboarding/profile-form.tsx's.
  */
-export default function BusinessProfileForm({ countries, values }: BusinessProfileFormProps) {
+function BusinessProfileForm({ countries, values }: BusinessProfileFormProps) {
   return (
     <ProfileForm
       values={values}
@@ -54,29 +40,29 @@ function BusinessFields({ countries }: { countries: { value: string; label: stri
   return (
     <>
       <Section legend="About the company" hint="As shown on the company's registration documents.">
-        <TextField path="name" label="Company name" autoComplete="organization" wide />
-        <TextField path="number" label="Company registration number" autoComplete="off" />
-        <TextField path="incorporation" label="Date of incorporation" type="date" autoComplete="off" />
-        <SelectField
+        <PathTextField path="name" label="Company name" autoComplete="organization" wide />
+        <PathTextField path="number" label="Company registration number" autoComplete="off" />
+        <PathTextField path="incorporation" label="Date of incorporation" type="date" autoComplete="off" />
+        <PathSelectField
           path="country"
           label="Country of incorporation"
           options={countries}
           placeholder="Select a country"
         />
-        <TextField
+        <PathTextField
           path="nature"
           label="Nature of business"
           hint="What the company does, for example: Wholesale of coffee."
           autoComplete="off"
         />
-        <TextField
+        <PathTextField
           path="turnover"
           label="Annual turnover"
           inputMode="decimal"
           autoComplete="off"
           hint="Last financial year. For example: 250000."
         />
-        <TextField
+        <PathTextField
           path="website"
           label="Website"
           type="url"
@@ -87,10 +73,16 @@ function BusinessFields({ countries }: { countries: { value: string; label: stri
         />
       </Section>
       <Section legend="Contact person" hint="The person we can talk to about this account.">
-        <TextField path="first" label="First name" autoComplete="given-name" />
-        <TextField path="last" label="Last name" autoComplete="family-name" />
-        <TextField path="dob" label="Date of birth" type="date" autoComplete="bday" hint="They must be 18 or older." />
-        <TextField
+        <PathTextField path="first" label="First name" autoComplete="given-name" />
+        <PathTextField path="last" label="Last name" autoComplete="family-name" />
+        <PathTextField
+          path="dob"
+          label="Date of birth"
+          type="date"
+          autoComplete="bday"
+          hint="They must be 18 or older."
+        />
+        <PathTextField
           path="phone"
           label="Phone number"
           type="tel"
@@ -132,95 +124,4 @@ function BusinessOwnershipFields() {
   );
 }
 
-/** The most rows a repeatable list offers (the server's limit). */
-const MAX_LIST_ROWS = 20;
-
-/**
- * A repeatable list of one-line texts with Add and Remove buttons; at least one row is shown.
- * Errors: `path` (the list) under the group, `path.N` under row N.
- */
-function TextList(
-  { path, legend, hint, itemLabel, addLabel, removeLabel }: {
-    path: string;
-    legend: string;
-    hint?: ReactNode;
-    itemLabel: string;
-    addLabel: string;
-    /** The accessible name of row N's Remove button: "Remove beneficial owner 2". */
-    removeLabel: string;
-  },
-) {
-  const { values, errors, change, clearErrors } = useForm();
-  const id = fieldId(path);
-  const rows = (getIn(values, path) as string[] | undefined) ?? [];
-  const shown = rows.length ? rows : [""];
-  const error = errors[path];
-  const focusRow = useRef<number | null>(null);
-
-  useEffect(() => {
-    if (focusRow.current === null) return;
-    document.getElementById(fieldId(`${path}.${focusRow.current}`))?.focus();
-    focusRow.current = null;
-  });
-
-  const replace = (next: string[], focus: number) => {
-    // Rows moved: a message about row N would now sit under another row.
-    clearErrors(path);
-    focusRow.current = focus;
-    change(path, next);
-  };
-
-  return (
-    <fieldset id={id} className="min-w-0 sm:col-span-2" aria-describedby={describedBy(id, hint, error)}>
-      <legend className={LABEL}>{legend}</legend>
-      <Messages id={id} hint={hint} error={error} />
-      <ol className="mt-2 flex flex-col gap-3">
-        {shown.map((row, index) => {
-          const rowPath = `${path}.${index}`;
-          const rowId = fieldId(rowPath);
-          const rowError = errors[rowPath];
-          return (
-            <li key={index}>
-              <label htmlFor={rowId} className={LABEL}>
-                {itemLabel}
-                {shown.length > 1 ? <span className="sr-only">{` ${index + 1} of ${shown.length}`}</span> : null}
-              </label>
-              <div className="flex items-start gap-2">
-                <input
-                  id={rowId}
-                  name={rowPath}
-                  type="text"
-                  autoComplete="off"
-                  required
-                  aria-invalid={rowError ? true : undefined}
-                  aria-describedby={rowError ? `${rowId}-error` : undefined}
-                  value={row}
-                  onChange={(event) => change(rowPath, event.currentTarget.value)}
-                  className={inputClass(Boolean(rowError))}
-                />
-                <button
-                  type="button"
-                  className="btn-ghost mt-1 shrink-0"
-                  aria-label={`${removeLabel} ${index + 1}`}
-                  disabled={shown.length <= 1}
-                  onClick={() => replace(shown.filter((_, i) => i !== index), Math.max(0, index - 1))}
-                >
-                  Remove
-                </button>
-              </div>
-              {rowError ? <p id={`${rowId}-error`} className={ERROR}>{rowError}</p> : null}
-            </li>
-          );
-        })}
-      </ol>
-      <button
-        type="button"
-        className="btn-ghost mt-3 border border-neutral-300 dark:border-neutral-700"
-        disabled={shown.length >= MAX_LIST_ROWS}
-        onClick={() => replace([...shown, ""], shown.length)}
-      >
-        {addLabel}
-      </button>
-    </fieldset>
-  );
-}
+export default withQueries(BusinessProfileForm);

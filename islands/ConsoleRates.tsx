@@ -1,72 +1,64 @@
-import { type FormEvent, useState } from "react";
-import { api, errorText, fieldsOf, isAbort } from "./lib/api.ts";
-import { FormAlert } from "./lib/form-alert.tsx";
-import { SubmitButton, useIdempotencyKey } from "./lib/forms.tsx";
-import { notify } from "./lib/notifications.ts";
-import { ERROR, inputClass, LABEL } from "./lib/console-fields.ts";
-
-/** GET rates / PUT console/rates. */
-export interface RatesAnswer {
-  base: string;
-  as_of: string;
-  source: string;
-  indicative: boolean;
-  /** Currency code → units of it for one unit of `base`. */
-  rates: Record<string, string>;
-}
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import type { FormEvent } from "react";
+import { getRates, type Rates, type RatesUpdate, saveRates } from "./console/calls.ts";
+import { notify } from "./lib/notification-store.ts";
+import { read, withQueries } from "./lib/query-client.tsx";
+import { quoteKeys, rateKeys } from "./lib/query-keys.ts";
+import { FormAlert } from "./ui/alert.tsx";
+import type { CurrencyOption } from "./ui/currency-select.tsx";
+import { controlAttributes, Messages, TextField } from "./ui/field.tsx";
+import { MUTED, ROW_HEADER, Table } from "./ui/table.tsx";
+import { SubmitButton } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface ConsoleRatesProps {
-  rates: RatesAnswer;
-  currencies: { code: string; name: string }[];
+  /** The table in use, as the server rendered it: the rates query starts from it. */
+  rates: Rates;
+  currencies: CurrencyOption[];
 }
 
-const valuesOf = (answer: RatesAnswer, currencies: { code: string }[]) =>
-  Object.fromEntries(currencies.map((c) => [c.code, answer.rates[c.code] ?? ""]));
+const valuesOf = (answer: Rates, currencies: readonly { code: string }[]) => ({
+  as_of: answer.as_of,
+  rates: Object.fromEntries(currencies.map((c) => [c.code, answer.rates[c.code] ?? ""])),
+});
 
 /**
  * The administrators' indicative rates: one rate per currency (units for 1 unit of the base) and
  * the date they are for. Save sends PUT console/rates {base, as_of, rates} with the filled rates
  * (the base's own "1" is implied); a 422 shows each problem under its rate ("rates.USD").
  */
-export default function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
-  const idempotencyKey = useIdempotencyKey();
-  const [table, setTable] = useState(initial);
-  const [values, setValues] = useState<Record<string, string>>(() => valuesOf(initial, currencies));
-  const [asOf, setAsOf] = useState(initial.as_of);
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [fields, setFields] = useState<Record<string, string>>({});
+function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
+  const queries = useQueryClient();
+  const table =
+    useQuery({ ...read(rateKeys.of(initial.base), getRates, { query: { base: initial.base } }), initialData: initial })
+      .data;
   const base = table.base;
+  const form = useForm({
+    call: saveRates,
+    idempotent: true,
+    // Prices follow the rates.
+    invalidates: [quoteKeys.all],
+    values: valuesOf(initial, currencies),
+    onSuccess(answer) {
+      queries.setQueryData(rateKeys.of(answer.base), answer);
+      const saved = valuesOf(answer, currencies);
+      form.set("as_of", saved.as_of);
+      form.set("rates", saved.rates);
+      notify({ title: "Rates saved", description: `Rates as of ${answer.as_of} are in use.`, color: "success" });
+    },
+  });
 
-  async function save(event: FormEvent<HTMLFormElement>) {
+  function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (pending) return;
     const rates: Record<string, string> = {};
-    for (const [code, value] of Object.entries(values)) {
+    for (const [code, value] of Object.entries(form.values.rates)) {
       if (code !== base && value.trim()) rates[code] = value.trim();
     }
-    const payload = { base, as_of: asOf, rates };
-    setPending(true);
-    setError(null);
-    setFields({});
-    try {
-      const answer = await api.put<RatesAnswer>("console/rates", payload, { idempotencyKey: idempotencyKey(payload) });
-      setTable(answer);
-      setValues(valuesOf(answer, currencies));
-      setAsOf(answer.as_of);
-      notify({ title: "Rates saved", description: `Rates as of ${answer.as_of} are in use.`, color: "success" });
-    } catch (err) {
-      if (!isAbort(err)) {
-        setError(errorText(err));
-        setFields(fieldsOf(err));
-      }
-    } finally {
-      setPending(false);
-    }
+    // The base as the server answered it: one of the currencies it supports.
+    void form.submit({ body: { base: base as RatesUpdate["base"], as_of: form.values.as_of, rates } });
   }
 
   const shown = ["as_of", ...currencies.map((c) => `rates.${c.code}`)];
-  const asOfError = fields.as_of;
 
   return (
     <form onSubmit={save} noValidate aria-label="Indicative rates" className="flex flex-col gap-4">
@@ -80,91 +72,61 @@ export default function ConsoleRates({ rates: initial, currencies }: ConsoleRate
           )
           : null}
       </p>
-      <FormAlert error={error} fields={fields} shown={shown} />
-      <div className="max-w-xs">
-        <label htmlFor="rates-as-of" className={LABEL}>Rates as of</label>
-        <input
-          id="rates-as-of"
-          type="date"
-          required
-          value={asOf}
-          onChange={(event) => setAsOf(event.currentTarget.value)}
-          aria-invalid={asOfError ? true : undefined}
-          aria-describedby={asOfError ? "rates-as-of-error" : undefined}
-          className={`mt-1 ${inputClass(!!asOfError)}`}
-        />
-        {asOfError ? <p id="rates-as-of-error" className={ERROR}>{asOfError}</p> : null}
-      </div>
+      <FormAlert error={form.error} fields={form.fields} shown={shown} />
+      <TextField
+        id="rates-as-of"
+        label="Rates as of"
+        type="date"
+        fieldClassName="max-w-xs"
+        value={form.values.as_of}
+        onChange={(event) => form.set("as_of", event.currentTarget.value)}
+        error={form.fields.as_of}
+      />
 
-      <p id="rates-hint" className="text-sm text-neutral-600 dark:text-neutral-300">
+      <p className="field-hint">
         {`Each rate is how many units of the currency one ${base} buys. An empty rate leaves that currency out of the table.`}
       </p>
-      <div className="overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800">
-        <table className="w-full text-left text-sm">
-          <thead className="bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">
-            <tr>
-              <th scope="col" className="px-4 py-3 font-semibold">Currency</th>
-              <th scope="col" className="px-4 py-3 font-semibold">{`Rate for 1 ${base}`}</th>
+      <Table caption="Rates" columns={[{ label: "Currency" }, { label: `Rate for 1 ${base}` }]}>
+        {currencies.map((c) => {
+          const name = <span className={`ml-2 font-normal ${MUTED}`}>{c.name}</span>;
+          return (
+            <tr key={c.code}>
+              <th scope="row" className={ROW_HEADER}>
+                {c.code === base ? <>{c.code}{name}</> : <label htmlFor={`rate-${c.code}`}>{c.code}{name}</label>}
+              </th>
+              <td className="px-4 py-2">
+                {c.code === base
+                  ? (
+                    <span className="tabular-nums">
+                      1 <span className={MUTED}>(the base)</span>
+                    </span>
+                  )
+                  : (
+                    // Labelled by the row's header.
+                    <>
+                      <input
+                        {...controlAttributes(`rate-${c.code}`, undefined, form.fields[`rates.${c.code}`])}
+                        type="text"
+                        inputMode="decimal"
+                        autoComplete="off"
+                        spellCheck={false}
+                        value={form.values.rates[c.code] ?? ""}
+                        onChange={(event) => form.set(`rates.${c.code}`, event.currentTarget.value)}
+                        className="field-control max-w-48 font-mono tabular-nums"
+                      />
+                      <Messages id={`rate-${c.code}`} error={form.fields[`rates.${c.code}`]} />
+                    </>
+                  )}
+              </td>
             </tr>
-          </thead>
-          <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">
-            {currencies.map((c) => {
-              const id = `rate-${c.code}`;
-              const problem = fields[`rates.${c.code}`];
-              return (
-                <tr key={c.code}>
-                  <th scope="row" className="px-4 py-2 font-medium text-neutral-900 dark:text-neutral-100">
-                    {c.code === base
-                      ? (
-                        <>
-                          {c.code}
-                          <span className="ml-2 font-normal text-neutral-600 dark:text-neutral-300">{c.name}</span>
-                        </>
-                      )
-                      : (
-                        <label htmlFor={id}>
-                          {c.code}
-                          <span className="ml-2 font-normal text-neutral-600 dark:text-neutral-300">{c.name}</span>
-                        </label>
-                      )}
-                  </th>
-                  <td className="px-4 py-2">
-                    {c.code === base
-                      ? (
-                        <span className="tabular-nums">
-                          1 <span className="text-neutral-600 dark:text-neutral-300">(the base)</span>
-                        </span>
-                      )
-                      : (
-                        <>
-                          <input
-                            id={id}
-                            type="text"
-                            inputMode="decimal"
-                            autoComplete="off"
-                            spellCheck={false}
-                            value={values[c.code] ?? ""}
-                            onChange={(event) => {
-                              const value = event.currentTarget.value;
-                              setValues((v) => ({ ...v, [c.code]: value }));
-                            }}
-                            aria-invalid={problem ? true : undefined}
-                            aria-describedby={problem ? `${id}-error` : undefined}
-                            className={`max-w-48 font-mono tabular-nums ${inputClass(!!problem)}`}
-                          />
-                          {problem ? <p id={`${id}-error`} className={ERROR}>{problem}</p> : null}
-                        </>
-                      )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </Table>
       <div>
-        <SubmitButton pending={pending} pendingLabel="Saving…" className="btn-primary">Save rates</SubmitButton>
+        <SubmitButton pending={form.submitting} pendingLabel="Saving…" className="btn-primary">Save rates</SubmitButton>
       </div>
     </form>
   );
 }
+
+export default withQueries(ConsoleRates);

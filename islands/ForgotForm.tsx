@@ -1,17 +1,12 @@
 import { type FormEvent, useState } from "react";
-import { api } from "./lib/api.ts";
-import {
-  BAD_CREDENTIALS,
-  Field,
-  FormAlert,
-  LINK,
-  NewPasswordFields,
-  Status,
-  SubmitButton,
-  textOf,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
-import { notify } from "./lib/notifications.ts";
+import { askPasswordReset, resetPassword } from "./auth/calls.ts";
+import { BAD_CREDENTIALS, LINK, NewPasswordFields, textOf } from "./auth/fields.tsx";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert, Status } from "./ui/alert.tsx";
+import { TextField } from "./ui/field.tsx";
+import { SubmitButton } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface ForgotFormProps {
   /** From the emailed link: its token and the account's address. Both, or the request form. */
@@ -27,24 +22,24 @@ const CHANGED = "Password changed. Sign in with your new password.";
  * the same message whether or not an account exists. From the link: a new password, typed twice
  * (POST auth/forgot/reset {username, token, password}); the API layer then goes to '/'.
  */
-export default function ForgotForm({ token = null, username = null }: ForgotFormProps) {
+function ForgotForm({ token = null, username = null }: ForgotFormProps) {
   return token && username ? <ResetForm token={token} username={username} /> : <RequestForm />;
 }
 
 function RequestForm() {
-  const { pending, error, fields, run, show } = useSubmit();
+  const form = useForm({ call: askPasswordReset });
   const [sentTo, setSentTo] = useState<string | null>(null);
 
   async function request(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const username = textOf(new FormData(event.currentTarget), "email");
-    const result = await run(() => api.post("auth/forgot", { username }));
+    const result = await form.submit({ body: { username } });
     // Whatever the server answered, the same message: no answer may tell whether the account
     // exists. Only a call that surely did nothing (no answer, too many requests, a server failure)
     // shows its error, so it can be tried again.
     const status = result.ok ? 200 : result.failure?.status ?? 0;
     if (status >= 200 && status < 500 && status !== 429) {
-      show({});
+      form.show({});
       setSentTo(username);
     }
   }
@@ -63,17 +58,16 @@ function RequestForm() {
             <p className="text-neutral-700 dark:text-neutral-300">
               Enter the email address of your account and we will send you a link to choose a new password.
             </p>
-            <FormAlert error={error} fields={fields} shown={["username"]} />
-            <Field
+            <FormAlert error={form.error} fields={form.fields} shown={["username"]} />
+            <TextField
               id="forgot-email"
               label="Email"
               name="email"
               type="email"
               autoComplete="username"
-              required
-              error={fields.username}
+              error={form.fields.username}
             />
-            <SubmitButton pending={pending} pendingLabel="Sending…">Send me a link</SubmitButton>
+            <SubmitButton pending={form.submitting} pendingLabel="Sending…">Send me a link</SubmitButton>
             <p className="text-sm">
               <a href="/" className={LINK}>Back to sign in</a>
             </p>
@@ -90,18 +84,19 @@ function RequestForm() {
 }
 
 function ResetForm({ token, username }: { token: string; username: string }) {
-  const { pending, error, fields, run, show } = useSubmit();
+  const form = useForm({
+    call: resetPassword,
+    navigates: true,
+    errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
+  });
   const [changed, setChanged] = useState(false);
 
   async function reset(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const password = String(data.get("password") ?? "");
-    if (data.get("confirm") !== password) return show({ confirm: "The two passwords are not the same." });
-    const result = await run(() => api.post("auth/forgot/reset", { username, token, password }), {
-      navigates: true,
-      errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
-    });
+    if (data.get("confirm") !== password) return form.show({ confirm: "The two passwords are not the same." });
+    const result = await form.submit({ body: { username, token, password } });
     if (result.ok) {
       setChanged(true);
       notify({ title: CHANGED, color: "success" });
@@ -119,20 +114,22 @@ function ResetForm({ token, username }: { token: string; username: string }) {
       {/* For password managers: the account the new password belongs to. */}
       <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
       <FormAlert
-        error={error}
-        detail={error === BAD_CREDENTIALS
+        error={form.error}
+        detail={form.error === BAD_CREDENTIALS
           ? (
             <>
               {EXPIRED} <a href="/forgot" className={LINK}>Ask for a new link</a>.
             </>
           )
           : undefined}
-        fields={fields}
+        fields={form.fields}
         shown={["password", "confirm"]}
       />
-      <NewPasswordFields idPrefix="reset" label="New password" errors={fields} />
-      <SubmitButton pending={pending} pendingLabel="Saving…">Change my password</SubmitButton>
+      <NewPasswordFields idPrefix="reset" label="New password" errors={form.fields} />
+      <SubmitButton pending={form.submitting} pendingLabel="Saving…">Change my password</SubmitButton>
       <Status>{changed ? CHANGED : null}</Status>
     </form>
   );
 }
+
+export default withQueries(ForgotForm);

@@ -1,13 +1,13 @@
 import { useEffect, useLayoutEffect, useMemo, useSyncExternalStore } from "react";
 import type { Notification } from "../lib/notification.ts";
+import { showCarried } from "./lib/carried-notification.ts";
 import {
-  listenForNotifyEvents,
   type NotificationColor,
   notifications,
-  showCarried,
   snapshotOf,
   type VisibleNotification,
-} from "./lib/notifications.ts";
+} from "./lib/notification-store.ts";
+import { listenForNotifyEvents } from "./lib/notify-event.ts";
 
 const ACCENT: Record<NotificationColor, string> = {
   info: "border-l-sky-600",

@@ -1,7 +1,19 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ON_BEHALF_CLEAR_DELAY_MS } from "../lib/constants.ts";
-import { api, ApiCallError, isAbort, newIdempotencyKey } from "./lib/api.ts";
-import { type OnBehalfCustomer, onBehalfError, onBehalfStore, setOnBehalf, toCustomer } from "./lib/on-behalf.ts";
+import { api, statusOf } from "./lib/api.ts";
+import {
+  getOnBehalf,
+  type OnBehalfCustomer,
+  onBehalfError,
+  onBehalfStore,
+  setOnBehalf,
+  stopOnBehalf,
+  toCustomer,
+} from "./lib/on-behalf.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { onBehalfKeys } from "./lib/query-keys.ts";
+import { useWrite } from "./lib/write.ts";
 
 export interface OnBehalfBannerProps {
   customer: OnBehalfCustomer | null;
@@ -9,70 +21,69 @@ export interface OnBehalfBannerProps {
   navigateTo?: string | null;
 }
 
+/** The mode as the server holds it: the customer, or null when none (a 404). */
+async function currentMode(signal: AbortSignal): Promise<OnBehalfCustomer | null> {
+  try {
+    const customer = toCustomer(await api.send(getOnBehalf, {}, { signal }));
+    onBehalfStore.set(customer);
+    return customer;
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+    onBehalfStore.clear();
+    return null;
+  }
+}
+
 /**
  * The banner an administrator sees on every page while acting on behalf of a customer. "Stop
  * acting on behalf" waits ON_BEHALF_CLEAR_DELAY_MS ("Leaving…"), then DELETE account/onbehalf,
- * reloads pending payments (ON_BEHALF_EVENT) and goes to the console's customer list. On mount it
- * asks account/onbehalf whether the mode still holds: a 404 clears it and hides the banner.
+ * reloads pending payments and goes to the console's customer list. On arrival it asks
+ * account/onbehalf whether the mode still holds (the query starts from the page's customer, but as
+ * out of date): a 404 clears it and hides the banner.
  */
-export default function OnBehalfBanner({ customer, navigateTo = "/console/users" }: OnBehalfBannerProps) {
-  const [current, setCurrent] = useState<OnBehalfCustomer | null>(customer);
+function OnBehalfBanner({ customer, navigateTo = "/console/users" }: OnBehalfBannerProps) {
+  const queries = useQueryClient();
+  // The page's customer, else the one this browser remembers: either way, asked about again.
+  const [known] = useState(() => customer ?? (typeof document === "undefined" ? null : onBehalfStore.get()));
+  const mode = useQuery({
+    queryKey: onBehalfKeys.current,
+    queryFn: ({ signal }) => currentMode(signal),
+    enabled: known !== null,
+    // What the server rendered: the banner shows nothing else until the answer.
+    initialData: customer,
+    initialDataUpdatedAt: 0,
+    retry: false,
+  });
   const [leaving, setLeaving] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  const live = useRef(true);
+  const stop = useWrite({
+    call: stopOnBehalf,
+    idempotent: true,
+    onSuccess() {
+      setOnBehalf(null, queries);
+      if (navigateTo) location.assign(navigateTo);
+    },
+  });
 
   useEffect(() => {
-    live.current = true;
     if (customer) onBehalfStore.set(customer);
-    const known = customer ?? onBehalfStore.get();
-    const controller = new AbortController();
-    if (known) {
-      api.get<OnBehalfCustomer>("account/onbehalf", undefined, { signal: controller.signal }).then(
-        (answer) => {
-          if (!answer) return;
-          const fresh = toCustomer(answer);
-          onBehalfStore.set(fresh);
-          setCurrent(fresh);
-        },
-        (err) => {
-          if (isAbort(err) || !(err instanceof ApiCallError) || err.status !== 404) return;
-          onBehalfStore.clear();
-          setCurrent(null);
-        },
-      );
-    }
-    return () => {
-      live.current = false;
-      controller.abort();
-      globalThis.clearTimeout(timer.current);
-    };
+    return () => clearTimeout(timer.current);
   }, []);
 
+  const current = mode.data;
   if (!current) return null;
 
-  function stop() {
+  function leave() {
     if (leaving) return;
     setLeaving(true);
-    setError(null);
-    timer.current = globalThis.setTimeout(async () => {
-      try {
-        await api.delete("account/onbehalf", { idempotencyKey: newIdempotencyKey() });
-      } catch (err) {
-        if (live.current) {
-          setLeaving(false);
-          setError(onBehalfError(err));
-        }
-        return;
-      }
-      setOnBehalf(null);
-      if (!live.current) return;
-      if (navigateTo) location.assign(navigateTo);
-      else setCurrent(null);
+    stop.reset();
+    timer.current = setTimeout(() => {
+      stop.mutate({}, { onError: () => setLeaving(false) });
     }, ON_BEHALF_CLEAR_DELAY_MS);
   }
 
   const who = current.cc_contact ? `${current.name} (${current.cc_contact})` : current.name;
+  const error = stop.error ? onBehalfError(stop.error) : null;
 
   return (
     <section
@@ -89,7 +100,7 @@ export default function OnBehalfBanner({ customer, navigateTo = "/console/users"
           <p role="status" className="sr-only">{leaving ? "Leaving on-behalf mode…" : ""}</p>
           <button
             type="button"
-            onClick={stop}
+            onClick={leave}
             disabled={leaving}
             className="btn bg-amber-950 text-amber-50 hover:bg-amber-900 dark:bg-amber-50 dark:text-amber-950 dark:hover:bg-amber-100"
           >
@@ -100,3 +111,5 @@ export default function OnBehalfBanner({ customer, navigateTo = "/console/users"
     </section>
   );
 }
+
+export default withQueries(OnBehalfBanner);

@@ -1,19 +1,7 @@
-import type { ReactNode } from "react";
-import {
-  CHECKBOX,
-  CheckboxList,
-  type CountryOption,
-  describedBy,
-  fieldId,
-  getIn,
-  Messages,
-  ProfileForm,
-  Section,
-  SelectField,
-  TextField,
-  useForm,
-  type Values,
-} from "./lib/profile-form.tsx";
+import { withQueries } from "./lib/query-client.tsx";
+import type { Values } from "./onboarding/profile-context.ts";
+import { CheckboxList, PathCheckbox, PathSelectField, PathTextField, Section } from "./onboarding/profile-fields.tsx";
+import { type CountryOption, ProfileForm } from "./onboarding/profile-form.tsx";
 
 export interface PersonalProfileFormProps {
   countries: CountryOption[];
@@ -38,9 +26,9 @@ const PERSONAL_PURPOSES = [
 /**
  * The profile of a personal customer (register-personal): about them, their identity document,
  * their address, their work and money, and a few more questions. The frame (posting, errors, the
- * address) is lib/profile-form.tsx's.
+ * address) is onboarding/profile-form.tsx's.
  */
-export default function PersonalProfileForm({ countries, values }: PersonalProfileFormProps) {
+function PersonalProfileForm({ countries, values }: PersonalProfileFormProps) {
   return (
     <ProfileForm
       values={values}
@@ -61,10 +49,16 @@ function PersonalFields() {
   return (
     <>
       <Section legend="About you" hint="As shown on your identity document.">
-        <TextField path="first" label="First name" autoComplete="given-name" />
-        <TextField path="last" label="Last name" autoComplete="family-name" />
-        <TextField path="dob" label="Date of birth" type="date" autoComplete="bday" hint="You must be 18 or older." />
-        <TextField
+        <PathTextField path="first" label="First name" autoComplete="given-name" />
+        <PathTextField path="last" label="Last name" autoComplete="family-name" />
+        <PathTextField
+          path="dob"
+          label="Date of birth"
+          type="date"
+          autoComplete="bday"
+          hint="You must be 18 or older."
+        />
+        <PathTextField
           path="phone"
           label="Phone number"
           type="tel"
@@ -74,7 +68,7 @@ function PersonalFields() {
         />
       </Section>
       <Section legend="Identity document">
-        <TextField
+        <PathTextField
           path="identity"
           label="Passport number"
           hint="The number of your passport, or of your national identity card if you have no passport."
@@ -90,22 +84,22 @@ function PersonalMoneyFields({ values }: { values: Values }) {
   const noPosition = NO_POSITION.includes(String(values.employment).toLowerCase());
   return (
     <Section legend="Your work and your money" hint="The law asks us where the money you send comes from.">
-      <SelectField path="employment" label="Employment status" options={EMPLOYMENT} />
-      <TextField
+      <PathSelectField path="employment" label="Employment status" options={EMPLOYMENT} />
+      <PathTextField
         path="position"
         label="Job title"
         autoComplete="organization-title"
         optional={noPosition}
         hint={noPosition ? undefined : "For example: Nurse, Software engineer, Shop owner."}
       />
-      <TextField
+      <PathTextField
         path="expected"
         label="Expected annual amount you'll send"
         inputMode="decimal"
         autoComplete="off"
         hint="Roughly, in total over a year. For example: 20000."
       />
-      <SelectField path="fundSource" label="Main source of funds" options={FUND_SOURCES} />
+      <PathSelectField path="fundSource" label="Main source of funds" options={FUND_SOURCES} />
       <CheckboxList
         path="source"
         legend="Where does the money you send come from?"
@@ -125,11 +119,11 @@ function PersonalMoneyFields({ values }: { values: Values }) {
 function MoreQuestions({ agency }: { agency: boolean }) {
   return (
     <>
-      <CheckboxField path="personal" label="This account is for my personal use" />
-      <CheckboxField path="agency" label="I am acting on behalf of someone else" />
+      <PathCheckbox path="personal" label="This account is for my personal use" />
+      <PathCheckbox path="agency" label="I am acting on behalf of someone else" />
       {agency
         ? (
-          <TextField
+          <PathTextField
             path="agency_of"
             label="Who are you acting for?"
             hint="The full name of the person or company."
@@ -137,39 +131,14 @@ function MoreQuestions({ agency }: { agency: boolean }) {
           />
         )
         : null}
-      <CheckboxField
+      <PathCheckbox
         path="public"
         label="I am, or am close to, a politically exposed person"
         hint="Someone who holds, or held in the last 12 months, a prominent public job, or their family or close associates."
       />
-      <CheckboxField path="denial" label="I have been refused a financial service before" />
+      <PathCheckbox path="denial" label="I have been refused a financial service before" />
     </>
   );
 }
 
-/** A yes/no question as one checkbox (the value is true or false). */
-function CheckboxField({ path, label, hint }: { path: string; label: string; hint?: ReactNode }) {
-  const { values, errors, change } = useForm();
-  const id = fieldId(path);
-  const error = errors[path];
-  return (
-    <div className="sm:col-span-2">
-      <div className="flex items-start gap-3">
-        <input
-          id={id}
-          name={path}
-          type="checkbox"
-          checked={getIn(values, path) === true}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={describedBy(id, hint, error)}
-          onChange={(event) => change(path, event.currentTarget.checked)}
-          className={CHECKBOX}
-        />
-        <label htmlFor={id} className="text-sm text-neutral-900 dark:text-neutral-100">{label}</label>
-      </div>
-      <div className="pl-7">
-        <Messages id={id} hint={hint} error={error} />
-      </div>
-    </div>
-  );
-}
+export default withQueries(PersonalProfileForm);

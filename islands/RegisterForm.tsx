@@ -1,15 +1,13 @@
 import type { FormEvent } from "react";
-import { api } from "./lib/api.ts";
-import {
-  Field,
-  FormAlert,
-  LINK,
-  NewPasswordFields,
-  rememberUser,
-  SubmitButton,
-  textOf,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
+import type * as auth from "../lib/contracts/auth.ts";
+import { register } from "./auth/calls.ts";
+import type { BodyOf } from "./lib/api.ts";
+import { LINK, NewPasswordFields, rememberUser, textOf } from "./auth/fields.tsx";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert } from "./ui/alert.tsx";
+import { TextField } from "./ui/field.tsx";
+import { SubmitButton } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface RegisterFormProps {
   /** A referral code from the visitor's link, prefilled and editable. */
@@ -18,7 +16,7 @@ export interface RegisterFormProps {
   attribution: Record<string, string>;
 }
 
-type AccountType = "Personal" | "Business";
+type AccountType = BodyOf<typeof auth.register>["type"];
 const TYPES: { value: AccountType; title: string; text: string }[] = [
   { value: "Personal", title: "Personal", text: "For you: send money abroad and hold currencies." },
   { value: "Business", title: "Business", text: "For a company: pay suppliers and staff abroad." },
@@ -29,30 +27,30 @@ const TYPES: { value: AccountType; title: string; text: string }[] = [
  * code, and the visit's attribution. The API layer follows the redirect to /verify. A 422 shows
  * each problem under its field.
  */
-export default function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
-  const { pending, error, fields, run } = useSubmit();
+function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
+  const form = useForm({ call: register, navigates: true });
+  const { fields } = form;
 
-  async function register(event: FormEvent<HTMLFormElement>) {
+  async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    const password = String(data.get("password") ?? "");
     const referral = textOf(data, "referral_code");
     const body = {
       email: textOf(data, "email"),
-      password,
-      type: data.get("type") === "Business" ? "Business" : "Personal",
+      password: String(data.get("password") ?? ""),
+      type: data.get("type") === "Business" ? "Business" as const : "Personal" as const,
       ...(referral ? { referral_code: referral } : {}),
       ...(attribution && Object.keys(attribution).length ? { attribution } : {}),
     };
-    const result = await run(() => api.post("auth/register", body), { navigates: true });
-    if (result.ok) rememberUser(result.value);
+    const result = await form.submit({ body });
+    if (result.ok) rememberUser(result.answer);
   }
 
   return (
-    <form method="post" onSubmit={register} className="space-y-5" aria-label="Open an account">
-      <FormAlert error={error} fields={fields} shown={["type", "email", "password", "referral_code"]} />
+    <form method="post" onSubmit={submit} className="space-y-5" aria-label="Open an account">
+      <FormAlert error={form.error} fields={fields} shown={["type", "email", "password", "referral_code"]} />
       <fieldset aria-describedby={fields.type ? "register-type-error" : undefined}>
-        <legend className="text-sm font-medium text-neutral-800 dark:text-neutral-200">Account type</legend>
+        <legend className="field-label">Account type</legend>
         <div className="mt-2 grid gap-3 sm:grid-cols-2">
           {TYPES.map((t) => (
             <label
@@ -74,34 +72,34 @@ export default function RegisterForm({ referralCode = null, attribution }: Regis
             </label>
           ))}
         </div>
-        {fields.type
-          ? <p id="register-type-error" className="mt-1 text-sm text-red-700 dark:text-red-300">{fields.type}</p>
-          : null}
+        {fields.type ? <p id="register-type-error" className="mt-1 field-error">{fields.type}</p> : null}
       </fieldset>
-      <Field
+      <TextField
         id="register-email"
         label="Email"
         name="email"
         type="email"
         autoComplete="email"
-        required
         error={fields.email}
       />
       <NewPasswordFields idPrefix="register" label="Password" errors={fields} confirm={false} />
-      <Field
+      <TextField
         id="register-referral"
         label="Referral code"
         name="referral_code"
         type="text"
+        optional
         autoComplete="off"
         spellCheck={false}
         defaultValue={referralCode ?? ""}
         error={fields.referral_code}
       />
-      <SubmitButton pending={pending} pendingLabel="Opening your account…">Open an account</SubmitButton>
+      <SubmitButton pending={form.submitting} pendingLabel="Opening your account…">Open an account</SubmitButton>
       <p className="text-sm text-neutral-700 dark:text-neutral-300">
         Already have an account? <a href="/" className={LINK}>Sign in</a>
       </p>
     </form>
   );
 }
+
+export default withQueries(RegisterForm);

@@ -1,17 +1,11 @@
 import { type FormEvent, useState } from "react";
-import { api } from "./lib/api.ts";
-import {
-  BAD_CREDENTIALS,
-  CodeField,
-  codeOf,
-  FormAlert,
-  rememberUser,
-  Status,
-  SubmitButton,
-  useHydrated,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
-import { notify } from "./lib/notifications.ts";
+import { checkSecondFactor, resendSecondFactor } from "./auth/calls.ts";
+import { BAD_CREDENTIALS, CodeField, codeOf, rememberUser } from "./auth/fields.tsx";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert, Status } from "./ui/alert.tsx";
+import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface SecondFactorFormProps {
   /** How the user gets the code: an emailed code, or an authenticator app. */
@@ -25,9 +19,13 @@ export interface SecondFactorFormProps {
  * the redirect to /auth. A new code can be emailed (POST challenge/resend), also to a user with an
  * authenticator app, whose button then reads "Email me a code instead".
  */
-export default function SecondFactorForm({ method, email }: SecondFactorFormProps) {
-  const check = useSubmit();
-  const resend = useSubmit();
+function SecondFactorForm({ method, email }: SecondFactorFormProps) {
+  const check = useForm({
+    call: checkSecondFactor,
+    navigates: true,
+    errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
+  });
+  const resend = useForm({ call: resendSecondFactor });
   const hydrated = useHydrated();
   // Once a code was emailed, the explanation speaks of the email, whatever the method.
   const [emailed, setEmailed] = useState(false);
@@ -36,16 +34,13 @@ export default function SecondFactorForm({ method, email }: SecondFactorFormProp
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const token = codeOf(new FormData(event.currentTarget));
-    const result = await check.run(() => api.post("challenge", { token }), {
-      navigates: true,
-      errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
-    });
-    if (result.ok) rememberUser(result.value);
+    const result = await check.submit({ body: { token } });
+    if (result.ok) rememberUser(result.answer);
     else if (result.failure?.status === 401) notify({ title: BAD_CREDENTIALS, color: "error" });
   }
 
   async function sendCode() {
-    const result = await resend.run(() => api.post("challenge/resend", {}));
+    const result = await resend.submit();
     if (result.ok) setEmailed(true);
   }
 
@@ -63,25 +58,29 @@ export default function SecondFactorForm({ method, email }: SecondFactorFormProp
         </p>
         <FormAlert error={check.error} fields={check.fields} shown={["token"]} />
         <CodeField id="second-factor-code" label="Code" error={check.fields.token} />
-        <SubmitButton pending={check.pending} pendingLabel="Checking…">Continue</SubmitButton>
+        <SubmitButton pending={check.submitting} pendingLabel="Checking…">Continue</SubmitButton>
       </form>
       <div className="space-y-2 border-t border-neutral-200 pt-4 dark:border-neutral-800">
         <button
           type="button"
           className="btn-ghost"
           onClick={sendCode}
-          disabled={resend.pending || !hydrated}
-          aria-busy={resend.pending || undefined}
+          disabled={resend.submitting || !hydrated}
+          aria-busy={resend.submitting || undefined}
         >
-          {resend.pending
+          {resend.submitting
             ? "Sending…"
             : method === "totp" && !emailed
             ? "Email me a code instead"
             : "Send me a new code by email"}
         </button>
         <FormAlert error={resend.error} />
-        <Status>{emailed && !resend.pending && !resend.error ? `A new code is on its way to ${email}.` : null}</Status>
+        <Status>
+          {emailed && !resend.submitting && !resend.error ? `A new code is on its way to ${email}.` : null}
+        </Status>
       </div>
     </div>
   );
 }
+
+export default withQueries(SecondFactorForm);

@@ -1,6 +1,11 @@
 import type { FormEvent } from "react";
-import { api } from "./lib/api.ts";
-import { Field, FormAlert, LINK, NewPasswordFields, SubmitButton, textOf, useSubmit } from "./lib/auth-forms.tsx";
+import { setup } from "./auth/calls.ts";
+import { LINK, NewPasswordFields, textOf } from "./auth/fields.tsx";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert } from "./ui/alert.tsx";
+import { TextField } from "./ui/field.tsx";
+import { SubmitButton } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface SetupFormProps {
   /** An administrator exists already: nothing to set up. */
@@ -11,8 +16,8 @@ export interface SetupFormProps {
  * First start: creates the administrator (POST setup {email, password}); the API layer then goes
  * to '/'. Once one exists the server refuses (403) and the form shows its text.
  */
-export default function SetupForm({ done }: SetupFormProps) {
-  const { pending, error, fields, run, show } = useSubmit();
+function SetupForm({ done }: SetupFormProps) {
+  const form = useForm({ call: setup, navigates: true });
 
   if (done) {
     return (
@@ -26,8 +31,8 @@ export default function SetupForm({ done }: SetupFormProps) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const password = String(data.get("password") ?? "");
-    if (data.get("confirm") !== password) return show({ confirm: "The two passwords are not the same." });
-    await run(() => api.post("setup", { email: textOf(data, "email"), password }), { navigates: true });
+    if (data.get("confirm") !== password) return form.show({ confirm: "The two passwords are not the same." });
+    await form.submit({ body: { email: textOf(data, "email"), password } });
   }
 
   return (
@@ -35,18 +40,19 @@ export default function SetupForm({ done }: SetupFormProps) {
       <p className="text-neutral-700 dark:text-neutral-300">
         No administrator exists yet. Create the first one: this page works only once.
       </p>
-      <FormAlert error={error} fields={fields} shown={["email", "password", "confirm"]} />
-      <Field
+      <FormAlert error={form.error} fields={form.fields} shown={["email", "password", "confirm"]} />
+      <TextField
         id="setup-email"
         label="Administrator's email"
         name="email"
         type="email"
         autoComplete="email"
-        required
-        error={fields.email}
+        error={form.fields.email}
       />
-      <NewPasswordFields idPrefix="setup" label="Password" errors={fields} />
-      <SubmitButton pending={pending} pendingLabel="Creating…">Create the administrator</SubmitButton>
+      <NewPasswordFields idPrefix="setup" label="Password" errors={form.fields} />
+      <SubmitButton pending={form.submitting} pendingLabel="Creating…">Create the administrator</SubmitButton>
     </form>
   );
 }
+
+export default withQueries(SetupForm);

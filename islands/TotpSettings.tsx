@@ -1,29 +1,17 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api } from "./lib/api.ts";
-import {
-  CodeField,
-  codeOf,
-  FormAlert,
-  LINK,
-  rememberUser,
-  Status,
-  SubmitButton,
-  useHydrated,
-  useIdempotencyKey,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
-import { notify } from "./lib/notifications.ts";
+import { disableTotp, enableTotp, type NewTotpKey, startTotp } from "./auth/calls.ts";
+import { CodeField, codeOf, LINK, rememberUser } from "./auth/fields.tsx";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert, Status } from "./ui/alert.tsx";
+import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface TotpSettingsProps {
   /** Whether the user signs in with an authenticator app now. */
   enabled: boolean;
   /** Where emailed codes go. */
   email: string;
-}
-
-interface NewKey {
-  secret: string;
-  uri: string;
 }
 
 /** "JBSWY3DPEHPK3PXP" → "JBSW Y3DP EHPK 3PXP": easier to read and type. */
@@ -34,12 +22,14 @@ export const groupsOf4 = (secret: string): string => secret.replace(/(.{4})(?=.)
  * as text and as an otpauth:// link (no QR code: no library for it), then the app's code turns it
  * on (POST account/totp/enable {secret, code}). On: "Turn off" (DELETE account/totp).
  */
-export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
-  const { pending, error, fields, run } = useSubmit();
+function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
+  const start = useForm({ call: startTotp });
+  // A retry of the same code replays the first answer: the server accepts a code only once.
+  const enable = useForm({ call: enableTotp, idempotent: true });
+  const disable = useForm({ call: disableTotp });
   const hydrated = useHydrated();
-  const keyFor = useIdempotencyKey();
   const [enabled, setEnabled] = useState(enabledAtLoad);
-  const [newKey, setNewKey] = useState<NewKey | null>(null);
+  const [newKey, setNewKey] = useState<NewTotpKey | null>(null);
   const [copied, setCopied] = useState(false);
   const [done, setDone] = useState<string | null>(null);
 
@@ -53,10 +43,10 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
 
   async function begin() {
     setDone(null);
-    const result = await run(() => api.post<NewKey>("account/totp/setup", {}));
+    const result = await start.submit();
     if (result.ok) {
       setCopied(false);
-      setNewKey(result.value);
+      setNewKey(result.answer);
     }
   }
 
@@ -64,10 +54,9 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
     event.preventDefault();
     if (!newKey) return;
     const body = { secret: newKey.secret, code: codeOf(new FormData(event.currentTarget)) };
-    // A retry of the same code replays the first answer: the server accepts a code only once.
-    const result = await run(() => api.post("account/totp/enable", body, { idempotencyKey: keyFor(body) }));
+    const result = await enable.submit({ body });
     if (!result.ok) return;
-    rememberUser(result.value);
+    rememberUser(result.answer);
     setNewKey(null);
     setEnabled(true);
     setDone("Authenticator app is on.");
@@ -76,9 +65,9 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
 
   async function turnOff() {
     setDone(null);
-    const result = await run(() => api.delete("account/totp"));
+    const result = await disable.submit();
     if (!result.ok) return;
-    rememberUser(result.value);
+    rememberUser(result.answer);
     setEnabled(false);
     setDone("Authenticator app is off.");
     notify({ title: "Authenticator app is off", color: "success" });
@@ -112,9 +101,9 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
               When you sign in, enter the code your app shows. You can still ask for a code by email to{" "}
               <span className="break-all">{email}</span>.
             </p>
-            <FormAlert error={error} />
-            <button type="button" className="btn-ghost" onClick={turnOff} disabled={pending || !hydrated}>
-              {pending ? "Turning off…" : "Turn off"}
+            <FormAlert error={disable.error} />
+            <button type="button" className="btn-ghost" onClick={turnOff} disabled={disable.submitting || !hydrated}>
+              {disable.submitting ? "Turning off…" : "Turn off"}
             </button>
           </>
         )
@@ -142,13 +131,18 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
             <li>
               <form method="post" onSubmit={confirm} className="space-y-4" aria-label="Turn on the authenticator app">
                 <p>Enter the 6-digit code the app shows now.</p>
-                <FormAlert error={error} fields={fields} shown={["code"]} />
-                <CodeField id="totp-code" label="Code from the app" error={fields.code} />
+                <FormAlert error={enable.error} fields={enable.fields} shown={["code"]} />
+                <CodeField id="totp-code" label="Code from the app" error={enable.fields.code} />
                 <div className="flex flex-wrap gap-2">
-                  <SubmitButton pending={pending} pendingLabel="Checking…" className="btn-primary">
+                  <SubmitButton pending={enable.submitting} pendingLabel="Checking…" className="btn-primary">
                     Turn on
                   </SubmitButton>
-                  <button type="button" className="btn-ghost" onClick={() => setNewKey(null)} disabled={pending}>
+                  <button
+                    type="button"
+                    className="btn-ghost"
+                    onClick={() => setNewKey(null)}
+                    disabled={enable.submitting}
+                  >
                     Cancel
                   </button>
                 </div>
@@ -162,12 +156,14 @@ export default function TotpSettings({ enabled: enabledAtLoad, email }: TotpSett
               Authenticator app is off: each time you sign in, we email a 6-digit code to{" "}
               <span className="break-all">{email}</span>. With an app, the code is on your phone at once.
             </p>
-            <FormAlert error={error} />
-            <button type="button" className="btn-primary" onClick={begin} disabled={pending || !hydrated}>
-              {pending ? "Preparing…" : "Set up an authenticator app"}
+            <FormAlert error={start.error} />
+            <button type="button" className="btn-primary" onClick={begin} disabled={start.submitting || !hydrated}>
+              {start.submitting ? "Preparing…" : "Set up an authenticator app"}
             </button>
           </>
         )}
     </section>
   );
 }
+
+export default withQueries(TotpSettings);

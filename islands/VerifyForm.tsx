@@ -1,17 +1,12 @@
 import { type FormEvent, useEffect, useState } from "react";
-import { api } from "./lib/api.ts";
-import {
-  BAD_CREDENTIALS,
-  Field,
-  FormAlert,
-  LINK,
-  rememberUser,
-  Status,
-  SubmitButton,
-  useHydrated,
-  useSubmit,
-} from "./lib/auth-forms.tsx";
-import { notify } from "./lib/notifications.ts";
+import { resendValidation, validateEmail } from "./auth/calls.ts";
+import { BAD_CREDENTIALS, LINK, rememberUser } from "./auth/fields.tsx";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { FormAlert, Status } from "./ui/alert.tsx";
+import { TextField } from "./ui/field.tsx";
+import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { useForm } from "./ui/use-form.ts";
 
 export interface VerifyFormProps {
   /** The token of the emailed link, when the page was opened from it. */
@@ -40,9 +35,13 @@ export function tokenFrom(text: string): string {
  * pasted. The API layer follows the redirect to /register-personal or /register-business. A
  * signed-in user can ask for a new link (POST validation/resend).
  */
-export default function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
-  const check = useSubmit();
-  const resend = useSubmit();
+function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
+  const check = useForm({
+    call: validateEmail,
+    navigates: true,
+    errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
+  });
+  const resend = useForm({ call: resendValidation });
   const hydrated = useHydrated();
   // While the link's token is being checked, the page shows only the progress.
   const [checkingLink, setCheckingLink] = useState(!!token);
@@ -50,12 +49,9 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
   const [sent, setSent] = useState(false);
 
   async function validate(value: string) {
-    const result = await check.run(() => api.post("validation/validate", { token: value }), {
-      navigates: true,
-      errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
-    });
+    const result = await check.submit({ body: { token: value } });
     if (result.ok) {
-      rememberUser(result.value);
+      rememberUser(result.answer);
       setConfirmed(true);
       return;
     }
@@ -74,7 +70,7 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
 
   async function sendLink() {
     setSent(false);
-    const result = await resend.run(() => api.post("validation/resend", {}));
+    const result = await resend.submit();
     if (result.ok) setSent(true);
   }
 
@@ -114,17 +110,16 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
           fields={check.fields}
           shown={["token"]}
         />
-        <Field
+        <TextField
           id="verify-token"
           label="Link or code from the email"
           name="token"
           type="text"
           autoComplete="off"
           spellCheck={false}
-          required
           error={check.fields.token}
         />
-        <SubmitButton pending={check.pending} pendingLabel="Confirming…">Confirm my email address</SubmitButton>
+        <SubmitButton pending={check.submitting} pendingLabel="Confirming…">Confirm my email address</SubmitButton>
       </form>
       <div className="space-y-2 border-t border-neutral-200 pt-4 dark:border-neutral-800">
         {signedIn
@@ -134,10 +129,10 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
                 type="button"
                 className="btn-ghost"
                 onClick={sendLink}
-                disabled={resend.pending || !hydrated}
-                aria-busy={resend.pending || undefined}
+                disabled={resend.submitting || !hydrated}
+                aria-busy={resend.submitting || undefined}
               >
-                {resend.pending ? "Sending…" : "Send a new link"}
+                {resend.submitting ? "Sending…" : "Send a new link"}
               </button>
               <FormAlert error={resend.error} />
               <Status>{sent ? `A new link is on its way to ${email ?? "your email address"}.` : null}</Status>
@@ -152,3 +147,5 @@ export default function VerifyForm({ token = null, email = null, signedIn }: Ver
     </div>
   );
 }
+
+export default withQueries(VerifyForm);

@@ -8,7 +8,6 @@ import { type ComponentType, createElement, type ReactNode, useEffect } from "re
 import { hydrateRoot } from "react-dom/client";
 import { deserializeProps } from "../lib/serialize.ts";
 import ColorModeToggle from "./ColorModeToggle.tsx";
-import { resetBatchOnNavigation } from "./lib/batch.ts";
 import type { EntryIsland } from "./lib/entry-islands.ts";
 import NotificationQueue from "./NotificationQueue.tsx";
 import { preloadLinksOnIntent } from "./lib/preload.ts";
@@ -71,6 +70,4 @@ void hydrateIslands().then(() => {
   document.documentElement.dataset.hydrated = "";
   scrollToArrivalTarget();
   preloadLinksOnIntent();
-  // Pages on the user layout drop the calls of the page being left (SPEC.md section 2).
-  if (document.querySelector("[data-layout=user]")) resetBatchOnNavigation();
 });

@@ -1,25 +1,69 @@
 /**
  * The one way islands call the server (SPEC.md section 7, DESIGN.md section 6). Every call goes to
  * /api/<path>, sends and accepts JSON, and answers `{"body", "redirect"?}` or, on failure,
- * `{"error", "message", "fields"?, "redirect"?}`. Reads join the request batch (batch.ts); POST
- * and PUT reset it.
+ * `{"error", "message", "fields"?, "redirect"?}`. A call is named by its contract's type
+ * (lib/contracts, with `import type`), so its payload and answer are the server's own.
+ * Reads and writes reach it through TanStack Query (query-client.tsx), which owns cancellation.
  */
-import { carryToNextPage } from "./notifications.ts";
+import type { z } from "zod";
+import type { Method } from "../../lib/contracts/define.ts";
 import { type ApiFailure, type ApiSuccess, IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
-import { abortError, anySignal, type RequestBatch, requestBatch } from "./batch.ts";
+import { carryToNextPage } from "./carried-notification.ts";
 import { type Query, withQuery } from "./query-string.ts";
 import { userStore } from "./user-store.ts";
 
 /** Shown when the server gave no text for the user (SPEC.md section 8). */
 export const FALLBACK_ERROR = "An error occurred. Please try again later";
 
+/**
+ * What a call is: a contract's type (`typeof money.getQuote`), or, for a call whose contract is not
+ * written yet, the same shape with plain types instead of schemas.
+ */
+export interface CallShape {
+  method: Method;
+  path: string;
+  answer: unknown;
+  body?: unknown;
+  query?: unknown;
+}
+
+type Plain<T> = T extends z.ZodType ? z.output<T> : T;
+type Sent<T> = T extends z.ZodType ? z.input<T> : T;
+/** What a success of the call answers in `body`. */
+export type AnswerOf<C extends CallShape> = Plain<C["answer"]>;
+/** The JSON body the call takes (none: undefined). */
+export type BodyOf<C extends CallShape> = C extends { body: infer B } ? Sent<B> : undefined;
+/** The query object the call takes. */
+export type QueryOf<C extends CallShape> = C extends { query: infer Q } ? Sent<Q> : undefined;
+
+/** A call as islands hold it: its method and path, typed by its shape. */
+export interface Call<C extends CallShape> {
+  readonly method: C["method"];
+  readonly path: C["path"];
+  /** Never set: carries the shape's type. */
+  readonly shape?: C;
+}
+
+/**
+ * Names a call: `call<typeof money.executeConversion>("POST", "/account/conversions")`. The method
+ * and path are checked against the contract's, so a renamed call fails the type check here.
+ */
+export function call<C extends CallShape>(method: C["method"], path: C["path"]): Call<C> {
+  return { method, path };
+}
+
+export interface CallInput<C extends CallShape> {
+  /** Values for the path's `:name` segments. */
+  params?: Record<string, string | number>;
+  query?: QueryOf<C>;
+  body?: BodyOf<C>;
+}
+
 export interface RequestOptions {
   /** Sent as the Idempotency-Key header, so a repeated write is answered once. */
   idempotencyKey?: string;
-  /** The caller's own cancellation (TanStack Query's, a component's unmount). */
+  /** Cancellation: TanStack Query's signal. */
   signal?: AbortSignal;
-  /** Query parameters for any method (a PUT or DELETE addressed by `?id=`). */
-  query?: Query;
 }
 
 /**
@@ -45,7 +89,10 @@ export const errorText = (err: unknown): string => (err instanceof ApiCallError 
 /** The problems by field of a failed call (a 422's `fields`), or none. */
 export const fieldsOf = (err: unknown): Record<string, string> => (err instanceof ApiCallError && err.fields) || {};
 
-/** Whether `err` is a cancellation (batch abort, caller's signal) rather than a failure. */
+/** The HTTP status of a failed call; 0 when the server was not reached or it was no ApiCallError. */
+export const statusOf = (err: unknown): number => (err instanceof ApiCallError ? err.status : 0);
+
+/** Whether `err` is a cancellation rather than a failure. */
 export function isAbort(err: unknown): boolean {
   return typeof err === "object" && err !== null && (err as { name?: unknown }).name === "AbortError";
 }
@@ -55,6 +102,15 @@ export function newIdempotencyKey(): string {
   return crypto.randomUUID();
 }
 
+/** `/account/users/:id` with `{id: 5}` → `/api/account/users/5`. */
+export function urlOf(path: string, params: Record<string, string | number> = {}, query?: Query): string {
+  const filled = path.replace(/^\/+/, "").replace(/:(\w+)/g, (_, name: string) => {
+    if (!(name in params)) throw new Error(`The call ${path} needs its ${name}`);
+    return encodeURIComponent(String(params[name]));
+  });
+  return withQuery(`/api/${filled}`, query as Query | undefined);
+}
+
 export interface ApiDeps {
   /** Defaults to the global fetch, looked up at each call (so tests can stub it). */
   fetch?: typeof fetch;
@@ -62,31 +118,27 @@ export interface ApiDeps {
   navigate?: (to: string) => void;
   /** The current path, to avoid reloading '/' on a 401 there. */
   currentPath?: () => string;
-  batch?: RequestBatch;
   user?: { clear(): void };
 }
 
 export interface Api {
-  get<T>(path: string, query?: Query, options?: RequestOptions): Promise<T>;
-  post<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
-  put<T>(path: string, body?: unknown, options?: RequestOptions): Promise<T>;
-  delete<T>(path: string, options?: RequestOptions): Promise<T>;
+  send<C extends CallShape>(call: Call<C>, input?: CallInput<C>, options?: RequestOptions): Promise<AnswerOf<C>>;
 }
 
 export function createApi(deps: ApiDeps = {}): Api {
-  const batch = deps.batch ?? requestBatch;
   const user = deps.user ?? userStore;
   const navigate = deps.navigate ?? ((to: string) => location.assign(to));
   const currentPath = deps.currentPath ?? (() => location.pathname);
 
-  async function call<T>(
-    method: string,
-    path: string,
-    body: unknown,
-    options: RequestOptions,
-    signal: AbortSignal | undefined,
-  ): Promise<T> {
-    const url = withQuery(`/api/${path.replace(/^\/+/, "")}`, options.query);
+  async function send<C extends CallShape>(
+    { method, path }: Call<C>,
+    input: CallInput<C> = {},
+    options: RequestOptions = {},
+  ): Promise<AnswerOf<C>> {
+    const url = urlOf(path, input.params, input.query as Query | undefined);
+    // A write always sends a JSON body (an empty object when none), so the server can always parse
+    // one and a retried write has the same idempotency fingerprint.
+    const body = method === "POST" || method === "PUT" ? input.body ?? {} : input.body;
     const headers: Record<string, string> = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (options.idempotencyKey) headers[IDEMPOTENCY_HEADER] = options.idempotencyKey;
@@ -99,20 +151,20 @@ export function createApi(deps: ApiDeps = {}): Api {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         credentials: "same-origin",
-        signal,
+        signal: options.signal,
       });
       payload = await readJson(response);
     } catch (err) {
       // One error shape for every cancellation, whatever reason the signal carried.
-      if (signal?.aborted || isAbort(err)) throw abortError();
+      if (options.signal?.aborted || isAbort(err)) throw new DOMException("The request was aborted.", "AbortError");
       // The server was not reached: still an ApiCallError, so islands show one kind of error.
       throw Object.assign(new ApiCallError(0, FALLBACK_ERROR, "Network error"), { cause: err });
     }
 
     if (response.ok) {
-      const answer = payload as Partial<ApiSuccess<T>> | undefined;
+      const answer = payload as Partial<ApiSuccess<AnswerOf<C>>> | undefined;
       if (answer?.redirect) navigate(answer.redirect);
-      return answer?.body as T;
+      return answer?.body as AnswerOf<C>;
     }
 
     const failure = payload as Partial<ApiFailure> | undefined;
@@ -138,28 +190,7 @@ export function createApi(deps: ApiDeps = {}): Api {
     throw error;
   }
 
-  return {
-    async get<T>(path: string, query?: Query, options: RequestOptions = {}) {
-      // Waits through the pause after a write, then carries the batch's signal and the caller's.
-      const batchSignal = await batch.join(options.signal);
-      const signal = anySignal([batchSignal, options.signal]);
-      return call<T>("GET", path, undefined, { ...options, query: { ...options.query, ...query } }, signal);
-    },
-    post<T>(path: string, body?: unknown, options: RequestOptions = {}) {
-      batch.write();
-      // Always a JSON body (empty object when none), so the server can always parse one and the
-      // idempotency fingerprint of a retried write is the same.
-      return call<T>("POST", path, body ?? {}, options, options.signal);
-    },
-    put<T>(path: string, body?: unknown, options: RequestOptions = {}) {
-      batch.write();
-      return call<T>("PUT", path, body ?? {}, options, options.signal);
-    },
-    delete<T>(path: string, options: RequestOptions = {}) {
-      // SPEC.md section 4 names post and put only: a delete leaves the batch alone.
-      return call<T>("DELETE", path, undefined, options, options.signal);
-    },
-  };
+  return { send };
 }
 
 async function readJson(response: Response): Promise<unknown> {

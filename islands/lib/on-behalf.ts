@@ -5,7 +5,10 @@
  * puts it in one chunk with the banner (vite.config.ts, TOGETHER): pages in that mode load both
  * anyway, and one file weighs less than two.
  */
-import { ApiCallError, errorText } from "./api.ts";
+import type { QueryClient } from "@tanstack/react-query";
+import type * as admin from "../../lib/contracts/admin.ts";
+import { ApiCallError, call, errorText } from "./api.ts";
+import { onBehalfKeys, pendingPaymentKeys } from "./query-keys.ts";
 import { createPersistedStore, type PersistedStore } from "./user-store.ts";
 
 /** The customer an administrator acts for (SPEC.md section 3: the on-behalf user has cc_contact). */
@@ -17,20 +20,15 @@ export interface OnBehalfCustomer {
   cc_contact?: string;
 }
 
+export const getOnBehalf = call<typeof admin.currentOnBehalf>("GET", "/account/onbehalf");
+export const startOnBehalf = call<typeof admin.startOnBehalf>("POST", "/account/onbehalf");
+export const stopOnBehalf = call<typeof admin.stopOnBehalf>("DELETE", "/account/onbehalf");
+
 /** SPEC.md sections 4 and 9: on-behalf state persists, in a cookie keyed by the store id. */
 export const onBehalfStore: PersistedStore<OnBehalfCustomer | null> = createPersistedStore<OnBehalfCustomer | null>(
   "onbehalf",
   null,
 );
-
-/**
- * Window event sent whenever on-behalf mode is set or cleared, detail `{customer, queryKey}`.
- * SPEC.md section 4 says pending payments are then reloaded: every island root has its own
- * QueryClient, so the pending-payments island (not built yet) listens for this event and calls
- * `queryClient.invalidateQueries({ queryKey: PENDING_PAYMENTS_QUERY_KEY })`.
- */
-export const ON_BEHALF_EVENT = "portal:onbehalf";
-export const PENDING_PAYMENTS_QUERY_KEY = ["account/pendingpayments/all"] as const;
 
 /** The four fields kept from the answer of account/onbehalf (a SessionUser plus cc_contact). */
 export function toCustomer(user: OnBehalfCustomer): OnBehalfCustomer {
@@ -39,13 +37,15 @@ export function toCustomer(user: OnBehalfCustomer): OnBehalfCustomer {
   return customer;
 }
 
-/** Records the mode on the client and asks for pending payments to be reloaded. */
-export function setOnBehalf(customer: OnBehalfCustomer | null): void {
+/**
+ * Records the mode on the client. SPEC.md section 4: pending payments are then reloaded, which on
+ * this page means their queries (and the mode's own) are refreshed.
+ */
+export function setOnBehalf(customer: OnBehalfCustomer | null, queries: QueryClient): void {
   if (customer) onBehalfStore.set(customer);
   else onBehalfStore.clear();
-  globalThis.dispatchEvent?.(
-    new CustomEvent(ON_BEHALF_EVENT, { detail: { customer, queryKey: PENDING_PAYMENTS_QUERY_KEY } }),
-  );
+  queries.setQueryData(onBehalfKeys.current, customer);
+  void queries.invalidateQueries({ queryKey: pendingPaymentKeys.all });
 }
 
 /** What a failed set or clear says (SPEC.md section 8: a 401 is 'Bad credentials'). */

@@ -122,6 +122,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
         <section aria-labelledby="balances-heading" className="card">
           <h2 id="balances-heading" className="mb-4 text-lg font-semibold">Balances</h2>
           <Balances
+            accountRef={customer.account_ref!}
             balances={balances}
             funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
             compact
@@ -146,6 +147,7 @@ export async function BalancesPage(c: Context<AppEnv>) {
     <>
       <PageTitle lead="Every currency you hold, and how to add money.">Balances</PageTitle>
       <Balances
+        accountRef={customer.account_ref!}
         balances={await balancesAnswer(c.get("db"), accountId)}
         funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
       />
@@ -154,7 +156,7 @@ export async function BalancesPage(c: Context<AppEnv>) {
 }
 
 export async function ConvertPage(c: Context<AppEnv>) {
-  const { accountId } = await currentAccount(c);
+  const { accountId, customer } = await currentAccount(c);
   const balances = await balancesAnswer(c.get("db"), accountId);
   return (
     <>
@@ -163,6 +165,7 @@ export async function ConvertPage(c: Context<AppEnv>) {
       <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
         <ConvertForm
           currencies={currencyList()}
+          accountRef={customer.account_ref!}
           balances={balances}
           validitySeconds={c.get("config").quoteValiditySeconds}
         />

@@ -6,7 +6,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import {
   lastEmailId,
   linkIn,
@@ -95,6 +95,7 @@ async function approveInSandbox(page: Page) {
   const sandbox = page.getByRole("region", { name: /Sandbox identity provider/ });
   await expect.poll(() => sandbox.isVisible()).toBe(true);
   expect(await sandbox.textContent()).toContain("for development and testing only; no real check is made");
+  expect(await seriousAxeViolations(page)).toEqual([]);
   await sandbox.getByRole("button", { name: "Approve (GREEN)" }).click();
 }
 
@@ -145,6 +146,9 @@ describe("sign-in journeys", () => {
 
     const mark = await register(page, "Personal", email, password);
     await openValidationLink(page, email, mark, "/register-personal");
+    await hydrated(page);
+    // The longest form, drawn by the islands' kit: nothing serious for axe.
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     // The profile form, every required field by its label.
     await page.getByLabel("First name").fill("Ada");

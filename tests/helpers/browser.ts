@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium, headless, with the flags this closed network needs (ENVIRONMENT.md). */
@@ -37,4 +38,12 @@ export async function newPage(browser: Browser, options: { colorScheme?: "light"
 /** Waits until every island of the page has hydrated (the client marks <html> when done). */
 export async function hydrated(page: Page): Promise<void> {
   await page.waitForSelector("html[data-hydrated]", { state: "attached" });
+}
+
+/** The serious and critical problems an axe scan finds on the page as it is now, one line each. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
 }

@@ -1,10 +1,17 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { ApiCallError, createApi, FALLBACK_ERROR, isAbort, newIdempotencyKey } from "../../islands/lib/api.ts";
-import { RequestBatch } from "../../islands/lib/batch.ts";
+import {
+  ApiCallError,
+  call,
+  type CallShape,
+  createApi,
+  FALLBACK_ERROR,
+  isAbort,
+  newIdempotencyKey,
+} from "../../islands/lib/api.ts";
 import { toQueryString } from "../../islands/lib/query-string.ts";
 import { userStore, type UserSummary } from "../../islands/lib/user-store.ts";
-import { failureOf, fakeFetch } from "./api-fake-fetch.ts";
+import { type Answer, failureOf, fakeApi, unreachableServer } from "../helpers/fake-api.ts";
 
 const alice: UserSummary = {
   id: 7,
@@ -25,12 +32,18 @@ const alice: UserSummary = {
   affiliate: null,
 };
 
-function setup(answer: [number, unknown?, string?], path = "/account") {
-  const server = fakeFetch(() => answer);
+function setup(answer: Answer, path = "/account") {
+  const calls = fakeApi(() => answer);
   const navigate = vi.fn();
-  const api = createApi({ navigate, currentPath: () => path, batch: new RequestBatch() });
-  return { ...server, navigate, api };
+  const api = createApi({ navigate, currentPath: () => path });
+  return { calls, navigate, api };
 }
+
+/** A call as an island names it, its shape loose (what is tested here is the transport). */
+const get = (path: string) => call<CallShape & { method: "GET"; query: Record<string, unknown> }>("GET", path);
+const post = (path: string) => call<CallShape & { method: "POST"; body: unknown }>("POST", path);
+const put = (path: string) => call<CallShape & { method: "PUT"; query: Record<string, unknown> }>("PUT", path);
+const del = (path: string) => call<CallShape & { method: "DELETE"; query: Record<string, unknown> }>("DELETE", path);
 
 beforeEach(() => userStore.clear());
 afterEach(() => vi.unstubAllGlobals());
@@ -58,44 +71,52 @@ describe("GET query objects", () => {
 
   test("an empty query adds nothing to the address", async () => {
     const { api, calls } = setup([200, { body: [] }]);
-    await api.get("account/pendingpayments/all", {});
+    await api.send(get("/account/pendingpayments/all"), { query: {} });
     expect(calls[0].url).toBe("/api/account/pendingpayments/all");
   });
 
-  test("api.get puts the query on the /api/ address", async () => {
+  test("a GET puts the query on the /api/ address", async () => {
     const { api, calls } = setup([200, { body: [] }]);
-    await api.get("account/pendingpayments/paginated", { page: 2, sort: { by: "date", dir: "desc" } });
+    await api.send(get("/account/pendingpayments/paginated"), {
+      query: { page: 2, sort: { by: "date", dir: "desc" } },
+    });
     const url = new URL(calls[0].url, "http://portal.test");
     expect(url.pathname).toBe("/api/account/pendingpayments/paginated");
     expect(url.searchParams.get("page")).toBe("2");
     expect(JSON.parse(url.searchParams.get("sort")!)).toEqual({ by: "date", dir: "desc" });
-    expect(calls[0].init.method).toBe("GET");
-    expect(calls[0].init.credentials).toBe("same-origin");
+    expect(calls[0].method).toBe("GET");
+    expect(calls[0].credentials).toBe("same-origin");
   });
 
   test("a PUT addressed by id carries its query too", async () => {
     const { api, calls } = setup([200, { body: { id: 5 } }]);
-    await api.put("account/pendingpayments/update", undefined, { query: { id: 5 } });
+    await api.send(put("/account/pendingpayments/update"), { query: { id: 5 } });
     expect(calls[0].url).toBe("/api/account/pendingpayments/update?id=5");
-    expect(calls[0].init.method).toBe("PUT");
-    expect(calls[0].init.body).toBe("{}");
+    expect(calls[0].method).toBe("PUT");
+    expect(calls[0].body).toEqual({});
+  });
+
+  test("a path's :name segments are filled from the params, encoded", async () => {
+    const { api, calls } = setup([200, { body: {} }]);
+    await api.send(post("/console/receipts/:id/allocate"), { params: { id: "7/8" }, body: { account_ref: "P1" } });
+    expect(calls[0].url).toBe("/api/console/receipts/7%2F8/allocate");
   });
 });
 
 describe("answers", () => {
   test("the caller gets the body, and no navigation happens without a redirect", async () => {
     const { api, navigate } = setup([200, { body: { user: alice } }]);
-    await expect(api.get("account/whoami")).resolves.toEqual({ user: alice });
+    await expect(api.send(get("/account/whoami"))).resolves.toEqual({ user: alice });
     expect(navigate).not.toHaveBeenCalled();
   });
 
   test("a redirect in the answer is followed, and the body still returned", async () => {
     const { api, navigate, calls } = setup([200, { body: alice, redirect: "/auth" }]);
-    const body = await api.post("auth/login", { email: "alice@example.com", password: "s3cret!" });
+    const body = await api.send(post("/auth/login"), { body: { email: "alice@example.com", password: "s3cret!" } });
     expect(body).toEqual(alice);
     expect(navigate).toHaveBeenCalledWith("/auth");
-    expect(JSON.parse(calls[0].init.body as string)).toEqual({ email: "alice@example.com", password: "s3cret!" });
-    expect(new Headers(calls[0].init.headers).get("Content-Type")).toBe("application/json");
+    expect(calls[0].body).toEqual({ email: "alice@example.com", password: "s3cret!" });
+    expect(calls[0].headers.get("Content-Type")).toBe("application/json");
   });
 
   test("a failure exposes the text for the user, the status message and the failing fields", async () => {
@@ -103,7 +124,7 @@ describe("answers", () => {
       422,
       { error: "Please correct the form.", message: "Unprocessable Content", fields: { amount: "Required" } },
     ]);
-    const err = await failureOf(api.post("account/profile", { first: "" }));
+    const err = await failureOf(api.send(post("/account/profile"), { body: { first: "" } }));
     expect(err).toBeInstanceOf(ApiCallError);
     expect(err.status).toBe(422);
     expect(err.error).toBe("Please correct the form.");
@@ -113,7 +134,7 @@ describe("answers", () => {
 
   test("a failure without text falls back to the generic message and the HTTP status text", async () => {
     const { api } = setup([502, "<html>Bad gateway</html>", "Bad Gateway"]);
-    const err = await failureOf(api.get("account/whoami"));
+    const err = await failureOf(api.send(get("/account/whoami")));
     expect(err.error).toBe(FALLBACK_ERROR);
     expect(err.error).toBe("An error occurred. Please try again later");
     expect(err.message).toBe("Bad Gateway");
@@ -124,14 +145,14 @@ describe("answers", () => {
       403,
       { error: "You cannot do this yet.", message: "Forbidden", redirect: "/second-factor" },
     ]);
-    await expect(api.get("account/pendingpayments/all")).rejects.toMatchObject({ status: 403 });
+    await expect(api.send(get("/account/pendingpayments/all"))).rejects.toMatchObject({ status: 403 });
     expect(navigate).toHaveBeenCalledWith("/second-factor");
   });
 
   test("an unreachable server is an ApiCallError with status 0, not an abort", async () => {
-    vi.stubGlobal("fetch", vi.fn(() => Promise.reject(new TypeError("Failed to fetch"))));
-    const api = createApi({ navigate: vi.fn(), batch: new RequestBatch() });
-    const err = await failureOf(api.get("account/whoami"));
+    unreachableServer();
+    const api = createApi({ navigate: vi.fn() });
+    const err = await failureOf(api.send(get("/account/whoami")));
     expect(err).toBeInstanceOf(ApiCallError);
     expect(err.status).toBe(0);
     expect(err.error).toBe(FALLBACK_ERROR);
@@ -144,7 +165,7 @@ describe("a 401 on any call", () => {
     userStore.set(alice);
     expect(document.cookie).toContain("user=");
     const { api, navigate } = setup([401, { error: "Please sign in.", message: "Unauthorized", redirect: "/x" }]);
-    const err = await failureOf(api.get("account/pendingpayments/all"));
+    const err = await failureOf(api.send(get("/account/pendingpayments/all")));
     expect(err.status).toBe(401);
     expect(userStore.get()).toBeNull();
     expect(document.cookie).not.toContain("user=");
@@ -155,7 +176,7 @@ describe("a 401 on any call", () => {
   test("on '/' itself (a failed login) clears the user without reloading the page", async () => {
     userStore.set(alice);
     const { api, navigate } = setup([401, { error: "Bad credentials", message: "Unauthorized" }], "/");
-    await expect(api.post("auth/login", { email: "a", password: "b" })).rejects.toMatchObject({
+    await expect(api.send(post("/auth/login"), { body: { email: "a", password: "b" } })).rejects.toMatchObject({
       error: "Bad credentials",
     });
     expect(userStore.get()).toBeNull();
@@ -167,13 +188,13 @@ describe("idempotency", () => {
   test("the Idempotency-Key header is sent when given, and only then", async () => {
     const { api, calls } = setup([200, { body: {} }]);
     const key = newIdempotencyKey();
-    await api.post("account/onbehalf", { on_behalf_of: 7 }, { idempotencyKey: key });
-    await api.post("account/onbehalf", { on_behalf_of: 7 });
-    await api.delete("account/pendingpayments/one", { query: { id: 3 }, idempotencyKey: key });
-    expect(new Headers(calls[0].init.headers).get("Idempotency-Key")).toBe(key);
-    expect(new Headers(calls[1].init.headers).has("Idempotency-Key")).toBe(false);
-    expect(new Headers(calls[2].init.headers).get("Idempotency-Key")).toBe(key);
-    expect(calls[2].init.method).toBe("DELETE");
+    await api.send(post("/account/onbehalf"), { body: { on_behalf_of: 7 } }, { idempotencyKey: key });
+    await api.send(post("/account/onbehalf"), { body: { on_behalf_of: 7 } });
+    await api.send(del("/account/pendingpayments/one"), { query: { id: 3 } }, { idempotencyKey: key });
+    expect(calls[0].headers.get("Idempotency-Key")).toBe(key);
+    expect(calls[1].headers.has("Idempotency-Key")).toBe(false);
+    expect(calls[2].headers.get("Idempotency-Key")).toBe(key);
+    expect(calls[2].method).toBe("DELETE");
     expect(calls[2].url).toBe("/api/account/pendingpayments/one?id=3");
   });
 

@@ -12,9 +12,9 @@ import SetupForm from "../../islands/SetupForm.tsx";
 import TotpSettings, { groupsOf4 } from "../../islands/TotpSettings.tsx";
 import VerifyForm from "../../islands/VerifyForm.tsx";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
-import { notifications } from "../../islands/lib/notifications.ts";
+import { notifications } from "../../islands/lib/notification-store.ts";
 import { userStore } from "../../islands/lib/user-store.ts";
-import { alice, failure, fakeServer, stubNavigation } from "./forms-fake-server.ts";
+import { alice, failure, fakeApi, resetIslands, stubNavigation } from "../helpers/fake-api.ts";
 
 let assign: ReturnType<typeof stubNavigation>;
 beforeEach(() => {
@@ -24,7 +24,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   cleanup();
-  vi.unstubAllGlobals();
+  resetIslands();
   history.replaceState(null, "", "/");
 });
 
@@ -40,7 +40,7 @@ describe("SetupForm", () => {
   });
 
   test("posts the administrator's email and password, then goes where the server says", async () => {
-    const calls = fakeServer({ "POST /api/setup": [200, { body: { ok: true }, redirect: "/" }] });
+    const calls = fakeApi({ "POST setup": [200, { body: { ok: true }, redirect: "/" }] });
     render(<SetupForm done={false} />);
     type("Administrator's email", "admin@example.com");
     type("Password", "admin password");
@@ -51,7 +51,7 @@ describe("SetupForm", () => {
   });
 
   test("a 403 shows the server's text", async () => {
-    fakeServer({ "POST /api/setup": failure(403, "Setup is already done.") });
+    fakeApi({ "POST setup": failure(403, "Setup is already done.") });
     render(<SetupForm done={false} />);
     type("Administrator's email", "admin@example.com");
     type("Password", "admin password");
@@ -73,9 +73,9 @@ describe("TotpSettings", () => {
   test("set up: shows the key and the otpauth link, copies the key, then a code turns it on", async () => {
     const writeText = vi.fn(() => Promise.resolve());
     vi.stubGlobal("navigator", { ...navigator, clipboard: { writeText } });
-    const calls = fakeServer({
-      "POST /api/account/totp/setup": [200, { body: { secret: SECRET, uri: URI } }],
-      "POST /api/account/totp/enable": [200, { body: alice }],
+    const calls = fakeApi({
+      "POST account/totp/setup": [200, { body: { secret: SECRET, uri: URI } }],
+      "POST account/totp/enable": [200, { body: alice }],
     });
     render(<TotpSettings enabled={false} email="alice@example.com" />);
     fireEvent.click(screen.getByRole("button", { name: "Set up an authenticator app" }));
@@ -99,9 +99,9 @@ describe("TotpSettings", () => {
 
   test("a retry of the same code carries the same Idempotency-Key; another code a new one", async () => {
     let n = 0;
-    const calls = fakeServer({
-      "POST /api/account/totp/setup": [200, { body: { secret: SECRET, uri: URI } }],
-      "POST /api/account/totp/enable": () => (++n < 3 ? failure(503, "Try again later.") : [200, { body: alice }]),
+    const calls = fakeApi({
+      "POST account/totp/setup": [200, { body: { secret: SECRET, uri: URI } }],
+      "POST account/totp/enable": () => (++n < 3 ? failure(503, "Try again later.") : [200, { body: alice }]),
     });
     render(<TotpSettings enabled={false} email="alice@example.com" />);
     fireEvent.click(screen.getByRole("button", { name: "Set up an authenticator app" }));
@@ -121,7 +121,7 @@ describe("TotpSettings", () => {
   });
 
   test("when on, Turn off sends DELETE account/totp", async () => {
-    const calls = fakeServer({ "DELETE /api/account/totp": [200, { body: alice }] });
+    const calls = fakeApi({ "DELETE account/totp": [200, { body: alice }] });
     render(<TotpSettings enabled email="alice@example.com" />);
     expect(screen.getByText("Authenticator app is on.")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Turn off" }));

@@ -1,14 +1,14 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
-import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import ForgotForm from "../../islands/ForgotForm.tsx";
 import LoginForm from "../../islands/LoginForm.tsx";
 import RegisterForm from "../../islands/RegisterForm.tsx";
 import SecondFactorForm from "../../islands/SecondFactorForm.tsx";
 import VerifyForm from "../../islands/VerifyForm.tsx";
-import { notifications } from "../../islands/lib/notifications.ts";
+import { notifications } from "../../islands/lib/notification-store.ts";
 import { userStore } from "../../islands/lib/user-store.ts";
-import { alice, failure, fakeServer, stubNavigation } from "./forms-fake-server.ts";
+import { alice, failure, fakeApi, resetIslands, stubNavigation, unreachableServer } from "../helpers/fake-api.ts";
 
 let assign: ReturnType<typeof stubNavigation>;
 beforeEach(() => {
@@ -18,7 +18,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   cleanup();
-  vi.unstubAllGlobals();
+  resetIslands();
   history.replaceState(null, "", "/");
 });
 
@@ -28,7 +28,7 @@ const titles = () => notifications.snapshot().visible.map((n) => `${n.color}: ${
 
 describe("LoginForm", () => {
   test("posts the email and password to /api/auth/login and follows the redirect to /auth", async () => {
-    const calls = fakeServer({ "POST /api/auth/login": [200, { body: alice, redirect: "/auth" }] });
+    const calls = fakeApi({ "POST auth/login": [200, { body: alice, redirect: "/auth" }] });
     render(<LoginForm />);
     type("Email", "alice@example.com");
     type("Password", "correct horse");
@@ -42,7 +42,7 @@ describe("LoginForm", () => {
   });
 
   test("a 401 shows and toasts 'Invalid credentials', and on '/' does not reload", async () => {
-    fakeServer({ "POST /api/auth/login": failure(401, "Bad credentials") });
+    fakeApi({ "POST auth/login": failure(401, "Bad credentials") });
     render(<LoginForm />);
     type("Email", "alice@example.com");
     type("Password", "wrong password");
@@ -55,7 +55,7 @@ describe("LoginForm", () => {
   });
 
   test("a 429 shows the server's text", async () => {
-    fakeServer({ "POST /api/auth/login": failure(429, "Too many attempts. Try again in 15 minutes.") });
+    fakeApi({ "POST auth/login": failure(429, "Too many attempts. Try again in 15 minutes.") });
     render(<LoginForm />);
     type("Email", "alice@example.com");
     type("Password", "whatever1");
@@ -65,7 +65,7 @@ describe("LoginForm", () => {
   });
 
   test("a server that cannot be reached shows the fallback text", async () => {
-    vi.stubGlobal("fetch", vi.fn(() => Promise.reject(new TypeError("Failed to fetch"))));
+    unreachableServer();
     render(<LoginForm />);
     type("Email", "alice@example.com");
     type("Password", "whatever1");
@@ -84,8 +84,8 @@ describe("LoginForm", () => {
 
 describe("SecondFactorForm", () => {
   test("posts the code to /api/challenge and follows the redirect", async () => {
-    const calls = fakeServer({
-      "POST /api/challenge": [200, { body: { ...alice, secondFactor: true }, redirect: "/auth" }],
+    const calls = fakeApi({
+      "POST challenge": [200, { body: { ...alice, secondFactor: true }, redirect: "/auth" }],
     });
     render(<SecondFactorForm method="email" email="alice@example.com" />);
     expect(screen.getByText(/valid for 10 minutes/)).toBeTruthy();
@@ -100,7 +100,7 @@ describe("SecondFactorForm", () => {
   });
 
   test("a 401 shows 'Bad credentials'", async () => {
-    fakeServer({ "POST /api/challenge": failure(401, "Bad credentials") });
+    fakeApi({ "POST challenge": failure(401, "Bad credentials") });
     render(<SecondFactorForm method="email" email="alice@example.com" />);
     type("Code", "000000");
     fireEvent.click(screen.getByRole("button", { name: "Continue" }));
@@ -111,7 +111,7 @@ describe("SecondFactorForm", () => {
   test("a 401 away from '/' also clears the user and goes home (SPEC.md section 4)", async () => {
     history.replaceState(null, "", "/second-factor");
     userStore.set(alice as never);
-    fakeServer({ "POST /api/challenge": failure(401, "Bad credentials") });
+    fakeApi({ "POST challenge": failure(401, "Bad credentials") });
     render(<SecondFactorForm method="email" email="alice@example.com" />);
     type("Code", "000000");
     fireEvent.click(screen.getByRole("button", { name: "Continue" }));
@@ -121,7 +121,7 @@ describe("SecondFactorForm", () => {
   });
 
   test("an authenticator user can have a code emailed instead", async () => {
-    const calls = fakeServer({ "POST /api/challenge/resend": [200, { body: { sent: true } }] });
+    const calls = fakeApi({ "POST challenge/resend": [200, { body: { sent: true } }] });
     render(<SecondFactorForm method="totp" email="alice@example.com" />);
     expect(screen.getByText("Enter the 6-digit code from your authenticator app.")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Email me a code instead" }));
@@ -141,7 +141,7 @@ describe("SecondFactorForm", () => {
 
 describe("RegisterForm", () => {
   test("sends the type, the referral code from its props and the attribution", async () => {
-    const calls = fakeServer({ "POST /api/auth/register": [200, { body: alice, redirect: "/verify" }] });
+    const calls = fakeApi({ "POST auth/register": [200, { body: alice, redirect: "/verify" }] });
     const attribution = { utm_source: "newsletter", landing_path: "/register" };
     render(<RegisterForm referralCode="FRIEND42" attribution={attribution} />);
     expect((screen.getByLabelText(/Referral code/) as HTMLInputElement).value).toBe("FRIEND42");
@@ -161,7 +161,7 @@ describe("RegisterForm", () => {
   });
 
   test("Personal is the default, and an empty referral code is not sent", async () => {
-    const calls = fakeServer({ "POST /api/auth/register": [200, { body: alice, redirect: "/verify" }] });
+    const calls = fakeApi({ "POST auth/register": [200, { body: alice, redirect: "/verify" }] });
     render(<RegisterForm attribution={{}} />);
     type("Email", "ann@example.com");
     type("Password", "a long password");
@@ -171,8 +171,8 @@ describe("RegisterForm", () => {
   });
 
   test("a 422 shows each problem under its field, and focuses the first", async () => {
-    fakeServer({
-      "POST /api/auth/register": failure(422, "Please correct the form.", {
+    fakeApi({
+      "POST auth/register": failure(422, "Please correct the form.", {
         fields: { email: "This email address is already registered.", referral_code: "Unknown referral code." },
       }),
     });
@@ -195,8 +195,8 @@ describe("RegisterForm", () => {
   });
 
   test("a problem about a field the form does not show still appears in the alert", async () => {
-    fakeServer({
-      "POST /api/auth/register": failure(422, "Please correct the form.", {
+    fakeApi({
+      "POST auth/register": failure(422, "Please correct the form.", {
         fields: { "attribution.utm_source": "Too long." },
       }),
     });
@@ -208,8 +208,8 @@ describe("RegisterForm", () => {
   });
 
   test("the browser holds the password to 8 to 128 characters; the server's word shows under it", async () => {
-    const calls = fakeServer({
-      "POST /api/auth/register": failure(422, "Password must be at least 8 characters.", {
+    const calls = fakeApi({
+      "POST auth/register": failure(422, "Password must be at least 8 characters.", {
         fields: { password: "Password must be at least 8 characters." },
       }),
     });
@@ -235,26 +235,24 @@ describe("RegisterForm", () => {
 
 describe("VerifyForm", () => {
   test("submits the link's token at once, showing progress, and follows the redirect", async () => {
-    let answer!: (value: Response) => void;
-    const fetch = vi.fn((_url: string, _init: RequestInit) => new Promise<Response>((resolve) => (answer = resolve)));
-    vi.stubGlobal("fetch", fetch);
+    const calls = fakeApi(); // every call stays open until the test answers it
     render(<VerifyForm token="tok-123" signedIn={false} />);
     expect(screen.getByRole("status").textContent).toContain("Checking your link");
-    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
-    expect(fetch.mock.calls[0][0]).toBe("/api/validation/validate");
-    expect(JSON.parse(fetch.mock.calls[0][1].body as string)).toEqual({ token: "tok-123" });
+    await waitFor(() => expect(calls).toHaveLength(1));
+    expect(calls[0].url).toBe("/api/validation/validate");
+    expect(calls[0].body).toEqual({ token: "tok-123" });
     // deno-lint-ignore require-await -- act() wants an async callback to flush the answer
     await act(async () => {
-      answer(new Response(JSON.stringify({ body: { ...alice, validated: true }, redirect: "/register-personal" })));
+      calls[0].respond(200, { body: { ...alice, validated: true }, redirect: "/register-personal" });
     });
     await waitFor(() => expect(assign).toHaveBeenCalledWith("/register-personal"));
     expect(screen.getByRole("status").textContent).toContain("Email address confirmed");
   });
 
   test("an expired link shows 'Bad credentials' and lets a new link be asked for", async () => {
-    const calls = fakeServer({
-      "POST /api/validation/validate": failure(401, "Bad credentials"),
-      "POST /api/validation/resend": [200, { body: { sent: true } }],
+    const calls = fakeApi({
+      "POST validation/validate": failure(401, "Bad credentials"),
+      "POST validation/resend": [200, { body: { sent: true } }],
     });
     render(<VerifyForm token="old" email="alice@example.com" signedIn />);
     expect(await screen.findByText("Bad credentials")).toBeTruthy();
@@ -265,8 +263,8 @@ describe("VerifyForm", () => {
   });
 
   test("without a token: a pasted link gives its token; signed out, it says to sign in first", async () => {
-    const calls = fakeServer({
-      "POST /api/validation/validate": [200, { body: alice, redirect: "/register-business" }],
+    const calls = fakeApi({
+      "POST validation/validate": [200, { body: alice, redirect: "/register-business" }],
     });
     render(<VerifyForm signedIn={false} />);
     expect(calls).toHaveLength(0);
@@ -290,7 +288,7 @@ describe("ForgotForm", () => {
       ["a 422", failure(422, "Invalid email", { fields: { username: "Invalid email" } })],
     ] as const,
   )("shows the same message after %s", async (_name, answer) => {
-    const calls = fakeServer({ "POST /api/auth/forgot": answer as never });
+    const calls = fakeApi({ "POST auth/forgot": answer as never });
     render(<ForgotForm />);
     type("Email", "alice@example.com");
     fireEvent.click(screen.getByRole("button", { name: "Send me a link" }));
@@ -301,7 +299,7 @@ describe("ForgotForm", () => {
   });
 
   test("from the link: the new password twice goes to auth/forgot/reset, then a success toast", async () => {
-    const calls = fakeServer({ "POST /api/auth/forgot/reset": [200, { body: { ok: true }, redirect: "/" }] });
+    const calls = fakeApi({ "POST auth/forgot/reset": [200, { body: { ok: true }, redirect: "/" }] });
     render(<ForgotForm token="reset-tok" username="alice@example.com" />);
     type("New password", "brand new pass");
     type("New password again", "brand new pass");
@@ -312,7 +310,7 @@ describe("ForgotForm", () => {
   });
 
   test("passwords that differ are not sent", () => {
-    const calls = fakeServer({});
+    const calls = fakeApi({});
     render(<ForgotForm token="reset-tok" username="alice@example.com" />);
     type("New password", "brand new pass");
     type("New password again", "brand new pasS");
@@ -323,7 +321,7 @@ describe("ForgotForm", () => {
   });
 
   test("a used link: 'Bad credentials', with what it means", async () => {
-    fakeServer({ "POST /api/auth/forgot/reset": failure(401, "Bad credentials") });
+    fakeApi({ "POST auth/forgot/reset": failure(401, "Bad credentials") });
     render(<ForgotForm token="used" username="alice@example.com" />);
     type("New password", "brand new pass");
     type("New password again", "brand new pass");
@@ -335,8 +333,8 @@ describe("ForgotForm", () => {
   });
 
   test("a 422 on the password shows under the new password", async () => {
-    fakeServer({
-      "POST /api/auth/forgot/reset": failure(422, "Please correct the form.", {
+    fakeApi({
+      "POST auth/forgot/reset": failure(422, "Please correct the form.", {
         fields: { password: "Password is too common." },
       }),
     });

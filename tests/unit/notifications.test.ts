@@ -6,14 +6,14 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import NotificationQueue from "../../islands/NotificationQueue.tsx";
 import type { Notification } from "../../lib/notification.ts";
 import { NOTIFICATION_REMOVE_DELAY_MS, NOTIFICATIONS_MAX_VISIBLE } from "../../lib/constants.ts";
+import { carryToNextPage, showCarried } from "../../islands/lib/carried-notification.ts";
 import {
   createNotificationStore,
   DEFAULT_TIMEOUT_MS,
-  listenForNotifyEvents,
   notifications,
   type NotificationStore,
-  NOTIFY_EVENT,
-} from "../../islands/lib/notifications.ts";
+} from "../../islands/lib/notification-store.ts";
+import { listenForNotifyEvents, NOTIFY_EVENT } from "../../islands/lib/notify-event.ts";
 
 const titles = (store: NotificationStore) => store.snapshot().visible.map((n) => n.title);
 
@@ -211,5 +211,25 @@ describe("the NotificationQueue island", () => {
     expect(item.dataset.color).toBe("success");
     expect(screen.getByText("Copied")).toBeTruthy();
     expect(screen.getByText("IBAN copied")).toBeTruthy();
+  });
+});
+
+describe("a notification carried to the next page", () => {
+  test("is shown once on the next page of the tab, then forgotten", () => {
+    carryToNextPage({ title: "Please sign in.", color: "error" });
+    showCarried(sessionStorage, store);
+    expect(titles(store)).toEqual(["Please sign in."]);
+    expect(store.snapshot().visible[0].color).toBe("error");
+    showCarried(sessionStorage, store);
+    expect(titles(store)).toEqual(["Please sign in."]);
+  });
+
+  test("storage that refuses it loses the message, not the navigation", () => {
+    const full = {
+      setItem: () => {
+        throw new DOMException("full", "QuotaExceededError");
+      },
+    };
+    expect(() => carryToNextPage({ title: "Lost" }, full)).not.toThrow();
   });
 });

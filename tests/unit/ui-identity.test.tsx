@@ -2,31 +2,21 @@
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, type Mock, test, vi } from "vitest";
-import IdentityCheck, { loadSumsubSdk, STILL_IN_PROGRESS, SUMSUB_SDK_URL } from "../../islands/IdentityCheck.tsx";
-import { resetBatch } from "../../islands/lib/batch.ts";
-import { BATCH_RESET_PAUSE_MS } from "../../lib/constants.ts";
+import IdentityCheck, { STILL_IN_PROGRESS } from "../../islands/IdentityCheck.tsx";
+import { loadSumsubSdk, SUMSUB_SDK_URL } from "../../islands/onboarding/sumsub-sdk.ts";
+import { type Answer, fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
-/** A fake server: answers each call with `route`, records method, path and body. */
+/** The fake server, answering by method and path; its calls are seen as method, path, body. */
 function server(route: (method: string, path: string, body: unknown) => [number, unknown?]) {
-  const calls: { method: string; path: string; body: unknown }[] = [];
-  const fetch = vi.fn((url: string, init: RequestInit = {}) => {
-    const method = init.method ?? "GET";
-    const path = url.replace(/^\/api\//, "");
-    const body = init.body ? JSON.parse(String(init.body)) : undefined;
-    calls.push({ method, path, body });
-    const [status, json] = route(method, path, body);
-    const text = json === undefined ? "" : JSON.stringify(json);
-    return Promise.resolve(
-      { ok: status >= 200 && status < 300, status, statusText: "", text: () => Promise.resolve(text) } as Response,
-    );
-  });
-  vi.stubGlobal("fetch", fetch);
-  return calls;
+  const calls = fakeApi((call) => route(call.method, call.path, call.body) as Answer);
+  return {
+    get seen() {
+      return calls.map((c) => ({ method: c.method, path: c.path, body: c.body }));
+    },
+  };
 }
 
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
-/** The confirm GET waits out the batch pause that the sandbox POST opened. */
-const afterWrite = () => settle(BATCH_RESET_PAUSE_MS);
 
 const RETRY_COMMENT = "Sandbox: the document photo was unreadable. Please try again.";
 const USER = { id: 3, username: "ada@example.com", name: "Ada Lovelace", identity: true };
@@ -34,15 +24,13 @@ const USER = { id: 3, username: "ada@example.com", name: "Ada Lovelace", identit
 let assign: Mock<(url: string | URL) => void>;
 beforeEach(() => {
   vi.useFakeTimers();
-  resetBatch();
   assign = vi.fn<(url: string | URL) => void>();
   vi.spyOn(location, "assign").mockImplementation(assign);
 });
 afterEach(() => {
   cleanup();
-  resetBatch();
+  resetIslands();
   vi.useRealTimers();
-  vi.unstubAllGlobals();
   document.head.querySelectorAll("script").forEach((s) => s.remove());
 });
 
@@ -71,12 +59,15 @@ describe("sandbox provider", () => {
     });
     render(<IdentityCheck provider="sandbox" status="none" />);
     click("Ask to retry (RED / RETRY)");
-    await settle();
-    expect(calls).toEqual([{ method: "POST", path: "sumsub/sandbox", body: { answer: "RED", reject_type: "RETRY" } }]);
     expect(screen.getByRole("button", { name: "Approve (GREEN)" })).toHaveProperty("disabled", true);
-
-    await afterWrite();
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["POST sumsub/sandbox", "GET sumsub/confirm"]);
+    await settle();
+    expect(calls.seen[0]).toEqual({
+      method: "POST",
+      path: "sumsub/sandbox",
+      body: { answer: "RED", reject_type: "RETRY" },
+    });
+    // Once the answer is recorded, the result is asked for.
+    expect(calls.seen.map((c) => `${c.method} ${c.path}`)).toEqual(["POST sumsub/sandbox", "GET sumsub/confirm"]);
     expect(screen.getByText(`What to fix: ${RETRY_COMMENT}`)).toBeTruthy();
     // The user can try again.
     expect(screen.getByRole("button", { name: "Approve (GREEN)" })).toHaveProperty("disabled", false);
@@ -90,8 +81,7 @@ describe("sandbox provider", () => {
     render(<IdentityCheck provider="sandbox" status="retry" comment={RETRY_COMMENT} />);
     click("Approve (GREEN)");
     await settle();
-    await afterWrite();
-    expect(calls.map((c) => c.body)).toEqual([{ answer: "GREEN" }, undefined]);
+    expect(calls.seen.map((c) => c.body)).toEqual([{ answer: "GREEN" }, undefined]);
     expect(assign).toHaveBeenCalledWith("/auth");
     expect(screen.getByText("Your identity is verified. Taking you to the next step…")).toBeTruthy();
   });
@@ -105,8 +95,7 @@ describe("sandbox provider", () => {
     render(<IdentityCheck provider="sandbox" status="none" />);
     click("Reject (RED / FINAL)");
     await settle();
-    await afterWrite();
-    expect(calls[0].body).toEqual({ answer: "RED", reject_type: "FINAL" });
+    expect(calls.seen[0].body).toEqual({ answer: "RED", reject_type: "FINAL" });
     expect(screen.getByText("We could not verify your identity")).toBeTruthy();
     expect(screen.getByText("Sandbox: the identity check was refused. This decision is final.")).toBeTruthy();
     expect(screen.getByText(/contact support/)).toBeTruthy();
@@ -125,7 +114,6 @@ describe("sandbox provider", () => {
     render(<IdentityCheck provider="sandbox" status="none" />);
     click("Approve (GREEN)");
     await settle();
-    await afterWrite();
     expect(screen.getByText(STILL_IN_PROGRESS)).toBeTruthy();
     expect(screen.getByText(/We are checking your documents/)).toBeTruthy();
   });
@@ -159,7 +147,7 @@ describe("statuses from the server", () => {
     expect(screen.getByText(/We are checking your documents/)).toBeTruthy();
     click("Check my result");
     await settle();
-    expect(calls).toEqual([{ method: "GET", path: "sumsub/confirm", body: undefined }]);
+    expect(calls.seen).toEqual([{ method: "GET", path: "sumsub/confirm", body: undefined }]);
     expect(assign).toHaveBeenCalledWith("/auth");
   });
 
@@ -202,7 +190,7 @@ describe("Sumsub provider", () => {
     );
     render(<IdentityCheck provider="sumsub" status="none" />);
     await settle();
-    expect(calls[0]).toEqual({ method: "GET", path: "sumsub/token", body: undefined });
+    expect(calls.seen[0]).toEqual({ method: "GET", path: "sumsub/token", body: undefined });
     expect(sdk.init.mock.calls[0][0]).toBe("token-1");
     expect(sdk.builder.withConf).toHaveBeenCalledWith({ lang: "en" });
     expect(sdk.launch).toHaveBeenCalledWith("#sumsub-websdk-container");
@@ -223,7 +211,7 @@ describe("Sumsub provider", () => {
       });
       await vi.advanceTimersByTimeAsync(0);
     });
-    expect(calls.at(-1)).toEqual({ method: "GET", path: "sumsub/confirm", body: undefined });
+    expect(calls.seen.at(-1)).toEqual({ method: "GET", path: "sumsub/confirm", body: undefined });
     expect(screen.getByText("What to fix: Upload the back of the card.")).toBeTruthy();
   });
 
@@ -238,14 +226,20 @@ describe("Sumsub provider", () => {
     await settle();
     click("Check my result");
     await settle();
-    expect(calls.map((c) => c.path)).toEqual(["sumsub/token", "sumsub/confirm"]);
+    expect(calls.seen.map((c) => c.path)).toEqual(["sumsub/token", "sumsub/confirm"]);
     expect(screen.getByText(STILL_IN_PROGRESS)).toBeTruthy();
   });
 
-  test("a failed token shows the server's text", async () => {
-    server(() => [503, { error: "The identity provider is not reachable.", message: "Service Unavailable" }]);
+  test("a token the server fails to give is asked for twice more, then the server's text shows", async () => {
+    const calls = server(
+      () => [503, { error: "The identity provider is not reachable.", message: "Service Unavailable" }],
+    );
     render(<IdentityCheck provider="sumsub" status="none" />);
     await settle();
+    expect(screen.queryByRole("alert")).toBeNull(); // not yet: a server error may pass
+    await settle(1_000 + 2_000); // the two retries, one and two seconds apart
+    expect(calls.seen.map((c) => c.path)).toEqual(["sumsub/token", "sumsub/token", "sumsub/token"]);
+    await settle(1);
     expect(screen.getByRole("alert").textContent).toBe("The identity provider is not reachable.");
   });
 

@@ -5,44 +5,11 @@ import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import Balances, { type BalancesProps } from "../../islands/Balances.tsx";
-import ConvertForm, {
-  addAmount,
-  BALANCES_CHANGED_EVENT,
-  type ConvertFormProps,
-  QUOTE_EXPIRED,
-} from "../../islands/ConvertForm.tsx";
-import { resetBatch } from "../../islands/lib/batch.ts";
-import { notifications } from "../../islands/lib/notifications.ts";
+import ConvertForm, { type ConvertFormProps, QUOTE_EXPIRED } from "../../islands/ConvertForm.tsx";
+import { addAmount } from "../../islands/lib/amounts.ts";
+import { notifications } from "../../islands/lib/notification-store.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
-
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-  headers: Headers;
-}
-
-/** A fake server: `route` answers [status, json] for each call; every call is recorded. */
-function server(route: (call: Seen) => [number, unknown]) {
-  const calls: Seen[] = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn((url: string, init: RequestInit = {}) => {
-      const call: Seen = {
-        method: init.method ?? "GET",
-        path: url.replace(/^\/api\//, ""),
-        body: typeof init.body === "string" ? JSON.parse(init.body) : undefined,
-        headers: new Headers(init.headers),
-      };
-      calls.push(call);
-      const [status, json] = route(call);
-      return Promise.resolve(
-        new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }),
-      );
-    }),
-  );
-  return calls;
-}
+import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
 const fail = (status: number, error: string): [number, unknown] => [status, { error, message: "" }];
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
@@ -88,6 +55,7 @@ const AFTER = [
 
 const PROPS: ConvertFormProps = {
   currencies: CURRENCIES,
+  accountRef: "P1234567",
   balances: [
     { currency: "EUR", available: "0.00", held: "0.00" },
     { currency: "GBP", available: "250.00", held: "0.00" },
@@ -97,15 +65,13 @@ const PROPS: ConvertFormProps = {
 
 beforeEach(() => {
   vi.useFakeTimers();
-  resetBatch();
   notifications.clear();
 });
 afterEach(() => {
   cleanup();
-  resetBatch();
+  resetIslands();
   notifications.clear();
   vi.useRealTimers();
-  vi.unstubAllGlobals();
 });
 
 const countdown = () => screen.getByText(/This quote (is valid for|has expired)/);
@@ -120,7 +86,7 @@ async function quoted(props: ConvertFormProps = PROPS) {
 
 describe("ConvertForm", () => {
   test("sells a currency with a balance by default and says what is available", () => {
-    server(() => [200, { body: QUOTE }]);
+    fakeApi(() => [200, { body: QUOTE }]);
     render(<ConvertForm {...PROPS} />);
     expect((screen.getByLabelText("Currency to sell") as HTMLSelectElement).value).toBe("GBP");
     expect((screen.getByLabelText("Currency to receive") as HTMLSelectElement).value).toBe("EUR");
@@ -134,7 +100,7 @@ describe("ConvertForm", () => {
   });
 
   test("'Get a quote' posts the quote request and shows the amounts, the rate, the fee and a countdown", async () => {
-    const calls = server(() => [200, { body: QUOTE }]);
+    const calls = fakeApi(() => [200, { body: QUOTE }]);
     await quoted();
     expect(calls).toEqual([
       expect.objectContaining({
@@ -159,7 +125,7 @@ describe("ConvertForm", () => {
   });
 
   test("typing on the receive side asks with fixed=buy", async () => {
-    const calls = server(() => [200, { body: QUOTE }]);
+    const calls = fakeApi(() => [200, { body: QUOTE }]);
     render(<ConvertForm {...PROPS} />);
     await settle();
     fireEvent.change(screen.getByLabelText("Amount to receive"), { target: { value: "117.01" } });
@@ -169,7 +135,7 @@ describe("ConvertForm", () => {
   });
 
   test("at 0 the Confirm button is disabled and a new quote is offered", async () => {
-    const calls = server(() => [200, { body: QUOTE }]);
+    const calls = fakeApi(() => [200, { body: QUOTE }]);
     await quoted();
     const confirm = screen.getByRole("button", { name: "Confirm" }) as HTMLButtonElement;
     expect(confirm.disabled).toBe(false);
@@ -186,17 +152,14 @@ describe("ConvertForm", () => {
     expect(countdown().textContent).toBe("This quote is valid for 30 seconds.");
   });
 
-  test("Confirm sends the quote_id with an Idempotency-Key, the same on a retry; success resets and signals the balances", async () => {
+  test("Confirm sends the quote_id with an Idempotency-Key, the same on a retry; success resets the form", async () => {
     let attempt = 0;
-    const calls = server((call) => {
+    const calls = fakeApi((call) => {
       if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
       if (call.path === "account/balances") return [200, { body: AFTER }];
       attempt += 1;
       return attempt === 1 ? fail(503, "Service unavailable, try again.") : [200, { body: CONVERSION }];
     });
-    const events: unknown[] = [];
-    const listener = (event: Event) => events.push((event as CustomEvent).detail);
-    globalThis.addEventListener(BALANCES_CHANGED_EVENT, listener);
     await quoted();
 
     fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
@@ -215,15 +178,13 @@ describe("ConvertForm", () => {
     expect(within(screen.getByRole("form", { name: "Convert" })).getByRole("status").textContent).toBe(
       "Converted 100.00 GBP to 117.01 EUR",
     );
-    expect(events).toEqual([{ conversion: CONVERSION }]);
     expect(screen.queryByRole("region", { name: "Your quote" })).toBeNull();
     expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("");
     expect(screen.getByText("Available: 150.00 GBP")).toBeTruthy();
-    globalThis.removeEventListener(BALANCES_CHANGED_EVENT, listener);
   });
 
   test("a 409 says the quote expired and offers a new one", async () => {
-    server((
+    fakeApi((
       call,
     ) => (call.path === "account/conversions/quote" ? [200, { body: QUOTE }] : fail(409, "The quote has expired.")));
     await quoted();
@@ -235,7 +196,7 @@ describe("ConvertForm", () => {
   });
 
   test("a 422 (funds short) shows the server's text", async () => {
-    server((
+    fakeApi((
       call,
     ) => (call.path === "account/conversions/quote"
       ? [200, { body: QUOTE }]
@@ -248,7 +209,7 @@ describe("ConvertForm", () => {
   });
 
   test("a refused quote request shows its text under the amount; an empty amount is not sent", async () => {
-    const calls = server(() => [
+    const calls = fakeApi(() => [
       422,
       {
         error: "The amount must be more than the fee of 1.00 GBP.",
@@ -273,7 +234,7 @@ describe("ConvertForm", () => {
 
   test("the countdown follows this browser's clock from the request, whatever the server's clock says", async () => {
     // expires_at is years away on the server's clock; the countdown is still the validity.
-    server(() => [200, { body: { ...QUOTE, expires_at: "2000-01-01T00:00:00.000Z" } }]);
+    fakeApi(() => [200, { body: { ...QUOTE, expires_at: "2000-01-01T00:00:00.000Z" } }]);
     await quoted({ ...PROPS, validitySeconds: 10 });
     expect(countdown().textContent).toBe("This quote is valid for 10 seconds.");
     await settle(10_000);
@@ -282,7 +243,7 @@ describe("ConvertForm", () => {
 
   test("the balances beside the form change at once, then are read again once the write's pause is over", async () => {
     let answer: [number, unknown] = [200, { body: [...AFTER, { currency: "USD", available: "5.00", held: "1.00" }] }];
-    const calls = server((call) => {
+    const calls = fakeApi((call) => {
       if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
       if (call.path === "account/conversions") return [200, { body: CONVERSION }];
       return answer;
@@ -322,11 +283,14 @@ describe("ConvertForm", () => {
     );
   });
 
-  test("addAmount is exact on decimal strings", () => {
-    expect(addAmount("250.00", "100.00", -1)).toBe("150.00");
-    expect(addAmount("0.10", "0.2", 1)).toBe("0.30");
-    expect(addAmount("15000", "1", -1)).toBe("14999");
-    expect(addAmount("1.250", "2.750", 1)).toBe("4.000");
+  test("addAmount is exact on decimal strings, in the currency's digits", () => {
+    expect(addAmount("GBP", "250.00", "100.00", -1)).toBe("150.00");
+    expect(addAmount("GBP", "0.10", "0.2", 1)).toBe("0.30");
+    expect(addAmount("JPY", "15000", "1", -1)).toBe("14999");
+    expect(addAmount("BHD", "1.250", "2.750", 1)).toBe("4.000");
+    // What it cannot read it leaves as it was: the server's balances follow anyway.
+    expect(addAmount("GBP", "250.00", "1.234", -1)).toBe("250.00");
+    expect(addAmount("XXX", "250.00", "1.00", -1)).toBe("250.00");
   });
 });
 
@@ -346,6 +310,7 @@ describe("Balances", () => {
   test("lists every currency with available and held, and how to add money", () => {
     render(
       <Balances
+        accountRef="P1234567"
         balances={[{ currency: "GBP", available: "250.00", held: "10.00" }, {
           currency: "JPY",
           available: "15000",
@@ -363,49 +328,71 @@ describe("Balances", () => {
   });
 
   test("compact: only the table", () => {
-    render(<Balances balances={[{ currency: "GBP", available: "1.00", held: "0.00" }]} funding={FUNDING} compact />);
+    render(
+      <Balances
+        accountRef="P1234567"
+        balances={[{ currency: "GBP", available: "1.00", held: "0.00" }]}
+        funding={FUNDING}
+        compact
+      />,
+    );
     expect(screen.queryByRole("heading", { name: "How to add money" })).toBeNull();
   });
 
   test("with no money yet: says so and shows how to fund, even compact", () => {
-    render(<Balances balances={[]} funding={FUNDING} compact />);
+    render(<Balances accountRef="P1234567" balances={[]} funding={FUNDING} compact />);
     expect(screen.getByText("You have no money in your account yet")).toBeTruthy();
     expect(screen.getByRole("heading", { name: "How to add money" })).toBeTruthy();
     expect(screen.queryByRole("table")).toBeNull();
   });
 
-  test("refetches GET account/balances on portal:balances-changed", async () => {
-    vi.useFakeTimers();
-    const calls = server(
-      () => [200, {
-        body: [{ currency: "GBP", available: "150.00", held: "0.00" }, {
-          currency: "EUR",
-          available: "117.01",
-          held: "0.00",
-        }],
-      }],
-    );
-    render(<Balances balances={[{ currency: "GBP", available: "250.00", held: "0.00" }]} funding={FUNDING} />);
-    await settle();
-    expect(calls).toEqual([]);
-    act(() => {
-      globalThis.dispatchEvent(new CustomEvent(BALANCES_CHANGED_EVENT));
+  test("a conversion in the convert form on the same page refreshes these balances too: one query", async () => {
+    const calls = fakeApi((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return [200, { body: [...AFTER, { currency: "USD", available: "5.00", held: "0.00" }] }];
     });
+    // Two islands of one page, each hydrated as its own root, sharing the page's query client.
+    render(<Balances accountRef="P1234567" balances={PROPS.balances} funding={FUNDING} compact />);
+    const balances = within(screen.getByRole("table", { name: "Your balances" }));
+    render(<ConvertForm {...PROPS} />);
     await settle();
-    expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual(["GET account/balances"]);
-    const rows = screen.getAllByRole("row").map((r) => r.textContent);
-    expect(rows).toEqual(["CurrencyAvailableHeld", "GBP150.000.00", "EUR117.010.00"]);
-    expect(screen.getByText("Balances updated.")).toBeTruthy();
+    expect(calls).toEqual([]); // both start from the server's balances
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    // At once, by the amounts converted, in both.
+    expect(balances.getAllByRole("row").map((r) => r.textContent)).toEqual([
+      "CurrencyAvailableHeld",
+      "EUR117.010.00",
+      "GBP150.000.00",
+    ]);
+    await settle(500);
+    // Then read once from the server, for both.
+    expect(calls.filter((c) => c.method === "GET").map((c) => c.path)).toEqual(["account/balances"]);
+    expect(balances.getAllByRole("row").map((r) => r.textContent)).toEqual([
+      "CurrencyAvailableHeld",
+      "EUR117.010.00",
+      "GBP150.000.00",
+      "USD5.000.00",
+    ]);
+    expect(screen.getAllByText("Balances updated.")).toHaveLength(2);
   });
 
   test("the server HTML of both islands hydrates without a mismatch", async () => {
-    server(() => [200, { body: [] }]);
+    fakeApi(() => [200, { body: [] }]);
     const root = document.createElement("div");
     const tree = () =>
       createElement(
         "div",
         null,
-        createElement(Balances, { balances: [{ currency: "GBP", available: "1.00", held: "0.00" }], funding: FUNDING }),
+        createElement(Balances, {
+          accountRef: "P1234567",
+          balances: [{ currency: "GBP", available: "1.00", held: "0.00" }],
+          funding: FUNDING,
+        }),
         createElement(ConvertForm, PROPS),
       );
     root.innerHTML = renderToString(tree());
@@ -421,7 +408,7 @@ describe("Balances", () => {
   test("the copy button copies the reference", async () => {
     const writeText = vi.fn(() => Promise.resolve());
     vi.stubGlobal("navigator", { ...navigator, clipboard: { writeText } });
-    render(<Balances balances={[]} funding={FUNDING} />);
+    render(<Balances accountRef="P1234567" balances={[]} funding={FUNDING} />);
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "Copy the reference P1234567" }));
     await settle();

@@ -4,59 +4,19 @@ import { createElement } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import Calculator, {
-  type CalculatorProps,
-  QUOTE_DEBOUNCE_MS,
-  type QuoteAnswer,
-  ratesLine,
-} from "../../islands/Calculator.tsx";
-import { resetBatch } from "../../islands/lib/batch.ts";
-
-interface Seen {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  aborted: boolean;
-}
+import Calculator, { type CalculatorProps, QUOTE_DEBOUNCE_MS, ratesLine } from "../../islands/Calculator.tsx";
+import type { Quote } from "../../islands/money/calls.ts";
+import { fakeApi, type FakeCall, resetIslands } from "../helpers/fake-api.ts";
 
 /**
- * A fake server that answers after `delayMs` (so a request can be caught in flight) and honours
- * the request's AbortSignal like fetch does.
+ * Moves the clock, then a millisecond more. React renders what the timers changed when act() ends
+ * (so a price asked once typing pauses goes out then), and TanStack Query tells React of an answer
+ * on a zero-delay timer of its own, which the fake clock runs 1 ms later.
  */
-function server(route: (call: Seen) => [number, unknown], delayMs = 50) {
-  const calls: Seen[] = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn((url: string, init: RequestInit = {}) => {
-      const parsed = new URL(url, "http://portal.test");
-      const call: Seen = {
-        method: init.method ?? "GET",
-        path: parsed.pathname.replace(/^\/api\//, ""),
-        query: Object.fromEntries(parsed.searchParams),
-        aborted: false,
-      };
-      calls.push(call);
-      return new Promise<Response>((resolve, reject) => {
-        const signal = init.signal;
-        const abort = () => {
-          clearTimeout(timer);
-          call.aborted = true;
-          reject(new DOMException("The operation was aborted.", "AbortError"));
-        };
-        const timer = setTimeout(() => {
-          signal?.removeEventListener("abort", abort);
-          const [status, json] = route(call);
-          resolve(new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }));
-        }, delayMs);
-        if (signal?.aborted) abort();
-        else signal?.addEventListener("abort", abort, { once: true });
-      });
-    }),
-  );
-  return calls;
-}
-
-const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+const settle = async (ms = 0) => {
+  await act(() => vi.advanceTimersByTimeAsync(ms));
+  await act(() => vi.advanceTimersByTimeAsync(1));
+};
 
 const CURRENCIES = [
   { code: "EUR", name: "Euro", minor_units: 2 },
@@ -65,7 +25,7 @@ const CURRENCIES = [
 ];
 
 /** A made-up price list: 1 GBP = 1.17 EUR, fee 1.00 GBP. */
-function priced(q: Record<string, string>): QuoteAnswer {
+function priced(q: Record<string, string>): Quote {
   const rate = 1.17;
   const amount = Number(q.amount);
   const sell = q.fixed === "sell" ? amount : amount / rate + 1;
@@ -83,7 +43,7 @@ function priced(q: Record<string, string>): QuoteAnswer {
   };
 }
 
-const quoteRoute = (call: Seen): [number, unknown] => {
+const quoteRoute = (call: FakeCall): [number, unknown] => {
   if (Number(call.query.amount) <= 1) {
     return [422, {
       error: "The amount must be more than the fee of 1.00 GBP.",
@@ -108,18 +68,16 @@ const summary = () => document.querySelector("dl")!.textContent ?? "";
 
 beforeEach(() => {
   vi.useFakeTimers();
-  resetBatch();
 });
 afterEach(() => {
   cleanup();
-  resetBatch();
+  resetIslands();
   vi.useRealTimers();
-  vi.unstubAllGlobals();
 });
 
 describe("Calculator", () => {
   test("the server's first quote is on the page, and hydrating it changes nothing and asks nothing", async () => {
-    const calls = server(quoteRoute);
+    const calls = fakeApi(quoteRoute, { delayMs: 50 });
     const html = renderToString(<Calculator {...PROPS} />);
     expect(html).toContain("115.83 EUR");
     expect(html).toContain("Rates as of 2026-11-20 (ecb)");
@@ -137,7 +95,7 @@ describe("Calculator", () => {
   });
 
   test("shows the mid-market rate, our rate, the fee and the amount received", () => {
-    server(quoteRoute);
+    fakeApi(quoteRoute, { delayMs: 50 });
     render(<Calculator {...PROPS} />);
     expect(send().value).toBe("100.00");
     expect(receive().value).toBe("115.83");
@@ -151,7 +109,7 @@ describe("Calculator", () => {
   });
 
   test("asks for a new quote once typing stops (debounced), aborting the one in flight", async () => {
-    const calls = server(quoteRoute, 100);
+    const calls = fakeApi(quoteRoute, { delayMs: 100 });
     render(<Calculator {...PROPS} />);
 
     fireEvent.change(send(), { target: { value: "2" } });
@@ -180,10 +138,11 @@ describe("Calculator", () => {
   });
 
   test("typing on the receive side switches to fixed=buy and fills what you send", async () => {
-    const calls = server(quoteRoute);
+    const calls = fakeApi(quoteRoute, { delayMs: 50 });
     render(<Calculator {...PROPS} />);
     fireEvent.change(receive(), { target: { value: "117.00" } });
-    await settle(QUOTE_DEBOUNCE_MS + 50);
+    await settle(QUOTE_DEBOUNCE_MS);
+    await settle(50);
     expect(calls).toHaveLength(1);
     expect(calls[0].query).toEqual({ sell: "GBP", buy: "EUR", amount: "117.00", fixed: "buy" });
     expect(send().value).toBe("101.00");
@@ -192,10 +151,11 @@ describe("Calculator", () => {
   });
 
   test("a 422 shows its text inline and empties the other side", async () => {
-    server(quoteRoute);
+    fakeApi(quoteRoute, { delayMs: 50 });
     render(<Calculator {...PROPS} />);
     fireEvent.change(send(), { target: { value: "0.50" } });
-    await settle(QUOTE_DEBOUNCE_MS + 50);
+    await settle(QUOTE_DEBOUNCE_MS);
+    await settle(50);
     expect(screen.getByRole("alert").textContent).toBe("The amount must be more than the fee of 1.00 GBP.");
     expect(send().getAttribute("aria-invalid")).toBe("true");
     expect(receive().value).toBe("");
@@ -203,13 +163,14 @@ describe("Calculator", () => {
 
     // Fixing the amount clears the error.
     fireEvent.change(send(), { target: { value: "100.00" } });
-    await settle(QUOTE_DEBOUNCE_MS + 50);
+    await settle(QUOTE_DEBOUNCE_MS);
+    await settle(50);
     expect(screen.getByRole("alert").textContent).toBe("");
     expect(receive().value).toBe("115.83");
   });
 
   test("an emptied amount asks nothing and empties the other side", async () => {
-    const calls = server(quoteRoute);
+    const calls = fakeApi(quoteRoute, { delayMs: 50 });
     render(<Calculator {...PROPS} />);
     fireEvent.change(send(), { target: { value: "" } });
     await settle(1000);
@@ -218,7 +179,7 @@ describe("Calculator", () => {
   });
 
   test("changing a currency asks at once; the swap button swaps currencies, amounts and the fixed side", async () => {
-    const calls = server(quoteRoute);
+    const calls = fakeApi(quoteRoute, { delayMs: 50 });
     render(<Calculator {...PROPS} />);
     fireEvent.change(screen.getByLabelText("Currency to receive"), { target: { value: "JPY" } });
     await settle(50);
@@ -232,7 +193,7 @@ describe("Calculator", () => {
   });
 
   test("links to the conversion when signed in, to sign-in otherwise", () => {
-    server(quoteRoute);
+    fakeApi(quoteRoute, { delayMs: 50 });
     const { unmount } = render(<Calculator {...PROPS} />);
     expect(screen.getByRole("link", { name: "Sign in to convert" }).getAttribute("href")).toBe("/#sign-in");
     unmount();
@@ -241,7 +202,7 @@ describe("Calculator", () => {
   });
 
   test("without a server quote it asks for one once hydrated", async () => {
-    const calls = server(quoteRoute);
+    const calls = fakeApi(quoteRoute, { delayMs: 50 });
     render(<Calculator {...PROPS} quote={null} />);
     expect(receive().value).toBe("");
     await settle(50);

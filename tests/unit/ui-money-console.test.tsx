@@ -4,42 +4,16 @@ import { createElement, type FunctionComponent } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import ConsolePricingPlans, { type PricingPlanRow, tiersSummary } from "../../islands/ConsolePricingPlans.tsx";
-import ConsoleRates, { type RatesAnswer } from "../../islands/ConsoleRates.tsx";
-import ConsoleReceipts, { type Receipt, statusText } from "../../islands/ConsoleReceipts.tsx";
+import ConsolePricingPlans from "../../islands/ConsolePricingPlans.tsx";
+import ConsoleRates from "../../islands/ConsoleRates.tsx";
+import ConsoleReceipts from "../../islands/ConsoleReceipts.tsx";
 import ConsoleUserFees from "../../islands/ConsoleUserFees.tsx";
-import { resetBatch } from "../../islands/lib/batch.ts";
-import { notifications } from "../../islands/lib/notifications.ts";
+import type { PricingPlan, Rates, Receipt } from "../../islands/console/calls.ts";
+import { tiersSummary } from "../../islands/console/plan-rows.tsx";
+import { statusText } from "../../islands/console/receipt-rows.tsx";
+import { notifications } from "../../islands/lib/notification-store.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
-
-interface Seen {
-  method: string;
-  path: string;
-  body: unknown;
-  headers: Headers;
-}
-
-/** A fake server: `route` answers [status, json] for each call; every call is recorded. */
-function server(route: (call: Seen) => [number, unknown]) {
-  const calls: Seen[] = [];
-  vi.stubGlobal(
-    "fetch",
-    vi.fn((url: string, init: RequestInit = {}) => {
-      const call: Seen = {
-        method: init.method ?? "GET",
-        path: url.replace(/^\/api\//, ""),
-        body: typeof init.body === "string" ? JSON.parse(init.body) : undefined,
-        headers: new Headers(init.headers),
-      };
-      calls.push(call);
-      const [status, json] = route(call);
-      return Promise.resolve(
-        new Response(JSON.stringify(json), { status, headers: { "Content-Type": "application/json" } }),
-      );
-    }),
-  );
-  return calls;
-}
+import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
 const type = (label: string | RegExp, value: string) =>
@@ -54,19 +28,17 @@ const CURRENCIES = [
 
 beforeEach(() => {
   vi.useFakeTimers();
-  resetBatch();
   notifications.clear();
 });
 afterEach(() => {
   cleanup();
-  resetBatch();
+  resetIslands();
   notifications.clear();
   vi.useRealTimers();
-  vi.unstubAllGlobals();
 });
 
 describe("ConsoleRates", () => {
-  const RATES: RatesAnswer = {
+  const RATES: Rates = {
     base: "GBP",
     as_of: "2026-11-20",
     source: "indicative",
@@ -82,7 +54,7 @@ describe("ConsoleRates", () => {
       as_of: "2026-11-21",
       rates: { EUR: "1.180000", GBP: "1", USD: "1.270000" },
     };
-    const calls = server(() => [200, { body: saved }]);
+    const calls = fakeApi(() => [200, { body: saved }]);
     render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
     await settle();
     expect((screen.getByLabelText(/^EUR/) as HTMLInputElement).value).toBe("1.171200");
@@ -106,7 +78,7 @@ describe("ConsoleRates", () => {
   });
 
   test("a 422 shows the problem under its rate", async () => {
-    server(() => [422, {
+    fakeApi(() => [422, {
       error: "The rate of USD must be a positive decimal.",
       message: "Unprocessable Entity",
       fields: { "rates.USD": "The rate of USD must be a positive decimal." },
@@ -147,7 +119,7 @@ describe("ConsoleReceipts", () => {
   };
 
   test("records a receipt with POST console/receipts; the new row shows its status", async () => {
-    const calls = server((
+    const calls = fakeApi((
       call,
     ) => [200, { body: { ...(call.body as object), id: 3, status: "matched", account_ref: "P1234567" } }]);
     render(<ConsoleReceipts receipts={[UNMATCHED]} currencies={CURRENCIES} />);
@@ -181,7 +153,7 @@ describe("ConsoleReceipts", () => {
 
   test("an unmatched receipt shows as Unmatched; a 422 shows under its field", async () => {
     let n = 0;
-    server((call) => {
+    fakeApi((call) => {
       n += 1;
       return n === 1
         ? [422, { error: "Enter the payer's name.", message: "", fields: { payer_name: "Enter the payer's name." } }]
@@ -206,7 +178,7 @@ describe("ConsoleReceipts", () => {
   });
 
   test("filters unmatched receipts and allocates one with POST console/receipts/{id}/allocate", async () => {
-    const calls = server(() => [200, { body: { ...UNMATCHED, status: "allocated", account_ref: "P7654321" } }]);
+    const calls = fakeApi(() => [200, { body: { ...UNMATCHED, status: "allocated", account_ref: "P7654321" } }]);
     render(<ConsoleReceipts receipts={[UNMATCHED, MATCHED]} currencies={CURRENCIES} />);
     await settle();
     expect(screen.getAllByRole("row")).toHaveLength(3);
@@ -232,7 +204,7 @@ describe("ConsoleReceipts", () => {
   });
 
   test("an allocation refused shows the server's text", async () => {
-    server(() => [404, { error: "No account has the reference P0000000.", message: "Not Found" }]);
+    fakeApi(() => [404, { error: "No account has the reference P0000000.", message: "Not Found" }]);
     render(<ConsoleReceipts receipts={[UNMATCHED]} currencies={CURRENCIES} />);
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "Allocate 50.00 EUR from J Smith" }));
@@ -252,7 +224,7 @@ describe("ConsoleReceipts", () => {
 /** Lets the plan editor's module load (on first use) and the editor render. */
 async function openedEditor() {
   await act(async () => {
-    await import("../../islands/lib/plan-editor.tsx");
+    await import("../../islands/console/plan-editor.tsx");
   });
   await settle();
 }
@@ -263,7 +235,7 @@ describe("ConsolePricingPlans", () => {
     GBP: { regular: "1.00", priority: "9.00" },
     USD: { regular: "2.00", priority: "12.00" },
   };
-  const DEFAULT: PricingPlanRow = {
+  const DEFAULT: PricingPlan = {
     id: 1,
     name: "Standard",
     is_default: true,
@@ -272,7 +244,7 @@ describe("ConsolePricingPlans", () => {
     fees,
     accounts: [],
   };
-  const VIP: PricingPlanRow = {
+  const VIP: PricingPlan = {
     ...DEFAULT,
     id: 2,
     name: "VIP",
@@ -282,7 +254,7 @@ describe("ConsolePricingPlans", () => {
   };
 
   test("lists the plans with their tiers", () => {
-    server(() => [200, { body: null }]);
+    fakeApi(() => [200, { body: null }]);
     render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
     expect(tiersSummary(DEFAULT)).toBe("0.50% up to 10000.00 GBP, then 0.30%");
     expect(screen.getByText("0.50% up to 10000.00 GBP, then 0.30%")).toBeTruthy();
@@ -290,7 +262,7 @@ describe("ConsolePricingPlans", () => {
   });
 
   test("edits a plan: add a tier, change a fee, PUT console/pricingplans/{id}", async () => {
-    const calls = server((call) => [200, { body: { ...DEFAULT, ...(call.body as object), accounts: [] } }]);
+    const calls = fakeApi((call) => [200, { body: { ...DEFAULT, ...(call.body as object), accounts: [] } }]);
     render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "Edit Standard" }));
@@ -318,7 +290,7 @@ describe("ConsolePricingPlans", () => {
 
   test("a new plan starts from the default and is POSTed; a 422 shows under the tier", async () => {
     let n = 0;
-    const calls = server((call) => {
+    const calls = fakeApi((call) => {
       n += 1;
       return n === 1
         ? [422, {
@@ -357,7 +329,7 @@ describe("ConsolePricingPlans", () => {
   });
 
   test("assigns a plan to an account with {assign_account_ref}; the account leaves its old plan", async () => {
-    const calls = server(() => [200, { body: { ...DEFAULT, accounts: ["P1234567"] } }]);
+    const calls = fakeApi(() => [200, { body: { ...DEFAULT, accounts: ["P1234567"] } }]);
     render(<ConsolePricingPlans plans={[DEFAULT, VIP]} currencies={CURRENCIES} />);
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "Assign Standard to an account" }));
@@ -378,7 +350,7 @@ describe("ConsolePricingPlans", () => {
 describe("ConsoleUserFees", () => {
   test("PUTs the overrides, empty fees as null, and shows a 422 under its field", async () => {
     let n = 0;
-    const calls = server((call) => {
+    const calls = fakeApi((call) => {
       n += 1;
       return n === 1
         ? [422, {
@@ -437,7 +409,7 @@ describe("hydration", () => {
   }
 
   test("every console money island hydrates its server HTML", async () => {
-    server(() => [200, { body: null }]);
+    fakeApi(() => [200, { body: null }]);
     const fees = { GBP: { regular: "1.00", priority: "9.00" } };
     await hydrates(ConsoleRates, {
       rates: { base: "GBP", as_of: "2026-11-20", source: "ecb", indicative: false, rates: { GBP: "1", EUR: "1.1" } },

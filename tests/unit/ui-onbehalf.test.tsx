@@ -2,29 +2,36 @@
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { renderToString } from "react-dom/server";
 import { afterEach, beforeEach, describe, expect, type Mock, test, vi } from "vitest";
-import ConsoleUsers, { type ConsoleUser } from "../../islands/ConsoleUsers.tsx";
+import ConsoleUsers from "../../islands/ConsoleUsers.tsx";
 import OnBehalfBanner from "../../islands/OnBehalfBanner.tsx";
-import { ON_BEHALF_EVENT, onBehalfStore, PENDING_PAYMENTS_QUERY_KEY } from "../../islands/lib/on-behalf.ts";
-import { resetBatch } from "../../islands/lib/batch.ts";
-import { notifications } from "../../islands/lib/notifications.ts";
+import { QueryObserver } from "@tanstack/react-query";
+import type { ConsoleUser } from "../../islands/console/calls.ts";
+import { call } from "../../islands/lib/api.ts";
+import { notifications } from "../../islands/lib/notification-store.ts";
+import { onBehalfStore } from "../../islands/lib/on-behalf.ts";
+import { pageQueryClient, read } from "../../islands/lib/query-client.tsx";
+import { pendingPaymentKeys } from "../../islands/lib/query-keys.ts";
+import { type Answer, fakeApi, type FakeCall, resetIslands } from "../helpers/fake-api.ts";
 import { ON_BEHALF_CLEAR_DELAY_MS } from "../../lib/constants.ts";
 
-/** A fake server: answers each call with `route`, records method, path and body. */
+/** The fake server, answering by method, path and body; calls are seen as method, path with query, body. */
 function server(route: (method: string, path: string, body: unknown) => [number, unknown?]) {
-  const calls: { method: string; path: string; body: unknown }[] = [];
-  const fetch = vi.fn((url: string, init: RequestInit = {}) => {
-    const method = init.method ?? "GET";
-    const path = url.replace(/^\/api\//, "");
-    const body = init.body ? JSON.parse(String(init.body)) : undefined;
-    calls.push({ method, path, body });
-    const [status, json] = route(method, path, body);
-    const text = json === undefined ? "" : JSON.stringify(json);
-    return Promise.resolve(
-      { ok: status >= 200 && status < 300, status, statusText: "", text: () => Promise.resolve(text) } as Response,
-    );
+  return fakeApi((call) => route(call.method, call.path, call.body) as Answer);
+}
+const seen = (calls: FakeCall[]) =>
+  calls.map((c) => ({ method: c.method, path: c.url.replace(/^\/api\//, ""), body: c.body }));
+
+/** A pending-payments list on the page (the island is not built yet): its query, observed. */
+function pendingPaymentsShown() {
+  const list = call<{ method: "GET"; path: "/account/pendingpayments/all"; answer: unknown[] }>(
+    "GET",
+    "/account/pendingpayments/all",
+  );
+  const observer = new QueryObserver(pageQueryClient(), {
+    ...read(pendingPaymentKeys.all, list),
+    initialData: [] as unknown[],
   });
-  vi.stubGlobal("fetch", fetch);
-  return calls;
+  return observer.subscribe(() => {});
 }
 
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
@@ -47,18 +54,16 @@ const ADA_SESSION = {
 let assign: Mock<(url: string | URL) => void>;
 beforeEach(() => {
   vi.useFakeTimers();
-  resetBatch();
   onBehalfStore.clear();
   assign = vi.fn<(url: string | URL) => void>();
   vi.spyOn(location, "assign").mockImplementation(assign);
 });
 afterEach(() => {
   cleanup();
-  resetBatch();
+  resetIslands();
   onBehalfStore.clear();
   notifications.clear();
   vi.useRealTimers();
-  vi.unstubAllGlobals();
 });
 
 describe("OnBehalfBanner", () => {
@@ -67,39 +72,40 @@ describe("OnBehalfBanner", () => {
     render(<OnBehalfBanner customer={ADA} />);
     expect(screen.getByText("You are acting on behalf of Ada Lovelace (ada@example.com)")).toBeTruthy();
     await settle();
-    expect(calls).toEqual([{ method: "GET", path: "account/onbehalf", body: undefined }]);
+    expect(seen(calls)).toEqual([{ method: "GET", path: "account/onbehalf", body: undefined }]);
     expect(onBehalfStore.get()).toEqual(ADA);
     expect(document.cookie).toContain("onbehalf=");
   });
 
   test("'Stop acting on behalf' shows 'Leaving…' for 1.5 s, then DELETEs, reloads pending payments and goes to /console/users", async () => {
-    const calls = server((
-      method,
-    ) => (method === "DELETE" ? [200, { body: { ok: true } }] : [200, { body: ADA_SESSION }]));
-    const events: unknown[] = [];
-    const listener = (event: Event) => events.push((event as CustomEvent).detail);
-    globalThis.addEventListener(ON_BEHALF_EVENT, listener);
+    const calls = server((method, path) =>
+      method === "DELETE"
+        ? [200, { body: { ok: true } }]
+        : [200, { body: path === "account/onbehalf" ? ADA_SESSION : ["payment 3"] }]
+    );
+    const stopWatching = pendingPaymentsShown();
     render(<OnBehalfBanner customer={ADA} />);
     await settle();
 
     fireEvent.click(screen.getByRole("button", { name: "Stop acting on behalf" }));
     expect(screen.getByRole("button", { name: "Leaving…" })).toHaveProperty("disabled", true);
     await settle(ON_BEHALF_CLEAR_DELAY_MS - 1);
-    expect(calls.filter((c) => c.method === "DELETE")).toEqual([]);
+    expect(seen(calls).filter((c) => c.method === "DELETE")).toEqual([]);
     expect(ON_BEHALF_CLEAR_DELAY_MS).toBe(1500);
 
     await settle(1);
-    expect(calls.filter((c) => c.method === "DELETE")).toEqual([{
+    expect(seen(calls).filter((c) => c.method === "DELETE")).toEqual([{
       method: "DELETE",
       path: "account/onbehalf",
       body: undefined,
     }]);
     expect(onBehalfStore.get()).toBeNull();
     expect(document.cookie).not.toContain("onbehalf=");
-    expect(events).toEqual([{ customer: null, queryKey: PENDING_PAYMENTS_QUERY_KEY }]);
-    expect(PENDING_PAYMENTS_QUERY_KEY).toEqual(["account/pendingpayments/all"]);
     expect(assign).toHaveBeenCalledWith("/console/users");
-    globalThis.removeEventListener(ON_BEHALF_EVENT, listener);
+    // SPEC.md section 4: the pending payments are reloaded.
+    await settle();
+    expect(seen(calls).filter((c) => c.path === "account/pendingpayments/all")).toHaveLength(1);
+    stopWatching();
   });
 
   test("navigateTo null stays on the page and hides the banner", async () => {
@@ -108,6 +114,8 @@ describe("OnBehalfBanner", () => {
     await settle();
     fireEvent.click(screen.getByRole("button", { name: "Stop acting on behalf" }));
     await settle(ON_BEHALF_CLEAR_DELAY_MS);
+    expect(onBehalfStore.get()).toBeNull(); // the DELETE went through
+    await settle(1); // TanStack Query tells React on a zero-delay timer of its own, 1 ms on this clock
     expect(assign).not.toHaveBeenCalled();
     expect(screen.queryByText(/You are acting on behalf/)).toBeNull();
   });
@@ -140,7 +148,7 @@ describe("OnBehalfBanner", () => {
     const { container } = render(<OnBehalfBanner customer={null} />);
     await settle();
     expect(container.innerHTML).toBe("");
-    expect(calls).toEqual([]);
+    expect(seen(calls)).toEqual([]);
   });
 
   test("renders on the server and hydrates without a warning", async () => {
@@ -222,7 +230,7 @@ describe("ConsoleUsers", () => {
     fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "acme" } });
     fireEvent.submit(screen.getByRole("search"));
     await settle();
-    expect(calls).toEqual([{ method: "GET", path: "console/users?q=acme", body: undefined }]);
+    expect(seen(calls)).toEqual([{ method: "GET", path: "console/users?q=acme", body: undefined }]);
     expect(screen.getAllByRole("row")).toHaveLength(2);
   });
 
@@ -231,7 +239,7 @@ describe("ConsoleUsers", () => {
     render(<ConsoleUsers users={USERS} onBehalfId={null} />);
     fireEvent.click(screen.getByRole("button", { name: "Act on behalf of Ada Lovelace" }));
     await settle();
-    expect(calls).toEqual([{ method: "POST", path: "account/onbehalf", body: { on_behalf_of: 7 } }]);
+    expect(seen(calls)).toEqual([{ method: "POST", path: "account/onbehalf", body: { on_behalf_of: 7 } }]);
     expect(onBehalfStore.get()).toEqual(ADA);
     expect(assign).toHaveBeenCalledWith("/account");
   });
@@ -274,7 +282,7 @@ describe("ConsoleUsers", () => {
     fireEvent.click(form.getByRole("button", { name: "Open the account" }));
     await settle();
 
-    expect(calls).toEqual([{
+    expect(seen(calls)).toEqual([{
       method: "POST",
       path: "console/users/8/open-account",
       body: { compliance: { done: true, amount: "", date: "" } },

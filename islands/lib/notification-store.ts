@@ -13,7 +13,9 @@
  * - Notifying again with an id that is visible or waiting updates it in place instead of adding a
  *   copy, so pushing the server's notifications twice (a re-mount) shows each once.
  *
- * Timers are looked up on globalThis when used, so vitest's fake timers drive them.
+ * Timers are looked up on globalThis when used, so vitest's fake timers drive them. Why the queue
+ * works this way: docs/decisions/017-the-notification-queue.md. Other ways in: notify-event.ts
+ * (a window event, for code outside the islands) and carried-notification.ts (across a page load).
  */
 import { NOTIFICATION_REMOVE_DELAY_MS, NOTIFICATIONS_MAX_VISIBLE } from "../../lib/constants.ts";
 import type { Notification } from "../../lib/notification.ts";
@@ -24,8 +26,6 @@ export const NOTIFICATION_COLORS: readonly NotificationColor[] = ["info", "succe
 
 /** Auto-dismiss delay (ms) for every kind but errors, unless a notification says otherwise. */
 export const DEFAULT_TIMEOUT_MS = 5_000;
-/** The window event non-React code dispatches to queue a notification. */
-export const NOTIFY_EVENT = "portal:notify";
 
 export type NotifyInput = Omit<Notification, "id"> & {
   id?: string;
@@ -268,67 +268,3 @@ export const notify = (input: NotifyInput): string => notifications.notify(input
 export const dismiss = (id: string): boolean => notifications.dismiss(id);
 export const subscribe = (listener: Listener): () => void => notifications.subscribe(listener);
 export const snapshot = (): NotificationSnapshot => notifications.snapshot();
-
-/** The detail of a `portal:notify` event. */
-export interface NotifyEventDetail {
-  title: string;
-  description?: string;
-  color?: NotificationColor;
-  id?: string;
-  timeout?: number | null;
-}
-
-/**
- * Lets non-React code queue a notification by dispatching
- * `new CustomEvent("portal:notify", { detail: { title, description?, color? } })` on window
- * (globalThis).
- * A detail without a text title is ignored with a console warning. Returns the function that stops
- * listening.
- */
-export function listenForNotifyEvents(
-  target: EventTarget = globalThis,
-  store: NotificationStore = notifications,
-): () => void {
-  const onNotify = (event: Event) => {
-    const detail = (event as CustomEvent<unknown>).detail as Partial<NotifyEventDetail> | null | undefined;
-    if (!detail || typeof detail.title !== "string" || !detail.title.trim()) {
-      console.warn(`Ignored a ${NOTIFY_EVENT} event without a title`, detail);
-      return;
-    }
-    store.notify({
-      title: detail.title,
-      description: typeof detail.description === "string" ? detail.description : undefined,
-      color: detail.color,
-      id: typeof detail.id === "string" ? detail.id : undefined,
-      timeout: typeof detail.timeout === "number" || detail.timeout === null ? detail.timeout : undefined,
-    });
-  };
-  target.addEventListener(NOTIFY_EVENT, onNotify);
-  return () => target.removeEventListener(NOTIFY_EVENT, onNotify);
-}
-
-const CARRIED_KEY = "portal:carried-notification";
-
-/**
- * Keeps a notification for the next page of this tab: a call that ends in a full navigation (a 401
- * sends the visitor to '/') would otherwise lose what it had to say.
- */
-export function carryToNextPage(input: NotifyInput, storage: Pick<Storage, "setItem"> = sessionStorage): void {
-  try {
-    storage.setItem(CARRIED_KEY, JSON.stringify(input));
-  } catch { /* storage full or disabled: the message is lost, the navigation is not */ }
-}
-
-/** Shows the notification carried from the previous page, once. */
-export function showCarried(
-  storage: Pick<Storage, "getItem" | "removeItem"> = sessionStorage,
-  store: NotificationStore = notifications,
-): void {
-  let carried: NotifyInput | null = null;
-  try {
-    const raw = storage.getItem(CARRIED_KEY);
-    storage.removeItem(CARRIED_KEY);
-    carried = raw ? JSON.parse(raw) : null;
-  } catch { /* nothing usable was carried */ }
-  if (carried && typeof carried.title === "string") store.notify(carried);
-}

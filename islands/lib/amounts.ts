@@ -1,0 +1,19 @@
+/**
+ * Arithmetic on amounts as the API writes them (decimal strings with the currency's digits), exact:
+ * the money rules of lib/money (read into integers of minor units, written back), which the server
+ * and the call contracts use too.
+ */
+import { formatMinor, readAmount } from "../../lib/money/amounts.ts";
+import { isCurrency } from "../../lib/money/currencies.ts";
+
+/** `amount` plus (sign 1) or minus (sign -1) `delta`, both in `currency`; `amount` if either is unreadable. */
+export function addAmount(currency: string, amount: string, delta: string, sign: 1 | -1): string {
+  if (!isCurrency(currency)) return amount;
+  const a = readAmount(currency, amount).minor;
+  const d = readAmount(currency, delta).minor;
+  if (a === undefined || d === undefined) return amount;
+  return formatMinor(currency, a + sign * d);
+}
+
+/** Whether an amount is more than zero. */
+export const isPositive = (amount: string): boolean => /[1-9]/.test(amount);

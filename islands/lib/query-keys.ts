@@ -1,0 +1,51 @@
+/**
+ * The query keys, one factory per resource, so that a write refreshes exactly what it changed
+ * (`invalidates: [balanceKeys.all]` refreshes every account's balances on the page, `balanceKeys.of(ref)`
+ * one account's). Every query an island makes is keyed here.
+ */
+
+export const balanceKeys = {
+  all: ["balances"] as const,
+  of: (accountRef: string) => ["balances", accountRef] as const,
+};
+
+/** A price as the public calculator asks for it (GET quote). */
+export const quoteKeys = {
+  all: ["quote"] as const,
+  of: (request: { sell: string; buy: string; amount: string; fixed: "sell" | "buy" }) => ["quote", request] as const,
+};
+
+export const rateKeys = {
+  all: ["rates"] as const,
+  of: (base: string) => ["rates", base] as const,
+};
+
+export const pricingPlanKeys = {
+  all: ["pricing-plans"] as const,
+};
+
+export const receiptKeys = {
+  all: ["receipts"] as const,
+};
+
+/** The console's customer list, by search text ("" for all). */
+export const customerKeys = {
+  all: ["customers"] as const,
+  search: (q: string) => ["customers", { q }] as const,
+};
+
+/** The customer an administrator acts for (GET account/onbehalf). */
+export const onBehalfKeys = {
+  current: ["on-behalf"] as const,
+};
+
+/** SPEC.md section 4: pending payments are reloaded when on-behalf mode is set or cleared. */
+export const pendingPaymentKeys = {
+  all: ["pending-payments"] as const,
+};
+
+/** The identity provider's review of the signed-in customer (GET sumsub/confirm). */
+export const identityKeys = {
+  review: ["identity-review"] as const,
+  token: ["identity-token"] as const,
+};

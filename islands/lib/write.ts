@@ -1,0 +1,37 @@
+/**
+ * A write as a TanStack mutation: the call, what it changes (refreshed once the request batch
+ * resets, query-client.tsx) and its Idempotency-Key.
+ */
+import { type QueryKey, useMutation } from "@tanstack/react-query";
+import { useRef } from "react";
+import { type AnswerOf, api, type Call, type CallInput, type CallShape, newIdempotencyKey } from "./api.ts";
+
+export interface WriteOptions<C extends CallShape> {
+  call: Call<C>;
+  /** The queries this write changes (key prefixes), fetched again after it. */
+  invalidates?: readonly QueryKey[];
+  /**
+   * Sends an Idempotency-Key: the same one while the same input is sent again (a retry after a
+   * failure runs once), a new one after a success (the same receipt twice is two receipts). Off
+   * for the sign-in calls, whose answer sets a cookie that a replayed answer would not carry.
+   */
+  idempotent?: boolean;
+  onSuccess?: (answer: AnswerOf<C>, input: CallInput<C>) => void;
+}
+
+export function useWrite<C extends CallShape>({ call, invalidates, idempotent = false, onSuccess }: WriteOptions<C>) {
+  const last = useRef<{ input: string; key: string } | null>(null);
+  const keyFor = (input: CallInput<C>) => {
+    const text = JSON.stringify(input);
+    if (last.current?.input !== text) last.current = { input: text, key: newIdempotencyKey() };
+    return last.current.key;
+  };
+  return useMutation<AnswerOf<C>, Error, CallInput<C>>({
+    mutationFn: (input) => api.send(call, input, idempotent ? { idempotencyKey: keyFor(input) } : {}),
+    meta: { method: call.method, invalidates },
+    onSuccess(answer, input) {
+      last.current = null;
+      onSuccess?.(answer, input);
+    },
+  });
+}

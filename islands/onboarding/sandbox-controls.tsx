@@ -1,0 +1,40 @@
+/**
+ * The built-in sandbox identity provider's three answers, clearly marked: nobody checks anything.
+ */
+import type { SandboxAnswer } from "./calls.ts";
+
+/** The sandbox's three answers, as POST sumsub/sandbox takes them. */
+export const SANDBOX_ANSWERS: readonly { label: string; body: SandboxAnswer }[] = [
+  { label: "Approve (GREEN)", body: { answer: "GREEN" } },
+  { label: "Ask to retry (RED / RETRY)", body: { answer: "RED", reject_type: "RETRY" } },
+  { label: "Reject (RED / FINAL)", body: { answer: "RED", reject_type: "FINAL" } },
+];
+
+export function SandboxControls({ busy, onAnswer }: { busy: boolean; onAnswer: (body: SandboxAnswer) => void }) {
+  return (
+    <section
+      aria-labelledby="sandbox-title"
+      className="rounded-xl border-2 border-dashed border-amber-500 bg-amber-50 p-6 text-amber-950 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-50"
+    >
+      <h2 id="sandbox-title" className="text-base font-semibold">
+        Sandbox identity provider — for development and testing only; no real check is made
+      </h2>
+      <p className="mt-1 text-sm">Choose the answer the provider would give. It is recorded as this user's review.</p>
+      <div className="mt-4 flex flex-wrap gap-3">
+        {SANDBOX_ANSWERS.map(({ label, body }) => (
+          <button
+            key={label}
+            type="button"
+            className={body.answer === "GREEN"
+              ? "btn-primary"
+              : "btn-ghost border border-amber-600 dark:border-amber-400"}
+            disabled={busy}
+            onClick={() => onAnswer(body)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+    </section>
+  );
+}

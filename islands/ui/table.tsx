@@ -1,0 +1,66 @@
+/**
+ * A table of rows in a bordered, scrollable box, with a header row and a row that says when there
+ * is nothing to show. Cells take CELL (or NUMBER for amounts) so they line up with the header.
+ */
+import type { ReactNode } from "react";
+
+export interface Column {
+  label: ReactNode;
+  /** Amounts are right-aligned, in the header too. */
+  numeric?: boolean;
+  /** For screen readers only ("Actions" above a column of buttons). */
+  hidden?: boolean;
+}
+
+export const CELL = "px-4 py-3";
+export const NUMBER = "px-4 py-3 text-right whitespace-nowrap tabular-nums";
+/** The cell that names its row (a <th scope="row">). */
+export const ROW_HEADER = "px-4 py-3 font-medium text-neutral-900 dark:text-neutral-100";
+/** Muted text inside a cell. */
+export const MUTED = "text-neutral-600 dark:text-neutral-300";
+
+export function Table({ caption, columns, busy, className, children }: {
+  /** Said to screen readers; `null` when a heading or a form's label already names the table. */
+  caption: string | null;
+  columns: Column[];
+  busy?: boolean;
+  /** Classes of the box (a height limit, say). */
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className={`overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800 ${className ?? ""}`}>
+      <table className="w-full text-left text-sm" aria-busy={busy || undefined}>
+        {caption ? <caption className="sr-only">{caption}</caption> : null}
+        <thead className="sticky top-0 bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">
+          <tr>
+            {columns.map((column, i) => (
+              <th key={i} scope="col" className={`${CELL} font-semibold ${column.numeric ? "text-right" : ""}`}>
+                {column.hidden ? <span className="sr-only">{column.label}</span> : column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The row a table shows when it has no other. */
+export function EmptyRow({ columns, children }: { columns: number; children: ReactNode }) {
+  return (
+    <tr>
+      <td colSpan={columns} className={`px-4 py-6 text-center ${MUTED}`}>{children}</td>
+    </tr>
+  );
+}
+
+/** A row under another that opens in place (a form about that row). */
+export function DetailRow({ id, columns, children }: { id: string; columns: number; children: ReactNode }) {
+  return (
+    <tr id={id}>
+      <td colSpan={columns} className="bg-neutral-50 px-4 py-4 dark:bg-neutral-900">{children}</td>
+    </tr>
+  );
+}
