@@ -45,6 +45,7 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
+import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 
 const LAYOUTS = { blank: BlankLayout, default: DefaultLayout, register: RegisterLayout, user: UserLayout };
 export type LayoutName = keyof typeof LAYOUTS;
@@ -168,23 +169,25 @@ export const PAGES: PageRoute[] = [
     "Inviting and managing the users of this account arrives with account users.",
   ),
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
-  account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
+  { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
-  account(
-    "/account/pendingpayments",
-    "Pending payments",
-    "Payments waiting for approval arrive with the payments work.",
-  ),
   {
-    ...account(
-      "/account/pendingpayments/:id",
-      "Pending payment",
-      "Payments waiting for approval arrive with the payments work.",
-    ),
+    path: "/account/pendingpayments",
+    title: "Pending payments",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: PendingPaymentsPage,
+  },
+  {
+    path: "/account/pendingpayments/:id",
+    title: "Payment",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
     validate: positiveId,
+    render: PendingPaymentPage,
   },
   account(
     "/account/recipients",

@@ -6,10 +6,9 @@ import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
 import { latestNotifications, markRead } from "../../server/notifications/inbox.ts";
-import { paymentAnswer, type Viewer } from "../../server/payments/answer.ts";
+import { paymentAnswer } from "../../server/payments/answer.ts";
 import { approvalRuleAnswer, setApprovalRule } from "../../server/payments/approval-rules.ts";
 import { createPayment } from "../../server/payments/create.ts";
-import type { Person } from "../../server/payments/people.ts";
 import { holdPaymentQuote } from "../../server/payments/quotes.ts";
 import {
   allPendingPayments,
@@ -18,26 +17,13 @@ import {
   pendingPaymentsPage,
   timelineOf,
 } from "../../server/payments/read.ts";
-import { approvePayment, cancelPayment, type PaymentActor, rejectPayment } from "../../server/payments/transitions.ts";
+import { approvePayment, cancelPayment, rejectPayment } from "../../server/payments/transitions.ts";
 import { Refused } from "../../server/errors.ts";
+import { paymentActorOf } from "../payment-actor.ts";
 
 /** Payments to recipients, their approval, and the notifications about them (docs/API.md "Payments"). */
 
 const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
-
-/**
- * Who acts, on which account, with which role: the customer (an administrator acting on their
- * behalf acts as them, recorded as such), and what they may see.
- */
-async function actorOf(c: Context<AppEnv>): Promise<{ actor: PaymentActor; viewer: Viewer; known: Person[] }> {
-  const { accountId, customer, role } = await currentAccount(c);
-  const admin = c.get("onBehalf") ? c.get("user") : null;
-  return {
-    actor: { accountId, userId: customer.id, name: customer.name, role, onBehalfAdminId: admin?.id ?? null },
-    viewer: { userId: customer.id, role, onBehalf: admin !== null },
-    known: [{ id: customer.id, name: customer.name, email: customer.username }],
-  };
-}
 
 /** Notifications were written with the change: their emails go out soon, off this request. */
 const mailSoon = (c: Context<AppEnv>) => c.get("services").emailOutbox.kick();
@@ -62,14 +48,14 @@ route(paymentCalls, calls.holdPaymentQuote, async (c, { body }) => {
 });
 
 route(paymentCalls, calls.makePayment, async (c, { body }) => {
-  const { actor, viewer, known } = await actorOf(c);
+  const { actor, viewer, known } = await paymentActorOf(c);
   const row = await createPayment(c.get("db"), actor, { quoteId: body.quote_id, reference: body.reference }, now(c));
   mailSoon(c);
   return paymentAnswer(row, new Map(known.map((p) => [p.id, p])), viewer);
 });
 
 route(paymentCalls, calls.listPayments, async (c, { query }) => {
-  const { actor, viewer } = await actorOf(c);
+  const { actor, viewer } = await paymentActorOf(c);
   return await listPayments(
     c.get("db"),
     actor.accountId,
@@ -79,12 +65,12 @@ route(paymentCalls, calls.listPayments, async (c, { query }) => {
 });
 
 route(paymentCalls, calls.getPayment, async (c, { params }) => {
-  const { actor, viewer } = await actorOf(c);
+  const { actor, viewer } = await paymentActorOf(c);
   return await paymentWithTimeline(c.get("db"), actor.accountId, params.id, viewer);
 });
 
 route(paymentCalls, calls.cancelPayment, async (c, { params, body }) => {
-  const { actor, viewer, known } = await actorOf(c);
+  const { actor, viewer, known } = await paymentActorOf(c);
   const row = await cancelPayment(c.get("db"), actor, params.id, body.reason ?? null, now(c));
   return await timelineOf(c.get("db"), row, viewer, known);
 });
@@ -101,31 +87,31 @@ route(paymentCalls, calls.setApprovalRule, async (c, { body }) => {
 });
 
 route(paymentCalls, calls.allPendingPayments, async (c) => {
-  const { actor, viewer } = await actorOf(c);
+  const { actor, viewer } = await paymentActorOf(c);
   return await allPendingPayments(c.get("db"), actor.accountId, viewer);
 });
 
 route(paymentCalls, calls.onePendingPayment, async (c, { query }) => {
-  const { actor, viewer } = await actorOf(c);
+  const { actor, viewer } = await paymentActorOf(c);
   return await paymentWithTimeline(c.get("db"), actor.accountId, query.id, viewer);
 });
 
 route(paymentCalls, calls.approvePendingPayment, async (c, { query }) => {
-  const { actor, viewer, known } = await actorOf(c);
+  const { actor, viewer, known } = await paymentActorOf(c);
   const row = await approvePayment(c.get("db"), actor, query.id, now(c));
   mailSoon(c);
   return await timelineOf(c.get("db"), row, viewer, known);
 });
 
 route(paymentCalls, calls.rejectPendingPayment, async (c, { query, body }) => {
-  const { actor, viewer, known } = await actorOf(c);
+  const { actor, viewer, known } = await paymentActorOf(c);
   const row = await rejectPayment(c.get("db"), actor, query.id, body.reason ?? null, now(c));
   mailSoon(c);
   return await timelineOf(c.get("db"), row, viewer, known);
 });
 
 route(paymentCalls, calls.pagedPendingPayments, async (c, { query }) => {
-  const { actor, viewer } = await actorOf(c);
+  const { actor, viewer } = await paymentActorOf(c);
   return await pendingPaymentsPage(c.get("db"), actor.accountId, query.page, query.per_page, viewer);
 });
 
