@@ -78,7 +78,7 @@ describe("the pending list", () => {
     expect(await screen.findByText("Hans Meier")).toBeTruthy();
   });
 
-  test("offers Approve only where the person may, and says once why an administrator may not", async () => {
+  test("offers Approve only where the person may, and says once why an administrator may not", () => {
     const { events: _events, ...mine } = payment({
       actions: {
         approve: false,
