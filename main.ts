@@ -1,15 +1,15 @@
 /**
  * Starts the portal: configuration from the environment, the database opened and migrated, the
- * island build located, then the Hono app served. See docs/ARCHITECTURE.md for a request's path.
+ * island build located, then the app (app.ts) served, and the background work scheduled. See
+ * docs/ARCHITECTURE.md for a request's path.
  */
+import { createApp, createServices } from "./app.ts";
 import { openMigratedDatabase } from "./db/client.ts";
-import { createApp } from "./server/app.ts";
 import { loadConfig } from "./server/config.ts";
 import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
 import { loadAssets } from "./server/render/assets.ts";
 import { scheduleRateFeed } from "./server/money/rate-feed.ts";
 import { seedMoney } from "./server/money/store.ts";
-import { createServices } from "./server/services.ts";
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
@@ -28,7 +28,8 @@ Deno.unrefTimer(purge);
 // Emails of notifications committed before a restart go out now; new ones as they come.
 services.emailOutbox.start();
 
-if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl, () => services.pageCache.clear());
+// The pages that show rates follow the feed's writes by themselves (decision 015).
+if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl);
 
 const server = Deno.serve({
   port: config.port,

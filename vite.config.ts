@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import tailwindcss from "@tailwindcss/vite";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
-import { ENTRY_ISLANDS } from "./islands/lib/entry-islands.ts";
+import { ENTRY_ISLANDS } from "./lib/entry-islands.ts";
 
 /**
  * Builds the browser side only: the hydration entry, one entry per island (each listed in the

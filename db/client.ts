@@ -5,7 +5,6 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LocalClient } from "./local-client.ts";
-import { serializeWrites } from "./serialized-writes.ts";
 
 // Deliberately without the schema: we use no relational queries (db.query.*), and typing the
 // database with the whole schema made every query's type check carry the schema's relations,
@@ -30,18 +29,17 @@ export async function openDatabase({ url, authToken }: OpenOptions): Promise<Dat
 }
 
 /**
- * A local file, through our client that keeps prepared statements (db/local-client.ts; an
- * in-memory database, one per connection, stays with @libsql/client). Every connection is set up
- * alike: foreign keys on, and synchronous=FULL so that every commit is durable (the WAL is synced
- * at each commit), which a ledger needs. WAL lets readers run beside the writer. This process's
- * writes take turns (serialized-writes.ts); the busy timeout is for other processes on the same
- * file (deno task admin:create beside the server).
+ * A local file, through our client (db/local-client.ts: prepared statements kept, one write
+ * connection behind a mutex, read connections beside it; an in-memory database, one per
+ * connection, stays with @libsql/client). Every connection is set up alike: foreign keys on, and
+ * synchronous=FULL so that every commit is durable (the WAL is synced at each commit), which a
+ * ledger needs. WAL lets readers run beside the writer. Other processes on the same file (a second
+ * instance, deno task admin:create beside the server) are waited for asynchronously (decision 013).
  */
 function openLocalFile(path: string): Client {
   if (!path || path === ":memory:") return createClient({ url: `file:${path}` });
   mkdirSync(dirname(path), { recursive: true });
-  const client = new LocalClient(path, {
-    timeout: 5000,
+  return new LocalClient(path, {
     onOpen: [
       "PRAGMA journal_mode = WAL",
       "PRAGMA synchronous = FULL",
@@ -49,7 +47,6 @@ function openLocalFile(path: string): Client {
       "PRAGMA cache_size = -32000",
     ],
   });
-  return serializeWrites(client);
 }
 
 /** Applies the committed drizzle-kit migrations; safe to run on every start. */

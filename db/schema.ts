@@ -37,6 +37,17 @@ export const idempotencyKeys = sqliteTable(
   (t) => [primaryKey({ columns: [t.scope, t.key] }), index("idempotency_keys_created_at").on(t.createdAt)],
 );
 
+/**
+ * A version per topic of data that something keeps a copy of (the public pages the page cache
+ * holds show the rates and the pricing plans). Triggers bump a topic's version in the transaction
+ * that changes its tables, whoever writes them (migration 0006): a cache compares versions instead
+ * of being told (decision 015).
+ */
+export const dataVersions = sqliteTable("data_versions", {
+  topic: text("topic").primaryKey(),
+  version: integer("version").notNull().default(0),
+});
+
 const bool = (name: string) => integer(name, { mode: "boolean" });
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
 

@@ -8,7 +8,7 @@ import { type ComponentType, createElement, type ReactNode, useEffect } from "re
 import { hydrateRoot } from "react-dom/client";
 import { deserializeProps } from "../lib/serialize.ts";
 import ColorModeToggle from "./ColorModeToggle.tsx";
-import type { EntryIsland } from "./lib/entry-islands.ts";
+import type { EntryIsland } from "../lib/entry-islands.ts";
 import NotificationQueue from "./NotificationQueue.tsx";
 import { preloadLinksOnIntent } from "./lib/preload.ts";
 import { reloadAfterChunkFailure } from "./lib/reload-guard.ts";

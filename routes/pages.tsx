@@ -3,6 +3,7 @@ import { deleteCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
+import type { Topic } from "../server/data-versions.ts";
 import type { AppEnv } from "../server/env.ts";
 import {
   AUTH_ORDER,
@@ -17,7 +18,7 @@ import { customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
-import { PageCache } from "../server/render/page-cache.ts";
+import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
 import { DefaultLayout } from "./layouts/Default.tsx";
 import { ComingSoon } from "./layouts/parts.tsx";
@@ -62,10 +63,11 @@ export interface PageRoute {
   /** Route metadata: a page may force light or dark. */
   colorMode?: string;
   /**
-   * The page shows visitors who are not signed in nothing personal and nothing that changes with
-   * the database: it can be rendered once and kept (server/render/page-cache.ts).
+   * The page shows visitors who are not signed in nothing personal: it can be rendered once and
+   * kept while the data it shows (`shows`: topics of server/data-versions.ts) is unchanged
+   * (server/render/page-cache.ts). A topic left out here would leave the page stale.
    */
-  publicCache?: boolean;
+  publicCache?: { shows: readonly Topic[] };
   /** The page's content; it may load data first, or answer a redirect instead. */
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
@@ -102,7 +104,12 @@ function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>)
 }
 
 export const PAGES: PageRoute[] = [
-  { path: "/", title: "International payments and currency exchange", publicCache: true, render: () => <Home /> },
+  {
+    path: "/",
+    title: "International payments and currency exchange",
+    publicCache: { shows: [] },
+    render: () => <Home />,
+  },
   { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },
   { path: "/register", title: "Open an account", layout: "register", render: RegisterPage },
@@ -134,7 +141,14 @@ export const PAGES: PageRoute[] = [
     guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile"],
     render: (c) => (customerOf(c)!.identity ? c.redirect("/auth") : IdentityPage(c)),
   },
-  { path: "/calculator", title: "Currency calculator", layout: "blank", publicCache: true, render: CalculatorPage },
+  {
+    path: "/calculator",
+    title: "Currency calculator",
+    layout: "blank",
+    // The default plan's prices at the current rates.
+    publicCache: { shows: ["rates", "pricing-plans"] },
+    render: CalculatorPage,
+  },
   {
     path: "/processing",
     title: "We are reviewing your application",
@@ -247,20 +261,21 @@ export const PAGES: PageRoute[] = [
 
 /**
  * Registers every page: its guards as per-route middleware, its validation, then the render in
- * its layout. Unknown guard names and bad route metadata stop the server here, at start.
+ * its layout. Unknown guard names and bad route metadata stop the server here, at start. Without a
+ * cache, public pages are rendered for every visitor.
  */
-export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cache = new PageCache()): void {
+export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cache: PageCache | null = null): void {
   for (const page of pages) {
     const Layout = LAYOUTS[page.layout ?? "default"];
     if (!Layout) throw new Error(`Route ${page.path} names an unknown layout "${page.layout}"`);
     const forced = resolveForcedMode(page.colorMode);
+    const shows = page.publicCache?.shows;
     app.get(page.path, guards(...(page.guards ?? [])), async (c) => {
       if (page.validate && !(await page.validate(c.req.param() as Record<string, string>, c))) {
         throw new HTTPException(404, { message: "Page not found" });
       }
-      const key = page.publicCache ? cache.keyFor(c) : null;
-      const cached = key ? cache.get(key) : undefined;
-      if (cached) return sendPage(c, cached);
+      const cached = cache && shows ? await cache.lookup(c, shows) : null;
+      if (cached?.page) return sendPage(c, cached.page);
       const content = await page.render(c);
       if (content instanceof Response) return content;
       // Signed-in pages hand the person's new in-app notifications to the notification queue.
@@ -274,7 +289,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
         render: () => <Layout>{content}</Layout>,
         notifications,
       });
-      if (key) cache.set(key, rendered);
+      cached?.keep(rendered);
       return sendPage(c, rendered);
     });
   }

@@ -6,9 +6,14 @@ import type { SessionRow } from "./auth/sessions.ts";
 import type { Assets } from "./render/assets.ts";
 import type { Services } from "./services.ts";
 
-/** What every request handler can read from `c.var`. */
+/**
+ * What every request handler can read from `c.var`. The composition root's `context` middleware
+ * (createApp in app.ts) sets the app's parts and starts every request as a visitor's; the session
+ * layer (server/auth/session.ts) then sets who it is, and securityHeaders the script nonce.
+ */
 export interface AppEnv {
   Variables: SecureHeadersVariables & {
+    /** The app's parts, the same for every request. */
     db: Database;
     config: Config;
     assets: Assets;

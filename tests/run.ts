@@ -2,7 +2,8 @@
  * deno task test: every suite, then one closing line "N passed, N failed" that counts them all.
  * Formatting (deno fmt --check), lint and the type check come first, then unit and integration
  * tests; the end-to-end suite needs Chromium (CHROMIUM_PATH, else /usr/bin/chromium) and fails
- * with install instructions when there is none.
+ * with install instructions when there is none. The "hrana" project runs the integration tests
+ * again with their databases behind a test Hrana server, as Turso would serve them (decision 014).
  */
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -112,6 +113,8 @@ results.push(await denoTool("Formatting", ["fmt", "--check"]));
 results.push(await denoTool("Lint", ["lint"]));
 results.push(await typeCheck());
 results.push(await runProject("unit"));
+// The integration tests again, over libSQL's Hrana protocol (decision 014).
+results.push(await runProject("hrana"));
 
 const chromium = findChromium();
 if (chromium) {

@@ -16,14 +16,15 @@ import { join } from "node:path";
 import { renderToString } from "react-dom/server";
 import { openMigratedDatabase } from "../../db/client.ts";
 import { serializeProps } from "../../lib/serialize.ts";
-import { registerPages } from "../../routes/pages.tsx";
-import { createApp } from "../../server/app.ts";
+import { PAGES, registerPages } from "../../routes/pages.tsx";
+import { createApp, createServices } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { followRedirects, RedirectTable } from "../../server/http/redirects.ts";
 import { securityHeaders } from "../../server/http/security.ts";
+import { DataVersions } from "../../server/data-versions.ts";
 import { loadAssets } from "../../server/render/assets.ts";
-import { createServices } from "../../server/services.ts";
+import { PageCache } from "../../server/render/page-cache.ts";
 import { DefaultLayout } from "../../routes/layouts/Default.tsx";
 import { Home } from "../../routes/pages/Home.tsx";
 import { IslandCollector, IslandContext } from "../../server/render/islands.tsx";
@@ -95,7 +96,7 @@ try {
   const fixedSecure = new Hono<AppEnv>().use(securityHeaders({ https: false })).get(path, (c) => c.html(html));
   const fixedRedirects = new Hono<AppEnv>().use(followRedirects(new RedirectTable(db))).get(path, (c) => c.html(html));
   const pagesOnly = setContext(new Hono<AppEnv>());
-  registerPages(pagesOnly);
+  registerPages(pagesOnly, PAGES, new PageCache(new DataVersions(db)));
 
   // The render alone: the home page tree in its layout, as renderDocument renders it.
   const page: PageContext = {

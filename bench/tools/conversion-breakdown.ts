@@ -16,12 +16,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { openMigratedDatabase } from "../../db/client.ts";
-import { createApp } from "../../server/app.ts";
+import { createApp, createServices } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { executeQuote } from "../../server/money/conversions.ts";
 import { seedMoney } from "../../server/money/store.ts";
 import { loadAssets } from "../../server/render/assets.ts";
-import { createServices } from "../../server/services.ts";
 import { createAdminOverHttp, fundedCustomerOverHttp } from "../../tests/helpers/http-customer.ts";
 
 const arg = (name: string) => (Deno.args.includes(name) ? Deno.args[Deno.args.indexOf(name) + 1] : undefined);

@@ -13,13 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { openMigratedDatabase } from "../../db/client.ts";
-import { createApp } from "../../server/app.ts";
+import { createApp, createServices } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createPayment } from "../../server/payments/create.ts";
 import { approvePayment } from "../../server/payments/transitions.ts";
 import { seedMoney } from "../../server/money/store.ts";
 import { loadAssets } from "../../server/render/assets.ts";
-import { createServices } from "../../server/services.ts";
 import {
   createAdminOverHttp,
   expectAnswer,

@@ -15,11 +15,11 @@ const administrator = (c: Context<AppEnv>) => c.get("user")!.id;
 
 export const consoleMoney = new Hono<AppEnv>();
 
-route(consoleMoney, calls.updateRates, async (c, { body }) => {
-  const rates = await updateRates(c.get("db"), body, administrator(c), now(c));
-  c.get("services").pageCache.clear();
-  return rates;
-});
+route(
+  consoleMoney,
+  calls.updateRates,
+  async (c, { body }) => await updateRates(c.get("db"), body, administrator(c), now(c)),
+);
 
 route(consoleMoney, calls.listPricingPlans, async (c) => await listPlans(c.get("db")));
 
@@ -29,10 +29,7 @@ route(consoleMoney, calls.changePricingPlan, async (c, { params, body }) => {
   if ("assign_account_ref" in body) {
     return await assignPlan(c.get("db"), params.id, body.assign_account_ref, administrator(c), now(c));
   }
-  const plan = await replacePlan(c.get("db"), params.id, body, now(c));
-  // The public calculator shows the default plan's prices.
-  c.get("services").pageCache.clear();
-  return plan;
+  return await replacePlan(c.get("db"), params.id, body, now(c));
 });
 
 route(

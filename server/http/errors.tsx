@@ -1,7 +1,7 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ErrorPage } from "../../routes/pages/ErrorPage.tsx";
+import type { ReactNode } from "react";
 import type { AppEnv } from "../env.ts";
 import { DomainError, type RefusalKind } from "../errors.ts";
 import { renderDocument } from "../render/document.tsx";
@@ -18,11 +18,22 @@ function fullPath(c: Context) {
   return url.pathname + url.search;
 }
 
+/** What the error page shows (SPEC.md section 2): the status, its message, the path when not found. */
+export interface ErrorPageProps {
+  status: number;
+  message?: string;
+  path?: string;
+}
+
+/** The page itself is the routes' (routes/pages/ErrorPage.tsx); the composition root hands it in. */
+export type ErrorPage = (props: ErrorPageProps) => ReactNode;
+
 /**
  * Answers an error: JSON `{"error","message"}` for a call, the error page for a page, and a plain
  * status line for a search-engine or preview bot (only logged, as SPEC.md section 4 asks).
  */
-export function errorAnswer(
+function errorAnswer(
+  Page: ErrorPage,
   c: Context<AppEnv>,
   status: ContentfulStatusCode,
   userMessage: string | undefined,
@@ -37,7 +48,7 @@ export function errorAnswer(
   return renderDocument(c, {
     title: userMessage ?? UNEXPECTED_ERROR,
     status,
-    render: () => <ErrorPage status={status} message={userMessage} path={path} />,
+    render: () => <Page status={status} message={userMessage} path={path} />,
   });
 }
 
@@ -53,26 +64,34 @@ const REFUSAL_STATUS: Record<RefusalKind, ContentfulStatusCode> = {
   upstream: 502,
 };
 
-export const onError: ErrorHandler<AppEnv> = (err, c) => {
-  if (err instanceof ApiError) return errorAnswer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
-  if (err instanceof DomainError) {
-    const { fields, next } = err;
-    return errorAnswer(c, REFUSAL_STATUS[err.kind], err.message, {
-      ...(fields ? { fields } : {}),
-      ...(next ? { redirect: next } : {}),
-    });
-  }
-  if (err instanceof HTTPException) {
-    const status = err.status as ContentfulStatusCode;
-    // A status below 500 says what the visitor did wrong; its text is safe to show.
-    const message = status === 404 ? PAGE_NOT_FOUND : status < 500 ? err.message || statusText(status) : undefined;
-    if (status >= 500) console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
-    return errorAnswer(c, status, message);
-  }
-  // Anything else is a fault of ours: logged in full, shown only as 'Unexpected error occurred'.
-  console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
-  return errorAnswer(c, 500, undefined);
-};
-
-export const notFound: NotFoundHandler<AppEnv> = (c) =>
-  errorAnswer(c, 404, isApi(c) ? `There is no call ${c.req.method} ${c.req.path}.` : PAGE_NOT_FOUND);
+/**
+ * The app's onError and notFound, answering pages with the given error page. Every error reaches
+ * onError: a refusal of ours (ApiError, DomainError), Hono's HTTPException, or a fault.
+ */
+export function errorHandlers(Page: ErrorPage): { onError: ErrorHandler<AppEnv>; notFound: NotFoundHandler<AppEnv> } {
+  const answer = (c: Context<AppEnv>, status: ContentfulStatusCode, message?: string, extra?: ApiError["extra"]) =>
+    errorAnswer(Page, c, status, message, extra);
+  return {
+    onError(err, c) {
+      if (err instanceof ApiError) return answer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
+      if (err instanceof DomainError) {
+        const { fields, next } = err;
+        return answer(c, REFUSAL_STATUS[err.kind], err.message, {
+          ...(fields ? { fields } : {}),
+          ...(next ? { redirect: next } : {}),
+        });
+      }
+      if (err instanceof HTTPException) {
+        const status = err.status as ContentfulStatusCode;
+        // A status below 500 says what the visitor did wrong; its text is safe to show.
+        const message = status === 404 ? PAGE_NOT_FOUND : status < 500 ? err.message || statusText(status) : undefined;
+        if (status >= 500) console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
+        return answer(c, status, message);
+      }
+      // Anything else is a fault of ours: logged in full, shown only as 'Unexpected error occurred'.
+      console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
+      return answer(c, 500, undefined);
+    },
+    notFound: (c) => answer(c, 404, isApi(c) ? `There is no call ${c.req.method} ${c.req.path}.` : PAGE_NOT_FOUND),
+  };
+}

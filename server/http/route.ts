@@ -61,11 +61,34 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
   });
 }
 
-/** The answer as the client will read it (after JSON) must parse with the contract's schema. */
+/**
+ * The answer as the client will read it (after JSON) must parse with the contract's schema, and
+ * carry nothing the schema does not name: zod drops unknown fields when it parses, but the answer
+ * sent is the handler's, so a field the contract leaves out (a row spread into the answer) would
+ * reach the client unseen.
+ */
 function checkAnswer(call: CallContract, body: unknown): void {
-  const result = call.answer.safeParse(JSON.parse(JSON.stringify(body ?? null)));
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`).join("; ");
-    throw new Error(`The answer of ${call.method} /api${call.path} does not match its contract: ${problems}`);
+  const sent: unknown = JSON.parse(JSON.stringify(body ?? null));
+  const result = call.answer.safeParse(sent);
+  const problems = result.success
+    ? unnamedFields(sent, result.data).map((path) => `${path}: not in the contract`)
+    : result.error.issues.map((i) => `${i.path.join(".") || "(body)"}: ${i.message}`);
+  if (problems.length) {
+    throw new Error(
+      `The answer of ${call.method} /api${call.path} does not match its contract: ${problems.join("; ")}`,
+    );
   }
+}
+
+/** The fields of `sent` that the parsed answer does not have, as paths (items.0.password_hash). */
+function unnamedFields(sent: unknown, parsed: unknown, path = ""): string[] {
+  if (sent === null || typeof sent !== "object" || parsed === null || typeof parsed !== "object") return [];
+  const at = (key: string) => (path ? `${path}.${key}` : key);
+  if (Array.isArray(sent)) {
+    return Array.isArray(parsed) ? sent.flatMap((item, i) => unnamedFields(item, parsed[i], at(String(i)))) : [];
+  }
+  const kept = parsed as Record<string, unknown>;
+  return Object.entries(sent).flatMap(([key, value]) =>
+    key in kept ? unnamedFields(value, kept[key], at(key)) : [at(key)]
+  );
 }

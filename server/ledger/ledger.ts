@@ -41,7 +41,7 @@
  *    That makes a movement idempotent on its own (a conversion id, an Idempotency-Key), beside the
  *    HTTP layer's Idempotency-Key replay (server/http/idempotency.ts).
  *
- * Writes go through the transaction (`tx`), never the client: docs/decisions/006.
+ * Writes go through the transaction (`tx`), never the client: docs/decisions/012.
  */
 import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";

@@ -28,13 +28,10 @@ export async function refreshRates(
 }
 
 /** Runs refreshRates now and then on a schedule; a failure is logged and retried at the next run. */
-export function scheduleRateFeed(db: Database, url: string, onUpdate: () => void): () => void {
+export function scheduleRateFeed(db: Database, url: string): () => void {
   const run = () =>
     refreshRates(db, url).then((result) => {
-      if (result === "updated") {
-        console.log("[rates] ECB reference rates updated");
-        onUpdate();
-      }
+      if (result === "updated") console.log("[rates] ECB reference rates updated");
     }).catch((error) =>
       console.warn(`[rates] reading ${url} failed: ${error instanceof Error ? error.message : error}`)
     );

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ENTRY_ISLANDS } from "../../islands/lib/entry-islands.ts";
+import { ENTRY_ISLANDS } from "../../lib/entry-islands.ts";
 
 /** One entry of Vite's build manifest (dist/.vite/manifest.json). */
 interface ManifestChunk {
@@ -29,7 +29,7 @@ export interface Assets {
   modulesFor(islandNames: Iterable<string>): string[];
   /**
    * The module of one island (islands/Avatar.tsx for "Avatar"): what the hydration entry imports.
-   * "" for the layouts' islands, which come with the entry (islands/lib/entry-islands.ts).
+   * "" for the layouts' islands, which come with the entry (lib/entry-islands.ts).
    */
   moduleOf(islandName: string): string;
   islandNames: string[];

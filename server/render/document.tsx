@@ -5,8 +5,9 @@ import { renderToString } from "react-dom/server";
 import { colorModeFromCookieHeader } from "../../lib/color-mode.ts";
 import type { ColorMode } from "../../lib/constants.ts";
 import type { Notification } from "../../lib/notification.ts";
-import { serializeProps } from "../../lib/serialize.ts";
+import { serializeProps, UnserializableProp } from "../../lib/serialize.ts";
 import type { AppEnv } from "../env.ts";
+import type { Assets } from "./assets.ts";
 import { takeFlash } from "./flash.ts";
 import { IslandCollector, IslandContext } from "./islands.tsx";
 import { type PageContext, PageContextValue } from "./page-context.ts";
@@ -70,12 +71,22 @@ export function renderPage(c: Context<AppEnv>, options: DocumentOptions): Render
     colorMode: page.colorMode,
     forced,
     body,
-    // Each island with the URL of its module, which the hydration entry imports.
-    islandData: hasIslands
-      ? serializeProps(collector.instances.map((island) => ({ ...island, src: assets.moduleOf(island.name) })))
-      : "",
+    islandData: hasIslands ? islandData(collector, assets) : "",
     modules: hasIslands ? assets.modulesFor(collector.names) : [],
   };
+}
+
+/** The page's data block: each island with its props and the URL of its module, which the entry imports. */
+function islandData(collector: IslandCollector, assets: Assets): string {
+  const islands = collector.instances.map((island) => ({ ...island, src: assets.moduleOf(island.name) }));
+  try {
+    return serializeProps(islands);
+  } catch (error) {
+    // The serializer says "[2].props.onSave": name the island instead, as the page's author knows it.
+    const at = error instanceof UnserializableProp ? /^\[(\d+)\]\.(.*)$/.exec(error.path) : null;
+    if (!at) throw error;
+    throw new UnserializableProp(at[2], (error as UnserializableProp).what, islands[Number(at[1])].name);
+  }
 }
 
 /** The whole document of a rendered page, with this response's nonce on every script. */

@@ -7,11 +7,10 @@ import { openMigratedDatabase } from "../../db/client.ts";
 import { Avatar } from "../../routes/islands.ts";
 import { ComingSoon } from "../../routes/layouts/parts.tsx";
 import { registerPages } from "../../routes/pages.tsx";
-import { createApp } from "../../server/app.ts";
+import { createApp, createServices } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { flash } from "../../server/render/flash.ts";
 import { loadAssets } from "../../server/render/assets.ts";
-import { createServices } from "../../server/services.ts";
 import { seedMoney } from "../../server/money/store.ts";
 
 const config = loadConfig();

@@ -1,12 +1,12 @@
 import type { Hono } from "hono";
 import type { SessionUser } from "../../server/auth/session-user.ts";
-import { createApp } from "../../server/app.ts";
+import { createApp, createServices, type ServiceOptions } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { loadAssets } from "../../server/render/assets.ts";
 import type { Database } from "../../db/client.ts";
 import { testDatabase } from "./db.ts";
-import { createServices, type ServiceOptions, type Services } from "../../server/services.ts";
+import type { Services } from "../../server/services.ts";
 import { seedMoney } from "../../server/money/store.ts";
 import type { Config } from "../../server/config.ts";
 import { tmpdir } from "node:os";

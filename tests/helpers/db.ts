@@ -3,22 +3,41 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import { type Database, openMigratedDatabase } from "../../db/client.ts";
+import { startHranaServer } from "./hrana/server.ts";
 
 /**
  * A fresh, migrated database in its own temporary file, removed when the test file ends.
  * Each test file gets its own, so files can run in parallel without seeing each other's rows.
+ *
+ * With TEST_DATABASE=hrana (the vitest project "hrana", decision 014), the same file is reached as
+ * Turso would be: through @libsql/client over HTTP, to a test server speaking libSQL's Hrana
+ * protocol in front of it (tests/helpers/hrana/server.ts). Migrations go through it too.
  */
 export async function testDatabase(): Promise<Database> {
   return (await testDatabaseFile()).db;
 }
 
+/** Whether this run reaches its databases over the Hrana protocol (decision 014). */
+const overHrana = process.env.TEST_DATABASE === "hrana";
+
 /** testDatabase, with the path of its file (for a test that opens the file another way too). */
 export async function testDatabaseFile(): Promise<{ db: Database; path: string }> {
   const dir = mkdtempSync(join(tmpdir(), "portal-test-"));
   const path = join(dir, "portal.db");
-  const db = await openMigratedDatabase({ url: `file:${path}` });
-  afterAll(() => {
+  if (!overHrana) {
+    const db = await openMigratedDatabase({ url: `file:${path}` });
+    afterAll(() => {
+      db.$client.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return { db, path };
+  }
+  const authToken = crypto.randomUUID();
+  const server = startHranaServer({ path, authToken });
+  const db = await openMigratedDatabase({ url: server.url, authToken });
+  afterAll(async () => {
     db.$client.close();
+    await server.close();
     rmSync(dir, { recursive: true, force: true });
   });
   return { db, path };

@@ -407,6 +407,88 @@ describe("transactions", () => {
   });
 });
 
+describe("one write connection, read connections beside it (decision 012)", () => {
+  async function notes(options: LocalClientOptions = {}) {
+    const client = localClient(options);
+    await client.executeMultiple("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)");
+    const bodies = async (on: Client | Transaction = client) =>
+      (await on.execute("SELECT body FROM notes ORDER BY id")).rows.map((row) => row.body);
+    return { client, bodies };
+  }
+
+  test("a read transaction cannot write (SQLite refuses it there); the same write sent to the client runs on the write connection", async () => {
+    const { client, bodies } = await notes();
+    const reader = await client.transaction("read");
+    try {
+      const refused = await refusal(reader.execute("INSERT INTO notes (body) VALUES ('through a reader')"));
+      expect(refused.code).toBe("SQLITE_READONLY");
+    } finally {
+      reader.close();
+    }
+    const written = await client.execute("INSERT INTO notes (body) VALUES ('through the client')");
+    expect(written.rowsAffected).toBe(1);
+    // … and again, now known as a write by its text.
+    await client.execute("INSERT INTO notes (body) VALUES ('through the client')");
+    expect(await bodies()).toEqual(["through the client", "through the client"]);
+  });
+
+  test("write transactions started together run one at a time, in the order they asked", async () => {
+    const { client, bodies } = await notes();
+    let running = 0;
+    let mostAtOnce = 0;
+    await Promise.all(Array.from({ length: 12 }, async (_, i) => {
+      const tx = await client.transaction("write");
+      running++;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      await tx.execute({ sql: "INSERT INTO notes (body) VALUES (?)", args: [`turn ${i}`] });
+      // Others get their chance to run meanwhile, and must not.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      running--;
+      await tx.commit();
+    }));
+    expect(mostAtOnce).toBe(1);
+    expect(await bodies()).toEqual(Array.from({ length: 12 }, (_, i) => `turn ${i}`));
+  });
+
+  test("while a write transaction is open, reads on the client answer at once, from what was committed", async () => {
+    const { client, bodies } = await notes();
+    await client.execute("INSERT INTO notes (body) VALUES ('committed')");
+    const tx = await client.transaction("write");
+    try {
+      await tx.execute("INSERT INTO notes (body) VALUES ('not yet')");
+      expect(await bodies()).toEqual(["committed"]);
+      expect(await bodies(tx)).toEqual(["committed", "not yet"]);
+    } finally {
+      await tx.commit();
+    }
+    expect(await bodies()).toEqual(["committed", "not yet"]);
+  });
+
+  test("a write through the client while this process's write transaction is open fails after the turn limit, naming the likely cause; the next write goes through", async () => {
+    const { client, bodies } = await notes({ turnLimitMs: 200 });
+    const tx = await client.transaction("write");
+    await tx.execute("INSERT INTO notes (body) VALUES ('in the transaction')");
+    await expect(client.execute("INSERT INTO notes (body) VALUES ('through the client')")).rejects.toThrow(
+      /waited 200 ms for its turn\. The usual cause: a write made through the database \(db\.…\) inside a transaction's callback/,
+    );
+    await tx.commit();
+    await client.execute("INSERT INTO notes (body) VALUES ('afterwards')");
+    expect(await bodies()).toEqual(["in the transaction", "afterwards"]);
+  });
+
+  test("executeMultiple runs every statement of the text, semicolons inside strings and triggers included", async () => {
+    const { client, bodies } = await notes();
+    await client.executeMultiple(`
+      CREATE TABLE audit (n INTEGER NOT NULL);
+      INSERT INTO audit VALUES (0);
+      CREATE TRIGGER counted AFTER INSERT ON notes BEGIN UPDATE audit SET n = n + 1; END;
+      INSERT INTO notes (body) VALUES ('one; two');
+    `);
+    expect(await bodies()).toEqual(["one; two"]);
+    expect(single(await client.execute("SELECT n FROM audit"))).toBe(1);
+  });
+});
+
 describe("connection settings", () => {
   test("onOpen runs on every connection the pool opens, not only the first", async () => {
     // Settings that differ from libsql's defaults, so that a connection without them shows.

@@ -188,13 +188,14 @@ describe("each guard sends the visitor where they belong", () => {
   test("a guard on a call answers JSON with the redirect instead of redirecting", async () => {
     const app = new Hono<AppEnv>();
     const { loggedin, hasAccount } = await import("../../server/guards.ts");
-    const { onError } = await import("../../server/http/errors.tsx");
+    const { errorHandlers } = await import("../../server/http/errors.tsx");
+    const { ErrorPage } = await import("../../routes/pages/ErrorPage.tsx");
     app.use(async (c, next) => {
       c.set("user", makeUser({ account: false }));
       await next();
     });
     app.get("/api/thing", loggedin, hasAccount, (c) => c.json({ body: 1 }));
-    app.onError(onError);
+    app.onError(errorHandlers(ErrorPage).onError);
     const res = await app.request("/api/thing");
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({

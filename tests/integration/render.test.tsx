@@ -117,6 +117,27 @@ describe("islands on a page", () => {
     expect(island.props.n).toBe(12345678901234567890n);
     expect(island.props.alt).toBe("</script><script>alert(1)</script>");
   });
+  test("an island given a function prop fails the page's render, naming the island and the prop", async () => {
+    const Probe = Avatar as unknown as (p: Record<string, unknown>) => null;
+    const app = new Hono<AppEnv>();
+    let failure: unknown;
+    app.use(async (c, next) => {
+      c.set("assets", loadAssets("dist"));
+      c.set("user", null);
+      await next();
+    });
+    app.onError((error, c) => {
+      failure = error;
+      return c.text("failed", 500);
+    });
+    app.get("/probe", (c) =>
+      renderDocument(c, {
+        title: "Probe",
+        render: () => <Probe alt="A" src={null} onPick={function choose() {}} />,
+      }));
+    expect((await app.request("/probe")).status).toBe(500);
+    expect(String(failure)).toContain("Island Avatar: props.onPick is a function (choose)");
+  });
 });
 
 describe("the database", () => {

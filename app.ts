@@ -1,0 +1,138 @@
+/**
+ * The composition root: the whole portal as one Hono app, put together from the server's machinery
+ * (server/), the pages and calls (routes/) and the services built on the database. It is the one
+ * module that knows all of them: server/ never imports routes/ or islands/ (tests/unit/boundaries
+ * holds that line), so the wiring lives here, beside main.ts, which serves it. Tests build the
+ * same app on their own database (tests/helpers/app.ts) and call it with app.request().
+ */
+import { Hono } from "hono";
+import { serveStatic } from "hono/deno";
+import type { Database } from "./db/client.ts";
+import { admin } from "./routes/api/admin.ts";
+import { auth } from "./routes/api/auth.ts";
+import { consoleMoney } from "./routes/api/console-money.ts";
+import { health } from "./routes/api/health.ts";
+import { moneyCalls } from "./routes/api/money.ts";
+import { onboarding } from "./routes/api/onboarding.ts";
+import { paymentCalls } from "./routes/api/payments.ts";
+import { security } from "./routes/api/security.ts";
+import { PAGES, registerPages } from "./routes/pages.tsx";
+import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
+import { siteFiles } from "./routes/static.ts";
+import { auditOnBehalf } from "./server/audit.ts";
+import { appSecret, SecretBox } from "./server/auth/encryption.ts";
+import { RateLimiter } from "./server/auth/rate-limit.ts";
+import { databaseSessions, sessionLayer, type SessionResolver } from "./server/auth/session.ts";
+import { SessionStore } from "./server/auth/sessions.ts";
+import { Verifications } from "./server/auth/verification.ts";
+import type { Config } from "./server/config.ts";
+import { DataVersions, recheckAfterWrites } from "./server/data-versions.ts";
+import type { AppEnv } from "./server/env.ts";
+import { errorHandlers } from "./server/http/errors.tsx";
+import { idempotency } from "./server/http/idempotency.ts";
+import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
+import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
+import { identityProvider } from "./server/identity/index.ts";
+import type { IdentityProvider } from "./server/identity/provider.ts";
+import { createMailer, type MailTransport } from "./server/mail/index.ts";
+import { EmailOutbox } from "./server/notifications/email-outbox.ts";
+import type { Assets } from "./server/render/assets.ts";
+import { PageCache } from "./server/render/page-cache.ts";
+import type { Services } from "./server/services.ts";
+
+export interface ServiceOptions {
+  now?: () => number;
+  mailTransport?: MailTransport;
+  identity?: IdentityProvider;
+  secretFile?: string;
+}
+
+/**
+ * The services every handler may use (server/services.ts), built once per app from the database
+ * and the configuration. Tests build them with their own clock or mail transport.
+ */
+export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const now = options.now ?? (() => Date.now());
+  const mailer = createMailer({ db, config, transport: options.mailTransport });
+  return {
+    sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),
+    verifications: new Verifications(db, now),
+    limiter: new RateLimiter(db, now),
+    mailer,
+    emailOutbox: new EmailOutbox(db, mailer, { publicUrl: config.publicUrl, now }),
+    identity: options.identity ?? identityProvider(config, db),
+    secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
+    now,
+  };
+}
+
+export interface AppDeps {
+  db: Database;
+  config: Config;
+  assets: Assets;
+  services: Services;
+  /** Finds the signed-in user of a request: the database sessions unless a test says otherwise. */
+  sessions?: SessionResolver;
+  redirects?: RedirectTable;
+}
+
+/** Every group of calls, mounted under /api/. */
+const CALLS = [health, auth, onboarding, security, admin, moneyCalls, paymentCalls, consoleMoney];
+
+/**
+ * The whole portal, built from its dependencies. Order matters: headers first (every answer gets
+ * them), then assets (no session needed), then the session, redirects, calls and pages.
+ */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { db, config, assets, services } = deps;
+  const app = new Hono<AppEnv>();
+  const publicOrigin = new URL(config.publicUrl).origin;
+  // The public pages kept rendered, each while the data it shows is unchanged (decision 015).
+  const versions = new DataVersions(db, services.now);
+  const pageCache = new PageCache(versions);
+
+  app.use(identityProviderAllowances(!!config.sumsub));
+  app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
+  // What every handler reads from c.var (server/env.ts): the app's parts, and no visitor yet.
+  app.use(async function context(c, next) {
+    c.set("db", db);
+    c.set("config", config);
+    c.set("assets", assets);
+    c.set("services", services);
+    c.set("user", null);
+    c.set("session", null);
+    c.set("onBehalf", null);
+    await next();
+  });
+
+  // Built assets have content hashes in their names: cache them for good.
+  app.use(
+    "/assets/*",
+    serveStatic({
+      root: config.distDir,
+      onFound: (_path, c) => {
+        c.header("Cache-Control", "public, max-age=31536000, immutable");
+      },
+    }),
+  );
+
+  app.route("/", siteFiles);
+
+  app.use(sameOriginOnly(() => [publicOrigin]));
+  app.use(recheckAfterWrites(versions));
+  app.use(sessionLayer(deps.sessions ?? databaseSessions));
+  app.use(followRedirects(deps.redirects ?? new RedirectTable(db)));
+
+  const api = new Hono<AppEnv>();
+  api.use(idempotency());
+  api.use(auditOnBehalf());
+  for (const calls of CALLS) api.route("/", calls);
+  app.route("/api", api);
+
+  registerPages(app, PAGES, pageCache);
+
+  const errors = errorHandlers(ErrorPage);
+  app.notFound(errors.notFound);
+  app.onError(errors.onError);
+  return app;
+}
