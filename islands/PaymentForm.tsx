@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { type Rail, RAILS, referenceProblem } from "../lib/payments/rail-rules.ts";
+import { referenceProblemUnder, type ReferenceRules } from "../lib/payments/reference.ts";
 import { errorText, fieldsOf, statusOf } from "./lib/api.ts";
 import { isPositive } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
@@ -32,9 +32,11 @@ export interface RecipientChoice {
   name: string;
   currency: string;
   country: string;
-  rail: Rail;
+  rail: string;
   rail_name: string;
   reference_max: number;
+  reference: ReferenceRules;
+  speeds: { regular: string; priority: string };
 }
 
 export interface PaymentFormProps {
@@ -67,14 +69,6 @@ function defaultSell(recipient: RecipientChoice | undefined, balances: Balance[]
   const held = (code: string) => balances.some((b) => b.currency === code && isPositive(b.available));
   if (recipient && held(recipient.currency)) return recipient.currency;
   return balances.find((b) => isPositive(b.available))?.currency ?? recipient?.currency ?? "GBP";
-}
-
-/** "next business day", "2 business days", "within seconds": what regular or priority means on the rail. */
-function speedText(rail: Rail, priority: boolean): string {
-  const arrival = priority ? RAILS[rail].priority : RAILS[rail].regular;
-  if (arrival.instant) return "within seconds";
-  if (arrival.businessDays === 0) return "the same business day";
-  return arrival.businessDays === 1 ? "the next business day" : `in ${arrival.businessDays} business days`;
 }
 
 /**
@@ -149,7 +143,7 @@ function PaymentForm(
     const amount = (fixed === "send" ? sendAmount : receiveAmount).trim();
     const problems: Record<string, string> = {};
     if (!amount) problems.amount = ENTER_AMOUNT;
-    const badReference = referenceProblem(recipient.rail, reference);
+    const badReference = referenceProblemUnder(recipient.reference, reference);
     if (badReference) problems.reference = badReference;
     confirmation.reset();
     setMade(null);
@@ -263,7 +257,9 @@ function PaymentForm(
                             onChange={() =>
                               change({ priority: fast })}
                           />
-                          {`${fast ? "Priority" : "Regular"}: arrives ${speedText(recipient.rail, fast)}`}
+                          {`${fast ? "Priority" : "Regular"}: arrives ${
+                            fast ? recipient.speeds.priority : recipient.speeds.regular
+                          }`}
                         </label>
                       ))}
                     </div>
@@ -278,9 +274,7 @@ function PaymentForm(
                 maxLength={recipient?.reference_max}
                 onChange={(event) => change({ reference: event.currentTarget.value })}
                 hint={recipient
-                  ? `Up to ${recipient.reference_max} characters, shown on the recipient's statement: ${
-                    RAILS[recipient.rail].referenceCharactersText
-                  }.`
+                  ? `Up to ${recipient.reference_max} characters, shown on the recipient's statement: ${recipient.reference.charactersText}.`
                   : undefined}
                 error={fields.reference}
                 autoComplete="off"

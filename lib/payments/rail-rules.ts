@@ -5,6 +5,7 @@
  * takes is ./rails.ts (the bank-details table, which the browser does not need).
  */
 import type { Scheme } from "../bank-details/requirements.ts";
+import { referenceProblemUnder, type ReferenceRules } from "./reference.ts";
 
 /** A payout rail: one of the recipients' bank-detail schemes. */
 export type Rail = Scheme;
@@ -143,24 +144,31 @@ export const RAILS: Readonly<Record<Rail, RailRules>> = {
 /** Whether a payment on this rail is a local payout or an international transfer. */
 export const railKind = (rail: Rail): RailKind => RAILS[rail].kind;
 
+/** A rail's reference rules, for the check (./reference.ts) and the payment screen. */
+export function referenceRules(rail: Rail): ReferenceRules {
+  const r = RAILS[rail];
+  return {
+    name: r.name,
+    max: r.referenceMax,
+    characters: r.referenceCharacters.source,
+    charactersText: r.referenceCharactersText,
+  };
+}
+
 /**
  * What is wrong with a reference on this rail, in the customer's words, or null when the rail
- * carries it as it is. A reference is required: the recipient and their bank match the payment by it.
+ * carries it as it is.
  */
 export function referenceProblem(rail: Rail, reference: string): string | null {
-  const rules = RAILS[rail];
-  if (reference.trim() === "") return "Enter a reference for the recipient.";
-  const length = [...reference].length;
-  if (length > rules.referenceMax) {
-    return `A ${rules.name} carries a reference of at most ${rules.referenceMax} characters; this one has ${length}.`;
-  }
-  const others = [...new Set([...reference].filter((c) => !rules.referenceCharacters.test(c)))];
-  if (others.length) {
-    return `A ${rules.name} carries only ${rules.referenceCharactersText} in the reference, not ${
-      others.map((c) => `“${c}”`).join(" ")
-    }.`;
-  }
-  return null;
+  return referenceProblemUnder(referenceRules(rail), reference);
+}
+
+/** When a payment on this rail is expected: "within seconds", "the next business day"... */
+export function speedText(rail: Rail, priority: boolean): string {
+  const arrival = priority ? RAILS[rail].priority : RAILS[rail].regular;
+  if (arrival.instant) return "within seconds";
+  if (arrival.businessDays === 0) return "the same business day";
+  return arrival.businessDays === 1 ? "the next business day" : `in ${arrival.businessDays} business days`;
 }
 
 const DAY_MS = 86_400_000;

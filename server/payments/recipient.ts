@@ -1,5 +1,6 @@
 import { rowOf, rowsOf, type Tx } from "../../db/sql.ts";
-import { type Rail, railFor, RAILS } from "../../lib/payments/rails.ts";
+import { type Rail, railFor, RAILS, referenceRules, speedText } from "../../lib/payments/rails.ts";
+import type { ReferenceRules } from "../../lib/payments/reference.ts";
 import type { Database } from "../../db/client.ts";
 import type { payments, RecipientType } from "../../db/schema-payments.ts";
 
@@ -62,6 +63,10 @@ export interface RecipientChoice {
   rail: Rail;
   rail_name: string;
   reference_max: number;
+  /** The rail's reference rules, for the screen's check before anything is sent. */
+  reference: ReferenceRules;
+  /** When it arrives, regular and priority, in words. */
+  speeds: { regular: string; priority: string };
 }
 
 /** The account's recipients that can be paid now, by name (those whose pair we no longer pay are left out). */
@@ -75,6 +80,13 @@ export async function recipientChoices(db: Database, accountId: number): Promise
     const route = railFor(r.currency, r.country);
     if (!route.ok) return [];
     const rules = RAILS[route.rail];
-    return [{ ...r, rail: route.rail, rail_name: rules.name, reference_max: rules.referenceMax }];
+    return [{
+      ...r,
+      rail: route.rail,
+      rail_name: rules.name,
+      reference_max: rules.referenceMax,
+      reference: referenceRules(route.rail),
+      speeds: { regular: speedText(route.rail, false), priority: speedText(route.rail, true) },
+    }];
   });
 }

@@ -8,6 +8,7 @@ import { setOnBehalf } from "../../islands/lib/on-behalf.ts";
 import { pageQueryClient } from "../../islands/lib/query-client.tsx";
 import type { PaymentWithTimeline } from "../../islands/payments/calls.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+import { referenceRules } from "../../lib/payments/rail-rules.ts";
 import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
 /**
@@ -174,6 +175,8 @@ describe("the payment form", () => {
       rail: "faster_payments",
       rail_name: "UK bank transfer (Faster Payments)",
       reference_max: 18,
+      reference: referenceRules("faster_payments"),
+      speeds: { regular: "within seconds", priority: "within seconds" },
     }],
     recipientId: null,
     validitySeconds: 30,
