@@ -19,7 +19,7 @@ import type { PaymentRow } from "./answer.ts";
 import { approvalRuleFor, needsApproval } from "./approval-rules.ts";
 import { notifyPayment } from "./notify.ts";
 import { recipientFor, recipientSnapshot } from "../recipients/index.ts";
-import { recordEvents } from "./transitions.ts";
+import { type Alongside, recordEvents } from "./transitions.ts";
 
 export interface PaymentMaker {
   accountId: number;
@@ -61,6 +61,7 @@ export async function createPayment(
   maker: PaymentMaker,
   request: { quoteId: string; reference: string },
   now: Date,
+  alongside?: Alongside,
 ): Promise<PaymentRow> {
   const at = now.getTime();
   const reference = request.reference.trim();
@@ -140,6 +141,7 @@ export async function createPayment(
       if (waits) {
         await notifyPayment(tx, row, "approval_needed", { actorId: maker.userId, actorName: maker.name, now });
       }
+      await alongside?.(tx, row);
       return row;
     });
   } catch (error) {
