@@ -9,11 +9,11 @@ import {
   approvePendingPayment,
   cancelPayment,
   PAYMENT_CHANGES,
-  paymentQuery,
   type PaymentWithTimeline,
   rejectPendingPayment,
 } from "./payments/calls.ts";
 import { arrivalText, CostList } from "./payments/cost.tsx";
+import { paymentQuery } from "./payments/pending-queries.ts";
 import { StatusBadge } from "./payments/status.tsx";
 import { Timeline, when } from "./payments/timeline.tsx";
 import { Alert, FormAlert } from "./ui/alert.tsx";
