@@ -6,7 +6,18 @@
 import { z } from "zod";
 import { PAYOUT_RAILS } from "../payments/rails.ts";
 import { PAYMENT_EVENTS, PAYMENT_STATUSES } from "../payments/statuses.ts";
-import { amountText, currencyCode, currencyInput, idText, pageOf, pageQuery, rateText, timestamp } from "./common.ts";
+import {
+  amountText,
+  currencyCode,
+  currencyInput,
+  idText,
+  idValue,
+  pageOf,
+  pageQuery,
+  rateText,
+  text,
+  timestamp,
+} from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 
@@ -119,9 +130,8 @@ export const holdPaymentQuote = defineCall({
   guards: CUSTOMER_GUARDS,
   permission: "payments.prepare",
   body: z.object({
-    recipient_id: z.number({ error: "Choose the recipient." }).int({ error: "Choose the recipient." })
-      .positive({ error: "Choose the recipient." }),
-    amount: z.string({ error: "Enter an amount." }).trim(),
+    recipient_id: idValue("Choose the recipient."),
+    amount: text({ label: "The amount", max: 64, missing: "Enter an amount." }),
     fixed: z.enum(["send", "receive"], { error: "fixed is send or receive." }),
     sell_currency: currencyInput("Choose the balance to pay from."),
     priority: z.boolean({ error: "priority is true or false." }).default(false),
@@ -136,10 +146,13 @@ export const makePayment = defineCall({
   guards: CUSTOMER_GUARDS,
   permission: "payments.prepare",
   body: z.object({
-    quote_id: z.string({ error: "Give the quote to pay by." }).trim().min(1, { error: "Give the quote to pay by." })
-      .max(64),
-    reference: z.string({ error: "Enter a reference for the recipient." }).max(500, {
-      error: "The reference is too long.",
+    quote_id: text({ label: "The quote", max: 64, missing: "Give the quote to pay by." }),
+    reference: text({
+      label: "The reference",
+      max: 500,
+      min: 0,
+      missing: "Enter a reference for the recipient.",
+      tooLong: "The reference is too long.",
     }),
   }),
   answer: payment,
@@ -177,7 +190,8 @@ export const cancelPayment = defineCall({
   permission: "payments.prepare",
   params: z.object({ id: idText }),
   body: z.object({
-    reason: z.string().trim().max(500, { error: "The reason has at most 500 characters." }).optional(),
+    reason: text({ label: "The reason", max: 500, min: 0, tooLong: "The reason has at most 500 characters." })
+      .optional(),
   }),
   answer: paymentWithTimeline,
 });
@@ -201,7 +215,7 @@ export const setApprovalRule = defineCall({
     mode: z.enum(["none", "all", "above"], { error: "mode is none, all or above." }),
     thresholds: z.record(
       currencyInput("A threshold's currency is a currency code."),
-      z.string({ error: "A threshold is an amount such as 1000.00." }).trim(),
+      text({ label: "A threshold", max: 64, wrong: "A threshold is an amount such as 1000.00." }),
     ).default({}),
     new_recipient: z.boolean({ error: "new_recipient is true or false." }).default(false),
   }),
@@ -245,8 +259,12 @@ export const rejectPendingPayment = defineCall({
   permission: "payments.approve",
   query: byQueryId,
   body: z.object({
-    reason: z.string({ error: "The reason is text." }).trim().max(500, {
-      error: "The reason has at most 500 characters.",
+    reason: text({
+      label: "The reason",
+      max: 500,
+      min: 0,
+      wrong: "The reason is text.",
+      tooLong: "The reason has at most 500 characters.",
     }).optional(),
   }),
   answer: paymentWithTimeline,

@@ -58,10 +58,12 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
   // validator generics (decision 010), hence the plain middleware type.
   const check = (target: "param" | "query", schema: z.ZodType) =>
     valid(target, schema) as unknown as MiddlewareHandler<AppEnv>;
+  // The body's media type first (a body that is not JSON is a 415 whatever else is wrong), then
+  // the path's record, the body's fields, and the query string.
+  if (call.body || call.signedBody) before.push(jsonOnly as MiddlewareHandler<AppEnv>);
   if (call.params) before.push(check("param", call.params));
-  if (call.query) before.push(check("query", call.query));
   if (call.body) before.push(jsonBody(call.body) as MiddlewareHandler<AppEnv>);
-  else if (call.signedBody) before.push(jsonOnly as MiddlewareHandler<AppEnv>);
+  if (call.query) before.push(check("query", call.query));
   app.on(call.method, call.path, every(...before), async (c) => {
     const input = {
       params: call.params ? c.req.valid("param" as never) : {},

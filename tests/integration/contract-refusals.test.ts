@@ -44,7 +44,11 @@ const join = (path: (string | number)[]) => path.join(".");
 /** Bodies with fields missing: the whole body empty, then each object in it present and empty. */
 function missingBodies(fields: Field[]): { body: unknown; named: string[] }[] {
   const childrenOf = (at: (string | number)[]) =>
-    fields.filter((f) => f.required && f.path.length === at.length + 1 && join(f.path.slice(0, -1)) === join(at))
+    // A record's entries ("KEY") are never missing: an empty record is a whole one.
+    fields.filter((f) =>
+      f.required && f.path.at(-1) !== "KEY" && f.path.length === at.length + 1 &&
+      join(f.path.slice(0, -1)) === join(at)
+    )
       .map((f) => join(f.path));
   const containers = fields.filter((f) => f.kind === "object").map((f) => f.path);
   return [
@@ -76,7 +80,10 @@ async function refusalOf(
   }
   const client = the.callerOf(contract, input.as);
   const res = input.part === "query"
-    ? await client.get(`${the.pathOf(contract)}?${new URLSearchParams(value as Record<string, string>)}`)
+    ? await client.request(
+      contract.method,
+      `${the.pathOf(contract)}?${new URLSearchParams(value as Record<string, string>)}`,
+    )
     : await client.request(
       contract.method,
       the.pathOf(contract),
