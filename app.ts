@@ -14,6 +14,7 @@ import { consoleMoney } from "./routes/api/console-money.ts";
 import { health } from "./routes/api/health.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
+import { paymentCalls } from "./routes/api/payments.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
@@ -34,6 +35,7 @@ import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./s
 import { identityProvider } from "./server/identity/index.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
+import { EmailOutbox } from "./server/notifications/email-outbox.ts";
 import type { Assets } from "./server/render/assets.ts";
 import { PageCache } from "./server/render/page-cache.ts";
 import type { Services } from "./server/services.ts";
@@ -51,11 +53,13 @@ export interface ServiceOptions {
  */
 export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
   const now = options.now ?? (() => Date.now());
+  const mailer = createMailer({ db, config, transport: options.mailTransport });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),
     verifications: new Verifications(db, now),
     limiter: new RateLimiter(db, now),
-    mailer: createMailer({ db, config, transport: options.mailTransport }),
+    mailer,
+    emailOutbox: new EmailOutbox(db, mailer, { publicUrl: config.publicUrl, now }),
     identity: options.identity ?? identityProvider(config, db),
     secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
     now,
@@ -73,7 +77,7 @@ export interface AppDeps {
 }
 
 /** Every group of calls, mounted under /api/. */
-const CALLS = [health, auth, onboarding, security, admin, moneyCalls, consoleMoney];
+const CALLS = [health, auth, onboarding, security, admin, moneyCalls, paymentCalls, consoleMoney];
 
 /**
  * The whole portal, built from its dependencies. Order matters: headers first (every answer gets

@@ -25,6 +25,9 @@ const purge = setInterval(() => {
 }, 60 * 60 * 1000);
 Deno.unrefTimer(purge);
 
+// Emails of notifications committed before a restart go out now; new ones as they come.
+services.emailOutbox.start();
+
 // The pages that show rates follow the feed's writes by themselves (decision 015).
 if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl);
 
@@ -38,6 +41,7 @@ const server = Deno.serve({
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     await server.shutdown();
+    services.emailOutbox.stop();
     db.$client.close();
     Deno.exit(0);
   });

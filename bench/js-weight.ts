@@ -140,7 +140,9 @@ async function signedInPages(portal: RunningPortal): Promise<Array<{ path: strin
       { path: "/register-personal", cookie: person.session.cookieHeader() },
       { path: "/register-business", cookie: business.session.cookieHeader() },
     ];
-    for (const path of ["/account", "/account/balances", "/account/convert", "/account/security"]) {
+    for (
+      const path of ["/account", "/account/balances", "/account/convert", "/account/security", "/account/payment"]
+    ) {
       pages.push({ path, cookie: customer.session.cookieHeader() });
     }
     for (

@@ -24,6 +24,9 @@ import ConsoleRatesComponent from "../islands/ConsoleRates.tsx";
 import ConsolePricingPlansComponent from "../islands/ConsolePricingPlans.tsx";
 import ConsoleReceiptsComponent from "../islands/ConsoleReceipts.tsx";
 import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
+import PaymentFormComponent from "../islands/PaymentForm.tsx";
+import PendingPaymentComponent from "../islands/PendingPayment.tsx";
+import PendingPaymentsComponent from "../islands/PendingPayments.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -48,3 +51,6 @@ export const ConsoleRates = island("ConsoleRates", ConsoleRatesComponent);
 export const ConsolePricingPlans = island("ConsolePricingPlans", ConsolePricingPlansComponent);
 export const ConsoleReceipts = island("ConsoleReceipts", ConsoleReceiptsComponent);
 export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponent);
+export const PaymentForm = island("PaymentForm", PaymentFormComponent);
+export const PendingPayments = island("PendingPayments", PendingPaymentsComponent);
+export const PendingPayment = island("PendingPayment", PendingPaymentComponent);

@@ -16,6 +16,7 @@ import {
 } from "../server/guards.ts";
 import { customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
+import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -45,6 +46,7 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
+import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 
 const LAYOUTS = { blank: BlankLayout, default: DefaultLayout, register: RegisterLayout, user: UserLayout };
 export type LayoutName = keyof typeof LAYOUTS;
@@ -181,23 +183,25 @@ export const PAGES: PageRoute[] = [
     "Inviting and managing the users of this account arrives with account users.",
   ),
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
-  account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
+  { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
-  account(
-    "/account/pendingpayments",
-    "Pending payments",
-    "Payments waiting for approval arrive with the payments work.",
-  ),
   {
-    ...account(
-      "/account/pendingpayments/:id",
-      "Pending payment",
-      "Payments waiting for approval arrive with the payments work.",
-    ),
+    path: "/account/pendingpayments",
+    title: "Pending payments",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: PendingPaymentsPage,
+  },
+  {
+    path: "/account/pendingpayments/:id",
+    title: "Payment",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
     validate: positiveId,
+    render: PendingPaymentPage,
   },
   account(
     "/account/recipients",
@@ -274,10 +278,16 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       if (cached?.page) return sendPage(c, cached.page);
       const content = await page.render(c);
       if (content instanceof Response) return content;
+      // Signed-in pages hand the person's new in-app notifications to the notification queue.
+      const user = c.get("user");
+      const notifications = page.layout === "user" && user
+        ? await takeUndelivered(c.get("db"), user.id, new Date(c.get("services").now()))
+        : [];
       const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
         render: () => <Layout>{content}</Layout>,
+        notifications,
       });
       cached?.keep(rendered);
       return sendPage(c, rendered);

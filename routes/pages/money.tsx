@@ -25,6 +25,7 @@ import {
   ConvertForm,
 } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { pendingCard } from "./payments.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
 
@@ -111,9 +112,10 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
 
 export async function DashboardPage(c: Context<AppEnv>) {
   const { accountId, customer } = await currentAccount(c);
-  const [balances, movements] = await Promise.all([
+  const [balances, movements, pending] = await Promise.all([
     balancesAnswer(c.get("db"), accountId),
     latestMovements(c.get("db"), accountId, 10),
+    pendingCard(c),
   ]);
   return (
     <>
@@ -135,6 +137,14 @@ export async function DashboardPage(c: Context<AppEnv>) {
         <section aria-labelledby="movements-heading" className="card">
           <h2 id="movements-heading" className="mb-4 text-lg font-semibold">Latest movements</h2>
           <Movements items={movements} />
+        </section>
+        <section aria-labelledby="pending-heading" className="card lg:col-span-2">
+          <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
+          {pending}
+          <div className="mt-4 flex gap-2">
+            <a className="btn-primary" href="/account/payment">Make a payment</a>
+            <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
+          </div>
         </section>
       </div>
     </>

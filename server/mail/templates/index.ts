@@ -5,3 +5,4 @@ export { passwordChanged, type PasswordChangedProps } from "./password-changed.t
 export { passwordReset, type PasswordResetProps } from "./password-reset.tsx";
 export { secondFactorCode, type SecondFactorCodeProps } from "./second-factor-code.tsx";
 export { fundsReceived, type FundsReceivedProps } from "./funds-received.tsx";
+export { paymentNotice, type PaymentNoticeItem, type PaymentNoticeProps } from "./payment-notice.tsx";

@@ -1,0 +1,126 @@
+import { Hono } from "hono";
+import type { Context } from "hono";
+import * as calls from "../../lib/contracts/payments.ts";
+import { currentAccount, customerOf } from "../../server/accounts/current.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { route } from "../../server/http/route.ts";
+import { feeOverridesOf } from "../../server/money/pricing.ts";
+import { latestNotifications, markRead } from "../../server/notifications/inbox.ts";
+import { paymentAnswer } from "../../server/payments/answer.ts";
+import { approvalRuleAnswer, setApprovalRule } from "../../server/payments/approval-rules.ts";
+import { createPayment } from "../../server/payments/create.ts";
+import { holdPaymentQuote } from "../../server/payments/quotes.ts";
+import {
+  allPendingPayments,
+  listPayments,
+  paymentWithTimeline,
+  pendingPaymentsPage,
+  timelineOf,
+} from "../../server/payments/read.ts";
+import { approvePayment, cancelPayment, rejectPayment } from "../../server/payments/transitions.ts";
+import { Refused } from "../../server/errors.ts";
+import { paymentActorOf } from "../payment-actor.ts";
+
+/** Payments to recipients, their approval, and the notifications about them (docs/API.md "Payments"). */
+
+const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
+
+/** Notifications were written with the change: their emails go out soon, off this request. */
+const mailSoon = (c: Context<AppEnv>) => c.get("services").emailOutbox.kick();
+
+export const paymentCalls = new Hono<AppEnv>();
+
+route(paymentCalls, calls.holdPaymentQuote, async (c, { body }) => {
+  const { accountId, customer } = await currentAccount(c);
+  return await holdPaymentQuote(
+    c.get("db"),
+    {
+      recipientId: body.recipient_id,
+      amount: body.amount,
+      fixed: body.fixed,
+      sellCurrency: body.sell_currency,
+      priority: body.priority,
+    },
+    { accountId, userId: customer.id, overrides: feeOverridesOf(customer) },
+    now(c),
+    c.get("config").quoteValiditySeconds * 1000,
+  );
+});
+
+route(paymentCalls, calls.makePayment, async (c, { body }) => {
+  const { actor, viewer, known } = await paymentActorOf(c);
+  const row = await createPayment(c.get("db"), actor, { quoteId: body.quote_id, reference: body.reference }, now(c));
+  mailSoon(c);
+  return paymentAnswer(row, new Map(known.map((p) => [p.id, p])), viewer);
+});
+
+route(paymentCalls, calls.listPayments, async (c, { query }) => {
+  const { actor, viewer } = await paymentActorOf(c);
+  return await listPayments(
+    c.get("db"),
+    actor.accountId,
+    { status: query.status, page: query.page, perPage: query.per_page },
+    viewer,
+  );
+});
+
+route(paymentCalls, calls.getPayment, async (c, { params }) => {
+  const { actor, viewer } = await paymentActorOf(c);
+  return await paymentWithTimeline(c.get("db"), actor.accountId, params.id, viewer);
+});
+
+route(paymentCalls, calls.cancelPayment, async (c, { params, body }) => {
+  const { actor, viewer, known } = await paymentActorOf(c);
+  const row = await cancelPayment(c.get("db"), actor, params.id, body.reason ?? null, now(c));
+  return await timelineOf(c.get("db"), row, viewer, known);
+});
+
+route(paymentCalls, calls.getApprovalRule, async (c) => {
+  const { accountId } = await currentAccount(c);
+  return await approvalRuleAnswer(c.get("db"), accountId);
+});
+
+route(paymentCalls, calls.setApprovalRule, async (c, { body }) => {
+  const { accountId, customer } = await currentAccount(c);
+  await setApprovalRule(c.get("db"), accountId, body, customer.id, now(c));
+  return await approvalRuleAnswer(c.get("db"), accountId);
+});
+
+route(paymentCalls, calls.allPendingPayments, async (c) => {
+  const { actor, viewer } = await paymentActorOf(c);
+  return await allPendingPayments(c.get("db"), actor.accountId, viewer);
+});
+
+route(paymentCalls, calls.onePendingPayment, async (c, { query }) => {
+  const { actor, viewer } = await paymentActorOf(c);
+  return await paymentWithTimeline(c.get("db"), actor.accountId, query.id, viewer);
+});
+
+route(paymentCalls, calls.approvePendingPayment, async (c, { query }) => {
+  const { actor, viewer, known } = await paymentActorOf(c);
+  const row = await approvePayment(c.get("db"), actor, query.id, now(c));
+  mailSoon(c);
+  return await timelineOf(c.get("db"), row, viewer, known);
+});
+
+route(paymentCalls, calls.rejectPendingPayment, async (c, { query, body }) => {
+  const { actor, viewer, known } = await paymentActorOf(c);
+  const row = await rejectPayment(c.get("db"), actor, query.id, body.reason ?? null, now(c));
+  mailSoon(c);
+  return await timelineOf(c.get("db"), row, viewer, known);
+});
+
+route(paymentCalls, calls.pagedPendingPayments, async (c, { query }) => {
+  const { actor, viewer } = await paymentActorOf(c);
+  return await pendingPaymentsPage(c.get("db"), actor.accountId, query.page, query.per_page, viewer);
+});
+
+route(paymentCalls, calls.listNotifications, async (c) => {
+  return await latestNotifications(c.get("db"), customerOf(c)!.id);
+});
+
+route(paymentCalls, calls.readNotifications, async (c, { body }) => {
+  // Whether a customer has read something is theirs to say, not an administrator's on their behalf.
+  if (c.get("onBehalf")) throw new Refused("Only the customer can mark their notifications read.");
+  return { read: await markRead(c.get("db"), c.get("user")!.id, body.ids, now(c)) };
+});
