@@ -15,6 +15,7 @@ import { health } from "./routes/api/health.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
+import { payoutCalls } from "./routes/api/payouts.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
@@ -77,7 +78,7 @@ export interface AppDeps {
 }
 
 /** Every group of calls, mounted under /api/. */
-const CALLS = [health, auth, onboarding, security, admin, moneyCalls, paymentCalls, consoleMoney];
+const CALLS = [health, auth, onboarding, security, admin, moneyCalls, paymentCalls, consoleMoney, payoutCalls];
 
 /**
  * The whole portal, built from its dependencies. Order matters: headers first (every answer gets

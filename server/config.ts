@@ -28,6 +28,11 @@ export interface Config {
   quoteValiditySeconds: number;
   /** ECB daily reference-rate XML to read on a schedule (RATES_URL); unset: rates change only by hand. */
   ratesUrl: string | undefined;
+  /**
+   * The COMPANY_BANK_* settings as given (server/money/funding.ts reads them): the payout desk's
+   * SEPA files name this account as the debtor (server/bank-files/debtor.ts).
+   */
+  companyBank: Record<string, string | undefined>;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -61,6 +66,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     quoteValiditySeconds: positiveNumber(env.QUOTE_VALIDITY_SECONDS, 30, "QUOTE_VALIDITY_SECONDS"),
     ratesUrl: env.RATES_URL || undefined,
+    companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
   };
 }
 
