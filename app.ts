@@ -8,6 +8,7 @@
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { Database } from "./db/client.ts";
+import { accountUsers } from "./routes/api/account-users.ts";
 import { admin } from "./routes/api/admin.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
@@ -16,6 +17,7 @@ import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
 import { payoutCalls } from "./routes/api/payouts.ts";
+import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
@@ -30,6 +32,7 @@ import type { Config } from "./server/config.ts";
 import { DataVersions, recheckAfterWrites } from "./server/data-versions.ts";
 import type { AppEnv } from "./server/env.ts";
 import { errorHandlers } from "./server/http/errors.tsx";
+import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
 import { idempotency } from "./server/http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
@@ -78,7 +81,19 @@ export interface AppDeps {
 }
 
 /** Every group of calls, mounted under /api/. */
-const CALLS = [health, auth, onboarding, security, admin, moneyCalls, paymentCalls, consoleMoney, payoutCalls];
+const CALLS = [
+  health,
+  auth,
+  onboarding,
+  security,
+  admin,
+  moneyCalls,
+  paymentCalls,
+  recipientCalls,
+  consoleMoney,
+  accountUsers,
+  payoutCalls,
+];
 
 /**
  * The whole portal, built from its dependencies. Order matters: headers first (every answer gets
@@ -103,8 +118,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("user", null);
     c.set("session", null);
     c.set("onBehalf", null);
+    c.set("idempotency", null);
     await next();
   });
+
+  app.use(noStoreWhenPersonal());
 
   // Built assets have content hashes in their names: cache them for good.
   app.use(

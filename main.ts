@@ -5,11 +5,22 @@
  */
 import { createApp, createServices } from "./app.ts";
 import { openMigratedDatabase } from "./db/client.ts";
-import { loadConfig } from "./server/config.ts";
+import { settled } from "./server/background.ts";
+import process from "node:process";
+import { deploymentCheck, loadConfig } from "./server/config.ts";
 import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
 import { loadAssets } from "./server/render/assets.ts";
 import { scheduleRateFeed } from "./server/money/rate-feed.ts";
 import { seedMoney } from "./server/money/store.ts";
+
+// A real deployment that kept a test default (the sandbox identity provider, the test bank
+// details, mail kept in the database) does not start; on a developer's machine each is announced.
+const deployment = deploymentCheck(process.env);
+for (const warning of deployment.warnings) console.warn(`\n*** ${warning} ***\n`);
+if (deployment.errors.length > 0) {
+  console.error(`The portal will not start:\n${deployment.errors.map((error) => `- ${error}`).join("\n")}`);
+  Deno.exit(1);
+}
 
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
@@ -41,6 +52,8 @@ const server = Deno.serve({
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     await server.shutdown();
+    // The emails that answered requests were waiting for go out before the database closes.
+    await settled();
     services.emailOutbox.stop();
     db.$client.close();
     Deno.exit(0);

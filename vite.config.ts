@@ -35,6 +35,9 @@ const SHARED = [
   "/lib/color-mode.ts",
   "/lib/constants.ts",
   "/lib/serialize.ts",
+  // The pass-through that stands for Vite's preload helper (below): islands that load a part on
+  // demand share it, and a chunk of its own for a one-line function would be one more request.
+  "vite/preload-helper.js",
 ];
 
 /**
@@ -67,7 +70,15 @@ const ISLANDS = readdirSync(new URL("./islands", import.meta.url))
   )
   .map((name) => `islands/${name}`);
 
-const shared = (id: string) => !inKit(id) && (id.includes("node_modules") || SHARED.some((path) => id.endsWith(path)));
+/**
+ * Libraries only the islands that check bank details use (lib/bank-details/): about 4.6 KB of gzip
+ * that would otherwise ride on every page. They stay with their islands (decision 029).
+ */
+const BANK_DETAIL_LIBRARIES = ["/node_modules/ibantools/", "/node_modules/abavalidator/"];
+const ownChunk = (id: string) => BANK_DETAIL_LIBRARIES.some((path) => id.includes(path));
+
+const shared = (id: string) =>
+  !inKit(id) && !ownChunk(id) && (id.includes("node_modules") || SHARED.some((path) => id.endsWith(path)));
 
 /**
  * Vite wraps a dynamic import (an island's part loaded on demand, such as the plan editor) in a

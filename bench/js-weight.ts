@@ -141,7 +141,15 @@ async function signedInPages(portal: RunningPortal): Promise<Array<{ path: strin
       { path: "/register-business", cookie: business.session.cookieHeader() },
     ];
     for (
-      const path of ["/account", "/account/balances", "/account/convert", "/account/security", "/account/payment"]
+      const path of [
+        "/account",
+        "/account/balances",
+        "/account/convert",
+        "/account/security",
+        "/account/users",
+        "/account/linked-accounts",
+        "/account/payment",
+      ]
     ) {
       pages.push({ path, cookie: customer.session.cookieHeader() });
     }

@@ -131,8 +131,23 @@ export const ledgerEntries = sqliteTable("ledger_entries", {
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * A rate that moved by more than RATE_CONFIRM_SHARE from the table before (server/money/
+ * rate-sanity.ts): the pair ("EUR/GBP": 1 EUR in GBP), its rate before and after, and the change
+ * in percent ("25.3").
+ */
+export interface RateMove {
+  currency: string;
+  pair: string;
+  from: string;
+  to: string;
+  percent: string;
+}
+
+/**
  * Every rate table the portal has used, newest last: the current rates are the latest row. Each
- * row is a change, with its time and source (indicative, admin, ecb) and who made it.
+ * row is a change, with its time and source (indicative, admin, ecb) and who made it. A change
+ * that moved some rate by more than RATE_CONFIRM_SHARE records those moves and the administrator
+ * who confirmed them (docs/decisions/025).
  */
 export const rateTables = sqliteTable("rate_tables", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -143,6 +158,9 @@ export const rateTables = sqliteTable("rate_tables", {
   rates: text("rates", { mode: "json" }).notNull().$type<Record<string, string>>(),
   createdAt: time("created_at").notNull(),
   createdBy: integer("created_by").references(() => users.id),
+  /** The large moves this change made, each confirmed; null when it made none. */
+  confirmedChanges: text("confirmed_changes", { mode: "json" }).$type<RateMove[]>(),
+  confirmedBy: integer("confirmed_by").references(() => users.id),
 });
 
 /** Pricing plans (server/money/pricing.ts): markup tiers and transfer fees. One is the default. */

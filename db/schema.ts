@@ -71,9 +71,10 @@ export const users = sqliteTable("users", {
   referralCode: text("referral_code"),
   /** The affiliate this customer belongs to, if any. */
   affiliate: text("affiliate"),
+  /** Whether the fee overrides apply; each is currency → fee in that currency (docs/decisions/025). */
   overrideTransferFee: bool("override_transfer_fee").notNull().default(false),
-  overridePriorityTransferFee: text("override_priority_transfer_fee"),
-  overrideRegularTransferFee: text("override_regular_transfer_fee"),
+  overridePriorityTransferFee: text("override_priority_transfer_fee", { mode: "json" }).$type<Record<string, string>>(),
+  overrideRegularTransferFee: text("override_regular_transfer_fee", { mode: "json" }).$type<Record<string, string>>(),
   /** For an administrator: the customer they act on behalf of; kept across sessions. */
   onBehalfOf: integer("on_behalf_of"),
   createdAt: time("created_at").notNull().$defaultFn(() => new Date()),

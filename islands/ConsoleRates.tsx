@@ -1,10 +1,10 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { type FormEvent, useState } from "react";
 import { getRates, type Rates, type RatesUpdate, saveRates } from "./console/calls.ts";
 import { notify } from "./lib/notification-store.ts";
 import { read, withQueries } from "./lib/query-client.tsx";
 import { quoteKeys, rateKeys } from "./lib/query-keys.ts";
-import { FormAlert } from "./ui/alert.tsx";
+import { Alert, FormAlert } from "./ui/alert.tsx";
 import type { CurrencyOption } from "./ui/currency-select.tsx";
 import { controlAttributes, Messages, TextField } from "./ui/field.tsx";
 import { MUTED, ROW_HEADER, Table } from "./ui/table.tsx";
@@ -22,10 +22,18 @@ const valuesOf = (answer: Rates, currencies: readonly { code: string }[]) => ({
   rates: Object.fromEntries(currencies.map((c) => [c.code, answer.rates[c.code] ?? ""])),
 });
 
+/** "rates.GBP" → "GBP". */
+const currencyOf = (path: string) => path.slice("rates.".length);
+
 /**
  * The administrators' indicative rates: one rate per currency (units for 1 unit of the base) and
  * the date they are for. Save sends PUT console/rates {base, as_of, rates} with the filled rates
  * (the base's own "1" is implied); a 422 shows each problem under its rate ("rates.USD").
+ *
+ * A rate that moves by more than 10 % is answered 409 with each move under its rate
+ * (docs/decisions/025): the form lists the moves above its button and asks for a confirmation,
+ * which sends the same rates again with those currencies in confirm_changes. Changing anything
+ * drops the confirmation asked for.
  */
 function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
   const queries = useQueryClient();
@@ -33,6 +41,8 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
     useQuery({ ...read(rateKeys.of(initial.base), getRates, { query: { base: initial.base } }), initialData: initial })
       .data;
   const base = table.base;
+  /** The large moves the server asked to confirm, by field ("rates.GBP"), until the form changes. */
+  const [moves, setMoves] = useState<Record<string, string> | null>(null);
   const form = useForm({
     call: saveRates,
     idempotent: true,
@@ -48,14 +58,29 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
     },
   });
 
-  function save(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  async function send(confirm_changes: RatesUpdate["confirm_changes"]) {
     const rates: Record<string, string> = {};
     for (const [code, value] of Object.entries(form.values.rates)) {
       if (code !== base && value.trim()) rates[code] = value.trim();
     }
+    setMoves(null);
     // The base as the server answered it: one of the currencies it supports.
-    void form.submit({ body: { base: base as RatesUpdate["base"], as_of: form.values.as_of, rates } });
+    const result = await form.submit({
+      body: { base: base as RatesUpdate["base"], as_of: form.values.as_of, rates, confirm_changes },
+    });
+    const asked = !result.ok && result.failure?.status === 409 ? result.failure.fields ?? {} : {};
+    if (Object.keys(asked).length > 0) setMoves(asked);
+  }
+
+  function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    void send([]);
+  }
+
+  /** A change to the form: a confirmation asked for was about other values. */
+  function change(path: string, value: string) {
+    form.set(path, value);
+    setMoves(null);
   }
 
   const shown = ["as_of", ...currencies.map((c) => `rates.${c.code}`)];
@@ -72,14 +97,14 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
           )
           : null}
       </p>
-      <FormAlert error={form.error} fields={form.fields} shown={shown} />
+      <FormAlert error={moves ? null : form.error} fields={form.fields} shown={shown} />
       <TextField
         id="rates-as-of"
         label="Rates as of"
         type="date"
         fieldClassName="max-w-xs"
         value={form.values.as_of}
-        onChange={(event) => form.set("as_of", event.currentTarget.value)}
+        onChange={(event) => change("as_of", event.currentTarget.value)}
         error={form.fields.as_of}
       />
 
@@ -111,7 +136,7 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
                         autoComplete="off"
                         spellCheck={false}
                         value={form.values.rates[c.code] ?? ""}
-                        onChange={(event) => form.set(`rates.${c.code}`, event.currentTarget.value)}
+                        onChange={(event) => change(`rates.${c.code}`, event.currentTarget.value)}
                         className="field-control max-w-48 font-mono tabular-nums"
                       />
                       <Messages id={`rate-${c.code}`} error={form.fields[`rates.${c.code}`]} />
@@ -122,6 +147,23 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
           );
         })}
       </Table>
+      {moves
+        ? (
+          <Alert tone="warning" title="Large changes: confirm before they are used" live>
+            <ul className="list-disc pl-5">
+              {Object.entries(moves).map(([path, move]) => <li key={path}>{move}</li>)}
+            </ul>
+            <button
+              type="button"
+              className="btn-primary mt-3"
+              disabled={form.submitting}
+              onClick={() => void send(Object.keys(moves).map(currencyOf) as RatesUpdate["confirm_changes"])}
+            >
+              {`Confirm ${Object.keys(moves).map(currencyOf).join(", ")} and save`}
+            </button>
+          </Alert>
+        )
+        : null}
       <div>
         <SubmitButton pending={form.submitting} pendingLabel="Saving…" className="btn-primary">Save rates</SubmitButton>
       </div>

@@ -1,40 +1,58 @@
 import type { FormEvent } from "react";
-import { type FeeOverrides, setFees } from "./console/calls.ts";
+import { setFees } from "./console/calls.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert } from "./ui/alert.tsx";
-import { AmountInput } from "./ui/amount.tsx";
-import { CheckboxField } from "./ui/field.tsx";
+import type { CurrencyOption } from "./ui/currency-select.tsx";
+import { CheckboxField, controlAttributes, Messages } from "./ui/field.tsx";
 import { SubmitButton } from "./ui/submit-button.tsx";
+import { MUTED, ROW_HEADER, Table } from "./ui/table.tsx";
 import { useForm } from "./ui/use-form.ts";
+
+/** A customer's overrides as their session summary carries them: currency → fee, by kind. */
+export interface CustomerFeeOverrides {
+  override_transfer_fee: boolean;
+  override_regular_transfer_fee: Record<string, string> | null;
+  override_priority_transfer_fee: Record<string, string> | null;
+}
 
 export interface ConsoleUserFeesProps {
   userId: number;
   name: string;
-  overrides: FeeOverrides;
+  overrides: CustomerFeeOverrides;
+  currencies: CurrencyOption[];
 }
 
 const HINT_ID = "user-fees-hint";
+const KINDS = [["regular", "Regular fee"], ["priority", "Priority fee"]] as const;
+
+type Kind = (typeof KINDS)[number][0];
+type Typed = { override_transfer_fee: boolean; fees: Record<string, Record<Kind, string>> };
+
+/** The form's values: a regular and a priority fee per currency, empty where the plan's applies. */
+const valuesOf = (overrides: CustomerFeeOverrides, currencies: readonly CurrencyOption[]): Typed => ({
+  override_transfer_fee: overrides.override_transfer_fee,
+  fees: Object.fromEntries(currencies.map((c) => [c.code, {
+    regular: overrides.override_regular_transfer_fee?.[c.code] ?? "",
+    priority: overrides.override_priority_transfer_fee?.[c.code] ?? "",
+  }])),
+});
 
 /**
- * A customer's fee overrides (DESIGN.md section 4): when on, the two fees replace their pricing
- * plan's transfer fees, read in the currency they sell. PUT console/users/{userId}/fees; an empty
- * fee is sent as null.
+ * A customer's fee overrides, per currency like a pricing plan's fees (DESIGN.md section 4,
+ * docs/decisions/025): when on, a fee given here replaces the plan's fee of a transfer selling that
+ * currency; an empty one leaves the plan's. PUT console/users/{userId}/fees with the currencies
+ * that have a fee; a 422 shows each problem under its fee ("fees.JPY.regular").
  */
-function ConsoleUserFees({ userId, name, overrides }: ConsoleUserFeesProps) {
+function ConsoleUserFees({ userId, name, overrides, currencies }: ConsoleUserFeesProps) {
   const form = useForm({
     call: setFees,
     idempotent: true,
-    // Named as the call names them, so a problem the server names goes when its field changes.
-    values: {
-      override_transfer_fee: overrides.override_transfer_fee,
-      override_regular_transfer_fee: overrides.override_regular_transfer_fee ?? "",
-      override_priority_transfer_fee: overrides.override_priority_transfer_fee ?? "",
-    },
+    values: valuesOf(overrides, currencies),
     onSuccess(user) {
-      form.set("override_transfer_fee", user.override_transfer_fee);
-      form.set("override_regular_transfer_fee", user.override_regular_transfer_fee ?? "");
-      form.set("override_priority_transfer_fee", user.override_priority_transfer_fee ?? "");
+      const saved = valuesOf(user, currencies);
+      form.set("override_transfer_fee", saved.override_transfer_fee);
+      form.set("fees", saved.fees);
       notify({
         title: "Fees saved",
         description: `${name || "The customer"} ${
@@ -44,40 +62,20 @@ function ConsoleUserFees({ userId, name, overrides }: ConsoleUserFeesProps) {
       });
     },
   });
-  const {
-    override_transfer_fee: on,
-    override_regular_transfer_fee: regular,
-    override_priority_transfer_fee: priority,
-  } = form.values;
+  const on = form.values.override_transfer_fee;
 
   function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    void form.submit({
-      params: { id: userId },
-      body: {
-        override_transfer_fee: on,
-        override_regular_transfer_fee: regular.trim() || null,
-        override_priority_transfer_fee: priority.trim() || null,
-      },
-    });
+    const fees: Record<string, { regular: string | null; priority: string | null }> = {};
+    for (const [code, fee] of Object.entries(form.values.fees)) {
+      const regular = fee.regular.trim();
+      const priority = fee.priority.trim();
+      if (regular || priority) fees[code] = { regular: regular || null, priority: priority || null };
+    }
+    void form.submit({ params: { id: userId }, body: { override_transfer_fee: on, fees } });
   }
 
-  const fee = (
-    id: string,
-    field: "override_regular_transfer_fee" | "override_priority_transfer_fee",
-    label: string,
-  ) => (
-    <AmountInput
-      id={id}
-      label={label}
-      required={false}
-      value={form.values[field]}
-      onChange={(event) => form.set(field, event.currentTarget.value)}
-      error={form.fields[field]}
-      aria-describedby={form.fields[field] ? `${id}-error` : HINT_ID}
-      className="max-w-48 font-mono"
-    />
-  );
+  const shown = (path: string) => path === "override_transfer_fee" || /^fees\.[A-Z]{3}\.(regular|priority)$/.test(path);
 
   return (
     <form
@@ -86,11 +84,7 @@ function ConsoleUserFees({ userId, name, overrides }: ConsoleUserFeesProps) {
       aria-label={`Transfer fees for ${name || "this customer"}`}
       className="flex flex-col gap-4"
     >
-      <FormAlert
-        error={form.error}
-        fields={form.fields}
-        shown={["override_transfer_fee", "override_regular_transfer_fee", "override_priority_transfer_fee"]}
-      />
+      <FormAlert error={form.error} fields={form.fields} shown={shown} />
       <CheckboxField
         id="user-fees-on"
         label="Override the plan's transfer fees"
@@ -100,13 +94,43 @@ function ConsoleUserFees({ userId, name, overrides }: ConsoleUserFeesProps) {
       />
       <p id={HINT_ID} className="field-hint">
         {on
-          ? "These fees are charged in the currency the customer sells, in place of their plan's."
-          : "Off: the customer pays their pricing plan's fees; the amounts below are kept but not used."}
+          ? "A fee given here is charged, in its currency, on a transfer selling that currency, in place of the plan's. An empty fee leaves the plan's."
+          : "Off: the customer pays their pricing plan's fees; the fees below are kept but not used."}
       </p>
-      <div className="flex flex-wrap gap-4">
-        {fee("user-fees-regular", "override_regular_transfer_fee", "Regular transfer fee")}
-        {fee("user-fees-priority", "override_priority_transfer_fee", "Priority transfer fee")}
-      </div>
+      <Table
+        caption="Fee overrides by currency"
+        columns={[{ label: "Currency" }, ...KINDS.map(([, label]) => ({ label }))]}
+        className="max-h-[32rem]"
+      >
+        {currencies.map((c) => (
+          <tr key={c.code}>
+            <th scope="row" className={ROW_HEADER}>
+              {c.code}
+              <span className={`ml-2 font-normal ${MUTED}`}>{c.name}</span>
+            </th>
+            {KINDS.map(([kind, label]) => {
+              const id = `fee-${c.code}-${kind}`;
+              const problem = form.fields[`fees.${c.code}.${kind}`];
+              return (
+                <td key={kind} className="px-4 py-2">
+                  <input
+                    {...controlAttributes(id, undefined, problem)}
+                    aria-label={`${label} in ${c.code}`}
+                    type="text"
+                    inputMode="decimal"
+                    autoComplete="off"
+                    spellCheck={false}
+                    value={form.values.fees[c.code]?.[kind] ?? ""}
+                    onChange={(event) => form.set(`fees.${c.code}.${kind}`, event.currentTarget.value)}
+                    className="field-control max-w-36 font-mono tabular-nums"
+                  />
+                  <Messages id={id} error={problem} />
+                </td>
+              );
+            })}
+          </tr>
+        ))}
+      </Table>
       <div>
         <SubmitButton pending={form.submitting} pendingLabel="Saving…" className="btn-primary">Save fees</SubmitButton>
       </div>

@@ -2,7 +2,7 @@ import type { FormEvent } from "react";
 import type * as auth from "../lib/contracts/auth.ts";
 import { register } from "./auth/calls.ts";
 import type { BodyOf } from "./lib/api.ts";
-import { LINK, NewPasswordFields, rememberUser, textOf } from "./auth/fields.tsx";
+import { LINK, NewPasswordFields, textOf } from "./auth/fields.tsx";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert } from "./ui/alert.tsx";
 import { TextField } from "./ui/field.tsx";
@@ -24,8 +24,8 @@ const TYPES: { value: AccountType; title: string; text: string }[] = [
 
 /**
  * Opens an account (POST auth/register): Personal or Business, email, password, optional referral
- * code, and the visit's attribution. The API layer follows the redirect to /verify. A 422 shows
- * each problem under its field.
+ * code, and the visit's attribution. The answer is the same whether or not the address already has
+ * an account; the API layer follows the redirect to /verify. A 422 shows each problem under its field.
  */
 function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
   const form = useForm({ call: register, navigates: true });
@@ -42,8 +42,8 @@ function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
       ...(referral ? { referral_code: referral } : {}),
       ...(attribution && Object.keys(attribution).length ? { attribution } : {}),
     };
-    const result = await form.submit({ body });
-    if (result.ok) rememberUser(result.answer);
+    // Registering signs nobody in (the emailed link does, decision 023): the API layer goes to /verify.
+    await form.submit({ body });
   }
 
   return (

@@ -4,6 +4,7 @@ import { CodeField, codeOf, LINK, rememberUser } from "./auth/fields.tsx";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert, Status } from "./ui/alert.tsx";
+import { TextField } from "./ui/field.tsx";
 import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
 
@@ -17,10 +18,23 @@ export interface TotpSettingsProps {
 /** "JBSWY3DPEHPK3PXP" → "JBSW Y3DP EHPK 3PXP": easier to read and type. */
 export const groupsOf4 = (secret: string): string => secret.replace(/(.{4})(?=.)/g, "$1 ");
 
+/** Who is there, asked again before the second factor changes (decision 023). */
+type Proof = { password: string } | { code: string };
+
+/** The password, or else the app's code, of a submitted proof form; null when both are empty. */
+function proofOf(data: FormData): Proof | null {
+  const password = String(data.get("password") ?? "");
+  if (password) return { password };
+  const code = codeOf(data);
+  return code ? { code } : null;
+}
+
 /**
- * The authenticator app setting. Off: "Set up" asks for a new key (POST account/totp/setup), shown
- * as text and as an otpauth:// link (no QR code: no library for it), then the app's code turns it
- * on (POST account/totp/enable {secret, code}). On: "Turn off" (DELETE account/totp).
+ * The authenticator app setting. Off: "Set up" asks for the password, then for a new key (POST
+ * account/totp/setup {password}), shown as text and as an otpauth:// link (no QR code: no library
+ * for it), then the app's code turns it on (POST account/totp/enable {secret, code}). On: "Turn
+ * off" asks for the password or a current code from the app (DELETE account/totp {password} or
+ * {code}).
  */
 function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   const start = useForm({ call: startTotp });
@@ -32,6 +46,8 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   const [newKey, setNewKey] = useState<NewTotpKey | null>(null);
   const [copied, setCopied] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  // The step that asks who is there: before a new key, or before turning the app off.
+  const [confirming, setConfirming] = useState<"setup" | "off" | null>(null);
 
   // After each step, focus moves to the section, so keyboard and screen-reader users follow along.
   const section = useRef<HTMLElement>(null);
@@ -39,13 +55,16 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   useEffect(() => {
     if (stepped.current) section.current?.focus();
     stepped.current = true;
-  }, [enabled, newKey]);
+  }, [enabled, newKey, confirming]);
 
-  async function begin() {
-    setDone(null);
-    const result = await start.submit();
+  async function begin(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const proof = proofOf(new FormData(event.currentTarget));
+    if (!proof) return;
+    const result = await start.submit({ body: proof });
     if (result.ok) {
       setCopied(false);
+      setConfirming(null);
       setNewKey(result.answer);
     }
   }
@@ -63,11 +82,14 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
     notify({ title: "Authenticator app is on", color: "success" });
   }
 
-  async function turnOff() {
-    setDone(null);
-    const result = await disable.submit();
+  async function turnOff(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const proof = proofOf(new FormData(event.currentTarget));
+    if (!proof) return;
+    const result = await disable.submit({ body: proof });
     if (!result.ok) return;
     rememberUser(result.answer);
+    setConfirming(null);
     setEnabled(false);
     setDone("Authenticator app is off.");
     notify({ title: "Authenticator app is off", color: "success" });
@@ -93,7 +115,75 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
     >
       <h2 id="totp-title" className="text-lg font-semibold">Authenticator app</h2>
       <Status>{done}</Status>
-      {enabled
+      {confirming === "off"
+        ? (
+          <form method="post" onSubmit={turnOff} className="space-y-4" aria-label="Turn off the authenticator app">
+            <p className="text-neutral-700 dark:text-neutral-300">
+              To turn the app off, confirm it is you: your password, or the code your app shows now.
+            </p>
+            <FormAlert error={disable.error} fields={disable.fields} shown={["password", "code"]} />
+            <TextField
+              id="totp-off-password"
+              label="Your password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              optional
+              error={disable.fields.password}
+            />
+            <CodeField
+              id="totp-off-code"
+              label="Or a code from the app"
+              optional
+              required={false}
+              error={disable.fields.code}
+            />
+            <div className="flex flex-wrap gap-2">
+              <SubmitButton pending={disable.submitting} pendingLabel="Turning off…" className="btn-primary">
+                Turn off the app
+              </SubmitButton>
+              <button
+                type="button"
+                className="btn-ghost"
+                onClick={() => setConfirming(null)}
+                disabled={disable.submitting}
+              >
+                Cancel
+              </button>
+            </div>
+          </form>
+        )
+        : confirming === "setup"
+        ? (
+          <form method="post" onSubmit={begin} className="space-y-4" aria-label="Confirm it is you">
+            <p className="text-neutral-700 dark:text-neutral-300">
+              Before you set up an app, confirm it is you with your password.
+            </p>
+            <FormAlert error={start.error} fields={start.fields} shown={["password"]} />
+            <TextField
+              id="totp-setup-password"
+              label="Your password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              error={start.fields.password}
+            />
+            <div className="flex flex-wrap gap-2">
+              <SubmitButton pending={start.submitting} pendingLabel="Preparing…" className="btn-primary">
+                Continue
+              </SubmitButton>
+              <button
+                type="button"
+                className="btn-ghost"
+                onClick={() => setConfirming(null)}
+                disabled={start.submitting}
+              >
+                Cancel
+              </button>
+            </div>
+          </form>
+        )
+        : enabled
         ? (
           <>
             <p className="text-neutral-700 dark:text-neutral-300">
@@ -101,9 +191,13 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
               When you sign in, enter the code your app shows. You can still ask for a code by email to{" "}
               <span className="break-all">{email}</span>.
             </p>
-            <FormAlert error={disable.error} />
-            <button type="button" className="btn-ghost" onClick={turnOff} disabled={disable.submitting || !hydrated}>
-              {disable.submitting ? "Turning off…" : "Turn off"}
+            <button
+              type="button"
+              className="btn-ghost"
+              onClick={() => (setDone(null), setConfirming("off"))}
+              disabled={!hydrated}
+            >
+              Turn off
             </button>
           </>
         )
@@ -156,9 +250,13 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
               Authenticator app is off: each time you sign in, we email a 6-digit code to{" "}
               <span className="break-all">{email}</span>. With an app, the code is on your phone at once.
             </p>
-            <FormAlert error={start.error} />
-            <button type="button" className="btn-primary" onClick={begin} disabled={start.submitting || !hydrated}>
-              {start.submitting ? "Preparing…" : "Set up an authenticator app"}
+            <button
+              type="button"
+              className="btn-primary"
+              onClick={() => (setDone(null), setConfirming("setup"))}
+              disabled={!hydrated}
+            >
+              Set up an authenticator app
             </button>
           </>
         )}

@@ -47,3 +47,16 @@ export const COLOR_MODE_STORAGE_KEY = "color-mode";
 
 /** Idempotency keys are kept at least this long (ms). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A rate that moves by more than this share of its current value (0.1: 10 %) is applied only when
+ * the administrator confirms that very move, and is then raised for a second administrator; the
+ * ECB feed holds such a day instead of applying it (docs/decisions/025).
+ */
+export const RATE_CONFIRM_SHARE = 0.1;
+
+/**
+ * A rate is refused outright when it is more than this many times, or less than this fraction of,
+ * the same pair's reference rate (the embedded indicative set): no confirmation makes it a price.
+ */
+export const RATE_SANE_FACTOR = 5;

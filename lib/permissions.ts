@@ -34,3 +34,12 @@ export function may(role: AccountRole | null | undefined, permission: Permission
 export function permissionsOf(role: AccountRole | null | undefined): Permission[] {
   return (Object.keys(PERMISSIONS) as Permission[]).filter((p) => may(role, p));
 }
+
+/** What each role is for, in the words the account users page and the invitation email use. */
+export const ROLE_DESCRIPTIONS: Record<AccountRole, string> = {
+  owner: "Everything, including making and removing other owners.",
+  admin: "Everything except making or removing owners: users, approval rules, payments and conversions.",
+  payer: "Prepares payments, converts and manages recipients; payments may need someone else's approval.",
+  approver: "Approves or rejects other people's payments.",
+  viewer: "Sees balances, payments, recipients and transactions; changes nothing.",
+};

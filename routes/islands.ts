@@ -27,6 +27,12 @@ import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
 import PaymentFormComponent from "../islands/PaymentForm.tsx";
 import PendingPaymentComponent from "../islands/PendingPayment.tsx";
 import PendingPaymentsComponent from "../islands/PendingPayments.tsx";
+import RecipientsComponent from "../islands/Recipients.tsx";
+import AccountSelectComponent from "../islands/AccountSelect.tsx";
+import AccountUsersComponent from "../islands/AccountUsers.tsx";
+import InvitationAcceptComponent from "../islands/InvitationAccept.tsx";
+import InvitationRegisterComponent from "../islands/InvitationRegister.tsx";
+import LinkedAccountsComponent from "../islands/LinkedAccounts.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -54,3 +60,9 @@ export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponen
 export const PaymentForm = island("PaymentForm", PaymentFormComponent);
 export const PendingPayments = island("PendingPayments", PendingPaymentsComponent);
 export const PendingPayment = island("PendingPayment", PendingPaymentComponent);
+export const Recipients = island("Recipients", RecipientsComponent);
+export const AccountUsers = island("AccountUsers", AccountUsersComponent);
+export const AccountSelect = island("AccountSelect", AccountSelectComponent);
+export const LinkedAccounts = island("LinkedAccounts", LinkedAccountsComponent);
+export const InvitationAccept = island("InvitationAccept", InvitationAcceptComponent);
+export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);

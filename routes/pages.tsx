@@ -1,5 +1,5 @@
 import type { Context, Hono } from "hono";
-import { deleteCookie } from "hono/cookie";
+import { deleteCookie, getCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
@@ -14,7 +14,7 @@ import {
   guards,
   homeOf,
 } from "../server/guards.ts";
-import { customerOf } from "../server/accounts/current.ts";
+import { ACCOUNT_SELECT, accountChoice, customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
@@ -23,7 +23,14 @@ import { BlankLayout } from "./layouts/Blank.tsx";
 import { DefaultLayout } from "./layouts/Default.tsx";
 import { ComingSoon } from "./layouts/parts.tsx";
 import { RegisterLayout } from "./layouts/Register.tsx";
-import { UserLayout } from "./layouts/User.tsx";
+import { type LayoutAccount, UserLayout } from "./layouts/User.tsx";
+import {
+  AccountSelectPage,
+  AccountUsersPage,
+  INVITATION_COOKIE,
+  InvitePage,
+  LinkedAccountsPage,
+} from "./pages/account-users.tsx";
 import { Home } from "./pages/Home.tsx";
 import {
   BalancesPage,
@@ -47,9 +54,15 @@ import {
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
+import { RecipientsPage } from "./pages/recipients.tsx";
 
-const LAYOUTS = { blank: BlankLayout, default: DefaultLayout, register: RegisterLayout, user: UserLayout };
-export type LayoutName = keyof typeof LAYOUTS;
+const LAYOUTS: Record<string, (props: { children: ReactNode; account?: LayoutAccount | null }) => ReactNode> = {
+  blank: BlankLayout,
+  default: DefaultLayout,
+  register: RegisterLayout,
+  user: UserLayout,
+};
+export type LayoutName = "blank" | "default" | "register" | "user";
 
 /** One screen of SPEC.md section 2: where it lives, its layout, who may see it, and what it shows. */
 export interface PageRoute {
@@ -98,9 +111,13 @@ const console_ = (path: string, title: string, what: string, extra: Partial<Page
   ...extra,
 });
 
-/** The profile can be changed until the account opens; after that, support changes it. */
+/**
+ * The profile can be changed until the account opens; after that, support changes it. Someone who
+ * joined an account through an invitation has one before their own identity is checked.
+ */
 function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
-  return customerOf(c)!.account ? c.redirect("/auth") : render();
+  const customer = customerOf(c)!;
+  return customer.account && customer.identity ? c.redirect("/auth") : render();
 }
 
 export const PAGES: PageRoute[] = [
@@ -168,20 +185,18 @@ export const PAGES: PageRoute[] = [
     guards: ["loggedin", "secondfactor"],
     render: SecurityPage,
   },
+  // The emailed link of an invitation: open to anyone, since the invitee may have no login yet.
+  { path: "/invite", title: "Invitation", layout: "register", render: InvitePage },
   {
     path: "/account-select",
     title: "Choose an account",
     layout: "blank",
-    guards: ["loggedin", "secondfactor"],
-    render: soon("Choose an account", "Switching between linked accounts arrives with account users."),
+    guards: CUSTOMER_GUARDS,
+    render: AccountSelectPage,
   },
 
   { path: "/account", title: "Dashboard", layout: "user", guards: CUSTOMER_GUARDS, render: DashboardPage },
-  account(
-    "/account/users",
-    "Account users",
-    "Inviting and managing the users of this account arrives with account users.",
-  ),
+  { path: "/account/users", title: "Account users", layout: "user", guards: CUSTOMER_GUARDS, render: AccountUsersPage },
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
   { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
@@ -203,16 +218,14 @@ export const PAGES: PageRoute[] = [
     validate: positiveId,
     render: PendingPaymentPage,
   },
-  account(
-    "/account/recipients",
-    "Recipients",
-    "Saving and checking recipients' bank details arrives with the payments work.",
-  ),
-  account(
-    "/account/linked-accounts",
-    "Linked accounts",
-    "Switching between your personal and business accounts arrives with account users.",
-  ),
+  { path: "/account/recipients", title: "Recipients", layout: "user", guards: CUSTOMER_GUARDS, render: RecipientsPage },
+  {
+    path: "/account/linked-accounts",
+    title: "Linked accounts",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: LinkedAccountsPage,
+  },
 
   console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
   console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
@@ -276,6 +289,9 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       }
       const cached = cache && shows ? await cache.lookup(c, shows) : null;
       if (cached?.page) return sendPage(c, cached.page);
+      const account = page.layout === "user" ? await layoutAccount(c) : null;
+      // A page about an account, for a customer with several who has not chosen one yet.
+      if (account === "choose" && page.guards?.includes("has-account")) return c.redirect(ACCOUNT_SELECT, 302);
       const content = await page.render(c);
       if (content instanceof Response) return content;
       // Signed-in pages hand the person's new in-app notifications to the notification queue.
@@ -286,7 +302,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
-        render: () => <Layout>{content}</Layout>,
+        render: () => <Layout account={account === "choose" ? null : account}>{content}</Layout>,
         notifications,
       });
       cached?.keep(rendered);
@@ -303,14 +319,39 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
 
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
   // have no customer profile: for them the steps end with the second factor.
-  app.get("/auth", (c) => {
+  // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
+  // have no customer profile: for them the steps end with the second factor. A customer who opened
+  // an invitation before signing in goes back to it once signed in; one with several accounts and
+  // none chosen for this session chooses first.
+  app.get("/auth", async (c) => {
     const user = c.get("user");
     const steps = user?.level === "Admin" ? AUTH_ORDER.slice(0, 3) : AUTH_ORDER;
+    const invitation = getCookie(c, INVITATION_COOKIE);
+    if (invitation && user?.level === "User" && evaluateGuards(AUTH_ORDER.slice(0, 3), user).pass) {
+      deleteCookie(c, INVITATION_COOKIE, { path: "/" });
+      return c.redirect(`/invite?token=${encodeURIComponent(invitation)}`, 302);
+    }
     const verdict = evaluateGuards(steps, user);
     if (!verdict.pass) {
       if ("notFound" in verdict) throw new HTTPException(404, { message: "Page not found" });
       return c.redirect(verdict.to, 302);
     }
+    if (user!.level !== "Admin") {
+      const { current, linked } = await accountChoice(c);
+      if (!current && linked > 1) return c.redirect(ACCOUNT_SELECT, 302);
+    }
     return c.redirect(homeOf(user!), 302);
   });
+}
+
+/**
+ * The account a user-layout page acts on, for its header and navigation: null when the visitor
+ * has none (or is an administrator acting for nobody), "choose" when they have several and none
+ * is chosen for this session.
+ */
+async function layoutAccount(c: Context<AppEnv>): Promise<LayoutAccount | "choose" | null> {
+  if (!customerOf(c)?.account) return null;
+  const { current, linked } = await accountChoice(c);
+  if (!current) return linked > 1 ? "choose" : null;
+  return { name: current.name, account_ref: current.accountRef, role: current.role, several: linked > 1 };
 }

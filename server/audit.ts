@@ -3,12 +3,17 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import type { Database } from "../db/client.ts";
 import { auditLog } from "../db/schema.ts";
+import type { Tx } from "../db/sql.ts";
 import type { auditEntry } from "../lib/contracts/admin.ts";
 import type { AppEnv } from "./env.ts";
 
-/** Records what an administrator did, and for whom, in the audit log (never changed, only added to). */
+/**
+ * Records what an administrator did, and for whom, in the audit log (never changed, only added to);
+ * also what customers change about who may act on their accounts. Inside a transaction, pass it,
+ * so the entry commits with the change it records.
+ */
 export async function audit(
-  db: Database,
+  db: Database | Tx,
   entry: { actorId: number; onBehalfOfId: number | null; action: string; detail?: unknown },
   now = new Date(),
 ): Promise<void> {

@@ -13,7 +13,12 @@ export interface Config {
   smtpUrl: string | undefined;
   /** The From address of outgoing mail. */
   mailFrom: string;
-  /** Sumsub credentials; without the token and key the built-in sandbox provider stands in. */
+  /**
+   * Who checks identities: Sumsub when its token and key are set (and IDENTITY_PROVIDER is not
+   * "sandbox"), else the built-in sandbox, which a real deployment must ask for by name (decision 023).
+   */
+  identityProvider: "sumsub" | "sandbox";
+  /** Sumsub credentials; null while the sandbox provider stands in. */
   sumsub:
     | { appToken: string; secretKey: string; webhookSecret: string | undefined; baseUrl: string; levelName: string }
     | null;
@@ -35,7 +40,9 @@ export interface Config {
   companyBank: Record<string, string | undefined>;
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
   const port = Number(env.PORT ?? 8000);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`PORT must be a port number, got "${env.PORT}"`);
@@ -51,9 +58,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/$/, ""),
     appEnv,
     distDir: env.DIST_DIR || "dist",
-    smtpUrl: env.SMTP_URL || undefined,
+    // MAIL=database keeps mail in the database even where SMTP_URL is set (a staging copy).
+    smtpUrl: env.MAIL === "database" ? undefined : env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || "Portal <no-reply@portal.localhost>",
-    sumsub: env.SUMSUB_APP_TOKEN && env.SUMSUB_SECRET_KEY
+    identityProvider: sumsubKeysSet(env) && env.IDENTITY_PROVIDER !== "sandbox" ? "sumsub" : "sandbox",
+    sumsub: env.SUMSUB_APP_TOKEN && env.SUMSUB_SECRET_KEY && env.IDENTITY_PROVIDER !== "sandbox"
       ? {
         appToken: env.SUMSUB_APP_TOKEN,
         secretKey: env.SUMSUB_SECRET_KEY,
@@ -75,4 +84,101 @@ function positiveNumber(value: string | undefined, fallback: number, name: strin
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${value}"`);
   return n;
+}
+
+const sumsubKeysSet = (env: Env) => !!(env.SUMSUB_APP_TOKEN && env.SUMSUB_SECRET_KEY);
+
+/** The company bank account customers are told to pay into (server/money/funding.ts reads them). */
+export const COMPANY_BANK_SETTINGS = [
+  "COMPANY_BANK_NAME",
+  "COMPANY_BANK_ACCOUNT_NAME",
+  "COMPANY_BANK_IBAN",
+  "COMPANY_BANK_BIC",
+  "COMPANY_BANK_SORT_CODE",
+  "COMPANY_BANK_ACCOUNT_NUMBER",
+] as const;
+
+/**
+ * Whether an address is a developer's own machine: localhost, 127.0.0.1, ::1 or a *.localhost
+ * name (which browsers and resolvers keep on the machine, RFC 6761).
+ */
+export function isLocalAddress(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host.endsWith(".localhost");
+}
+
+/**
+ * What the environment says about the test defaults a real deployment must not keep (issue 14,
+ * finding 1; decision 023): the sandbox identity provider, the built-in test bank details, and mail
+ * kept only in the database. Pure, from the environment alone. `errors`: the server must not start
+ * (a public PUBLIC_URL without the real setting or an explicit choice of the test default).
+ * `warnings`: a test default is on, which the start-up log says loudly.
+ */
+export function deploymentCheck(env: Env): { errors: string[]; warnings: string[] } {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const port = env.PORT || "8000";
+  const publicUrl = env.PUBLIC_URL || `http://localhost:${port}`;
+  const local = isLocalAddress(publicUrl);
+  const where = `PUBLIC_URL is ${publicUrl}, which is not a developer's machine`;
+
+  const provider = env.IDENTITY_PROVIDER || undefined;
+  if (provider !== undefined && provider !== "sumsub" && provider !== "sandbox") {
+    errors.push(`IDENTITY_PROVIDER must be sumsub or sandbox, got "${provider}".`);
+  } else if (provider === "sumsub" && !sumsubKeysSet(env)) {
+    errors.push("IDENTITY_PROVIDER=sumsub needs SUMSUB_APP_TOKEN and SUMSUB_SECRET_KEY.");
+  } else if (provider === "sandbox" || !sumsubKeysSet(env)) {
+    if (!local && provider !== "sandbox") {
+      errors.push(
+        `Identity checks: ${where}, and SUMSUB_APP_TOKEN and SUMSUB_SECRET_KEY are not set. The built-in ` +
+          "sandbox would let every customer approve their own identity check. Set the Sumsub settings, or " +
+          "IDENTITY_PROVIDER=sandbox to run the sandbox on purpose (a test deployment).",
+      );
+    } else {
+      warnings.push(
+        "The SANDBOX identity provider is on: nobody checks identities, every customer can approve their own " +
+          "check, and the identity screen says it is a test check. Set SUMSUB_APP_TOKEN and SUMSUB_SECRET_KEY " +
+          "for real checks.",
+      );
+    }
+  }
+
+  const unsetBank = COMPANY_BANK_SETTINGS.filter((name) => !env[name]);
+  const allowTestBank = env.ALLOW_TEST_BANK_DETAILS === "1" || env.ALLOW_TEST_BANK_DETAILS === "true";
+  if (unsetBank.length > 0) {
+    if (!local && !allowTestBank) {
+      errors.push(
+        `Bank details: ${where}, and ${unsetBank.join(", ")} ${unsetBank.length === 1 ? "is" : "are"} not set: ` +
+          "customers would be told to pay into the built-in test account. Set the company's bank account, or " +
+          "ALLOW_TEST_BANK_DETAILS=1 to show the test details on purpose (a test deployment).",
+      );
+    } else {
+      warnings.push(
+        `The built-in TEST bank details are shown to customers (${unsetBank.join(", ")} not set): nobody can ` +
+          "fund an account with them. Set COMPANY_BANK_* to the company's bank account.",
+      );
+    }
+  }
+
+  const mail = env.MAIL || undefined;
+  if (mail !== undefined && mail !== "smtp" && mail !== "database") {
+    errors.push(`MAIL must be smtp or database, got "${mail}".`);
+  } else if (mail === "smtp" && !env.SMTP_URL) {
+    errors.push("MAIL=smtp needs SMTP_URL.");
+  } else if (mail === "database" || !env.SMTP_URL) {
+    if (!local && mail !== "database") {
+      errors.push(
+        `Mail: ${where}, and SMTP_URL is not set: emails (codes, links, notices) would be kept in the ` +
+          "database and reach nobody. Set SMTP_URL, or MAIL=database to keep mail in the database on purpose.",
+      );
+    } else {
+      warnings.push("Mail is kept in the database only, and nobody receives it. Set SMTP_URL to send it.");
+    }
+  }
+  return { errors, warnings };
 }

@@ -2,6 +2,7 @@ import type { SecureHeadersVariables } from "hono/secure-headers";
 import type { Database } from "../db/client.ts";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { Config } from "./config.ts";
+import type { IdempotencyClaim } from "./http/idempotency.ts";
 import type { SessionRow } from "./auth/sessions.ts";
 import type { Assets } from "./render/assets.ts";
 import type { Services } from "./services.ts";
@@ -24,5 +25,7 @@ export interface AppEnv {
     session: SessionRow | null;
     /** For an administrator acting on behalf of a customer: that customer. */
     onBehalf: SessionUser | null;
+    /** The request's claim on its Idempotency-Key, when it carries one (server/http/idempotency.ts). */
+    idempotency: IdempotencyClaim | null;
   };
 }

@@ -34,6 +34,7 @@ const PAGES: Record<string, string[]> = {
   "/account": [...USER, "Balances", "PendingPayments"],
   "/account/balances": [...USER, "Balances"],
   "/account/convert": [...USER, "ConvertForm"],
+  "/account/recipients": [...USER, "Recipients"],
   "/account/security": [...USER, "TotpSettings"],
   "/account/payment": [...USER, "PaymentForm"],
   "/account/pendingpayments": [...USER, "PendingPayments"],

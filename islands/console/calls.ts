@@ -32,8 +32,6 @@ export const savePlan = (isNew: boolean) =>
 
 /** A row of the console's customer list. */
 export type ConsoleUser = AnswerOf<typeof admin.listCustomers>[number];
-/** A customer's fee overrides (DESIGN.md section 4), as the call takes them. */
-export type FeeOverrides = BodyOf<typeof consoleMoney.setFeeOverrides>;
 /** Money a customer sent to the company's bank account. */
 export type Receipt = AnswerOf<typeof consoleMoney.recordReceipt>;
 export type ReceiptInput = BodyOf<typeof consoleMoney.recordReceipt>;

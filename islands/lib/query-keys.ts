@@ -60,3 +60,29 @@ export const identityKeys = {
   review: ["identity-review"] as const,
   token: ["identity-token"] as const,
 };
+
+/** An account's recipients: pages of the list by search, one recipient, and what a currency and country need. */
+export const recipientKeys = {
+  all: ["recipients"] as const,
+  list: (accountRef: string, search: string, page: number) =>
+    ["recipients", accountRef, "list", { search, page }] as const,
+  one: (accountRef: string, id: number) => ["recipients", accountRef, "one", id] as const,
+  requirements: (currency: string, country: string) => ["recipient-requirements", currency, country] as const,
+};
+
+/** The users of an account (GET account/users), by account_ref. */
+export const accountUserKeys = {
+  all: ["account-users"] as const,
+  of: (accountRef: string) => ["account-users", accountRef] as const,
+};
+
+/** The invitations waiting on an account (GET account/invitations), by account_ref. */
+export const invitationKeys = {
+  all: ["invitations"] as const,
+  of: (accountRef: string) => ["invitations", accountRef] as const,
+};
+
+/** Every account the login belongs to (GET account/linked). */
+export const linkedAccountKeys = {
+  all: ["linked-accounts"] as const,
+};

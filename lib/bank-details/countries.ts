@@ -5,6 +5,8 @@
  */
 import { getCountrySpecifications } from "ibantools";
 
+export { countryName } from "./country-name.ts";
+
 const SPECS = getCountrySpecifications();
 
 /** ISO 3166-1 alpha-2 codes (and XK, Kosovo, which banks use) that ibantools knows. */
@@ -148,15 +150,3 @@ export const SEPA_COUNTRIES: readonly string[] = Object.freeze([...EEA_COUNTRIES
  * of ours clears payments there. The compliance team owns this list (decision 019).
  */
 export const COUNTRIES_NOT_PAID: ReadonlySet<string> = new Set(["BY", "CU", "IR", "KP", "RU", "SY"]);
-
-let names: Intl.DisplayNames | undefined;
-
-/** A country's English name for a message ("Germany"), or its code when the runtime has none. */
-export function countryName(code: string): string {
-  names ??= new Intl.DisplayNames(["en"], { type: "region", fallback: "code" });
-  try {
-    return names.of(code) ?? code;
-  } catch {
-    return code;
-  }
-}

@@ -10,6 +10,9 @@ import { sessionUser } from "./session-user.ts";
 export const BAD_CREDENTIALS = "Bad credentials";
 /** What a limit on attempts answers (429). */
 export const TOO_MANY_ATTEMPTS = "Too many attempts. Try again in 15 minutes.";
+/** What a paused account answers (429, decision 023): the same whether or not the account exists. */
+export const ACCOUNT_PAUSED = "Sign-in to this account is paused for an hour after many failed attempts from " +
+  "several places. Use the link we emailed to its address, or sign in on a device you have used before.";
 
 /** Passwords: 8 to 128 characters, no composition rules (NIST SP 800-63B). */
 export const PASSWORD_MIN = 8;
@@ -52,7 +55,8 @@ export const done = z.object({ ok: z.literal(true) });
 export const register = defineCall({
   method: "POST",
   path: "/auth/register",
-  summary: "Opens a customer's sign-in: signed in, not verified; the validation email is sent.",
+  summary: "Registers an address and sends its validation link; an address that has an account gets the same " +
+    "answer, and its owner a notice instead. Signs nobody in: the link, opened in this browser, does.",
   guards: [],
   body: z.object({
     email: newEmail,
@@ -70,14 +74,16 @@ export const register = defineCall({
       landing_path: attributionText,
     }).optional(),
   }),
-  answer: sessionUser,
+  /** The address as it is kept, for "we sent a link to ...": the same answer whether or not it had an account. */
+  answer: z.object({ email: z.string() }),
 });
 
 export const resendValidation = defineCall({
   method: "POST",
   path: "/validation/resend",
-  summary: "Emails a new validation link to the signed-in user; 409 once the address is confirmed.",
-  guards: ["loggedin"],
+  summary: "Emails a new validation link: to the signed-in user (409 once the address is confirmed), or for this " +
+    "browser's registration; 401 for anyone else.",
+  guards: [],
   answer: sent,
 });
 
@@ -95,11 +101,14 @@ export const login = defineCall({
   method: "POST",
   path: "/auth/login",
   summary: "Signs in with the password; the second factor is still to pass (a code is emailed unless the " +
-    "user has an authenticator app). 429 after 5 failures in 15 minutes.",
+    "user has an authenticator app). 429 after 5 failures from one address in 15 minutes, or while the account " +
+    "is paused after 50 failures in an hour (decision 023).",
   guards: [],
   body: z.object({
     email: username,
-    password: z.string({ error: "Enter your password." }).max(1000, { error: "Enter your password." }),
+    // An empty password is a 422 like any missing field, never an attempt (issue 14, finding 2).
+    password: z.string({ error: "Enter your password." }).min(1, { error: "Enter your password." })
+      .max(1000, { error: "Enter your password." }),
   }),
   answer: sessionUser,
 });
@@ -115,7 +124,8 @@ export const logout = defineCall({
 export const challenge = defineCall({
   method: "POST",
   path: "/challenge",
-  summary: "Passes the second factor with the emailed code or the authenticator's. 429 after 5 failures.",
+  summary: "Passes the second factor with the emailed code or the authenticator's. 429 after 5 failures from one " +
+    "address, or while the account's codes are paused (decision 023).",
   guards: ["loggedin"],
   body: z.object({ token }),
   answer: sessionUser,

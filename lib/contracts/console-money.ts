@@ -65,6 +65,8 @@ export function rateValue(what: string) {
  * out), and positive decimal rates of supported currencies against the base. The base's own rate
  * may be left out (it is "1"); when given it must be exactly 1. At least one other currency is
  * required. Answered normalised, the base's rate included, in the order of the currency list.
+ * `confirm_changes` names the currencies whose large moves the administrator confirms (the
+ * server refuses an unconfirmed move of more than RATE_CONFIRM_SHARE, listing each one).
  */
 export const rateTableUpdate = z.object({
   base: z.enum(CURRENCY_CODES, { error: (iss) => `The base ${describe(iss.input)} is not a currency we support.` }),
@@ -73,6 +75,10 @@ export const rateTableUpdate = z.object({
     (code) => rateValue(`The rate of ${code}`).optional(),
     "rates must be an object of currency codes and decimal strings.",
   ),
+  confirm_changes: z.array(
+    z.enum(CURRENCY_CODES, { error: (iss) => `${describe(iss.input)} is not a currency we support.` }),
+    { error: 'confirm_changes must be a list of currency codes, such as ["GBP"].' },
+  ).max(CURRENCY_CODES.length, { error: "confirm_changes names each currency once." }).default([]),
 }, { error: "The rates must be an object with base, as_of and rates." })
   .superRefine(({ base, rates }, ctx) => {
     const own = rates[base];
@@ -82,13 +88,13 @@ export const rateTableUpdate = z.object({
       ctx.addIssue(problem("Give the rate of at least one currency besides the base.", ["rates"]));
     }
   })
-  .transform(({ base, as_of, rates }) => {
+  .transform(({ base, as_of, rates, confirm_changes }) => {
     const table: Record<string, string> = {};
     for (const code of CURRENCY_CODES) {
       const rate = code === base ? "1" : rates[code];
       if (rate !== undefined) table[code] = rate;
     }
-    return { base, as_of, rates: table };
+    return { base, as_of, rates: table, confirm_changes };
   });
 
 export type RateTableUpdate = z.output<typeof rateTableUpdate>;
@@ -96,7 +102,8 @@ export type RateTableUpdate = z.output<typeof rateTableUpdate>;
 export const updateRates = defineCall({
   method: "PUT",
   path: "/console/rates",
-  summary: "Makes an administrator's rates current; currencies the update leaves out keep their rates.",
+  summary:
+    "Makes an administrator's rates current; currencies the update leaves out keep their rates; large moves need confirm_changes.",
   guards: CONSOLE_GUARDS,
   body: rateTableUpdate,
   answer: ratesAnswer,
@@ -276,27 +283,51 @@ export const changePricingPlan = defineCall({
 // ---------------------------------------------------------------------------------------------
 // A customer's fee overrides
 
-/**
- * An override fee: empty or null for none. Fees are read later in the currency being sold; here
- * they are checked as two-decimal amounts (EUR's rule, reworded to say "Fees").
- */
-const overrideFee = z.string({ error: "Enter a fee like 2.50, or leave it empty." }).trim()
-  .max(32, { error: "Enter a fee like 2.50, or leave it empty." })
-  .superRefine((text, ctx) => {
-    const { problem: wrong } = text === "" ? { problem: undefined } : readAmount("EUR", text);
-    if (wrong !== undefined) ctx.addIssue(problem(wrong.replace("EUR amounts", "Fees")));
-  })
-  .nullable().optional().transform((text) => text || null);
+/** An override fee in `code`: empty or null for none (the plan's fee), else an amount with the currency's digits. */
+function overrideFee(code: CurrencyCode, kind: "regular" | "priority") {
+  return z.string({ error: `The ${kind} ${code} fee must be a decimal string in ${code}, or empty.` })
+    .nullable().optional()
+    .transform((text, ctx) => {
+      if (text === null || text === undefined || text.trim() === "") return null;
+      const reading = readAmount(code, text);
+      if (reading.problem === undefined) return formatMinor(code, reading.minor);
+      ctx.addIssue(problem(`The ${kind} ${code} fee: ${reading.problem}`));
+      return z.NEVER;
+    });
+}
 
+/**
+ * A customer's fee overrides, per currency like a plan's fees (docs/decisions/025): whether they
+ * apply, and for each currency that has one, the regular and/or priority fee of a transfer selling
+ * it ("fees.GBP.regular"). A currency left out, or a fee left empty, pays the plan's fee. Answered
+ * as the session summary keeps them: currency → fee, by kind, null when there are none.
+ */
 export const feeOverrides = z.object({
   override_transfer_fee: z.boolean({ error: "Say whether the overrides apply (true or false)." }),
-  override_regular_transfer_fee: overrideFee,
-  override_priority_transfer_fee: overrideFee,
-}).superRefine((body, ctx) => {
-  if (body.override_transfer_fee && !body.override_regular_transfer_fee && !body.override_priority_transfer_fee) {
-    ctx.addIssue(problem("Give at least one fee when the overrides apply.", ["override_transfer_fee"]));
-  }
-});
+  fees: byCurrency(
+    (code) =>
+      z.object({ regular: overrideFee(code, "regular"), priority: overrideFee(code, "priority") }, {
+        error: `The ${code} overrides must be an object with regular and priority.`,
+      }).optional(),
+    "fees must be an object of currency codes, each with its regular and priority fee.",
+  ).default({}),
+}, { error: "The fee overrides must be an object with override_transfer_fee and fees." })
+  .transform(({ override_transfer_fee, fees }, ctx) => {
+    const byKind = (kind: "regular" | "priority") => {
+      const entries = CURRENCY_CODES.flatMap((code) => {
+        const fee = fees[code]?.[kind];
+        return fee ? [[code, fee] as const] : [];
+      });
+      return entries.length > 0 ? Object.fromEntries(entries) as Record<string, string> : null;
+    };
+    const regular = byKind("regular");
+    const priority = byKind("priority");
+    if (override_transfer_fee && !regular && !priority) {
+      ctx.addIssue(problem("Give at least one fee when the overrides apply.", ["override_transfer_fee"]));
+      return z.NEVER;
+    }
+    return { override_transfer_fee, override_regular_transfer_fee: regular, override_priority_transfer_fee: priority };
+  });
 
 export type FeeOverridesInput = z.output<typeof feeOverrides>;
 

@@ -122,6 +122,7 @@ export const holdConversionQuote = defineCall({
   path: "/account/conversions/quote",
   summary: "A quote for a conversion between the customer's balances, held until expires_at.",
   guards: CUSTOMER_GUARDS,
+  permission: "money.convert",
   body: z.object({
     sell_currency: currencyInput("Choose the currency to sell."),
     buy_currency: currencyInput("Choose the currency to buy."),
@@ -135,6 +136,7 @@ export const executeConversion = defineCall({
   path: "/account/conversions",
   summary: "Executes a held quote once: 409 when it expired or was used, 422 when funds are short.",
   guards: CUSTOMER_GUARDS,
+  permission: "money.convert",
   body: z.object({ quote_id: z.string({ error: "Give the quote to execute." }).trim().min(1).max(64) }),
   answer: conversion,
   status: 201,
@@ -145,6 +147,7 @@ export const listConversions = defineCall({
   path: "/account/conversions",
   summary: "The account's conversions, newest first.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   query: z.object(pageQuery),
   answer: pageOf(conversion),
 });
@@ -154,6 +157,7 @@ export const listBalances = defineCall({
   path: "/account/balances",
   summary: "The account's balances: available and held, per currency.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   answer: z.array(balance),
 });
 
@@ -162,6 +166,7 @@ export const getFunding = defineCall({
   path: "/account/funding",
   summary: "How to fund the account: the company's bank details and the account_ref to quote.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   answer: fundingDetails,
 });
 
@@ -170,6 +175,7 @@ export const latestMovements = defineCall({
   path: "/account/movements",
   summary: "The latest ledger movements of the account's balances, newest first.",
   guards: CUSTOMER_GUARDS,
+  permission: "account.view",
   query: z.object({
     limit: z.string().regex(/^[1-9][0-9]{0,2}$/, { error: "limit is a whole number from 1 to 100." })
       .transform(Number).pipe(z.number().max(100, { error: "limit is a whole number from 1 to 100." }))

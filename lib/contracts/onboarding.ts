@@ -70,7 +70,8 @@ export const confirmIdentity = defineCall({
 export const sumsubWebhook = defineCall({
   method: "POST",
   path: "/sumsub/webhook",
-  summary: "Sumsub's review events, signed by X-Payload-Digest; 401 for a bad digest.",
+  summary: "Sumsub's review events, signed by X-Payload-Digest; 401 for a bad digest, 422 for an event " +
+    "dated more than 5 minutes ahead of our clock.",
   guards: [],
   answer: z.object({
     ok: z.literal(true),

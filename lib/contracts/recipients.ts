@@ -3,12 +3,13 @@
  * sends to save one, and what a currency and country require. The payload's refinement runs the
  * requirements table's rules (lib/bank-details/), so a refused field comes back in the 422 by its
  * path ("details.iban"); the server adds the UK modulus check (server/recipients/bank-details.ts).
+ * A recipient belongs to the current account: another account's is a 404, as is a deleted one.
  */
 import { z } from "zod";
 import { checkBankDetails } from "../bank-details/checks.ts";
 import { DETAIL_KEYS, RULE_NAMES } from "../bank-details/formats.ts";
 import { requirementsFor, SCHEMES } from "../bank-details/requirements.ts";
-import { currencyCode, currencyInput } from "./common.ts";
+import { currencyCode, currencyInput, idText, pageOf, pageQuery, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 
@@ -37,11 +38,14 @@ export type RecipientDetails = z.output<typeof recipientDetails>;
 /** The country of the recipient's bank, as an ISO 3166 code ("FR"). */
 export const bankCountryInput = z.string({ error: "Choose the country of the recipient's bank." }).trim().toUpperCase();
 
+/** Whether the recipient is a person or a business. */
+export const RECIPIENT_TYPES = ["person", "business"] as const;
+
 const recipientFields = z.object({
   name: z.string({ error: "Enter the recipient's name." }).trim()
     .min(1, { error: "Enter the recipient's name." })
     .max(70, { error: "Use at most 70 characters for the name: a SEPA payment carries no more." }),
-  type: z.enum(["person", "business"], { error: "Choose whether the recipient is a person or a business." }),
+  type: z.enum(RECIPIENT_TYPES, { error: "Choose whether the recipient is a person or a business." }),
   currency: currencyInput("Choose the currency the recipient receives."),
   country: bankCountryInput,
   email: z.string({ error: "Enter a valid email address, or leave it empty." }).trim().toLowerCase().max(254, {
@@ -122,4 +126,126 @@ export const getRecipientRequirements = defineCall({
     if (!found.ok) ctx.addIssue({ code: "custom", path: [found.field], message: found.message });
   }),
   answer: requirementsAnswer,
+});
+
+/** A recipient's bank details as stored: tidied, only those its currency and country use. */
+export const storedDetails = z.partialRecord(z.enum(DETAIL_KEYS), z.string());
+
+/** A recipient as the calls answer it. */
+export const recipientAnswer = z.object({
+  id: z.number(),
+  name: z.string(),
+  type: z.enum(RECIPIENT_TYPES),
+  currency: currencyCode,
+  /** The country of the recipient's bank. */
+  country: z.string(),
+  email: z.string().nullable(),
+  details: storedDetails,
+  /**
+   * How a payment reaches the bank (the payout rail; lib/bank-details/requirements.ts), or null
+   * when we no longer pay this currency to this country (the recipient cannot be paid).
+   */
+  scheme: z.enum(SCHEMES).nullable(),
+  scheme_name: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  /** When the bank details last changed; their creation counts. */
+  details_changed_at: timestamp,
+});
+
+export type RecipientAnswer = z.output<typeof recipientAnswer>;
+
+/** What a change record keeps of the recipient: the fields that changed, before or after. */
+export const recipientValues = z.object({
+  name: z.string().optional(),
+  type: z.enum(RECIPIENT_TYPES).optional(),
+  currency: z.string().optional(),
+  country: z.string().optional(),
+  email: z.string().nullable().optional(),
+  details: storedDetails.optional(),
+});
+
+export type RecipientValues = z.output<typeof recipientValues>;
+
+export const RECIPIENT_CHANGE_KINDS = ["created", "details", "name", "deleted"] as const;
+
+/**
+ * One change of a recipient: created; its bank details changed; its name, type or email changed
+ * (`name`); deleted. Who made it, and the administrator when it was made on the customer's behalf.
+ */
+export const recipientChange = z.object({
+  id: z.number(),
+  kind: z.enum(RECIPIENT_CHANGE_KINDS),
+  at: timestamp,
+  /** The user of the account who made it (or for whom an administrator made it). */
+  by: z.string(),
+  /** The administrator who made it on the customer's behalf, else null. */
+  on_behalf_by: z.string().nullable(),
+  before: recipientValues.nullable(),
+  after: recipientValues.nullable(),
+});
+
+export type RecipientChange = z.output<typeof recipientChange>;
+
+/** A recipient with its history, newest change first. */
+export const recipientWithHistory = recipientAnswer.extend({ changes: z.array(recipientChange) });
+
+const recipientId = z.object({ id: idText });
+
+export const listRecipients = defineCall({
+  method: "GET",
+  path: "/account/recipients",
+  summary: "The account's recipients (not deleted), by name; `search` keeps those whose name contains it.",
+  guards: CUSTOMER_GUARDS,
+  permission: "account.view",
+  query: z.object({
+    search: z.string({ error: "Search with some text." }).trim().max(70, {
+      error: "Search with at most 70 characters.",
+    }).optional(),
+    ...pageQuery,
+  }),
+  answer: pageOf(recipientAnswer),
+});
+
+export const addRecipient = defineCall({
+  method: "POST",
+  path: "/account/recipients",
+  summary: "Saves a recipient of the account with bank details that fit its currency and bank country.",
+  guards: CUSTOMER_GUARDS,
+  permission: "recipients.manage",
+  body: recipientPayload,
+  answer: recipientWithHistory,
+  status: 201,
+});
+
+export const getRecipient = defineCall({
+  method: "GET",
+  path: "/account/recipients/:id",
+  summary: "One recipient of the account, with the history of its changes.",
+  guards: CUSTOMER_GUARDS,
+  permission: "account.view",
+  params: recipientId,
+  answer: recipientWithHistory,
+});
+
+export const changeRecipient = defineCall({
+  method: "PUT",
+  path: "/account/recipients/:id",
+  summary: "Changes a recipient's name, type, email or bank details (each change recorded); its currency and " +
+    "bank country cannot change: that is a new recipient.",
+  guards: CUSTOMER_GUARDS,
+  permission: "recipients.manage",
+  params: recipientId,
+  body: recipientPayload,
+  answer: recipientWithHistory,
+});
+
+export const deleteRecipient = defineCall({
+  method: "DELETE",
+  path: "/account/recipients/:id",
+  summary: "Deletes a recipient: it is no longer listed or paid; payments made to it keep what they paid.",
+  guards: CUSTOMER_GUARDS,
+  permission: "recipients.manage",
+  params: recipientId,
+  answer: z.object({ id: z.number(), deleted: z.literal(true) }),
 });

@@ -5,11 +5,27 @@ import { sessionUser } from "./session-user.ts";
 
 const SIGNED_IN = ["loggedin", "secondfactor"] as const;
 
+export const PROOF_NEEDED = "Enter your password or a code from your authenticator app.";
+
+/**
+ * Who is there, asked again before the second factor changes (decision 023): the password, or a
+ * current code from the authenticator app in use. One of the two is required.
+ */
+export const itIsYou = z.object({
+  password: z.string({ error: "Enter your password." }).max(1000, { error: "Enter your password." }).optional(),
+  code: z.string({ error: "Enter the code from your app." }).trim().max(20, { error: "Enter the code from your app." })
+    .optional(),
+}).superRefine((proof, ctx) => {
+  if (!proof.password && !proof.code) ctx.addIssue({ code: "custom", path: ["password"], message: PROOF_NEEDED });
+});
+
 export const startAuthenticator = defineCall({
   method: "POST",
   path: "/account/totp/setup",
-  summary: "A new authenticator key and its otpauth:// address, not in use until a code from it is given.",
+  summary: "A new authenticator key and its otpauth:// address, not in use until a code from it is given. " +
+    "Asks for the password, or the current code of the app in use (422 naming the field when wrong).",
   guards: SIGNED_IN,
+  body: itIsYou,
   answer: z.object({ secret: z.string(), uri: z.string() }),
 });
 
@@ -32,7 +48,9 @@ export const enableAuthenticator = defineCall({
 export const disableAuthenticator = defineCall({
   method: "DELETE",
   path: "/account/totp",
-  summary: "Turns the authenticator off: codes come by email again.",
+  summary: "Turns the authenticator off: codes come by email again. Asks for the password or a current code " +
+    "from the app (422 naming the field when wrong; 429 after 5 wrong ones in 15 minutes).",
   guards: SIGNED_IN,
+  body: itIsYou,
   answer: sessionUser,
 });

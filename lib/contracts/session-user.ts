@@ -23,8 +23,11 @@ export const sessionUser = z.object({
   /** Never true for an administrator. */
   restricted: z.boolean(),
   account_ref: z.string().nullable(),
+  /** Whether the fee overrides below apply (docs/decisions/025). */
   override_transfer_fee: z.boolean(),
-  override_priority_transfer_fee: z.string().nullable(),
-  override_regular_transfer_fee: z.string().nullable(),
+  /** Currency → the priority transfer fee in that currency ({"GBP": "2.00"}); null when none. */
+  override_priority_transfer_fee: z.record(z.string(), z.string()).nullable(),
+  /** Currency → the regular transfer fee in that currency ({"GBP": "0.50"}); null when none. */
+  override_regular_transfer_fee: z.record(z.string(), z.string()).nullable(),
   affiliate: z.string().nullable(),
 });

@@ -2,10 +2,17 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/auth.ts";
 import type { SignInDeps } from "../../server/auth/deps.ts";
+import { knownDeviceOf, rememberDevice } from "../../server/auth/devices.ts";
 import { requestPasswordReset, resetPassword } from "../../server/auth/password-reset.ts";
-import { registerCustomer, resendValidation, validateEmail } from "../../server/auth/registration.ts";
+import {
+  registerCustomer,
+  resendForRegistration,
+  resendValidation,
+  validateEmail,
+} from "../../server/auth/registration.ts";
+import { forgetRegistration, registrationOf, rememberRegistration } from "../../server/auth/registration-cookie.ts";
 import { clientAddress, type SessionRow } from "../../server/auth/sessions.ts";
-import { passSecondFactor, resendCode, signInWithPassword } from "../../server/auth/signin.ts";
+import { type Origin, passSecondFactor, resendCode, signInWithPassword } from "../../server/auth/signin.ts";
 import { sessionSummary, summaryOf } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { registerScreen } from "../../server/guards.ts";
@@ -29,6 +36,21 @@ function deps(c: Context<AppEnv>): SignInDeps {
   };
 }
 
+/** Cookies are Secure outside development and tests, as the session's are. */
+const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === "production";
+
+/** Where an attempt comes from: the address, and whom this browser passed the second factor for. */
+async function originOf(c: Context<AppEnv>): Promise<Origin> {
+  const { secretBox, now } = c.get("services");
+  return { address: clientAddress(c), knownDeviceOf: await knownDeviceOf(c, secretBox, now()) };
+}
+
+/** This browser has just passed the second factor for the user: a known device from now on. */
+async function remember(c: Context<AppEnv>, userId: number): Promise<void> {
+  const { secretBox, now } = c.get("services");
+  await rememberDevice(c, secretBox, userId, { now: now(), secure: secureCookies(c) });
+}
+
 /** This request's session: the second factor is passed on the session the password started. */
 function sessionOf(c: Context<AppEnv>): SessionRow {
   const session = c.get("session");
@@ -39,13 +61,23 @@ function sessionOf(c: Context<AppEnv>): SessionRow {
 export const auth = new Hono<AppEnv>();
 
 route(auth, calls.register, async (c, { body }) => {
-  const user = await registerCustomer(deps(c), body, clientAddress(c));
-  c.set("session", await c.get("services").sessions.start(c, user.id, false));
-  return reply(await summaryOf(c.get("db"), user, false), { redirect: "/verify" });
+  const registration = await registerCustomer(deps(c), body, clientAddress(c));
+  // Whoever was signed in at this browser is not any more: a new person is registering here.
+  await c.get("services").sessions.end(c, c.get("session"));
+  const { secretBox, now } = c.get("services");
+  await rememberRegistration(c, secretBox, registration, { now: now(), secure: secureCookies(c) });
+  return reply({ email: registration.email }, { redirect: "/verify" });
 });
 
 route(auth, calls.resendValidation, async (c) => {
-  await resendValidation(deps(c), sessionOf(c).userId);
+  if (c.get("user")) {
+    await resendValidation(deps(c), sessionOf(c).userId);
+    return { sent: true } as const;
+  }
+  const { secretBox, now } = c.get("services");
+  const registration = await registrationOf(c, secretBox, now());
+  if (!registration) throw new ApiError(401, "Please sign in.", { redirect: "/" });
+  await resendForRegistration(deps(c), registration);
   return { sent: true } as const;
 });
 
@@ -56,17 +88,25 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     body.token,
     signedIn ? { userId: signedIn.id } : { address: clientAddress(c) },
   );
-  // Opening the emailed token proves control of the mailbox, as an emailed code would: the
-  // session that registered passes its second factor, with a fresh token.
+  // Opening the emailed token proves control of the mailbox, as an emailed code would: in the
+  // browser that registered this user (or signed in as them), it signs them in past the second
+  // factor, with a fresh session token. A registration of an address that had an account names no
+  // user, so it never signs anyone in (decision 023).
+  const { sessions, secretBox, now } = c.get("services");
   const session = c.get("session");
-  const secondFactor = session?.userId === userId;
-  if (session && secondFactor) c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  const registration = await registrationOf(c, secretBox, now());
+  const secondFactor = session?.userId === userId || (!signedIn && registration?.userId === userId);
+  if (secondFactor) {
+    c.set("session", session ? await sessions.rotate(c, session, true) : await sessions.start(c, userId, true));
+    forgetRegistration(c);
+    await remember(c, userId);
+  }
   const user = await sessionSummary(c.get("db"), userId, secondFactor);
   return reply(user, { redirect: registerScreen(user) });
 });
 
 route(auth, calls.login, async (c, { body }) => {
-  const user = await signInWithPassword(deps(c), body.email, body.password);
+  const user = await signInWithPassword(deps(c), body.email, body.password, await originOf(c));
   const { sessions } = c.get("services");
   await sessions.end(c, c.get("session"));
   c.set("session", await sessions.start(c, user.id, false));
@@ -80,8 +120,9 @@ route(auth, calls.logout, async (c) => {
 
 route(auth, calls.challenge, async (c, { body }) => {
   const session = sessionOf(c);
-  const user = await passSecondFactor(deps(c), session.userId, body.token);
+  const user = await passSecondFactor(deps(c), session.userId, body.token, await originOf(c));
   c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  await remember(c, user.id);
   return reply(await summaryOf(c.get("db"), user, true), { redirect: "/auth" });
 });
 
@@ -96,7 +137,7 @@ route(auth, calls.forgotPassword, async (c, { body }) => {
 });
 
 route(auth, calls.resetPassword, async (c, { body }) => {
-  await resetPassword(deps(c), body);
+  await resetPassword(deps(c), body, clientAddress(c));
   // This browser's session is among those that ended: its cookie goes too.
   await c.get("services").sessions.end(c, null);
   flash(c, { title: "Password changed", description: "Sign in with your new password.", color: "success" });

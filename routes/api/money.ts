@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/money.ts";
-import { currentAccount, customerOf } from "../../server/accounts/current.ts";
+import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
 import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
@@ -25,12 +25,15 @@ import { currentRates } from "../../server/money/store.ts";
 const validityMs = (c: Context<AppEnv>) => c.get("config").quoteValiditySeconds * 1000;
 const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
-/** The customer's prices when a customer with an account is signed in, else the default plan's. */
+/**
+ * The customer's prices when a customer with an account is signed in (their current account's
+ * plan: the default one while they have not chosen among several), else the default plan's.
+ */
 async function pricesFor(c: Context<AppEnv>) {
   const customer = customerOf(c);
   if (!customer?.account || !customer.secondFactor && !c.get("onBehalf")) return { accountId: null, overrides: null };
-  const { accountId } = await currentAccount(c);
-  return { accountId, overrides: feeOverridesOf(customer) };
+  const { current } = await accountChoice(c);
+  return { accountId: current?.accountId ?? null, overrides: feeOverridesOf(customer) };
 }
 
 export const moneyCalls = new Hono<AppEnv>();
@@ -56,9 +59,16 @@ route(moneyCalls, calls.holdConversionQuote, async (c, { body }) => {
   );
 });
 
-route(moneyCalls, calls.executeConversion, async (c, { body }) => {
+route(moneyCalls, calls.executeConversion, async (c, { body }, answer) => {
   const { accountId } = await currentAccount(c);
-  const row = await executeQuote(c.get("db"), { accountId, userId: c.get("user")!.id }, body.quote_id, now(c));
+  // The answer commits with the conversion: a retry after a crash still learns it happened.
+  const row = await executeQuote(
+    c.get("db"),
+    { accountId, userId: c.get("user")!.id },
+    body.quote_id,
+    now(c),
+    (tx, conversion) => answer.storeWith(tx, conversionAnswer(conversion)),
+  );
   return conversionAnswer(row);
 });
 
@@ -70,8 +80,8 @@ route(moneyCalls, calls.listConversions, async (c, { query }) => {
 route(moneyCalls, calls.listBalances, async (c) => balancesAnswer(c.get("db"), (await currentAccount(c)).accountId));
 
 route(moneyCalls, calls.getFunding, async (c) => {
-  const { customer } = await currentAccount(c);
-  return { account_ref: customer.account_ref, bank: companyBankDetails() };
+  const { accountRef } = await currentAccount(c);
+  return { account_ref: accountRef, bank: companyBankDetails() };
 });
 
 route(

@@ -2,18 +2,31 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/security.ts";
 import { disableAuthenticator, enableAuthenticator, newAuthenticatorKey } from "../../server/auth/authenticator.ts";
+import { confirmItIsYou } from "../../server/auth/it-is-you.ts";
 import { sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
 
-/** The authenticator app (TOTP): enrol with a key and a first code, or turn it off. */
+/**
+ * The authenticator app (TOTP): enrol with a key and a first code, or turn it off; setting up and
+ * turning off first ask for the password or a current code (decision 023).
+ */
 
 export const security = new Hono<AppEnv>();
 
 /** The signed-in user (the guards require one) after the change, still past the second factor. */
 const summary = (c: Context<AppEnv>) => sessionSummary(c.get("db"), c.get("user")!.id, true);
 
-route(security, calls.startAuthenticator, (c) => newAuthenticatorKey(c.get("user")!.username));
+/** What confirming who is there needs. */
+const itIsYouDeps = (c: Context<AppEnv>) => {
+  const { limiter, secretBox, now } = c.get("services");
+  return { db: c.get("db"), limiter, secretBox, now };
+};
+
+route(security, calls.startAuthenticator, async (c, { body }) => {
+  await confirmItIsYou(itIsYouDeps(c), c.get("user")!.id, body);
+  return newAuthenticatorKey(c.get("user")!.username);
+});
 
 route(security, calls.enableAuthenticator, async (c, { body }) => {
   const { secretBox, now } = c.get("services");
@@ -21,7 +34,8 @@ route(security, calls.enableAuthenticator, async (c, { body }) => {
   return await summary(c);
 });
 
-route(security, calls.disableAuthenticator, async (c) => {
+route(security, calls.disableAuthenticator, async (c, { body }) => {
+  await confirmItIsYou(itIsYouDeps(c), c.get("user")!.id, body);
   await disableAuthenticator(c.get("db"), c.get("user")!.id);
   return await summary(c);
 });

@@ -1,13 +1,21 @@
 import type { ReactNode } from "react";
+import { type AccountRole, may, type Permission } from "../../lib/permissions.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import AvatarView from "../../islands/Avatar.tsx";
 import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
 
-export const ACCOUNT_NAV = [
+interface NavItem {
+  href: string;
+  label: string;
+  /** What the role on the current account must allow for the link to be offered (lib/permissions.ts). */
+  permission?: Permission;
+}
+
+export const ACCOUNT_NAV: NavItem[] = [
   { href: "/account", label: "Dashboard" },
   { href: "/account/balances", label: "Balances" },
-  { href: "/account/convert", label: "Convert" },
-  { href: "/account/payment", label: "Make a payment" },
+  { href: "/account/convert", label: "Convert", permission: "money.convert" },
+  { href: "/account/payment", label: "Make a payment", permission: "payments.prepare" },
   { href: "/account/pendingpayments", label: "Pending payments" },
   { href: "/account/recipients", label: "Recipients" },
   { href: "/account/transactions", label: "Transactions" },
@@ -18,7 +26,7 @@ export const ACCOUNT_NAV = [
   { href: "/account/security", label: "Sign-in and security" },
 ];
 
-export const CONSOLE_NAV = [
+export const CONSOLE_NAV: NavItem[] = [
   { href: "/console/users", label: "Customers" },
   { href: "/console/admins", label: "Administrators" },
   { href: "/console/alerts", label: "Alerts" },
@@ -37,7 +45,7 @@ export const CONSOLE_NAV = [
   { href: "/account/security", label: "Sign-in and security" },
 ];
 
-function NavList({ label, items, current }: { label: string; items: typeof ACCOUNT_NAV; current: string }) {
+function NavList({ label, items, current }: { label: string; items: NavItem[]; current: string }) {
   return (
     <nav aria-label={label} className="flex flex-col gap-1">
       <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-neutral-600 dark:text-neutral-400">
@@ -59,13 +67,47 @@ function NavList({ label, items, current }: { label: string; items: typeof ACCOU
   );
 }
 
-/** User layout: signed-in screens, with the account (and, for administrators, console) navigation. */
-export function UserLayout({ children }: { children: ReactNode }) {
-  const { user, path, onBehalf } = usePage();
-  // The account on screen: the customer's own, or the one an administrator acts for.
-  const customer = onBehalf ?? user;
+/** The account the page acts on, as the header shows it (server/accounts/current.ts). */
+export interface LayoutAccount {
+  name: string;
+  account_ref: string;
+  role: AccountRole;
+  /** The customer belongs to several accounts: the header offers to switch. */
+  several: boolean;
+}
+
+/** The account's name and reference, and "Switch account" when the login has several. */
+function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
+  return (
+    <span className="flex items-center gap-2 text-sm" data-current-account={account.account_ref}>
+      <span className="hidden text-neutral-600 md:inline dark:text-neutral-400">
+        <span className="font-semibold text-neutral-900 dark:text-neutral-100">{account.name}</span>{" "}
+        <span className="font-mono">{account.account_ref}</span>
+      </span>
+      {account.several && (
+        <a
+          className="font-medium text-primary-700 underline hover:text-primary-800 dark:text-primary-300"
+          href="/account-select"
+        >
+          Switch account
+        </a>
+      )}
+    </span>
+  );
+}
+
+/**
+ * User layout: signed-in screens, with the account (and, for administrators, console) navigation.
+ * `account` is the account the page acts on (the customer's, or the one an administrator acts
+ * for); links the role there may not use are left out.
+ */
+export function UserLayout({ children, account }: { children: ReactNode; account?: LayoutAccount | null }) {
+  const { user, path } = usePage();
   const current = path.split("?")[0];
   const isAdmin = user?.level === "Admin";
+  const accountNav = account
+    ? ACCOUNT_NAV.filter((item) => !item.permission || may(account.role, item.permission))
+    : ACCOUNT_NAV;
   return (
     <div className="flex min-h-screen flex-col" data-layout="user">
       <OnBehalf />
@@ -74,14 +116,7 @@ export function UserLayout({ children }: { children: ReactNode }) {
           <Logo />
           <div className="ml-auto flex items-center gap-3">
             <ColorMode />
-            {customer?.account_ref && (
-              <span className="hidden text-sm text-neutral-600 md:inline dark:text-neutral-400">
-                Account{" "}
-                <span className="font-mono font-semibold text-neutral-900 dark:text-neutral-100">
-                  {customer.account_ref}
-                </span>
-              </span>
-            )}
+            {account && <CurrentAccountBadge account={account} />}
             {user && (
               <span className="flex items-center gap-2 text-sm">
                 {/* No picture yet: the initials need no script, so the avatar is not an island here. */}
@@ -98,7 +133,7 @@ export function UserLayout({ children }: { children: ReactNode }) {
           <div className="flex flex-col gap-6">
             {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} />}
             {(!isAdmin || current.startsWith("/account")) && (
-              <NavList label="Account" items={ACCOUNT_NAV} current={current} />
+              <NavList label="Account" items={accountNav} current={current} />
             )}
           </div>
         </aside>

@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { idText } from "../../lib/contracts/common.ts";
-import { currentAccount, customerOf } from "../../server/accounts/current.ts";
+import { may } from "../../lib/permissions.ts";
+import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
 import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
@@ -48,8 +49,9 @@ export async function CalculatorPage(c: Context<AppEnv>) {
   const signedIn = !!customer?.account;
   let first = null;
   try {
+    // A customer who has not chosen among several accounts yet sees the default plan's prices.
     const who = signedIn
-      ? { accountId: (await currentAccount(c)).accountId, overrides: feeOverridesOf(customer) }
+      ? { accountId: (await accountChoice(c)).current?.accountId ?? null, overrides: feeOverridesOf(customer) }
       : { accountId: null, overrides: null };
     first = quoteAnswer(
       await priceQuote(
@@ -111,7 +113,7 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
 }
 
 export async function DashboardPage(c: Context<AppEnv>) {
-  const { accountId, customer } = await currentAccount(c);
+  const { accountId, accountRef, accountName, customer, role } = await currentAccount(c);
   const [balances, movements, pending] = await Promise.all([
     balancesAnswer(c.get("db"), accountId),
     latestMovements(c.get("db"), accountId, 10),
@@ -119,18 +121,18 @@ export async function DashboardPage(c: Context<AppEnv>) {
   ]);
   return (
     <>
-      <PageTitle lead={`Account ${customer.account_ref}`}>Hello, {customer.name}</PageTitle>
+      <PageTitle lead={`${accountName} · account ${accountRef}`}>Hello, {customer.name}</PageTitle>
       <div className="grid gap-6 lg:grid-cols-2">
         <section aria-labelledby="balances-heading" className="card">
           <h2 id="balances-heading" className="mb-4 text-lg font-semibold">Balances</h2>
           <Balances
-            accountRef={customer.account_ref!}
+            accountRef={accountRef}
             balances={balances}
-            funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
+            funding={{ account_ref: accountRef, bank: companyBankDetails() }}
             compact
           />
           <div className="mt-4 flex gap-2">
-            <a className="btn-primary" href="/account/convert">Convert</a>
+            {may(role, "money.convert") && <a className="btn-primary" href="/account/convert">Convert</a>}
             <a className="btn-ghost" href="/account/balances">All balances</a>
           </div>
         </section>
@@ -152,21 +154,32 @@ export async function DashboardPage(c: Context<AppEnv>) {
 }
 
 export async function BalancesPage(c: Context<AppEnv>) {
-  const { accountId, customer } = await currentAccount(c);
+  const { accountId, accountRef } = await currentAccount(c);
   return (
     <>
       <PageTitle lead="Every currency you hold, and how to add money.">Balances</PageTitle>
       <Balances
-        accountRef={customer.account_ref!}
+        accountRef={accountRef}
         balances={await balancesAnswer(c.get("db"), accountId)}
-        funding={{ account_ref: customer.account_ref!, bank: companyBankDetails() }}
+        funding={{ account_ref: accountRef, bank: companyBankDetails() }}
       />
     </>
   );
 }
 
 export async function ConvertPage(c: Context<AppEnv>) {
-  const { accountId, customer } = await currentAccount(c);
+  const { accountId, accountRef, role } = await currentAccount(c);
+  if (!may(role, "money.convert")) {
+    return (
+      <>
+        <PageTitle>Convert</PageTitle>
+        <p className="card" role="status">
+          As {role === "approver" ? "an approver" : "a viewer"}{" "}
+          on this account you cannot convert between its balances. An owner, admin or payer can.
+        </p>
+      </>
+    );
+  }
   const balances = await balancesAnswer(c.get("db"), accountId);
   return (
     <>
@@ -175,7 +188,7 @@ export async function ConvertPage(c: Context<AppEnv>) {
       <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
         <ConvertForm
           currencies={currencyList()}
-          accountRef={customer.account_ref!}
+          accountRef={accountRef}
           balances={balances}
           validitySeconds={c.get("config").quoteValiditySeconds}
         />
@@ -237,7 +250,12 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </dl>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees userId={customer.id} name={customer.name} overrides={feeOverridesOf(customer)!} />
+        <ConsoleUserFees
+          userId={customer.id}
+          name={customer.name}
+          overrides={feeOverridesOf(customer)!}
+          currencies={currencyList()}
+        />
       </div>
     </section>
   );

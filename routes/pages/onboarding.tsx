@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { customerOf } from "../../server/accounts/current.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
+import { registrationOf } from "../../server/auth/registration-cookie.ts";
 import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { readStoredResult } from "../../server/identity/store.ts";
@@ -88,14 +89,18 @@ export function RegisterPage(c: Context<AppEnv>) {
   );
 }
 
-export function VerifyPage(c: Context<AppEnv>) {
+export async function VerifyPage(c: Context<AppEnv>) {
   const user = c.get("user");
+  const { secretBox, now } = c.get("services");
+  // Right after registering nobody is signed in: the browser's registration says where the link went.
+  const email = user?.username ?? (await registrationOf(c, secretBox, now()))?.email ?? null;
   return (
     <>
-      <PageTitle lead={user ? `We sent a link to ${user.username}. Open it, or paste its code here.` : undefined}>
+      <PageTitle lead={email ? `We sent a link to ${email}. Open it, or paste its code here.` : undefined}>
         Verify your email
       </PageTitle>
-      <VerifyForm token={c.req.query("token") ?? null} email={user?.username ?? null} signedIn={!!user} />
+      {/* signedIn: this browser may ask for a new link, through its session or its registration. */}
+      <VerifyForm token={c.req.query("token") ?? null} email={email} signedIn={!!email} />
     </>
   );
 }
@@ -119,13 +124,28 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
 
 export async function IdentityPage(c: Context<AppEnv>) {
   const check = await readStoredResult(c.get("db"), customerOf(c)!.id);
+  const provider = c.get("services").identity.name;
   return (
     <>
       <PageTitle lead="A photo of an identity document and a selfie: it takes about two minutes.">
         Confirm your identity
       </PageTitle>
+      {provider === "sandbox"
+        ? (
+          // Said by the page itself, so that it shows before (and without) any script: this portal
+          // runs the built-in sandbox (decision 023).
+          <p
+            role="note"
+            className="mb-6 rounded-md border-l-4 border-amber-500 bg-amber-50 p-4 text-sm text-amber-950 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-50"
+          >
+            <strong>Test identity check.</strong>{" "}
+            This portal is a test installation: nobody checks your documents, and the answer you choose below is
+            recorded as the result.
+          </p>
+        )
+        : null}
       <IdentityCheck
-        provider={c.get("services").identity.name}
+        provider={provider}
         status={check?.status ?? "none"}
         comment={check?.moderationComment ?? null}
       />

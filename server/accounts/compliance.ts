@@ -6,6 +6,7 @@ import { findUser, summaryOf } from "../auth/users.ts";
 import { Conflict, InvalidFields, InvalidInput, NotFound } from "../errors.ts";
 import { validateCompliance } from "../profile/schema.ts";
 import { type AccountDeps, openAccountFor } from "./onboarding.ts";
+import { ownAccountOf } from "./open.ts";
 
 /**
  * An administrator's compliance review of a customer who waits on /processing (SPEC.md section 5),
@@ -25,7 +26,8 @@ export async function openAccountAfterReview(
   const summary = await summaryOf(db, customer, false);
   if (!summary.profile) throw new Conflict("The customer has not saved a profile yet.");
   if (!summary.identity) throw new Conflict("The customer's identity is not approved yet.");
-  if (summary.account) throw new Conflict("This customer's account is already open.");
+  // Belonging to someone else's account through an invitation is not having one's own.
+  if (await ownAccountOf(db, customer.id)) throw new Conflict("This customer's account is already open.");
   const { done, amount, date } = checked.compliance;
   if (!done) throw new InvalidInput("Complete the compliance review before opening the account.", "done");
   await db.update(profiles).set({

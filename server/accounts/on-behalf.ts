@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
-import { users } from "../../db/schema.ts";
+import { sessions, users } from "../../db/schema.ts";
 import type { onBehalfCustomer } from "../../lib/contracts/admin.ts";
 import { audit } from "../audit.ts";
 import { userWithSummary } from "../auth/users.ts";
@@ -41,6 +41,7 @@ export async function startOnBehalf(
   const customer = await onBehalfCustomerOf(db, customerId);
   if (!customer) throw new NotFound(NO_SUCH_CUSTOMER, "on_behalf_of");
   await db.update(users).set({ onBehalfOf: customerId }).where(eq(users.id, adminId));
+  await forgetChosenAccount(db, adminId);
   await audit(db, { actorId: adminId, onBehalfOfId: customerId, action: "on-behalf.start" }, now);
   return customer;
 }
@@ -48,5 +49,14 @@ export async function startOnBehalf(
 /** Stops acting on behalf; the end is recorded when there was a customer. */
 export async function stopOnBehalf(db: Database, adminId: number, previous: number | null, now: Date): Promise<void> {
   await db.update(users).set({ onBehalfOf: null }).where(eq(users.id, adminId));
+  await forgetChosenAccount(db, adminId);
   if (previous) await audit(db, { actorId: adminId, onBehalfOfId: previous, action: "on-behalf.end" }, now);
+}
+
+/**
+ * The account an administrator chose while acting for a customer was one of that customer's
+ * (decision 028): acting for someone else, or for nobody, starts without a choice.
+ */
+async function forgetChosenAccount(db: Database, adminId: number): Promise<void> {
+  await db.update(sessions).set({ currentAccountId: null }).where(eq(sessions.userId, adminId));
 }

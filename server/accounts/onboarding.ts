@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { profiles, users } from "../../db/schema.ts";
+import { accountMembers, profiles, users } from "../../db/schema.ts";
 import { summaryOf } from "../auth/users.ts";
 import { accountOpened, type Mailer } from "../mail/index.ts";
 import { type PersonalProfile, personalProfileFlags } from "../profile/schema.ts";
@@ -15,12 +15,17 @@ export interface AccountDeps {
 /**
  * DESIGN.md section 3, step 6: a Personal customer whose identity is approved and whose answers
  * raise no flag (politically exposed, refused before, acting for someone else) gets an account at
- * once; Business customers and flagged persons wait for an administrator's compliance review.
+ * once; Business customers and flagged persons wait for an administrator's compliance review. Only
+ * a customer who belongs to no account yet: someone who joined an account through an invitation
+ * came to use that account, and gets no personal one of their own unasked (decision 028).
  */
 export async function opensAtOnce(db: Database, userId: number): Promise<boolean> {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   const [profile] = await db.select().from(profiles).where(eq(profiles.userId, userId));
   if (!user || !profile || user.type !== "Personal" || profile.type !== "Personal") return false;
+  const [member] = await db.select({ accountId: accountMembers.accountId }).from(accountMembers)
+    .where(eq(accountMembers.userId, userId)).limit(1);
+  if (member) return false;
   return personalProfileFlags(profile.data as PersonalProfile).length === 0;
 }
 

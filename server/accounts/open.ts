@@ -1,6 +1,8 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq, notExists } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts } from "../../db/schema.ts";
+import type { Tx } from "../../db/sql.ts";
 import { newAccountRef } from "./account-ref.ts";
 
 export interface OpenedAccount {
@@ -9,8 +11,28 @@ export interface OpenedAccount {
 }
 
 /**
+ * The account opened for the customer themselves, if any: one they belong to other than through an
+ * accepted invitation (an invitee of someone else's account still has none of their own, and may
+ * still be waiting for it: decision 028).
+ */
+export async function ownAccountOf(db: Database | Tx, userId: number): Promise<OpenedAccount | undefined> {
+  const [own] = await db.select({ id: accounts.id, accountRef: accounts.accountRef })
+    .from(accountMembers).innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
+    .where(and(
+      eq(accountMembers.userId, userId),
+      notExists(
+        db.select({ id: accountInvitations.id }).from(accountInvitations).where(and(
+          eq(accountInvitations.accountId, accountMembers.accountId),
+          eq(accountInvitations.acceptedBy, userId),
+        )),
+      ),
+    )).orderBy(asc(accounts.id)).limit(1);
+  return own;
+}
+
+/**
  * Opens an account for a customer, who becomes its owner. Opening twice does nothing new: the
- * customer's existing account is answered.
+ * customer's own existing account is answered.
  */
 export async function openAccount(
   db: Database,
@@ -19,9 +41,7 @@ export async function openAccount(
   now = new Date(),
 ): Promise<{ account: OpenedAccount; created: boolean }> {
   return await db.transaction(async (tx) => {
-    const [existing] = await tx.select({ id: accounts.id, accountRef: accounts.accountRef })
-      .from(accountMembers).innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
-      .where(eq(accountMembers.userId, customer.id)).limit(1);
+    const existing = await ownAccountOf(tx, customer.id);
     if (existing) return { account: existing, created: false };
     for (let attempt = 0;; attempt++) {
       const accountRef = newAccountRef(customer.type);

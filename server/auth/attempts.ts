@@ -1,6 +1,7 @@
-import { BAD_CREDENTIALS, TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
+import { ACCOUNT_PAUSED, BAD_CREDENTIALS, TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
+import { afterAnswer } from "../background.ts";
 import { TooMany, Unauthenticated } from "../errors.ts";
-import type { Limit, RateLimiter } from "./rate-limit.ts";
+import { FAILURES_PER_ACCOUNT, FAILURES_PER_SOURCE, type Limit, type RateLimiter } from "./rate-limit.ts";
 
 /**
  * Checks a password, code or token under a limit on failures (decision 021): the attempt is claimed
@@ -13,10 +14,12 @@ export async function checkWithinLimit<T>(
   key: string,
   limit: Limit,
   check: () => Promise<T | null>,
+  /** What a wrong one is: 'Bad credentials' at sign-in; a 422 naming the field where the person is signed in. */
+  wrong: () => Error = () => new Unauthenticated(BAD_CREDENTIALS),
 ): Promise<T> {
   if (!(await limiter.claim(key, limit))) throw new TooMany(TOO_MANY_ATTEMPTS);
   const passed = await check();
-  if (passed === null) throw new Unauthenticated(BAD_CREDENTIALS);
+  if (passed === null) throw wrong();
   await limiter.clear(key);
   return passed;
 }
@@ -29,4 +32,53 @@ export async function spendWithinLimit(
   refusal = TOO_MANY_ATTEMPTS,
 ): Promise<void> {
   if (!(await limiter.claim(key, limit))) throw new TooMany(refusal);
+}
+
+/** Who an attempt at an account's secret is for, and where it comes from (decision 023). */
+export interface AttemptFrom {
+  /** The account's key, e.g. `login:<username>`; its per-address keys are `<account>|<address>`. */
+  account: string;
+  /** The client's address. */
+  address: string;
+  /** The browser has passed the second factor for this account before: a pause does not stop it. */
+  knownDevice: boolean;
+  /** Tells the owner that this attempt paused the account: run once, after the answer. */
+  onPause?: () => Promise<void>;
+}
+
+/** The key under which one address's attempts at an account are counted. */
+export const sourceKey = (account: string, address: string) => `${account}|${address}`;
+
+/**
+ * Checks a password or code under two limits, each claimed before the check (decision 021): the
+ * account and address together (5 failures in 15 minutes block that address for that account,
+ * PSD2's rule), and the account from everywhere (50 in an hour pause it for an hour, and its owner
+ * is told). A pause lets a known device through, so an attacker cannot lock the owner out; only a
+ * success from outside a pause forgets the account's count, as a success forgets the address's.
+ */
+export async function checkFromSource<T>(
+  limiter: RateLimiter,
+  from: AttemptFrom,
+  check: () => Promise<T | null>,
+  /** What a wrong one is: 'Bad credentials' (SPEC.md section 8) unless the caller says otherwise. */
+  wrong: () => Error = () => new Unauthenticated(BAD_CREDENTIALS),
+): Promise<T> {
+  const pair = sourceKey(from.account, from.address);
+  if (!(await limiter.claim(pair, FAILURES_PER_SOURCE))) throw new TooMany(TOO_MANY_ATTEMPTS);
+  const account = await limiter.attempt(from.account, FAILURES_PER_ACCOUNT);
+  if (!account.allowed && !from.knownDevice) throw new TooMany(ACCOUNT_PAUSED);
+  const passed = await check();
+  if (passed === null) {
+    if (account.blocks && from.onPause) afterAnswer("sign-in paused notice", from.onPause);
+    throw wrong();
+  }
+  await limiter.clear(pair);
+  if (account.allowed) await limiter.clear(from.account);
+  return passed;
+}
+
+/** Forgets an account's counts, from every address (after its owner proved themselves with the emailed link). */
+export async function forgetAccount(limiter: RateLimiter, account: string): Promise<void> {
+  await limiter.clear(account);
+  await limiter.clearStartingWith(`${account}|`);
 }

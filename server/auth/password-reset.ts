@@ -1,16 +1,19 @@
+import { afterAnswer } from "../background.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
-import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
+import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
-import { FORGOT_PER_ACCOUNT, FORGOT_PER_ADDRESS, TOKEN_FAILURES } from "./rate-limit.ts";
-import { loginLimitKey } from "./signin.ts";
-import { findUserByUsername, normalizeUsername, setPasswordHash } from "./users.ts";
+import { FAILURES_PER_SOURCE, FORGOT_PER_ACCOUNT, FORGOT_PER_ADDRESS } from "./rate-limit.ts";
+import { forgetFailures } from "./signin.ts";
+import { findUserByUsername, normalizeUsername, setPasswordHash, type UserRow } from "./users.ts";
 
 /** A forgotten password: a link by email, then a new password with its token (SPEC.md section 3). */
 
 /**
- * Emails a reset link when the account exists. Nothing here tells who has an account: the caller
- * answers the same whether or not it exists, and whether or not it was over its own limit.
+ * Emails a reset link when the account exists. Nothing here tells who has an account: the request
+ * does the same work whoever is named (the per-address limit) and answers; finding the account,
+ * its own limit, the token and the email come after the answer (decision 023), so that neither the
+ * answer nor its time depends on them.
  */
 export async function requestPasswordReset(deps: SignInDeps, typed: string, address: string): Promise<void> {
   await spendWithinLimit(
@@ -19,31 +22,41 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
     FORGOT_PER_ADDRESS,
     "Too many requests from here. Try again later.",
   );
-  const username = normalizeUsername(typed);
+  afterAnswer("password reset email", () => emailResetLink(deps, normalizeUsername(typed)));
+}
+
+async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
-  const secret = await deps.verifications.issue(user.id, "password-reset");
-  const link = `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${
-    encodeURIComponent(user.username)
-  }`;
+  const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,
     userId: user.id,
     template: "password-reset",
-    rendered: passwordReset({ link, token: secret }),
+    rendered: passwordReset({ link }),
   });
 }
 
+/** A new reset link for a user (any earlier one stops working), valid one hour. */
+export async function issueResetLink(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<string> {
+  const secret = await deps.verifications.issue(user.id, "password-reset");
+  return `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${encodeURIComponent(user.username)}`;
+}
+
 /**
- * Sets a new password with the emailed token (at most TOKEN_FAILURES wrong ones for the account).
- * Every session of the user ends: whoever knew the old password is out; a login lockout is lifted.
+ * Sets a new password with the emailed token. Wrong tokens are limited per address and account
+ * (FAILURES_PER_SOURCE), never for the account as a whole: someone else's guesses must not stop
+ * the owner's link (decision 023). Every session of the user ends: whoever knew the old password is
+ * out; every block and pause of the user's sign-in is lifted.
  */
 export async function resetPassword(
   deps: SignInDeps,
   input: { username: string; token: string; password: string },
+  address: string,
 ): Promise<void> {
   const username = normalizeUsername(input.username);
-  const user = await checkWithinLimit(deps.limiter, `reset:${username}`, TOKEN_FAILURES, async () => {
+  const key = sourceKey(`reset:${username}`, address);
+  const user = await checkWithinLimit(deps.limiter, key, FAILURES_PER_SOURCE, async () => {
     const user = await findUserByUsername(deps.db, username);
     // Checked against the named user, so a mistyped username does not use up the real owner's link.
     const ownerId = user ? await deps.verifications.consume("password-reset", input.token, user.id) : null;
@@ -51,7 +64,7 @@ export async function resetPassword(
   });
   await setPasswordHash(deps.db, user.id, await hashPassword(input.password));
   await deps.sessions.endAll(user.id);
-  await deps.limiter.clear(loginLimitKey(username));
+  await forgetFailures(deps, user);
   await deps.mailer.send({
     to: user.username,
     userId: user.id,

@@ -11,15 +11,20 @@ export function hashPassword(password: string): Promise<string> {
   return argon2id({ password, salt: crypto.getRandomValues(new Uint8Array(16)), ...PARAMS, outputType: "encoded" });
 }
 
+/**
+ * A hash of a random password with the same parameters, made once: an unknown account's attempt is
+ * verified against it, so that it runs the very Argon2 verification a known account's does.
+ */
+let standIn: Promise<string> | null = null;
+const standInHash = () => (standIn ??= hashPassword(crypto.randomUUID()));
+
+/** Whether a password is the one of a hash; without a hash (no such account), always false, in the same time. */
 export async function verifyPassword(hash: string | null | undefined, password: string): Promise<boolean> {
-  if (!hash) {
-    // Spend the same time as a real check, so a missing account cannot be told apart by timing.
-    await hashPassword(password);
-    return false;
-  }
+  let matches = false;
   try {
-    return await argon2Verify({ password, hash });
+    matches = await argon2Verify({ password, hash: hash || await standInHash() });
   } catch {
-    return false;
+    // An empty password or a damaged stored hash: not a match.
   }
+  return matches && !!hash;
 }

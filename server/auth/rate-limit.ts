@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { rateLimits } from "../../db/schema.ts";
 
@@ -13,12 +13,20 @@ export interface Limit {
 }
 
 const MINUTE = 60_000;
-/** After 5 failed logins for one account in 15 minutes, 15 minutes of 429 (the right password too). */
-export const LOGIN_FAILURES: Limit = { max: 5, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE };
-/** The same for second-factor codes. */
-export const SECOND_FACTOR_FAILURES: Limit = LOGIN_FAILURES;
-/** Tokens typed on /verify and /forgot: wrong ones count against the account. */
-export const TOKEN_FAILURES: Limit = LOGIN_FAILURES;
+/**
+ * Failures of one source address for one account (decision 023): after 5 in 15 minutes, that
+ * address is refused for that account for 15 minutes, the right password or code too (PSD2's
+ * rule). Another address, the owner's, is not affected.
+ */
+export const FAILURES_PER_SOURCE: Limit = { max: 5, windowMs: 15 * MINUTE, blockMs: 15 * MINUTE };
+/**
+ * Failures for one account from every address: at 50 in an hour the account is paused for an hour
+ * (its owner is emailed). One address can fail at most 20 times an hour (5, then 15 minutes
+ * blocked, four times over), so a pause takes at least three addresses.
+ */
+export const FAILURES_PER_ACCOUNT: Limit = { max: 50, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
+/** Tokens typed on /verify: wrong ones count against the signed-in user, or the address. */
+export const TOKEN_FAILURES: Limit = FAILURES_PER_SOURCE;
 /** Registrations from one address. */
 export const REGISTRATIONS_PER_ADDRESS: Limit = { max: 10, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
 /** Password-reset requests from one address, and for one account. */
@@ -42,6 +50,14 @@ export class RateLimiter {
    * `blockMs`. A window that has passed, or a block that has been served, starts the count again.
    */
   async claim(key: string, limit: Limit): Promise<boolean> {
+    return (await this.attempt(key, limit)).allowed;
+  }
+
+  /**
+   * `claim`, also telling whether this very attempt started the block (it was the `max`-th): the
+   * moment to tell someone, once.
+   */
+  async attempt(key: string, limit: Limit): Promise<{ allowed: boolean; blocks: boolean }> {
     const now = this.now();
     const blockedNow = sql`(${rateLimits.blockedUntil} IS NOT NULL AND ${rateLimits.blockedUntil} > ${now})`;
     const startsAgain = sql`(CASE WHEN ${rateLimits.blockedUntil} IS NULL
@@ -66,11 +82,17 @@ export class RateLimiter {
         },
       })
       .returning({ count: rateLimits.count });
-    return row.count <= limit.max;
+    return { allowed: row.count <= limit.max, blocks: row.count === limit.max };
   }
 
   /** Forgets every attempt of a key (after a success). */
   async clear(key: string): Promise<void> {
     await this.db.delete(rateLimits).where(eq(rateLimits.key, key));
+  }
+
+  /** Forgets every key that starts with `prefix` (an account's keys of every address, after a reset). */
+  async clearStartingWith(prefix: string): Promise<void> {
+    // A range on the primary key; U+10FFFF sorts after every character a key can hold.
+    await this.db.delete(rateLimits).where(and(gte(rateLimits.key, prefix), lt(rateLimits.key, `${prefix}\u{10FFFF}`)));
   }
 }

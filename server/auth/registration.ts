@@ -1,17 +1,17 @@
 import type { z } from "zod";
 import { attributions, users } from "../../db/schema.ts";
 import type { register } from "../../lib/contracts/auth.ts";
-import { Conflict, InvalidInput, Unauthenticated } from "../errors.ts";
-import { emailValidation } from "../mail/index.ts";
+import { afterAnswer } from "../background.ts";
+import { Conflict, Unauthenticated } from "../errors.ts";
+import { emailValidation, registrationAttempt } from "../mail/index.ts";
 import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
 import { REGISTRATIONS_PER_ADDRESS, RESENDS_PER_USER, TOKEN_FAILURES } from "./rate-limit.ts";
+import type { Registration } from "./registration-cookie.ts";
 import { findUser, findUserByUsername, markValidated, type UserRow } from "./users.ts";
 
-/** Registering a customer and confirming their email address (SPEC.md section 3). */
-
-const ALREADY_REGISTERED = "An account with this email already exists. Sign in instead.";
+/** Registering a customer and confirming their email address (SPEC.md section 3, decision 023). */
 
 /** Emails a new validation link; the link opens /verify with the token. */
 async function sendValidation(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<void> {
@@ -25,25 +25,56 @@ async function sendValidation(deps: SignInDeps, user: Pick<UserRow, "id" | "user
   });
 }
 
+/** Tells the owner of an address that someone tried to register with it. */
+async function tellOwnerOfAttempt(deps: SignInDeps, owner: Pick<UserRow, "id" | "username">): Promise<void> {
+  await deps.mailer.send({
+    to: owner.username,
+    userId: owner.id,
+    template: "registration-attempt",
+    rendered: registrationAttempt({ signInLink: `${deps.publicUrl}/`, forgotLink: `${deps.publicUrl}/forgot` }),
+  });
+}
+
 /**
- * Creates a customer's sign-in, not yet validated, with where they came from, and emails the
- * validation link. At most REGISTRATIONS_PER_ADDRESS from one address.
+ * Registers an address (at most REGISTRATIONS_PER_ADDRESS from one client address). A new address
+ * gets a customer's sign-in, not yet validated, with where they came from, and its validation link.
+ * An address that has an account gets nothing new: its owner is emailed instead, and nobody is
+ * signed in. Both do the same work before answering (one Argon2 hash, the emails after the
+ * answer), so neither the answer nor its time tells which it was (decision 023). Answers the user
+ * created, or null.
  */
 export async function registerCustomer(
   deps: SignInDeps,
   input: z.output<typeof register.body>,
   address: string,
-): Promise<UserRow> {
+): Promise<{ email: string; userId: number | null }> {
   await spendWithinLimit(
     deps.limiter,
     `register:address:${address}`,
     REGISTRATIONS_PER_ADDRESS,
     "Too many registrations from here. Try again later.",
   );
-  if (await findUserByUsername(deps.db, input.email)) throw new InvalidInput(ALREADY_REGISTERED, "email");
   const passwordHash = await hashPassword(input.password);
+  const existing = await findUserByUsername(deps.db, input.email);
+  const created = existing ? null : await createCustomer(deps, input, passwordHash);
+  if (created) {
+    afterAnswer("validation email", () => sendValidation(deps, created));
+  } else {
+    // Registered by someone else between the lookup and the insert: the same as existing.
+    const owner = existing ?? await findUserByUsername(deps.db, input.email);
+    if (owner) afterAnswer("registration attempt notice", () => tellOwnerOfAttempt(deps, owner));
+  }
+  return { email: input.email, userId: created?.id ?? null };
+}
+
+/** The new user and where they came from, in one transaction; null if the address was taken meanwhile. */
+async function createCustomer(
+  deps: SignInDeps,
+  input: z.output<typeof register.body>,
+  passwordHash: string,
+): Promise<UserRow | null> {
   const now = new Date(deps.now());
-  const user = await deps.db.transaction(async (tx) => {
+  return await deps.db.transaction(async (tx) => {
     const [created] = await tx.insert(users).values({
       username: input.email,
       passwordHash,
@@ -67,10 +98,22 @@ export async function registerCustomer(
     });
     return created;
   });
-  // Registered by someone else between the check and the insert.
-  if (!user) throw new InvalidInput(ALREADY_REGISTERED, "email");
-  await sendValidation(deps, user);
-  return user;
+}
+
+/**
+ * Emails the validation link again for this browser's registration (decision 023): to a new
+ * address, a new link; to an address that had an account, the notice again, so that the answer
+ * is the same. At most RESENDS_PER_USER for an address.
+ */
+export async function resendForRegistration(deps: SignInDeps, registration: Registration): Promise<void> {
+  await spendWithinLimit(deps.limiter, `resend:email:${registration.email}`, RESENDS_PER_USER);
+  const user = registration.userId ? await findUser(deps.db, registration.userId) : undefined;
+  if (user) {
+    if (!user.validated) afterAnswer("validation email", () => sendValidation(deps, user));
+    return;
+  }
+  const owner = await findUserByUsername(deps.db, registration.email);
+  if (owner) afterAnswer("registration attempt notice", () => tellOwnerOfAttempt(deps, owner));
 }
 
 /** Emails a new validation link to a user who has not confirmed their address yet. */

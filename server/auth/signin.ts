@@ -1,17 +1,27 @@
 import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
 import { Unauthenticated } from "../errors.ts";
-import { secondFactorCode } from "../mail/index.ts";
-import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
+import { secondFactorCode, signInPaused } from "../mail/index.ts";
+import { checkFromSource, forgetAccount, spendWithinLimit } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
 import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
-import { LOGIN_FAILURES, RESENDS_PER_USER, SECOND_FACTOR_FAILURES } from "./rate-limit.ts";
+import { issueResetLink } from "./password-reset.ts";
+import { RESENDS_PER_USER } from "./rate-limit.ts";
 import { findUser, findUserByUsername, normalizeUsername, type UserRow } from "./users.ts";
 
-/** Signing in: the password, then the second factor (decision 007). */
+/** Signing in: the password, then the second factor (decisions 007 and 023). */
 
-/** The key under which failed logins of an account are counted (a reset lifts it too). */
+/** Where an attempt comes from: the client's address, and whom this browser passed the second factor for. */
+export interface Origin {
+  address: string;
+  /** The user id of the browser's known-device note (server/auth/devices.ts), or null. */
+  knownDeviceOf: number | null;
+}
+
+/** The keys under which failed logins of an account are counted (a reset forgets them). */
 export const loginLimitKey = (username: string) => `login:${normalizeUsername(username)}`;
+/** The same for second-factor codes. */
+export const challengeLimitKey = (userId: number) => `challenge:${userId}`;
 
 /** Emails a new 6-digit second-factor code, valid 10 minutes. */
 async function sendCode(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<void> {
@@ -24,33 +34,70 @@ async function sendCode(deps: SignInDeps, user: Pick<UserRow, "id" | "username">
   });
 }
 
-/**
- * Checks the password of an account (at most LOGIN_FAILURES wrong ones) and answers the user,
- * whose session then still has the second factor to pass: a code is emailed unless they use an
- * authenticator app. An unknown account costs the same hashing as a known one.
- */
-export async function signInWithPassword(deps: SignInDeps, username: string, password: string): Promise<UserRow> {
-  const user = await checkWithinLimit(deps.limiter, loginLimitKey(username), LOGIN_FAILURES, async () => {
-    const user = await findUserByUsername(deps.db, username);
-    return (await verifyPassword(user?.passwordHash, password)) && user ? user : null;
+/** Tells the owner that sign-in to their account is paused, with a link that lets them in. */
+async function tellOwnerOfPause(deps: SignInDeps, user: UserRow, guessed: "password" | "code"): Promise<void> {
+  const link = await issueResetLink(deps, user);
+  await deps.mailer.send({
+    to: user.username,
+    userId: user.id,
+    template: "sign-in-paused",
+    rendered: signInPaused({ guessed, link }),
   });
+}
+
+/**
+ * Checks the password of an account under the limits per address and per account (decision 023)
+ * and answers the user, whose session then still has the second factor to pass: a code is emailed
+ * unless they use an authenticator app. An unknown account costs the same Argon2 check as a known
+ * one, and is limited and paused the same way.
+ */
+export async function signInWithPassword(
+  deps: SignInDeps,
+  username: string,
+  password: string,
+  origin: Origin,
+): Promise<UserRow> {
+  const found = await findUserByUsername(deps.db, username);
+  const user = await checkFromSource(deps.limiter, {
+    account: loginLimitKey(username),
+    address: origin.address,
+    knownDevice: !!found && origin.knownDeviceOf === found.id,
+    onPause: found ? () => tellOwnerOfPause(deps, found, "password") : undefined,
+  }, async () => (await verifyPassword(found?.passwordHash, password)) && found ? found : null);
   const validated = user.validated || user.level === "Admin";
   if (validated && !user.totpSecret) await sendCode(deps, user);
   return user;
 }
 
 /**
- * Checks a second-factor code of a signed-in user (at most SECOND_FACTOR_FAILURES wrong ones): the
- * authenticator's when they have one, else, or failing that, the emailed one.
+ * Checks a second-factor code of a signed-in user under the same limits: the authenticator's when
+ * they have one, else, or failing that, the emailed one.
  */
-export async function passSecondFactor(deps: SignInDeps, userId: number, typed: string): Promise<UserRow> {
+export async function passSecondFactor(
+  deps: SignInDeps,
+  userId: number,
+  typed: string,
+  origin: Origin,
+): Promise<UserRow> {
   const code = typed.replace(/\s+/g, "");
-  return await checkWithinLimit(deps.limiter, `challenge:${userId}`, SECOND_FACTOR_FAILURES, async () => {
+  const owner = await findUser(deps.db, userId);
+  return await checkFromSource(deps.limiter, {
+    account: challengeLimitKey(userId),
+    address: origin.address,
+    knownDevice: origin.knownDeviceOf === userId,
+    onPause: owner ? () => tellOwnerOfPause(deps, owner, "code") : undefined,
+  }, async () => {
     const user = await findUser(deps.db, userId);
     if (!user) return null;
     if (await authenticatorAccepts(deps, user, code)) return user;
     return (await deps.verifications.consume("second-factor", code, user.id)) === null ? null : user;
   });
+}
+
+/** Forgets every failed login and code of a user, from everywhere (after a password reset). */
+export async function forgetFailures(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<void> {
+  await forgetAccount(deps.limiter, loginLimitKey(user.username));
+  await forgetAccount(deps.limiter, challengeLimitKey(user.id));
 }
 
 /** Emails a new second-factor code (also to a user with an authenticator app). */

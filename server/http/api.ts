@@ -15,8 +15,12 @@ export function ok<T>(
   body: T,
   options: { redirect?: string; status?: ContentfulStatusCode } = {},
 ): Response {
-  const answer: ApiSuccess<T> = options.redirect ? { body, redirect: options.redirect } : { body };
-  return c.json(answer, options.status ?? 200);
+  return c.json(success(body, options.redirect), options.status ?? 200);
+}
+
+/** The envelope of a success: `{"body"}`, and `redirect` when the client should go on there. */
+export function success<T>(body: T, redirect?: string): ApiSuccess<T> {
+  return redirect ? { body, redirect } : { body };
 }
 
 /**

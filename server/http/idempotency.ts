@@ -4,11 +4,12 @@ import { lt } from "drizzle-orm";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
-import { columnList, fromColumns, rowOf, run } from "../../db/sql.ts";
+import { columnList, fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../lib/constants.ts";
 import type { AppEnv } from "../env.ts";
+import { Conflict } from "../errors.ts";
 import { failureBody } from "./api.ts";
 
 /** Set on an answer that was replayed from the store instead of running the handler again. */
@@ -36,11 +37,36 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 type Row = typeof idempotencyKeys.$inferSelect;
 
+/** An answer as the key keeps it: status, the headers worth replaying, and the body's text. */
+export interface StoredAnswer {
+  status: number;
+  headers: [string, string][];
+  body: string;
+}
+
+/**
+ * A request's claim on its Idempotency-Key, for the handler (`c.get("idempotency")`, null when the
+ * request has no key). A handler whose effect is one database transaction stores its answer in
+ * that very transaction, so that the effect and the answer commit together: a process that dies
+ * after the COMMIT has already stored what every retry must be told (docs/decisions/025).
+ */
+export interface IdempotencyClaim {
+  /**
+   * Writes `answer` as the key's answer inside `tx`, the transaction that makes the request's
+   * effect; the request must then answer exactly that (server/http/route.ts does). Throws a
+   * Conflict, and so rolls the effect back, when a retry has taken the key over (the first
+   * attempt ran past the claim's lock), so that the request runs once whatever happens. Once per
+   * request.
+   */
+  storeWith(tx: Tx, answer: StoredAnswer): Promise<void>;
+}
+
 /**
  * Idempotency-Key for POST, PUT and DELETE, kept in the database so that every instance sees the
  * same keys. Same key and same request: the first answer replayed byte for byte; same key with
  * another request: 422; same key while the first still runs: 409. Requests without the header, and
- * other methods, pass through untouched. Mount it after the session layer: keys are per user.
+ * other methods, pass through untouched. Mount it after the session layer: keys are per user, and
+ * per customer for an administrator acting on behalf of one.
  */
 export function idempotency(): MiddlewareHandler<AppEnv> {
   return async function idempotencyKey(c, next) {
@@ -49,11 +75,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     if (!KEY_PATTERN.test(key)) return fail(c, 422, "Idempotency-Key must be 1 to 255 visible characters.");
 
     const db = c.get("db");
-    // A visitor's keys share one scope. A replay there needs the same key *and* a byte-identical
-    // request, so it shows nothing the sender could not get by sending that request, and no
-    // cookie is ever replayed; clients generate random keys, so visitors do not collide.
-    const user = c.get("user");
-    const scope = user ? `user:${user.id}` : "anon";
+    const scope = scopeOf(c);
     const requestHash = await hashRequest(c);
     const now = Date.now();
 
@@ -70,6 +92,20 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     // key has been taken over, the writes below change nothing.
     const ours = [scope, key, now + LOCK_MS];
     const release = () => groupedTransaction(db, (tx) => run(tx, RELEASE, ours));
+    // Set by storeWith: the answer written in the effect's transaction.
+    const withEffect: { answer?: StoredAnswer } = {};
+    c.set("idempotency", {
+      async storeWith(tx, answer) {
+        if (withEffect.answer) throw new Error("A request stores its answer with its effect once.");
+        const stored = await run(tx, STORE, [answer.status, JSON.stringify(answer.headers), answer.body, ...ours]);
+        if (stored === 0) {
+          throw new Conflict(
+            "A retry with this Idempotency-Key has taken this request over; this attempt did nothing.",
+          );
+        }
+        withEffect.answer = answer;
+      },
+    });
 
     try {
       // Hono's compose turns an error thrown by the handler into c.res (through onError) before
@@ -78,6 +114,18 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     } catch (error) {
       await release();
       throw error;
+    }
+
+    if (withEffect.answer) {
+      // The usual case: the effect and its answer committed together, and that answer is c.res.
+      if (c.res.status === withEffect.answer.status) return;
+      // The handler stored an answer and then failed: if the transaction did commit, the stored
+      // answer is the truth (the money moved), and this client gets it like any retry would.
+      const row = await readKey(db, scope, key);
+      if (row?.state === "done" && row.lockedUntil.getTime() === now + LOCK_MS) {
+        c.res = answerOf(row);
+        return;
+      }
     }
 
     const res = c.res;
@@ -96,6 +144,20 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     });
     await groupedTransaction(db, (tx) => run(tx, STORE, [res.status, JSON.stringify(headers), body, ...ours]));
   };
+}
+
+/**
+ * The scope of a request's keys: who acts, and for whom. An administrator acting on behalf of a
+ * customer has a scope per customer, so a key sent for one customer never answers for another
+ * (issue 14). A visitor's keys share one scope: a replay there needs the same key *and* a
+ * byte-identical request, so it shows nothing the sender could not get by sending that request,
+ * and no cookie is ever replayed; clients generate random keys, so visitors do not collide.
+ */
+function scopeOf(c: Context<AppEnv>): string {
+  const user = c.get("user");
+  if (!user) return "anon";
+  const customer = c.get("onBehalf");
+  return customer ? `user:${user.id}:for:${customer.id}` : `user:${user.id}`;
 }
 
 /**
@@ -127,9 +189,13 @@ function claimKey(
   return groupedTransaction(db, async (tx) => {
     const claimed = await rowOf(tx, CLAIM, [scope, key, requestHash, now + LOCK_MS, now, now - IDEMPOTENCY_TTL_MS]);
     if (claimed) return "claimed" as const;
-    const row = await rowOf<Record<string, unknown>>(tx, HELD, [scope, key]);
-    return row ? fromColumns(idempotencyKeys, row) : undefined;
+    return await readKey(tx, scope, key);
   });
+}
+
+async function readKey(executor: Database | Tx, scope: string, key: string): Promise<Row | undefined> {
+  const row = await rowOf<Record<string, unknown>>(executor, HELD, [scope, key]);
+  return row ? fromColumns(idempotencyKeys, row) : undefined;
 }
 
 /**
@@ -173,10 +239,17 @@ function decodeExactly(buffer: ArrayBuffer): string | undefined {
   }
 }
 
-function replay(row: Row): Response {
+/** The stored answer, as it was first given. */
+function answerOf(row: Row): Response {
   const headers = new Headers(JSON.parse(row.responseHeaders ?? "[]") as [string, string][]);
-  headers.set(REPLAYED_HEADER, "true");
   return new Response(row.responseBody, { status: row.responseStatus ?? 200, headers });
+}
+
+/** The stored answer again, marked as a replay. */
+function replay(row: Row): Response {
+  const res = answerOf(row);
+  res.headers.set(REPLAYED_HEADER, "true");
+  return res;
 }
 
 function fail(c: Context, status: ContentfulStatusCode, error: string): Response {

@@ -3,10 +3,11 @@ import { every } from "hono/combine";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import type { AnswerOf, CallContract, InputOf } from "../../lib/contracts/define.ts";
+import type { Tx } from "../../db/sql.ts";
 import type { AppEnv } from "../env.ts";
 import { guards } from "../guards.ts";
 import { allowedTo } from "../accounts/permissions.ts";
-import { ok } from "./api.ts";
+import { ok, success } from "./api.ts";
 import { valid } from "./validate.ts";
 
 /**
@@ -22,9 +23,21 @@ export const reply = <A>(body: A, options: { redirect?: string; status?: Content
 
 type Outcome<C extends CallContract> = AnswerOf<C> | Reply<AnswerOf<C>> | Response;
 
+/**
+ * For a call whose effect is one database transaction (a conversion, a payment): its answer,
+ * stored under the request's Idempotency-Key inside that transaction, so that the answer commits
+ * with the effect and every retry learns what happened, even after a crash between the COMMIT and
+ * the reply (docs/decisions/025). Without a key it stores nothing. The call then answers exactly
+ * what was stored, whatever the handler returns.
+ */
+export interface AnswerWithEffect<A> {
+  storeWith(tx: Tx, answer: A): Promise<void>;
+}
+
 export type Handler<C extends CallContract> = (
   c: Context<AppEnv>,
   input: InputOf<C>,
+  answer: AnswerWithEffect<AnswerOf<C>>,
 ) => Outcome<C> | Promise<Outcome<C>>;
 
 /** Every call registered through route(), for the contract tests. */
@@ -53,11 +66,24 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
       query: call.query ? c.req.valid("query" as never) : {},
       body: call.body ? c.req.valid("json" as never) : {},
     } as InputOf<C>;
-    const outcome = await handler(c, input);
+    const status = call.status ?? 200;
+    // Set by storeWith: the answer that committed with the effect.
+    const stored: { text?: string } = {};
+    const outcome = await handler(c, input, {
+      async storeWith(tx, answer) {
+        const claim = c.get("idempotency");
+        if (!claim) return;
+        if (c.get("config").appEnv === "test") checkAnswer(call, answer);
+        const text = JSON.stringify(success(answer));
+        await claim.storeWith(tx, { status, headers: [["content-type", "application/json"]], body: text });
+        stored.text = text;
+      },
+    });
+    if (stored.text !== undefined) return c.body(stored.text, status, { "content-type": "application/json" });
     if (outcome instanceof Response) return outcome;
     const { body, options } = outcome instanceof Reply ? outcome : { body: outcome, options: {} };
     if (c.get("config").appEnv === "test") checkAnswer(call, body);
-    return ok(c, body, { redirect: options.redirect, status: options.status ?? call.status ?? 200 });
+    return ok(c, body, { redirect: options.redirect, status: options.status ?? status });
   });
 }
 

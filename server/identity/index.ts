@@ -4,6 +4,7 @@ import type { IdentityProvider, IdentityResult, ProviderName } from "./provider.
 import { sandboxProvider } from "./sandbox.ts";
 import { recordResult } from "./store.ts";
 import { sumsubProvider } from "./sumsub.ts";
+import { CLOCK_SKEW_MS } from "./webhook.ts";
 import { SumsubClient } from "./sumsub-client.ts";
 
 /**
@@ -36,7 +37,11 @@ export async function confirmResult(
   userId: number,
   now: Date = new Date(),
 ): Promise<IdentityResult & { provider: ProviderName }> {
-  return await recordResult(db, userId, provider.name, await provider.readResult(userId), now);
+  const result = await provider.readResult(userId);
+  // A review date ahead of our clock would make later reviews look older (decision 023): the
+  // answer is current, so it is kept with our time.
+  const future = result.reviewedAt && result.reviewedAt.getTime() > now.getTime() + CLOCK_SKEW_MS;
+  return await recordResult(db, userId, provider.name, future ? { ...result, reviewedAt: now } : result, now);
 }
 
 export {

@@ -103,10 +103,15 @@ export async function webhookEventId(event: SumsubWebhookEvent): Promise<string>
  * - "stale": the stored review is newer than this event; nothing changed;
  * - "unknown-user": externalUserId is not one of our users; nothing changed;
  * - "ignored": not an applicantReviewed event, or one without a completed review (or a
- *   pending one over a final verdict); nothing changed.
+ *   pending one over a final verdict); nothing changed;
+ * - "future": dated more than CLOCK_SKEW_MS ahead of our clock; nothing changed. Kept, it would make
+ *   every genuine review after it look older than the stored one (decision 023).
  * Only "applied" events are remembered, so every other outcome is the same on a re-delivery.
  */
-export type ApplyOutcome = "applied" | "duplicate" | "stale" | "unknown-user" | "ignored";
+export type ApplyOutcome = "applied" | "duplicate" | "stale" | "unknown-user" | "ignored" | "future";
+
+/** How far ahead of our clock a provider's clock may be: 5 minutes. */
+export const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 class Outcome extends Error {
   constructor(readonly outcome: ApplyOutcome) {
@@ -134,6 +139,7 @@ export async function applyReviewEvent(
     reviewedAt: parseSumsubDate(event.createdAtMs) ?? parseSumsubDate(event.createdAt) ?? now,
     ...(typeof event.applicantId === "string" && event.applicantId ? { applicantId: event.applicantId } : {}),
   };
+  if (result.reviewedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) return "future";
   const id = await webhookEventId(event);
   const userId = userIdFromExternal(event.externalUserId);
   try {
@@ -176,7 +182,7 @@ export async function receiveWebhook(
 
 /**
  * POST sumsub/webhook: a delivery that is not signed with the webhook secret is 401, one that is
- * signed but not an event is 422; otherwise what applying it did (answered 200 in every case, so
+ * signed but not an event, or dated in the future, is 422; otherwise what applying it did (answered 200 in every case, so
  * that Sumsub does not send it again). Without a secret the webhook does not exist.
  */
 export async function acceptWebhook(
@@ -184,10 +190,13 @@ export async function acceptWebhook(
   delivery: { rawBody: Uint8Array; digest?: string | null; alg?: string | null },
   secret: string | undefined,
   now: Date,
-): Promise<ApplyOutcome> {
+): Promise<Exclude<ApplyOutcome, "future">> {
   if (!secret) throw new NotFound("Webhooks are not configured.");
   const outcome = await receiveWebhook(db, delivery, secret, now);
   if (outcome === "unverified") throw new Unauthenticated("The payload digest does not match.");
   if (outcome === "malformed") throw new InvalidInput("The event could not be read.");
+  if (outcome === "future") {
+    throw new InvalidInput("The event is dated in the future (more than 5 minutes ahead of our clock).");
+  }
   return outcome;
 }

@@ -1,7 +1,7 @@
 import { count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
-import { fromColumns, rowOf } from "../../db/sql.ts";
+import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
 import { conversions, quotes } from "../../db/schema-money.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
@@ -96,13 +96,16 @@ interface QuoteRow {
 
 /**
  * Executes a held quote for its account. Fixed SQL, like the ledger it calls (db/sql.ts): this is
- * the request a busy portal serves most.
+ * the request a busy portal serves most. `alongside` runs last in the same transaction, with the
+ * conversion: the HTTP layer stores the request's answer there, so that the answer commits with
+ * the money (docs/decisions/025); if it throws, nothing of the conversion happened.
  */
 export async function executeQuote(
   db: Database,
   who: { accountId: number; userId: number },
   quoteId: string,
   now: Date,
+  alongside?: (tx: Tx, conversion: ConversionRow) => Promise<void>,
 ): Promise<ConversionRow> {
   const at = now.getTime();
   try {
@@ -156,7 +159,9 @@ export async function executeQuote(
           at,
         ],
       );
-      return fromColumns(conversions, row!);
+      const conversion = fromColumns(conversions, row!);
+      await alongside?.(tx, conversion);
+      return conversion;
     });
   } catch (error) {
     if (error instanceof InsufficientFunds) {

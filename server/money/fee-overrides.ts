@@ -8,9 +8,10 @@ import { findUser, userWithSummary } from "../auth/users.ts";
 import { NotFound } from "../errors.ts";
 
 /**
- * Sets or clears a customer's fee overrides (./pricing.ts says how they price a transfer), recorded
- * in the audit log as done by the administrator for that customer. Answers the customer's session
- * summary, which carries the overrides. Administrators have no fees to override.
+ * Sets or clears a customer's fee overrides, per currency (./pricing.ts says how they price a
+ * transfer), recorded in the audit log as done by the administrator for that customer, with the
+ * overrides before and after. Answers the customer's session summary, which carries the overrides.
+ * Administrators have no fees to override.
  */
 export async function setFeeOverrides(
   db: Database,
@@ -26,7 +27,17 @@ export async function setFeeOverrides(
     overrideRegularTransferFee: overrides.override_regular_transfer_fee,
     overridePriorityTransferFee: overrides.override_priority_transfer_fee,
   }).where(eq(users.id, customerId));
-  await audit(db, { actorId: by, onBehalfOfId: customerId, action: "fees.override", detail: overrides }, now);
+  const before = {
+    override_transfer_fee: customer.overrideTransferFee,
+    override_regular_transfer_fee: customer.overrideRegularTransferFee,
+    override_priority_transfer_fee: customer.overridePriorityTransferFee,
+  };
+  await audit(db, {
+    actorId: by,
+    onBehalfOfId: customerId,
+    action: "fees.override",
+    detail: { before, after: overrides },
+  }, now);
   const updated = await userWithSummary(db, customerId, false);
   return updated!.summary;
 }

@@ -10,14 +10,12 @@
  *   may write as a plan is the calls' contract (planBody in lib/contracts/console-money.ts).
  * - Fees are decimal strings with exactly each currency's digits ("1.00", "200", "0.400"); a
  *   plan must give both fees for every supported currency, so that any currency can be sold.
- * - Overrides: when override_transfer_fee is on, override_regular_transfer_fee (or
- *   override_priority_transfer_fee) is the fee, read as an amount in the currency being sold
- *   (the same number whatever that currency is). When the override of that kind is null (or an
- *   empty string) the plan's fee applies. An override with more decimals than the currency has (say "2.50" when
- *   selling JPY) is rounded up to the currency's minor unit, in the house's favour and by less
- *   than one minor unit. When override_transfer_fee is off the override fees are ignored.
+ * - Overrides are per currency, like the plan's fees (docs/decisions/025): when
+ *   override_transfer_fee is on, override_regular_transfer_fee (or override_priority_transfer_fee)
+ *   maps a currency to the fee of a transfer selling it ({"GBP": "0.50", "JPY": "100"}), written
+ *   with exactly that currency's digits. A currency the map does not name, or a map that is null,
+ *   pays the plan's fee. When override_transfer_fee is off the maps are kept but ignored.
  */
-import Big from "big.js";
 import { currency, CURRENCY_CODES, type CurrencyCode } from "./currencies.ts";
 import { parseAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
@@ -45,10 +43,13 @@ export interface PricingPlan {
   fees: Record<string, TransferFees>;
 }
 
+/** Currency code → fee as a decimal string with that currency's digits. */
+export type FeesByCurrency = Record<string, string>;
+
 export interface FeeOverrides {
   override_transfer_fee: boolean;
-  override_regular_transfer_fee: string | null;
-  override_priority_transfer_fee: string | null;
+  override_regular_transfer_fee: FeesByCurrency | null;
+  override_priority_transfer_fee: FeesByCurrency | null;
 }
 
 /** A customer's fee overrides, from their session summary (SPEC.md section 6), or none for a visitor. */
@@ -128,37 +129,18 @@ export function bpsFor(plan: PricingPlan, amountInTierCurrencyMinor: number): nu
 }
 
 /**
- * Reads an override fee ("2", "2.5", "2.50") as minor units of `code`, rounding up to the
- * currency's minor unit when it has more decimals than the currency.
- */
-function overrideMinor(code: string, text: string, kind: FeeKind): number {
-  const s = typeof text === "string" ? text.trim() : "";
-  const field = `override_${kind}_transfer_fee`;
-  if (!/^\d{1,15}(?:\.\d{1,12})?$/.test(s)) {
-    throw new MoneyError(
-      `The user's ${kind} transfer fee override must be a plain decimal amount such as "2.50".`,
-      field,
-    );
-  }
-  const minor = new Big(s).times(new Big(10).pow(currency(code).minorUnits)).round(0, Big.roundUp);
-  if (minor.gt(Number.MAX_SAFE_INTEGER)) {
-    throw new MoneyError(`The user's ${kind} transfer fee override is too large.`, field);
-  }
-  return minor.toNumber();
-}
-
-/**
- * The fee of a transfer selling `code`, in its minor units: the user's override of that kind when
- * override_transfer_fee is on and the override is set, otherwise the plan's fee. Throws a
- * MoneyError for an unknown currency or a plan without fees for it.
+ * The fee of a transfer selling `code`, in its minor units: the user's override of that kind for
+ * that currency when override_transfer_fee is on and the override is set, otherwise the plan's
+ * fee. Throws a MoneyError for an unknown currency or a plan without fees for it.
  */
 export function feeFor(plan: PricingPlan, code: string, kind: FeeKind, overrides?: FeeOverrides | null): number {
   currency(code);
   if (overrides?.override_transfer_fee) {
-    const text = kind === "regular"
+    const byCurrency = kind === "regular"
       ? overrides.override_regular_transfer_fee
       : overrides.override_priority_transfer_fee;
-    if (text !== null && text !== undefined && String(text).trim() !== "") return overrideMinor(code, text, kind);
+    const text = byCurrency && Object.hasOwn(byCurrency, code) ? byCurrency[code] : undefined;
+    if (text !== undefined) return parseAmount(code, text);
   }
   const fees = Object.hasOwn(plan.fees, code) ? plan.fees[code] : undefined;
   if (!fees) throw new MoneyError(`The pricing plan ${plan.name} has no fees for ${code}.`, "currency");

@@ -5,8 +5,8 @@
  * Product decisions
  *
  * - The fee is in the SELL currency: the plan's regular transfer fee for the sell currency, or,
- *   when the user's override_transfer_fee is on, their override_regular_transfer_fee (a decimal
- *   amount in the sell currency; see ./pricing.ts feeFor). `sell_amount` includes the fee; what
+ *   when the user's override_transfer_fee is on and they have a regular fee override in the sell
+ *   currency, that override (see ./pricing.ts feeFor). `sell_amount` includes the fee; what
  *   is converted is sell_amount − fee. `fee_currency` is always `sell_currency`.
  * - fixed=sell: the customer gives sell_amount (the fee included);
  *   buy_amount = floor((sell_amount − fee) × rate), in buy minor units. If sell_amount ≤ fee the

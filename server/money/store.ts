@@ -1,8 +1,12 @@
 import { desc } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { rateTables } from "../../db/schema-money.ts";
+import { type RateMove, rateTables } from "../../db/schema-money.ts";
+import type { Tx } from "../../db/sql.ts";
 import type { RateTableUpdate } from "../../lib/contracts/console-money.ts";
+import { raiseAlert } from "../alerts/alerts.ts";
+import { Conflict, InvalidInput } from "../errors.ts";
 import { seedDefaultPlan } from "./plans.ts";
+import { describeMove, largeMoves, rateProblems, utcDay } from "./rate-sanity.ts";
 import { INDICATIVE_RATES, mergeRateTables, type RatesAnswer, ratesFor, type RateTable } from "./rates.ts";
 
 /**
@@ -19,21 +23,31 @@ export async function seedMoney(db: Database, now = new Date()): Promise<void> {
 }
 
 /** The current rate table: the latest written. */
-export async function currentRates(db: Database): Promise<RateTable> {
+export async function currentRates(db: Database | Tx): Promise<RateTable> {
   const [row] = await db.select().from(rateTables).orderBy(desc(rateTables.id)).limit(1);
   if (!row) return INDICATIVE_RATES;
   return { base: row.base, as_of: row.asOf, source: row.source, rates: row.rates };
 }
 
-export async function saveRates(db: Database, table: RateTable, by: number | null, now = new Date()): Promise<void> {
-  await db.insert(rateTables).values({
+/** Records a table as the current one; `confirmed` names the large moves it makes and who confirmed them. */
+export async function saveRates(
+  db: Database | Tx,
+  table: RateTable,
+  by: number | null,
+  now = new Date(),
+  confirmed: { changes: RateMove[]; by: number } | null = null,
+): Promise<number> {
+  const [row] = await db.insert(rateTables).values({
     base: table.base,
     asOf: table.as_of,
     source: table.source,
     rates: table.rates,
     createdAt: now,
     createdBy: by,
-  });
+    confirmedChanges: confirmed?.changes ?? null,
+    confirmedBy: confirmed?.by ?? null,
+  }).returning({ id: rateTables.id });
+  return row.id;
 }
 
 /**
@@ -41,10 +55,42 @@ export async function saveRates(db: Database, table: RateTable, by: number | nul
  * source "admin". An update of some rates keeps the others (crossed into the new table, as the
  * rate feed does), so no currency stops being quoted because it was not in the form. Answers the
  * new rates as GET rates does, against the update's base.
+ *
+ * A table dated after today, or with a rate that cannot be a price, is refused (422 naming the
+ * field). A rate that moves by more than RATE_CONFIRM_SHARE must be confirmed by name in
+ * `confirm_changes` (409 listing each unconfirmed move on its field otherwise); once confirmed,
+ * the moves are recorded with the table and raised for a second administrator (rate-sanity.ts).
  */
 export async function updateRates(db: Database, update: RateTableUpdate, by: number, now: Date): Promise<RatesAnswer> {
-  const table = { ...update, as_of: update.as_of ?? now.toISOString().slice(0, 10), source: "admin" };
-  const merged = mergeRateTables(await currentRates(db), table).table;
-  await saveRates(db, merged, by, now);
-  return ratesFor(merged, table.base);
+  const table = { base: update.base, as_of: update.as_of ?? utcDay(now), source: "admin", rates: update.rates };
+  const [problem] = rateProblems(table, now);
+  if (problem) throw new InvalidInput(problem.message, problem.field);
+  const saved = await db.transaction(async (tx) => {
+    // Read and written in one transaction: the moves are measured against the table they replace.
+    const current = await currentRates(tx);
+    const moves = largeMoves(current, table);
+    const confirmed = new Set<string>(update.confirm_changes);
+    const unconfirmed = moves.filter((move) => !confirmed.has(move.currency));
+    if (unconfirmed.length > 0) {
+      const fields = Object.fromEntries(
+        unconfirmed.map((move) => [`rates.${move.currency}`, `${describeMove(move)}: confirm this change.`]),
+      );
+      throw new Conflict(`${unconfirmed.map(describeMove).join("; ")}: confirm to apply.`, { fields });
+    }
+    const merged = mergeRateTables(current, table).table;
+    const id = await saveRates(tx, merged, by, now, moves.length > 0 ? { changes: moves, by } : null);
+    if (moves.length > 0) {
+      await raiseAlert(tx, {
+        kind: "rate_change",
+        severity: "warning",
+        subject: { rate_table_id: id, source: "admin", base: table.base, as_of: table.as_of, changes: moves },
+        message: `An administrator confirmed large rate changes: ${
+          moves.map(describeMove).join("; ")
+        }. A second administrator should check them against the market.`,
+        createdBy: by,
+      }, now);
+    }
+    return merged;
+  });
+  return ratesFor(saved, table.base);
 }

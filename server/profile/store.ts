@@ -9,14 +9,18 @@ import { validateProfile } from "./schema.ts";
 /**
  * Saves the profile of the customer's type, checked on `now` (ages, dates not in the future): a
  * 422 names every failing field and saves nothing. Once the account is open, support changes it.
+ * Someone who joined an account through an invitation belongs to it before their own identity is
+ * checked (decision 028): their profile stays theirs to change until then.
  */
 export async function saveProfile(
   db: Database,
-  customer: { id: number; type: "Personal" | "Business"; account: boolean },
+  customer: { id: number; type: "Personal" | "Business"; account: boolean; identity: boolean },
   input: unknown,
   now: Date,
 ): Promise<void> {
-  if (customer.account) throw new Conflict("Your account is open: contact us to change your profile.");
+  if (customer.account && customer.identity) {
+    throw new Conflict("Your account is open: contact us to change your profile.");
+  }
   const result = validateProfile(customer.type, input, now);
   if (!result.ok) throw new InvalidFields(result.error, result.fields);
   await db.insert(profiles).values({

@@ -10,8 +10,17 @@
  *   its conversion, no quote marked used without its conversion, and no conversion that nobody
  *   asked for (each row is a 201 or one of the requests in flight at the kill);
  * - the customers' balances (GET account/balances) are their funding plus what the stored
- *   conversions moved, and the restarted server converts again.
- * Twice: crash, restart, check, then the stream again on the restarted server, crash, restart, check.
+ *   conversions moved, and the restarted server converts again;
+ * - every execution carried an Idempotency-Key, and its retry on the restarted server learns what
+ *   happened (issue 14, finding 5): an answered one replays its 201 byte for byte; one in flight
+ *   whose conversion was committed replays a 201 describing that very conversion; one in flight
+ *   that left nothing is either still held by its claim (409 "in progress", for a minute) or runs
+ *   now, once. No retry is ever told that its own quote was "already used".
+ * Twice: crash, restart, check, then the stream again on the restarted server, crash, restart,
+ * check. The first crash comes at a random moment; the second is aimed at the moment a conversion
+ * has reached the disk and its answer not yet (the server is stopped with SIGSTOP again and again,
+ * its database read each time, and killed when such a conversion is found; a portal that stores
+ * the answer with the conversion never shows one, and then dies at a random moment of the probes).
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -27,8 +36,14 @@ import {
 } from "../helpers/http-customer.ts";
 import { type RunningServer, startServer } from "../helpers/server.ts";
 
-/** The same secret across restarts, as a real deployment has (and no data/app-secret written). */
-const ENV = { APP_ENV: "test", APP_SECRET: crypto.randomUUID() };
+/**
+ * The same secret across restarts, as a real deployment has (and no data/app-secret written).
+ * Quotes hold for 10 minutes: a retry after a slow restart on a busy machine must find its quote
+ * still valid, so that its answer says what the crash did rather than that time passed.
+ */
+const ENV = { APP_ENV: "test", APP_SECRET: crypto.randomUUID(), QUOTE_VALIDITY_SECONDS: "600" };
+/** How often the aimed crash stops the server to look for a conversion committed without its answer. */
+const PROBES = 60;
 const LOOPS = 4;
 /** The kill comes when this many conversions have been answered 201 in the current cycle. */
 const KILL_AFTER = 40;
@@ -58,6 +73,13 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** Each execution sent: its quote, its Idempotency-Key, and the answer's text once it came. */
+interface Execution {
+  quoteId: string;
+  key: string;
+  answer?: string;
+}
+
 interface Answered {
   id: number;
   quote_id: string;
@@ -71,26 +93,33 @@ interface Answered {
 const minor = (amount: string) => Number(amount.replace(".", ""));
 const databaseUrl = () => `file:${join(dataDir!, "portal.db")}`;
 
+type Aim = "random" | "between commit and answer";
+
 /**
  * LOOPS loops of quote + execute (2 customers, 2 loops each) until KILL_AFTER 201s, then SIGKILL
- * 0 to 10 ms later, with the loops' requests in flight. Answers the 201s, the quotes whose execute had no
- * answer (in flight at the kill), and how many requests were in flight when the signal went.
+ * with the loops' requests in flight: 0 to 10 ms later ("random"), or once a conversion is found
+ * committed without its answer (see killBetweenCommitAndAnswer). Answers the 201s, the executions
+ * (each with its session), and how many requests were in flight when the signal went.
  */
-async function streamAndKill(customers: HttpCustomer[]) {
+async function streamAndKill(customers: HttpCustomer[], aim: Aim) {
   const answered: Answered[] = [];
-  const inFlightQuotes = new Set<string>();
+  const executions: Array<Execution & { session: HttpSession }> = [];
   let inFlight = 0;
   let inFlightAtKill = -1;
   let killing = false;
   let killed = false;
   const unexpected: string[] = [];
   const child = server!.process;
+  const kill = () => {
+    killed = true;
+    inFlightAtKill = inFlight;
+    child.kill("SIGKILL");
+  };
 
   const loop = async (i: number) => {
     const session: HttpSession = customers[i % customers.length].session;
     const pair = PAIRS[i % PAIRS.length];
     while (!killed) {
-      let quoteId: string | null = null;
       inFlight++;
       try {
         const quote = await session.post("account/conversions/quote", { ...pair, amount: "10.00", fixed: "sell" });
@@ -98,24 +127,29 @@ async function streamAndKill(customers: HttpCustomer[]) {
           if (!killed) unexpected.push(`quote ${quote.status}: ${quote.text.slice(0, 200)}`);
           return;
         }
-        quoteId = quote.json.body.id as string;
-        inFlightQuotes.add(quoteId);
-        const executed = await session.post("account/conversions", { quote_id: quoteId });
+        const execution = { quoteId: quote.json.body.id as string, key: `convert-${crypto.randomUUID()}`, session };
+        executions.push(execution);
+        const executed = await session.post("account/conversions", { quote_id: execution.quoteId }, {
+          "Idempotency-Key": execution.key,
+        });
         if (executed.status !== 201) {
           if (!killed) unexpected.push(`execute ${executed.status}: ${executed.text.slice(0, 200)}`);
           return;
         }
-        inFlightQuotes.delete(quoteId);
+        (execution as Execution).answer = executed.text;
         answered.push(executed.json.body as Answered);
         if (answered.length >= KILL_AFTER && !killing) {
-          // A random moment in the next few milliseconds, while the stream goes on: sometimes in
-          // the middle of a transaction, sometimes between a commit and its answer.
           killing = true;
-          setTimeout(() => {
-            killed = true;
-            inFlightAtKill = inFlight;
-            child.kill("SIGKILL");
-          }, Math.random() * 10);
+          if (aim === "random") {
+            // A random moment in the next few milliseconds, while the stream goes on: sometimes in
+            // the middle of a transaction, sometimes between a commit and its answer.
+            setTimeout(kill, Math.random() * 10);
+          } else {
+            killBetweenCommitAndAnswer(child, executions).then(kill, (error) => {
+              unexpected.push(`probing the database: ${error}`);
+              kill();
+            });
+          }
         }
       } catch (error) {
         // A network error: only after the kill (the answer never came).
@@ -130,7 +164,49 @@ async function streamAndKill(customers: HttpCustomer[]) {
   const status = await child.status;
   expect(unexpected, "answers before the kill").toEqual([]);
   expect(status.signal, "the server died of SIGKILL").toBe("SIGKILL");
-  return { answered, unanswered: inFlightQuotes, inFlightAtKill };
+  const unanswered = new Set(executions.filter((e) => e.answer === undefined).map((e) => e.quoteId));
+  return { answered, executions, unanswered, inFlightAtKill };
+}
+
+/** Whether the process's main thread is stopped (state T in /proc/PID/stat). */
+function isStopped(pid: number): boolean {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+}
+
+/**
+ * Stops the server (SIGSTOP) a few milliseconds at a time and reads its database while it is
+ * stopped: when an execution's conversion is committed while its Idempotency-Key still waits for
+ * its answer, the moment has come, and the caller kills the server there, still stopped. A portal
+ * that commits the answer with the conversion never shows one; after PROBES looks, the caller
+ * kills it at the last of them. Leaves the server stopped either way (SIGKILL ends it all the same).
+ */
+async function killBetweenCommitAndAnswer(child: Deno.ChildProcess, executions: Execution[]): Promise<void> {
+  for (let probe = 1;; probe++) {
+    await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4));
+    child.kill("SIGSTOP");
+    while (!isStopped(child.pid)) await new Promise((resolve) => setTimeout(resolve, 0));
+    const waiting = executions.filter((e) => e.answer === undefined);
+    const db = await openDatabase({ url: databaseUrl() });
+    try {
+      const inList = "(SELECT value FROM json_each(?))";
+      const { rows: converted } = await db.$client.execute({
+        sql: `SELECT quote_id FROM conversions WHERE quote_id IN ${inList}`,
+        args: [JSON.stringify(waiting.map((e) => e.quoteId))],
+      });
+      const { rows: running } = await db.$client.execute({
+        sql: `SELECT key FROM idempotency_keys WHERE state = 'running' AND key IN ${inList}`,
+        args: [JSON.stringify(waiting.map((e) => e.key))],
+      });
+      const committed = new Set(converted.map((row) => String(row.quote_id)));
+      const unstored = new Set(running.map((row) => String(row.key)));
+      if (waiting.some((e) => committed.has(e.quoteId) && unstored.has(e.key))) return;
+    } finally {
+      db.$client.close();
+    }
+    if (probe >= PROBES) return;
+    child.kill("SIGCONT");
+  }
 }
 
 /** Every check on the restarted server and its database. */
@@ -229,6 +305,63 @@ async function verifyAfterRestart(
   }
 }
 
+/**
+ * Every execution of the cycle retried with its Idempotency-Key on the restarted server, twice
+ * (docs/decisions/025): what each retry must say is set out at the top of this file. Answers the
+ * conversions the retries made (in flight at the kill, they had left nothing behind).
+ */
+async function retryEveryExecution(executions: Array<Execution & { session: HttpSession }>): Promise<Answered[]> {
+  const made: Answered[] = [];
+  const stored = new Map(
+    ((await reader!.$client.execute("SELECT id, quote_id, transfer_id FROM conversions")).rows as unknown as {
+      id: number;
+      quote_id: string;
+      transfer_id: number;
+    }[]).map((row) => [row.quote_id, row]),
+  );
+  let committedUnanswered = 0;
+  for (const execution of executions) {
+    const retry = () =>
+      execution.session.post("account/conversions", { quote_id: execution.quoteId }, {
+        "Idempotency-Key": execution.key,
+      });
+    const first = await retry();
+    const what = `the retry of ${execution.key} (quote ${execution.quoteId})`;
+    const conversion = stored.get(execution.quoteId);
+    if (execution.answer !== undefined) {
+      expect(first.status, `${what}, answered before the kill: ${first.text}`).toBe(201);
+      expect(first.text, what).toBe(execution.answer);
+      expect(first.headers.get("idempotent-replayed"), what).toBe("true");
+    } else if (conversion) {
+      committedUnanswered++;
+      expect(first.status, `${what}, committed but unanswered at the kill: ${first.text}`).toBe(201);
+      expect(first.json.body, what).toMatchObject({
+        id: conversion.id,
+        quote_id: execution.quoteId,
+        transfer_id: conversion.transfer_id,
+      });
+    } else if (first.status === 201) {
+      // Nothing of it had reached the disk: it runs now, once.
+      expect(first.json.body.quote_id, what).toBe(execution.quoteId);
+      made.push(first.json.body as Answered);
+    } else {
+      // Its claim reached the disk, its conversion did not: the claim holds the key for a minute.
+      expect([first.status, first.json?.error], `${what}, which left nothing: ${first.text}`)
+        .toEqual([409, "A request with this Idempotency-Key is still in progress."]);
+    }
+    if (first.status === 201) {
+      const again = await retry();
+      expect([again.status, again.text], `${what}, retried again`).toEqual([201, first.text]);
+    }
+  }
+  console.log(
+    `[crash] ${executions.length} executions retried: ${
+      executions.filter((e) => e.answer !== undefined).length
+    } answered before the kill, ${committedUnanswered} committed without an answer, ${made.length} run by their retry`,
+  );
+  return made;
+}
+
 /** `deno task ledger:check` on the database file: exit code 0 and "OK". */
 async function ledgerCheckTask(): Promise<void> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -263,7 +396,7 @@ test(
     const answered: Answered[] = [];
     const unanswered = new Set<string>();
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
-      const result = await streamAndKill(customers);
+      const result = await streamAndKill(customers, cycle === 1 ? "random" : "between commit and answer");
       expect(result.answered.length).toBeGreaterThanOrEqual(KILL_AFTER);
       expect(result.inFlightAtKill, "requests in flight when the server was killed").toBeGreaterThan(0);
       answered.push(...result.answered);
@@ -274,6 +407,7 @@ test(
       for (const customer of customers) customer.session.baseUrl = server.url;
       reader = await openDatabase({ url: databaseUrl() });
       await verifyAfterRestart(customers, answered, unanswered);
+      answered.push(...await retryEveryExecution(result.executions));
 
       // The restarted server converts again, and the task's ledger check passes after it.
       const quote = await customers[0].session.post("account/conversions/quote", {
@@ -291,5 +425,5 @@ test(
       reader = null;
     }
   },
-  120_000,
+  180_000,
 );

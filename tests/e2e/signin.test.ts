@@ -16,6 +16,7 @@ import {
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
 import { type RunningServer, startServer } from "../helpers/server.ts";
+import { totpAt, totpKeyFromText, totpStepAt } from "../../server/auth/totp.ts";
 
 let server: RunningServer;
 let browser: Browser;
@@ -95,6 +96,8 @@ async function approveInSandbox(page: Page) {
   const sandbox = page.getByRole("region", { name: /Sandbox identity provider/ });
   await expect.poll(() => sandbox.isVisible()).toBe(true);
   expect(await sandbox.textContent()).toContain("for development and testing only; no real check is made");
+  // The page itself says it is a test check (decision 023).
+  expect(await page.getByRole("note").filter({ hasText: "Test identity check." }).isVisible()).toBe(true);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await sandbox.getByRole("button", { name: "Approve (GREEN)" }).click();
 }
@@ -356,6 +359,51 @@ describe("sign-in journeys", () => {
     expect(path(page)).toBe("/account");
 
     expect(unexpected(problems, [401])).toEqual([]);
+    await context.close();
+  });
+  test("an address that has an account: the same /verify, the owner gets a notice, nobody is signed in", async () => {
+    const { page, context, problems } = await newPage(browser);
+    const email = "already.here@portal.test";
+    await openAccountThroughApi(page.request, db, server.url, { email, password: "first-password-1" });
+    await context.clearCookies();
+
+    const mark = await register(page, "Business", email, "another-password-2");
+    const notice = await waitForEmail(db, email, { template: "registration-attempt", after: mark });
+    expect(notice.text).toMatch(/tried to open an account with this address/);
+    // Nobody is signed in here: the header offers to sign in, and /auth goes home.
+    await page.goto(`${server.url}/auth`);
+    await page.waitForURL(`${server.url}/`);
+    expect(unexpected(problems)).toEqual([]);
+    await context.close();
+  });
+
+  test("the authenticator app: the password before a key, the password or a code before turning it off", async () => {
+    const { page, context, problems } = await newPage(browser);
+    const email = "totp.customer@portal.test";
+    const password = "totp-password-1";
+    await openAccountThroughApi(page.request, db, server.url, { email, password });
+
+    await page.goto(`${server.url}/account/security`);
+    await hydrated(page);
+    await page.getByRole("button", { name: "Set up an authenticator app" }).click();
+    await page.getByLabel("Your password").fill(password);
+    await page.getByRole("button", { name: "Continue" }).click();
+    const key = (await page.getByLabel("Key").textContent())!.replace(/\s+/g, "");
+    await page.getByLabel("Code from the app").fill(totpAt(totpKeyFromText(key), totpStepAt(Date.now())));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Authenticator app is on.");
+
+    await page.getByRole("button", { name: "Turn off" }).click();
+    await page.getByLabel(/^Your password/).fill("not the password");
+    await page.getByRole("button", { name: "Turn off the app" }).click();
+    await expect.poll(() => page.getByText("That password is not right.").first().isVisible(), PASSWORD_CHECKED)
+      .toBe(true);
+    await page.getByLabel(/^Your password/).fill(password);
+    await page.getByRole("button", { name: "Turn off the app" }).click();
+    await expect.poll(() => page.getByRole("status").textContent(), PASSWORD_CHECKED).toBe(
+      "Authenticator app is off.",
+    );
+    expect(unexpected(problems, [422])).toEqual([]);
     await context.close();
   });
 });

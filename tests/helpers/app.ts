@@ -62,11 +62,13 @@ export interface TestAppOptions {
   now?: () => number;
   env?: Record<string, string>;
   services?: ServiceOptions;
+  /** A database of the test's own (a second instance on another's file); a fresh one by default. */
+  database?: Database;
 }
 
 /** The real app on a fresh database, with the island build from dist/. */
 export async function testApp(options: TestAppOptions = {}): Promise<TestApp & { services: Services; config: Config }> {
-  const db = await testDatabase();
+  const db = options.database ?? await testDatabase();
   let current: SessionUser | null = null;
   const config = loadConfig({ APP_ENV: "test", PUBLIC_URL: "http://localhost", ...options.env });
   await seedMoney(db);

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { expect } from "vitest";
 import type { Database } from "../../db/client.ts";
+import { settled } from "../../server/background.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { testApp } from "./app.ts";
 import { codeIn, latestEmail, linkIn } from "./mailbox.ts";
@@ -124,6 +125,16 @@ export class TestClient {
     return copy;
   }
 
+  /** The same browser (its cookies) talking to another instance of the portal on the same database. */
+  to(app: Hono<AppEnv>): TestClient {
+    const copy = new TestClient(
+      { app, db: this.db },
+      { now: this.clock, origin: this.origin, address: this.address, headers: this.extraHeaders },
+    );
+    for (const [name, cookie] of this.jar) copy.jar.set(name, { ...cookie });
+    return copy;
+  }
+
   /** The value of a live cookie, or undefined. */
   cookie(name: string): string | undefined {
     return this.cookieDetails(name)?.value;
@@ -197,6 +208,9 @@ export class TestClient {
         ? body as BodyInit
         : JSON.stringify(body),
     });
+    // What the server does after answering (an email) is done before the test reads on, as a
+    // person reads their mail a moment after the page answered.
+    await settled();
     const setCookies = res.headers.getSetCookie().map(parseSetCookie);
     for (const cookie of setCookies) this.store(cookie);
     const text = await res.text();
@@ -398,8 +412,9 @@ export interface Customer {
 
 /**
  * Registers a customer through POST auth/register, opens the emailed validation link's token
- * through POST validation/validate (in the same browser, which passes its second factor), and
- * answers the signed-in browser. `validate: false` stops after registering.
+ * through POST validation/validate (in the same browser, which signs them in past the second
+ * factor), and answers the signed-in browser. `validate: false` signs in with the password
+ * instead, leaving the browser signed in with the address still to confirm.
  */
 export async function registerCustomer(
   t: TestAppLike,
@@ -417,12 +432,11 @@ export async function registerCustomer(
   const client = options.client ?? new TestClient(t);
   const registered = await client.post("auth/register", { email, password, type });
   expectStatus(registered, 200);
-  const id = registered.json.body.id as number;
-  if (options.validate !== false) {
-    const { token } = await emailedToken(t.db, email, "email-validation");
-    const validated = await client.post("validation/validate", { token });
-    expectStatus(validated, 200);
-  }
+  const signedIn = options.validate === false
+    ? await client.post("auth/login", { email, password })
+    : await client.post("validation/validate", { token: (await emailedToken(t.db, email, "email-validation")).token });
+  expectStatus(signedIn, 200);
+  const id = signedIn.json.body.id as number;
   return { client, id, email: email.toLowerCase(), password, type };
 }
 

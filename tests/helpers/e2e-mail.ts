@@ -141,7 +141,7 @@ export async function openAccountThroughApi(
   customer: { email: string; password: string; first?: string; last?: string },
 ): Promise<{ id: number; accountRef: string | null; name: string }> {
   const mark = await lastEmailId(db);
-  const registered = await expectOk<{ id: number }>(
+  await expectOk<{ email: string }>(
     "auth/register",
     await request.post(`${baseUrl}/api/auth/register`, {
       data: { email: customer.email, password: customer.password, type: "Personal" },
@@ -150,7 +150,7 @@ export async function openAccountThroughApi(
   const mail = await waitForEmail(db, customer.email, { template: "email-validation", after: mark });
   const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
   if (!link) throw new Error(`No link in the validation email:\n${mail.text}`);
-  await expectOk(
+  const validated = await expectOk<{ id: number }>(
     "validation/validate",
     await request.post(`${baseUrl}/api/validation/validate`, { data: { token: tokenOf(link) } }),
   );
@@ -164,7 +164,7 @@ export async function openAccountThroughApi(
     await request.get(`${baseUrl}/api/sumsub/confirm`),
   );
   if (!confirmed.body.account) throw new Error(`The account did not open: ${JSON.stringify(confirmed.body)}`);
-  return { id: registered.body.id, accountRef: confirmed.body.account_ref, name: confirmed.body.name };
+  return { id: validated.body.id, accountRef: confirmed.body.account_ref, name: confirmed.body.name };
 }
 
 /**

@@ -267,13 +267,13 @@ export async function registerOverHttp(
   const password = options.password ?? "customer password 123";
   const session = new HttpSession(baseUrl);
   const mark = await lastEmailId(db);
-  const registered = expectAnswer<{ body: { id: number } }>(
-    "auth/register",
-    await session.post("auth/register", { email, password, type: options.type }),
-  );
+  expectAnswer("auth/register", await session.post("auth/register", { email, password, type: options.type }));
   const token = tokenIn(await waitForMail(db, email, "email-validation", mark));
-  expectAnswer("validation/validate", await session.post("validation/validate", { token }));
-  return { session, id: registered.json.body.id, email, password };
+  const validated = expectAnswer<{ body: { id: number } }>(
+    "validation/validate",
+    await session.post("validation/validate", { token }),
+  );
+  return { session, id: validated.json.body.id, email, password };
 }
 
 /**

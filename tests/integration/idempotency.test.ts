@@ -4,9 +4,11 @@ import { Hono } from "hono";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import { z } from "zod";
 import { type Database, openDatabase, openMigratedDatabase } from "../../db/client.ts";
+import { groupedTransaction } from "../../db/group-commit.ts";
+import { run } from "../../db/sql.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../lib/constants.ts";
 import type { SessionUser } from "../../server/auth/session-user.ts";
@@ -291,6 +293,57 @@ describe("Idempotency-Key", () => {
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await retry.json()).toEqual({ body: { n: 2 } });
     expect(runs.slow).toBe(2);
+  });
+
+  test("an answer stored with its effect: a late first attempt whose key was taken over undoes its effect", async () => {
+    await db.$client.execute("CREATE TABLE IF NOT EXISTS test_effects (key TEXT NOT NULL, attempt INTEGER NOT NULL)");
+    const gates = [Promise.withResolvers<void>(), Promise.withResolvers<void>()];
+    const started = [Promise.withResolvers<void>(), Promise.withResolvers<void>()];
+    let attempts = 0;
+    const app = new Hono<AppEnv>();
+    app.onError((error, c) => c.json(failureBody(409, error.message), 409));
+    app.use(async (c, next) => {
+      c.set("db", db);
+      c.set("user", { id: 1 } as SessionUser);
+      await next();
+    });
+    app.use("/api/*", idempotency());
+    // The effect (a row) and the answer are written in one transaction, after the attempt waited.
+    app.post("/api/effect", async (c) => {
+      const attempt = attempts++;
+      started[attempt].resolve();
+      await gates[attempt].promise;
+      const key = c.req.header("Idempotency-Key")!;
+      const answer = JSON.stringify({ body: { attempt } });
+      await groupedTransaction(db, async (tx) => {
+        await run(tx, "INSERT INTO test_effects (key, attempt) VALUES (?, ?)", [key, attempt]);
+        await c.get("idempotency")!.storeWith(tx, {
+          status: 201,
+          headers: [["content-type", "application/json"]],
+          body: answer,
+        });
+      });
+      return c.body(answer, 201, { "content-type": "application/json" });
+    });
+    const key = newKey();
+    const first = send(app, "/api/effect", { key, body: {} });
+    await started[0].promise;
+    // The first attempt outlives its claim (its process seemed dead): a retry takes the key over.
+    vi.spyOn(Date, "now").mockReturnValue(Date.now() + 61_000);
+    const retry = send(app, "/api/effect", { key, body: {} });
+    await started[1].promise;
+    gates[1].resolve();
+    expect(await (await retry).json()).toEqual({ body: { attempt: 1 } });
+
+    gates[0].resolve();
+    const late = await first;
+    expect(late.status).toBe(409);
+    expect((await late.json()).error).toMatch(/taken this request over/);
+    const effects = await db.$client.execute({ sql: "SELECT attempt FROM test_effects WHERE key = ?", args: [key] });
+    expect(effects.rows.map((row) => row.attempt)).toEqual([1]);
+    const replayed = await send(app, "/api/effect", { key, body: {} });
+    expect(await replayed.json()).toEqual({ body: { attempt: 1 } });
+    vi.restoreAllMocks();
   });
 
   test("a request without the header is untouched and leaves no record", async () => {

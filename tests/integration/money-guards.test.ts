@@ -58,7 +58,7 @@ const CONSOLE_CALLS: [method: "GET" | "POST" | "PUT", path: string, body?: unkno
     fees: {},
   }],
   ["PUT", "console/pricingplans/1", { assign_account_ref: "P00000000" }],
-  ["PUT", "console/users/2/fees", { override_transfer_fee: true, override_regular_transfer_fee: "0.00" }],
+  ["PUT", "console/users/2/fees", { override_transfer_fee: true, fees: { GBP: { regular: "0.00" } } }],
   ["GET", "console/receipts"],
   ["POST", "console/receipts", {
     amount: "1000000.00",

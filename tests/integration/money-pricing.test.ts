@@ -142,13 +142,14 @@ describe("a plan assigned to an account prices that account's quotes", () => {
     expect(held.json.body).toMatchObject({ fee: "3.00", rate: shown.rate, buy_amount: shown.buy_amount });
   });
 
-  test("a fee override of 0.50 replaces the plan's fee for this customer only; switched off, the plan's fee is back", async () => {
-    const on = await setFees(customer.id, { override_transfer_fee: true, override_regular_transfer_fee: "0.50" });
+  test("a fee override of 0.50 GBP replaces the plan's GBP fee for this customer only; switched off, the plan's fee is back", async () => {
+    const on = await setFees(customer.id, { override_transfer_fee: true, fees: { GBP: { regular: "0.5" } } });
     expectStatus(on, 200);
     expect(on.json.body).toMatchObject({
       id: customer.id,
       override_transfer_fee: true,
-      override_regular_transfer_fee: "0.50",
+      override_regular_transfer_fee: { GBP: "0.50" },
+      override_priority_transfer_fee: null,
     });
     const overridden = await priceFor(customer.client);
     expect(overridden.fee).toBe("0.50");
@@ -157,18 +158,69 @@ describe("a plan assigned to an account prices that account's quotes", () => {
     expect((await priceFor(visitor)).fee).toBe("1.00");
     expect((await priceFor(neighbour.client)).fee).toBe("1.00");
 
-    // The override is read in the currency being sold, rounded up to its minor unit.
-    expect((await priceFor(customer.client, { sell: "JPY", buy: "GBP", amount: "15000", fixed: "sell" })).fee).toBe(
-      "1",
-    );
-
     const me = await customer.client.get("account/whoami");
-    expect(me.json.body).toMatchObject({ override_transfer_fee: true, override_regular_transfer_fee: "0.50" });
+    expect(me.json.body).toMatchObject({ override_transfer_fee: true, override_regular_transfer_fee: { GBP: "0.50" } });
 
-    const off = await setFees(customer.id, { override_transfer_fee: false, override_regular_transfer_fee: "0.50" });
+    const off = await setFees(customer.id, { override_transfer_fee: false, fees: { GBP: { regular: "0.50" } } });
     expectStatus(off, 200);
     expect(off.json.body.override_transfer_fee).toBe(false);
+    expect(off.json.body.override_regular_transfer_fee, "kept, not applied").toEqual({ GBP: "0.50" });
     expect((await priceFor(customer.client)).fee).toBe("3.00");
+  });
+
+  // Issue 14, finding 8: the override used to be one number charged in every currency sold
+  // (0.50 GBP, 0.500 BHD, 1 JPY).
+  test("overrides are per currency: a currency without one pays the plan's fee, each is in its own currency", async () => {
+    const res = await setFees(customer.id, {
+      override_transfer_fee: true,
+      fees: {
+        GBP: { regular: "0.50", priority: "" },
+        BHD: { regular: "0.25", priority: null },
+        EUR: { priority: "2" },
+      },
+    });
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({
+      override_regular_transfer_fee: { BHD: "0.250", GBP: "0.50" },
+      override_priority_transfer_fee: { EUR: "2.00" },
+    });
+    const fee = async (sell: string, amount: string) =>
+      (await priceFor(customer.client, { sell, buy: sell === "EUR" ? "GBP" : "EUR", amount, fixed: "sell" })).fee;
+    expect(await fee("GBP", "100.00")).toBe("0.50");
+    expect(await fee("BHD", "100.000")).toBe("0.250");
+    // No yen or euro regular override: the plan's fee (the Dear plan keeps the default's).
+    expect(await fee("JPY", "15000")).toBe("200");
+    expect(await fee("EUR", "100.00")).toBe("1.00");
+
+    const cleared = await setFees(customer.id, { override_transfer_fee: false });
+    expectStatus(cleared, 200);
+    expect(cleared.json.body).toMatchObject({
+      override_transfer_fee: false,
+      override_regular_transfer_fee: null,
+      override_priority_transfer_fee: null,
+    });
+    expect(await fee("GBP", "100.00")).toBe("3.00");
+  });
+
+  test("a change of overrides is audited with the overrides before and after", async () => {
+    const before = await customer.client.get("account/whoami");
+    expectStatus(await setFees(customer.id, { override_transfer_fee: true, fees: { GBP: { regular: "0.75" } } }), 200);
+    const log = await admin.client.get(`console/audit?customer=${customer.id}`);
+    expectStatus(log, 200);
+    const entry = (log.json.body as { action: string; detail: unknown }[]).find((e) => e.action === "fees.override");
+    expect(entry?.detail).toEqual({
+      before: {
+        override_transfer_fee: before.json.body.override_transfer_fee,
+        override_regular_transfer_fee: before.json.body.override_regular_transfer_fee,
+        override_priority_transfer_fee: before.json.body.override_priority_transfer_fee,
+      },
+      after: {
+        override_transfer_fee: true,
+        override_regular_transfer_fee: { GBP: "0.75" },
+        override_priority_transfer_fee: null,
+      },
+    });
+    expectStatus(await setFees(customer.id, { override_transfer_fee: false }), 200);
   });
 
   test("moving the account back to the default plan gives it the default prices again", async () => {
@@ -267,23 +319,26 @@ describe("refused plans and fees change nothing", () => {
   test.each([
     [
       "a fee that is not a number",
-      { override_transfer_fee: true, override_regular_transfer_fee: "abc" },
-      "override_regular_transfer_fee",
+      { override_transfer_fee: true, fees: { GBP: { regular: "abc" } } },
+      "fees.GBP.regular",
     ],
+    ["a negative fee", { override_transfer_fee: true, fees: { GBP: { regular: "-1.00" } } }, "fees.GBP.regular"],
     [
-      "a negative fee",
-      { override_transfer_fee: true, override_regular_transfer_fee: "-1.00" },
-      "override_regular_transfer_fee",
+      "a GBP priority fee with three decimals",
+      { override_transfer_fee: true, fees: { GBP: { priority: "1.005" } } },
+      "fees.GBP.priority",
     ],
+    ["yen with decimals", { override_transfer_fee: true, fees: { JPY: { regular: "2.50" } } }, "fees.JPY.regular"],
+    ["a currency we do not support", { override_transfer_fee: true, fees: { XYZ: { regular: "1" } } }, "fees.XYZ"],
+    ["a fee written as a number", { override_transfer_fee: true, fees: { GBP: { regular: 1 } } }, "fees.GBP.regular"],
     [
-      "a priority fee with three decimals",
-      { override_transfer_fee: true, override_priority_transfer_fee: "1.005" },
-      "override_priority_transfer_fee",
+      "overrides switched on without any fee",
+      { override_transfer_fee: true, fees: { GBP: {} } },
+      "override_transfer_fee",
     ],
-    ["overrides switched on without any fee", { override_transfer_fee: true }, "override_transfer_fee"],
     ["override_transfer_fee that is not true or false", {
       override_transfer_fee: "yes",
-      override_regular_transfer_fee: "0.50",
+      fees: { GBP: { regular: "0.50" } },
     }, "override_transfer_fee"],
   ])("fees with %s are a 422 naming the field and change nothing", async (_name, body, field) => {
     const res = await setFees(customer.id, body);

@@ -84,7 +84,15 @@ describe("a visitor who is not signed in", () => {
 
 /** Customer screens whose features come later: their frame and a plain "coming soon". */
 const ACCOUNT_SOON = ACCOUNT.filter((p) =>
-  !["/account", "/account/convert", "/account/balances", "/account/payment"].includes(p) &&
+  ![
+    "/account",
+    "/account/convert",
+    "/account/balances",
+    "/account/payment",
+    "/account/recipients",
+    "/account/users",
+    "/account/linked-accounts",
+  ].includes(p) &&
   !p.startsWith("/account/pendingpayments")
 );
 

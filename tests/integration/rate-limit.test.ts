@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { type Limit, RateLimiter } from "../../server/auth/rate-limit.ts";
+import { FAILURES_PER_ACCOUNT, FAILURES_PER_SOURCE, type Limit, RateLimiter } from "../../server/auth/rate-limit.ts";
 import { MINUTE, TestClock } from "../helpers/client.ts";
 import { testDatabase } from "../helpers/db.ts";
 
@@ -78,5 +78,39 @@ describe("claiming attempts", () => {
     await claims(l, a, 5);
     expect(await l.claim(a, FIVE)).toBe(false);
     expect(await l.claim(b, FIVE)).toBe(true);
+  });
+});
+
+describe("the limits per address and per account (decision 023)", () => {
+  test("one address, trying every 10 seconds for an hour, gets at most 20 attempts: a pause (50) takes three addresses", async () => {
+    const { clock, limiter: l } = limiter();
+    const key = newKey();
+    let allowed = 0;
+    for (let s = 0; s < 3600; s += 10) {
+      if (await l.claim(key, FAILURES_PER_SOURCE)) allowed++;
+      clock.advance(10_000);
+    }
+    expect(allowed).toBe(20);
+    expect(2 * allowed).toBeLessThan(FAILURES_PER_ACCOUNT.max);
+    expect(3 * allowed).toBeGreaterThanOrEqual(FAILURES_PER_ACCOUNT.max);
+  });
+
+  test("attempt() says which claim started the block, once", async () => {
+    const { limiter: l } = limiter();
+    const key = newKey();
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await l.attempt(key, FIVE));
+    expect(answers.map((a) => a.blocks)).toEqual([false, false, false, false, true, false, false]);
+    expect(answers.map((a) => a.allowed)).toEqual([true, true, true, true, true, false, false]);
+  });
+
+  test("clearStartingWith forgets an account's keys of every address, and nobody else's", async () => {
+    const { limiter: l } = limiter();
+    const account = newKey();
+    for (const key of [`${account}|1.2.3.4`, `${account}|5.6.7.8`, `${account}x|1.2.3.4`]) await claims(l, key, 5);
+    await l.clearStartingWith(`${account}|`);
+    expect(await l.claim(`${account}|1.2.3.4`, FIVE)).toBe(true);
+    expect(await l.claim(`${account}|5.6.7.8`, FIVE)).toBe(true);
+    expect(await l.claim(`${account}x|1.2.3.4`, FIVE)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 
 describe("secure headers on every page", () => {
-  test.each(["/", "/account/users", "/nowhere", "/api/health"])("%s carries them", async (path) => {
+  test.each(["/", "/account/reports", "/nowhere", "/api/health"])("%s carries them", async (path) => {
     t.signIn(makeUser());
     const res = await t.app.request(path);
     const csp = res.headers.get("content-security-policy") ?? "";
@@ -21,8 +21,8 @@ describe("secure headers on every page", () => {
 
   test("every script of a page carries this response's nonce, and the nonce changes per response", async () => {
     t.signIn(makeUser());
-    const first = await t.app.request("/account/users");
-    const second = await t.app.request("/account/users");
+    const first = await t.app.request("/account/reports");
+    const second = await t.app.request("/account/reports");
     const nonceOf = (res: Response) => /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy")!)![1];
     const html = await first.text();
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);

@@ -199,7 +199,7 @@ describe("acting on behalf of a customer", () => {
 
   test("a change made on behalf is in the audit log with both identities (account/totp/setup)", async () => {
     const before = (await audit()).length;
-    expectStatus(await admin.client.post("account/totp/setup"), 200);
+    expectStatus(await admin.client.post("account/totp/setup", { password: admin.password }), 200);
     const added = (await audit()).slice(before);
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({
@@ -243,7 +243,7 @@ describe("acting on behalf of a customer", () => {
 
     // Changes after that are the administrator's own, not recorded as on behalf.
     const before = entries.length;
-    expectStatus(await admin.client.post("account/totp/setup"), 200);
+    expectStatus(await admin.client.post("account/totp/setup", { password: admin.password }), 200);
     expect(
       await app.db.select().from(auditLog).where(
         and(eq(auditLog.actorId, admin.id), eq(auditLog.action, "POST /api/account/totp/setup")),

@@ -63,18 +63,16 @@ function countChecks(purpose: Purpose): () => number {
 const wrongCode = (right: string, i: number) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, "0");
 
 describe("50 attempts at once", () => {
-  test("wrong passwords: 5 are checked, the rest are 429, and the right password is refused too", async () => {
+  test("wrong passwords from one address: 5 are checked, the rest are 429, and its right password is refused too", async () => {
     const customer = await registerCustomer(t);
+    const attacker = new TestClient(t);
     checked.passwords = 0;
     const answers = await atOnce((i) =>
-      new TestClient(t).post("auth/login", { email: customer.email, password: `wrong password ${i}` })
+      attacker.post("auth/login", { email: customer.email, password: `wrong password ${i}` })
     );
     expect(checked.passwords).toBe(LIMIT);
     expect(statusCounts(answers)).toEqual({ 401: checked.passwords, 429: AT_ONCE - checked.passwords });
-    expectStatus(
-      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
-      429,
-    );
+    expectStatus(await attacker.post("auth/login", { email: customer.email, password: customer.password }), 429);
   });
 
   test("wrong second-factor codes: 5 are checked, and the right code is then refused", async () => {
@@ -100,13 +98,14 @@ describe("50 attempts at once", () => {
     expectStatus(await customer.client.post("validation/validate", { token }), 429);
   });
 
-  test("wrong password-reset tokens: 5 are checked, and the right token is then refused", async () => {
+  test("wrong password-reset tokens from one address: 5 are checked, and its right token is then refused", async () => {
     const customer = await registerCustomer(t);
     expectStatus(await new TestClient(t).post("auth/forgot", { username: customer.email }), 200);
     const { token } = await emailedToken(t.db, customer.email, "password-reset");
     const checks = countChecks("password-reset");
+    const guesser = new TestClient(t);
     const reset = (secret: string) =>
-      new TestClient(t).post("auth/forgot/reset", {
+      guesser.post("auth/forgot/reset", {
         username: customer.email,
         token: secret,
         password: "a new password 1",

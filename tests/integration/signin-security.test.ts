@@ -62,7 +62,7 @@ describe("turning on the authenticator app", () => {
 
   test("setup answers a new key that is not in use until a code from it is given", async () => {
     const customer = await registerCustomer(t);
-    const res = await customer.client.post("account/totp/setup");
+    const res = await customer.client.post("account/totp/setup", { password: customer.password });
     expectStatus(res, 200);
     expect(res.json.body.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(res.json.body.uri).toMatch(/^otpauth:\/\/totp\//);
@@ -77,7 +77,7 @@ describe("turning on the authenticator app", () => {
 
   test("a wrong code does not turn it on", async () => {
     const customer = await registerCustomer(t);
-    const { secret } = (await customer.client.post("account/totp/setup")).json.body;
+    const { secret } = (await customer.client.post("account/totp/setup", { password: customer.password })).json.body;
     const key = totpKeyFromText(secret);
     const right = totpAt(key, totpStepAt(t.clock.now()));
     const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, "0");
@@ -98,7 +98,7 @@ describe("signing in with the authenticator app", () => {
 
   beforeAll(async () => {
     customer = await registerCustomer(t);
-    const { secret } = (await customer.client.post("account/totp/setup")).json.body;
+    const { secret } = (await customer.client.post("account/totp/setup", { password: customer.password })).json.body;
     key = totpKeyFromText(secret);
     nextStep();
     const res = await customer.client.post("account/totp/enable", {
@@ -143,7 +143,7 @@ describe("signing in with the authenticator app", () => {
 
   test("the code used to turn the app on does not sign in", async () => {
     const other = await registerCustomer(t);
-    const { secret } = (await other.client.post("account/totp/setup")).json.body;
+    const { secret } = (await other.client.post("account/totp/setup", { password: other.password })).json.body;
     const otherKey = totpKeyFromText(secret);
     const step = nextStep();
     const code = totpAt(otherKey, step);
@@ -187,7 +187,7 @@ describe("signing in with the authenticator app", () => {
     const signedIn = new TestClient(t);
     const client = await login();
     expectStatus(await client.post("challenge", { token: totpAt(key, totpStepAt(t.clock.now())) }), 200);
-    expectStatus(await client.delete("account/totp"), 200);
+    expectStatus(await client.delete("account/totp", { password: customer.password }), 200);
     const since = await lastEmailId();
     await signIn(signedIn, customer.email, customer.password);
     expect(await codeEmailsSince(customer.email, since)).toBe(1);

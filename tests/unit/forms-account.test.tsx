@@ -79,7 +79,11 @@ describe("TotpSettings", () => {
     });
     render(<TotpSettings enabled={false} email="alice@example.com" />);
     fireEvent.click(screen.getByRole("button", { name: "Set up an authenticator app" }));
+    // Who is there is asked first (decision 023).
+    type("Your password", "correct horse battery");
+    fireEvent.click(screen.getByRole("button", { name: "Continue" }));
     expect(await screen.findByText(groupsOf4(SECRET))).toBeTruthy();
+    expect(calls.find((c) => c.url === "/api/account/totp/setup")!.body).toEqual({ password: "correct horse battery" });
     expect(screen.getByRole("link", { name: "open in your authenticator app" }).getAttribute("href")).toBe(URI);
     expect(screen.getByText(URI)).toBeTruthy();
 
@@ -105,6 +109,8 @@ describe("TotpSettings", () => {
     });
     render(<TotpSettings enabled={false} email="alice@example.com" />);
     fireEvent.click(screen.getByRole("button", { name: "Set up an authenticator app" }));
+    type("Your password", "correct horse battery");
+    fireEvent.click(screen.getByRole("button", { name: "Continue" }));
     await screen.findByText(groupsOf4(SECRET));
     type("Code from the app", "111111");
     fireEvent.click(screen.getByRole("button", { name: "Turn on" }));
@@ -120,14 +126,32 @@ describe("TotpSettings", () => {
     expect(keys[2]).not.toBe(keys[1]);
   });
 
-  test("when on, Turn off sends DELETE account/totp", async () => {
+  test("when on, Turn off asks for the password or a code, then sends DELETE account/totp with it", async () => {
     const calls = fakeApi({ "DELETE account/totp": [200, { body: alice }] });
     render(<TotpSettings enabled email="alice@example.com" />);
     expect(screen.getByText("Authenticator app is on.")).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: "Turn off" }));
+    expect(calls).toHaveLength(0);
+    type(/^Or a code from the app/, "123456");
+    fireEvent.click(screen.getByRole("button", { name: "Turn off the app" }));
     expect(await screen.findByRole("button", { name: "Set up an authenticator app" })).toBeTruthy();
     expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual(["DELETE /api/account/totp"]);
+    expect(calls[0].body).toEqual({ code: "123456" });
     expect(screen.getByRole("status").textContent).toBe("Authenticator app is off.");
+  });
+
+  test("a wrong password is shown under the field, and nothing changes", async () => {
+    fakeApi({
+      "DELETE account/totp": failure(422, "That password is not right.", {
+        fields: { password: "That password is not right." },
+      }),
+    });
+    render(<TotpSettings enabled email="alice@example.com" />);
+    fireEvent.click(screen.getByRole("button", { name: "Turn off" }));
+    type(/^Your password/, "not it at all");
+    fireEvent.click(screen.getByRole("button", { name: "Turn off the app" }));
+    expect((await screen.findAllByText("That password is not right.")).length).toBeGreaterThan(0);
+    expect(screen.getByRole("button", { name: "Turn off the app" })).toBeTruthy();
   });
 });
 

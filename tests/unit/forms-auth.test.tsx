@@ -141,7 +141,9 @@ describe("SecondFactorForm", () => {
 
 describe("RegisterForm", () => {
   test("sends the type, the referral code from its props and the attribution", async () => {
-    const calls = fakeApi({ "POST auth/register": [200, { body: alice, redirect: "/verify" }] });
+    const calls = fakeApi({
+      "POST auth/register": [200, { body: { email: "boss@example.com" }, redirect: "/verify" }],
+    });
     const attribution = { utm_source: "newsletter", landing_path: "/register" };
     render(<RegisterForm referralCode="FRIEND42" attribution={attribution} />);
     expect((screen.getByLabelText(/Referral code/) as HTMLInputElement).value).toBe("FRIEND42");
@@ -157,11 +159,12 @@ describe("RegisterForm", () => {
       referral_code: "FRIEND42",
       attribution,
     });
-    expect(userStore.get()).toEqual(alice);
+    // Registering signs nobody in: the emailed link does (decision 023).
+    expect(userStore.get()).toBeNull();
   });
 
   test("Personal is the default, and an empty referral code is not sent", async () => {
-    const calls = fakeApi({ "POST auth/register": [200, { body: alice, redirect: "/verify" }] });
+    const calls = fakeApi({ "POST auth/register": [200, { body: { email: "ann@example.com" }, redirect: "/verify" }] });
     render(<RegisterForm attribution={{}} />);
     type("Email", "ann@example.com");
     type("Password", "a long password");

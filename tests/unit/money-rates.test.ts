@@ -221,7 +221,12 @@ describe("the ECB daily reference rates", () => {
     expect(table.rates).not.toHaveProperty("ISK");
     expect(table.rates).not.toHaveProperty("AED");
     // The result is a valid table, usable for cross rates.
-    expect(rateTableUpdate.parse(table)).toEqual({ base: table.base, as_of: table.as_of, rates: table.rates });
+    expect(rateTableUpdate.parse(table)).toEqual({
+      base: table.base,
+      as_of: table.as_of,
+      rates: table.rates,
+      confirm_changes: [],
+    });
     expect(crossRate(table, "GBP", "USD").toFixed(6)).toBe("1.277608");
   });
 
@@ -353,7 +358,12 @@ describe("rateTableUpdate (an administrator's update, PUT console/rates)", () =>
       base: "EUR",
       as_of: "2026-11-21",
       rates: { EUR: "1", GBP: "0.845", JPY: "163.5", USD: "1.085" },
+      confirm_changes: [],
     });
+    expect(rateTableUpdate.parse({ ...update, confirm_changes: ["GBP", "JPY"] }).confirm_changes).toEqual([
+      "GBP",
+      "JPY",
+    ]);
     expect(rateTableUpdate.parse({ ...update, rates: { ...update.rates, EUR: "1.000" } }).rates.EUR).toBe("1");
     expect(rateTableUpdate.parse({ base: "EUR", rates: update.rates }).as_of).toBeUndefined();
     expect(rateTableUpdate.parse({ base: "USD", as_of: "2026-11-21", rates: { AED: "3.6725" } }).rates).toEqual({

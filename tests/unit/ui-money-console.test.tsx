@@ -69,7 +69,7 @@ describe("ConsoleRates", () => {
     expect(calls[0]).toMatchObject({
       method: "PUT",
       path: "console/rates",
-      body: { base: "GBP", as_of: "2026-11-21", rates: { EUR: "1.18", USD: "1.270000" } },
+      body: { base: "GBP", as_of: "2026-11-21", rates: { EUR: "1.18", USD: "1.270000" }, confirm_changes: [] },
     });
     expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
     expect((screen.getByLabelText(/^EUR/) as HTMLInputElement).value).toBe("1.180000");
@@ -93,6 +93,69 @@ describe("ConsoleRates", () => {
     const describedBy = usd.getAttribute("aria-describedby")!;
     expect(document.getElementById(describedBy)!.textContent).toBe("The rate of USD must be a positive decimal.");
     expect(screen.getByLabelText(/^EUR/).getAttribute("aria-invalid")).toBeNull();
+  });
+});
+
+describe("ConsoleRates: large moves (docs/decisions/025)", () => {
+  const RATES: Rates = {
+    base: "GBP",
+    as_of: "2026-11-20",
+    source: "admin",
+    indicative: false,
+    rates: { EUR: "1.171200", GBP: "1", USD: "1.270000" },
+  };
+  const MOVE = "GBP/EUR moves by 25.0 % (1.171200 → 1.464000): confirm this change.";
+
+  test("a 409 lists each move and asks to confirm; confirming sends the same rates with those currencies", async () => {
+    const saved = { ...RATES, rates: { ...RATES.rates, EUR: "1.464000" } };
+    const calls = fakeApi((call) =>
+      (call.body as { confirm_changes: string[] }).confirm_changes.length === 0
+        ? [409, {
+          error: `${MOVE.replace(": confirm this change.", "")}: confirm to apply.`,
+          message: "Conflict",
+          fields: { "rates.EUR": MOVE },
+        }]
+        : [200, { body: saved }]
+    );
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    await settle();
+    type(/^EUR/, "1.464");
+    fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
+    await settle();
+    const alert = screen.getByText("Large changes: confirm before they are used").closest<HTMLElement>("[role=alert]")!;
+    expect(within(alert).getByText(MOVE)).toBeTruthy();
+    // The move is also said under its rate.
+    const eur = screen.getByLabelText(/^EUR/);
+    expect(document.getElementById(eur.getAttribute("aria-describedby")!)!.textContent).toBe(MOVE);
+
+    fireEvent.click(within(alert).getByRole("button", { name: "Confirm EUR and save" }));
+    await settle();
+    expect(calls).toHaveLength(2);
+    expect(calls[1].body).toEqual({
+      base: "GBP",
+      as_of: "2026-11-20",
+      rates: { EUR: "1.464", USD: "1.270000" },
+      confirm_changes: ["EUR"],
+    });
+    expect(screen.queryByText("Large changes: confirm before they are used")).toBeNull();
+    expect(titles()).toEqual(["Rates saved"]);
+  });
+
+  test("changing a rate after a 409 drops the confirmation: the next save asks again", async () => {
+    const calls = fakeApi(
+      () => [409, { error: "confirm to apply.", message: "Conflict", fields: { "rates.EUR": MOVE } }],
+    );
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    await settle();
+    type(/^EUR/, "1.464");
+    fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
+    await settle();
+    expect(screen.getByRole("button", { name: "Confirm EUR and save" })).toBeTruthy();
+    type(/^EUR/, "1.5");
+    expect(screen.queryByRole("button", { name: "Confirm EUR and save" })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
+    await settle();
+    expect((calls[1].body as { confirm_changes: string[] }).confirm_changes).toEqual([]);
   });
 });
 
@@ -348,49 +411,81 @@ describe("ConsolePricingPlans", () => {
 });
 
 describe("ConsoleUserFees", () => {
-  test("PUTs the overrides, empty fees as null, and shows a 422 under its field", async () => {
-    let n = 0;
-    const calls = fakeApi((call) => {
-      n += 1;
-      return n === 1
-        ? [422, {
-          error: "The regular fee must be an amount.",
-          message: "",
-          fields: { override_regular_transfer_fee: "The regular fee must be an amount." },
-        }]
-        : [200, { body: { id: 7, ...(call.body as object) } }];
-    });
+  const NONE = {
+    override_transfer_fee: false,
+    override_regular_transfer_fee: null,
+    override_priority_transfer_fee: null,
+  };
+
+  test("shows a regular and a priority fee per currency, from the customer's overrides", async () => {
+    fakeApi(() => [200, { body: null }]);
     render(
       <ConsoleUserFees
         userId={7}
         name="Ada Lovelace"
         overrides={{
-          override_transfer_fee: false,
-          override_regular_transfer_fee: null,
-          override_priority_transfer_fee: null,
+          override_transfer_fee: true,
+          override_regular_transfer_fee: { GBP: "0.50" },
+          override_priority_transfer_fee: { EUR: "2.00" },
         }}
+        currencies={CURRENCIES}
       />,
     );
     await settle();
+    expect((screen.getByLabelText("Regular fee in GBP") as HTMLInputElement).value).toBe("0.50");
+    expect((screen.getByLabelText("Priority fee in GBP") as HTMLInputElement).value).toBe("");
+    expect((screen.getByLabelText("Priority fee in EUR") as HTMLInputElement).value).toBe("2.00");
+    expect((screen.getByLabelText("Regular fee in USD") as HTMLInputElement).value).toBe("");
+    expect((screen.getByLabelText("Override the plan's transfer fees") as HTMLInputElement).checked).toBe(true);
+  });
+
+  test("PUTs the currencies that have a fee, empty fees as null, and shows a 422 under its fee", async () => {
+    let n = 0;
+    const calls = fakeApi(() => {
+      n += 1;
+      return n === 1
+        ? [422, {
+          error: "The regular GBP fee: GBP amounts have at most 2 decimal places.",
+          message: "",
+          fields: { "fees.GBP.regular": "The regular GBP fee: GBP amounts have at most 2 decimal places." },
+        }]
+        : [200, {
+          body: {
+            id: 7,
+            override_transfer_fee: true,
+            override_regular_transfer_fee: { GBP: "0.50" },
+            override_priority_transfer_fee: { USD: "3.00" },
+          },
+        }];
+    });
+    render(<ConsoleUserFees userId={7} name="Ada Lovelace" overrides={NONE} currencies={CURRENCIES} />);
+    await settle();
     fireEvent.click(screen.getByLabelText("Override the plan's transfer fees"));
-    type("Regular transfer fee", "abc");
+    type("Regular fee in GBP", "0.505");
+    type("Priority fee in USD", "3");
     fireEvent.click(screen.getByRole("button", { name: "Save fees" }));
     await settle();
     expect(calls[0]).toMatchObject({
       method: "PUT",
       path: "console/users/7/fees",
-      body: { override_transfer_fee: true, override_regular_transfer_fee: "abc", override_priority_transfer_fee: null },
+      body: {
+        override_transfer_fee: true,
+        fees: { GBP: { regular: "0.505", priority: null }, USD: { regular: null, priority: "3" } },
+      },
     });
-    expect(screen.getByLabelText("Regular transfer fee").getAttribute("aria-invalid")).toBe("true");
+    const gbp = screen.getByLabelText("Regular fee in GBP");
+    expect(gbp.getAttribute("aria-invalid")).toBe("true");
+    expect(document.getElementById(gbp.getAttribute("aria-describedby")!)!.textContent).toMatch(/at most 2 decimal/);
 
-    type("Regular transfer fee", "0.50");
+    type("Regular fee in GBP", "0.50");
     fireEvent.click(screen.getByRole("button", { name: "Save fees" }));
     await settle();
     expect(calls[1].body).toEqual({
       override_transfer_fee: true,
-      override_regular_transfer_fee: "0.50",
-      override_priority_transfer_fee: null,
+      fees: { GBP: { regular: "0.50", priority: null }, USD: { regular: null, priority: "3" } },
     });
+    // The form shows what the server saved.
+    expect((screen.getByLabelText("Priority fee in USD") as HTMLInputElement).value).toBe("3.00");
     expect(titles()).toEqual(["Fees saved"]);
   });
 });
@@ -445,9 +540,10 @@ describe("hydration", () => {
       name: "Ada",
       overrides: {
         override_transfer_fee: true,
-        override_regular_transfer_fee: "0.50",
+        override_regular_transfer_fee: { GBP: "0.50" },
         override_priority_transfer_fee: null,
       },
+      currencies: CURRENCIES,
     });
   });
 });

@@ -1,0 +1,41 @@
+/**
+ * The console's own records: alerts raised for an administrator's attention (lib/alerts.ts says
+ * what each kind is about; server/alerts/ raises them).
+ */
+import { sql } from "drizzle-orm";
+import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { ALERT_KINDS, ALERT_SEVERITIES } from "../lib/alerts.ts";
+import { users } from "./schema.ts";
+
+const time = (name: string) => integer(name, { mode: "timestamp_ms" });
+
+/**
+ * Something a person should look at. Raised by a service (`created_by` is the administrator whose
+ * action raised it, or null when the portal raised it by itself, as the rate feed does), perhaps
+ * given to someone (`assigned_to`), and resolved once, with a note. An alert raised by an
+ * administrator's own action is for a second administrator: the one who raised it does not
+ * resolve it (issue 11 enforces this on the alerts screen).
+ */
+export const consoleAlerts = sqliteTable("console_alerts", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  kind: text("kind", { enum: ALERT_KINDS }).notNull(),
+  severity: text("severity", { enum: ALERT_SEVERITIES }).notNull(),
+  /** What it is about, for the screen to link and show: ids and the values that matter. */
+  subject: text("subject", { mode: "json" }).notNull().$type<Record<string, unknown>>(),
+  /** One or two sentences for the administrator. */
+  message: text("message").notNull(),
+  createdAt: time("created_at").notNull(),
+  createdBy: integer("created_by").references(() => users.id),
+  assignedTo: integer("assigned_to").references(() => users.id),
+  resolvedAt: time("resolved_at"),
+  resolvedBy: integer("resolved_by").references(() => users.id),
+  resolutionNote: text("resolution_note"),
+}, (t) => [
+  index("console_alerts_open").on(t.resolvedAt, t.kind, t.createdAt),
+  check("console_alerts_kind", sql.raw(`kind IN (${ALERT_KINDS.map((k) => `'${k}'`).join(", ")})`)),
+  check("console_alerts_severity", sql.raw(`severity IN (${ALERT_SEVERITIES.map((s) => `'${s}'`).join(", ")})`)),
+  check(
+    "console_alerts_resolution",
+    sql`(resolved_at IS NULL AND resolved_by IS NULL) OR (resolved_at IS NOT NULL AND resolved_by IS NOT NULL)`,
+  ),
+]);

@@ -1,0 +1,28 @@
+/**
+ * Console alerts: what the portal raises for an administrator's attention (issue 11 builds the
+ * alerts screen on them). Shared by the server and the islands, so free of server-only imports.
+ */
+
+/**
+ * What an alert is about:
+ * - rate_change: a rate moved by more than RATE_CONFIRM_SHARE (an administrator confirmed it, or the
+ *   ECB feed brought it and it is held), or the feed sent rates that cannot be right;
+ * - large_payment: a payment above the amount that needs a second look;
+ * - identity_check: an identity check that needs a person (a provider's warning, a retry);
+ * - unmatched_receipt: money received that matched no account;
+ * - payout_failed: a payout the rail gave back;
+ * - compliance_review: a customer waiting for a compliance decision.
+ */
+export const ALERT_KINDS = [
+  "rate_change",
+  "large_payment",
+  "identity_check",
+  "unmatched_receipt",
+  "payout_failed",
+  "compliance_review",
+] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+
+/** info: for the record; warning: a person should look today; critical: a person should look now. */
+export const ALERT_SEVERITIES = ["info", "warning", "critical"] as const;
+export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];

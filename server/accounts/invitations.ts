@@ -1,0 +1,330 @@
+import { and, asc, eq, gt, isNull } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { accountInvitations } from "../../db/schema-payments.ts";
+import { accountMembers, accounts, users } from "../../db/schema.ts";
+import type { AccountRole } from "../../lib/permissions.ts";
+import { audit } from "../audit.ts";
+import { hashPassword } from "../auth/password.ts";
+import { type Limit, type RateLimiter, REGISTRATIONS_PER_ADDRESS, TOKEN_FAILURES } from "../auth/rate-limit.ts";
+import { randomToken, sha256Hex } from "../auth/tokens.ts";
+import { findUserByUsername, type UserRow } from "../auth/users.ts";
+import type { Verifications } from "../auth/verification.ts";
+import { TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
+import { spendWithinLimit } from "../auth/attempts.ts";
+import { Conflict, InvalidInput, NotFound, Refused, TooMany } from "../errors.ts";
+import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
+import { type AccountActor, type AccountRefs, personNameOf } from "./members.ts";
+import { checkInvitedRole } from "./role-rules.ts";
+
+/**
+ * Invitations to an account (decision 028): an owner or admin invites an email address with a
+ * role; the emailed link (`/invite?token=`) works once, for 7 days, for that address only. Only the
+ * token's SHA-256 is kept. A new person registers through it (the link proves the address); someone
+ * with a login signs in and accepts.
+ */
+
+export const INVITATION_VALID_MS = 7 * 24 * 60 * 60 * 1000;
+/** Invitations one account may send: enough to bring a team in, too few to send spam through us. */
+export const INVITATIONS_PER_ACCOUNT: Limit = { max: 30, windowMs: 60 * 60 * 1000, blockMs: 60 * 60 * 1000 };
+
+export const INVITATION_NOT_VALID =
+  "This invitation is not valid any more: it was used, withdrawn or has expired. Ask for a new one.";
+
+export interface InvitationDeps {
+  db: Database;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  publicUrl: string;
+}
+
+export interface InvitationAnswer {
+  id: number;
+  email: string;
+  role: AccountRole;
+  invited_by: string;
+  created_at: string;
+  expires_at: string;
+}
+
+type InvitationRow = typeof accountInvitations.$inferSelect;
+
+const hashOf = (token: string) => sha256Hex(`account-invitation:${token}`);
+
+function invitationAnswer(row: InvitationRow, invitedBy: string): InvitationAnswer {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    invited_by: invitedBy,
+    created_at: row.createdAt.toISOString(),
+    expires_at: row.expiresAt.toISOString(),
+  };
+}
+
+const pending = (now: Date) =>
+  and(
+    isNull(accountInvitations.acceptedAt),
+    isNull(accountInvitations.revokedAt),
+    gt(accountInvitations.expiresAt, now),
+  );
+
+function auditIds(actor: AccountActor) {
+  return {
+    actorId: actor.onBehalfAdminId ?? actor.userId,
+    onBehalfOfId: actor.onBehalfAdminId ? actor.userId : null,
+  };
+}
+
+/**
+ * Invites an email address to a business account with a role and emails the link. Inviting an
+ * address again replaces its earlier invitation (that link stops working): the newest role wins.
+ */
+export async function invite(
+  deps: InvitationDeps,
+  account: AccountRefs,
+  actor: AccountActor,
+  input: { email: string; role: AccountRole },
+  now: Date,
+): Promise<InvitationAnswer> {
+  if (account.accountType !== "Business") {
+    throw new Refused("A personal account has one user: invitations are for business accounts.");
+  }
+  checkInvitedRole(actor.role, input.role);
+  const [member] = await deps.db.select({ id: users.id }).from(accountMembers)
+    .innerJoin(users, eq(users.id, accountMembers.userId))
+    .where(and(eq(accountMembers.accountId, account.accountId), eq(users.username, input.email)));
+  if (member) throw new InvalidInput(`${input.email} is already a user of this account.`, "email");
+  await spendWithinLimit(
+    deps.limiter,
+    `invite:account:${account.accountId}`,
+    INVITATIONS_PER_ACCOUNT,
+    "This account has sent many invitations in the last hour. Try again later.",
+  );
+
+  const token = randomToken();
+  const expiresAt = new Date(now.getTime() + INVITATION_VALID_MS);
+  const row = await deps.db.transaction(async (tx) => {
+    await tx.update(accountInvitations).set({ revokedAt: now }).where(
+      and(eq(accountInvitations.accountId, account.accountId), eq(accountInvitations.email, input.email), pending(now)),
+    );
+    const [row] = await tx.insert(accountInvitations).values({
+      accountId: account.accountId,
+      email: input.email,
+      role: input.role,
+      tokenHash: await hashOf(token),
+      invitedBy: actor.userId,
+      createdAt: now,
+      expiresAt,
+    }).returning();
+    await audit(tx, {
+      ...auditIds(actor),
+      action: "account-users.invite",
+      detail: { account_ref: account.accountRef, invitation_id: row.id, email: input.email, role: input.role },
+    }, now);
+    return row;
+  });
+  await deps.mailer.send({
+    to: input.email,
+    template: "account-invitation",
+    rendered: accountInvitation({
+      invitedBy: actor.name,
+      accountName: account.accountName,
+      role: input.role,
+      link: `${deps.publicUrl}/invite?token=${encodeURIComponent(token)}`,
+      expiresAt,
+    }),
+  });
+  return invitationAnswer(row, actor.name);
+}
+
+/** The account's invitations still waiting, oldest first. */
+export async function listInvitations(db: Database, accountId: number, now: Date): Promise<InvitationAnswer[]> {
+  const rows = await db.select().from(accountInvitations)
+    .where(and(eq(accountInvitations.accountId, accountId), pending(now)))
+    .orderBy(asc(accountInvitations.id));
+  const names = new Map<number, string>();
+  for (const r of rows) if (!names.has(r.invitedBy)) names.set(r.invitedBy, await personNameOf(db, r.invitedBy));
+  return rows.map((r) => invitationAnswer(r, names.get(r.invitedBy)!));
+}
+
+/** Withdraws a waiting invitation: its link stops working, and the invitee is told. */
+export async function revokeInvitation(
+  deps: InvitationDeps,
+  account: AccountRefs,
+  actor: AccountActor,
+  invitationId: number,
+  now: Date,
+): Promise<void> {
+  const row = await deps.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(accountInvitations).where(
+      and(eq(accountInvitations.id, invitationId), eq(accountInvitations.accountId, account.accountId), pending(now)),
+    );
+    if (!row) throw new NotFound("There is no such invitation waiting on this account.");
+    checkInvitedRole(actor.role, row.role);
+    await tx.update(accountInvitations).set({ revokedAt: now }).where(eq(accountInvitations.id, row.id));
+    await audit(tx, {
+      ...auditIds(actor),
+      action: "account-users.revoke",
+      detail: { account_ref: account.accountRef, invitation_id: row.id, email: row.email, role: row.role },
+    }, now);
+    return row;
+  });
+  await deps.mailer.send({
+    to: row.email,
+    template: "account-invitation-withdrawn",
+    rendered: accountInvitationWithdrawn({ accountName: account.accountName, withdrawnBy: actor.name }),
+  });
+}
+
+/** What the /invite page shows about a waiting invitation. */
+export interface InvitationPreview {
+  email: string;
+  role: AccountRole;
+  accountName: string;
+  invitedBy: string;
+  expiresAt: Date;
+  /** Whether the address already has a login (sign in and accept) or not (register). */
+  hasLogin: boolean;
+}
+
+async function waitingInvitation(db: Database, token: string, now: Date): Promise<InvitationRow | null> {
+  const trimmed = token.trim();
+  if (!trimmed || trimmed.length > 200) return null;
+  const [row] = await db.select().from(accountInvitations)
+    .where(and(eq(accountInvitations.tokenHash, await hashOf(trimmed)), pending(now)));
+  return row ?? null;
+}
+
+/** The invitation a link's token opens, or null when it was used, withdrawn, expired or never existed. */
+export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
+  const row = await waitingInvitation(db, token, now);
+  if (!row) return null;
+  const [account] = await db.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, row.accountId));
+  return {
+    email: row.email,
+    role: row.role,
+    accountName: account?.name ?? "",
+    invitedBy: await personNameOf(db, row.invitedBy),
+    expiresAt: row.expiresAt,
+    hasLogin: !!(await findUserByUsername(db, row.email)),
+  };
+}
+
+/**
+ * Finds the waiting invitation of a token under a limit on failures, like every emailed secret
+ * (decision 021: the attempt is claimed first; a right token forgets the key's failures).
+ */
+async function invitationFor(
+  deps: { db: Database; limiter: RateLimiter },
+  token: string,
+  limitKey: string,
+  now: Date,
+): Promise<InvitationRow> {
+  if (!(await deps.limiter.claim(limitKey, TOKEN_FAILURES))) throw new TooMany(TOO_MANY_ATTEMPTS);
+  const row = await waitingInvitation(deps.db, token, now);
+  if (!row) throw new NotFound(INVITATION_NOT_VALID);
+  await deps.limiter.clear(limitKey);
+  return row;
+}
+
+/**
+ * Marks the invitation accepted by `userId` and adds them to its account with its role, in the
+ * caller's transaction. Conditional on the invitation still waiting: of two acceptances at once,
+ * one wins and the other is refused.
+ */
+async function join(
+  tx: Parameters<Parameters<Database["transaction"]>[0]>[0],
+  row: InvitationRow,
+  userId: number,
+  now: Date,
+): Promise<void> {
+  const taken = await tx.update(accountInvitations).set({ acceptedAt: now, acceptedBy: userId })
+    .where(and(eq(accountInvitations.id, row.id), pending(now))).returning({ id: accountInvitations.id });
+  if (taken.length !== 1) throw new NotFound(INVITATION_NOT_VALID);
+  await tx.insert(accountMembers).values({ accountId: row.accountId, userId, role: row.role, createdAt: now });
+  await audit(tx, {
+    actorId: userId,
+    onBehalfOfId: null,
+    action: "account-users.join",
+    detail: { account_id: row.accountId, invitation_id: row.id, role: row.role },
+  }, now);
+}
+
+/**
+ * A signed-in person accepts an invitation sent to their own email address (an invitation is for
+ * the address it was sent to: anyone else is refused and the invitation keeps waiting). Answers the
+ * account joined.
+ */
+export async function acceptInvitation(
+  deps: { db: Database; limiter: RateLimiter },
+  user: { id: number; username: string },
+  token: string,
+  now: Date,
+): Promise<number> {
+  const row = await invitationFor(deps, token, `invite:user:${user.id}`, now);
+  if (row.email !== user.username.toLowerCase()) {
+    throw new Refused(
+      `This invitation was sent to another email address. Sign in as the person it was sent to, then open the link again.`,
+    );
+  }
+  const [already] = await deps.db.select({ role: accountMembers.role }).from(accountMembers)
+    .where(and(eq(accountMembers.accountId, row.accountId), eq(accountMembers.userId, user.id)));
+  if (already) throw new Conflict("You are already a user of this account.");
+  await deps.db.transaction((tx) => join(tx, row, user.id, now));
+  return row.accountId;
+}
+
+export interface RegistrationDeps {
+  db: Database;
+  mailer: Mailer;
+  limiter: RateLimiter;
+  verifications: Verifications;
+}
+
+/**
+ * A new person registers through an invitation: a login for the invited address, validated (the
+ * emailed link proves the address), a Personal customer who has joined the account with the
+ * invited role. They still pass the second factor (a code is emailed now), save a profile and pass
+ * the identity check before they can act: the guards require it as of everyone. At most
+ * REGISTRATIONS_PER_ADDRESS from one address, counted with ordinary registrations.
+ */
+export async function registerThroughInvitation(
+  deps: RegistrationDeps,
+  input: { token: string; password: string },
+  address: string,
+  now: Date,
+): Promise<{ user: UserRow; accountId: number }> {
+  await spendWithinLimit(
+    deps.limiter,
+    `register:address:${address}`,
+    REGISTRATIONS_PER_ADDRESS,
+    "Too many registrations from here. Try again later.",
+  );
+  const row = await invitationFor(deps, input.token, `invite:address:${address}`, now);
+  if (await findUserByUsername(deps.db, row.email)) {
+    throw new Conflict("You already have a Portal login with this email address: sign in to accept the invitation.");
+  }
+  const passwordHash = await hashPassword(input.password);
+  const user = await deps.db.transaction(async (tx) => {
+    const [created] = await tx.insert(users).values({
+      username: row.email,
+      passwordHash,
+      type: "Personal",
+      validated: true,
+      createdAt: now,
+    }).onConflictDoNothing().returning();
+    if (!created) {
+      throw new Conflict("You already have a Portal login with this email address: sign in to accept the invitation.");
+    }
+    await join(tx, row, created.id, now);
+    return created;
+  });
+  const code = await deps.verifications.issue(user.id, "second-factor");
+  await deps.mailer.send({
+    to: user.username,
+    userId: user.id,
+    template: "second-factor-code",
+    rendered: secondFactorCode({ code }),
+  });
+  return { user, accountId: row.accountId };
+}

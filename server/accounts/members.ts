@@ -1,0 +1,211 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { accountMembers, profiles, users } from "../../db/schema.ts";
+import type { Tx } from "../../db/sql.ts";
+import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
+import { audit } from "../audit.ts";
+import { displayName } from "../auth/session-user.ts";
+import { NotFound, Refused } from "../errors.ts";
+import { accountAccessChanged, type Mailer } from "../mail/index.ts";
+import { checkRoleChange } from "./role-rules.ts";
+
+/** The users of an account and their roles (DESIGN.md section 4; decision 028). */
+
+export interface AccountUserDeps {
+  db: Database;
+  mailer: Mailer;
+}
+
+/** The account a change is about. */
+export interface AccountRefs {
+  accountId: number;
+  accountRef: string;
+  accountName: string;
+  accountType: "Personal" | "Business";
+}
+
+/**
+ * Who makes a change: the customer (with their role on the account), and the administrator when
+ * it is made on the customer's behalf (the audit log keeps both).
+ */
+export interface AccountActor {
+  userId: number;
+  name: string;
+  role: AccountRole;
+  onBehalfAdminId: number | null;
+}
+
+export interface AccountUser {
+  id: number;
+  email: string;
+  name: string;
+  role: AccountRole;
+  joined_at: string;
+  you: boolean;
+}
+
+const NO_SUCH_USER = "There is no such user on this account.";
+const NOT_ALLOWED = "Your role on this account does not allow this.";
+
+async function memberRows(db: Database | Tx, accountId: number, userId?: number) {
+  return await db.select({
+    id: users.id,
+    username: users.username,
+    type: users.type,
+    profile: profiles.data,
+    role: accountMembers.role,
+    joinedAt: accountMembers.createdAt,
+  }).from(accountMembers)
+    .innerJoin(users, eq(users.id, accountMembers.userId))
+    .leftJoin(profiles, eq(profiles.userId, users.id))
+    .where(and(eq(accountMembers.accountId, accountId), userId === undefined ? undefined : eq(users.id, userId)))
+    .orderBy(ROLE_ORDER, asc(accountMembers.createdAt), asc(users.id));
+}
+
+/** Owners first, then down the roles (lib/permissions.ts's order). */
+const ROLE_ORDER = sql`CASE ${accountMembers.role} ${
+  sql.raw(ACCOUNT_ROLES.map((role, i) => `WHEN '${role}' THEN ${i}`).join(" "))
+} END`;
+
+type MemberRow = Awaited<ReturnType<typeof memberRows>>[number];
+
+/**
+ * A person's name among an account's users: first and last from their profile (a business
+ * customer's profile names its contact person), else the display name (SPEC.md section 3).
+ */
+export function personName(type: "Personal" | "Business", profile: unknown, username: string): string {
+  const p = profile as { name?: string; first?: string; last?: string } | null;
+  return [p?.first, p?.last].filter(Boolean).join(" ").trim() || displayName(type, p, username);
+}
+
+/** A user's name as personName gives it; "Someone" for a user that is gone. */
+export async function personNameOf(db: Database, userId: number): Promise<string> {
+  const [row] = await db.select({ username: users.username, type: users.type, profile: profiles.data }).from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id)).where(eq(users.id, userId));
+  return row ? personName(row.type, row.profile, row.username) : "Someone";
+}
+
+const nameOf = (r: MemberRow) => personName(r.type, r.profile, r.username);
+
+function userAnswer(r: MemberRow, viewerId: number): AccountUser {
+  return {
+    id: r.id,
+    email: r.username,
+    name: nameOf(r),
+    role: r.role,
+    joined_at: r.joinedAt.toISOString(),
+    you: r.id === viewerId,
+  };
+}
+
+/** The account's users: owners first, then by role, each role in the order they joined. */
+export async function listAccountUsers(db: Database, accountId: number, viewerId: number): Promise<AccountUser[]> {
+  return (await memberRows(db, accountId)).map((r) => userAnswer(r, viewerId));
+}
+
+/**
+ * The rules of checkRoleChange, read again inside the transaction that makes the change: the
+ * actor's own role as it is now (a concurrent change may have taken their rights), the target's,
+ * and how many owners there are. Writes take turns (decision 006), so nothing changes in between.
+ */
+async function checkedInTransaction(
+  tx: Tx,
+  account: AccountRefs,
+  actor: AccountActor,
+  targetId: number,
+  to: AccountRole | null,
+): Promise<MemberRow> {
+  const rows = await memberRows(tx, account.accountId);
+  const actorNow = rows.find((r) => r.id === actor.userId);
+  if (!actorNow || !may(actorNow.role, "users.manage")) throw new Refused(NOT_ALLOWED);
+  const target = rows.find((r) => r.id === targetId);
+  if (!target) throw new NotFound(NO_SUCH_USER);
+  checkRoleChange({
+    actor: { userId: actor.userId, role: actorNow.role },
+    target: { userId: target.id, role: target.role },
+    to,
+    owners: rows.filter((r) => r.role === "owner").length,
+  });
+  return target;
+}
+
+/** Changes a user's role; the person is emailed and the change audited. */
+export async function changeRole(
+  deps: AccountUserDeps,
+  account: AccountRefs,
+  actor: AccountActor,
+  targetId: number,
+  role: AccountRole,
+  now: Date,
+): Promise<AccountUser> {
+  const target = await deps.db.transaction(async (tx) => {
+    const target = await checkedInTransaction(tx, account, actor, targetId, role);
+    if (target.role === role) return null;
+    await tx.update(accountMembers).set({ role }).where(
+      and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
+    );
+    await audit(tx, {
+      actorId: actor.onBehalfAdminId ?? actor.userId,
+      onBehalfOfId: actor.onBehalfAdminId ? actor.userId : null,
+      action: "account-users.role",
+      detail: {
+        account_ref: account.accountRef,
+        user_id: targetId,
+        email: target.username,
+        from: target.role,
+        to: role,
+      },
+    }, now);
+    return target;
+  });
+  if (target) {
+    await deps.mailer.send({
+      to: target.username,
+      userId: target.id,
+      template: "account-access-changed",
+      rendered: accountAccessChanged({
+        name: nameOf(target),
+        accountName: account.accountName,
+        changedBy: actor.name,
+        role,
+      }),
+    });
+  }
+  const [row] = await memberRows(deps.db, account.accountId, targetId);
+  if (!row) throw new NotFound(NO_SUCH_USER);
+  return userAnswer(row, actor.userId);
+}
+
+/** Removes a user from the account; the person is emailed and the removal audited. */
+export async function removeAccountUser(
+  deps: AccountUserDeps,
+  account: AccountRefs,
+  actor: AccountActor,
+  targetId: number,
+  now: Date,
+): Promise<void> {
+  const target = await deps.db.transaction(async (tx) => {
+    const target = await checkedInTransaction(tx, account, actor, targetId, null);
+    await tx.delete(accountMembers).where(
+      and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
+    );
+    await audit(tx, {
+      actorId: actor.onBehalfAdminId ?? actor.userId,
+      onBehalfOfId: actor.onBehalfAdminId ? actor.userId : null,
+      action: "account-users.remove",
+      detail: { account_ref: account.accountRef, user_id: targetId, email: target.username, role: target.role },
+    }, now);
+    return target;
+  });
+  await deps.mailer.send({
+    to: target.username,
+    userId: target.id,
+    template: "account-access-changed",
+    rendered: accountAccessChanged({
+      name: nameOf(target),
+      accountName: account.accountName,
+      changedBy: actor.name,
+      role: null,
+    }),
+  });
+}

@@ -1,0 +1,55 @@
+import { sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
+import type { Tx } from "../../db/sql.ts";
+import type { AlertKind, AlertSeverity } from "../../lib/alerts.ts";
+
+/**
+ * Raising alerts for the console (db/schema-console.ts, lib/alerts.ts). A service raises one in
+ * the same transaction as what it is about, so an alert never exists without its cause, nor the
+ * cause without its alert.
+ */
+
+export interface NewAlert {
+  kind: AlertKind;
+  severity: AlertSeverity;
+  /** What it is about (ids, values), as the alerts screen will show and link it. */
+  subject: Record<string, unknown>;
+  message: string;
+  /** The administrator whose action raised it; none when the portal raised it by itself. */
+  createdBy?: number | null;
+  assignedTo?: number | null;
+}
+
+/** Records an alert; answers its id. */
+export async function raiseAlert(db: Database | Tx, alert: NewAlert, now: Date): Promise<number> {
+  const [row] = await db.insert(consoleAlerts).values({
+    kind: alert.kind,
+    severity: alert.severity,
+    subject: alert.subject,
+    message: alert.message,
+    createdAt: now,
+    createdBy: alert.createdBy ?? null,
+    assignedTo: alert.assignedTo ?? null,
+  }).returning({ id: consoleAlerts.id });
+  return row.id;
+}
+
+/**
+ * Whether an unresolved alert of `kind` has a subject with these values (top-level keys), so that
+ * something seen again (the rate feed every 6 hours) is raised once, not each time.
+ */
+export async function isRaised(db: Database | Tx, kind: AlertKind, subject: Record<string, string>): Promise<boolean> {
+  const matches = Object.entries(subject).map(([key, value]) =>
+    sql`json_extract(${consoleAlerts.subject}, ${`$.${key}`}) = ${value}`
+  );
+  const [row] = await db.select({ id: consoleAlerts.id }).from(consoleAlerts)
+    .where(
+      sql.join(
+        [sql`${consoleAlerts.kind} = ${kind}`, sql`${consoleAlerts.resolvedAt} IS NULL`, ...matches],
+        sql` AND `,
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}

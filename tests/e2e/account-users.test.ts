@@ -1,0 +1,271 @@
+/**
+ * Account users and linked accounts in Chromium (decision 028): an owner invites a payer from
+ * /account/users, the payer registers through the emailed link and lands on the business account;
+ * a person with a personal and a business account chooses on /account-select and switches between
+ * them from the header and from /account/linked-accounts.
+ * ACCOUNTS_E2E_SCREENSHOTS=1 keeps a screenshot of each screen in /tmp/accounts-e2e-*.png.
+ */
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import { businessProfile } from "../helpers/client.ts";
+import {
+  lastEmailId,
+  openAccountThroughApi,
+  openServerDatabase,
+  personalProfile,
+  type Requester,
+  signInThroughPages,
+  tokenOf,
+  waitForEmail,
+} from "../helpers/e2e-mail.ts";
+import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
+import { type RunningServer, startServer } from "../helpers/server.ts";
+
+let server: RunningServer;
+let browser: Browser;
+let db: Database;
+
+const ADMIN = { email: "compliance@portal.test", password: "compliance-password-1" };
+const OWNER = { email: "grace@acme.test", password: "owner-password-1" };
+
+/** The business account every test works with: opened in beforeAll, its owner's page signed in. */
+let owner: { page: Page; accountRef: string };
+
+beforeAll(async () => {
+  server = await startServer();
+  db = await openServerDatabase(server);
+  browser = await launchChromium();
+  const { page } = await newPage(browser);
+  owner = { page, accountRef: await openBusinessThroughApi(page.request, OWNER) };
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  db?.$client.close();
+  await server?.stop();
+});
+
+const path = (page: Page) => new URL(page.url()).pathname;
+
+/** With ACCOUNTS_E2E_SCREENSHOTS set, a screenshot of the screen, to look at. */
+async function step(page: Page, name: string): Promise<void> {
+  if (Deno.env.get("ACCOUNTS_E2E_SCREENSHOTS")) {
+    await page.screenshot({ path: `/tmp/accounts-e2e-${name}.png`, fullPage: true });
+  }
+}
+
+async function ok<T>(what: string, res: { status(): number; json(): Promise<unknown>; text(): Promise<string> }) {
+  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
+  return (await res.json() as { body: T }).body;
+}
+
+/**
+ * A Business customer through the API (the sign-in tests cover those screens) whose account an
+ * administrator opens after the review. `request` keeps the owner's session. Answers the account_ref.
+ */
+async function openBusinessThroughApi(request: Requester, who: { email: string; password: string }) {
+  const base = server.url;
+  const mark = await lastEmailId(db);
+  const registered = await ok<{ id: number }>(
+    "auth/register",
+    await request.post(`${base}/api/auth/register`, { data: { ...who, type: "Business" } }),
+  );
+  const mail = await waitForEmail(db, who.email, { template: "email-validation", after: mark });
+  const link = /https?:\/\/\S+/.exec(mail.text)![0];
+  await ok("validate", await request.post(`${base}/api/validation/validate`, { data: { token: tokenOf(link) } }));
+  await ok("profile", await request.post(`${base}/api/account/profile`, { data: businessProfile() }));
+  await ok("sandbox", await request.post(`${base}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+  await ok("confirm", await request.get(`${base}/api/sumsub/confirm`));
+
+  const admin = await newPage(browser);
+  await ensureAdministrator(admin.page.request, base, ADMIN);
+  await signInThroughPages(admin.page, db, base, ADMIN.email, ADMIN.password);
+  const opened = await ok<{ account_ref: string }>(
+    "open-account",
+    await admin.page.request.post(`${base}/api/console/users/${registered.id}/open-account`, {
+      data: { compliance: { done: true, amount: "250000", date: todayUtc() } },
+    }),
+  );
+  await admin.context.close();
+  return opened.account_ref;
+}
+
+/** The link of the newest invitation emailed to an address after `mark`. */
+async function invitationLink(email: string, mark: number): Promise<string> {
+  const mail = await waitForEmail(db, email, { template: "account-invitation", after: mark });
+  const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`No link in the invitation:\n${mail.text}`);
+  return link;
+}
+
+/** The account the header says the page acts on. */
+const headerAccount = (page: Page) =>
+  page.getByRole("banner").locator("[data-current-account]").getAttribute("data-current-account");
+
+describe("account users", () => {
+  test(
+    "an owner invites a payer, who registers through the emailed link and lands on the business account",
+    async () => {
+      const { page } = owner;
+      page.setDefaultTimeout(10_000);
+      const payerEmail = "priya.payer@acme.test";
+
+      await page.goto(`${server.url}/account/users`);
+      await hydrated(page);
+      expect(await headerAccount(page)).toBe(owner.accountRef);
+      const mark = await lastEmailId(db);
+      const form = page.getByRole("form", { name: "Invite someone" });
+      await form.getByLabel("Email").fill(payerEmail);
+      await form.getByLabel("Role").selectOption("payer");
+      await form.getByRole("button", { name: "Send the invitation" }).click();
+      const waiting = page.getByRole("row").filter({ hasText: payerEmail });
+      await expect.poll(() => waiting.count()).toBe(1);
+      await step(page, "users");
+      expect(await waiting.textContent()).toContain("payer");
+
+      // The payer opens the emailed link in a browser of their own.
+      const link = await invitationLink(payerEmail, mark);
+      expect(link.startsWith(`${server.url}/invite?token=`)).toBe(true);
+      const payer = await newPage(browser);
+      const p = payer.page;
+      p.setDefaultTimeout(10_000);
+      await p.goto(link);
+      await hydrated(p);
+      expect(await p.getByRole("heading", { level: 1 }).textContent()).toBe("Join Acme Trading Ltd");
+      await step(p, "invite");
+      const register = p.getByRole("form", { name: "Create your login" });
+      expect(await register.getByLabel("Email").inputValue()).toBe(payerEmail);
+      await register.getByLabel("Password", { exact: true }).fill("payer-password-1");
+      await register.getByLabel("Password again").fill("payer-password-1");
+      const codeMark = await lastEmailId(db);
+      await register.getByRole("button", { name: "Create my login" }).click();
+      await p.waitForURL(`${server.url}/second-factor`);
+      await hydrated(p);
+      const codeMail = await waitForEmail(db, payerEmail, { template: "second-factor-code", after: codeMark });
+      const code = /\b\d{6}\b/.exec(codeMail.text)![0];
+      const challenge = p.getByRole("form", { name: "Second factor" });
+      await challenge.getByLabel("Code").fill(code);
+      await challenge.getByRole("button", { name: "Continue" }).click();
+      // Like everyone, a profile and an identity check come before the account.
+      await p.waitForURL(`${server.url}/register-personal`);
+      await ok(
+        "profile",
+        await p.request.post(`${server.url}/api/account/profile`, { data: personalProfile("Priya", "Payer") }),
+      );
+      await ok("sandbox", await p.request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+      await ok("confirm", await p.request.get(`${server.url}/api/sumsub/confirm`));
+      await p.goto(`${server.url}/auth`);
+      await p.waitForURL(`${server.url}/account`);
+      await hydrated(p);
+      expect(await headerAccount(p)).toBe(owner.accountRef);
+      expect(await p.getByRole("banner").textContent()).toContain("Acme Trading Ltd");
+      // A payer is offered what a payer does, and no account of their own was opened.
+      expect(await p.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count()).toBe(
+        1,
+      );
+      expect(await p.getByRole("banner").getByRole("link", { name: "Switch account" }).count()).toBe(0);
+      expect(unexpected(payer.problems)).toEqual([]);
+
+      // The owner sees the payer among the users, and the invitation is no longer waiting.
+      await page.reload();
+      await hydrated(page);
+      const member = page.getByRole("row").filter({ hasText: payerEmail });
+      await expect.poll(() => member.count()).toBe(1);
+      expect(await member.getByRole("cell").nth(1).textContent()).toBe("payer");
+      await payer.context.close();
+    },
+    120_000,
+  );
+
+  test("the owner changes the payer's role from the list", async () => {
+    const { page } = owner;
+    await page.goto(`${server.url}/account/users`);
+    await hydrated(page);
+    await page.getByRole("button", { name: "Change the role of Priya Payer" }).click();
+    const form = page.getByRole("form", { name: "Change the role of Priya Payer" });
+    await form.getByLabel("Role").selectOption("approver");
+    await step(page, "role");
+    await form.getByRole("button", { name: "Save role" }).click();
+    const row = page.getByRole("row").filter({ hasText: "priya.payer@acme.test" });
+    await expect.poll(async () => await row.getByRole("cell").nth(1).textContent()).toBe("approver");
+    const mail = await waitForEmail(db, "priya.payer@acme.test", { template: "account-access-changed" });
+    expect(mail.subject).toBe("Your role on Acme Trading Ltd is now approver");
+  });
+});
+
+describe("linked accounts", () => {
+  test("a person with a personal and a business account chooses one and switches between them", async () => {
+    const person = { email: "ada@home.test", password: "person-password-1", first: "Ada", last: "Lovelace" };
+    const signup = await newPage(browser);
+    const personal = await openAccountThroughApi(signup.page.request, db, server.url, person);
+    await signup.context.close();
+    const mark = await lastEmailId(db);
+    await ok(
+      "invite",
+      await owner.page.request.post(`${server.url}/api/account/users`, {
+        data: { email: person.email, role: "viewer" },
+      }),
+    );
+    const link = await invitationLink(person.email, mark);
+
+    const { page, context, problems } = await newPage(browser);
+    page.setDefaultTimeout(10_000);
+    // Opened signed out: sign in, and /auth brings them back to the invitation to accept it.
+    await page.goto(link);
+    await hydrated(page);
+    expect(await page.getByRole("link", { name: "Sign in" }).count()).toBe(1);
+    await signInThroughPages(page, db, server.url, person.email, person.password);
+    await page.waitForURL((url) => url.pathname === "/invite");
+    await hydrated(page);
+    await step(page, "accept");
+    await page.getByRole("button", { name: "Accept and join Acme Trading Ltd" }).click();
+    await page.waitForURL(`${server.url}/account`);
+    await hydrated(page);
+    expect(await headerAccount(page)).toBe(owner.accountRef);
+
+    // A new sign-in chooses again.
+    await context.clearCookies();
+    await signInThroughPages(page, db, server.url, person.email, person.password);
+    await page.waitForURL(`${server.url}/account-select`);
+    await hydrated(page);
+    await page.getByRole("button", { name: `Work on this account: Ada Lovelace (${personal.accountRef})` }).click();
+    await page.waitForURL(`${server.url}/account`);
+    await hydrated(page);
+    expect(await headerAccount(page)).toBe(personal.accountRef);
+    expect(await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count()).toBe(
+      1,
+    );
+
+    // From the header to the business account, where a viewer is offered no conversion.
+    await page.getByRole("banner").getByRole("link", { name: "Switch account" }).click();
+    await page.waitForURL(`${server.url}/account-select`);
+    await hydrated(page);
+    expect(await page.getByText("Current account").count()).toBe(1);
+    await step(page, "select");
+    await page.getByRole("button", { name: `Work on this account: Acme Trading Ltd (${owner.accountRef})` }).click();
+    await page.waitForURL(`${server.url}/account`);
+    await hydrated(page);
+    expect(await headerAccount(page)).toBe(owner.accountRef);
+    expect(await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count()).toBe(
+      0,
+    );
+    await page.goto(`${server.url}/account/convert`);
+    expect(await page.getByText("you cannot convert").count()).toBe(1);
+    await step(page, "convert-viewer");
+
+    // And back from /account/linked-accounts.
+    await page.goto(`${server.url}/account/linked-accounts`);
+    await hydrated(page);
+    await step(page, "linked");
+    const current = page.getByRole("listitem").filter({ hasText: "Current account" });
+    expect(await current.textContent()).toContain(owner.accountRef);
+    await page.getByRole("button", { name: `Switch to this account: Ada Lovelace (${personal.accountRef})` }).click();
+    await page.waitForURL(`${server.url}/account`);
+    await hydrated(page);
+    expect(await headerAccount(page)).toBe(personal.accountRef);
+    expect(path(page)).toBe("/account");
+    expect(unexpected(problems)).toEqual([]);
+    await context.close();
+  }, 120_000);
+});

@@ -1,0 +1,213 @@
+import { and, desc, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, test } from "vitest";
+import { accountMembers, auditLog } from "../../db/schema.ts";
+import { businessOwner, invitationToken, invite, type Member, memberWithRole } from "../helpers/account-users.ts";
+import { type Admin, expectStatus, mailTo, uniqueEmail } from "../helpers/client.ts";
+import { type MoneyApp, moneyApp, type OpenCustomer } from "../helpers/money.ts";
+
+let t: MoneyApp;
+let admin: Admin;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+});
+
+async function roleOf(owner: OpenCustomer, userId: number) {
+  const res = await owner.client.get("account/users");
+  expectStatus(res, 200);
+  return (res.json.body as { id: number; role: string }[]).find((u) => u.id === userId)?.role ?? null;
+}
+
+async function latestAudit(action: string) {
+  const [row] = await t.db.select().from(auditLog).where(eq(auditLog.action, action)).orderBy(desc(auditLog.id))
+    .limit(1);
+  return row;
+}
+
+describe("the account's users", () => {
+  let owner: OpenCustomer;
+  let payer: Member;
+
+  beforeAll(async () => {
+    owner = await businessOwner(t, admin);
+    payer = await memberWithRole(t, owner.client, "payer");
+  });
+
+  test("are listed for every member, with their roles and who is asking", async () => {
+    const res = await payer.client.get("account/users");
+    expectStatus(res, 200);
+    const users = res.json.body as { id: number; email: string; role: string; you: boolean }[];
+    expect(users.map((u) => [u.email, u.role, u.you])).toEqual([
+      [owner.email, "owner", false],
+      [payer.email, "payer", true],
+    ]);
+  });
+
+  test("an owner changes a role: the person is emailed and the change audited", async () => {
+    const res = await owner.client.put(`account/users/${payer.id}`, { role: "approver" });
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({ id: payer.id, role: "approver" });
+    const mail = await mailTo(t.db, payer.email);
+    expect(mail.template).toBe("account-access-changed");
+    expect(mail.subject).toBe("Your role on Acme Trading Ltd is now approver");
+    const entry = await latestAudit("account-users.role");
+    expect(entry).toMatchObject({ actorId: owner.id, onBehalfOfId: null });
+    expect(entry.detail).toMatchObject({
+      account_ref: owner.accountRef,
+      user_id: payer.id,
+      from: "payer",
+      to: "approver",
+    });
+    expectStatus(await owner.client.put(`account/users/${payer.id}`, { role: "payer" }), 200);
+  });
+
+  test("a role that does not exist is refused by name", async () => {
+    const res = await owner.client.put(`account/users/${payer.id}`, { role: "superuser" });
+    expectStatus(res, 422);
+    expect(res.json.fields.role).toContain("Choose a role");
+  });
+
+  test("someone not on the account is not found", async () => {
+    expectStatus(await owner.client.put(`account/users/${admin.id}`, { role: "viewer" }), 404);
+    expectStatus(await owner.client.delete(`account/users/${admin.id}`), 404);
+  });
+});
+
+describe("who may change whom", () => {
+  let owner: OpenCustomer;
+  let accountAdmin: Member;
+  let viewer: Member;
+
+  beforeAll(async () => {
+    owner = await businessOwner(t, admin);
+    accountAdmin = await memberWithRole(t, owner.client, "admin");
+    viewer = await memberWithRole(t, owner.client, "viewer");
+  });
+
+  test("an admin manages everyone but owners", async () => {
+    expectStatus(await accountAdmin.client.put(`account/users/${viewer.id}`, { role: "payer" }), 200);
+    expect(await roleOf(owner, viewer.id)).toBe("payer");
+    expectStatus(await accountAdmin.client.put(`account/users/${viewer.id}`, { role: "viewer" }), 200);
+  });
+
+  test("an admin cannot make an owner, demote or remove one, or invite one", async () => {
+    const promote = await accountAdmin.client.put(`account/users/${viewer.id}`, { role: "owner" });
+    expectStatus(promote, 403);
+    expect(promote.json.error).toBe("Only an owner can make, demote or remove an owner.");
+    const second = await memberWithRole(t, owner.client, "owner");
+    expectStatus(await accountAdmin.client.put(`account/users/${second.id}`, { role: "viewer" }), 403);
+    expectStatus(await accountAdmin.client.delete(`account/users/${second.id}`), 403);
+    const email = uniqueEmail("would-be-owner");
+    expectStatus(await invite(accountAdmin.client, email, "owner"), 403);
+    expect(await roleOf(owner, second.id)).toBe("owner");
+    expect(await roleOf(owner, viewer.id)).toBe("viewer");
+    // The second owner leaves again, by the first owner's hand.
+    expectStatus(await owner.client.delete(`account/users/${second.id}`), 200);
+  });
+
+  test("nobody changes their own role or removes themselves", async () => {
+    const own = await accountAdmin.client.put(`account/users/${accountAdmin.id}`, { role: "owner" });
+    expectStatus(own, 403);
+    const down = await accountAdmin.client.put(`account/users/${accountAdmin.id}`, { role: "viewer" });
+    expectStatus(down, 403);
+    expect(down.json.error).toContain("your own role");
+    expectStatus(await accountAdmin.client.delete(`account/users/${accountAdmin.id}`), 403);
+    expect(await roleOf(owner, accountAdmin.id)).toBe("admin");
+  });
+
+  test("payers, approvers and viewers manage nobody", async () => {
+    for (const role of ["payer", "approver", "viewer"] as const) {
+      const member = await memberWithRole(t, owner.client, role);
+      expectStatus(await member.client.put(`account/users/${viewer.id}`, { role: "payer" }), 403);
+      expectStatus(await member.client.delete(`account/users/${viewer.id}`), 403);
+      expectStatus(await invite(member.client, uniqueEmail("by-" + role), "viewer"), 403);
+      expectStatus(await member.client.get("account/invitations"), 403);
+    }
+    expect(await roleOf(owner, viewer.id)).toBe("viewer");
+  });
+
+  test("an owner removes a user: they lose the account at once and are emailed", async () => {
+    const leaving = await memberWithRole(t, owner.client, "payer");
+    expectStatus(await leaving.client.get("account/balances"), 200);
+    const res = await owner.client.delete(`account/users/${leaving.id}`);
+    expectStatus(res, 200);
+    expect((await mailTo(t.db, leaving.email)).subject).toBe("You no longer have access to Acme Trading Ltd");
+    // Their only account is gone: the account's calls send them to /processing.
+    const after = await leaving.client.get("account/balances");
+    expectStatus(after, 403);
+    expect(after.json.redirect).toBe("/processing");
+    expect((await latestAudit("account-users.remove")).detail).toMatchObject({ user_id: leaving.id, role: "payer" });
+  });
+});
+
+describe("the last owner", () => {
+  test("cannot be demoted or removed, by themselves or anyone", async () => {
+    const owner = await businessOwner(t, admin);
+    const accountAdmin = await memberWithRole(t, owner.client, "admin");
+    const demote = await owner.client.put(`account/users/${owner.id}`, { role: "admin" });
+    expectStatus(demote, 409);
+    expect(demote.json.error).toBe("The account's last owner cannot be demoted: make someone else an owner first.");
+    const remove = await owner.client.delete(`account/users/${owner.id}`);
+    expectStatus(remove, 409);
+    expect(remove.json.error).toBe("The account's last owner cannot be removed: make someone else an owner first.");
+    expectStatus(await accountAdmin.client.delete(`account/users/${owner.id}`), 409);
+    expect(await roleOf(owner, owner.id)).toBe("owner");
+  });
+
+  test("two owners demoting each other at once leave one owner", async () => {
+    const first = await businessOwner(t, admin);
+    const second = await memberWithRole(t, first.client, "owner");
+    const [a, b] = await Promise.all([
+      first.client.put(`account/users/${second.id}`, { role: "admin" }),
+      second.client.put(`account/users/${first.id}`, { role: "admin" }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const owners = await t.db.select().from(accountMembers).where(
+      and(eq(accountMembers.role, "owner"), eq(accountMembers.accountId, (await accountIdOf(first)) as number)),
+    );
+    expect(owners).toHaveLength(1);
+  });
+});
+
+describe("invitations waiting", () => {
+  test("an admin cannot withdraw an owner's invitation; an owner can", async () => {
+    const owner = await businessOwner(t, admin);
+    const accountAdmin = await memberWithRole(t, owner.client, "admin");
+    const email = uniqueEmail("future-owner");
+    const sent = await invite(owner.client, email, "owner");
+    expectStatus(sent, 201);
+    await invitationToken(t, email);
+    expectStatus(await accountAdmin.client.delete(`account/invitations/${sent.json.body.id}`), 403);
+    expectStatus(await owner.client.delete(`account/invitations/${sent.json.body.id}`), 200);
+    expectStatus(await owner.client.delete(`account/invitations/${sent.json.body.id}`), 404);
+  });
+
+  test("an invitation of another account is not found", async () => {
+    const one = await businessOwner(t, admin);
+    const other = await businessOwner(t, admin);
+    const sent = await invite(one.client, uniqueEmail("theirs"), "viewer");
+    expectStatus(sent, 201);
+    expectStatus(await other.client.delete(`account/invitations/${sent.json.body.id}`), 404);
+  });
+});
+
+describe("an administrator acting on behalf of the owner", () => {
+  test("manages users with the owner's rights, and the audit log names both", async () => {
+    const owner = await businessOwner(t, admin);
+    const viewer = await memberWithRole(t, owner.client, "viewer");
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    try {
+      expectStatus(await admin.client.put(`account/users/${viewer.id}`, { role: "approver" }), 200);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, onBehalfOfId: owner.id });
+  });
+});
+
+async function accountIdOf(owner: OpenCustomer): Promise<number | undefined> {
+  const [row] = await t.db.select().from(accountMembers).where(
+    and(eq(accountMembers.userId, owner.id), eq(accountMembers.role, "owner")),
+  );
+  return row?.accountId;
+}
