@@ -5,8 +5,8 @@ import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
 import { batchFile, createSepaBatch, listBatches } from "../../server/payouts/batches.ts";
 import { completePayout, type DeskOutcome, failPayout, submitPayout } from "../../server/payouts/desk.ts";
-import { payoutById, payoutQueue } from "../../server/payouts/queue.ts";
-import { SIMULATED_RAIL_NOTE, SimulatedRail } from "../../server/payouts/simulated-rail.ts";
+import { deskQueue, payoutById } from "../../server/payouts/queue.ts";
+import { SimulatedRail } from "../../server/payouts/simulated-rail.ts";
 
 /** The payout desk's calls (docs/API.md "Payout desk"; decision 031). Administrators only. */
 
@@ -22,13 +22,12 @@ async function answer(c: Context<AppEnv>, outcome: DeskOutcome) {
 
 export const payoutCalls = new Hono<AppEnv>();
 
-route(payoutCalls, calls.listPayouts, async (c, { query }) => ({
-  ...await payoutQueue(c.get("db"), { queue: query.rail, status: query.status, currency: query.currency }),
-  as_of: now(c).toISOString(),
-  rail_note: query.rail === "local"
-    ? `SEPA payments go out in SEPA files ("Export SEPA file"). ${SIMULATED_RAIL_NOTE}`
-    : SIMULATED_RAIL_NOTE,
-}));
+route(
+  payoutCalls,
+  calls.listPayouts,
+  async (c, { query }) =>
+    await deskQueue(c.get("db"), { queue: query.rail, status: query.status, currency: query.currency }, now(c)),
+);
 
 route(payoutCalls, calls.submitPayout, async (c, { params, body }) => {
   const rail = new SimulatedRail(body.simulate_refusal ? new Map([[params.id, body.simulate_refusal]]) : undefined);

@@ -7,6 +7,7 @@ import { type Rail, RAILS } from "../../lib/payments/rails.ts";
 import { NotFound } from "../errors.ts";
 import { peopleByIds } from "../payments/people.ts";
 import { type Payout, payoutAnswer } from "./answer.ts";
+import { SIMULATED_RAIL_NOTE } from "./simulated-rail.ts";
 
 /** The payout desk's queues (/console/local and /console/transfer), and payments by id for its answers. */
 
@@ -43,6 +44,17 @@ export async function payoutQueue(db: Database, filter: QueueFilter): Promise<{ 
     payoutsWhere(db, where, order, QUEUE_LIMIT),
   ]);
   return { items, total };
+}
+
+/** A queue as the desk's call and page answer it: its payments, the time, and where Submit sends them. */
+export async function deskQueue(db: Database, filter: QueueFilter, now: Date) {
+  return {
+    ...await payoutQueue(db, filter),
+    as_of: now.toISOString(),
+    rail_note: filter.queue === "local"
+      ? `SEPA payments go out in SEPA files ("Export SEPA file"). ${SIMULATED_RAIL_NOTE}`
+      : SIMULATED_RAIL_NOTE,
+  };
 }
 
 /** Payments by id, in that order, as the desk answers them. */
