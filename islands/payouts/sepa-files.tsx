@@ -24,6 +24,8 @@ const COLUMNS = [
   { label: "Download", hidden: true },
 ];
 
+const paymentsText = (count: number) => count === 1 ? "1 payment" : `${count} payments`;
+
 /** Downloads a file the server answers as an attachment, without leaving the page. */
 function download(url: string, name: string) {
   const link = document.createElement("a");
@@ -47,7 +49,7 @@ export function SepaFiles({ batches: initial }: { batches: PayoutBatch[] }) {
       setProblem(null);
       notify({
         title: "SEPA file made",
-        description: `${batch.payment_count} payments, ${batch.total} ${batch.currency}: ${batch.file_name}`,
+        description: `${paymentsText(batch.payment_count)}, ${batch.total} ${batch.currency}: ${batch.file_name}`,
         color: "success",
       });
       download(fileUrl(batch.id), batch.file_name);
@@ -108,7 +110,7 @@ function MadeFile({ batch }: { batch: CreatedBatch }) {
   return (
     <div className="space-y-3">
       <Alert tone="success" title={`${batch.file_name} is downloading`} live>
-        {`${batch.payment_count} payments, ${batch.total} ${batch.currency}. `}
+        {`${paymentsText(batch.payment_count)}, ${batch.total} ${batch.currency}. `}
         <a className="underline" href={fileUrl(batch.id)} download={batch.file_name}>Download it again</a>
       </Alert>
       {batch.test_details

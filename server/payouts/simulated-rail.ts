@@ -4,7 +4,7 @@ import { type PayoutRail, RailRefused } from "./rail.ts";
 /**
  * The default rail (decision 031): it moves no money and accepts every payment, answering the
  * reference SIM-<payment id>, unless the operator told it, with the submission, to refuse that
- * payment (the desk's "Make the simulated rail refuse it"): then it refuses with the operator's
+ * payment (the desk's "Refuse on submit…"): then it refuses with the operator's
  * words, as a real rail refusing at once would (a closed account, a failed name check). So the
  * failure path can be tried end to end, on purpose, by the person looking at the screen.
  */
@@ -24,5 +24,5 @@ export class SimulatedRail implements PayoutRail {
 /** What the desk's screen says about the simulated rail. */
 export const SIMULATED_RAIL_NOTE =
   "Submit sends payments to the simulated rail: it moves no money and accepts every payment (reference SIM-<id>), " +
-  'unless you tick "Make the simulated rail refuse it" and give its words: then it refuses the payment at once, ' +
+  'unless you choose "Refuse on submit…" and give its words: then it refuses the payment at once, ' +
   "the payment fails and the customer gets all their money back.";
