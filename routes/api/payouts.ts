@@ -60,12 +60,13 @@ route(payoutCalls, calls.failPayout, async (c, { params, body }) =>
     }),
   ));
 
-route(payoutCalls, calls.createPayoutBatch, async (c) => {
+route(payoutCalls, calls.createPayoutBatch, async (c, _input, answer) => {
   const config = c.get("config");
   const batch = await createSepaBatch(c.get("db"), {
     adminId: administrator(c),
     debtor: sepaDebtorFromSettings(config.companyBank, config.appEnv),
     now: now(c),
+    onMade: (tx, made) => answer.storeWith(tx, made),
   });
   c.get("services").emailOutbox.kick();
   return batch;

@@ -6,9 +6,11 @@
  * exists only with its file and its payments, whatever happens to the process.
  */
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
+import type { createdPayoutBatch } from "../../lib/contracts/payouts.ts";
 import { payments, payoutBatches } from "../../db/schema-payments.ts";
-import { fromColumns, rowOf, run } from "../../db/sql.ts";
+import { fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
 import { audit } from "../audit.ts";
 import type { SepaDebtor } from "../bank-files/debtor.ts";
 import { Conflict, NotFound } from "../errors.ts";
@@ -28,6 +30,9 @@ export const MAX_FILE_PAYMENTS = 5_000;
 
 type BatchRow = typeof payoutBatches.$inferSelect;
 
+/** A new SEPA file as POST console/payouts/batches answers it. */
+export type CreatedBatch = z.output<typeof createdPayoutBatch>;
+
 const fileNameOf = (batch: Pick<BatchRow, "messageId">) => `${batch.messageId}.xml`;
 
 /** Every approved EUR SEPA payment in no file, oldest first. */
@@ -45,11 +50,11 @@ const WAITING = and(
  */
 export async function createSepaBatch(
   db: Database,
-  options: { adminId: number; debtor: SepaDebtor; now: Date },
-) {
+  options: { adminId: number; debtor: SepaDebtor; now: Date; onMade?: (tx: Tx, batch: CreatedBatch) => Promise<void> },
+): Promise<CreatedBatch> {
   const { adminId, debtor, now } = options;
   const rail = new SepaFileRail(debtor, now);
-  const made = await db.transaction(async (tx) => {
+  return await db.transaction(async (tx) => {
     const waiting = await tx.select().from(payments).where(WAITING).orderBy(asc(payments.id)).limit(MAX_FILE_PAYMENTS);
     if (!waiting.length) throw new Conflict("No approved SEPA payment is waiting for a file.");
     const going: { payment: PaymentRow; railReference: string }[] = [];
@@ -88,32 +93,31 @@ export async function createSepaBatch(
       "UPDATE payout_batches SET message_id = ?, payment_count = ?, total_minor = ?, file = ? WHERE id = ?",
       [messageId, sent.length, total, file.xml, batchId],
     );
+    const paymentIds = sent.map((p) => p.id);
+    // The audit entry and the answer commit with the file: a retry after a crash learns of this
+    // very file (the answer is stored under its Idempotency-Key by onMade), never makes another.
+    await audit(tx, {
+      actorId: adminId,
+      onBehalfOfId: null,
+      action: "payout.batch",
+      detail: { batch_id: batchId, payment_ids: paymentIds, left_out: leftOut.map((l) => l.payment_id) },
+    }, now);
     const byEndToEnd = new Map(sent.map((p) => [endToEndIdOf(p), p.id]));
-    return {
-      batchId,
-      paymentIds: sent.map((p) => p.id),
-      leftOut,
+    const made: CreatedBatch = {
+      ...await batchById(tx, batchId),
+      payments: await payoutsByIds(tx, paymentIds),
+      left_out: leftOut,
       changes: file.changes.map((c) => ({
         payment_id: byEndToEnd.get(c.endToEndId)!,
         field: c.field,
         given: c.given,
         written: c.written,
       })),
+      test_details: debtor.testDetails,
     };
+    await options.onMade?.(tx, made);
+    return made;
   });
-  await audit(db, {
-    actorId: adminId,
-    onBehalfOfId: null,
-    action: "payout.batch",
-    detail: { batch_id: made.batchId, payment_ids: made.paymentIds, left_out: made.leftOut.map((l) => l.payment_id) },
-  }, now);
-  return {
-    ...await batchById(db, made.batchId),
-    payments: await payoutsByIds(db, made.paymentIds),
-    left_out: made.leftOut,
-    changes: made.changes,
-    test_details: debtor.testDetails,
-  };
 }
 
 /** The latest 100 files, newest first. */
@@ -122,7 +126,7 @@ export async function listBatches(db: Database) {
   return await batchAnswers(db, rows);
 }
 
-async function batchById(db: Database, id: number) {
+async function batchById(db: Database | Tx, id: number) {
   const [row] = await db.select().from(payoutBatches).where(eq(payoutBatches.id, id));
   if (!row) throw new NotFound(`There is no payout file ${id}.`);
   return (await batchAnswers(db, [row]))[0];
@@ -136,7 +140,7 @@ export async function batchFile(db: Database, id: number): Promise<{ name: strin
   return { name: fileNameOf(batch), xml: batch.file };
 }
 
-async function batchAnswers(db: Database, rows: BatchRow[]) {
+async function batchAnswers(db: Database | Tx, rows: BatchRow[]) {
   const people = await peopleByIds(db, rows.map((r) => r.createdBy));
   return rows.map((r) => ({
     id: r.id,

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { accounts } from "../../db/schema.ts";
 import { payments } from "../../db/schema-payments.ts";
 import type { DeskStatus, PayoutQueue } from "../../lib/contracts/payouts.ts";
@@ -58,7 +59,7 @@ export async function deskQueue(db: Database, filter: QueueFilter, now: Date) {
 }
 
 /** Payments by id, in that order, as the desk answers them. */
-export async function payoutsByIds(db: Database, ids: readonly number[]): Promise<Payout[]> {
+export async function payoutsByIds(db: Database | Tx, ids: readonly number[]): Promise<Payout[]> {
   if (!ids.length) return [];
   const found = await payoutsWhere(db, inArray(payments.id, [...ids]), asc(payments.id));
   const byId = new Map(found.map((p) => [p.id, p]));
@@ -71,7 +72,7 @@ export async function payoutById(db: Database, id: number): Promise<Payout> {
   return found;
 }
 
-async function payoutsWhere(db: Database, where: SQL | undefined, order: SQL, limit?: number): Promise<Payout[]> {
+async function payoutsWhere(db: Database | Tx, where: SQL | undefined, order: SQL, limit?: number): Promise<Payout[]> {
   const query = db.select({ payment: payments, accountRef: accounts.accountRef, accountName: accounts.name })
     .from(payments).innerJoin(accounts, eq(accounts.id, payments.accountId)).where(where).orderBy(order);
   const rows = limit === undefined ? await query : await query.limit(limit);

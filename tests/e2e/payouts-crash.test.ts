@@ -94,6 +94,8 @@ async function streamAndKill(people: People, aim: "random" | "file") {
   const made: Made[] = [];
   const approved: number[] = [];
   const batches: Batch[] = [];
+  /** Each file request's Idempotency-Key, and whether it was answered before the kill. */
+  const fileRequests: { key: string; answered: boolean }[] = [];
   const unexpected: string[] = [];
   let killed = false;
   let killing = false;
@@ -168,10 +170,10 @@ async function streamAndKill(people: People, aim: "random" | "file") {
   const exportFiles = async () => {
     while (!killed) {
       filesInFlight++;
+      const sending = { key: `batch-${crypto.randomUUID()}`, answered: false };
+      fileRequests.push(sending);
       const sent = request(() =>
-        people.admin.session.post("console/payouts/batches", { scheme: "sepa" }, {
-          "Idempotency-Key": `batch-${crypto.randomUUID()}`,
-        })
+        people.admin.session.post("console/payouts/batches", { scheme: "sepa" }, { "Idempotency-Key": sending.key })
       ).finally(() => filesInFlight--);
       // Aimed: killed while a file of approved payments is being made.
       const filed = new Set(batches.flatMap((b) => b.payments.map((p) => p.id)));
@@ -180,6 +182,7 @@ async function streamAndKill(people: People, aim: "random" | "file") {
       }
       const answer = await sent;
       if (!answer || killed) return;
+      sending.answered = true;
       if (answer.status === 201) batches.push(answer.json.body as Batch);
       else if (answer.status === 409) await breath();
       else unexpected.push(`batch ${answer.status}: ${answer.text.slice(0, 200)}`);
@@ -189,7 +192,7 @@ async function streamAndKill(people: People, aim: "random" | "file") {
   await Promise.all([...Array.from({ length: PAYERS }, pay), approve(), exportFiles()]);
   await child.status;
   expect(unexpected).toEqual([]);
-  return { made, approved, batches, inFlightAtKill, fileInFlightAtKill };
+  return { made, approved, batches, fileRequests, inFlightAtKill, fileInFlightAtKill };
 }
 
 /** Everything the file and the restarted server say, checked against what was answered. */
@@ -246,6 +249,38 @@ async function verifyAfterRestart(answered: { made: Made[]; approved: number[]; 
       .toEqual(batch.payments.map(() => batch.id));
   }
   return { payments: rows.length, files: files.length, filed: filed.size };
+}
+
+/**
+ * The file requests in flight at the kill, retried with their Idempotency-Keys on the restarted
+ * server: a file that committed without its answer is answered to its retry (its answer committed
+ * with it, decision 025), never made again; a request that left nothing makes its file now, or
+ * finds nothing waiting, or its claim still holds the key. Answers the files the retries answered.
+ */
+async function retryUnansweredFiles(admin: HttpAdmin, requests: { key: string; answered: boolean }[], known: Batch[]) {
+  const answeredIds = new Set(known.map((b) => b.id));
+  const onDisk = (await reader!.$client.execute("SELECT id FROM payout_batches")).rows.map((r) => Number(r.id));
+  const unanswered = onDisk.filter((id) => !answeredIds.has(id));
+  const retried: Batch[] = [];
+  for (const { key } of requests.filter((r) => !r.answered)) {
+    const retry = await admin.session.post("console/payouts/batches", { scheme: "sepa" }, { "Idempotency-Key": key });
+    if (retry.status === 201) {
+      retried.push(retry.json.body as Batch);
+      const again = await admin.session.post("console/payouts/batches", { scheme: "sepa" }, { "Idempotency-Key": key });
+      expect([again.status, again.text], `the retry of ${key}, again`).toEqual([201, retry.text]);
+    } else {
+      expect([409], `the retry of ${key}: ${retry.text}`).toContain(retry.status);
+      expect([
+        "A request with this Idempotency-Key is still in progress.",
+        "No approved SEPA payment is waiting for a file.",
+      ]).toContain(retry.json.error);
+    }
+  }
+  // Every file on disk that nobody was told of is told to its retry.
+  expect(retried.map((b) => b.id), "files committed without their answer").toEqual(
+    expect.arrayContaining(unanswered),
+  );
+  return { retried, committedUnanswered: unanswered.length };
 }
 
 /** `deno task ledger:check` on the database file: exit code 0 and "OK". */
@@ -325,13 +360,17 @@ test(
         session.baseUrl = server.url;
       }
       reader = await openDatabase({ url: databaseUrl() });
+      await verifyAfterRestart(answered);
+      const retries = await retryUnansweredFiles(people.admin, result.fileRequests, answered.batches);
+      answered.batches.push(...retries.retried);
       const seen = await verifyAfterRestart(answered);
       console.log(
         `[payouts-crash] cycle ${cycle}: ${result.made.length} payments, ${result.approved.length} approvals and ` +
           `${result.batches.length} files answered; ${result.inFlightAtKill} requests in flight at the kill${
             result.fileInFlightAtKill ? ", a file among them" : ""
           }; ` +
-          `on file ${seen.payments} payments, ${seen.files} files holding ${seen.filed}`,
+          `on file ${seen.payments} payments, ${seen.files} files holding ${seen.filed}; ` +
+          `${retries.committedUnanswered} files committed without their answer, ${retries.retried.length} answered to their retry`,
       );
 
       // The restarted server pays, approves and files again; the task's ledger check passes after it.
