@@ -52,9 +52,9 @@ const server = Deno.serve({
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     await server.shutdown();
+    services.emailOutbox.stop();
     // The emails that answered requests were waiting for go out before the database closes.
     await settled();
-    services.emailOutbox.stop();
     db.$client.close();
     Deno.exit(0);
   });

@@ -9,9 +9,9 @@
  *    that quotes held before a window are still valid in it), set up over HTTP like people would:
  *    the first administrator, ACCOUNTS accounts each with a funded owner who makes the payments and
  *    an approver who approves them, the rule "every payment needs approval" (PUT account/approvals),
- *    and a EUR recipient. Until invitations and the recipients calls exist, the approver joins the
- *    account and the recipient is saved by writing to the portal's database file beside it, once,
- *    before anything is measured.
+ *    and a EUR recipient (POST account/recipients). The approver joins the account by a write to
+ *    the portal's database file beside it, once, before anything is measured (an invitation would
+ *    need the emailed link).
  * 2. Rounds (--rounds, 3), each: payment quotes held for the window (POST account/payments/quote,
  *    over HTTP, its rate printed beside), then CONNECTIONS keep-alive connections each make a
  *    payment (POST account/payments → 201, pending approval) and approve it (PUT
@@ -120,14 +120,17 @@ async function setUp(url: string, databasePath: string): Promise<Account[]> {
         sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, 'approver', ?)",
         args: [account_id, approver.id, now],
       });
-      const recipient = await db.$client.execute({
-        sql:
-          `INSERT INTO recipients (account_id, name, type, currency, country, details, details_changed_at, created_by,
-                created_at, updated_at)
-              VALUES (?, 'Jean Dupont', 'person', 'EUR', 'FR', '{"iban":"FR1420041010050500013M02606"}', ?, ?, ?, ?)
-              RETURNING id`,
-        args: [account_id, now, owner.id, now, now],
-      });
+      const recipient = expectAnswer<{ body: { id: number } }>(
+        "account/recipients",
+        await owner.session.post("account/recipients", {
+          name: "Jean Dupont",
+          type: "person",
+          currency: "EUR",
+          country: "FR",
+          details: { iban: "FR1420041010050500013M02606" },
+        }),
+        201,
+      );
       expectAnswer(
         "account/approvals",
         await owner.session.put("account/approvals", { mode: "all", thresholds: {}, new_recipient: false }),
@@ -135,7 +138,7 @@ async function setUp(url: string, databasePath: string): Promise<Account[]> {
       accounts.push({
         payer: owner.session.cookieHeader(),
         approver: approver.session.cookieHeader(),
-        recipientId: Number((recipient.rows[0] as unknown as { id: number }).id),
+        recipientId: recipient.json.body.id,
         quotes: [],
       });
     }

@@ -21,6 +21,8 @@ import { Field } from "./ui/field.tsx";
 
 export interface PendingPaymentProps {
   accountRef: string;
+  /** The customer an administrator was acting for when the page was rendered; null for the customer's own. */
+  actingFor: number | null;
   /** As the server rendered it: the query starts from it. */
   payment: PaymentWithTimeline;
 }
@@ -46,10 +48,10 @@ const DETAIL_NAMES: Record<string, string> = {
  * its creator, an owner or an admin may cancel it before it is sent. Nobody is offered their own
  * payment to approve: the page says why instead, as it does to an administrator on behalf.
  */
-function PendingPayment({ accountRef, payment: initial }: PendingPaymentProps) {
+function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaymentProps) {
   const queries = useQueryClient();
   const key = pendingPaymentKeys.one(accountRef, initial.id);
-  const query = useQuery({ ...paymentQuery(accountRef, initial.id), initialData: initial });
+  const query = useQuery({ ...paymentQuery(accountRef, initial.id, actingFor), initialData: initial });
   const p = query.data;
   const [reason, setReason] = useState("");
   const [rejecting, setRejecting] = useState(false);

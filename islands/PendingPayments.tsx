@@ -13,6 +13,8 @@ import { CELL, EmptyRow, MUTED, NUMBER, Table } from "./ui/table.tsx";
 
 export interface PendingPaymentsProps {
   accountRef: string;
+  /** The customer an administrator was acting for when the page was rendered; null for the customer's own. */
+  actingFor: number | null;
   /** As the server rendered them: the query starts from these. */
   payments: Payment[];
   /** The dashboard's short form: no heading sentence when there is nothing to approve. */
@@ -25,8 +27,8 @@ export interface PendingPaymentsProps {
  * offered their own, and an administrator acting on behalf is told why they cannot decide. Setting
  * or clearing on-behalf mode reloads the list (the pending payments' queries, SPEC.md section 4).
  */
-function PendingPayments({ accountRef, payments: initial, compact = false }: PendingPaymentsProps) {
-  const query = useQuery({ ...pendingQuery(accountRef), initialData: initial });
+function PendingPayments({ accountRef, actingFor, payments: initial, compact = false }: PendingPaymentsProps) {
+  const query = useQuery({ ...pendingQuery(accountRef, actingFor), initialData: initial });
   const [failed, setFailed] = useState<string | null>(null);
   const approval = useWrite({
     call: approvePendingPayment,

@@ -12,13 +12,15 @@ import type { PaymentActor } from "../server/payments/transitions.ts";
  */
 export async function paymentActorOf(
   c: Context<AppEnv>,
-): Promise<{ actor: PaymentActor; viewer: Viewer; known: Person[]; accountRef: string }> {
-  const { accountId, customer, role } = await currentAccount(c);
+): Promise<{ actor: PaymentActor; viewer: Viewer; known: Person[]; accountRef: string; actingFor: number | null }> {
+  const { accountId, accountRef, customer, role } = await currentAccount(c);
   const admin = c.get("onBehalf") ? c.get("user") : null;
   return {
     actor: { accountId, userId: customer.id, name: customer.name, role, onBehalfAdminId: admin?.id ?? null },
     viewer: { userId: customer.id, role, onBehalf: admin !== null },
     known: [{ id: customer.id, name: customer.name, email: customer.username }],
-    accountRef: customer.account_ref ?? "",
+    accountRef,
+    /** For an administrator on behalf: the customer (the islands stop reading once the mode ends). */
+    actingFor: admin ? customer.id : null,
   };
 }

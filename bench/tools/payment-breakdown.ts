@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { openMigratedDatabase } from "../../db/client.ts";
+import { groupCommitStats } from "../../db/group-commit.ts";
 import { createApp, createServices } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { createPayment } from "../../server/payments/create.ts";
@@ -124,15 +125,18 @@ try {
     if (prepare) await prepare();
     for (let i = 0; i < 20; i++) await work(i);
     if (prepare) await prepare();
+    const groups0 = groupCommitStats(db);
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     for (let i = 0; i < n; i++) await work(i);
     const wall = (performance.now() - t0) * 1000 / n;
     const cpu = process.cpuUsage(cpu0);
+    const groups = groupCommitStats(db);
+    const commits = (groups.groups - groups0.groups) / n;
     console.log(
       `${label.padEnd(64)} ${((cpu.user + cpu.system) / n).toFixed(0).padStart(6)} CPU µs  ${
         wall.toFixed(0).padStart(6)
-      } wall µs`,
+      } wall µs  ${commits.toFixed(2)} grouped commits`,
     );
   };
 

@@ -1,6 +1,7 @@
 /** The payment calls the customer's islands make, typed by their contracts (lib/contracts/payments.ts). */
 import type * as payments from "../../lib/contracts/payments.ts";
 import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
+import { onBehalfStore } from "../lib/on-behalf.ts";
 import { read } from "../lib/query-client.tsx";
 import { paymentKeys, pendingPaymentKeys } from "../lib/query-keys.ts";
 
@@ -26,12 +27,26 @@ export type PaymentPage = AnswerOf<typeof payments.listPayments>;
 /** What the customer fixes: what they send, or what the recipient receives. */
 export type PaymentFixed = BodyOf<typeof payments.holdPaymentQuote>["fixed"];
 
+/**
+ * Whether a page's payments are still its viewer's to read. SPEC.md section 4 reloads pending
+ * payments when on-behalf mode is set or cleared; a page an administrator was shown on a customer's
+ * behalf is not read again once that mode is cleared (or is another customer's): the banner leaves
+ * the page, and the customer's payments are no longer the administrator's to fetch.
+ */
+const readable = (actingFor: number | null) => () =>
+  actingFor === null || (onBehalfStore.get()?.id ?? null) === actingFor;
+
 /** The account's payments waiting for approval: the pending list and the dashboard read it. */
-export const pendingQuery = (accountRef: string) => read(pendingPaymentKeys.list(accountRef), allPendingPayments);
+export const pendingQuery = (accountRef: string, actingFor: number | null) => ({
+  ...read(pendingPaymentKeys.list(accountRef), allPendingPayments),
+  enabled: readable(actingFor),
+});
 
 /** One payment with its timeline, for its page. */
-export const paymentQuery = (accountRef: string, id: number) =>
-  read(pendingPaymentKeys.one(accountRef, id), onePendingPayment, { query: { id: String(id) } });
+export const paymentQuery = (accountRef: string, id: number, actingFor: number | null) => ({
+  ...read(pendingPaymentKeys.one(accountRef, id), onePendingPayment, { query: { id: String(id) } }),
+  enabled: readable(actingFor),
+});
 
 /** The account's latest payments. */
 export const latestPaymentsQuery = (accountRef: string) =>

@@ -1,12 +1,15 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
+import type { AnswerOf } from "../../lib/contracts/define.ts";
 import * as calls from "../../lib/contracts/payments.ts";
 import { currentAccount, customerOf } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { route } from "../../server/http/route.ts";
+import { type AnswerWithEffect, route } from "../../server/http/route.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
 import { latestNotifications, markRead } from "../../server/notifications/inbox.ts";
-import { paymentAnswer } from "../../server/payments/answer.ts";
+import { paymentAnswer, type PaymentRow, type Viewer } from "../../server/payments/answer.ts";
+import type { Person } from "../../server/payments/people.ts";
+import type { Tx } from "../../db/sql.ts";
 import { approvalRuleAnswer, setApprovalRule } from "../../server/payments/approval-rules.ts";
 import { createPayment } from "../../server/payments/create.ts";
 import { holdPaymentQuote } from "../../server/payments/quotes.ts";
@@ -28,6 +31,24 @@ const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 /** Notifications were written with the change: their emails go out soon, off this request. */
 const mailSoon = (c: Context<AppEnv>) => c.get("services").emailOutbox.kick();
 
+type PaymentWithTimeline = AnswerOf<typeof calls.approvePendingPayment>;
+
+/**
+ * A status change's answer, the payment with its timeline, read inside the change's transaction
+ * and stored there under the request's Idempotency-Key (decision 025): it commits with the change,
+ * so a retry after a crash between the COMMIT and the reply is told what happened.
+ */
+function withTimeline(answer: AnswerWithEffect<PaymentWithTimeline>, viewer: Viewer, known: Person[]) {
+  let made: PaymentWithTimeline | undefined;
+  return {
+    alongside: async (tx: Tx, row: PaymentRow) => {
+      made = await timelineOf(tx, row, viewer, known);
+      await answer.storeWith(tx, made);
+    },
+    answer: () => made!,
+  };
+}
+
 export const paymentCalls = new Hono<AppEnv>();
 
 route(paymentCalls, calls.holdPaymentQuote, async (c, { body }) => {
@@ -47,11 +68,19 @@ route(paymentCalls, calls.holdPaymentQuote, async (c, { body }) => {
   );
 });
 
-route(paymentCalls, calls.makePayment, async (c, { body }) => {
+route(paymentCalls, calls.makePayment, async (c, { body }, answer) => {
   const { actor, viewer, known } = await paymentActorOf(c);
-  const row = await createPayment(c.get("db"), actor, { quoteId: body.quote_id, reference: body.reference }, now(c));
+  const people = new Map(known.map((p) => [p.id, p]));
+  // The answer commits with the payment: a retry after a crash still learns it was made.
+  const row = await createPayment(
+    c.get("db"),
+    actor,
+    { quoteId: body.quote_id, reference: body.reference },
+    now(c),
+    (tx, payment) => answer.storeWith(tx, paymentAnswer(payment, people, viewer)),
+  );
   mailSoon(c);
-  return paymentAnswer(row, new Map(known.map((p) => [p.id, p])), viewer);
+  return paymentAnswer(row, people, viewer);
 });
 
 route(paymentCalls, calls.listPayments, async (c, { query }) => {
@@ -69,10 +98,11 @@ route(paymentCalls, calls.getPayment, async (c, { params }) => {
   return await paymentWithTimeline(c.get("db"), actor.accountId, params.id, viewer);
 });
 
-route(paymentCalls, calls.cancelPayment, async (c, { params, body }) => {
+route(paymentCalls, calls.cancelPayment, async (c, { params, body }, answer) => {
   const { actor, viewer, known } = await paymentActorOf(c);
-  const row = await cancelPayment(c.get("db"), actor, params.id, body.reason ?? null, now(c));
-  return await timelineOf(c.get("db"), row, viewer, known);
+  const made = withTimeline(answer, viewer, known);
+  await cancelPayment(c.get("db"), actor, params.id, body.reason ?? null, now(c), made.alongside);
+  return made.answer();
 });
 
 route(paymentCalls, calls.getApprovalRule, async (c) => {
@@ -96,18 +126,20 @@ route(paymentCalls, calls.onePendingPayment, async (c, { query }) => {
   return await paymentWithTimeline(c.get("db"), actor.accountId, query.id, viewer);
 });
 
-route(paymentCalls, calls.approvePendingPayment, async (c, { query }) => {
+route(paymentCalls, calls.approvePendingPayment, async (c, { query }, answer) => {
   const { actor, viewer, known } = await paymentActorOf(c);
-  const row = await approvePayment(c.get("db"), actor, query.id, now(c));
+  const made = withTimeline(answer, viewer, known);
+  await approvePayment(c.get("db"), actor, query.id, now(c), made.alongside);
   mailSoon(c);
-  return await timelineOf(c.get("db"), row, viewer, known);
+  return made.answer();
 });
 
-route(paymentCalls, calls.rejectPendingPayment, async (c, { query, body }) => {
+route(paymentCalls, calls.rejectPendingPayment, async (c, { query, body }, answer) => {
   const { actor, viewer, known } = await paymentActorOf(c);
-  const row = await rejectPayment(c.get("db"), actor, query.id, body.reason ?? null, now(c));
+  const made = withTimeline(answer, viewer, known);
+  await rejectPayment(c.get("db"), actor, query.id, body.reason ?? null, now(c), made.alongside);
   mailSoon(c);
-  return await timelineOf(c.get("db"), row, viewer, known);
+  return made.answer();
 });
 
 route(paymentCalls, calls.pagedPendingPayments, async (c, { query }) => {

@@ -51,7 +51,7 @@ export async function PaymentPage(c: Context<AppEnv>) {
 }
 
 export async function PendingPaymentsPage(c: Context<AppEnv>) {
-  const { actor, viewer, accountRef } = await paymentActorOf(c);
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
   return (
     <>
       <PageTitle lead="Payments someone on your account prepared that wait for a second person's approval.">
@@ -59,6 +59,7 @@ export async function PendingPaymentsPage(c: Context<AppEnv>) {
       </PageTitle>
       <PendingPayments
         accountRef={accountRef}
+        actingFor={actingFor}
         payments={await allPendingPayments(c.get("db"), actor.accountId, viewer)}
       />
     </>
@@ -67,7 +68,7 @@ export async function PendingPaymentsPage(c: Context<AppEnv>) {
 
 /** The payment's page, whatever its status now (links in emails keep working: decision 030). */
 export async function PendingPaymentPage(c: Context<AppEnv>) {
-  const { actor, viewer, accountRef } = await paymentActorOf(c);
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
   let payment;
   try {
     payment = await paymentWithTimeline(c.get("db"), actor.accountId, Number(c.req.param("id")), viewer);
@@ -81,17 +82,18 @@ export async function PendingPaymentPage(c: Context<AppEnv>) {
       <PageTitle lead={<a className="underline" href="/account/pendingpayments">All pending payments</a>}>
         Payment
       </PageTitle>
-      <PendingPayment accountRef={accountRef} payment={payment} />
+      <PendingPayment accountRef={accountRef} actingFor={actingFor} payment={payment} />
     </>
   );
 }
 
 /** The dashboard's card: what waits for approval on the account, for everyone who may see payments. */
 export async function pendingCard(c: Context<AppEnv>) {
-  const { actor, viewer, accountRef } = await paymentActorOf(c);
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
   return (
     <PendingPayments
       accountRef={accountRef}
+      actingFor={actingFor}
       payments={await allPendingPayments(c.get("db"), actor.accountId, viewer)}
       compact
     />

@@ -18,8 +18,8 @@ import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
 import { approvalRuleFor, needsApproval } from "./approval-rules.ts";
 import { notifyPayment } from "./notify.ts";
-import { payableRecipient } from "./recipient.ts";
-import { recordEvents } from "./transitions.ts";
+import { recipientFor, recipientSnapshot } from "../recipients/index.ts";
+import { type Alongside, recordEvents } from "./transitions.ts";
 
 export interface PaymentMaker {
   accountId: number;
@@ -61,6 +61,7 @@ export async function createPayment(
   maker: PaymentMaker,
   request: { quoteId: string; reference: string },
   now: Date,
+  alongside?: Alongside,
 ): Promise<PaymentRow> {
   const at = now.getTime();
   const reference = request.reference.trim();
@@ -80,9 +81,11 @@ export async function createPayment(
       const problem = referenceProblem(quote.rail, reference);
       if (problem) throw new InvalidInput(problem, "reference");
 
-      const recipient = await payableRecipient(tx, maker.accountId, quote.recipient_id);
-      if (!recipient) throw new Conflict("This recipient was deleted. Choose another recipient.");
-      const { currency, country } = recipient.snapshot;
+      const recipient = await recipientFor(tx, maker.accountId, quote.recipient_id).catch((error) => {
+        if (error instanceof NotFound) throw new Conflict("This recipient was deleted. Choose another recipient.");
+        throw error;
+      });
+      const { currency, country } = recipient;
       const route = railFor(currency, country);
       if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
       if (currency !== quote.buy_currency || route.rail !== quote.rail) {
@@ -94,13 +97,13 @@ export async function createPayment(
         sellCurrency: quote.sell_currency,
         sellMinor: quote.sell_minor,
         recipientId: recipient.id,
-        detailsChangedAt: recipient.detailsChangedAt,
+        detailsChangedAt: recipient.detailsChangedAt.getTime(),
       });
       const priority = quote.priority === 1;
       const inserted = await rowOf<Record<string, unknown>>(tx, INSERT_PAYMENT, [
         maker.accountId,
         recipient.id,
-        JSON.stringify(recipient.snapshot),
+        JSON.stringify(recipientSnapshot(recipient)),
         quote.id,
         quote.sell_currency,
         quote.sell_minor,
@@ -138,6 +141,7 @@ export async function createPayment(
       if (waits) {
         await notifyPayment(tx, row, "approval_needed", { actorId: maker.userId, actorName: maker.name, now });
       }
+      await alongside?.(tx, row);
       return row;
     });
   } catch (error) {

@@ -1,13 +1,13 @@
 import type { Database } from "../../db/client.ts";
 import { paymentQuotes } from "../../db/schema-payments.ts";
 import { expectedArrival, railFor, RAILS } from "../../lib/payments/rails.ts";
-import { InvalidInput, NotFound } from "../errors.ts";
+import { InvalidInput } from "../errors.ts";
 import type { FeeOverrides } from "../money/pricing.ts";
 import { planForAccount } from "../money/plans.ts";
 import { currentRates } from "../money/store.ts";
 import { costAnswer } from "./answer.ts";
 import { type PaymentFixed, pricePayment } from "./pricing.ts";
-import { payableRecipient } from "./recipient.ts";
+import { recipientFor } from "../recipients/index.ts";
 
 export interface PaymentQuoteRequest {
   recipientId: number;
@@ -29,9 +29,8 @@ export async function holdPaymentQuote(
   now: Date,
   validityMs: number,
 ) {
-  const recipient = await payableRecipient(db, who.accountId, request.recipientId);
-  if (!recipient) throw new NotFound("There is no such recipient on this account.");
-  const { currency, country } = recipient.snapshot;
+  const recipient = await recipientFor(db, who.accountId, request.recipientId);
+  const { currency, country } = recipient;
   const [table, plan] = await Promise.all([currentRates(db), planForAccount(db, who.accountId)]);
   const price = pricePayment({
     sell: request.sellCurrency,

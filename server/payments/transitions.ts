@@ -35,6 +35,13 @@ export interface PaymentActor {
   onBehalfAdminId: number | null;
 }
 
+/**
+ * Work that commits with a customer's change, in its transaction: the call's answer stored under its
+ * Idempotency-Key (server/http/route.ts, decision 025), so a retry learns what happened even when
+ * the process died between the COMMIT and the reply.
+ */
+export type Alongside = (tx: Tx, payment: PaymentRow) => Promise<void>;
+
 /** An administrator of the payout desk. */
 export interface DeskAction {
   paymentId: number;
@@ -137,7 +144,13 @@ async function told(
  * Approves a payment waiting for approval. Refused for its own creator and for an administrator on
  * behalf; a Conflict when it is no longer pending (two approvers at once: the second).
  */
-export function approvePayment(db: Database, actor: PaymentActor, paymentId: number, now: Date): Promise<PaymentRow> {
+export function approvePayment(
+  db: Database,
+  actor: PaymentActor,
+  paymentId: number,
+  now: Date,
+  alongside?: Alongside,
+): Promise<PaymentRow> {
   assertMayDecide(actor);
   const at = now.getTime();
   return groupedTransaction(db, async (tx) => {
@@ -154,6 +167,7 @@ export function approvePayment(db: Database, actor: PaymentActor, paymentId: num
     }
     await recordEvents(tx, row.id, ["approved"], { actorId: actor.userId, now });
     await told(tx, row, "approved", actor.userId, now, actor.name);
+    await alongside?.(tx, row);
     return row;
   });
 }
@@ -165,6 +179,7 @@ export function rejectPayment(
   paymentId: number,
   reason: string | null,
   now: Date,
+  alongside?: Alongside,
 ): Promise<PaymentRow> {
   assertMayDecide(actor);
   const why = reasonOf(reason, null);
@@ -186,6 +201,7 @@ export function rejectPayment(
     await releasePayment(tx, paymentMoney(row, actor.userId));
     await recordEvents(tx, row.id, ["rejected"], { actorId: actor.userId, note: why, now });
     await told(tx, row, "rejected", actor.userId, now, actor.name);
+    await alongside?.(tx, row);
     return row;
   });
 }
@@ -201,6 +217,7 @@ export function cancelPayment(
   paymentId: number,
   reason: string | null,
   now: Date,
+  alongside?: Alongside,
 ): Promise<PaymentRow> {
   const why = reasonOf(reason, null);
   const at = now.getTime();
@@ -228,6 +245,7 @@ export function cancelPayment(
       note: why,
       now,
     });
+    await alongside?.(tx, row);
     return row;
   });
 }

@@ -88,12 +88,11 @@ const ACCOUNT_SOON = ACCOUNT.filter((p) =>
     "/account",
     "/account/convert",
     "/account/balances",
-    "/account/payment",
     "/account/recipients",
     "/account/users",
     "/account/linked-accounts",
-  ].includes(p) &&
-  !p.startsWith("/account/pendingpayments")
+    "/account/payment",
+  ].includes(p) && !p.startsWith("/account/pendingpayments")
 );
 
 describe("a customer", () => {

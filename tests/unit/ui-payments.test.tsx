@@ -69,7 +69,7 @@ describe("the pending list", () => {
     const { events: _events, ...first } = payment();
     const second = { ...first, id: 6, recipient: { ...first.recipient, name: "Hans Meier" } };
     const calls = fakeApi({ "GET account/pendingpayments/all": [200, { body: [first, second] }] });
-    render(<PendingPayments accountRef="P1" payments={[first]} />);
+    render(<PendingPayments accountRef="P1" actingFor={null} payments={[first]} />);
     expect(screen.queryByText("Hans Meier")).toBeNull();
     expect(calls, "hydration fetches nothing").toHaveLength(0);
 
@@ -77,6 +77,20 @@ describe("the pending list", () => {
     await settle();
     expect(calls.map((c) => c.path)).toEqual(["account/pendingpayments/all"]);
     expect(await screen.findByText("Hans Meier")).toBeTruthy();
+  });
+
+  test("a list shown on a customer's behalf is not fetched again once the mode is cleared: the page is left", async () => {
+    const { events: _events, ...first } = payment();
+    const calls = fakeApi({ "GET account/pendingpayments/all": [200, { body: [first] }] });
+    const ada = { id: 7, name: "Ada", username: "ada@example.com" };
+    await act(() => setOnBehalf(ada, pageQueryClient()));
+    render(<PendingPayments accountRef="P1" actingFor={7} payments={[first]} />);
+    await act(() => setOnBehalf(ada, pageQueryClient()));
+    await settle();
+    expect(calls.map((c) => c.path), "still acting for Ada: reloaded").toEqual(["account/pendingpayments/all"]);
+    await act(() => setOnBehalf(null, pageQueryClient()));
+    await settle();
+    expect(calls, "cleared: the administrator no longer reads them").toHaveLength(1);
   });
 
   test("offers Approve only where the person may, and says once why an administrator may not", () => {
@@ -89,7 +103,7 @@ describe("the pending list", () => {
       },
     });
     fakeApi({});
-    render(<PendingPayments accountRef="P1" payments={[mine, { ...mine, id: 6 }]} />);
+    render(<PendingPayments accountRef="P1" actingFor={7} payments={[mine, { ...mine, id: 6 }]} />);
     expect(screen.queryByRole("button", { name: /^Approve/ })).toBeNull();
     expect(screen.getAllByText(/Administrators acting on behalf/)).toHaveLength(1);
   });
@@ -101,6 +115,7 @@ describe("a payment's page", () => {
     render(
       <PendingPayment
         accountRef="P1"
+        actingFor={null}
         payment={payment({
           actions: {
             approve: false,
@@ -129,7 +144,7 @@ describe("a payment's page", () => {
       ],
     });
     const calls = fakeApi((call) => call.method === "PUT" ? [200, { body: approved }] : [200, { body: approved }]);
-    render(<PendingPayment accountRef="P1" payment={payment()} />);
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment()} />);
     fireEvent.click(screen.getByRole("button", { name: "Approve" }));
     await settle();
     const put = calls.find((c) => c.method === "PUT")!;
@@ -147,7 +162,7 @@ describe("a payment's page", () => {
       actions: { ...payment().actions, approve: false, reject: false },
     });
     const calls = fakeApi(() => [200, { body: rejected }]);
-    render(<PendingPayment accountRef="P1" payment={payment()} />);
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment()} />);
     fireEvent.click(screen.getByRole("button", { name: "Reject…" }));
     fireEvent.click(screen.getByRole("button", { name: "Reject the payment" }));
     expect(screen.getAllByText("Say why you reject it.").length).toBeGreaterThan(0);
