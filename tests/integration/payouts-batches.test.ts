@@ -134,7 +134,11 @@ describe("a SEPA file", () => {
     const rows = await t.db.select().from(payments).where(inArray(payments.id, [a.id, b.id, local.id]));
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const p of [a, b]) {
-      expect(byId.get(p.id)).toMatchObject({ status: "submitted", batchId: batch.id, railReference: `PAYMENT-${p.id}` });
+      expect(byId.get(p.id)).toMatchObject({
+        status: "submitted",
+        batchId: batch.id,
+        railReference: `PAYMENT-${p.id}`,
+      });
     }
     expect(byId.get(local.id), "a Faster Payments payment is in no SEPA file").toMatchObject({
       status: "approved",
@@ -148,7 +152,9 @@ describe("a SEPA file", () => {
     const seen = await account.owner.client.get(`account/payments/${a.id}`);
     expect(seen.json.body.status).toBe("submitted");
     expect(seen.json.body.events.map((e: { event: string }) => e.event)).toEqual(["created", "exported"]);
-    const told = await t.db.select().from(notifications).where(eq(notifications.link, `/account/pendingpayments/${a.id}`));
+    const told = await t.db.select().from(notifications).where(
+      eq(notifications.link, `/account/pendingpayments/${a.id}`),
+    );
     expect(told.map((n) => n.kind)).toEqual(["payment_sent"]);
 
     // The same bytes every time it is downloaded; the list shows it.
@@ -175,14 +181,20 @@ describe("a SEPA file", () => {
     const res = await exportFile();
     expectStatus(res, 201);
     expect(res.json.body.payments.map((p: { id: number }) => p.id)).toEqual([fine.id]);
-    expect(res.json.body.left_out).toEqual([{ payment_id: noBic.id, problems: [expect.stringMatching(/BIC is needed/)] }]);
+    expect(res.json.body.left_out).toEqual([{
+      payment_id: noBic.id,
+      problems: [expect.stringMatching(/BIC is needed/)],
+    }]);
     const [row] = await t.db.select().from(payments).where(eq(payments.id, noBic.id));
     expect([row.status, row.batchId]).toEqual(["approved", null]);
     // Only it waits now: no file can be made, and the answer says why.
     const again = await exportFile();
     expectStatus(again, 409);
     expect(again.json.error).toMatch(/none of the 1 approved SEPA payments can go into one.*BIC is needed/);
-    expectStatus(await admin.client.post(`console/payouts/${noBic.id}/fail`, { reason: "No BIC for a Swiss bank." }), 200);
+    expectStatus(
+      await admin.client.post(`console/payouts/${noBic.id}/fail`, { reason: "No BIC for a Swiss bank." }),
+      200,
+    );
     expectStatus(await exportFile(), 409);
     await expectLedgerSound(t.db);
   });

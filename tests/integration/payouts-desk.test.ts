@@ -180,12 +180,18 @@ describe("one payment through the desk", () => {
     const p = await pay(uk, "75.00");
     const res = await fail(p.id, "The recipient's bank account is closed.");
     expectStatus(res, 200);
-    expect(res.json.body.payment).toMatchObject({ status: "failed", reason: "The recipient's bank account is closed." });
+    expect(res.json.body.payment).toMatchObject({
+      status: "failed",
+      reason: "The recipient's bank account is closed.",
+    });
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     expect(Object.keys(await entriesOf(p.id, "release")).length).toBe(2);
     expect(await entriesOf(p.id, "payout")).toEqual({});
     await expectLedgerSound(t.db);
-    expect(await customerSees(p.id)).toMatchObject({ status: "failed", reason: "The recipient's bank account is closed." });
+    expect(await customerSees(p.id)).toMatchObject({
+      status: "failed",
+      reason: "The recipient's bank account is closed.",
+    });
     expect(await noticesOf(p.id)).toEqual(["payment_failed"]);
   });
 
@@ -244,7 +250,9 @@ describe("one payment through the desk", () => {
     const again = await submit(p.id);
     expectStatus(again, 200);
     expect(again.json.body.payment).toMatchObject({ status: "submitted", rail_reference: `SIM-${p.id}` });
-    const transfers = await t.db.select().from(ledgerTransfers).where(like(ledgerTransfers.reference, `payment:${p.id}:%`));
+    const transfers = await t.db.select().from(ledgerTransfers).where(
+      like(ledgerTransfers.reference, `payment:${p.id}:%`),
+    );
     expect(transfers.map((tr) => tr.kind).sort()).toEqual(["payment_hold", "payment_payout"]);
     expectStatus(await complete(p.id), 200);
     await expectLedgerSound(t.db);
@@ -269,7 +277,9 @@ describe("the rules", () => {
     expectStatus(await complete(p.id), 200);
     expectStatus(await complete(p.id), 409);
     expectStatus(await fail(p.id, "Too late."), 409);
-    const transfers = await t.db.select().from(ledgerTransfers).where(like(ledgerTransfers.reference, `payment:${p.id}:%`));
+    const transfers = await t.db.select().from(ledgerTransfers).where(
+      like(ledgerTransfers.reference, `payment:${p.id}:%`),
+    );
     expect(transfers.map((tr) => tr.kind).sort()).toEqual(["payment_hold", "payment_payout", "payment_settlement"]);
     await expectLedgerSound(t.db);
   });
