@@ -11,8 +11,11 @@
  *   payments marked with it, each file's count and total say so, each of those payments is sent,
  *   and no half-made file survived; every file answered 201 is there with its payments;
  * - the restarted server makes payments, approves them and makes a file of them again.
- * Twice: the first kill comes at a random moment of the stream, the second while a file is being
- * made (a few milliseconds after its request went out).
+ * Three times: the first kill comes at a random moment of the stream, the second while a file is
+ * being made (a few milliseconds after its request went out), the third once a file has reached the
+ * disk and its answer not yet (the server stopped with SIGSTOP again and again and its database
+ * read, as tests/e2e/crash.test.ts does; a portal that stores the answer with the file never shows
+ * one); the file requests in flight are then retried with their Idempotency-Keys.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -44,7 +47,6 @@ const ENV = {
 const PAYERS = 2;
 /** The kill comes once this many payments have been answered 201 in the cycle. */
 const KILL_AFTER = 30;
-const CYCLES = 2;
 
 let server: RunningServer | null = null;
 let dataDir: string | null = null;
@@ -77,6 +79,16 @@ interface Batch {
 const databaseUrl = () => `file:${join(dataDir!, "portal.db")}`;
 const minor = (amount: string) => Number(amount.replace(".", ""));
 
+/**
+ * When the kill comes: at a random moment; a few milliseconds after a file's request went out; or
+ * once a file is found committed while its request's Idempotency-Key still waits for its answer
+ * (see killBetweenCommitAndAnswer).
+ */
+type Aim = "random" | "file" | "between commit and answer";
+const AIMS: Aim[] = ["random", "file", "between commit and answer"];
+/** How often the aimed crash stops the server to look for a file committed without its answer. */
+const PROBES = 60;
+
 interface People {
   payer: HttpCustomer;
   approver: HttpSession;
@@ -90,7 +102,7 @@ interface People {
  * random moment of the next 10 ms, or (`aim` "file") a few milliseconds after the next file's
  * request went out. Answers what was answered before the kill.
  */
-async function streamAndKill(people: People, aim: "random" | "file") {
+async function streamAndKill(people: People, aim: Aim, earlier: readonly Batch[]) {
   const made: Made[] = [];
   const approved: number[] = [];
   const batches: Batch[] = [];
@@ -148,6 +160,12 @@ async function streamAndKill(people: People, aim: "random" | "file") {
       if (made.length >= KILL_AFTER && !killing) {
         killing = true;
         if (aim === "random") setTimeout(kill, Math.random() * 10);
+        if (aim === "between commit and answer") {
+          killBetweenCommitAndAnswer(child, fileRequests, () => [...earlier, ...batches]).then(kill, (error) => {
+            unexpected.push(`probing the database: ${error}`);
+            kill();
+          });
+        }
       }
     }
   };
@@ -193,6 +211,46 @@ async function streamAndKill(people: People, aim: "random" | "file") {
   await child.status;
   expect(unexpected).toEqual([]);
   return { made, approved, batches, fileRequests, inFlightAtKill, fileInFlightAtKill };
+}
+
+/** Whether the process's main thread is stopped (state T in /proc/PID/stat). */
+function isStopped(pid: number): boolean {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+}
+
+/**
+ * Stops the server (SIGSTOP) a few milliseconds at a time and reads its database while it is
+ * stopped: when a file is committed that no answer told of while a file request's Idempotency-Key
+ * is still `running`, the moment has come, and the caller kills the server there, still stopped.
+ * A portal that commits the answer with the file never shows one; after PROBES looks, the caller
+ * kills it at the last of them. Leaves the server stopped either way.
+ */
+async function killBetweenCommitAndAnswer(
+  child: Deno.ChildProcess,
+  requests: { key: string; answered: boolean }[],
+  answered: () => Batch[],
+): Promise<void> {
+  for (let probe = 1;; probe++) {
+    await new Promise((resolve) => setTimeout(resolve, 1 + Math.random() * 4));
+    child.kill("SIGSTOP");
+    while (!isStopped(child.pid)) await new Promise((resolve) => setTimeout(resolve, 0));
+    const waiting = requests.filter((r) => !r.answered).map((r) => r.key);
+    const db = await openDatabase({ url: databaseUrl() });
+    try {
+      const { rows: files } = await db.$client.execute("SELECT id FROM payout_batches");
+      const told = new Set(answered().map((b) => b.id));
+      const { rows: running } = await db.$client.execute({
+        sql: "SELECT key FROM idempotency_keys WHERE state = 'running' AND key IN (SELECT value FROM json_each(?))",
+        args: [JSON.stringify(waiting)],
+      });
+      if (running.length && files.some((f) => !told.has(Number(f.id)))) return;
+    } finally {
+      db.$client.close();
+    }
+    if (probe >= PROBES) return;
+    child.kill("SIGCONT");
+  }
 }
 
 /** Everything the file and the restarted server say, checked against what was answered. */
@@ -346,8 +404,9 @@ test(
     }
 
     const answered = { made: [] as Made[], approved: [] as number[], batches: [] as Batch[] };
-    for (let cycle = 1; cycle <= CYCLES; cycle++) {
-      const result = await streamAndKill(people, cycle === 1 ? "random" : "file");
+    for (const [i, aim] of AIMS.entries()) {
+      const cycle = i + 1;
+      const result = await streamAndKill(people, aim, answered.batches);
       expect(result.made.length).toBeGreaterThanOrEqual(KILL_AFTER);
       expect(result.inFlightAtKill, "requests in flight when the server was killed").toBeGreaterThan(0);
       answered.made.push(...result.made);
@@ -365,7 +424,7 @@ test(
       answered.batches.push(...retries.retried);
       const seen = await verifyAfterRestart(answered);
       console.log(
-        `[payouts-crash] cycle ${cycle}: ${result.made.length} payments, ${result.approved.length} approvals and ` +
+        `[payouts-crash] cycle ${cycle} (${aim}): ${result.made.length} payments, ${result.approved.length} approvals and ` +
           `${result.batches.length} files answered; ${result.inFlightAtKill} requests in flight at the kill${
             result.fileInFlightAtKill ? ", a file among them" : ""
           }; ` +
