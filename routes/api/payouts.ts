@@ -1,10 +1,19 @@
 import { type Context, Hono } from "hono";
+import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
+import type { AnswerOf } from "../../lib/contracts/define.ts";
 import * as calls from "../../lib/contracts/payouts.ts";
 import { sepaDebtorFromSettings } from "../../server/bank-files/debtor.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { route } from "../../server/http/route.ts";
+import { type AnswerWithEffect, route } from "../../server/http/route.ts";
 import { batchFile, createSepaBatch, listBatches } from "../../server/payouts/batches.ts";
-import { completePayout, type DeskOutcome, failPayout, submitPayout } from "../../server/payouts/desk.ts";
+import {
+  type Alongside,
+  completePayout,
+  type DeskOutcome,
+  failPayout,
+  submitPayout,
+} from "../../server/payouts/desk.ts";
 import { deskQueue, payoutById } from "../../server/payouts/queue.ts";
 import { SimulatedRail } from "../../server/payouts/simulated-rail.ts";
 
@@ -14,10 +23,20 @@ const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 /** The administrator making the call: the guards let nobody else through. */
 const administrator = (c: Context<AppEnv>) => c.get("user")!.id;
 
+/** The desk's answer about a payment, as the contract has it. */
+const outcomeAnswer = async (db: Database | Tx, outcome: DeskOutcome) => ({
+  payment: await payoutById(db, outcome.payment.id),
+  refused: outcome.refused,
+});
+
+/** The answer, stored under the request's Idempotency-Key with the change (decision 025). */
+const storedWith = (answer: AnswerWithEffect<AnswerOf<typeof calls.submitPayout>>): Alongside => async (tx, outcome) =>
+  await answer.storeWith(tx, await outcomeAnswer(tx, outcome));
+
 /** The change notified the customer: the email goes out soon, off this request. */
 async function answer(c: Context<AppEnv>, outcome: DeskOutcome) {
   c.get("services").emailOutbox.kick();
-  return { payment: await payoutById(c.get("db"), outcome.payment.id), refused: outcome.refused };
+  return await outcomeAnswer(c.get("db"), outcome);
 }
 
 export const payoutCalls = new Hono<AppEnv>();
@@ -29,27 +48,31 @@ route(
     await deskQueue(c.get("db"), { queue: query.rail, status: query.status, currency: query.currency }, now(c)),
 );
 
-route(payoutCalls, calls.submitPayout, async (c, { params, body }) => {
+route(payoutCalls, calls.submitPayout, async (c, { params, body }, stored) => {
   const rail = new SimulatedRail(body.simulate_refusal ? new Map([[params.id, body.simulate_refusal]]) : undefined);
   const outcome = await submitPayout(c.get("db"), rail, {
     paymentId: params.id,
     adminId: administrator(c),
     now: now(c),
-  });
+  }, storedWith(stored));
   return await answer(c, outcome);
 });
 
 route(
   payoutCalls,
   calls.completePayout,
-  async (c, { params }) =>
+  async (c, { params }, stored) =>
     await answer(
       c,
-      await completePayout(c.get("db"), { paymentId: params.id, adminId: administrator(c), now: now(c) }),
+      await completePayout(
+        c.get("db"),
+        { paymentId: params.id, adminId: administrator(c), now: now(c) },
+        storedWith(stored),
+      ),
     ),
 );
 
-route(payoutCalls, calls.failPayout, async (c, { params, body }) =>
+route(payoutCalls, calls.failPayout, async (c, { params, body }, stored) =>
   await answer(
     c,
     await failPayout(c.get("db"), {
@@ -57,7 +80,7 @@ route(payoutCalls, calls.failPayout, async (c, { params, body }) =>
       adminId: administrator(c),
       now: now(c),
       reason: body.reason,
-    }),
+    }, storedWith(stored)),
   ));
 
 route(payoutCalls, calls.createPayoutBatch, async (c, _input, answer) => {

@@ -2,12 +2,12 @@
  * What the payout desk does with one payment (issue 8 item 7; decision 031): send it to its rail,
  * mark it arrived, or fail it. The status change and its ledger movement are the payments'
  * transitions (server/payments/transitions.ts: one transaction each, conditional on the status
- * they expect, so two administrators at once change a payment once); this adds the rail and the
- * audit log.
+ * they expect, so two administrators at once change a payment once); this adds the rail, and runs
+ * each change in a transaction with its audit entry and the call's stored answer.
  */
 import type { Database } from "../../db/client.ts";
 import { payments } from "../../db/schema-payments.ts";
-import { fromColumns, rowOf } from "../../db/sql.ts";
+import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
 import { STATUS_NAMES } from "../../lib/payments/statuses.ts";
 import { audit } from "../audit.ts";
 import { Conflict, NotFound } from "../errors.ts";
@@ -22,7 +22,13 @@ export interface DeskOutcome {
   refused: string | null;
 }
 
-async function paymentRow(db: Database, id: number): Promise<PaymentRow> {
+/**
+ * Work that commits with the desk's last change: the call's answer stored under its
+ * Idempotency-Key (decision 025), so a retry after a crash is told what happened.
+ */
+export type Alongside = (tx: Tx, outcome: DeskOutcome) => Promise<void>;
+
+async function paymentRow(db: Database | Tx, id: number): Promise<PaymentRow> {
   const row = await rowOf<Record<string, unknown>>(db, "SELECT * FROM payments WHERE id = ?", [id]);
   if (!row) throw new NotFound(`There is no payment ${id}.`);
   return fromColumns(payments, row);
@@ -38,7 +44,12 @@ const isNow = (row: PaymentRow) => STATUS_NAMES[row.status].toLowerCase();
  * same call, and rails answer the same payment the same way. A rail that refuses the payment at
  * once fails it: the payout is reversed and the customer has all their money back, fee included.
  */
-export async function submitPayout(db: Database, rail: PayoutRail, action: DeskAction): Promise<DeskOutcome> {
+export async function submitPayout(
+  db: Database,
+  rail: PayoutRail,
+  action: DeskAction,
+  alongside?: Alongside,
+): Promise<DeskOutcome> {
   let row = await paymentRow(db, action.paymentId);
   if (row.rail === "sepa") throw new Conflict(IN_A_FILE);
   if (row.status === "approved") row = await submitPayment(db, action);
@@ -50,30 +61,35 @@ export async function submitPayout(db: Database, rail: PayoutRail, action: DeskA
     ({ railReference } = await rail.submit(row));
   } catch (error) {
     if (!(error instanceof RailRefused)) throw error;
-    const failed = await failPayment(db, { ...action, reason: `Refused by the ${rail.name}: ${error.message}` });
-    await record(db, action, "payout.refused", { rail: rail.name, refusal: error.message });
-    return { payment: failed, refused: error.message };
+    const refusal = error.message;
+    return await db.transaction(async (tx) => {
+      const failed = await failPayment(tx, { ...action, reason: `Refused by the ${rail.name}: ${refusal}` });
+      await record(tx, action, "payout.refused", { rail: rail.name, refusal });
+      return await finish(tx, { payment: failed, refused: refusal }, alongside);
+    });
   }
-  const confirmed = await db.transaction((tx) =>
-    rowOf<Record<string, unknown>>(
+  return await db.transaction(async (tx) => {
+    const confirmed = await rowOf<Record<string, unknown>>(
       tx,
       `UPDATE payments SET rail_reference = ? WHERE id = ? AND status = 'submitted' AND rail_reference IS NULL
        RETURNING *`,
       [railReference, row.id],
-    )
-  );
-  // Another administrator's retry recorded the same answer first.
-  const payment = confirmed ? fromColumns(payments, confirmed) : await paymentRow(db, row.id);
-  await record(db, action, "payout.submit", { rail: rail.name, rail_reference: railReference });
-  return { payment, refused: null };
+    );
+    // Another administrator's retry recorded the same answer first.
+    const payment = confirmed ? fromColumns(payments, confirmed) : await paymentRow(tx, row.id);
+    await record(tx, action, "payout.submit", { rail: rail.name, rail_reference: railReference });
+    return await finish(tx, { payment, refused: null }, alongside);
+  });
 }
 
 /** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
-export async function completePayout(db: Database, action: DeskAction): Promise<DeskOutcome> {
+export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
   if (awaitsRail(await paymentRow(db, action.paymentId))) throw new Conflict(RAIL_UNCONFIRMED);
-  const payment = await completePayment(db, action);
-  await record(db, action, "payout.complete", {});
-  return { payment, refused: null };
+  return await db.transaction(async (tx) => {
+    const payment = await completePayment(tx, action);
+    await record(tx, action, "payout.complete", {});
+    return await finish(tx, { payment, refused: null }, alongside);
+  });
 }
 
 /**
@@ -81,14 +97,26 @@ export async function completePayout(db: Database, action: DeskAction): Promise<
  * reversed to the customer's balance (fee included). Not while the rail's answer is unknown: the
  * rail may be paying it.
  */
-export async function failPayout(db: Database, action: DeskAction & { reason: string }): Promise<DeskOutcome> {
+export async function failPayout(
+  db: Database,
+  action: DeskAction & { reason: string },
+  alongside?: Alongside,
+): Promise<DeskOutcome> {
   if (awaitsRail(await paymentRow(db, action.paymentId))) throw new Conflict(RAIL_UNCONFIRMED);
-  const payment = await failPayment(db, action);
-  await record(db, action, "payout.fail", { reason: action.reason });
-  return { payment, refused: null };
+  return await db.transaction(async (tx) => {
+    const payment = await failPayment(tx, action);
+    await record(tx, action, "payout.fail", { reason: action.reason });
+    return await finish(tx, { payment, refused: null }, alongside);
+  });
 }
 
-function record(db: Database, action: DeskAction, what: string, detail: Record<string, unknown>) {
+async function finish(tx: Tx, outcome: DeskOutcome, alongside: Alongside | undefined): Promise<DeskOutcome> {
+  await alongside?.(tx, outcome);
+  return outcome;
+}
+
+/** The audit entry commits with the change it records. */
+function record(db: Tx, action: DeskAction, what: string, detail: Record<string, unknown>) {
   return audit(db, {
     actorId: action.adminId,
     onBehalfOfId: null,

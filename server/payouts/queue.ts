@@ -66,7 +66,7 @@ export async function payoutsByIds(db: Database | Tx, ids: readonly number[]): P
   return ids.map((id) => byId.get(id)!).filter(Boolean);
 }
 
-export async function payoutById(db: Database, id: number): Promise<Payout> {
+export async function payoutById(db: Database | Tx, id: number): Promise<Payout> {
   const [found] = await payoutsByIds(db, [id]);
   if (!found) throw new NotFound(`There is no payment ${id}.`);
   return found;
