@@ -72,15 +72,19 @@ route(paymentCalls, calls.makePayment, async (c, { body }, answer) => {
   const { actor, viewer, known } = await paymentActorOf(c);
   const people = new Map(known.map((p) => [p.id, p]));
   // The answer commits with the payment: a retry after a crash still learns it was made.
-  const row = await createPayment(
+  let made: AnswerOf<typeof calls.makePayment> | undefined;
+  await createPayment(
     c.get("db"),
     actor,
     { quoteId: body.quote_id, reference: body.reference },
     now(c),
-    (tx, payment) => answer.storeWith(tx, paymentAnswer(payment, people, viewer)),
+    async (tx, payment) => {
+      made = paymentAnswer(payment, people, viewer);
+      await answer.storeWith(tx, made);
+    },
   );
   mailSoon(c);
-  return paymentAnswer(row, people, viewer);
+  return made!;
 });
 
 route(paymentCalls, calls.listPayments, async (c, { query }) => {

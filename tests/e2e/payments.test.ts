@@ -60,7 +60,7 @@ async function join(accountId: number, role: string, first: string, last: string
   const request: Requester = person.page.request;
   const email = `${first.toLowerCase()}-${crypto.randomUUID().slice(0, 6)}@portal.test`;
   const mark = await lastEmailId(db);
-  const registered = await ok(
+  await ok(
     "auth/register",
     await request.post(`${server.url}/api/auth/register`, {
       data: { email, password: "member password 123", type: "Personal" },
@@ -81,11 +81,14 @@ async function join(accountId: number, role: string, first: string, last: string
   );
   await ok("sumsub/sandbox", await request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
   await ok("sumsub/confirm", await request.get(`${server.url}/api/sumsub/confirm`));
+  // Registering answers the same whether or not the address is taken (decision 023): the id is read here.
+  const [{ id }] = (await db.$client.execute({ sql: "SELECT id FROM users WHERE username = ?", args: [email] }))
+    .rows as unknown as { id: number }[];
   await db.$client.execute({
     sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-    args: [accountId, registered.id as number, role, Date.now()],
+    args: [accountId, id, role, Date.now()],
   });
-  return { ...person, email, id: registered.id as number, name: `${first} ${last}` };
+  return { ...person, email, id, name: `${first} ${last}` };
 }
 
 describe("a payment that needs approval", () => {
@@ -120,13 +123,18 @@ describe("a payment that needs approval", () => {
     })).rows as unknown as { account_id: number }[];
     const payer = await join(accountId, "payer", "Paula", "Payer");
     const approver = await join(accountId, "approver", "Arthur", "Approver");
-    const now = Date.now();
-    await db.$client.execute({
-      sql: `INSERT INTO recipients (account_id, name, type, currency, country, details, details_changed_at, created_by,
-              created_at, updated_at)
-            VALUES (?, 'Jean Dupont', 'person', 'EUR', 'FR', '{"iban":"FR1420041010050500013M02606"}', ?, ?, ?, ?)`,
-      args: [accountId, now, opened.id, now, now],
-    });
+    await ok(
+      "account/recipients",
+      await owner.page.request.post(`${server.url}/api/account/recipients`, {
+        data: {
+          name: "Jean Dupont",
+          type: "person",
+          currency: "EUR",
+          country: "FR",
+          details: { iban: "FR1420041010050500013M02606" },
+        },
+      }),
+    );
     await ok(
       "account/approvals",
       await owner.page.request.put(`${server.url}/api/account/approvals`, {

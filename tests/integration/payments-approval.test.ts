@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
 import { paymentEvents } from "../../db/schema-payments.ts";
 import { type Admin, expectStatus } from "../helpers/client.ts";
@@ -44,6 +44,9 @@ beforeAll(async () => {
   otherPayer = await addMember(t, account, "payer");
   recipient = await addRecipient(t, account, { currency: "EUR", country: "FR" });
 });
+
+// Whatever a test did (paid, approved, refused, rejected, cancelled), the books still balance after it.
+afterEach(() => expectLedgerSound(t.db));
 
 const send = (who: Member | PaymentAccount["owner"], amount: string, currency = "GBP", to = recipient) =>
   paid(who.client, { recipient_id: to, amount, sell_currency: currency });

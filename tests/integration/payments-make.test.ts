@@ -1,6 +1,6 @@
 import Big from "big.js";
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { paymentEvents, paymentQuotes, payments } from "../../db/schema-payments.ts";
 import { type Admin, expectStatus, MINUTE } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
@@ -33,6 +33,9 @@ beforeAll(async () => {
   eurRecipient = await addRecipient(t, account, { name: "Jean Dupont", currency: "EUR", country: "FR" });
   gbpRecipient = await addRecipient(t, account, { name: "Tom Atkins", currency: "GBP", country: "GB" });
 });
+
+// Whatever a test did (paid, approved, refused, rejected, cancelled), the books still balance after it.
+afterEach(() => expectLedgerSound(t.db));
 
 const minor = (text: string) => Number(text.replace(".", ""));
 

@@ -83,7 +83,8 @@ describe("the pending list", () => {
     const { events: _events, ...first } = payment();
     const calls = fakeApi({ "GET account/pendingpayments/all": [200, { body: [first] }] });
     const ada = { id: 7, name: "Ada", username: "ada@example.com" };
-    await act(() => setOnBehalf(ada, pageQueryClient()));
+    // The page was rendered while acting for Ada: the mode is on before the island starts.
+    setOnBehalf(ada, pageQueryClient());
     render(<PendingPayments accountRef="P1" actingFor={7} payments={[first]} />);
     await act(() => setOnBehalf(ada, pageQueryClient()));
     await settle();
