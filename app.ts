@@ -16,6 +16,7 @@ import { health } from "./routes/api/health.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
+import { payoutCalls } from "./routes/api/payouts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
@@ -94,6 +95,7 @@ const CALLS = [
   paymentCalls,
   consoleMoney,
   accountUsers,
+  payoutCalls,
 ];
 
 /**

@@ -56,6 +56,7 @@ import {
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
+import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 
 const LAYOUTS: Record<string, (props: { children: ReactNode; account?: LayoutAccount | null }) => ReactNode> = {
@@ -242,8 +243,14 @@ export const PAGES: PageRoute[] = [
     render: LinkedAccountsPage,
   },
 
-  console_("/console/local", "Local payouts", "The payout queue arrives with the payments work."),
-  console_("/console/transfer", "Transfers", "The transfer queue arrives with the payments work."),
+  { path: "/console/local", title: "Local payouts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleLocalPage },
+  {
+    path: "/console/transfer",
+    title: "Transfers",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleTransferPage,
+  },
   { path: "/console/users", title: "Customers", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleUsersPage },
   {
     path: "/console/users/:id",

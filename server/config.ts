@@ -40,6 +40,11 @@ export interface Config {
    * administrator's approval (RECEIPT_APPROVAL_GBP, 50000; docs/decisions/026).
    */
   receiptApprovalGbp: number;
+  /**
+   * The COMPANY_BANK_* settings as given (server/money/funding.ts reads them): the payout desk's
+   * SEPA files name this account as the debtor (server/bank-files/debtor.ts).
+   */
+  companyBank: Record<string, string | undefined>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -79,6 +84,7 @@ export function loadConfig(env: Env = process.env): Config {
     ratesUrl: env.RATES_URL || undefined,
     supportEmail: env.SUPPORT_EMAIL || "support@portal.localhost",
     receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
+    companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
   };
 }
 

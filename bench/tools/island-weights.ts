@@ -43,6 +43,8 @@ const PAGES: Record<string, string[]> = {
   "/console/users": [...USER, "ConsoleUsers"],
   "/console/users/{id}": [...USER, "ConsoleUserFees", "ConsoleReview"],
   "/console/receipts": [...USER, "ConsoleReceipts"],
+  "/console/local": [...USER, "ConsolePayouts"],
+  "/console/transfer": [...USER, "ConsolePayouts"],
   "/console/pricingplan": [...USER, "ConsolePricingPlans", "ConsoleRates"],
   "(any other page of a layout)": [...USER],
 };

@@ -86,3 +86,10 @@ export const invitationKeys = {
 export const linkedAccountKeys = {
   all: ["linked-accounts"] as const,
 };
+
+/** The payout desk: a queue (local or transfer) by its filter, and the SEPA files. */
+export const payoutKeys = {
+  all: ["payouts"] as const,
+  queue: (queue: string, filter: { status: string; currency: string }) => ["payouts", queue, filter] as const,
+  batches: ["payouts", "batches"] as const,
+};

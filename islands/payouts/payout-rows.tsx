@@ -1,0 +1,250 @@
+/**
+ * A payment's row in a payout queue, and under it, when opened, the form that fails it with a
+ * reason or submits it to the simulated rail with a refusal. Submit and Complete act at once.
+ */
+import type { FormEvent } from "react";
+import { errorText } from "../lib/api.ts";
+import { notify } from "../lib/notification-store.ts";
+import { payoutKeys } from "../lib/query-keys.ts";
+import { useWrite } from "../lib/write.ts";
+import { StatusBadge } from "../payments/status.tsx";
+import { when } from "../payments/timeline.tsx";
+import { Amount } from "../ui/amount.tsx";
+import { FormAlert } from "../ui/alert.tsx";
+import { TextField } from "../ui/field.tsx";
+import { SubmitButton } from "../ui/submit-button.tsx";
+import { CELL, DetailRow, MUTED, NUMBER, ROW_HEADER } from "../ui/table.tsx";
+import { useForm } from "../ui/use-form.ts";
+import { ageText, completePayout, failPayout, type Payout, submitPayout } from "./calls.ts";
+
+export const PAYOUT_COLUMNS = [
+  { label: "Payment" },
+  { label: "Customer" },
+  { label: "Recipient" },
+  { label: "Amount", numeric: true },
+  { label: "Reference" },
+  { label: "Status" },
+  { label: "Actions", hidden: true },
+];
+
+/** Which form is open under a row. */
+export type RowForm = "fail" | "refuse" | null;
+
+const CHANGES = [payoutKeys.all];
+
+/** The bank detail that identifies the recipient's account: its IBAN, else its account number. */
+const accountOf = (details: Record<string, string>): string =>
+  details.iban ?? details.account_number ?? Object.values(details)[0] ?? "";
+
+/** What the desk just did, said in the notification queue. */
+function told(p: Payout, refused: string | null) {
+  const what = `Payment ${p.id}: ${p.buy_amount} ${p.buy_currency} to ${p.recipient.name}`;
+  if (refused) notify({ title: "The rail refused the payment", description: `${what}. ${refused}`, color: "warning" });
+  else if (p.status === "submitted") notify({ title: "Payment sent", description: what, color: "success" });
+  else if (p.status === "completed") notify({ title: "Payment marked arrived", description: what, color: "success" });
+  else if (p.status === "failed") notify({ title: "Payment failed", description: what, color: "success" });
+}
+
+export function PayoutRows({ payout: p, asOf, form, onForm }: {
+  payout: Payout;
+  /** The queue's time: ages are counted from it. */
+  asOf: string;
+  form: RowForm;
+  onForm: (form: RowForm) => void;
+}) {
+  const failed = (err: unknown) => notify({ title: `Payment ${p.id}`, description: errorText(err), color: "error" });
+  const done = ({ payment, refused }: { payment: Payout; refused: string | null }) => told(payment, refused);
+  const submit = useWrite({ call: submitPayout, idempotent: true, invalidates: CHANGES, onSuccess: done });
+  const complete = useWrite({ call: completePayout, idempotent: true, invalidates: CHANGES, onSuccess: done });
+  const busy = submit.isPending || complete.isPending;
+  const to = `${p.buy_amount} ${p.buy_currency} to ${p.recipient.name}`;
+  const detailId = `payout-form-${p.id}`;
+
+  return (
+    <>
+      <tr data-payout-id={p.id}>
+        <th scope="row" className={ROW_HEADER}>
+          <span className="block">{`#${p.id}`}</span>
+          <span className={`block text-xs font-normal ${MUTED}`} title={when(p.created_at)}>
+            {`${ageText(asOf, p.created_at)} ago`}
+          </span>
+          {p.priority ? <span className="block text-xs font-semibold">Priority</span> : null}
+        </th>
+        <td className={CELL}>
+          <span className="block">{p.customer.name}</span>
+          <span className={`block font-mono text-xs ${MUTED}`}>{p.customer.account_ref}</span>
+          <span className={`block text-xs ${MUTED}`}>{`by ${p.created_by.name}`}</span>
+        </td>
+        <td className={CELL}>
+          <span className="block">{`${p.recipient.name} (${p.recipient.country})`}</span>
+          <span className={`block font-mono text-xs break-all ${MUTED}`}>{accountOf(p.recipient.details)}</span>
+          <span className={`block text-xs ${MUTED}`}>{p.rail_name}</span>
+        </td>
+        <td className={NUMBER}>
+          <Amount amount={p.buy_amount} currency={p.buy_currency} className="block font-semibold" />
+          <span className={`block text-xs ${MUTED}`}>{`${p.sell_amount} ${p.sell_currency} debited`}</span>
+        </td>
+        <td className={`${CELL} break-all`}>{p.reference}</td>
+        <td className={CELL}>
+          <StatusBadge status={p.status} />
+          {p.rail_reference ? <span className={`block font-mono text-xs ${MUTED}`}>{p.rail_reference}</span> : null}
+          {p.batch_id ? <span className={`block text-xs ${MUTED}`}>{`SEPA file ${p.batch_id}`}</span> : null}
+          {p.reason ? <span className="block text-xs">{p.reason}</span> : null}
+          {p.actions.note ? <span className={`block max-w-xs text-xs ${MUTED}`}>{p.actions.note}</span> : null}
+        </td>
+        <td className={`${CELL} text-right`}>
+          <div className="flex flex-wrap justify-end gap-2">
+            {p.actions.submit
+              ? (
+                <button
+                  type="button"
+                  className="btn-primary"
+                  disabled={busy}
+                  aria-busy={submit.isPending || undefined}
+                  aria-label={`Submit payment ${p.id}, ${to}`}
+                  onClick={() => submit.mutate({ params: { id: p.id }, body: {} }, { onError: failed })}
+                >
+                  {submit.isPending ? "Submitting…" : "Submit"}
+                </button>
+              )
+              : null}
+            {p.actions.complete
+              ? (
+                <button
+                  type="button"
+                  className="btn-primary"
+                  disabled={busy}
+                  aria-busy={complete.isPending || undefined}
+                  aria-label={`Mark payment ${p.id} arrived, ${to}`}
+                  onClick={() => complete.mutate({ params: { id: p.id } }, { onError: failed })}
+                >
+                  {complete.isPending ? "Saving…" : "Arrived"}
+                </button>
+              )
+              : null}
+            {p.actions.fail
+              ? (
+                <button
+                  type="button"
+                  className="btn-outline"
+                  disabled={busy}
+                  aria-expanded={form === "fail"}
+                  aria-controls={detailId}
+                  aria-label={`Fail payment ${p.id}, ${to}`}
+                  onClick={() => onForm(form === "fail" ? null : "fail")}
+                >
+                  Fail…
+                </button>
+              )
+              : null}
+            {p.actions.submit && p.status === "approved"
+              ? (
+                <button
+                  type="button"
+                  className="btn-ghost"
+                  disabled={busy}
+                  aria-expanded={form === "refuse"}
+                  aria-controls={detailId}
+                  aria-label={`Submit payment ${p.id} and make the simulated rail refuse it`}
+                  onClick={() => onForm(form === "refuse" ? null : "refuse")}
+                >
+                  Refuse on submit…
+                </button>
+              )
+              : null}
+          </div>
+        </td>
+      </tr>
+      {form
+        ? (
+          <DetailRow id={detailId} columns={PAYOUT_COLUMNS.length}>
+            <ReasonForm payout={p} kind={form} onClose={() => onForm(null)} />
+          </DetailRow>
+        )
+        : null}
+    </>
+  );
+}
+
+const FORMS = {
+  fail: {
+    label: "Why did the payment fail?",
+    hint: "The customer reads this reason. All their money goes back to their balance, the fee included.",
+    field: "reason",
+    submit: "Fail the payment",
+    pending: "Failing…",
+  },
+  refuse: {
+    label: "What the simulated rail says",
+    hint: "The simulated rail refuses the payment with these words, as a real rail refusing it at once would: " +
+      "the payment fails and the customer gets all their money back.",
+    field: "simulate_refusal",
+    submit: "Submit, to be refused",
+    pending: "Submitting…",
+  },
+} as const;
+
+/** The reason a payment fails, or the words the simulated rail refuses it with. */
+function ReasonForm({ payout: p, kind, onClose }: { payout: Payout; kind: "fail" | "refuse"; onClose: () => void }) {
+  const text = FORMS[kind];
+  const onSuccess = ({ payment, refused }: { payment: Payout; refused: string | null }) => {
+    told(payment, refused);
+    onClose();
+  };
+  const failing = useForm({
+    call: failPayout,
+    idempotent: true,
+    invalidates: CHANGES,
+    onSuccess,
+    values: { text: "" },
+  });
+  const refusing = useForm({
+    call: submitPayout,
+    idempotent: true,
+    invalidates: CHANGES,
+    onSuccess,
+    values: { text: "" },
+  });
+  const form = kind === "fail" ? failing : refusing;
+  const id = `payout-${kind}-${p.id}`;
+
+  function send(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const words = form.values.text.trim();
+    if (!words) return form.show({ [text.field]: kind === "fail" ? "Say why the payment failed." : "Give the words." });
+    const input = { params: { id: p.id } };
+    if (kind === "fail") void failing.submit({ ...input, body: { reason: words } });
+    else void refusing.submit({ ...input, body: { simulate_refusal: words } });
+  }
+
+  return (
+    <form
+      onSubmit={send}
+      noValidate
+      aria-label={`${text.submit}: payment ${p.id}`}
+      className="flex flex-wrap items-end gap-3"
+    >
+      <TextField
+        id={id}
+        label={text.label}
+        hint={text.hint}
+        fieldClassName="min-w-64 flex-1"
+        type="text"
+        autoFocus
+        autoComplete="off"
+        maxLength={kind === "fail" ? 500 : 300}
+        required={false}
+        value={form.values.text}
+        onChange={(event) => form.set("text", event.currentTarget.value)}
+        error={form.fields[text.field]}
+      />
+      <SubmitButton pending={form.submitting} pendingLabel={text.pending} className="btn-primary">
+        {text.submit}
+      </SubmitButton>
+      <button type="button" className="btn-ghost" onClick={onClose}>Cancel</button>
+      <div className="w-full">
+        <FormAlert error={form.error} fields={form.fields} shown={[text.field]} />
+      </div>
+    </form>
+  );
+}

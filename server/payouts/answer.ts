@@ -1,0 +1,66 @@
+import type { z } from "zod";
+import type { payout } from "../../lib/contracts/payouts.ts";
+import { RAILS } from "../../lib/payments/rails.ts";
+import { formatAmount } from "../money/amounts.ts";
+import type { PaymentRow } from "../payments/answer.ts";
+import { type Person, personOr } from "../payments/people.ts";
+
+/** How the payout desk answers a payment (lib/contracts/payouts.ts `payout`). */
+
+export type Payout = z.output<typeof payout>;
+
+/** The customer's account a payment comes from. */
+export interface PayoutAccount {
+  accountRef: string;
+  name: string;
+}
+
+/** A SEPA payment goes out in a file, not on its own. */
+export const IN_A_FILE = 'SEPA payments go out in a SEPA file: "Export SEPA file" sends every approved one.';
+export const RAIL_UNCONFIRMED =
+  "The rail has not confirmed this payment yet (its answer was lost): Submit asks it again. It cannot be failed or completed until the rail answers.";
+
+/** Sent, but the rail's answer never came (a crash or a lost connection between the two steps). */
+export const awaitsRail = (row: Pick<PaymentRow, "status" | "railReference">) =>
+  row.status === "submitted" && row.railReference === null;
+
+/** What the desk may do with a payment now (the server holds the same rules: ./desk.ts). */
+export function deskActions(row: Pick<PaymentRow, "status" | "rail" | "railReference">) {
+  const inFile = row.rail === "sepa";
+  const unconfirmed = awaitsRail(row);
+  return {
+    submit: !inFile && (row.status === "approved" || unconfirmed),
+    complete: row.status === "submitted" && !unconfirmed,
+    fail: row.status === "approved" || (row.status === "submitted" && !unconfirmed),
+    note: inFile && row.status === "approved" ? IN_A_FILE : unconfirmed ? RAIL_UNCONFIRMED : null,
+  };
+}
+
+export function payoutAnswer(row: PaymentRow, account: PayoutAccount, people: Map<number, Person>): Payout {
+  const { name, type, currency, country, details } = row.recipient;
+  return {
+    id: row.id,
+    status: row.status,
+    rail: row.rail,
+    rail_kind: RAILS[row.rail].kind,
+    rail_name: RAILS[row.rail].name,
+    customer: { account_id: row.accountId, account_ref: account.accountRef, name: account.name },
+    created_by: personOr(people, row.createdBy),
+    recipient: { name, type, currency, country, details },
+    sell_amount: formatAmount(row.sellCurrency, row.sellMinor),
+    sell_currency: row.sellCurrency,
+    buy_amount: formatAmount(row.buyCurrency, row.buyMinor),
+    buy_currency: row.buyCurrency,
+    fee: formatAmount(row.sellCurrency, row.feeMinor),
+    priority: row.priority,
+    reference: row.reference,
+    created_at: row.createdAt.toISOString(),
+    approved_at: row.approvedAt?.toISOString() ?? null,
+    updated_at: row.updatedAt.toISOString(),
+    expected_arrival: row.expectedArrival.toISOString(),
+    batch_id: row.batchId,
+    rail_reference: row.railReference,
+    reason: row.reason,
+    actions: deskActions(row),
+  };
+}

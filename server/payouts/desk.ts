@@ -1,0 +1,126 @@
+/**
+ * What the payout desk does with one payment (issue 8 item 7; decision 031): send it to its rail,
+ * mark it arrived, or fail it. The status change and its ledger movement are the payments'
+ * transitions (server/payments/transitions.ts: one transaction each, conditional on the status
+ * they expect, so two administrators at once change a payment once); this adds the rail, and runs
+ * each change in a transaction with its audit entry and the call's stored answer.
+ */
+import type { Database } from "../../db/client.ts";
+import { payments } from "../../db/schema-payments.ts";
+import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
+import { STATUS_NAMES } from "../../lib/payments/statuses.ts";
+import { audit } from "../audit.ts";
+import { Conflict, NotFound } from "../errors.ts";
+import type { PaymentRow } from "../payments/answer.ts";
+import { completePayment, type DeskAction, failPayment, submitPayment } from "../payments/transitions.ts";
+import { awaitsRail, IN_A_FILE, RAIL_UNCONFIRMED } from "./answer.ts";
+import { type PayoutRail, RailRefused } from "./rail.ts";
+
+export interface DeskOutcome {
+  payment: PaymentRow;
+  /** The rail's words when it refused the payment at once (the payment then failed). */
+  refused: string | null;
+}
+
+/**
+ * Work that commits with the desk's last change: the call's answer stored under its
+ * Idempotency-Key (decision 025), so a retry after a crash is told what happened.
+ */
+export type Alongside = (tx: Tx, outcome: DeskOutcome) => Promise<void>;
+
+async function paymentRow(db: Database | Tx, id: number): Promise<PaymentRow> {
+  const row = await rowOf<Record<string, unknown>>(db, "SELECT * FROM payments WHERE id = ?", [id]);
+  if (!row) throw new NotFound(`There is no payment ${id}.`);
+  return fromColumns(payments, row);
+}
+
+const isNow = (row: PaymentRow) => STATUS_NAMES[row.status].toLowerCase();
+
+/**
+ * Sends an approved payment to `rail`: first, in one transaction, its status becomes submitted and
+ * its held money is paid out (the customer is told it is on its way); then the rail is asked. The
+ * order means a crash in between leaves a payment the company has paid out and the rail may not
+ * have: never one paid twice. Such a payment (submitted, no rail reference) is sent again by this
+ * same call, and rails answer the same payment the same way. A rail that refuses the payment at
+ * once fails it: the payout is reversed and the customer has all their money back, fee included.
+ */
+export async function submitPayout(
+  db: Database,
+  rail: PayoutRail,
+  action: DeskAction,
+  alongside?: Alongside,
+): Promise<DeskOutcome> {
+  let row = await paymentRow(db, action.paymentId);
+  if (row.rail === "sepa") throw new Conflict(IN_A_FILE);
+  if (row.status === "approved") row = await submitPayment(db, action);
+  else if (!awaitsRail(row)) {
+    throw new Conflict(`Payment ${row.id} cannot be sent: it is ${isNow(row)}${row.railReference ? " already" : ""}.`);
+  }
+  let railReference: string;
+  try {
+    ({ railReference } = await rail.submit(row));
+  } catch (error) {
+    if (!(error instanceof RailRefused)) throw error;
+    const refusal = error.message;
+    return await db.transaction(async (tx) => {
+      const failed = await failPayment(tx, { ...action, reason: `Refused by the ${rail.name}: ${refusal}` });
+      await record(tx, action, "payout.refused", { rail: rail.name, refusal });
+      return await finish(tx, { payment: failed, refused: refusal }, alongside);
+    });
+  }
+  return await db.transaction(async (tx) => {
+    const confirmed = await rowOf<Record<string, unknown>>(
+      tx,
+      `UPDATE payments SET rail_reference = ? WHERE id = ? AND status = 'submitted' AND rail_reference IS NULL
+       RETURNING *`,
+      [railReference, row.id],
+    );
+    // Another administrator's retry recorded the same answer first.
+    const payment = confirmed ? fromColumns(payments, confirmed) : await paymentRow(tx, row.id);
+    await record(tx, action, "payout.submit", { rail: rail.name, rail_reference: railReference });
+    return await finish(tx, { payment, refused: null }, alongside);
+  });
+}
+
+/** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
+export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
+  if (awaitsRail(await paymentRow(db, action.paymentId))) throw new Conflict(RAIL_UNCONFIRMED);
+  return await db.transaction(async (tx) => {
+    const payment = await completePayment(tx, action);
+    await record(tx, action, "payout.complete", {});
+    return await finish(tx, { payment, refused: null }, alongside);
+  });
+}
+
+/**
+ * The payment will not be made: before it was sent its hold is released, after it the payout is
+ * reversed to the customer's balance (fee included). Not while the rail's answer is unknown: the
+ * rail may be paying it.
+ */
+export async function failPayout(
+  db: Database,
+  action: DeskAction & { reason: string },
+  alongside?: Alongside,
+): Promise<DeskOutcome> {
+  if (awaitsRail(await paymentRow(db, action.paymentId))) throw new Conflict(RAIL_UNCONFIRMED);
+  return await db.transaction(async (tx) => {
+    const payment = await failPayment(tx, action);
+    await record(tx, action, "payout.fail", { reason: action.reason });
+    return await finish(tx, { payment, refused: null }, alongside);
+  });
+}
+
+async function finish(tx: Tx, outcome: DeskOutcome, alongside: Alongside | undefined): Promise<DeskOutcome> {
+  await alongside?.(tx, outcome);
+  return outcome;
+}
+
+/** The audit entry commits with the change it records. */
+function record(db: Tx, action: DeskAction, what: string, detail: Record<string, unknown>) {
+  return audit(db, {
+    actorId: action.adminId,
+    onBehalfOfId: null,
+    action: what,
+    detail: { payment_id: action.paymentId, ...detail },
+  }, action.now);
+}

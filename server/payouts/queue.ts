@@ -1,0 +1,81 @@
+import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
+import { accounts } from "../../db/schema.ts";
+import { payments } from "../../db/schema-payments.ts";
+import type { DeskStatus, PayoutQueue } from "../../lib/contracts/payouts.ts";
+import { type Rail, RAILS } from "../../lib/payments/rails.ts";
+import { NotFound } from "../errors.ts";
+import { peopleByIds } from "../payments/people.ts";
+import { type Payout, payoutAnswer } from "./answer.ts";
+import { SIMULATED_RAIL_NOTE } from "./simulated-rail.ts";
+
+/** The payout desk's queues (/console/local and /console/transfer), and payments by id for its answers. */
+
+/** The most payments a queue answers at once; `total` says how many match. */
+export const QUEUE_LIMIT = 200;
+
+const railsOf = (queue: PayoutQueue) => (Object.keys(RAILS) as Rail[]).filter((rail) => RAILS[rail].kind === queue);
+
+/** Work in hand when no status is asked for: payments to send, and payments sent and not yet arrived. */
+const OPEN: DeskStatus[] = ["approved", "submitted"];
+
+export interface QueueFilter {
+  queue: PayoutQueue;
+  status?: DeskStatus;
+  /** The payout currency (what the recipient receives). */
+  currency?: string;
+}
+
+/**
+ * A queue: payments on its rails, of the status asked for (else approved and submitted), in the
+ * payout currency asked for. Work to do comes oldest first (first in, first out); payments that
+ * ended (completed, failed) newest first.
+ */
+export async function payoutQueue(db: Database, filter: QueueFilter): Promise<{ items: Payout[]; total: number }> {
+  const statuses = filter.status ? [filter.status] : OPEN;
+  const where = and(
+    inArray(payments.status, statuses),
+    inArray(payments.rail, railsOf(filter.queue)),
+    filter.currency ? eq(payments.buyCurrency, filter.currency) : undefined,
+  );
+  const order = statuses.every((s) => OPEN.includes(s)) ? asc(payments.id) : desc(payments.id);
+  const [[{ total }], items] = await Promise.all([
+    db.select({ total: count() }).from(payments).where(where),
+    payoutsWhere(db, where, order, QUEUE_LIMIT),
+  ]);
+  return { items, total };
+}
+
+/** A queue as the desk's call and page answer it: its payments, the time, and where Submit sends them. */
+export async function deskQueue(db: Database, filter: QueueFilter, now: Date) {
+  return {
+    ...await payoutQueue(db, filter),
+    as_of: now.toISOString(),
+    rail_note: filter.queue === "local"
+      ? `SEPA payments go out in SEPA files ("Export SEPA file"). ${SIMULATED_RAIL_NOTE}`
+      : SIMULATED_RAIL_NOTE,
+  };
+}
+
+/** Payments by id, in that order, as the desk answers them. */
+export async function payoutsByIds(db: Database | Tx, ids: readonly number[]): Promise<Payout[]> {
+  if (!ids.length) return [];
+  const found = await payoutsWhere(db, inArray(payments.id, [...ids]), asc(payments.id));
+  const byId = new Map(found.map((p) => [p.id, p]));
+  return ids.map((id) => byId.get(id)!).filter(Boolean);
+}
+
+export async function payoutById(db: Database | Tx, id: number): Promise<Payout> {
+  const [found] = await payoutsByIds(db, [id]);
+  if (!found) throw new NotFound(`There is no payment ${id}.`);
+  return found;
+}
+
+async function payoutsWhere(db: Database | Tx, where: SQL | undefined, order: SQL, limit?: number): Promise<Payout[]> {
+  const query = db.select({ payment: payments, accountRef: accounts.accountRef, accountName: accounts.name })
+    .from(payments).innerJoin(accounts, eq(accounts.id, payments.accountId)).where(where).orderBy(order);
+  const rows = limit === undefined ? await query : await query.limit(limit);
+  const people = await peopleByIds(db, rows.map((r) => r.payment.createdBy));
+  return rows.map((r) => payoutAnswer(r.payment, { accountRef: r.accountRef, name: r.accountName }, people));
+}

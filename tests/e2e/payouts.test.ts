@@ -1,0 +1,247 @@
+/**
+ * The payout desk in Chromium (issue 8 item 7): a payer prepares a payment that needs approval
+ * and an approver approves it (through their calls: tests/e2e/payments.test.ts walks those
+ * screens), then an administrator on /console/local sees it in the queue with its customer,
+ * recipient, amounts and reference, exports the SEPA file (downloaded: a pain.001 with the payment
+ * and the company's account from COMPANY_BANK_* as debtor) and marks the payment arrived when the
+ * bank's statement shows it. The payer is emailed when it is sent and when it arrives, and sees it
+ * completed on its page; the ledger checks out.
+ * PAYOUTS_E2E_SCREENSHOTS=1 keeps a screenshot of each step in /tmp/payouts-e2e-*.png.
+ */
+import { readFile } from "node:fs/promises";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { checkLedger } from "../../server/ledger/check.ts";
+import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import {
+  lastEmailId,
+  openAccountThroughApi,
+  openServerDatabase,
+  personalProfile,
+  type Requester,
+  signInThroughPages,
+  tokenOf,
+  waitForEmail,
+} from "../helpers/e2e-mail.ts";
+import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
+import { type RunningServer, startServer } from "../helpers/server.ts";
+
+let server: RunningServer;
+let browser: Browser;
+let db: Database;
+
+const ADMIN = { email: "payout-desk@portal.test", password: "payout-desk-password-123" };
+/** The company's account, named as the debtor of every SEPA file. */
+const COMPANY_BANK = {
+  COMPANY_BANK_NAME: "Commerzbank",
+  COMPANY_BANK_ACCOUNT_NAME: "Portal Payments GmbH Kundengeld",
+  COMPANY_BANK_IBAN: "DE89370400440532013000",
+  COMPANY_BANK_BIC: "COBADEFFXXX",
+};
+
+beforeAll(async () => {
+  server = await startServer(undefined, COMPANY_BANK);
+  db = await openServerDatabase(server);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  db?.$client.close();
+  await server?.stop();
+});
+
+async function step(page: Page, name: string): Promise<void> {
+  if (Deno.env.get("PAYOUTS_E2E_SCREENSHOTS")) await page.screenshot({ path: `/tmp/payouts-e2e-${name}.png` });
+}
+
+async function ok(what: string, res: { status(): number; text(): Promise<string>; json(): Promise<unknown> }) {
+  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
+  return (await res.json() as { body: Record<string, unknown> }).body;
+}
+
+/**
+ * Someone who joins the account with a role: registered and onboarded through the calls (a flagged
+ * profile, so no account of their own opens), then made a member of the account in its database.
+ */
+async function join(accountId: number, role: string, first: string, last: string) {
+  const person = await newPage(browser);
+  const request: Requester = person.page.request;
+  const email = `${first.toLowerCase()}-${crypto.randomUUID().slice(0, 6)}@portal.test`;
+  const mark = await lastEmailId(db);
+  await ok(
+    "auth/register",
+    await request.post(`${server.url}/api/auth/register`, {
+      data: { email, password: "member password 123", type: "Personal" },
+    }),
+  );
+  const mail = await waitForEmail(db, email, { template: "email-validation", after: mark });
+  await ok(
+    "validation/validate",
+    await request.post(`${server.url}/api/validation/validate`, {
+      data: { token: tokenOf(/https?:\/\/\S+/.exec(mail.text)![0]) },
+    }),
+  );
+  await ok(
+    "account/profile",
+    await request.post(`${server.url}/api/account/profile`, {
+      data: { ...personalProfile(first, last), public: true },
+    }),
+  );
+  await ok("sumsub/sandbox", await request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+  await ok("sumsub/confirm", await request.get(`${server.url}/api/sumsub/confirm`));
+  // The registration's answer is the same whoever registers (decision 023): the id is in the database.
+  const [{ id }] = (await db.$client.execute({ sql: "SELECT id FROM users WHERE username = ?", args: [email] }))
+    .rows as unknown as { id: number }[];
+  await db.$client.execute({
+    sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
+    args: [accountId, id, role, Date.now()],
+  });
+  return { ...person, email, id };
+}
+
+describe("the payout desk", () => {
+  test(
+    "exports an approved SEPA payment in a file and marks it arrived; the customer sees it and is emailed",
+    async () => {
+      const base = `${server.url}/api`;
+      // The account: an owner funded by a receipt, a payer and an approver, a recipient in France.
+      const owner = await newPage(browser);
+      const ownerEmail = `owner-${crypto.randomUUID().slice(0, 6)}@portal.test`;
+      const opened = await openAccountThroughApi(owner.page.request, db, server.url, {
+        email: ownerEmail,
+        password: "owner password 123",
+        first: "Otto",
+        last: "Owner",
+      });
+      const desk = await newPage(browser);
+      await ensureAdministrator(desk.page.request, server.url, ADMIN);
+      await signInThroughPages(desk.page, db, server.url, ADMIN.email, ADMIN.password);
+      await ok(
+        "console/receipts",
+        await desk.page.request.post(`${base}/console/receipts`, {
+          data: {
+            amount: "1000.00",
+            currency: "EUR",
+            payer_name: "Otto Owner",
+            reference: opened.accountRef,
+            received_at: todayUtc(),
+          },
+        }),
+      );
+      const [{ account_id: accountId }] = (await db.$client.execute({
+        sql: "SELECT account_id FROM account_members WHERE user_id = ?",
+        args: [opened.id],
+      })).rows as unknown as { account_id: number }[];
+      const payer = await join(accountId, "payer", "Pia", "Payer");
+      const approver = await join(accountId, "approver", "Anton", "Approver");
+      const recipient = await ok(
+        "account/recipients",
+        await owner.page.request.post(`${base}/account/recipients`, {
+          data: {
+            name: "Jeanne Martin",
+            type: "person",
+            currency: "EUR",
+            country: "FR",
+            details: { iban: "FR14 2004 1010 0505 0001 3M02 606" },
+          },
+        }),
+      );
+      await ok(
+        "account/approvals",
+        await owner.page.request.put(`${base}/account/approvals`, {
+          data: { mode: "all", thresholds: {}, new_recipient: false },
+        }),
+      );
+
+      // The payer prepares it; it waits for approval; the approver approves it.
+      const quote = await ok(
+        "account/payments/quote",
+        await payer.page.request.post(`${base}/account/payments/quote`, {
+          data: { recipient_id: recipient.id, amount: "250.00", fixed: "receive", sell_currency: "EUR" },
+        }),
+      );
+      const prepared = await ok(
+        "account/payments",
+        await payer.page.request.post(`${base}/account/payments`, {
+          data: { quote_id: quote.id, reference: "Rent November" },
+        }),
+      );
+      expect(prepared.status).toBe("pending_approval");
+      const paymentId = prepared.id as number;
+      const approved = await ok(
+        "account/pendingpayments/update",
+        await approver.page.request.put(`${base}/account/pendingpayments/update?id=${paymentId}`, { data: {} }),
+      );
+      expect(approved.status).toBe("approved");
+
+      // The desk: the payment waits on /console/local with whose it is, to whom, how much and why.
+      const page = desk.page;
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${server.url}/console/local`);
+      await hydrated(page);
+      const row = page.locator(`tr[data-payout-id="${paymentId}"]`);
+      const shown = await row.textContent();
+      for (const text of ["Otto Owner", opened.accountRef!, "Jeanne Martin (FR)", "FR1420041010050500013M02606"]) {
+        expect(shown).toContain(text);
+      }
+      expect(shown).toContain("250.00");
+      expect(shown).toContain("Rent November");
+      expect(shown).toContain("by Pia Payer");
+      expect(shown).toContain("SEPA payments go out in a SEPA file");
+      expect(await row.getByRole("button", { name: /^Submit payment/ }).count(), "SEPA goes in a file").toBe(0);
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await step(page, "1-queue");
+
+      // Export: the file downloads, with the payment and the company's account as the debtor.
+      const mark = await lastEmailId(db);
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Export SEPA file" }).click(),
+      ]);
+      expect(download.suggestedFilename()).toMatch(/^PAYOUTS-\d{8}-\d+\.xml$/);
+      const xml = await readFile(await download.path(), "utf8");
+      expect(xml).toContain("urn:iso:std:iso:20022:tech:xsd:pain.001.001.03");
+      expect(xml).toContain(`<EndToEndId>PAYMENT-${paymentId}</EndToEndId>`);
+      expect(xml).toContain('<InstdAmt Ccy="EUR">250.00</InstdAmt>');
+      expect(xml).toContain("<IBAN>FR1420041010050500013M02606</IBAN>");
+      expect(xml).toContain("<Nm>Portal Payments GmbH Kundengeld</Nm>");
+      expect(xml).toContain("<IBAN>DE89370400440532013000</IBAN>");
+      await page.getByText(`${download.suggestedFilename()} is downloading`).waitFor();
+      const files = page.getByRole("table", { name: "SEPA files" });
+      await files.getByRole("rowheader", { name: download.suggestedFilename().replace(/\.xml$/, "") }).waitFor();
+      await row.locator('[data-status="submitted"]').waitFor();
+      expect(await row.textContent()).toContain(`PAYMENT-${paymentId}`);
+      await step(page, "2-exported");
+
+      // The payer is told it is on its way.
+      const sent = await waitForEmail(db, payer.email, { template: "payment-sent", after: mark });
+      expect(sent.text).toContain("Jeanne Martin");
+
+      // The bank's statement shows it: Arrived. The default queue (to do) no longer lists it.
+      const arrivedMark = await lastEmailId(db);
+      await row.getByRole("button", { name: `Mark payment ${paymentId} arrived, 250.00 EUR to Jeanne Martin` }).click();
+      await row.waitFor({ state: "detached" });
+      await page.getByLabel("Status").selectOption("completed");
+      await row.locator('[data-status="completed"]').waitFor();
+      await step(page, "3-arrived");
+
+      // The payer and the owner are emailed; the payer's page shows it completed.
+      for (const person of [payer.email, ownerEmail]) {
+        const arrived = await waitForEmail(db, person, { template: "payment-arrived", after: arrivedMark });
+        expect(arrived.text).toContain("reached Jeanne Martin's bank");
+      }
+      await payer.page.goto(`${server.url}/account/pendingpayments/${paymentId}`);
+      await hydrated(payer.page);
+      await payer.page.locator('[data-status="completed"]').waitFor();
+      await step(payer.page, "4-customer");
+
+      const report = await checkLedger(db);
+      expect(report.violations).toEqual([]);
+      expect(unexpected(desk.problems)).toEqual([]);
+      expect(unexpected(payer.problems)).toEqual([]);
+      for (const c of [owner.context, desk.context, payer.context, approver.context]) await c.close();
+    },
+    180_000,
+  );
+});

@@ -1,0 +1,231 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import ConsolePayouts, { type ConsolePayoutsProps } from "../../islands/ConsolePayouts.tsx";
+import { notifications } from "../../islands/lib/notification-store.ts";
+import type { CreatedBatch, Payout, PayoutQueue } from "../../islands/payouts/calls.ts";
+import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+import { BATCH_RESET_PAUSE_MS } from "../../lib/constants.ts";
+import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
+
+/**
+ * The payout desk's island (/console/local, /console/transfer) in a browser-like page against the
+ * fake server: the queue's filters ask the server, Fail needs a reason and sends it, "Refuse on
+ * submit…" sends the simulated rail's words, a SEPA payment is never offered Submit, and Export
+ * SEPA file makes the file, downloads it and says what it left out.
+ */
+
+const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+const titles = () => notifications.snapshot().visible.map((n) => n.title);
+
+const PIA = { id: 11, name: "Pia Payer", email: "pia@example.com" };
+
+function payout(overrides: Partial<Payout> = {}): Payout {
+  return {
+    id: 5,
+    status: "approved",
+    rail: "faster_payments",
+    rail_kind: "local",
+    rail_name: "UK Faster Payments",
+    customer: { account_id: 3, account_ref: "P1234567", name: "Otto Owner" },
+    created_by: PIA,
+    recipient: {
+      name: "Mary Smith",
+      type: "person",
+      currency: "GBP",
+      country: "GB",
+      details: { sort_code: "040004", account_number: "12345678" },
+    },
+    sell_amount: "101.00",
+    sell_currency: "GBP",
+    buy_amount: "100.00",
+    buy_currency: "GBP",
+    fee: "1.00",
+    priority: false,
+    reference: "Rent",
+    created_at: "2026-03-02T09:00:00.000Z",
+    approved_at: "2026-03-02T09:05:00.000Z",
+    updated_at: "2026-03-02T09:05:00.000Z",
+    expected_arrival: "2026-03-02T17:00:00.000Z",
+    batch_id: null,
+    rail_reference: null,
+    reason: null,
+    actions: { submit: true, complete: false, fail: true, note: null },
+    ...overrides,
+  };
+}
+
+const queueOf = (items: Payout[]): PayoutQueue => ({
+  items,
+  total: items.length,
+  as_of: "2026-03-02T12:00:00.000Z",
+  rail_note: "Submit sends payments to the simulated rail.",
+});
+
+function renderDesk(props: Partial<ConsolePayoutsProps> = {}) {
+  return render(
+    <ConsolePayouts
+      queue="local"
+      initial={queueOf([payout()])}
+      batches={[]}
+      currencies={[{ code: "GBP", name: "British pound" }, { code: "EUR", name: "Euro" }]}
+      {...props}
+    />,
+  );
+}
+
+const rowOf = (id: number) => document.querySelector<HTMLElement>(`tr[data-payout-id="${id}"]`)!;
+
+beforeEach(() => {
+  vi.useFakeTimers({ shouldAdvanceTime: true });
+  notifications.clear();
+});
+afterEach(() => {
+  cleanup();
+  resetIslands();
+  notifications.clear();
+  vi.useRealTimers();
+});
+
+describe("the payout queue", () => {
+  test("shows each payment's customer, recipient, amounts, reference and age without fetching", () => {
+    const calls = fakeApi();
+    renderDesk();
+    const row = rowOf(5);
+    for (const text of ["Otto Owner", "P1234567", "by Pia Payer", "Mary Smith (GB)", "Rent", "3 h ago", "101.00 GBP"]) {
+      expect(row.textContent).toContain(text);
+    }
+    expect(calls, "hydration fetches nothing").toHaveLength(0);
+  });
+
+  test("asks the server for the status and payout currency chosen", async () => {
+    const failed = payout({
+      id: 8,
+      status: "failed",
+      reason: "Account closed",
+      actions: { submit: false, complete: false, fail: false, note: null },
+    });
+    const calls = fakeApi({ "GET console/payouts": [200, { body: queueOf([failed]) }] });
+    renderDesk();
+    fireEvent.change(screen.getByLabelText("Status"), { target: { value: "failed" } });
+    fireEvent.change(screen.getByLabelText("Payout currency"), { target: { value: "GBP" } });
+    await settle();
+    expect(calls.at(-1)!.query).toEqual({ rail: "local", status: "failed", currency: "GBP" });
+    expect(await screen.findByText("Account closed")).toBeTruthy();
+    expect(rowOf(5)).toBeNull();
+  });
+});
+
+describe("a payment's actions", () => {
+  test("Fail asks for the reason, then sends it with an Idempotency-Key and reloads the queue", async () => {
+    const calls = fakeApi({
+      "POST console/payouts/5/fail": [200, {
+        body: { payment: payout({ status: "failed", reason: "Account closed" }), refused: null },
+      }],
+      "GET console/payouts": [200, { body: queueOf([]) }],
+    });
+    renderDesk();
+    fireEvent.click(within(rowOf(5)).getByRole("button", { name: "Fail payment 5, 100.00 GBP to Mary Smith" }));
+    const form = screen.getByRole("form", { name: "Fail the payment: payment 5" });
+    fireEvent.click(within(form).getByRole("button", { name: "Fail the payment" }));
+    await settle();
+    expect(form.textContent).toContain("Say why the payment failed.");
+    expect(calls, "nothing sent without a reason").toHaveLength(0);
+
+    fireEvent.change(within(form).getByLabelText("Why did the payment fail?"), {
+      target: { value: "Account closed" },
+    });
+    fireEvent.click(within(form).getByRole("button", { name: "Fail the payment" }));
+    await settle();
+    const fail = calls.find((c) => c.path === "console/payouts/5/fail")!;
+    expect(fail.body).toEqual({ reason: "Account closed" });
+    expect(fail.headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect(titles()).toContain("Payment failed");
+    // Writes refresh what they change once the batch of writes pauses.
+    await settle(BATCH_RESET_PAUSE_MS + 10);
+    expect(calls.some((c) => c.method === "GET" && c.path === "console/payouts"), "the queue reloaded").toBe(true);
+  });
+
+  test("Refuse on submit sends the simulated rail's words, and the desk is told the rail refused", async () => {
+    const calls = fakeApi({
+      "POST console/payouts/5/submit": [200, {
+        body: { payment: payout({ status: "failed", reason: "Refused" }), refused: "Name does not match" },
+      }],
+      "GET console/payouts": [200, { body: queueOf([]) }],
+    });
+    renderDesk();
+    fireEvent.click(
+      within(rowOf(5)).getByRole("button", { name: "Submit payment 5 and make the simulated rail refuse it" }),
+    );
+    const form = screen.getByRole("form", { name: "Submit, to be refused: payment 5" });
+    fireEvent.change(within(form).getByLabelText("What the simulated rail says"), {
+      target: { value: "Name does not match" },
+    });
+    fireEvent.click(within(form).getByRole("button", { name: "Submit, to be refused" }));
+    await settle();
+    expect(calls.find((c) => c.path === "console/payouts/5/submit")!.body).toEqual({
+      simulate_refusal: "Name does not match",
+    });
+    expect(titles()).toContain("The rail refused the payment");
+  });
+
+  test("a SEPA payment offers no Submit and says it goes in a file", () => {
+    fakeApi();
+    const note = 'SEPA payments go out in a SEPA file: "Export SEPA file" sends every approved one.';
+    renderDesk({
+      initial: queueOf([payout({ rail: "sepa", actions: { submit: false, complete: false, fail: true, note } })]),
+    });
+    expect(within(rowOf(5)).queryByRole("button", { name: /^Submit payment/ })).toBeNull();
+    expect(rowOf(5).textContent).toContain(note);
+  });
+});
+
+describe("Export SEPA file", () => {
+  test("makes the file, downloads it, lists it and says what it left out", async () => {
+    const made: CreatedBatch = {
+      id: 4,
+      scheme: "sepa",
+      message_id: "PAYOUTS-20260302-4",
+      currency: "EUR",
+      payment_count: 1,
+      total: "250.00",
+      created_by: { id: 1, name: "Desk", email: "desk@example.com" },
+      created_at: "2026-03-02T12:00:00.000Z",
+      file_name: "PAYOUTS-20260302-4.xml",
+      payments: [],
+      left_out: [{ payment_id: 9, problems: ["A transfer to CH needs the bank's BIC."] }],
+      changes: [],
+      test_details: false,
+    };
+    const { payments: _p, left_out: _l, changes: _c, test_details: _t, ...listed } = made;
+    const calls = fakeApi({
+      "POST console/payouts/batches": [201, { body: made }],
+      "GET console/payouts/batches": [200, { body: [listed] }],
+      "GET console/payouts": [200, { body: queueOf([]) }],
+    });
+    const downloads: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
+      downloads.push(`${new URL(this.href).pathname} as ${this.download}`);
+    });
+    renderDesk();
+    fireEvent.click(screen.getByRole("button", { name: "Export SEPA file" }));
+    await settle();
+    const post = calls.find((c) => c.method === "POST")!;
+    expect([post.path, post.body]).toEqual(["console/payouts/batches", { scheme: "sepa" }]);
+    expect(post.headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect(downloads).toEqual(["/api/console/payouts/batches/4/file as PAYOUTS-20260302-4.xml"]);
+    expect(await screen.findByText("PAYOUTS-20260302-4.xml is downloading")).toBeTruthy();
+    expect(document.body.textContent).toContain("Payment 9: A transfer to CH needs the bank's BIC.");
+    const files = screen.getByRole("table", { name: "SEPA files" });
+    expect(await within(files).findByText("PAYOUTS-20260302-4")).toBeTruthy();
+  });
+
+  test("says why when no file could be made", async () => {
+    fakeApi({
+      "POST console/payouts/batches": [409, { error: "No approved SEPA payment is waiting for a file." }],
+    });
+    renderDesk();
+    fireEvent.click(screen.getByRole("button", { name: "Export SEPA file" }));
+    expect(await screen.findByText("No approved SEPA payment is waiting for a file.")).toBeTruthy();
+  });
+});
