@@ -28,6 +28,12 @@ export const AUDIT_ACTIONS = {
   "account-users.join": "Joined the account by invitation",
   "account-users.role": "Changed an account user's role",
   "account-users.remove": "Removed a user from the account",
+  "payout.submit": "Paid out a payment to send it to its rail",
+  "payout.sent": "A rail took a payment",
+  "payout.refused": "A rail refused a payment: it failed",
+  "payout.complete": "Marked a payment as arrived",
+  "payout.fail": "Failed a payment",
+  "payout.batch": "Made a SEPA file of payments",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

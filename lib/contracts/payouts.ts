@@ -8,7 +8,7 @@ import { z } from "zod";
 import { CURRENCY_CODES, describe } from "../money/currencies.ts";
 import { PAYOUT_RAILS } from "../payments/rails.ts";
 import { PAYMENT_STATUSES } from "../payments/statuses.ts";
-import { amountText, currencyCode, currencyInput, idText, timestamp } from "./common.ts";
+import { amountText, currencyCode, currencyInput, idText, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { person } from "./payments.ts";
@@ -104,10 +104,13 @@ export const submitPayout = defineCall({
   guards: CONSOLE_GUARDS,
   params: byId,
   body: z.object({
-    simulate_refusal: z.string({ error: "simulate_refusal is the refusal's text." }).trim()
-      .max(MAX_SIMULATED_REFUSAL, {
-        error: `The simulated refusal has at most ${MAX_SIMULATED_REFUSAL} characters.`,
-      })
+    simulate_refusal: text({
+      label: "The simulated refusal",
+      max: MAX_SIMULATED_REFUSAL,
+      min: 0,
+      wrong: "simulate_refusal is the refusal's text.",
+      tooLong: `The simulated refusal has at most ${MAX_SIMULATED_REFUSAL} characters.`,
+    })
       .optional()
       .transform((text) => text || null),
   }, { error: "The body is an object, {} or {simulate_refusal}." }),
@@ -132,8 +135,13 @@ export const failPayout = defineCall({
   guards: CONSOLE_GUARDS,
   params: byId,
   body: z.object({
-    reason: z.string({ error: REASON }).trim().min(1, { error: REASON })
-      .max(MAX_FAIL_REASON, { error: `The reason has at most ${MAX_FAIL_REASON} characters.` }),
+    reason: text({
+      label: "The reason",
+      max: MAX_FAIL_REASON,
+      missing: REASON,
+      wrong: REASON,
+      tooLong: `The reason has at most ${MAX_FAIL_REASON} characters.`,
+    }),
   }),
   answer: payoutOutcome,
 });

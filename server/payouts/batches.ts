@@ -97,10 +97,15 @@ export async function createSepaBatch(
     // The audit entry and the answer commit with the file: a retry after a crash learns of this
     // very file (the answer is stored under its Idempotency-Key by onMade), never makes another.
     await audit(tx, {
-      actorId: adminId,
-      onBehalfOfId: null,
+      actor: adminId,
       action: "payout.batch",
-      detail: { batch_id: batchId, payment_ids: paymentIds, left_out: leftOut.map((l) => l.payment_id) },
+      before: { payment_ids: paymentIds, status: "approved" },
+      after: {
+        batch_id: batchId,
+        payment_ids: paymentIds,
+        status: "submitted",
+        left_out: leftOut.map((l) => l.payment_id),
+      },
     }, now);
     const byEndToEnd = new Map(sent.map((p) => [endToEndIdOf(p), p.id]));
     const made: CreatedBatch = {

@@ -10,6 +10,7 @@ import { payments } from "../../db/schema-payments.ts";
 import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
 import { STATUS_NAMES } from "../../lib/payments/statuses.ts";
 import { audit } from "../audit.ts";
+import type { AuditAction } from "../../lib/audit.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import type { PaymentRow } from "../payments/answer.ts";
 import { completePayment, type DeskAction, failPayment, submitPayment } from "../payments/transitions.ts";
@@ -51,9 +52,16 @@ export async function submitPayout(
   alongside?: Alongside,
 ): Promise<DeskOutcome> {
   let row = await paymentRow(db, action.paymentId);
+  const was = row.status;
   if (row.rail === "sepa") throw new Conflict(IN_A_FILE);
-  if (row.status === "approved") row = await submitPayment(db, action);
-  else if (!awaitsRail(row)) {
+  if (row.status === "approved") {
+    // Paid out and audited in one transaction: the change cannot commit without its record.
+    row = await db.transaction(async (tx) => {
+      const sent = await submitPayment(tx, action);
+      await record(tx, action, "payout.submit", was, sent, { rail: rail.name });
+      return sent;
+    });
+  } else if (!awaitsRail(row)) {
     throw new Conflict(`Payment ${row.id} cannot be sent: it is ${isNow(row)}${row.railReference ? " already" : ""}.`);
   }
   let railReference: string;
@@ -64,7 +72,7 @@ export async function submitPayout(
     const refusal = error.message;
     return await db.transaction(async (tx) => {
       const failed = await failPayment(tx, { ...action, reason: `Refused by the ${rail.name}: ${refusal}` });
-      await record(tx, action, "payout.refused", { rail: rail.name, refusal });
+      await record(tx, action, "payout.refused", "submitted", failed, { rail: rail.name, refusal });
       return await finish(tx, { payment: failed, refused: refusal }, alongside);
     });
   }
@@ -77,17 +85,18 @@ export async function submitPayout(
     );
     // Another administrator's retry recorded the same answer first.
     const payment = confirmed ? fromColumns(payments, confirmed) : await paymentRow(tx, row.id);
-    await record(tx, action, "payout.submit", { rail: rail.name, rail_reference: railReference });
+    await record(tx, action, "payout.sent", "submitted", payment, { rail: rail.name, rail_reference: railReference });
     return await finish(tx, { payment, refused: null }, alongside);
   });
 }
 
 /** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
 export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
-  if (awaitsRail(await paymentRow(db, action.paymentId))) throw new Conflict(RAIL_UNCONFIRMED);
+  const before = await paymentRow(db, action.paymentId);
+  if (awaitsRail(before)) throw new Conflict(RAIL_UNCONFIRMED);
   return await db.transaction(async (tx) => {
     const payment = await completePayment(tx, action);
-    await record(tx, action, "payout.complete", {});
+    await record(tx, action, "payout.complete", before.status, payment, {});
     return await finish(tx, { payment, refused: null }, alongside);
   });
 }
@@ -102,10 +111,11 @@ export async function failPayout(
   action: DeskAction & { reason: string },
   alongside?: Alongside,
 ): Promise<DeskOutcome> {
-  if (awaitsRail(await paymentRow(db, action.paymentId))) throw new Conflict(RAIL_UNCONFIRMED);
+  const before = await paymentRow(db, action.paymentId);
+  if (awaitsRail(before)) throw new Conflict(RAIL_UNCONFIRMED);
   return await db.transaction(async (tx) => {
     const payment = await failPayment(tx, action);
-    await record(tx, action, "payout.fail", { reason: action.reason });
+    await record(tx, action, "payout.fail", before.status, payment, { reason: action.reason });
     return await finish(tx, { payment, refused: null }, alongside);
   });
 }
@@ -115,12 +125,21 @@ async function finish(tx: Tx, outcome: DeskOutcome, alongside: Alongside | undef
   return outcome;
 }
 
-/** The audit entry commits with the change it records. */
-function record(db: Tx, action: DeskAction, what: string, detail: Record<string, unknown>) {
+/** The audit entry commits with the change it records: the payment's status before and after. */
+function record(
+  db: Tx,
+  action: DeskAction,
+  what: AuditAction,
+  was: PaymentRow["status"],
+  payment: PaymentRow,
+  detail: Record<string, unknown>,
+) {
   return audit(db, {
-    actorId: action.adminId,
-    onBehalfOfId: null,
+    actor: action.adminId,
+    subject: payment.createdBy,
+    account: payment.accountId,
     action: what,
-    detail: { payment_id: action.paymentId, ...detail },
+    before: { payment_id: payment.id, status: was },
+    after: { payment_id: payment.id, status: payment.status, ...detail },
   }, action.now);
 }

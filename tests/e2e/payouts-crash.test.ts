@@ -42,6 +42,8 @@ const ENV = {
   COMPANY_BANK_ACCOUNT_NAME: "Portal Payments GmbH Kundengeld",
   COMPANY_BANK_IBAN: "DE89370400440532013000",
   COMPANY_BANK_BIC: "COBADEFFXXX",
+  // 100,000 EUR of funding would otherwise wait for a second administrator (decision 026).
+  RECEIPT_APPROVAL_GBP: "10000000",
 };
 /** Payers' loops making payments at once. */
 const PAYERS = 2;

@@ -15,6 +15,7 @@ import {
   openCustomer,
   postReceipt,
 } from "../helpers/money.ts";
+import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
 
 /**
  * Every console write is in the audit log (issue 14, finding 8): who (the administrator), for whom
@@ -33,12 +34,39 @@ let t: MoneyApp;
 let admin: Admin;
 let checker: Admin;
 let customer: OpenCustomer;
+/** An account that pays people, for the payout desk's writes; its recipients in GBP and EUR. */
+let payer: PaymentAccount;
+let payees: { GBP: number; EUR: number };
+
+/** The company's account, the debtor of the payout desk's SEPA files. */
+const BANK = {
+  COMPANY_BANK_NAME: "Commerzbank",
+  COMPANY_BANK_ACCOUNT_NAME: "Portal Payments GmbH Kundengeld",
+  COMPANY_BANK_IBAN: "DE89370400440532013000",
+  COMPANY_BANK_BIC: "COBADEFFXXX",
+};
 
 beforeAll(async () => {
-  ({ t, admin } = await moneyApp());
+  ({ t, admin } = await moneyApp({ env: BANK }));
   checker = await anotherAdmin(t);
   customer = await openCustomer(t);
+  payer = await paymentAccount(t, admin, { GBP: "1000.00", EUR: "1000.00" });
+  payees = {
+    GBP: await addRecipient(t, payer, { currency: "GBP", country: "GB" }),
+    EUR: await addRecipient(t, payer, { currency: "EUR", country: "DE" }),
+  };
 });
+
+/** An approved payment of the payer's, waiting on the payout desk. */
+async function approvedPayment(currency: "GBP" | "EUR"): Promise<number> {
+  const payment = await paid(payer.owner.client, {
+    recipient_id: payees[currency],
+    amount: "5.00",
+    sell_currency: currency,
+  });
+  expect(payment.status).toBe("approved");
+  return payment.id as number;
+}
 afterAll(() => expectLedgerSound(t.db));
 
 /** Every contract of lib/contracts/ with the console's guards that changes something. */
@@ -168,6 +196,25 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       body: { reason: "not_offered", note: "Audited" },
       subject: waiting.id,
     };
+  },
+  "POST /console/payouts/:id/submit": async () => ({
+    path: `console/payouts/${await approvedPayment("GBP")}/submit`,
+    body: {},
+    accountRef: payer.owner.accountRef,
+  }),
+  "POST /console/payouts/:id/complete": async () => {
+    const id = await approvedPayment("GBP");
+    expectStatus(await admin.client.post(`console/payouts/${id}/submit`, {}), 200);
+    return { path: `console/payouts/${id}/complete`, accountRef: payer.owner.accountRef };
+  },
+  "POST /console/payouts/:id/fail": async () => ({
+    path: `console/payouts/${await approvedPayment("GBP")}/fail`,
+    body: { reason: "The recipient's bank is closing" },
+    accountRef: payer.owner.accountRef,
+  }),
+  "POST /console/payouts/batches": async () => {
+    await approvedPayment("EUR");
+    return { path: "console/payouts/batches", body: { scheme: "sepa" } };
   },
   "POST /account/onbehalf": () =>
     Promise.resolve({ path: "account/onbehalf", body: { on_behalf_of: customer.id }, subject: customer.id }),

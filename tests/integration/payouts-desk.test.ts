@@ -76,7 +76,7 @@ async function entriesOf(paymentId: number, step: string) {
 
 const auditOf = async (paymentId: number) =>
   (await t.db.select().from(auditLog).where(like(auditLog.action, "payout.%")).orderBy(asc(auditLog.id)))
-    .filter((row) => (row.detail as { payment_id?: number } | null)?.payment_id === paymentId)
+    .filter((row) => (row.after as { payment_id?: number } | null)?.payment_id === paymentId)
     .map((row) => ({ action: row.action, actor: row.actorId }));
 
 describe("the queues", () => {
@@ -156,7 +156,10 @@ describe("one payment through the desk", () => {
     expect(seen.status).toBe("submitted");
     expect(seen.events.map((e) => e.event)).toEqual(["created", "submitted"]);
     expect(await noticesOf(p.id)).toEqual(["payment_sent"]);
-    expect(await auditOf(p.id)).toEqual([{ action: "payout.submit", actor: admin.id }]);
+    expect(await auditOf(p.id)).toEqual([
+      { action: "payout.submit", actor: admin.id },
+      { action: "payout.sent", actor: admin.id },
+    ]);
   });
 
   test("complete: the payout settles; the customer is told it arrived", async () => {
@@ -172,7 +175,7 @@ describe("one payment through the desk", () => {
     await expectLedgerSound(t.db);
     expect((await customerSees(p.id)).status).toBe("completed");
     expect(await noticesOf(p.id)).toEqual(["payment_sent", "payment_arrived"]);
-    expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.complete"]);
+    expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.sent", "payout.complete"]);
   });
 
   test("fail before it was sent: the hold is released, the balance is back in full", async () => {
@@ -213,7 +216,7 @@ describe("one payment through the desk", () => {
     expect(Object.keys(payout).length).toBeGreaterThanOrEqual(4);
     await expectLedgerSound(t.db);
     expect(await noticesOf(p.id)).toEqual(["payment_sent", "payment_failed"]);
-    expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.fail"]);
+    expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.sent", "payout.fail"]);
   });
 
   test("the simulated rail refuses a payment when told to: it fails at once and the money is back", async () => {
@@ -230,7 +233,7 @@ describe("one payment through the desk", () => {
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     await expectLedgerSound(t.db);
     expect((await customerSees(p.id)).events.map((e) => e.event)).toEqual(["created", "submitted", "failed"]);
-    expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.refused"]);
+    expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.refused"]);
   });
 
   test("a rail whose answer is lost: the payment stays sent, cannot be completed or failed, and is asked again", async () => {
