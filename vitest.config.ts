@@ -31,6 +31,8 @@ export default defineConfig({
             "tests/integration/local-client.test.ts",
             "tests/integration/database-processes.test.ts",
             "tests/integration/ledger-property.test.ts",
+            // Its runners are processes of their own on the file.
+            "tests/integration/jobs-crash.test.ts",
           ],
           env: { TEST_DATABASE: "hrana" },
           setupFiles: ["tests/helpers/setup.ts"],
