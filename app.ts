@@ -35,6 +35,10 @@ import { idempotency } from "./server/http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
 import { identityProvider } from "./server/identity/index.ts";
+import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
+import { JobRunner } from "./server/jobs/runner.ts";
+import { Scheduler } from "./server/jobs/schedules.ts";
+import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import type { Assets } from "./server/render/assets.ts";
@@ -62,6 +66,18 @@ export async function createServices(db: Database, config: Config, options: Serv
     identity: options.identity ?? identityProvider(config, db),
     secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
     now,
+  };
+}
+
+/** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
+export const JOBS = [purgeJob, rateFeedJob];
+
+/** The background work of one process: the job runner and the schedules that queue jobs. */
+export function createBackgroundWork(db: Database, config: Config, services: Services) {
+  const schedules = [purgeSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
+  return {
+    runner: new JobRunner({ db, jobs: JOBS, deps: { config, services }, concurrency: config.jobConcurrency }),
+    scheduler: new Scheduler(db, schedules),
   };
 }
 

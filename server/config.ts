@@ -33,6 +33,8 @@ export interface Config {
   quoteValiditySeconds: number;
   /** ECB daily reference-rate XML to read on a schedule (RATES_URL); unset: rates change only by hand. */
   ratesUrl: string | undefined;
+  /** Background jobs this process runs at once (JOB_CONCURRENCY, 2; server/jobs/). */
+  jobConcurrency: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -70,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     quoteValiditySeconds: positiveNumber(env.QUOTE_VALIDITY_SECONDS, 30, "QUOTE_VALIDITY_SECONDS"),
     ratesUrl: env.RATES_URL || undefined,
+    jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
   };
 }
 

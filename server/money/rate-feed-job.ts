@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { defineJob, PermanentJobFailure } from "../jobs/define.ts";
+import { defineSchedule } from "../jobs/schedules.ts";
+import { refreshRates } from "./rate-feed.ts";
+
+/**
+ * The ECB feed as a scheduled job (server/jobs/): read every 6 hours (the rates change once a
+ * working day, around 16:00 CET), once over every process, and at start when the last slot was
+ * missed. A reading that fails is tried twice more with backoff; the next slot tries again anyway.
+ * refreshRates writes nothing when the feed has nothing newer, so a repeated reading is harmless.
+ */
+export const rateFeedJob = defineJob("rates.ecb_feed", {
+  payload: z.object({}),
+  maxAttempts: 3,
+  retry: { baseMs: 60_000, capMs: 15 * 60_000 },
+  run: async (_payload, ctx) => {
+    const url = ctx.deps.config.ratesUrl;
+    if (!url) throw new PermanentJobFailure("No rate feed is configured (RATES_URL).");
+    const outcome = await refreshRates(ctx.db, url, fetch, ctx.now());
+    if (outcome === "updated") console.log("[rates] ECB reference rates updated");
+    else if (outcome === "held" || outcome === "refused") {
+      console.warn(`[rates] ECB reference rates ${outcome}: see the console's rate_change alert`);
+    }
+    return { outcome };
+  },
+});
+
+export const rateFeedSchedule = defineSchedule("rates.ecb_feed", {
+  pattern: "0 */6 * * *",
+  job: rateFeedJob,
+  payload: () => ({}),
+});
