@@ -13,6 +13,7 @@ import { admin } from "./routes/api/admin.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
 import { health } from "./routes/api/health.ts";
+import { jobCalls } from "./routes/api/jobs.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
@@ -92,7 +93,18 @@ export interface AppDeps {
 }
 
 /** Every group of calls, mounted under /api/. */
-const CALLS = [health, auth, onboarding, security, admin, moneyCalls, recipientCalls, consoleMoney, accountUsers];
+const CALLS = [
+  health,
+  auth,
+  onboarding,
+  security,
+  admin,
+  moneyCalls,
+  recipientCalls,
+  consoleMoney,
+  accountUsers,
+  jobCalls,
+];
 
 /**
  * The whole portal, built from its dependencies. Order matters: headers first (every answer gets

@@ -4,12 +4,10 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { JOB_STATUSES } from "../lib/jobs.ts";
 import { accounts, users } from "./schema.ts";
 
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
-
-export const JOB_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /**
  * One job. `queued` waits for `run_after`; a runner claims it by setting `lease_owner` and
