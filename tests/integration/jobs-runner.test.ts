@@ -207,6 +207,44 @@ describe("a runner that froze past its lease", () => {
   });
 });
 
+describe("a runner whose job takes longer than its lease", () => {
+  it("renews the lease while the job runs, so no other runner takes it", async () => {
+    const clock = testClock();
+    const other = await secondConnection();
+    const { promise: started, resolve: start } = Promise.withResolvers<void>();
+    const { promise: finish, resolve: letFinish } = Promise.withResolvers<void>();
+    const slow = defineJob("test.slow", {
+      payload: z.object({}),
+      run: async () => {
+        start();
+        await finish;
+        return "finished by the first runner";
+      },
+    });
+    // The lease is 600 ms of the test's clock, renewed every 200 ms of real time.
+    const first = new JobRunner({ db, jobs: [slow], deps, now: clock.now, leaseMs: 600 });
+    const second = new JobRunner({ db: other, jobs: [slow], deps, now: clock.now, leaseMs: 600 });
+    const { id } = await enqueue(db, slow, {}, { now: new Date(clock.now()) });
+    const running = first.drain();
+    await started;
+    const claimedUntil = (await jobRow(id)).leaseExpiresAt!.getTime();
+
+    clock.advance(500);
+    await vi.waitFor(async () => expect((await jobRow(id)).leaseExpiresAt!.getTime()).toBe(clock.now() + 600), {
+      timeout: 5_000,
+      interval: 20,
+    });
+    clock.advance(500);
+    expect(clock.now()).toBeGreaterThan(claimedUntil);
+    await second.drain();
+    expect(await jobRow(id)).toMatchObject({ status: "running", leaseOwner: first.owner, attempts: 1 });
+
+    letFinish();
+    await running;
+    expect(await jobRow(id)).toMatchObject({ status: "succeeded", result: "finished by the first runner" });
+  });
+});
+
 describe("a runner that stops", () => {
   it("aborts its handlers and gives their jobs back for another runner to take at once", async () => {
     const other = await secondConnection();
