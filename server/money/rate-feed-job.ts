@@ -16,7 +16,10 @@ export const rateFeedJob = defineJob("rates.ecb_feed", {
   run: async (_payload, ctx) => {
     const url = ctx.deps.config.ratesUrl;
     if (!url) throw new PermanentJobFailure("No rate feed is configured (RATES_URL).");
-    const outcome = await refreshRates(ctx.db, url, fetch, ctx.now());
+    // The reading is abandoned when the runner stops, so the job is given back at once.
+    const fetchUntilStopped: typeof fetch = (input, init) =>
+      fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal });
+    const outcome = await refreshRates(ctx.db, url, fetchUntilStopped, ctx.now());
     if (outcome === "updated") console.log("[rates] ECB reference rates updated");
     else if (outcome === "held" || outcome === "refused") {
       console.warn(`[rates] ECB reference rates ${outcome}: see the console's rate_change alert`);
