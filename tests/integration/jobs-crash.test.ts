@@ -89,4 +89,52 @@ describe("a runner killed in the middle of a job", () => {
     ).orderBy(jobSteps.stepKey);
     expect(mailSteps.map((step) => step.result)).toEqual(["sent", "sent", "sent", "in doubt", "sent", "sent"]);
   }, 60_000);
+
+  it(
+    "killed at a random moment, leaves each row once and each mail at most once, a missing one reported in doubt",
+    async () => {
+      const received: number[] = [];
+      const items = 40;
+      // The kill comes after a random number of mails, and a random moment after that one.
+      const killAfter = 5 + Math.floor(Math.random() * 25);
+      const { promise: reached, resolve: reach } = Promise.withResolvers<void>();
+      const recorder = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (request) => {
+        const mail = await request.json() as { item: number };
+        received.push(mail.item);
+        if (received.length === killAfter) reach();
+        return new Response("accepted");
+      });
+      afterAll(() => recorder.shutdown());
+      const { id } = await enqueue(db, rowsAndMails, { items, recorder: `http://127.0.0.1:${recorder.addr.port}/` });
+
+      const first = startWorker("first at random");
+      await reached;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 30));
+      first.child.kill("SIGKILL");
+      await first.child.status;
+
+      const second = startWorker("second at random");
+      await vi.waitFor(async () => {
+        const [job] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, id));
+        if (job.status !== "succeeded") throw new Error(`The job is ${job.status}. The runner said:\n${second.log()}`);
+      }, { timeout: 30_000, interval: 100 });
+
+      const rows = await db.all<{ item: number; times: number }>(
+        sql`SELECT item, count(*) AS times FROM crash_rows WHERE job_id = ${id} GROUP BY item ORDER BY item`,
+      );
+      expect(rows).toEqual(Array.from({ length: items }, (_, item) => ({ item, times: 1 })));
+      const times = (item: number) => received.filter((m) => m === item).length;
+      expect(Array.from({ length: items }, (_, item) => item).filter((item) => times(item) > 1)).toEqual([]);
+      const mailSteps = await db.select({ key: jobSteps.stepKey, result: jobSteps.result }).from(jobSteps).where(
+        and(eq(jobSteps.jobId, id), sql`${jobSteps.stepKey} LIKE 'mail %'`),
+      );
+      const inDoubt = mailSteps.filter((step) => step.result === "in doubt").map((step) => Number(step.key.slice(5)));
+      // Only the mail being sent at the kill can be in doubt; every mail not received is one of those.
+      expect(inDoubt.length).toBeLessThanOrEqual(1);
+      const missing = Array.from({ length: items }, (_, item) => item).filter((item) => times(item) === 0);
+      expect(missing.every((item) => inDoubt.includes(item))).toBe(true);
+      expect(mailSteps).toHaveLength(items);
+    },
+    60_000,
+  );
 });
