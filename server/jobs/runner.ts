@@ -181,14 +181,10 @@ export class JobRunner {
     // A job claimed again after more attempts than it may have: its runners died while running it
     // (a job that kills its process, say). It is not started once more.
     if (job.attempts > job.maxAttempts) {
-      await markFailed(
-        this.#db,
-        job.id,
-        this.owner,
-        `Stopped after ${job.maxAttempts} attempts that ended without finishing (the process running it stopped).` +
-          (job.error ? ` The last error: ${job.error}` : ""),
-        now(),
-      );
+      const error = `Stopped after ${job.maxAttempts} attempts that ended without finishing ` +
+        `(the process running it stopped).${job.error ? ` The last error: ${job.error}` : ""}`;
+      console.error(`[jobs] job ${job.id} (${job.kind}) failed: ${error}`);
+      await markFailed(this.#db, job.id, this.owner, error, now());
       return;
     }
     const payload = definition.payload.safeParse(job.payload);
@@ -197,9 +193,13 @@ export class JobRunner {
       return;
     }
 
+    // Once the handler has ended, a renewal that comes back refused is the job's own end being recorded.
+    let ended = false;
     const heartbeat = setInterval(() => {
       renewLease(this.#db, job.id, this.owner, new Date(this.#now() + this.#leaseMs)).then((held) => {
-        if (!held) controller.abort(new LeaseLost(job.id));
+        if (held || ended || controller.signal.aborted) return;
+        console.warn(`[jobs] job ${job.id} (${job.kind}) is no longer leased to this runner: its handler is aborted`);
+        controller.abort(new LeaseLost(job.id));
       }).catch((error) => console.warn(`[jobs] renewing the lease of job ${job.id} failed`, error));
     }, Math.max(Math.floor(this.#leaseMs / 3), 1));
 
@@ -217,20 +217,25 @@ export class JobRunner {
         recordProgress(this.#db, job.id, this.owner, { done, total, message: message ?? null }),
     };
 
+    let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
     try {
-      const result = await definition.run(payload.data, ctx);
-      await markSucceeded(this.#db, job.id, this.owner, result, now());
+      outcome = { ok: true, result: await definition.run(payload.data, ctx) };
     } catch (error) {
-      await this.#failed(job, definition, controller.signal, error);
-    } finally {
-      clearInterval(heartbeat);
+      outcome = { ok: false, error };
     }
+    ended = true;
+    clearInterval(heartbeat);
+    if (outcome.ok) await markSucceeded(this.#db, job.id, this.owner, outcome.result, now());
+    else await this.#failed(job, definition, controller.signal, outcome.error);
   }
 
   // deno-lint-ignore no-explicit-any -- as in RunnerOptions.
   async #failed(job: ClaimedJob, definition: JobDefinition<any, any>, signal: AbortSignal, error: unknown) {
     const now = new Date(this.#now());
-    if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) return;
+    if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) {
+      console.warn(`[jobs] job ${job.id} (${job.kind}) was taken over by another runner: this attempt is not recorded`);
+      return;
+    }
     if (signal.reason instanceof RunnerStopping) {
       await release(this.#db, job.id, this.owner, now);
       return;

@@ -158,6 +158,34 @@ describe("a failing job", () => {
   });
 });
 
+describe("a job whose runners keep dying", () => {
+  it("is not started again once it has used its attempts, and fails saying why", async () => {
+    const clock = testClock();
+    let runs = 0;
+    const fatal = defineJob("test.fatal", {
+      payload: z.object({}),
+      maxAttempts: 2,
+      run: () => Promise.resolve(runs++),
+    });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { id } = await enqueue(db, fatal, {}, { now: new Date(clock.now()) });
+    // Its second runner died with it, as the first had: the lease expired, the attempts are used.
+    await db.update(jobs).set({
+      status: "running",
+      attempts: 2,
+      leaseOwner: "a runner that died",
+      leaseExpiresAt: new Date(clock.now() - 1),
+    }).where(eq(jobs.id, id));
+
+    await new JobRunner({ db, jobs: [fatal], deps, now: clock.now }).drain();
+    expect(runs).toBe(0);
+    const job = await jobRow(id);
+    expect(job).toMatchObject({ status: "failed", attempts: 3, leaseOwner: null });
+    expect(job.error).toContain("Stopped after 2 attempts that ended without finishing");
+    expect(errors).toHaveBeenCalledOnce();
+  });
+});
+
 describe("a runner that froze past its lease", () => {
   it("loses the job to another runner, and changes nothing when it wakes up", async () => {
     const clock = testClock();
