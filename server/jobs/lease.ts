@@ -1,35 +1,53 @@
-import { and, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, lt, lte, notInArray, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import type { Tx } from "../../db/sql.ts";
 
 /**
  * The statements that give a job to one runner at a time. Every write a runner makes about a job
- * it runs is conditional on still holding its lease (`lease_owner` is this runner and the job is
- * running), so a runner that froze past its lease and wakes up changes nothing the new holder owns.
+ * it runs is conditional on still holding its lease: the job is running, leased to this runner, in
+ * the attempt this runner claimed (each claim counts one more). So a runner that froze past its
+ * lease and wakes up changes nothing the new holder owns, even when the new holder is itself.
  */
 
 export type ClaimedJob = typeof jobs.$inferSelect;
 
+/** One claim of a job: the fencing token of every write about it. */
+export interface Lease {
+  jobId: number;
+  owner: string;
+  attempt: number;
+}
+
+export const leaseOf = (job: ClaimedJob): Lease => ({ jobId: job.id, owner: job.leaseOwner!, attempt: job.attempts });
+
 /** Where a runner's write about its job applies: only while the lease is still its own. */
-const held = (jobId: number, owner: string) =>
-  and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner), eq(jobs.status, "running"));
+const held = (lease: Lease) =>
+  and(
+    eq(jobs.id, lease.jobId),
+    eq(jobs.leaseOwner, lease.owner),
+    eq(jobs.attempts, lease.attempt),
+    eq(jobs.status, "running"),
+  );
 
 /**
  * Claims the next due job of `kinds` in one conditional statement: a queued job whose time has
  * come, or a running one whose lease expired (its runner died or froze). SQLite runs the statement
  * under its write lock, so two runners (one process or several on one database) never both get a
- * job. Answers the job with this attempt counted, or null.
+ * job. Answers the job with this attempt counted, or null. `running`: the jobs this runner runs.
  */
 export async function claimNext(
   db: Database,
-  options: { owner: string; kinds: string[]; now: Date; leaseMs: number },
+  options: { owner: string; kinds: string[]; now: Date; leaseMs: number; running: number[] },
 ): Promise<ClaimedJob | null> {
-  const { owner, kinds, now, leaseMs } = options;
+  const { owner, kinds, now, leaseMs, running } = options;
   if (kinds.length === 0) return null;
   const next = db.select({ id: jobs.id }).from(jobs).where(
     and(
       inArray(jobs.kind, kinds),
+      // A job this runner is still running, whose lease expired while its renewal was late, is
+      // not claimed by it a second time; its renewal will find the lease still its own.
+      running.length > 0 ? notInArray(jobs.id, running) : undefined,
       or(
         and(eq(jobs.status, "queued"), lte(jobs.runAfter, now)),
         and(eq(jobs.status, "running"), lt(jobs.leaseExpiresAt, now)),
@@ -47,13 +65,8 @@ export async function claimNext(
 }
 
 /** Extends the lease; false when it is no longer this runner's. */
-export async function renewLease(
-  db: Database | Tx,
-  jobId: number,
-  owner: string,
-  until: Date,
-): Promise<boolean> {
-  const rows = await db.update(jobs).set({ leaseExpiresAt: until }).where(held(jobId, owner)).returning({
+export async function renewLease(db: Database | Tx, lease: Lease, until: Date): Promise<boolean> {
+  const rows = await db.update(jobs).set({ leaseExpiresAt: until }).where(held(lease)).returning({
     id: jobs.id,
   });
   return rows.length > 0;
@@ -62,42 +75,41 @@ export async function renewLease(
 /** Records progress while the lease is held. */
 export async function recordProgress(
   db: Database,
-  jobId: number,
-  owner: string,
+  lease: Lease,
   progress: { done: number; total: number; message: string | null },
 ): Promise<void> {
   await db.update(jobs).set({
     progressDone: progress.done,
     progressTotal: progress.total,
     progressMessage: progress.message,
-  }).where(held(jobId, owner));
+  }).where(held(lease));
 }
 
 const unleased = { leaseOwner: null, leaseExpiresAt: null } as const;
 
-export async function markSucceeded(db: Database, jobId: number, owner: string, result: unknown, now: Date) {
+export async function markSucceeded(db: Database, lease: Lease, result: unknown, now: Date) {
   await db.update(jobs).set({ ...unleased, status: "succeeded", result: result ?? null, error: null, finishedAt: now })
-    .where(held(jobId, owner));
+    .where(held(lease));
 }
 
-export async function markFailed(db: Database, jobId: number, owner: string, error: string, now: Date) {
-  await db.update(jobs).set({ ...unleased, status: "failed", error, finishedAt: now }).where(held(jobId, owner));
+export async function markFailed(db: Database, lease: Lease, error: string, now: Date) {
+  await db.update(jobs).set({ ...unleased, status: "failed", error, finishedAt: now }).where(held(lease));
 }
 
 /** Back to the queue after a failure, to be tried again at `runAfter`. */
-export async function markForRetry(db: Database, jobId: number, owner: string, error: string, runAfter: Date) {
-  await db.update(jobs).set({ ...unleased, status: "queued", error, runAfter }).where(held(jobId, owner));
+export async function markForRetry(db: Database, lease: Lease, error: string, runAfter: Date) {
+  await db.update(jobs).set({ ...unleased, status: "queued", error, runAfter }).where(held(lease));
 }
 
 /**
  * Gives the job back at once, its attempt not counted: its runner is stopping (a deployment, a
  * restart), which says nothing about the job.
  */
-export async function release(db: Database, jobId: number, owner: string, now: Date) {
+export async function release(db: Database, lease: Lease, now: Date) {
   await db.update(jobs).set({
     ...unleased,
     status: "queued",
     runAfter: now,
     attempts: sql`max(${jobs.attempts} - 1, 0)`,
-  }).where(held(jobId, owner));
+  }).where(held(lease));
 }

@@ -11,6 +11,7 @@ import {
 import {
   type ClaimedJob,
   claimNext,
+  leaseOf,
   markFailed,
   markForRetry,
   markSucceeded,
@@ -161,6 +162,7 @@ export class JobRunner {
         kinds: [...this.#definitions.keys()],
         now: new Date(this.#now()),
         leaseMs: this.#leaseMs,
+        running: this.runningJobs,
       });
       if (!job) return;
       const controller = new AbortController();
@@ -178,32 +180,33 @@ export class JobRunner {
   async #run(job: ClaimedJob, controller: AbortController): Promise<void> {
     const definition = this.#definitions.get(job.kind)!;
     const now = () => new Date(this.#now());
+    const lease = leaseOf(job);
     // A job claimed again after more attempts than it may have: its runners died while running it
     // (a job that kills its process, say). It is not started once more.
     if (job.attempts > job.maxAttempts) {
       const error = `Stopped after ${job.maxAttempts} attempts that ended without finishing ` +
         `(the process running it stopped).${job.error ? ` The last error: ${job.error}` : ""}`;
       console.error(`[jobs] job ${job.id} (${job.kind}) failed: ${error}`);
-      await markFailed(this.#db, job.id, this.owner, error, now());
+      await markFailed(this.#db, lease, error, now());
       return;
     }
     const payload = definition.payload.safeParse(job.payload);
     if (!payload.success) {
-      await markFailed(this.#db, job.id, this.owner, `Its payload is not valid: ${payload.error.message}`, now());
+      await markFailed(this.#db, lease, `Its payload is not valid: ${payload.error.message}`, now());
       return;
     }
 
     // Once the handler has ended, a renewal that comes back refused is the job's own end being recorded.
     let ended = false;
     const heartbeat = setInterval(() => {
-      renewLease(this.#db, job.id, this.owner, new Date(this.#now() + this.#leaseMs)).then((held) => {
+      renewLease(this.#db, lease, new Date(this.#now() + this.#leaseMs)).then((held) => {
         if (held || ended || controller.signal.aborted) return;
         console.warn(`[jobs] job ${job.id} (${job.kind}) is no longer leased to this runner: its handler is aborted`);
         controller.abort(new LeaseLost(job.id));
       }).catch((error) => console.warn(`[jobs] renewing the lease of job ${job.id} failed`, error));
     }, Math.max(Math.floor(this.#leaseMs / 3), 1));
 
-    const steps = new JobSteps(this.#db, job.id, this.owner, this.#leaseMs, now);
+    const steps = new JobSteps(this.#db, lease, this.#leaseMs, now);
     const ctx: JobContext = {
       jobId: job.id,
       attempt: job.attempts,
@@ -213,8 +216,7 @@ export class JobRunner {
       signal: controller.signal,
       step: (key, fn) => steps.step(key, fn),
       effect: (key, fn) => steps.effect(key, fn),
-      progress: (done, total, message) =>
-        recordProgress(this.#db, job.id, this.owner, { done, total, message: message ?? null }),
+      progress: (done, total, message) => recordProgress(this.#db, lease, { done, total, message: message ?? null }),
     };
 
     let outcome: { ok: true; result: unknown } | { ok: false; error: unknown };
@@ -225,31 +227,32 @@ export class JobRunner {
     }
     ended = true;
     clearInterval(heartbeat);
-    if (outcome.ok) await markSucceeded(this.#db, job.id, this.owner, outcome.result, now());
+    if (outcome.ok) await markSucceeded(this.#db, lease, outcome.result, now());
     else await this.#failed(job, definition, controller.signal, outcome.error);
   }
 
   // deno-lint-ignore no-explicit-any -- as in RunnerOptions.
   async #failed(job: ClaimedJob, definition: JobDefinition<any, any>, signal: AbortSignal, error: unknown) {
     const now = new Date(this.#now());
+    const lease = leaseOf(job);
     if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) {
       console.warn(`[jobs] job ${job.id} (${job.kind}) was taken over by another runner: this attempt is not recorded`);
       return;
     }
     if (signal.reason instanceof RunnerStopping) {
-      await release(this.#db, job.id, this.owner, now);
+      await release(this.#db, lease, now);
       return;
     }
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof PermanentJobFailure || job.attempts >= job.maxAttempts) {
       console.error(`[jobs] job ${job.id} (${job.kind}) failed after ${job.attempts} attempt(s): ${message}`);
-      await markFailed(this.#db, job.id, this.owner, message, now);
+      await markFailed(this.#db, lease, message, now);
       return;
     }
     const delay = retryDelayMs(job.attempts, definition.retry, this.#random);
     console.warn(
       `[jobs] job ${job.id} (${job.kind}) attempt ${job.attempts} failed, retried in ${delay} ms: ${message}`,
     );
-    await markForRetry(this.#db, job.id, this.owner, message, new Date(now.getTime() + delay));
+    await markForRetry(this.#db, lease, message, new Date(now.getTime() + delay));
   }
 }

@@ -3,7 +3,7 @@ import type { Database } from "../../db/client.ts";
 import { jobSteps } from "../../db/schema-jobs.ts";
 import type { Tx } from "../../db/sql.ts";
 import { type EffectCall, LeaseLost } from "./define.ts";
-import { renewLease } from "./lease.ts";
+import { type Lease, renewLease } from "./lease.ts";
 
 /**
  * A job's steps (decision 032): what makes a resumed job skip the effects it already made. Each
@@ -13,11 +13,14 @@ import { renewLease } from "./lease.ts";
 export class JobSteps {
   constructor(
     private readonly db: Database,
-    private readonly jobId: number,
-    private readonly owner: string,
+    private readonly lease: Lease,
     private readonly leaseMs: number,
     private readonly now: () => Date,
   ) {}
+
+  private get jobId(): number {
+    return this.lease.jobId;
+  }
 
   async #recorded(key: string) {
     const [row] = await this.db.select().from(jobSteps).where(
@@ -28,7 +31,7 @@ export class JobSteps {
 
   async #holdLease(tx: Tx): Promise<void> {
     const until = new Date(this.now().getTime() + this.leaseMs);
-    if (!(await renewLease(tx, this.jobId, this.owner, until))) throw new LeaseLost(this.jobId);
+    if (!(await renewLease(tx, this.lease, until))) throw new LeaseLost(this.jobId);
   }
 
   /** A database step: its effects and its record commit together, or neither does. */

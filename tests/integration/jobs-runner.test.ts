@@ -273,6 +273,39 @@ describe("a runner whose job takes longer than its lease", () => {
   });
 });
 
+describe("a runner whose lease renewal comes late", () => {
+  it("does not claim its own running job a second time", async () => {
+    const clock = testClock();
+    const { promise: started, resolve: start } = Promise.withResolvers<void>();
+    const { promise: finish, resolve: letFinish } = Promise.withResolvers<void>();
+    let runs = 0;
+    const long = defineJob("test.own_long", {
+      payload: z.object({}),
+      run: async () => {
+        runs++;
+        start();
+        await finish;
+      },
+    });
+    const quick = defineJob("test.own_quick", { payload: z.object({}), run: () => Promise.resolve("quick") });
+    const runner = new JobRunner({ db, jobs: [long, quick], deps, now: clock.now, pollMs: 10, concurrency: 3 });
+    const { id } = await enqueue(db, long, {}, { now: new Date(clock.now()) });
+    runner.start();
+    await started;
+    // Its lease has expired (the renewal, every 10 s of real time, has not come yet): the next
+    // claim looks at it first, being due the earliest.
+    clock.advance(31_000);
+    const { id: next } = await enqueue(db, quick, {}, { now: new Date(clock.now()) });
+    await vi.waitFor(async () => expect((await jobRow(next)).status).toBe("succeeded"), { timeout: 10_000 });
+    expect(runs).toBe(1);
+    expect(await jobRow(id)).toMatchObject({ status: "running", attempts: 1, leaseOwner: runner.owner });
+
+    letFinish();
+    await runner.stop();
+    expect(await jobRow(id)).toMatchObject({ status: "succeeded", attempts: 1 });
+  });
+});
+
 describe("a runner that stops", () => {
   it("aborts its handlers and gives their jobs back for another runner to take at once", async () => {
     const other = await secondConnection();
