@@ -73,7 +73,7 @@ describe("a runner killed in the middle of a job", () => {
     await vi.waitFor(async () => {
       const [job] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, id));
       if (job.status !== "succeeded") throw new Error(`The job is ${job.status}. The runner said:\n${second.log()}`);
-    }, { timeout: 30_000, interval: 100 });
+    }, { timeout: 90_000, interval: 100 });
 
     const rows = await db.all<{ item: number; times: number }>(
       sql`SELECT item, count(*) AS times FROM crash_rows WHERE job_id = ${id} GROUP BY item ORDER BY item`,
@@ -88,7 +88,7 @@ describe("a runner killed in the middle of a job", () => {
       and(eq(jobSteps.jobId, id), sql`${jobSteps.stepKey} LIKE 'mail %'`),
     ).orderBy(jobSteps.stepKey);
     expect(mailSteps.map((step) => step.result)).toEqual(["sent", "sent", "sent", "in doubt", "sent", "sent"]);
-  }, 60_000);
+  }, 150_000);
 
   it(
     "killed at a random moment, leaves each row once and each mail at most once, a missing one reported in doubt",
@@ -117,7 +117,7 @@ describe("a runner killed in the middle of a job", () => {
       await vi.waitFor(async () => {
         const [job] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, id));
         if (job.status !== "succeeded") throw new Error(`The job is ${job.status}. The runner said:\n${second.log()}`);
-      }, { timeout: 30_000, interval: 100 });
+      }, { timeout: 90_000, interval: 100 });
 
       const rows = await db.all<{ item: number; times: number }>(
         sql`SELECT item, count(*) AS times FROM crash_rows WHERE job_id = ${id} GROUP BY item ORDER BY item`,
