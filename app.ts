@@ -30,10 +30,12 @@ import { Verifications } from "./server/auth/verification.ts";
 import type { Config } from "./server/config.ts";
 import { DataVersions, recheckAfterWrites } from "./server/data-versions.ts";
 import type { AppEnv } from "./server/env.ts";
+import { bodyLimits } from "./server/http/body-limit.ts";
 import { errorHandlers } from "./server/http/errors.tsx";
 import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
 import { idempotency } from "./server/http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
+import { REGISTERED_CALLS } from "./server/http/route.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
 import { identityProvider } from "./server/identity/index.ts";
 import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
@@ -132,6 +134,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("idempotency", null);
     await next();
   });
+  // Before anything reads a body (the idempotency layer hashes it, validators parse it): each
+  // call's limit from its contract, 16 KB for everything else (decision 024).
+  app.use(bodyLimits(() => REGISTERED_CALLS, { prefix: "/api" }));
 
   app.use(noStoreWhenPersonal());
 

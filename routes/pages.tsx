@@ -3,6 +3,7 @@ import { deleteCookie, getCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
 import { resolveForcedMode } from "../lib/color-mode.ts";
+import { idText } from "../lib/contracts/common.ts";
 import type { Topic } from "../server/data-versions.ts";
 import type { AppEnv } from "../server/env.ts";
 import {
@@ -83,11 +84,13 @@ export interface PageRoute {
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
 
-const positiveId = (params: Record<string, string>) => /^[1-9][0-9]{0,15}$/.test(params.id ?? "");
+/** A page of a record exists only at the record's canonical id ("5", never "05" or "0x5"). */
+const positiveId = (params: Record<string, string>) => idText.safeParse(params.id).success;
 
 /** A customer's page exists only for a customer who exists. */
 async function customerExists(params: Record<string, string>, c: Context<AppEnv>) {
-  return positiveId(params) && await isCustomer(c.get("db"), Number(params.id));
+  const id = idText.safeParse(params.id);
+  return id.success && await isCustomer(c.get("db"), id.data);
 }
 
 const soon = (title: string, what: string) => () => <ComingSoon title={title} what={what} />;

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ACCOUNT_ROLES } from "../permissions.ts";
 import { newPassword } from "./auth.ts";
-import { idText, timestamp } from "./common.ts";
+import { idText, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 
@@ -14,13 +14,24 @@ const role = z.enum(ACCOUNT_ROLES);
 const roleInput = z.enum(ACCOUNT_ROLES, { error: "Choose a role: owner, admin, payer, approver or viewer." });
 const accountType = z.enum(["Personal", "Business"]);
 
-const emailInput = z.string({ error: "Enter the email address to invite." }).trim().toLowerCase()
+const emailInput = text({
+  label: "The email address",
+  max: 254,
+  missing: "Enter the email address to invite.",
+  wrong: "Enter the email address to invite.",
+  tooLong: "Enter a valid email address.",
+}).toLowerCase()
   .pipe(z.email({ error: "Enter a valid email address." }))
   .pipe(z.string().max(254, { error: "Enter a valid email address." }));
 
 /** The emailed token of an invitation (the `token` of its link). */
-const tokenInput = z.string({ error: "The invitation link has no token." }).trim()
-  .min(1, { error: "The invitation link has no token." }).max(200, { error: "This invitation link is not valid." });
+const tokenInput = text({
+  label: "The invitation's token",
+  max: 200,
+  missing: "The invitation link has no token.",
+  wrong: "The invitation link has no token.",
+  tooLong: "This invitation link is not valid.",
+});
 
 /** A member of the account. `id` is the person's user id. */
 export const accountUser = z.object({
@@ -148,8 +159,13 @@ export const selectAccount = defineCall({
   summary: "Chooses the account this session acts on (one the customer belongs to, else 404).",
   guards: CUSTOMER_GUARDS,
   body: z.object({
-    account_ref: z.string({ error: "Choose an account." }).trim().toUpperCase().min(1, { error: "Choose an account." })
-      .max(20, { error: "Choose an account." }),
+    account_ref: text({
+      label: "The account",
+      max: 20,
+      missing: "Choose an account.",
+      wrong: "Choose an account.",
+      tooLong: "Choose an account.",
+    }).toUpperCase(),
   }),
   answer: linkedAccount,
 });

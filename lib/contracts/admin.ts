@@ -4,7 +4,7 @@
  * compliance review, and the audit log.
  */
 import { z } from "zod";
-import { idText, timestamp } from "./common.ts";
+import { idText, idValue, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { newEmail, newPassword } from "./auth.ts";
@@ -47,9 +47,7 @@ export interface ComplianceInput {
   date?: string | null;
 }
 
-const customerId = z.union([z.number().int().positive(), idText], {
-  error: "Choose the customer by their id.",
-});
+const customerId = idValue("Choose the customer by their id.");
 
 export const setup = defineCall({
   method: "POST",
@@ -91,8 +89,7 @@ export const listCustomers = defineCall({
   summary: "Customers, newest first, optionally matching a search in their email or profile.",
   guards: CONSOLE_GUARDS,
   query: z.object({
-    q: z.string({ error: "Search with one text." }).max(200, { error: "Search with at most 200 characters." })
-      .optional().default(""),
+    q: text({ label: "The search", max: 200, min: 0, wrong: "Search with one text." }).optional().default(""),
   }),
   answer: z.array(customerRow),
 });
@@ -103,7 +100,12 @@ export const openAccount = defineCall({
   summary: "Records the compliance review and opens the customer's account; 409 when it is open already.",
   guards: CONSOLE_GUARDS,
   params: z.object({ id: idText }),
-  body: z.object({ compliance: z.custom<ComplianceInput>() }),
+  body: z.object({
+    compliance: z.custom<ComplianceInput>(
+      (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+      { error: "Give the compliance review: an object with done, amount and date." },
+    ),
+  }),
   answer: sessionUser,
 });
 

@@ -3,7 +3,9 @@
  * address, signing in with the password and the second factor, forgotten passwords, signing out.
  */
 import { z } from "zod";
+import { text } from "./common.ts";
 import { defineCall } from "./define.ts";
+import { labelled } from "./messages.ts";
 import { sessionUser } from "./session-user.ts";
 
 /** SPEC.md section 8: a wrong password, code or token is a 401 whose error is exactly this. */
@@ -27,27 +29,32 @@ export function passwordProblem(password: string): string | null {
 }
 
 /** A password being chosen: it must follow the rule. */
-export const newPassword = z.string({ error: "Password is required." }).superRefine((value, ctx) => {
+export const newPassword = text({
+  label: "Password",
+  max: PASSWORD_MAX,
+  min: 0,
+  secret: true,
+  missing: "Password is required.",
+}).superRefine((value, ctx) => {
   const problem = passwordProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 
 /** An email address being registered: trimmed and lower-cased, as usernames are kept. */
-export const newEmail = z.string({ error: "Enter a valid email address." }).trim().toLowerCase()
-  .pipe(z.email({ error: "Enter a valid email address." }))
-  .pipe(z.string().max(254, { error: "Enter a valid email address." }));
+export const newEmail = text({
+  label: "Your email address",
+  max: 254,
+  missing: "Enter a valid email address.",
+  wrong: "Enter a valid email address.",
+}).toLowerCase().pipe(z.email({ error: "Enter a valid email address." }));
 
 /** A username as typed to sign in: whatever it is, a wrong one is only "Bad credentials". */
-const username = z.string({ error: "Enter your email address." }).trim().max(254, {
-  error: "Enter your email address.",
-});
+const username = text({ label: "Your email address", max: 254, min: 0, missing: "Enter your email address." });
 
 /** An emailed code or token as typed or opened from a link. */
-const token = z.string({ error: "Enter the code or token." }).trim()
-  .min(1, { error: "Enter the code or token." })
-  .max(200, { error: "Enter the code or token." });
+const token = text({ label: "The code or token", max: 200, missing: "Enter the code or token." });
 
-const attributionText = z.string().trim().max(500).optional();
+const attributionText = (label: string) => text({ label, max: 500, min: 0 }).optional();
 
 export const sent = z.object({ sent: z.literal(true) });
 export const done = z.object({ ok: z.literal(true) });
@@ -62,17 +69,20 @@ export const register = defineCall({
     email: newEmail,
     password: newPassword,
     type: z.enum(["Personal", "Business"], { error: "Choose Personal or Business." }),
-    referral_code: z.string().trim().max(64).optional().nullable(),
+    referral_code: text({ label: "The referral code", max: 64, min: 0 }).optional().nullable(),
     /** Marketing attribution: what the register page saw when the visitor arrived. */
-    attribution: z.object({
-      utm_source: attributionText,
-      utm_medium: attributionText,
-      utm_campaign: attributionText,
-      utm_term: attributionText,
-      utm_content: attributionText,
-      referrer: attributionText,
-      landing_path: attributionText,
-    }).optional(),
+    attribution: labelled(
+      z.object({
+        utm_source: attributionText("The utm_source"),
+        utm_medium: attributionText("The utm_medium"),
+        utm_campaign: attributionText("The utm_campaign"),
+        utm_term: attributionText("The utm_term"),
+        utm_content: attributionText("The utm_content"),
+        referrer: attributionText("The referrer"),
+        landing_path: attributionText("The landing path"),
+      }),
+      "The attribution",
+    ).optional(),
   }),
   /** The address as it is kept, for "we sent a link to ...": the same answer whether or not it had an account. */
   answer: z.object({ email: z.string() }),
@@ -107,8 +117,14 @@ export const login = defineCall({
   body: z.object({
     email: username,
     // An empty password is a 422 like any missing field, never an attempt (issue 14, finding 2).
-    password: z.string({ error: "Enter your password." }).min(1, { error: "Enter your password." })
-      .max(1000, { error: "Enter your password." }),
+    password: text({
+      label: "Your password",
+      max: 1000,
+      secret: true,
+      missing: "Enter your password.",
+      wrong: "Enter your password.",
+      tooLong: "Enter your password.",
+    }),
   }),
   answer: sessionUser,
 });

@@ -11,11 +11,19 @@ import Big from "big.js";
 import { z } from "zod";
 import { formatMinor, readAmount } from "../money/amounts.ts";
 import { CURRENCY_CODES, type CurrencyCode, describe, isCurrency } from "../money/currencies.ts";
-import { amountText, currencyCode, idText } from "./common.ts";
+import { amountText, currencyCode, idText, text } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
 import { sessionUser } from "./session-user.ts";
+
+/** "The base "XYZ" is not a currency we support.", or, when no code was given, what to give. */
+function currencyProblem(what: string, input: unknown): string {
+  if (input === undefined) return `${what} is required: a currency code such as GBP.`;
+  return typeof input === "string"
+    ? `${what} ${describe(input)} is not a currency we support.`
+    : `${what} must be a currency code such as GBP.`;
+}
 
 /** A record's id in the path. */
 const byId = z.object({ id: idText });
@@ -69,7 +77,7 @@ export function rateValue(what: string) {
  * server refuses an unconfirmed move of more than RATE_CONFIRM_SHARE, listing each one).
  */
 export const rateTableUpdate = z.object({
-  base: z.enum(CURRENCY_CODES, { error: (iss) => `The base ${describe(iss.input)} is not a currency we support.` }),
+  base: z.enum(CURRENCY_CODES, { error: (iss) => currencyProblem("The base", iss.input) }),
   as_of: z.iso.date({ error: "as_of must be a date written YYYY-MM-DD." }).optional(),
   rates: byCurrency(
     (code) => rateValue(`The rate of ${code}`).optional(),
@@ -125,7 +133,12 @@ const bpsProblem = (iss: { path?: PropertyKey[] }) =>
 
 /** A tier as sent; its up_to is read in the plan's tier currency (tierBounds). */
 const tierInput = z.object({
-  up_to: z.unknown(),
+  up_to: text({
+    label: "A tier's up_to",
+    max: 32,
+    min: 0,
+    wrong: `A tier's up_to is a decimal string such as "1000.00", or null for the last tier.`,
+  }).nullish(),
   bps: z.int({ error: bpsProblem }).min(0, { error: bpsProblem }).max(MAX_BPS, { error: bpsProblem }),
 }, { error: (iss) => `${tierOfItem(iss)} must be an object with up_to and bps.` });
 
@@ -146,7 +159,7 @@ const NAME_PROBLEM = "The plan needs a name of at most 100 characters.";
  * tier but the last has an up_to, the last is open (null), and the bounds rise strictly from above
  * zero. Null, with the first problem added to `ctx`, when they do not.
  */
-function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to: unknown }[], ctx: z.RefinementCtx) {
+function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to?: string | null }[], ctx: z.RefinementCtx) {
   const bounds: (string | null)[] = [];
   let previous = 0;
   for (const [i, tier] of tiers.entries()) {
@@ -162,7 +175,6 @@ function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to: unknown }[], ctx
       break;
     }
     if (open) return refuse(`Only the last tier may be open; tier ${n} needs an up_to.`);
-    if (typeof tier.up_to !== "string") return refuse(`Tier ${n}'s up_to must be a decimal string in ${tierCurrency}.`);
     const reading = readAmount(tierCurrency, tier.up_to);
     if (reading.problem !== undefined) return refuse(`Tier ${n}'s up_to: ${reading.problem}`);
     if (reading.minor <= previous) {
@@ -184,9 +196,9 @@ function tierBounds(tierCurrency: CurrencyCode, tiers: { up_to: unknown }[], ctx
  * path, and which plan is the default is not changed by these calls: both are ignored in a body.
  */
 export const planBody = z.object({
-  name: z.string({ error: NAME_PROBLEM }).trim().min(1, { error: NAME_PROBLEM }).max(100, { error: NAME_PROBLEM }),
+  name: text({ label: "The plan's name", max: 100, missing: NAME_PROBLEM, wrong: NAME_PROBLEM }),
   tier_currency: z.enum(CURRENCY_CODES, {
-    error: (iss) => `The tier currency ${describe(iss.input)} is not a currency we support.`,
+    error: (iss) => currencyProblem("The tier currency", iss.input),
   }).default("GBP"),
   tiers: z.array(tierInput, { error: "The plan needs at least one tier." })
     .min(1, { error: "The plan needs at least one tier." })
@@ -218,8 +230,8 @@ export type PlanBody = z.output<typeof planBody>;
 
 /** Puts an account on a plan: the account_ref the customer quotes. */
 export const planAssignment = z.object({
-  assign_account_ref: z.string({ error: "Enter the account_ref to put on this plan." }).trim().toUpperCase()
-    .min(1, { error: "Enter the account_ref to put on this plan." }),
+  assign_account_ref: text({ label: "The account_ref", max: 32, missing: "Enter the account_ref to put on this plan." })
+    .toUpperCase(),
 });
 
 /**
@@ -348,13 +360,16 @@ const RECEIPT_STATUSES = ["matched", "unmatched", "allocated"] as const;
 
 /** Money that arrived, as an administrator records it from the bank statement. */
 export const receiptInput = z.object({
-  amount: z.string({ error: "Enter the amount received." }).trim().min(1, { error: "Enter the amount received." }),
-  currency: z.string({ error: "Choose the currency." }).trim().toUpperCase()
+  amount: text({ label: "The amount received", max: 64, missing: "Enter the amount received." }),
+  currency: text({ label: "The currency", max: 32, missing: "Choose the currency." }).toUpperCase()
     .pipe(z.enum(CURRENCY_CODES, { error: "Choose a currency we support." })),
-  payer_name: z.string({ error: "Enter who sent the money." }).trim().min(1, { error: "Enter who sent the money." })
-    .max(200, { error: "The payer's name has at most 200 characters." }),
-  reference: z.string({ error: "Enter the transfer's reference (it may be empty text)." }).trim()
-    .max(200, { error: "The reference has at most 200 characters." }),
+  payer_name: text({ label: "The payer's name", max: 200, missing: "Enter who sent the money." }),
+  reference: text({
+    label: "The reference",
+    max: 200,
+    min: 0,
+    missing: "Enter the transfer's reference (it may be empty text).",
+  }),
   received_at: z.iso.date({
     error: (iss) =>
       iss.input === undefined
@@ -405,8 +420,7 @@ export const allocateReceipt = defineCall({
   guards: CONSOLE_GUARDS,
   params: byId,
   body: z.object({
-    account_ref: z.string({ error: "Enter the account_ref to credit." }).trim().toUpperCase()
-      .min(1, { error: "Enter the account_ref to credit." }),
+    account_ref: text({ label: "The account_ref", max: 32, missing: "Enter the account_ref to credit." }).toUpperCase(),
   }),
   answer: receipt,
 });

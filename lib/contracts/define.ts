@@ -8,8 +8,16 @@
 import type { z } from "zod";
 import type { Permission } from "../permissions.ts";
 import type { GuardName } from "./guards.ts";
+// Every contract's refusals in the product's words: installs the error map (decision 024).
+import "./messages.ts";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/**
+ * The most a request's body may weigh unless its call says more: 16 KB holds the largest form a
+ * person fills in here several times over, and is read in microseconds (decision 024).
+ */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
 
 export interface CallContract {
   method: Method;
@@ -23,7 +31,15 @@ export interface CallContract {
   permission?: Permission;
   params?: z.ZodType;
   query?: z.ZodType;
+  /** The JSON body, sent as `application/json` (anything else is a 415). */
   body?: z.ZodType;
+  /**
+   * The handler reads the body's exact bytes itself (a signature covers them), so no schema parses
+   * it first; it is still JSON, sent as `application/json`.
+   */
+  signedBody?: true;
+  /** The most a request's body may weigh, in bytes: DEFAULT_BODY_LIMIT unless the call needs more. */
+  bodyLimit?: number;
   /** The `body` of a success. */
   answer: z.ZodType;
   /** The status of a success: 200, or 201 when the call creates something. */

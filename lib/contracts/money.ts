@@ -11,6 +11,7 @@ import {
   pageOf,
   pageQuery,
   rateText,
+  text,
   timestamp,
 } from "./common.ts";
 import { defineCall } from "./define.ts";
@@ -82,7 +83,7 @@ export const movement = z.object({
 });
 
 const priceRequest = {
-  amount: z.string({ error: "Enter an amount." }).trim(),
+  amount: text({ label: "The amount", max: 64, missing: "Enter an amount." }),
   fixed: fixedSide,
 };
 
@@ -137,7 +138,7 @@ export const executeConversion = defineCall({
   summary: "Executes a held quote once: 409 when it expired or was used, 422 when funds are short.",
   guards: CUSTOMER_GUARDS,
   permission: "money.convert",
-  body: z.object({ quote_id: z.string({ error: "Give the quote to execute." }).trim().min(1).max(64) }),
+  body: z.object({ quote_id: text({ label: "The quote", max: 64, missing: "Give the quote to execute." }) }),
   answer: conversion,
   status: 201,
 });

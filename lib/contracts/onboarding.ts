@@ -27,6 +27,8 @@ export const saveProfile = defineCall({
   summary: "Saves the profile of the customer's type, until the account opens.",
   guards: ONBOARDING,
   body: profile,
+  // The longest answers to every question, in a script of four bytes a character (decision 024).
+  bodyLimit: 64 * 1024,
   answer: sessionUser,
 });
 
@@ -73,6 +75,9 @@ export const sumsubWebhook = defineCall({
   summary: "Sumsub's review events, signed by X-Payload-Digest; 401 for a bad digest, 422 for an event " +
     "dated more than 5 minutes ahead of our clock.",
   guards: [],
+  signedBody: true,
+  // An event is a few KB; its review comments are the provider's to size.
+  bodyLimit: 64 * 1024,
   answer: z.object({
     ok: z.literal(true),
     outcome: z.enum(["applied", "duplicate", "stale", "unknown-user", "ignored"]),

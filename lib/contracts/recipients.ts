@@ -9,48 +9,59 @@ import { z } from "zod";
 import { checkBankDetails } from "../bank-details/checks.ts";
 import { DETAIL_KEYS, RULE_NAMES } from "../bank-details/formats.ts";
 import { requirementsFor, SCHEMES } from "../bank-details/requirements.ts";
-import { currencyCode, currencyInput, idText, pageOf, pageQuery, timestamp } from "./common.ts";
+import { currencyCode, currencyInput, idText, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 
 /** One bank detail as typed: spaces and dashes are allowed, the rules tidy them. */
-const detailText = z.string({ error: "Each bank detail is text." }).max(64, {
-  error: "That is too long for a bank detail.",
-})
-  .optional();
+const detailText = (label: string) =>
+  text({ label, max: 64, min: 0, wrong: "Each bank detail is text.", tooLong: "That is too long for a bank detail." })
+    .optional();
 
 /** A recipient's bank details: which of them are needed depends on the currency and the country. */
 export const recipientDetails = z.object({
-  iban: detailText,
-  bic: detailText,
-  sort_code: detailText,
-  account_number: detailText,
-  routing_number: detailText,
-  account_type: detailText,
-  ifsc: detailText,
-  bsb: detailText,
-  transit_number: detailText,
-  institution_number: detailText,
+  iban: detailText("The IBAN"),
+  bic: detailText("The BIC"),
+  sort_code: detailText("The sort code"),
+  account_number: detailText("The account number"),
+  routing_number: detailText("The routing number"),
+  account_type: detailText("The account type"),
+  ifsc: detailText("The IFSC"),
+  bsb: detailText("The BSB"),
+  transit_number: detailText("The transit number"),
+  institution_number: detailText("The institution number"),
 }, { error: "Give the recipient's bank details." });
 
 export type RecipientDetails = z.output<typeof recipientDetails>;
 
 /** The country of the recipient's bank, as an ISO 3166 code ("FR"). */
-export const bankCountryInput = z.string({ error: "Choose the country of the recipient's bank." }).trim().toUpperCase();
+export const bankCountryInput = text({
+  label: "The country of the recipient's bank",
+  max: 64,
+  // Empty is refused by the requirements table, with the words the form shows.
+  min: 0,
+  missing: "Choose the country of the recipient's bank.",
+}).toUpperCase();
 
 /** Whether the recipient is a person or a business. */
 export const RECIPIENT_TYPES = ["person", "business"] as const;
 
 const recipientFields = z.object({
-  name: z.string({ error: "Enter the recipient's name." }).trim()
-    .min(1, { error: "Enter the recipient's name." })
-    .max(70, { error: "Use at most 70 characters for the name: a SEPA payment carries no more." }),
+  name: text({
+    label: "The recipient's name",
+    max: 70,
+    missing: "Enter the recipient's name.",
+    tooLong: "Use at most 70 characters for the name: a SEPA payment carries no more.",
+  }),
   type: z.enum(RECIPIENT_TYPES, { error: "Choose whether the recipient is a person or a business." }),
   currency: currencyInput("Choose the currency the recipient receives."),
   country: bankCountryInput,
-  email: z.string({ error: "Enter a valid email address, or leave it empty." }).trim().toLowerCase().max(254, {
-    error: "Enter a valid email address, or leave it empty.",
-  }).optional().transform((email) => email || undefined).pipe(
+  email: text({
+    label: "The recipient's email address",
+    max: 254,
+    min: 0,
+    wrong: "Enter a valid email address, or leave it empty.",
+  }).toLowerCase().optional().transform((email) => email || undefined).pipe(
     z.email({ error: "Enter a valid email address, or leave it empty." }).optional(),
   ),
   details: recipientDetails,
@@ -76,7 +87,8 @@ export const recipientPayload = recipientFields.superRefine((recipient, ctx) => 
     if (message) ctx.addIssue({ code: "custom", path: ["details", key], message });
   }
 }, {
-  when: ({ issues }) => !issues.some((issue) => BANK_INPUTS.includes(String(issue.path?.[0]))),
+  // A body that is not an object at all has nothing to check either (its issue has no path).
+  when: ({ issues }) => !issues.some((issue) => !issue.path?.length || BANK_INPUTS.includes(String(issue.path[0]))),
 }).transform((recipient) => {
   const found = requirementsFor(recipient.currency, recipient.country);
   // Only reached when the refinement found nothing, so the pair is payable.
@@ -199,8 +211,12 @@ export const listRecipients = defineCall({
   guards: CUSTOMER_GUARDS,
   permission: "account.view",
   query: z.object({
-    search: z.string({ error: "Search with some text." }).trim().max(70, {
-      error: "Search with at most 70 characters.",
+    search: text({
+      label: "The search",
+      max: 70,
+      min: 0,
+      wrong: "Search with some text.",
+      tooLong: "Search with at most 70 characters.",
     }).optional(),
     ...pageQuery,
   }),

@@ -1,5 +1,6 @@
 /** The signed-in user's own sign-in settings: the authenticator app (TOTP, decision 007). */
 import { z } from "zod";
+import { text } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { sessionUser } from "./session-user.ts";
 
@@ -12,9 +13,21 @@ export const PROOF_NEEDED = "Enter your password or a code from your authenticat
  * current code from the authenticator app in use. One of the two is required.
  */
 export const itIsYou = z.object({
-  password: z.string({ error: "Enter your password." }).max(1000, { error: "Enter your password." }).optional(),
-  code: z.string({ error: "Enter the code from your app." }).trim().max(20, { error: "Enter the code from your app." })
-    .optional(),
+  password: text({
+    label: "Your password",
+    max: 1000,
+    min: 0,
+    secret: true,
+    wrong: "Enter your password.",
+    tooLong: "Enter your password.",
+  }).optional(),
+  code: text({
+    label: "The code",
+    max: 20,
+    min: 0,
+    wrong: "Enter the code from your app.",
+    tooLong: "Enter the code from your app.",
+  }).optional(),
 }).superRefine((proof, ctx) => {
   if (!proof.password && !proof.code) ctx.addIssue({ code: "custom", path: ["password"], message: PROOF_NEEDED });
 });
@@ -35,11 +48,14 @@ export const enableAuthenticator = defineCall({
   summary: "Turns the authenticator on with its key and a first code; a wrong code is a 422 naming `code`.",
   guards: SIGNED_IN,
   body: z.object({
-    secret: z.string({ error: "The key is not valid." }).trim().regex(/^[A-Z2-7 ]{16,64}$/i, {
-      error: "The key is not valid.",
-    }),
-    code: z.string({ error: "Enter the code from your app." }).trim().max(20, {
-      error: "Enter the code from your app.",
+    secret: text({ label: "The key", max: 64, missing: "The key is not valid.", wrong: "The key is not valid." })
+      .regex(/^[A-Z2-7 ]{16,64}$/i, { error: "The key is not valid." }),
+    code: text({
+      label: "The code from your app",
+      max: 20,
+      min: 0,
+      missing: "Enter the code from your app.",
+      wrong: "Enter the code from your app.",
     }),
   }),
   answer: sessionUser,

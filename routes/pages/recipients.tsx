@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { PAYABLE_CURRENCIES } from "../../lib/bank-details/requirements.ts";
+import { idText } from "../../lib/contracts/common.ts";
 import { may } from "../../lib/permissions.ts";
 import { currentAccount } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -11,10 +12,10 @@ import { PageTitle } from "../layouts/parts.tsx";
 
 /** The recipient ?recipient=5 names, with its history, when it is one of the account's; else null. */
 async function selectedRecipient(c: Context<AppEnv>, accountId: number) {
-  const id = c.req.query("recipient") ?? "";
-  if (!/^[1-9][0-9]{0,15}$/.test(id)) return null;
+  const id = idText.safeParse(c.req.query("recipient"));
+  if (!id.success) return null;
   try {
-    return await recipientWithHistory(c.get("db"), accountId, Number(id));
+    return await recipientWithHistory(c.get("db"), accountId, id.data);
   } catch (error) {
     if (error instanceof DomainError && error.kind === "not_found") return null;
     throw error;

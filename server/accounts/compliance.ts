@@ -22,14 +22,15 @@ export async function openAccountAfterReview(
   const customer = await findUser(db, review.customerId);
   if (!customer || customer.level === "Admin") throw new NotFound("There is no customer with this id.");
   const checked = validateCompliance(review.compliance, now);
-  if (!checked.ok) throw new InvalidFields(checked.error, checked.fields);
+  // Named as the request has them: the review is the body's `compliance`.
+  if (!checked.ok) throw new InvalidFields(checked.error, inCompliance(checked.fields));
   const summary = await summaryOf(db, customer, false);
   if (!summary.profile) throw new Conflict("The customer has not saved a profile yet.");
   if (!summary.identity) throw new Conflict("The customer's identity is not approved yet.");
   // Belonging to someone else's account through an invitation is not having one's own.
   if (await ownAccountOf(db, customer.id)) throw new Conflict("This customer's account is already open.");
   const { done, amount, date } = checked.compliance;
-  if (!done) throw new InvalidInput("Complete the compliance review before opening the account.", "done");
+  if (!done) throw new InvalidInput("Complete the compliance review before opening the account.", "compliance.done");
   await db.update(profiles).set({
     complianceDone: done,
     complianceAmount: amount ?? null,
@@ -44,4 +45,13 @@ export async function openAccountAfterReview(
     detail: { account_ref: account.accountRef, compliance: checked.compliance },
   }, now);
   return await summaryOf(db, customer, false);
+}
+
+/** The review's failing fields by their path in the request ("compliance.amount"; the whole review: "compliance"). */
+function inCompliance(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fields).map((
+      [path, message],
+    ) => [path === "" || path === "_" ? "compliance" : `compliance.${path}`, message]),
+  );
 }

@@ -4,6 +4,8 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ReactNode } from "react";
 import type { AppEnv } from "../env.ts";
 import { DomainError, type RefusalKind } from "../errors.ts";
+import { BalanceOutOfRange } from "../ledger/ledger.ts";
+import { amountTooLarge } from "../money/errors.ts";
 import { renderDocument } from "../render/document.tsx";
 import { ApiError, failureBody, isApi } from "./api.ts";
 import { isBot } from "./bots.ts";
@@ -72,7 +74,9 @@ export function errorHandlers(Page: ErrorPage): { onError: ErrorHandler<AppEnv>;
   const answer = (c: Context<AppEnv>, status: ContentfulStatusCode, message?: string, extra?: ApiError["extra"]) =>
     errorAnswer(Page, c, status, message, extra);
   return {
-    onError(err, c) {
+    onError(thrown, c) {
+      // A movement no service translated is still an amount too large, never a fault (decision 024).
+      const err = thrown instanceof BalanceOutOfRange ? amountTooLarge(thrown) : thrown;
       if (err instanceof ApiError) return answer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
       if (err instanceof DomainError) {
         const { fields, next } = err;

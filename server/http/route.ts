@@ -8,7 +8,7 @@ import type { AppEnv } from "../env.ts";
 import { guards } from "../guards.ts";
 import { allowedTo } from "../accounts/permissions.ts";
 import { ok, success } from "./api.ts";
-import { valid } from "./validate.ts";
+import { jsonBody, jsonOnly, valid } from "./validate.ts";
 
 /**
  * What a handler may return besides its answer: the answer with where the client goes next, or a
@@ -45,7 +45,8 @@ export const REGISTERED_CALLS = new Set<CallContract>();
 
 /**
  * Registers a call from its contract: its guards in order, then every input it declares validated
- * with zod (a failure is a 422 naming the fields, and the handler does not run), then the handler,
+ * with zod (a failure is a 422 naming the fields, and the handler does not run; a body must be
+ * JSON, else 415), then the handler,
  * whose answer is typed by the contract. In tests (APP_ENV=test) every answer is also parsed
  * against the contract, so a handler that drifts from it fails the test that called it.
  */
@@ -55,11 +56,12 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
   if (call.permission) before.push(allowedTo(call.permission));
   // The handler reads the data through its contract's types, not through Hono's inferred
   // validator generics (decision 010), hence the plain middleware type.
-  const check = (target: "param" | "query" | "json", schema: z.ZodType) =>
+  const check = (target: "param" | "query", schema: z.ZodType) =>
     valid(target, schema) as unknown as MiddlewareHandler<AppEnv>;
   if (call.params) before.push(check("param", call.params));
   if (call.query) before.push(check("query", call.query));
-  if (call.body) before.push(check("json", call.body));
+  if (call.body) before.push(jsonBody(call.body) as MiddlewareHandler<AppEnv>);
+  else if (call.signedBody) before.push(jsonOnly as MiddlewareHandler<AppEnv>);
   app.on(call.method, call.path, every(...before), async (c) => {
     const input = {
       params: call.params ? c.req.valid("param" as never) : {},

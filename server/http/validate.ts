@@ -1,5 +1,5 @@
 import { zValidator } from "@hono/zod-validator";
-import type { ValidationTargets } from "hono";
+import type { MiddlewareHandler, ValidationTargets } from "hono";
 import type { z } from "zod";
 import { ApiError } from "./api.ts";
 
@@ -13,15 +13,61 @@ export function fieldsOf(error: z.ZodError): Record<string, string> {
   return fields;
 }
 
+const refusal = (error: z.ZodError) => {
+  const fields = fieldsOf(error);
+  return new ApiError(422, Object.values(fields)[0] ?? "The request is not valid.", { fields });
+};
+
 /**
- * Validates a request part with a zod schema. A failure is a 422 naming the first problem as the
- * error and every failing field, and the handler does not run: bad input changes nothing.
+ * Validates a request's path parameters or query with a zod schema. A failure is a 422 naming the
+ * first problem as the error and every failing field, and the handler does not run: bad input
+ * changes nothing.
  */
 export function valid<T extends z.ZodType, Target extends keyof ValidationTargets>(target: Target, schema: T) {
   return zValidator(target, schema, (result) => {
-    if (!result.success) {
-      const fields = fieldsOf(result.error as unknown as z.ZodError);
-      throw new ApiError(422, Object.values(fields)[0] ?? "The request is not valid.", { fields });
-    }
+    if (!result.success) throw refusal(result.error as unknown as z.ZodError);
   });
+}
+
+export const NOT_JSON = "Send the request body as JSON, with the header Content-Type: application/json.";
+
+/**
+ * A JSON call's body must say it is JSON: `application/json`, in UTF-8 if it names a charset
+ * (RFC 8259). Anything else is a 415 and nothing reads the body: a form post or text/plain is
+ * never read as JSON by accident, and a client learns at once what it must send (decision 024).
+ */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [type, ...parameters] = header.split(";").map((part) => part.trim().toLowerCase());
+  if (type !== "application/json") return false;
+  return parameters.every((p) => !p.startsWith("charset=") || /^charset="?utf-8"?$/.test(p));
+}
+
+/** Refuses a body that is not declared as JSON (415). */
+export const jsonOnly: MiddlewareHandler = async function jsonOnly(c, next) {
+  if (!isJsonContentType(c.req.header("content-type"))) throw new ApiError(415, NOT_JSON);
+  await next();
+};
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A JSON call's body: declared as JSON (else 415), UTF-8 and well formed (else 400, in words a
+ * developer can act on), then validated with the contract's schema (else 422 naming each field).
+ * The handler reads the result as c.req.valid("json").
+ */
+export function jsonBody<T extends z.ZodType>(schema: T): MiddlewareHandler {
+  return async function jsonBody(c, next) {
+    if (!isJsonContentType(c.req.header("content-type"))) throw new ApiError(415, NOT_JSON);
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8.decode(await c.req.arrayBuffer()));
+    } catch {
+      throw new ApiError(400, 'The request body is not valid JSON (UTF-8 text such as {"name": "value"}).');
+    }
+    const result = await schema.safeParseAsync(value);
+    if (!result.success) throw refusal(result.error);
+    c.req.addValidatedData("json", result.data as object);
+    await next();
+  };
 }

@@ -147,6 +147,29 @@ export class InsufficientFunds extends LedgerError {
   }
 }
 
+/**
+ * A movement that would take a balance beyond Number.MAX_SAFE_INTEGER minor units, where its
+ * integers stop being exact. Refused in the balance's conditional UPDATE, so that two movements at
+ * once cannot both pass; the caller says which of its inputs was too large.
+ */
+export class BalanceOutOfRange extends LedgerError {
+  readonly currency: string;
+  /** The entry that did not fit (minor units, signed). */
+  readonly amount: number;
+  readonly purpose: string;
+  /** accounts.id for a customer balance; null for a house account. */
+  readonly accountId: number | null;
+
+  constructor(account: Pick<LedgerAccount, "id" | "accountId" | "currency" | "purpose">, amount: number) {
+    super("balance_out_of_range", `Ledger account ${account.id} would leave the range of safe integers.`);
+    this.name = "BalanceOutOfRange";
+    this.currency = account.currency;
+    this.amount = amount;
+    this.purpose = account.purpose;
+    this.accountId = account.accountId;
+  }
+}
+
 /** The reference was already posted, with other entries: a different movement reused it. */
 export class ReferenceConflict extends LedgerError {
   constructor(readonly kind: LedgerTransferKind, readonly reference: string, readonly transferId: number) {
@@ -406,10 +429,7 @@ export async function postTransfer(tx: LedgerTx, input: TransferInput): Promise<
       if (!MAY_GO_NEGATIVE.includes(account.purpose) && current.balance + entry.amount < 0) {
         throw new InsufficientFunds(account, current.balance, -entry.amount);
       }
-      throw new LedgerError(
-        "balance_out_of_range",
-        `Ledger account ${account.id} would leave the range of safe integers.`,
-      );
+      throw new BalanceOutOfRange(account, entry.amount);
     }
   }
   await run(

@@ -3,10 +3,10 @@ import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
 import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
 import { conversions, quotes } from "../../db/schema-money.ts";
-import { InsufficientFunds } from "../ledger/ledger.ts";
+import { BalanceOutOfRange, InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
 import { formatAmount } from "./amounts.ts";
-import { MoneyError } from "./errors.ts";
+import { amountTooLarge, MoneyError } from "./errors.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import type { FeeOverrides } from "./pricing.ts";
 import { type Fixed, quote, type QuoteAnswer, quoteAnswer } from "./quote.ts";
@@ -164,6 +164,8 @@ export async function executeQuote(
       return conversion;
     });
   } catch (error) {
+    // The bought amount would take the balance past the most it holds: 422 on the quote, nothing moved.
+    if (error instanceof BalanceOutOfRange) throw amountTooLarge(error, "quote_id");
     if (error instanceof InsufficientFunds) {
       throw new InvalidInput(
         `Not enough ${error.currency}: your balance is ${

@@ -9,7 +9,7 @@ import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import { allocateReceipt, creditReceipt } from "../ledger/movements.ts";
 import type { Mailer } from "../mail/index.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
-import { MoneyError } from "./errors.ts";
+import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers } from "./funds-received.ts";
 
 /**
@@ -61,29 +61,31 @@ export async function recordReceipt(db: Database, mailer: Mailer, input: Receipt
     throw new MoneyError("The date the money arrived cannot be in the future.", "received_at");
   }
   const account = await accountInReference(db, input.reference);
-  const row = await db.transaction(async (tx) => {
-    const { transferId } = await creditReceipt(tx, {
-      accountId: account?.id ?? null,
-      currency: input.currency,
-      amount: amountMinor,
-      reference: `receipt:${crypto.randomUUID()}`,
-      createdBy: by,
-      description: `Received from ${input.payer_name}: ${input.reference}`.slice(0, 300),
-    });
-    const [inserted] = await tx.insert(receipts).values({
-      amountMinor,
-      currency: input.currency,
-      payerName: input.payer_name,
-      reference: input.reference,
-      receivedAt: input.received_at,
-      status: account ? "matched" : "unmatched",
-      accountId: account?.id ?? null,
-      transferId,
-      recordedBy: by,
-      createdAt: now,
-    }).returning();
-    return inserted;
-  });
+  // Past the most a balance holds (the customer's, or the house's bank account): 422, nothing written.
+  const row = await withinLedgerRange("amount", () =>
+    db.transaction(async (tx) => {
+      const { transferId } = await creditReceipt(tx, {
+        accountId: account?.id ?? null,
+        currency: input.currency,
+        amount: amountMinor,
+        reference: `receipt:${crypto.randomUUID()}`,
+        createdBy: by,
+        description: `Received from ${input.payer_name}: ${input.reference}`.slice(0, 300),
+      });
+      const [inserted] = await tx.insert(receipts).values({
+        amountMinor,
+        currency: input.currency,
+        payerName: input.payer_name,
+        reference: input.reference,
+        receivedAt: input.received_at,
+        status: account ? "matched" : "unmatched",
+        accountId: account?.id ?? null,
+        transferId,
+        recordedBy: by,
+        createdAt: now,
+      }).returning();
+      return inserted;
+    }));
   const receipt = receiptAnswer(row, account?.accountRef ?? null);
   if (account) await tellMembers(db, mailer, account.id, receipt);
   return receipt;
@@ -95,26 +97,28 @@ const ALREADY_CREDITED = "This receipt has already been credited to an account."
 export async function allocate(db: Database, mailer: Mailer, receiptId: number, accountRef: string, by: number) {
   const account = await accountByRef(db, accountRef);
   if (!account) throw new InvalidInput(`There is no account ${accountRef}.`, "account_ref");
-  const row = await db.transaction(async (tx) => {
-    const [receipt] = await tx.select().from(receipts).where(eq(receipts.id, receiptId));
-    if (!receipt) throw new NotFound("There is no such receipt.");
-    if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
-    const { transferId } = await allocateReceipt(tx, {
-      currency: receipt.currency,
-      amount: receipt.amountMinor,
-      toAccountId: account.id,
-      reference: `allocation:receipt:${receipt.id}`,
-      createdBy: by,
-    });
-    const [updated] = await tx.update(receipts).set({
-      status: "allocated",
-      accountId: account.id,
-      allocationTransferId: transferId,
-    })
-      .where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
-    if (!updated) throw new Conflict(ALREADY_CREDITED);
-    return updated;
-  });
+  // The receipt would take this account's balance past the most it holds: refused on the account chosen.
+  const row = await withinLedgerRange("account_ref", () =>
+    db.transaction(async (tx) => {
+      const [receipt] = await tx.select().from(receipts).where(eq(receipts.id, receiptId));
+      if (!receipt) throw new NotFound("There is no such receipt.");
+      if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
+      const { transferId } = await allocateReceipt(tx, {
+        currency: receipt.currency,
+        amount: receipt.amountMinor,
+        toAccountId: account.id,
+        reference: `allocation:receipt:${receipt.id}`,
+        createdBy: by,
+      });
+      const [updated] = await tx.update(receipts).set({
+        status: "allocated",
+        accountId: account.id,
+        allocationTransferId: transferId,
+      })
+        .where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
+      if (!updated) throw new Conflict(ALREADY_CREDITED);
+      return updated;
+    }));
   const receipt = receiptAnswer(row, account.accountRef);
   await tellMembers(db, mailer, account.id, receipt);
   return receipt;

@@ -12,6 +12,7 @@
  */
 import * as z from "zod";
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { text as textField } from "../../lib/contracts/common.ts";
 import { COUNTRIES, COUNTRIES_WITHOUT_POSTCODE, type Country, isCountryCode } from "./countries.ts";
 
 export { COUNTRIES, COUNTRIES_WITHOUT_POSTCODE, type Country, isCountryCode };
@@ -64,39 +65,20 @@ export function ageOn(dob: string, today: string): number {
 // ---------------------------------------------------------------------------------------------
 // Field builders
 
-const CONTROL_CHARACTERS = /\p{Cc}/u;
+/** Runs of white space inside a one-line answer are one space: "Ada  Lovelace" is "Ada Lovelace". */
+const oneSpace = (s: string) => s.replace(/\s+/g, " ");
 
-function requiredMessage(label: string) {
-  return (issue: { input?: unknown }) =>
-    issue.input === undefined || issue.input === null ? `${label} is required.` : `${label} must be text.`;
-}
-
-/** A required one-line text: trimmed, inner white space collapsed to single spaces. */
+/**
+ * A required one-line text: the portal's text field (lib/contracts/common.ts: no control,
+ * direction-changing or broken characters, NFC, trimmed), inner white space collapsed.
+ */
 function text(label: string, max = 200) {
-  return z
-    .string({ error: requiredMessage(label) })
-    .transform((s) => s.trim().replace(/\s+/g, " "))
-    .pipe(
-      z
-        .string()
-        .min(1, `${label} is required.`)
-        .max(max, `${label} must be at most ${max} characters.`)
-        .refine((s) => !CONTROL_CHARACTERS.test(s), `${label} contains characters that are not allowed.`),
-    );
+  return textField({ label, max }).overwrite(oneSpace);
 }
 
 /** An optional one-line text: missing, null and blank all become "". */
 function optionalText(label: string, max = 200) {
-  return z
-    .string({ error: `${label} must be text.` })
-    .nullish()
-    .transform((s) => (s ?? "").trim().replace(/\s+/g, " "))
-    .pipe(
-      z
-        .string()
-        .max(max, `${label} must be at most ${max} characters.`)
-        .refine((s) => !CONTROL_CHARACTERS.test(s), `${label} contains characters that are not allowed.`),
-    );
+  return textField({ label, max, min: 0 }).overwrite(oneSpace).nullish().transform((s) => s ?? "");
 }
 
 /** A yes/no answer that must be given (true or false; no default). */

@@ -67,13 +67,14 @@ async function ok<T>(what: string, res: { status(): number; json(): Promise<unkn
 async function openBusinessThroughApi(request: Requester, who: { email: string; password: string }) {
   const base = server.url;
   const mark = await lastEmailId(db);
-  const registered = await ok<{ id: number }>(
-    "auth/register",
-    await request.post(`${base}/api/auth/register`, { data: { ...who, type: "Business" } }),
-  );
+  await ok("auth/register", await request.post(`${base}/api/auth/register`, { data: { ...who, type: "Business" } }));
   const mail = await waitForEmail(db, who.email, { template: "email-validation", after: mark });
   const link = /https?:\/\/\S+/.exec(mail.text)![0];
-  await ok("validate", await request.post(`${base}/api/validation/validate`, { data: { token: tokenOf(link) } }));
+  // Registration answers only the address (decision 023); the validated session says who it is.
+  const registered = await ok<{ id: number }>(
+    "validate",
+    await request.post(`${base}/api/validation/validate`, { data: { token: tokenOf(link) } }),
+  );
   await ok("profile", await request.post(`${base}/api/account/profile`, { data: businessProfile() }));
   await ok("sandbox", await request.post(`${base}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
   await ok("confirm", await request.get(`${base}/api/sumsub/confirm`));

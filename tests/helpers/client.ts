@@ -182,12 +182,12 @@ export class TestClient {
     return this.request("DELETE", path, body, headers);
   }
 
-  /** One request; a string body is sent exactly as given (for signed webhooks). */
+  /** One request; a string body is sent exactly as given (for signed webhooks). A null header is not sent. */
   async request(
     method: string,
     path: string,
     body?: unknown,
-    headers: Record<string, string> = {},
+    headers: Record<string, string | null> = {},
   ): Promise<ClientResponse> {
     const url = new URL(path.startsWith("/") || /^https?:/.test(path) ? path : `/api/${path}`, "http://localhost");
     const sent = new Headers(this.extraHeaders);
@@ -197,7 +197,7 @@ export class TestClient {
     if (body !== undefined) sent.set("content-type", "application/json");
     const cookieHeader = this.cookieHeader(url.pathname);
     if (cookieHeader) sent.set("cookie", cookieHeader);
-    for (const [name, value] of Object.entries(headers)) sent.set(name, value);
+    for (const [name, value] of Object.entries(headers)) value === null ? sent.delete(name) : sent.set(name, value);
 
     const res = await this.app.request(url.toString(), {
       method,

@@ -22,23 +22,41 @@ const overHrana = process.env.TEST_DATABASE === "hrana";
 
 /** testDatabase, with the path of its file (for a test that opens the file another way too). */
 export async function testDatabaseFile(): Promise<{ db: Database; path: string }> {
+  const { db, path, close } = await openTestDatabase();
+  afterAll(close);
+  return { db, path };
+}
+
+/**
+ * A fresh, migrated database that the caller closes (a fixture's cleanup): `afterAll` registers
+ * nothing once the tests run, so a database opened inside a test or a fixture is closed this way.
+ */
+export async function openTestDatabase(): Promise<{ db: Database; path: string; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), "portal-test-"));
   const path = join(dir, "portal.db");
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
   if (!overHrana) {
     const db = await openMigratedDatabase({ url: `file:${path}` });
-    afterAll(() => {
-      db.$client.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return { db, path };
+    return {
+      db,
+      path,
+      close: () => {
+        db.$client.close();
+        removeDir();
+        return Promise.resolve();
+      },
+    };
   }
   const authToken = crypto.randomUUID();
   const server = startHranaServer({ path, authToken });
   const db = await openMigratedDatabase({ url: server.url, authToken });
-  afterAll(async () => {
-    db.$client.close();
-    await server.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return { db, path };
+  return {
+    db,
+    path,
+    close: async () => {
+      db.$client.close();
+      await server.close();
+      removeDir();
+    },
+  };
 }

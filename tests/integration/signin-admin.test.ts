@@ -1,19 +1,17 @@
 import { and, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { auditLog, profiles, users } from "../../db/schema.ts";
 import {
-  type Admin,
-  createAdmin,
   type Customer,
   emailedCode,
   expectStatus,
   personalProfile,
   registerCustomer,
   signIn,
-  signinApp,
   TestClient,
   uniqueEmail,
 } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * The first administrator (POST setup), what administrators are, the console's calls being
@@ -24,15 +22,13 @@ import {
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-
-async function adminCount(app: App) {
+async function adminCount(app: SigninApp) {
   return (await app.db.select({ id: users.id }).from(users).where(eq(users.level, "Admin"))).length;
 }
 
 describe("setting up the portal", () => {
-  test("POST setup creates an administrator while there is none; after that it is 403 'Setup is already done.'", async () => {
-    const app = await signinApp();
+  test("POST setup creates an administrator while there is none; after that it is 403 'Setup is already done.'", async ({ startApp }) => {
+    const app = await startApp();
     const visitor = new TestClient(app);
     expect((await visitor.get("/setup")).status).toBe(200);
 
@@ -55,16 +51,16 @@ describe("setting up the portal", () => {
     expect((await new TestClient(app).get("/setup")).status).toBe(403);
   });
 
-  test("a password outside 8 to 128 characters is refused and creates nobody", async () => {
-    const app = await signinApp();
+  test("a password outside 8 to 128 characters is refused and creates nobody", async ({ startApp }) => {
+    const app = await startApp();
     const res = await new TestClient(app).post("setup", { email: uniqueEmail("admin"), password: "short" });
     expectStatus(res, 422);
     expect(res.json.fields.password).toBeTruthy();
     expect(await adminCount(app)).toBe(0);
   });
 
-  test("two setups at the same moment create exactly one administrator", async () => {
-    const app = await signinApp();
+  test("two setups at the same moment create exactly one administrator", async ({ startApp }) => {
+    const app = await startApp();
     const answers = await Promise.all(
       ["a", "b"].map((who) =>
         new TestClient(app).post("setup", { email: uniqueEmail(`race-${who}`), password: "admin password 1" })
@@ -76,16 +72,7 @@ describe("setting up the portal", () => {
 });
 
 describe("administrators", () => {
-  let app: App;
-  let admin: Admin;
-  let customer: Customer;
-  beforeAll(async () => {
-    app = await signinApp();
-    admin = await createAdmin(app);
-    customer = await registerCustomer(app);
-  });
-
-  test("sign in with the emailed code like everyone", async () => {
+  test("sign in with the emailed code like everyone", async ({ app, admin }) => {
     const client = new TestClient(app);
     const login = await client.post("auth/login", { email: admin.email, password: admin.password });
     expectStatus(login, 200);
@@ -98,7 +85,7 @@ describe("administrators", () => {
     expectStatus(await client.get("console/users"), 200);
   });
 
-  test("are validated and never restricted, whatever their record says", async () => {
+  test("are validated and never restricted, whatever their record says", async ({ app, admin }) => {
     await app.db.update(users).set({ validated: false, restricted: true }).where(eq(users.id, admin.id));
     try {
       const res = await admin.client.get("account/whoami");
@@ -110,7 +97,7 @@ describe("administrators", () => {
     }
   });
 
-  test("the console lists customers for an administrator", async () => {
+  test("the console lists customers for an administrator", async ({ admin, customer }) => {
     const res = await admin.client.get(`console/users?q=${encodeURIComponent(customer.email)}`);
     expectStatus(res, 200);
     expect(res.json.body).toHaveLength(1);
@@ -126,31 +113,28 @@ describe("administrators", () => {
     ["DELETE", "account/onbehalf"],
   ];
 
-  test.each(ADMIN_CALLS)("%s %s is 404 for a visitor", async (method, path, body) => {
+  test.for(ADMIN_CALLS)("%s %s is 404 for a visitor", async ([method, path, body], { app }) => {
     const res = await new TestClient(app).request(method, path, body);
     expectStatus(res, 404);
   });
 
-  test.each(ADMIN_CALLS)("%s %s is 404 for a signed-in customer", async (method, path, body) => {
+  test.for(ADMIN_CALLS)("%s %s is 404 for a signed-in customer", async ([method, path, body], { customer }) => {
     const res = await customer.client.request(method, path, body);
     expectStatus(res, 404);
   });
 });
 
 describe("acting on behalf of a customer", () => {
-  let app: App;
-  let admin: Admin;
+  // One customer through the whole story: the mode started in one test is ended in a later one.
   let customer: Customer;
   let otherAdminId: number;
 
-  async function audit() {
+  async function audit(app: SigninApp) {
     return await app.db.select().from(auditLog).orderBy(auditLog.id);
   }
 
-  beforeAll(async () => {
-    app = await signinApp();
-    admin = await createAdmin(app);
-    customer = await registerCustomer(app, { type: "Personal" });
+  test.beforeAll(async ({ app }) => {
+    customer = await registerCustomer(app);
     const { createAdministrator } = await import("../../server/auth/setup.ts");
     otherAdminId = await createAdministrator(app.db, uniqueEmail("admin2"), "admin password 2") as number;
   });
@@ -161,7 +145,7 @@ describe("acting on behalf of a customer", () => {
     expectStatus(await customer.client.delete("account/onbehalf"), 404);
   });
 
-  test("an administrator, or an unknown id, cannot be the customer: 404 and no mode", async () => {
+  test("an administrator, or an unknown id, cannot be the customer: 404 and no mode", async ({ app, admin }) => {
     for (const target of [admin.id, otherAdminId, 999_999]) {
       const res = await admin.client.post("account/onbehalf", { on_behalf_of: target });
       expectStatus(res, 404);
@@ -171,7 +155,7 @@ describe("acting on behalf of a customer", () => {
     expect(row.onBehalfOf).toBeNull();
   });
 
-  test("POST answers the customer with cc_contact = their email; GET answers the same; the audit log has the start", async () => {
+  test("POST answers the customer with cc_contact = their email; GET answers the same; the audit log has the start", async ({ app, admin }) => {
     const res = await admin.client.post("account/onbehalf", { on_behalf_of: customer.id });
     expectStatus(res, 200);
     expect(res.json.body).toMatchObject({
@@ -184,11 +168,11 @@ describe("acting on behalf of a customer", () => {
     expectStatus(get, 200);
     expect(get.json.body).toEqual(res.json.body);
 
-    const entries = await audit();
+    const entries = await audit(app);
     expect(entries.at(-1)).toMatchObject({ actorId: admin.id, onBehalfOfId: customer.id, action: "on-behalf.start" });
   });
 
-  test("the mode survives a new login of the administrator", async () => {
+  test("the mode survives a new login of the administrator", async ({ admin }) => {
     expectStatus(await admin.client.post("auth/logout"), 200);
     expectStatus(await admin.client.get("account/onbehalf"), 404); // signed out: nothing to see
     await signIn(admin.client, admin.email, admin.password);
@@ -197,10 +181,10 @@ describe("acting on behalf of a customer", () => {
     expect(res.json.body).toMatchObject({ id: customer.id, cc_contact: customer.email });
   });
 
-  test("a change made on behalf is in the audit log with both identities (account/totp/setup)", async () => {
-    const before = (await audit()).length;
+  test("a change made on behalf is in the audit log with both identities (account/totp/setup)", async ({ app, admin }) => {
+    const before = (await audit(app)).length;
     expectStatus(await admin.client.post("account/totp/setup", { password: admin.password }), 200);
-    const added = (await audit()).slice(before);
+    const added = (await audit(app)).slice(before);
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({
       actorId: admin.id,
@@ -209,8 +193,8 @@ describe("acting on behalf of a customer", () => {
     });
   });
 
-  test("the administrator saves the customer's profile on their behalf; the audit log has it", async () => {
-    const before = (await audit()).length;
+  test("the administrator saves the customer's profile on their behalf; the audit log has it", async ({ app, admin }) => {
+    const before = (await audit(app)).length;
     const res = await admin.client.post("account/profile", personalProfile());
     expectStatus(res, 200);
     expect(res.json.body).toMatchObject({ id: customer.id, profile: true });
@@ -220,25 +204,25 @@ describe("acting on behalf of a customer", () => {
     // The administrator has no profile of their own.
     expect(await app.db.select().from(profiles).where(eq(profiles.userId, admin.id))).toHaveLength(0);
 
-    const added = (await audit()).slice(before);
+    const added = (await audit(app)).slice(before);
     expect(added).toEqual([
       expect.objectContaining({ actorId: admin.id, onBehalfOfId: customer.id, action: "POST /api/account/profile" }),
     ]);
   });
 
-  test("reading on behalf adds nothing to the audit log", async () => {
-    const before = (await audit()).length;
+  test("reading on behalf adds nothing to the audit log", async ({ app, admin }) => {
+    const before = (await audit(app)).length;
     expectStatus(await admin.client.get("account/onbehalf"), 200);
     expectStatus(await admin.client.get("account/whoami"), 200);
-    expect(await audit()).toHaveLength(before);
+    expect(await audit(app)).toHaveLength(before);
   });
 
-  test("DELETE ends the mode (GET is 404 again) and the audit log has the end", async () => {
+  test("DELETE ends the mode (GET is 404 again) and the audit log has the end", async ({ app, admin }) => {
     const res = await admin.client.delete("account/onbehalf");
     expectStatus(res, 200);
     expect(res.json.body).toEqual({ ok: true });
     expectStatus(await admin.client.get("account/onbehalf"), 404);
-    const entries = await audit();
+    const entries = await audit(app);
     expect(entries.at(-1)).toMatchObject({ actorId: admin.id, onBehalfOfId: customer.id, action: "on-behalf.end" });
 
     // Changes after that are the administrator's own, not recorded as on behalf.
@@ -249,6 +233,6 @@ describe("acting on behalf of a customer", () => {
         and(eq(auditLog.actorId, admin.id), eq(auditLog.action, "POST /api/account/totp/setup")),
       ),
     ).toHaveLength(1);
-    expect(await audit()).toHaveLength(before);
+    expect(await audit(app)).toHaveLength(before);
   });
 });

@@ -1,8 +1,9 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { emails, verifications } from "../../db/schema.ts";
 import { settled } from "../../server/background.ts";
-import { expectStatus, PASSWORD, registerCustomer, signinApp, TestClient, uniqueEmail } from "../helpers/client.ts";
+import { expectStatus, PASSWORD, TestClient, uniqueEmail } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * Sign-in tells nobody which accounts exist (issue 14, finding 2; decision 023): every bad input is
@@ -30,43 +31,38 @@ vi.mock("hash-wasm", async (importOriginal) => {
   };
 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-beforeAll(async () => {
-  t = await signinApp();
-});
-
 const UNKNOWN = "nobody-registered-this@example.com";
 
 describe("logging in", () => {
-  test.each([
+  test.for([
     ["an empty password", ""],
     ["no password at all", undefined],
-  ])("%s is 422 naming the password, the same for an unknown and a known email", async (_what, password) => {
-    const customer = await registerCustomer(t);
-    const unknown = await new TestClient(t).post("auth/login", { email: UNKNOWN, password });
-    const known = await new TestClient(t).post("auth/login", { email: customer.email, password });
-    expectStatus(unknown, 422);
-    expect(unknown.json).toEqual({
-      error: "Enter your password.",
-      message: "Unprocessable Entity",
-      fields: { password: "Enter your password." },
-    });
-    expect(known.status).toBe(unknown.status);
-    expect(known.text).toBe(unknown.text);
-  });
+  ])(
+    "%s is 422 naming the password, the same for an unknown and a known email",
+    async ([_what, password], { app, customer }) => {
+      const unknown = await new TestClient(app).post("auth/login", { email: UNKNOWN, password });
+      const known = await new TestClient(app).post("auth/login", { email: customer.email, password });
+      expectStatus(unknown, 422);
+      expect(unknown.json).toEqual({
+        error: "Enter your password.",
+        message: "Unprocessable Entity",
+        fields: { password: "Enter your password." },
+      });
+      expect(known.status).toBe(unknown.status);
+      expect(known.text).toBe(unknown.text);
+    },
+  );
 
-  test("a wrong password: the same 401 for an unknown and a known email, each after one Argon2 verification", async () => {
-    const customer = await registerCustomer(t);
+  test("a wrong password: the same 401 for an unknown and a known email, each after one Argon2 verification", async ({ app, customer }) => {
     // The first unknown email makes the stand-in hash once; every later one only verifies against it.
-    await new TestClient(t).post("auth/login", { email: `warm-${UNKNOWN}`, password: "some password" });
+    await new TestClient(app).post("auth/login", { email: `warm-${UNKNOWN}`, password: "some password" });
 
     argon2.verify = argon2.hash = 0;
-    const unknown = await new TestClient(t).post("auth/login", { email: UNKNOWN, password: "some password" });
+    const unknown = await new TestClient(app).post("auth/login", { email: UNKNOWN, password: "some password" });
     expect({ verify: argon2.verify, hash: argon2.hash }).toEqual({ verify: 1, hash: 0 });
 
     argon2.verify = argon2.hash = 0;
-    const known = await new TestClient(t).post("auth/login", { email: customer.email, password: "some password" });
+    const known = await new TestClient(app).post("auth/login", { email: customer.email, password: "some password" });
     expect({ verify: argon2.verify, hash: argon2.hash }).toEqual({ verify: 1, hash: 0 });
 
     expectStatus(unknown, 401);
@@ -76,20 +72,20 @@ describe("logging in", () => {
 });
 
 describe("asking for a password reset", () => {
-  async function resetWork(to: string, since: number) {
-    const [{ mails }] = await t.db.select({ mails: sql<number>`count(*)` }).from(emails).where(
+  async function resetWork(app: SigninApp, to: string, since: number) {
+    const [{ mails }] = await app.db.select({ mails: sql<number>`count(*)` }).from(emails).where(
       and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "password-reset")),
     );
-    const [{ tokens }] = await t.db.select({ tokens: sql<number>`count(*)` }).from(verifications).where(
+    const [{ tokens }] = await app.db.select({ tokens: sql<number>`count(*)` }).from(verifications).where(
       and(gt(verifications.id, 0), eq(verifications.purpose, "password-reset")),
     );
     return { mails, tokens };
   }
 
   /** One request as a browser sends it, answered without waiting for what the server does afterwards. */
-  async function ask(username: string, address: string) {
+  async function ask(app: SigninApp, username: string, address: string) {
     const started = performance.now();
-    const res = await t.app.request("http://localhost/api/auth/forgot", {
+    const res = await app.app.request("http://localhost/api/auth/forgot", {
       method: "POST",
       headers: { "content-type": "application/json", origin: "http://localhost", "x-forwarded-for": address },
       body: JSON.stringify({ username }),
@@ -97,32 +93,30 @@ describe("asking for a password reset", () => {
     return { ms: performance.now() - started, status: res.status, text: await res.text() };
   }
 
-  test("known and unknown accounts get the same answer before any lookup, token or email; the email follows", async () => {
-    const customer = await registerCustomer(t);
+  test("known and unknown accounts get the same answer before any lookup, token or email; the email follows", async ({ app, customer }) => {
     await settled();
-    const [{ since }] = await t.db.select({ since: sql<number>`coalesce(max(${emails.id}), 0)` }).from(emails);
-    const tokensBefore = (await resetWork(customer.email, since)).tokens;
+    const [{ since }] = await app.db.select({ since: sql<number>`coalesce(max(${emails.id}), 0)` }).from(emails);
+    const tokensBefore = (await resetWork(app, customer.email, since)).tokens;
 
-    const known = await ask(customer.email, "203.0.113.10");
+    const known = await ask(app, customer.email, "203.0.113.10");
     // Nothing that depends on the account has happened when the answer is given.
-    expect(await resetWork(customer.email, since)).toEqual({ mails: 0, tokens: tokensBefore });
-    const unknown = await ask(UNKNOWN, "203.0.113.11");
+    expect(await resetWork(app, customer.email, since)).toEqual({ mails: 0, tokens: tokensBefore });
+    const unknown = await ask(app, UNKNOWN, "203.0.113.11");
     expect({ status: unknown.status, text: unknown.text }).toEqual({ status: known.status, text: known.text });
     expect(known.status).toBe(200);
 
     await settled();
-    expect(await resetWork(customer.email, since)).toEqual({ mails: 1, tokens: tokensBefore + 1 });
-    expect(await resetWork(UNKNOWN, since)).toMatchObject({ mails: 0 });
+    expect(await resetWork(app, customer.email, since)).toEqual({ mails: 1, tokens: tokensBefore + 1 });
+    expect(await resetWork(app, UNKNOWN, since)).toMatchObject({ mails: 0 });
   });
 
-  test("the time to answer, known against unknown (median of 15 each, printed; the test above holds the equal work)", async () => {
-    const customer = await registerCustomer(t);
+  test("the time to answer, known against unknown (median of 15 each, printed; the test above holds the equal work)", async ({ app, customer }) => {
     const knownMs: number[] = [];
     const unknownMs: number[] = [];
     for (let i = 0; i < 15; i++) {
       // Each from its own address (the per-address limit is 10 an hour), taking turns at going first.
-      const known = () => ask(customer.email, `203.0.114.${i + 1}`);
-      const unknown = () => ask(`unknown-${i}-${UNKNOWN}`, `203.0.115.${i + 1}`);
+      const known = () => ask(app, customer.email, `203.0.114.${i + 1}`);
+      const unknown = () => ask(app, `unknown-${i}-${UNKNOWN}`, `203.0.115.${i + 1}`);
       if (i % 2 === 0) {
         knownMs.push((await known()).ms);
         unknownMs.push((await unknown()).ms);
@@ -151,11 +145,10 @@ describe("registering", () => {
     };
   }
 
-  test("an address that has an account gets exactly the answer a new one gets; nobody is signed in", async () => {
-    const owner = await registerCustomer(t);
+  test("an address that has an account gets exactly the answer a new one gets; nobody is signed in", async ({ app, customer: owner }) => {
     const fresh = uniqueEmail("fresh");
-    const newcomer = new TestClient(t);
-    const intruder = new TestClient(t);
+    const newcomer = new TestClient(app);
+    const intruder = new TestClient(app);
 
     argon2.verify = argon2.hash = 0;
     const created = await newcomer.post("auth/register", { email: fresh, password: PASSWORD, type: "Personal" });
@@ -180,19 +173,18 @@ describe("registering", () => {
     expectStatus(await newcomer.post("validation/resend"), 200);
   });
 
-  test("the owner is told by email instead, and the new address gets its link", async () => {
-    const owner = await registerCustomer(t);
+  test("the owner is told by email instead, and the new address gets its link", async ({ app, customer: owner }) => {
     const fresh = uniqueEmail("fresh");
     expectStatus(
-      await new TestClient(t).post("auth/register", { email: owner.email, password: PASSWORD, type: "Personal" }),
+      await new TestClient(app).post("auth/register", { email: owner.email, password: PASSWORD, type: "Personal" }),
       200,
     );
     expectStatus(
-      await new TestClient(t).post("auth/register", { email: fresh, password: PASSWORD, type: "Personal" }),
+      await new TestClient(app).post("auth/register", { email: fresh, password: PASSWORD, type: "Personal" }),
       200,
     );
     const latest = async (to: string) =>
-      (await t.db.select().from(emails).where(eq(emails.to, to.toLowerCase())).orderBy(sql`${emails.id} desc`))[0];
+      (await app.db.select().from(emails).where(eq(emails.to, to.toLowerCase())).orderBy(sql`${emails.id} desc`))[0];
     const notice = await latest(owner.email);
     expect(notice.template).toBe("registration-attempt");
     expect(notice.text).toMatch(/tried to open an account with this address/);
@@ -200,14 +192,13 @@ describe("registering", () => {
     expect((await latest(fresh)).template).toBe("email-validation");
   });
 
-  test("the time to answer, new address against existing (median of 5 each, printed)", async () => {
-    const owner = await registerCustomer(t);
+  test("the time to answer, new address against existing (median of 5 each, printed)", async ({ app, customer: owner }) => {
     const times = { fresh: [] as number[], existing: [] as number[] };
     for (let i = 0; i < 5; i++) {
       const order: ("fresh" | "existing")[] = i % 2 === 0 ? ["fresh", "existing"] : ["existing", "fresh"];
       for (const kind of order) {
         const started = performance.now();
-        await t.app.request("http://localhost/api/auth/register", {
+        await app.app.request("http://localhost/api/auth/register", {
           method: "POST",
           headers: {
             "content-type": "application/json",

@@ -1,5 +1,5 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { emails } from "../../db/schema.ts";
 import {
   type ClientResponse,
@@ -8,11 +8,10 @@ import {
   expectStatus,
   HOUR,
   MINUTE,
-  registerCustomer,
   signIn,
-  signinApp,
   TestClient,
 } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 import { linkIn } from "../helpers/mailbox.ts";
 
 /**
@@ -42,20 +41,14 @@ vi.mock("../../server/auth/password.ts", async (importOriginal) => {
   };
 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-beforeAll(async () => {
-  t = await signinApp();
-});
-
 const NEW_PASSWORD = "a brand new password";
 const PAUSED = /paused/;
 
 /** A browser at an address of its own. */
-const from = (address: string) => new TestClient(t, { address });
+const from = (app: SigninApp, address: string) => new TestClient(app, { address });
 let sources = 0;
 /** A fresh address for each attacker's machine. */
-const anotherSource = () => from(`192.0.2.${++sources % 250}`);
+const anotherSource = (app: SigninApp) => from(app, `192.0.2.${++sources % 250}`);
 
 function statusCounts(answers: ClientResponse[]): Record<number, number> {
   const counts: Record<number, number> = {};
@@ -63,16 +56,15 @@ function statusCounts(answers: ClientResponse[]): Record<number, number> {
   return counts;
 }
 
-async function mailsTo(to: string, template: string) {
-  return await t.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, template)));
+async function mailsTo(app: SigninApp, to: string, template: string) {
+  return await app.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, template)));
 }
 
 const wrongCode = (right: string, i: number) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, "0");
 
 describe("passwords", () => {
-  test("an attacker's 5 failures block the attacker's address, not the owner at another address", async () => {
-    const owner = await registerCustomer(t);
-    const attacker = anotherSource();
+  test("an attacker's 5 failures block the attacker's address, not the owner at another address", async ({ app, customer: owner }) => {
+    const attacker = anotherSource(app);
     for (let i = 0; i < 5; i++) {
       expectStatus(await attacker.post("auth/login", { email: owner.email, password: `guess ${i}` }), 401);
     }
@@ -81,13 +73,12 @@ describe("passwords", () => {
     // ...while the owner, elsewhere, signs in as usual.
     expectStatus(await owner.client.post("auth/login", { email: owner.email, password: owner.password }), 200);
     // 15 minutes later the attacker's address may try again.
-    t.clock.advance(15 * MINUTE);
+    app.clock.advance(15 * MINUTE);
     expectStatus(await attacker.post("auth/login", { email: owner.email, password: "guess again" }), 401);
   });
 
-  test("50 wrong passwords at once from one address: 5 are checked, the rest are 429", async () => {
-    const owner = await registerCustomer(t);
-    const attacker = anotherSource();
+  test("50 wrong passwords at once from one address: 5 are checked, the rest are 429", async ({ app, customer: owner }) => {
+    const attacker = anotherSource(app);
     checked.passwords = 0;
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => attacker.post("auth/login", { email: owner.email, password: `guess ${i}` })),
@@ -97,9 +88,8 @@ describe("passwords", () => {
     expectStatus(await owner.client.post("auth/login", { email: owner.email, password: owner.password }), 200);
   });
 
-  test("100 wrong passwords at once from 25 addresses: at most 50 are checked, and the owner is emailed once", async () => {
-    const owner = await registerCustomer(t);
-    const attackers = Array.from({ length: 25 }, anotherSource);
+  test("100 wrong passwords at once from 25 addresses: at most 50 are checked, and the owner is emailed once", async ({ app, customer: owner }) => {
+    const attackers = Array.from({ length: 25 }, () => anotherSource(app));
     checked.passwords = 0;
     const answers = await Promise.all(
       Array.from(
@@ -109,39 +99,38 @@ describe("passwords", () => {
     );
     expect(checked.passwords).toBe(50);
     expect(statusCounts(answers)).toEqual({ 401: 50, 429: 50 });
-    expect(await mailsTo(owner.email, "sign-in-paused")).toHaveLength(1);
+    expect(await mailsTo(app, owner.email, "sign-in-paused")).toHaveLength(1);
   });
 
-  test("50 failures from many addresses pause the account: the owner is emailed, a known device and the emailed link still work", async () => {
-    const owner = await registerCustomer(t);
+  test("50 failures from many addresses pause the account: the owner is emailed, a known device and the emailed link still work", async ({ app, customer: owner }) => {
     // The owner's laptop has passed the second factor before.
-    const laptop = from("198.18.0.1");
+    const laptop = from(app, "198.18.0.1");
     await signIn(laptop, owner.email, owner.password);
 
     for (let source = 0; source < 10; source++) {
-      const attacker = anotherSource();
+      const attacker = anotherSource(app);
       for (let i = 0; i < 5; i++) {
         expectStatus(await attacker.post("auth/login", { email: owner.email, password: `guess ${source}-${i}` }), 401);
       }
-      t.clock.advance(MINUTE);
+      app.clock.advance(MINUTE);
     }
-    const notices = await mailsTo(owner.email, "sign-in-paused");
+    const notices = await mailsTo(app, owner.email, "sign-in-paused");
     expect(notices).toHaveLength(1);
     expect(notices[0].text).toMatch(/paused/);
 
     // From an address never seen, even the right password is refused for the hour...
-    const elsewhere = anotherSource();
+    const elsewhere = anotherSource(app);
     const refused = await elsewhere.post("auth/login", { email: owner.email, password: owner.password });
     expectStatus(refused, 429);
     expect(refused.json.error).toMatch(PAUSED);
     // ...but the owner's laptop, which passed the second factor before, signs in (and still gets a code).
     expectStatus(await laptop.post("auth/login", { email: owner.email, password: owner.password }), 200);
-    expectStatus(await laptop.post("challenge", { token: await emailedCode(t.db, owner.email) }), 200);
+    expectStatus(await laptop.post("challenge", { token: await emailedCode(app.db, owner.email) }), 200);
 
     // The link in the notice chooses a new password while the account is paused, and lifts the pause.
     const link = new URL(linkIn(notices[0].text)!);
     expect(link.pathname).toBe("/forgot");
-    const reset = await anotherSource().post("auth/forgot/reset", {
+    const reset = await anotherSource(app).post("auth/forgot/reset", {
       username: owner.email,
       token: link.searchParams.get("token"),
       password: NEW_PASSWORD,
@@ -150,40 +139,37 @@ describe("passwords", () => {
     expectStatus(await elsewhere.post("auth/login", { email: owner.email, password: NEW_PASSWORD }), 200);
   });
 
-  test("one address alone cannot pause an account: it is blocked long before 50 failures", async () => {
-    const owner = await registerCustomer(t);
-    const attacker = anotherSource();
+  test("one address alone cannot pause an account: it is blocked long before 50 failures", async ({ app, customer: owner }) => {
+    const attacker = anotherSource(app);
     // Every 15 minutes for 75 minutes, 7 tries: 5 are checked, then the address is blocked.
     for (let round = 0; round < 5; round++) {
       for (let i = 0; i < 7; i++) await attacker.post("auth/login", { email: owner.email, password: `guess ${i}` });
-      t.clock.advance(15 * MINUTE);
+      app.clock.advance(15 * MINUTE);
     }
-    expect(await mailsTo(owner.email, "sign-in-paused")).toHaveLength(0);
-    expectStatus(await anotherSource().post("auth/login", { email: owner.email, password: owner.password }), 200);
+    expect(await mailsTo(app, owner.email, "sign-in-paused")).toHaveLength(0);
+    expectStatus(await anotherSource(app).post("auth/login", { email: owner.email, password: owner.password }), 200);
   });
 });
 
 describe("second-factor codes", () => {
-  test("wrong codes block the session's address, not the owner's own sign-in elsewhere", async () => {
-    const owner = await registerCustomer(t);
+  test("wrong codes block the session's address, not the owner's own sign-in elsewhere", async ({ app, customer: owner }) => {
     // Someone who has the password, at their own address.
-    const thief = anotherSource();
+    const thief = anotherSource(app);
     expectStatus(await thief.post("auth/login", { email: owner.email, password: owner.password }), 200);
-    const code = await emailedCode(t.db, owner.email);
+    const code = await emailedCode(app.db, owner.email);
     for (let i = 0; i < 5; i++) expectStatus(await thief.post("challenge", { token: wrongCode(code, i) }), 401);
     expectStatus(await thief.post("challenge", { token: code }), 429);
 
-    const phone = anotherSource();
+    const phone = anotherSource(app);
     expectStatus(await phone.post("auth/login", { email: owner.email, password: owner.password }), 200);
-    expectStatus(await phone.post("challenge", { token: await emailedCode(t.db, owner.email) }), 200);
+    expectStatus(await phone.post("challenge", { token: await emailedCode(app.db, owner.email) }), 200);
   });
 
-  test("50 wrong codes at once from one address: 5 are looked up", async () => {
-    const owner = await registerCustomer(t);
-    const thief = anotherSource();
+  test("50 wrong codes at once from one address: 5 are looked up", async ({ app, customer: owner }) => {
+    const thief = anotherSource(app);
     expectStatus(await thief.post("auth/login", { email: owner.email, password: owner.password }), 200);
-    const code = await emailedCode(t.db, owner.email);
-    const consume = vi.spyOn(t.services.verifications, "consume");
+    const code = await emailedCode(app.db, owner.email);
+    const consume = vi.spyOn(app.services.verifications, "consume");
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => thief.post("challenge", { token: wrongCode(code, i) })),
     );
@@ -193,11 +179,10 @@ describe("second-factor codes", () => {
 });
 
 describe("reset tokens", () => {
-  test("wrong tokens from one address do not block the owner's link at another", async () => {
-    const owner = await registerCustomer(t);
+  test("wrong tokens from one address do not block the owner's link at another", async ({ app, customer: owner }) => {
     expectStatus(await owner.client.post("auth/forgot", { username: owner.email }), 200);
-    const { token } = await emailedToken(t.db, owner.email, "password-reset");
-    const attacker = anotherSource();
+    const { token } = await emailedToken(app.db, owner.email, "password-reset");
+    const attacker = anotherSource(app);
     for (let i = 0; i < 5; i++) {
       const res = await attacker.post("auth/forgot/reset", {
         username: owner.email,
@@ -217,21 +202,21 @@ describe("reset tokens", () => {
   });
 });
 
-test("a pause of an address nobody has: no email, the same answer, and it ends after an hour", async () => {
+test("a pause of an address nobody has: no email, the same answer, and it ends after an hour", async ({ app }) => {
   const nobody = "nobody-at-all-here@example.com";
   for (let source = 0; source < 10; source++) {
-    const attacker = anotherSource();
+    const attacker = anotherSource(app);
     for (let i = 0; i < 5; i++) await attacker.post("auth/login", { email: nobody, password: `guess ${i}` });
   }
-  const [{ count }] = await t.db.select({ count: sql<number>`count(*)` }).from(emails).where(
+  const [{ count }] = await app.db.select({ count: sql<number>`count(*)` }).from(emails).where(
     and(eq(emails.to, nobody), gt(emails.id, 0)),
   );
   expect(count).toBe(0);
   // It answers as a real paused account does...
-  const res = await anotherSource().post("auth/login", { email: nobody, password: "anything at all" });
+  const res = await anotherSource(app).post("auth/login", { email: nobody, password: "anything at all" });
   expectStatus(res, 429);
   expect(res.json.error).toMatch(PAUSED);
   // ...and, like any pause, ends after an hour.
-  t.clock.advance(HOUR);
-  expectStatus(await anotherSource().post("auth/login", { email: nobody, password: "anything at all" }), 401);
+  app.clock.advance(HOUR);
+  expectStatus(await anotherSource(app).post("auth/login", { email: nobody, password: "anything at all" }), 401);
 });

@@ -1,5 +1,5 @@
 import { and, eq, gt } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { emails, sessions } from "../../db/schema.ts";
 import { sha256Hex } from "../../server/auth/tokens.ts";
 import {
@@ -9,9 +9,9 @@ import {
   MINUTE,
   registerCustomer,
   signIn,
-  signinApp,
   TestClient,
 } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * Signing in: POST auth/login, the emailed code and POST challenge, the limits on failures, the
@@ -21,44 +21,38 @@ import {
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-beforeAll(async () => {
-  t = await signinApp();
-});
-
 const BAD_CREDENTIALS = { error: "Bad credentials", message: "Unauthorized" };
 
 /** A code that is not this one. */
 const otherCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
 
-async function codeEmailsTo(app: App, to: string, since: number) {
+async function codeEmailsTo(app: SigninApp, to: string, since: number) {
   const rows = await app.db.select().from(emails).where(
     and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "second-factor-code")),
   );
   return rows.length;
 }
-async function lastEmailId(app: App) {
+async function lastEmailId(app: SigninApp) {
   const rows = await app.db.select({ id: emails.id }).from(emails);
   return Math.max(0, ...rows.map((r) => r.id));
 }
 
 describe("login with the password", () => {
   let customer: Customer;
-  beforeAll(async () => {
-    customer = await registerCustomer(t);
+  test.beforeAll(async ({ app }) => {
+    customer = await registerCustomer(app);
   });
 
-  test("a wrong password is 401 with error exactly 'Bad credentials' and message 'Unauthorized'", async () => {
-    const client = new TestClient(t);
+  test("a wrong password is 401 with error exactly 'Bad credentials' and message 'Unauthorized'", async ({ app }) => {
+    const client = new TestClient(app);
     const res = await client.post("auth/login", { email: customer.email, password: "wrong password" });
     expectStatus(res, 401);
     expect(res.json).toEqual(BAD_CREDENTIALS);
     expect(client.cookie("session")).toBeUndefined();
   });
 
-  test("an unknown email gets the very same 401", async () => {
-    const res = await new TestClient(t).post("auth/login", {
+  test("an unknown email gets the very same 401", async ({ app }) => {
+    const res = await new TestClient(app).post("auth/login", {
       email: "nobody-here@example.com",
       password: customer.password,
     });
@@ -66,9 +60,9 @@ describe("login with the password", () => {
     expect(res.json).toEqual(BAD_CREDENTIALS);
   });
 
-  test("the right password answers the user and /auth; the session has not passed the second factor; a code is emailed", async () => {
-    const since = await lastEmailId(t);
-    const client = new TestClient(t);
+  test("the right password answers the user and /auth; the session has not passed the second factor; a code is emailed", async ({ app }) => {
+    const since = await lastEmailId(app);
+    const client = new TestClient(app);
     const res = await client.post("auth/login", { email: customer.email.toUpperCase(), password: customer.password });
     expectStatus(res, 200);
     expect(res.json.redirect).toBe("/auth");
@@ -82,8 +76,8 @@ describe("login with the password", () => {
     const whoami = await client.get("account/whoami");
     expectStatus(whoami, 200);
     expect(whoami.json.body.secondFactor).toBe(false);
-    expect(await codeEmailsTo(t, customer.email, since)).toBe(1);
-    expect(await emailedCode(t.db, customer.email)).toMatch(/^\d{6}$/);
+    expect(await codeEmailsTo(app, customer.email, since)).toBe(1);
+    expect(await emailedCode(app.db, customer.email)).toMatch(/^\d{6}$/);
 
     // Pages that need the second factor are not open yet.
     const auth = await client.get("/auth");
@@ -91,13 +85,13 @@ describe("login with the password", () => {
     expect(auth.headers.get("location")).toBe("/second-factor");
   });
 
-  test("the emailed code passes the challenge with a new session token; the old cookie no longer works", async () => {
-    const client = new TestClient(t);
+  test("the emailed code passes the challenge with a new session token; the old cookie no longer works", async ({ app }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
     const beforeChallenge = client.clone();
     const oldToken = client.cookie("session");
 
-    const res = await client.post("challenge", { token: await emailedCode(t.db, customer.email) });
+    const res = await client.post("challenge", { token: await emailedCode(app.db, customer.email) });
     expectStatus(res, 200);
     expect(res.json.redirect).toBe("/auth");
     expect(res.json.body.secondFactor).toBe(true);
@@ -108,10 +102,10 @@ describe("login with the password", () => {
     expectStatus(await beforeChallenge.get("account/whoami"), 401);
   });
 
-  test("a wrong code is 401 'Bad credentials' and the session stays without its second factor", async () => {
-    const client = new TestClient(t);
+  test("a wrong code is 401 'Bad credentials' and the session stays without its second factor", async ({ app }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    const code = await emailedCode(t.db, customer.email);
+    const code = await emailedCode(app.db, customer.email);
     const res = await client.post("challenge", { token: otherCode(code) });
     expectStatus(res, 401);
     expect(res.json).toEqual(BAD_CREDENTIALS);
@@ -120,18 +114,18 @@ describe("login with the password", () => {
     expectStatus(await client.post("challenge", { token: code }), 200);
   });
 
-  test("a code works once: used again, even in the same session, it is 401", async () => {
-    const client = new TestClient(t);
+  test("a code works once: used again, even in the same session, it is 401", async ({ app }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    const code = await emailedCode(t.db, customer.email);
+    const code = await emailedCode(app.db, customer.email);
     expectStatus(await client.post("challenge", { token: code }), 200);
     const again = await client.post("challenge", { token: code });
     expectStatus(again, 401);
     expect(again.json.error).toBe("Bad credentials");
   });
 
-  test("each login starts a new session token, and ends the session the browser had", async () => {
-    const client = new TestClient(t);
+  test("each login starts a new session token, and ends the session the browser had", async ({ app }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
     const first = client.clone();
     const firstToken = client.cookie("session");
@@ -142,8 +136,8 @@ describe("login with the password", () => {
     expectStatus(await client.get("account/whoami"), 200);
   });
 
-  test("logout ends the session on the server: the cookie is cleared and the old one replayed is 401", async () => {
-    const client = new TestClient(t);
+  test("logout ends the session on the server: the cookie is cleared and the old one replayed is 401", async ({ app }) => {
+    const client = new TestClient(app);
     await signIn(client, customer.email, customer.password);
     const kept = client.clone();
     const token = client.cookie("session")!;
@@ -161,18 +155,17 @@ describe("login with the password", () => {
 });
 
 describe("the emailed code expires after 10 minutes", () => {
-  test("accepted at 10 min - 1 ms, refused at 10 min + 1 ms", async () => {
-    const customer = await registerCustomer(t);
-    const quick = new TestClient(t);
+  test("accepted at 10 min - 1 ms, refused at 10 min + 1 ms", async ({ app, customer }) => {
+    const quick = new TestClient(app);
     expectStatus(await quick.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    const code = await emailedCode(t.db, customer.email);
-    t.clock.advance(10 * MINUTE - 1);
+    const code = await emailedCode(app.db, customer.email);
+    app.clock.advance(10 * MINUTE - 1);
     expectStatus(await quick.post("challenge", { token: code }), 200);
 
-    const slow = new TestClient(t);
+    const slow = new TestClient(app);
     expectStatus(await slow.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    const late = await emailedCode(t.db, customer.email);
-    t.clock.advance(10 * MINUTE + 1);
+    const late = await emailedCode(app.db, customer.email);
+    app.clock.advance(10 * MINUTE + 1);
     const res = await slow.post("challenge", { token: late });
     expectStatus(res, 401);
     expect(res.json.error).toBe("Bad credentials");
@@ -180,33 +173,31 @@ describe("the emailed code expires after 10 minutes", () => {
 });
 
 describe("limits on failures", () => {
-  test("after 5 failed logins from one address in 15 minutes, its 6th — with the right password — is 429; 15 minutes later it works", async () => {
-    const customer = await registerCustomer(t);
-    const since = await lastEmailId(t);
-    const client = new TestClient(t);
+  test("after 5 failed logins from one address in 15 minutes, its 6th — with the right password — is 429; 15 minutes later it works", async ({ app, customer }) => {
+    const since = await lastEmailId(app);
+    const client = new TestClient(app);
     for (let i = 0; i < 5; i++) {
       const res = await client.post("auth/login", { email: customer.email, password: `wrong ${i}` });
       expectStatus(res, 401);
-      t.clock.advance(3 * MINUTE);
+      app.clock.advance(3 * MINUTE);
     }
     // 12 minutes after the first failure.
     const blocked = await client.post("auth/login", { email: customer.email, password: customer.password });
     expectStatus(blocked, 429);
     expect(client.cookie("session")).toBeUndefined();
-    expect(await codeEmailsTo(t, customer.email, since)).toBe(0);
+    expect(await codeEmailsTo(app, customer.email, since)).toBe(0);
 
-    t.clock.advance(11 * MINUTE); // 14 minutes after the 5th failure
+    app.clock.advance(11 * MINUTE); // 14 minutes after the 5th failure
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 429);
 
-    t.clock.advance(1 * MINUTE); // 15 minutes after the 5th failure
+    app.clock.advance(1 * MINUTE); // 15 minutes after the 5th failure
     const res = await client.post("auth/login", { email: customer.email, password: customer.password });
     expectStatus(res, 200);
-    expect(await codeEmailsTo(t, customer.email, since)).toBe(1);
+    expect(await codeEmailsTo(app, customer.email, since)).toBe(1);
   });
 
-  test("4 failures do not block, and a success forgets them", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("4 failures do not block, and a success forgets them", async ({ app, customer }) => {
+    const client = new TestClient(app);
     for (let i = 0; i < 4; i++) {
       expectStatus(await client.post("auth/login", { email: customer.email, password: "nope nope" }), 401);
     }
@@ -217,15 +208,14 @@ describe("limits on failures", () => {
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
   });
 
-  test("after 5 wrong codes from one address its 6th — the right code — is 429; 15 minutes later a new code works", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("after 5 wrong codes from one address its 6th — the right code — is 429; 15 minutes later a new code works", async ({ app, customer }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    const code = await emailedCode(t.db, customer.email);
+    const code = await emailedCode(app.db, customer.email);
     for (let i = 0; i < 5; i++) {
       const res = await client.post("challenge", { token: otherCode(String((Number(code) + i) % 1_000_000)) });
       expectStatus(res, 401);
-      t.clock.advance(1 * MINUTE);
+      app.clock.advance(1 * MINUTE);
     }
     const blocked = await client.post("challenge", { token: code });
     expectStatus(blocked, 429);
@@ -235,74 +225,69 @@ describe("limits on failures", () => {
     const other = client.clone();
     other.clearCookies();
     expectStatus(await other.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    expectStatus(await other.post("challenge", { token: await emailedCode(t.db, customer.email) }), 429);
+    expectStatus(await other.post("challenge", { token: await emailedCode(app.db, customer.email) }), 429);
 
-    t.clock.advance(15 * MINUTE);
+    app.clock.advance(15 * MINUTE);
     expectStatus(await other.post("challenge/resend"), 200);
-    const res = await other.post("challenge", { token: await emailedCode(t.db, customer.email) });
+    const res = await other.post("challenge", { token: await emailedCode(app.db, customer.email) });
     expectStatus(res, 200);
     expect(res.json.body.secondFactor).toBe(true);
   });
 });
 
 describe("how long a session lasts", () => {
-  test("30 idle minutes end it; activity every 29 minutes keeps it", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("30 idle minutes end it; activity every 29 minutes keeps it", async ({ app, customer }) => {
+    const client = new TestClient(app);
     await signIn(client, customer.email, customer.password);
     for (let i = 0; i < 4; i++) {
-      t.clock.advance(29 * MINUTE);
+      app.clock.advance(29 * MINUTE);
       expectStatus(await client.get("account/whoami"), 200);
     }
-    t.clock.advance(30 * MINUTE);
+    app.clock.advance(30 * MINUTE);
     const res = await client.get("account/whoami");
     expectStatus(res, 401);
     // The browser is told to forget the cookie.
     expect(client.cookie("session")).toBeUndefined();
   });
 
-  test("the idle time counts from the last request: 29 min 30 s after it, the session is alive", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("the idle time counts from the last request: 29 min 30 s after it, the session is alive", async ({ app, customer }) => {
+    const client = new TestClient(app);
     await signIn(client, customer.email, customer.password);
-    t.clock.advance(40 * 1000);
+    app.clock.advance(40 * 1000);
     expectStatus(await client.get("account/whoami"), 200); // the last request
-    t.clock.advance(29 * MINUTE + 30 * 1000);
+    app.clock.advance(29 * MINUTE + 30 * 1000);
     expectStatus(await client.get("account/whoami"), 200);
   });
 
-  test("30 idle minutes less 1 ms do not end it", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("30 idle minutes less 1 ms do not end it", async ({ app, customer }) => {
+    const client = new TestClient(app);
     await signIn(client, customer.email, customer.password);
-    t.clock.advance(30 * MINUTE - 1);
+    app.clock.advance(30 * MINUTE - 1);
     expectStatus(await client.get("account/whoami"), 200);
   });
 
-  test("12 hours after login it ends, even with activity all along", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("12 hours after login it ends, even with activity all along", async ({ app, customer }) => {
+    const client = new TestClient(app);
     await signIn(client, customer.email, customer.password);
     const id = await sha256Hex(client.cookie("session")!);
     let elapsed = 0;
     while (elapsed + 25 * MINUTE < 12 * 60 * MINUTE) {
-      t.clock.advance(25 * MINUTE);
+      app.clock.advance(25 * MINUTE);
       elapsed += 25 * MINUTE;
       expectStatus(await client.get("account/whoami"), 200);
     }
-    t.clock.advance(12 * 60 * MINUTE - elapsed);
+    app.clock.advance(12 * 60 * MINUTE - elapsed);
     expectStatus(await client.get("account/whoami"), 401);
     expect(client.cookie("session")).toBeUndefined();
     // The session row is gone too.
-    const rows = await t.db.select().from(sessions).where(eq(sessions.id, id));
+    const rows = await app.db.select().from(sessions).where(eq(sessions.id, id));
     expect(rows).toHaveLength(0);
   });
 });
 
 describe("the session cookie", () => {
-  test("is HttpOnly, SameSite=Lax, Path=/, and not Secure in development", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("is HttpOnly, SameSite=Lax, Path=/, and not Secure in development", async ({ app, customer }) => {
+    const client = new TestClient(app);
     const res = await client.post("auth/login", { email: customer.email, password: customer.password });
     expectStatus(res, 200);
     const cookie = res.setCookies.find((c) => c.name === "session" && c.value);
@@ -312,13 +297,13 @@ describe("the session cookie", () => {
     expect(cookie!.attributes.path).toBe("/");
     expect("secure" in cookie!.attributes).toBe(false);
 
-    const challenge = await client.post("challenge", { token: await emailedCode(t.db, customer.email) });
+    const challenge = await client.post("challenge", { token: await emailedCode(app.db, customer.email) });
     const rotated = challenge.setCookies.find((c) => c.name === "session" && c.value);
     expect(rotated?.attributes).toMatchObject({ path: "/", samesite: "Lax", httponly: "" });
   });
 
-  test("is Secure in production", async () => {
-    const prod = await signinApp({ env: { APP_ENV: "production" } });
+  test("is Secure in production", async ({ startApp }) => {
+    const prod = await startApp({ env: { APP_ENV: "production" } });
     const customer = await registerCustomer(prod);
     const res = await new TestClient(prod).post("auth/login", { email: customer.email, password: customer.password });
     expectStatus(res, 200);

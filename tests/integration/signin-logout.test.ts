@@ -1,9 +1,8 @@
-import { expect, test } from "vitest";
-import { expectStatus, registerCustomer, signinApp } from "../helpers/client.ts";
+import { expect } from "vitest";
+import { expectStatus } from "../helpers/client.ts";
+import { test } from "../helpers/fixtures.ts";
 
-test("the layouts' Sign out form ends the session on the server and goes home", async () => {
-  const t = await signinApp();
-  const customer = await registerCustomer(t);
+test("the layouts' Sign out form ends the session on the server and goes home", async ({ customer }) => {
   expectStatus(await customer.client.get("account/whoami"), 200);
   const copy = customer.client.clone(); // the same cookie, as a stolen copy would hold it
 
@@ -14,9 +13,7 @@ test("the layouts' Sign out form ends the session on the server and goes home", 
   expectStatus(await copy.get("account/whoami"), 401);
 });
 
-test("Sign out from another site is refused and the session lives on", async () => {
-  const t = await signinApp();
-  const customer = await registerCustomer(t);
+test("Sign out from another site is refused and the session lives on", async ({ customer }) => {
   const res = await customer.client.post("/logout", undefined, { origin: "https://evil.example" });
   expect(res.status).toBe(403);
   expectStatus(await customer.client.get("account/whoami"), 200);

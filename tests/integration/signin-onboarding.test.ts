@@ -1,22 +1,20 @@
 import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { auditLog, emails, identityChecks, profiles } from "../../db/schema.ts";
 import { SANDBOX_RETRY_COMMENT } from "../../server/identity/index.ts";
 import {
-  type Admin,
   businessProfile,
   completeOnboarding,
-  createAdmin,
   type Customer,
   emailedToken,
   expectStatus,
   MINUTE,
   personalProfile,
   registerCustomer,
-  signinApp,
   TestClient,
 } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * Onboarding after registration: the profile (POST account/profile), the identity check (sandbox
@@ -26,14 +24,6 @@ import {
 
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
-
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-let admin: Admin;
-beforeAll(async () => {
-  t = await signinApp();
-  admin = await createAdmin(t);
-});
 
 async function authGoesTo(client: TestClient): Promise<string | null> {
   const res = await client.get("/auth");
@@ -47,21 +37,20 @@ async function whoami(client: TestClient) {
   return res.json.body;
 }
 
-async function accountEmails(to: string) {
-  return await t.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, "account-opened")));
+async function accountEmails(app: SigninApp, to: string) {
+  return await app.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, "account-opened")));
 }
 
 describe("where /auth sends the customer at each step", () => {
-  test("a visitor goes home", async () => {
-    expect(await authGoesTo(new TestClient(t))).toBe("/");
+  test("a visitor goes home", async ({ app }) => {
+    expect(await authGoesTo(new TestClient(app))).toBe("/");
   });
 
-  test("Personal: /verify, /register-personal, /identity, then /account once approved", async () => {
-    const customer = await registerCustomer(t, { type: "Personal", validate: false });
+  test("Personal: /verify, /register-personal, /identity, then /account once approved", async ({ app, unverified: customer }) => {
     const { client } = customer;
     expect(await authGoesTo(client)).toBe("/verify");
 
-    const { token } = await emailedToken(t.db, customer.email);
+    const { token } = await emailedToken(app.db, customer.email);
     expectStatus(await client.post("validation/validate", { token }), 200);
     expect(await authGoesTo(client)).toBe("/register-personal");
 
@@ -77,8 +66,8 @@ describe("where /auth sends the customer at each step", () => {
     expect(await authGoesTo(client)).toBe("/account");
   });
 
-  test("Business: /register-business, /identity, /processing until an administrator opens the account, then /account", async () => {
-    const customer = await registerCustomer(t, { type: "Business" });
+  test("Business: /register-business, /identity, /processing until an administrator opens the account, then /account", async ({ app, admin }) => {
+    const customer = await registerCustomer(app, { type: "Business" });
     expect(await authGoesTo(customer.client)).toBe("/register-business");
     expectStatus(await customer.client.post("account/profile", businessProfile()), 200);
     expect(await authGoesTo(customer.client)).toBe("/identity");
@@ -86,31 +75,30 @@ describe("where /auth sends the customer at each step", () => {
     expectStatus(await customer.client.get("sumsub/confirm"), 200);
     expect(await authGoesTo(customer.client)).toBe("/processing");
     const opened = await admin.client.post(`console/users/${customer.id}/open-account`, {
-      compliance: { done: true, amount: "250000", date: t.clock.today() },
+      compliance: { done: true, amount: "250000", date: app.clock.today() },
     });
     expectStatus(opened, 200);
     expect(await authGoesTo(customer.client)).toBe("/account");
   });
 
-  test("signed in with the password only: /second-factor", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("signed in with the password only: /second-factor", async ({ app, customer }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
     expect(await authGoesTo(client)).toBe("/second-factor");
   });
 
-  test("an administrator goes to the console", async () => {
+  test("an administrator goes to the console", async ({ admin }) => {
     expect(await authGoesTo(admin.client)).toBe("/console/users");
   });
 });
 
 describe("saving the profile", () => {
   let customer: Customer;
-  beforeAll(async () => {
-    customer = await registerCustomer(t, { type: "Personal" });
+  test.beforeAll(async ({ app }) => {
+    customer = await registerCustomer(app, { type: "Personal" });
   });
 
-  test("an invalid profile is 422 with error and fields, and nothing is saved", async () => {
+  test("an invalid profile is 422 with error and fields, and nothing is saved", async ({ app }) => {
     const bad = personalProfile({ address: { line1: "1 Road", city: "Nowhere", postcode: "12345", country: "XX" } });
     const res = await customer.client.post("account/profile", bad);
     expectStatus(res, 422);
@@ -127,7 +115,7 @@ describe("saving the profile", () => {
     expect(several.json.error).toBe(several.json.fields.first);
 
     expect((await whoami(customer.client)).profile).toBe(false);
-    expect(await t.db.select().from(profiles).where(eq(profiles.userId, customer.id))).toHaveLength(0);
+    expect(await app.db.select().from(profiles).where(eq(profiles.userId, customer.id))).toHaveLength(0);
   });
 
   test("a Business profile from a Personal customer is refused", async () => {
@@ -135,7 +123,7 @@ describe("saving the profile", () => {
     expect((await whoami(customer.client)).profile).toBe(false);
   });
 
-  test("a valid profile is saved: redirect /identity, whoami profile true, the name shown", async () => {
+  test("a valid profile is saved: redirect /identity, whoami profile true, the name shown", async ({ app }) => {
     const res = await customer.client.post("account/profile", personalProfile());
     expectStatus(res, 200);
     expect(res.json.redirect).toBe("/identity");
@@ -143,37 +131,34 @@ describe("saving the profile", () => {
     const me = await whoami(customer.client);
     expect(me.profile).toBe(true);
     expect(me.name).toBe("Ada Lovelace");
-    const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    const [row] = await app.db.select().from(profiles).where(eq(profiles.userId, customer.id));
     expect(row.type).toBe("Personal");
     expect((row.data as { phone: string }).phone).toBe("+447911123456");
   });
 
-  test("a customer cannot set their own compliance review", async () => {
-    const other = await registerCustomer(t, { type: "Personal" });
+  test("a customer cannot set their own compliance review", async ({ app, customer: other }) => {
     const res = await other.client.post(
       "account/profile",
-      personalProfile({ public: true, compliance: { done: true, amount: "1000000", date: t.clock.today() } }),
+      personalProfile({ public: true, compliance: { done: true, amount: "1000000", date: app.clock.today() } }),
     );
     expectStatus(res, 200);
-    const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, other.id));
+    const [row] = await app.db.select().from(profiles).where(eq(profiles.userId, other.id));
     expect(row.complianceDone).toBe(false);
     expect(row.complianceAmount).toBeNull();
     expect(JSON.stringify(row.data)).not.toContain("compliance");
   });
 
-  test("not before the email is verified, nor by a visitor", async () => {
-    const unverified = await registerCustomer(t, { validate: false });
+  test("not before the email is verified, nor by a visitor", async ({ app, unverified }) => {
     const res = await unverified.client.post("account/profile", personalProfile());
     expectStatus(res, 403);
     expect(res.json.redirect).toBe("/verify");
-    expectStatus(await new TestClient(t).post("account/profile", personalProfile()), 401);
-    expect(await t.db.select().from(profiles).where(eq(profiles.userId, unverified.id))).toHaveLength(0);
+    expectStatus(await new TestClient(app).post("account/profile", personalProfile()), 401);
+    expect(await app.db.select().from(profiles).where(eq(profiles.userId, unverified.id))).toHaveLength(0);
   });
 });
 
 describe("the identity check with the sandbox provider", () => {
-  test("confirm before any answer is 409: still in progress", async () => {
-    const customer = await registerCustomer(t);
+  test("confirm before any answer is 409: still in progress", async ({ customer }) => {
     expectStatus(await customer.client.get("sumsub/token"), 403); // no profile yet
     expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
     const started = await customer.client.get("sumsub/token");
@@ -184,8 +169,7 @@ describe("the identity check with the sandbox provider", () => {
     expect((await whoami(customer.client)).identity).toBe(false);
   });
 
-  test("RED RETRY: confirm is 422 with the provider's comment as the error; GREEN afterwards passes", async () => {
-    const customer = await registerCustomer(t);
+  test("RED RETRY: confirm is 422 with the provider's comment as the error; GREEN afterwards passes", async ({ customer }) => {
     expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
     const red = await customer.client.post("sumsub/sandbox", { answer: "RED", reject_type: "RETRY" });
     expectStatus(red, 200);
@@ -199,16 +183,14 @@ describe("the identity check with the sandbox provider", () => {
     expectStatus(await customer.client.get("sumsub/confirm"), 200);
   });
 
-  test("RED FINAL: confirm is 403", async () => {
-    const customer = await registerCustomer(t);
+  test("RED FINAL: confirm is 403", async ({ customer }) => {
     expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
     expectStatus(await customer.client.post("sumsub/sandbox", { answer: "RED", reject_type: "FINAL" }), 200);
     expectStatus(await customer.client.get("sumsub/confirm"), 403);
     expect((await whoami(customer.client)).account).toBe(false);
   });
 
-  test("GREEN: a Personal customer with no flag gets an account at once, P + 8 digits, and an email saying so", async () => {
-    const customer = await registerCustomer(t, { type: "Personal" });
+  test("GREEN: a Personal customer with no flag gets an account at once, P + 8 digits, and an email saying so", async ({ app, customer }) => {
     const res = await completeOnboarding(customer);
     expect(res.json.redirect).toBe("/auth");
     expect(res.json.body).toMatchObject({ identity: true, account: true });
@@ -217,40 +199,39 @@ describe("the identity check with the sandbox provider", () => {
     expect(me.account).toBe(true);
     expect(me.account_ref).toMatch(/^P\d{8}$/);
 
-    const sent = await accountEmails(customer.email);
+    const sent = await accountEmails(app, customer.email);
     expect(sent).toHaveLength(1);
     expect(sent[0].text).toContain(me.account_ref);
 
     // Confirming again opens nothing new and sends nothing new.
     expectStatus(await customer.client.get("sumsub/confirm"), 200);
     expect((await whoami(customer.client)).account_ref).toBe(me.account_ref);
-    expect(await accountEmails(customer.email)).toHaveLength(1);
+    expect(await accountEmails(app, customer.email)).toHaveLength(1);
 
     // Once the account is open, the profile is no longer the customer's to change.
     expectStatus(await customer.client.post("account/profile", personalProfile({ first: "Augusta" })), 409);
   });
 
-  test.each([
+  test.for<[string, Record<string, unknown>]>([
     ["politically exposed (public: true)", { public: true }],
     ["refused before (denial: true)", { denial: true }],
     ["acting for someone else (agency: true)", { agency: true, agency_of: "Lord Byron" }],
   ])(
     "a Personal customer %s is approved but waits for a review: no account, /auth goes to /processing",
-    async (_what, flags) => {
-      const customer = await registerCustomer(t, { type: "Personal" });
+    async ([_what, flags], { app, customer }) => {
       const res = await completeOnboarding(customer, { profile: personalProfile(flags) });
       expect(res.json.body).toMatchObject({ identity: true, account: false, account_ref: null });
       expect((await whoami(customer.client)).account).toBe(false);
       expect(await authGoesTo(customer.client)).toBe("/processing");
-      expect(await accountEmails(customer.email)).toHaveLength(0);
+      expect(await accountEmails(app, customer.email)).toHaveLength(0);
     },
   );
 });
 
 describe("a Business account, opened by an administrator", () => {
   let customer: Customer;
-  beforeAll(async () => {
-    customer = await registerCustomer(t, { type: "Business" });
+  test.beforeAll(async ({ app }) => {
+    customer = await registerCustomer(app, { type: "Business" });
     const res = await completeOnboarding(customer);
     expect(res.json.body).toMatchObject({ identity: true, account: false });
   });
@@ -260,25 +241,25 @@ describe("a Business account, opened by an administrator", () => {
     expect(await authGoesTo(customer.client)).toBe("/processing");
   });
 
-  test("a customer calling the console is answered 404 and opens nothing", async () => {
+  test("a customer calling the console is answered 404 and opens nothing", async ({ app }) => {
     const res = await customer.client.post(`console/users/${customer.id}/open-account`, {
-      compliance: { done: true, amount: "1000", date: t.clock.today() },
+      compliance: { done: true, amount: "1000", date: app.clock.today() },
     });
     expectStatus(res, 404);
     expectStatus(await customer.client.get("console/users"), 404);
     expect((await whoami(customer.client)).account).toBe(false);
   });
 
-  test("compliance done without an amount: 422 'Amount is required when setting compliance.'", async () => {
+  test("compliance done without an amount: 422 'Amount is required when setting compliance.'", async ({ app, admin }) => {
     const res = await admin.client.post(`console/users/${customer.id}/open-account`, {
-      compliance: { done: true, date: t.clock.today() },
+      compliance: { done: true, date: app.clock.today() },
     });
     expectStatus(res, 422);
     expect(res.json.error).toBe("Amount is required when setting compliance.");
     expect((await whoami(customer.client)).account).toBe(false);
   });
 
-  test("compliance done without a date: 422 'Date is required when when setting compliance.'", async () => {
+  test("compliance done without a date: 422 'Date is required when when setting compliance.'", async ({ admin }) => {
     const res = await admin.client.post(`console/users/${customer.id}/open-account`, {
       compliance: { done: true, amount: "250000" },
     });
@@ -287,15 +268,15 @@ describe("a Business account, opened by an administrator", () => {
     expect((await whoami(customer.client)).account).toBe(false);
   });
 
-  test("compliance not done: no account", async () => {
+  test("compliance not done: no account", async ({ admin }) => {
     const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: false } });
     expectStatus(res, 422);
     expect((await whoami(customer.client)).account).toBe(false);
   });
 
-  test("with amount and date the account opens (B + 8 digits), and the audit log has account.open", async () => {
+  test("with amount and date the account opens (B + 8 digits), and the audit log has account.open", async ({ app, admin }) => {
     const res = await admin.client.post(`console/users/${customer.id}/open-account`, {
-      compliance: { done: true, amount: "250,000", date: t.clock.today() },
+      compliance: { done: true, amount: "250,000", date: app.clock.today() },
     });
     expectStatus(res, 200);
     expect(res.json.body).toMatchObject({ id: customer.id, account: true });
@@ -305,10 +286,10 @@ describe("a Business account, opened by an administrator", () => {
     expect(me.account).toBe(true);
     expect(me.account_ref).toBe(res.json.body.account_ref);
 
-    const [row] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
-    expect(row).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: t.clock.today() });
+    const [row] = await app.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    expect(row).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: app.clock.today() });
 
-    const entries = await t.db.select().from(auditLog).where(
+    const entries = await app.db.select().from(auditLog).where(
       and(eq(auditLog.action, "account.open"), eq(auditLog.onBehalfOfId, customer.id)),
     );
     expect(entries).toHaveLength(1);
@@ -317,24 +298,28 @@ describe("a Business account, opened by an administrator", () => {
     const console = await admin.client.get(`console/audit?customer=${customer.id}`);
     expectStatus(console, 200);
     expect(console.json.body.map((e: { action: string }) => e.action)).toContain("account.open");
-    expect(await accountEmails(customer.email)).toHaveLength(1);
+    expect(await accountEmails(app, customer.email)).toHaveLength(1);
   });
 
-  test("a refused open-account call (compliance not done) leaves the compliance record of the open account as it was", async () => {
-    const [before] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+  test("a refused open-account call (compliance not done) leaves the compliance record of the open account as it was", async ({ app, admin }) => {
+    const [before] = await app.db.select().from(profiles).where(eq(profiles.userId, customer.id));
     expect(before.complianceDone).toBe(true);
     const res = await admin.client.post(`console/users/${customer.id}/open-account`, { compliance: { done: false } });
     // Refused because the account is already open, before anything is written.
     expectStatus(res, 409);
-    const [after] = await t.db.select().from(profiles).where(eq(profiles.userId, customer.id));
-    expect(after).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: t.clock.today() });
+    const [after] = await app.db.select().from(profiles).where(eq(profiles.userId, customer.id));
+    expect(after).toMatchObject({
+      complianceDone: true,
+      complianceAmount: "250000",
+      complianceDate: app.clock.today(),
+    });
   });
 
-  test("an administrator cannot open an account for a customer without an approved identity", async () => {
-    const early = await registerCustomer(t, { type: "Business" });
+  test("an administrator cannot open an account for a customer without an approved identity", async ({ app, admin }) => {
+    const early = await registerCustomer(app, { type: "Business" });
     expectStatus(await early.client.post("account/profile", businessProfile()), 200);
     const res = await admin.client.post(`console/users/${early.id}/open-account`, {
-      compliance: { done: true, amount: "1000", date: t.clock.today() },
+      compliance: { done: true, amount: "1000", date: app.clock.today() },
     });
     expectStatus(res, 409);
     expect((await whoami(early.client)).account).toBe(false);
@@ -368,95 +353,108 @@ function signed(body: string, alg = "HMAC_SHA256_HEX", hash = "sha256", secret =
   };
 }
 
-describe("Sumsub's webhook", () => {
-  let app: App;
-  let sumsub: TestClient;
-  beforeAll(async () => {
-    app = await signinApp({ env: { ...SUMSUB_ENV, SUMSUB_WEBHOOK_SECRET: WEBHOOK_SECRET } });
-    // Sumsub's servers: no browser Origin, no cookies.
-    sumsub = new TestClient(app, { origin: null });
-  });
+/**
+ * `webhookApp`: a portal of the file's own that talks to Sumsub and knows the webhook's secret;
+ * `webhookCustomer`: a customer there; `sumsub`: Sumsub's servers (no browser Origin, no cookies).
+ */
+const webhookTest = test
+  .extend(
+    "webhookApp",
+    { scope: "file" },
+    ({ startApp }) => startApp({ env: { ...SUMSUB_ENV, SUMSUB_WEBHOOK_SECRET: WEBHOOK_SECRET } }),
+  )
+  .extend("webhookCustomer", ({ webhookApp }) => registerCustomer(webhookApp))
+  .extend("sumsub", ({ webhookApp }) => new TestClient(webhookApp, { origin: null }));
 
-  async function checkOf(userId: number) {
+describe("Sumsub's webhook", () => {
+  async function checkOf(app: SigninApp, userId: number) {
     const [row] = await app.db.select().from(identityChecks).where(eq(identityChecks.userId, userId));
     return row;
   }
 
-  test("a correctly signed applicantReviewed event is 200 and updates the check", async () => {
-    const customer = await registerCustomer(app);
-    const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:00:00.000", { reviewAnswer: "GREEN" }));
-    const res = await sumsub.post("sumsub/webhook", body, signed(body));
-    expectStatus(res, 200);
-    expect(res.json.body.ok).toBe(true);
-    expect(await checkOf(customer.id)).toMatchObject({ provider: "sumsub", status: "approved" });
-    expect((await whoami(customer.client)).identity).toBe(true);
-  });
-
-  test("a tampered body is 401 and changes nothing", async () => {
-    const customer = await registerCustomer(app);
-    const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:05:00.000", {
-      reviewAnswer: "RED",
-      reviewRejectType: "FINAL",
-      moderationComment: "Refused.",
-    }));
-    const headers = signed(body);
-    const tampered = body.replace('"RED"', '"GREEN"');
-    expect(tampered).not.toBe(body);
-    const res = await sumsub.post("sumsub/webhook", tampered, headers);
-    expectStatus(res, 401);
-    expect(await checkOf(customer.id)).toBeUndefined();
-    expect((await whoami(customer.client)).identity).toBe(false);
-  });
-
-  test("a digest labelled with the wrong algorithm is 401", async () => {
-    const customer = await registerCustomer(app);
-    const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:10:00.000", { reviewAnswer: "GREEN" }));
-    const sha256 = signed(body);
-    for (const alg of ["HMAC_SHA1_HEX", "HMAC_SHA512_HEX", "SHA256", "hmac_sha256_hex"]) {
-      const res = await sumsub.post("sumsub/webhook", body, { ...sha256, "x-payload-digest-alg": alg });
-      expectStatus(res, 401);
-    }
-    const noAlg = await sumsub.post("sumsub/webhook", body, { "x-payload-digest": sha256["x-payload-digest"] });
-    expectStatus(noAlg, 401);
-    const otherSecret = await sumsub.post(
-      "sumsub/webhook",
-      body,
-      signed(body, "HMAC_SHA256_HEX", "sha256", "not-the-secret"),
-    );
-    expectStatus(otherSecret, 401);
-    expect(await checkOf(customer.id)).toBeUndefined();
-  });
-
-  test("the same event delivered again is 200 and changes nothing", async () => {
-    const customer = await registerCustomer(app);
-    // Both reviews happened in our past: an event from our future is refused (decision 023).
-    app.clock.set(Math.max(app.clock.now(), Date.UTC(2026, 2, 2, 9, 20)));
-    const retry = JSON.stringify(reviewed(customer.id, "2026-03-02 09:15:00.000", {
-      reviewAnswer: "RED",
-      reviewRejectType: "RETRY",
-      moderationComment: "Please upload the back of your ID card.",
-    }));
-    const green = JSON.stringify(reviewed(customer.id, "2026-03-02 09:20:00.000", { reviewAnswer: "GREEN" }));
-    expectStatus(await sumsub.post("sumsub/webhook", retry, signed(retry)), 200);
-    expect(await checkOf(customer.id)).toMatchObject({ status: "retry" });
-    expectStatus(await sumsub.post("sumsub/webhook", green, signed(green)), 200);
-    const approved = await checkOf(customer.id);
-    expect(approved).toMatchObject({ status: "approved" });
-
-    app.clock.advance(5 * MINUTE);
-    for (const body of [green, retry]) {
-      const res = await sumsub.post("sumsub/webhook", body, signed(body, "HMAC_SHA512_HEX", "sha512"));
+  webhookTest(
+    "a correctly signed applicantReviewed event is 200 and updates the check",
+    async ({ webhookApp: app, webhookCustomer: customer, sumsub }) => {
+      const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:00:00.000", { reviewAnswer: "GREEN" }));
+      const res = await sumsub.post("sumsub/webhook", body, signed(body));
       expectStatus(res, 200);
-      expect(res.json.body).toEqual({ ok: true, outcome: "duplicate" });
-    }
-    expect(await checkOf(customer.id)).toEqual(approved);
-  });
+      expect(res.json.body.ok).toBe(true);
+      expect(await checkOf(app, customer.id)).toMatchObject({ provider: "sumsub", status: "approved" });
+      expect((await whoami(customer.client)).identity).toBe(true);
+    },
+  );
 
-  test("without SUMSUB_WEBHOOK_SECRET the webhook does not exist: 404", async () => {
-    const noSecret = await signinApp({ env: SUMSUB_ENV });
+  webhookTest(
+    "a tampered body is 401 and changes nothing",
+    async ({ webhookApp: app, webhookCustomer: customer, sumsub }) => {
+      const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:05:00.000", {
+        reviewAnswer: "RED",
+        reviewRejectType: "FINAL",
+        moderationComment: "Refused.",
+      }));
+      const headers = signed(body);
+      const tampered = body.replace('"RED"', '"GREEN"');
+      expect(tampered).not.toBe(body);
+      const res = await sumsub.post("sumsub/webhook", tampered, headers);
+      expectStatus(res, 401);
+      expect(await checkOf(app, customer.id)).toBeUndefined();
+      expect((await whoami(customer.client)).identity).toBe(false);
+    },
+  );
+
+  webhookTest(
+    "a digest labelled with the wrong algorithm is 401",
+    async ({ webhookApp: app, webhookCustomer: customer, sumsub }) => {
+      const body = JSON.stringify(reviewed(customer.id, "2026-03-02 09:10:00.000", { reviewAnswer: "GREEN" }));
+      const sha256 = signed(body);
+      for (const alg of ["HMAC_SHA1_HEX", "HMAC_SHA512_HEX", "SHA256", "hmac_sha256_hex"]) {
+        const res = await sumsub.post("sumsub/webhook", body, { ...sha256, "x-payload-digest-alg": alg });
+        expectStatus(res, 401);
+      }
+      const noAlg = await sumsub.post("sumsub/webhook", body, { "x-payload-digest": sha256["x-payload-digest"] });
+      expectStatus(noAlg, 401);
+      const otherSecret = await sumsub.post(
+        "sumsub/webhook",
+        body,
+        signed(body, "HMAC_SHA256_HEX", "sha256", "not-the-secret"),
+      );
+      expectStatus(otherSecret, 401);
+      expect(await checkOf(app, customer.id)).toBeUndefined();
+    },
+  );
+
+  webhookTest(
+    "the same event delivered again is 200 and changes nothing",
+    async ({ webhookApp: app, webhookCustomer: customer, sumsub }) => {
+      // Both reviews happened in our past: an event from our future is refused (decision 023).
+      app.clock.set(Math.max(app.clock.now(), Date.UTC(2026, 2, 2, 9, 20)));
+      const retry = JSON.stringify(reviewed(customer.id, "2026-03-02 09:15:00.000", {
+        reviewAnswer: "RED",
+        reviewRejectType: "RETRY",
+        moderationComment: "Please upload the back of your ID card.",
+      }));
+      const green = JSON.stringify(reviewed(customer.id, "2026-03-02 09:20:00.000", { reviewAnswer: "GREEN" }));
+      expectStatus(await sumsub.post("sumsub/webhook", retry, signed(retry)), 200);
+      expect(await checkOf(app, customer.id)).toMatchObject({ status: "retry" });
+      expectStatus(await sumsub.post("sumsub/webhook", green, signed(green)), 200);
+      const approved = await checkOf(app, customer.id);
+      expect(approved).toMatchObject({ status: "approved" });
+
+      app.clock.advance(5 * MINUTE);
+      for (const body of [green, retry]) {
+        const res = await sumsub.post("sumsub/webhook", body, signed(body, "HMAC_SHA512_HEX", "sha512"));
+        expectStatus(res, 200);
+        expect(res.json.body).toEqual({ ok: true, outcome: "duplicate" });
+      }
+      expect(await checkOf(app, customer.id)).toEqual(approved);
+    },
+  );
+
+  test("without SUMSUB_WEBHOOK_SECRET the webhook does not exist: 404", async ({ app, startApp }) => {
+    const noSecret = await startApp({ env: SUMSUB_ENV });
     const body = JSON.stringify(reviewed(1, "2026-03-02 09:00:00.000", { reviewAnswer: "GREEN" }));
     expectStatus(await new TestClient(noSecret, { origin: null }).post("sumsub/webhook", body, signed(body)), 404);
     // Nor with the sandbox provider.
-    expectStatus(await new TestClient(t, { origin: null }).post("sumsub/webhook", body, signed(body)), 404);
+    expectStatus(await new TestClient(app, { origin: null }).post("sumsub/webhook", body, signed(body)), 404);
   });
 });

@@ -1,14 +1,7 @@
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import type { Purpose } from "../../server/auth/verification.ts";
-import {
-  type ClientResponse,
-  emailedCode,
-  emailedToken,
-  expectStatus,
-  registerCustomer,
-  signinApp,
-  TestClient,
-} from "../helpers/client.ts";
+import { type ClientResponse, emailedCode, emailedToken, expectStatus, TestClient } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * The limits on failed sign-in attempts hold when the attempts come all at once: 50 wrong passwords,
@@ -32,12 +25,6 @@ vi.mock("../../server/auth/password.ts", async (importOriginal) => {
   };
 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-beforeAll(async () => {
-  t = await signinApp();
-});
-
 const AT_ONCE = 50;
 /** Exactly the limit is checked: never more, and the limit does not refuse before it is reached. */
 const LIMIT = 5;
@@ -54,8 +41,8 @@ function statusCounts(answers: ClientResponse[]): Record<number, number> {
 }
 
 /** Counts the secrets of one purpose that the verification engine looks up from now on. */
-function countChecks(purpose: Purpose): () => number {
-  const consume = vi.spyOn(t.services.verifications, "consume");
+function countChecks(app: SigninApp, purpose: Purpose): () => number {
+  const consume = vi.spyOn(app.services.verifications, "consume");
   return () => consume.mock.calls.filter(([p]) => p === purpose).length;
 }
 
@@ -63,9 +50,8 @@ function countChecks(purpose: Purpose): () => number {
 const wrongCode = (right: string, i: number) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, "0");
 
 describe("50 attempts at once", () => {
-  test("wrong passwords from one address: 5 are checked, the rest are 429, and its right password is refused too", async () => {
-    const customer = await registerCustomer(t);
-    const attacker = new TestClient(t);
+  test("wrong passwords from one address: 5 are checked, the rest are 429, and its right password is refused too", async ({ app, customer }) => {
+    const attacker = new TestClient(app);
     checked.passwords = 0;
     const answers = await atOnce((i) =>
       attacker.post("auth/login", { email: customer.email, password: `wrong password ${i}` })
@@ -75,12 +61,11 @@ describe("50 attempts at once", () => {
     expectStatus(await attacker.post("auth/login", { email: customer.email, password: customer.password }), 429);
   });
 
-  test("wrong second-factor codes: 5 are checked, and the right code is then refused", async () => {
-    const customer = await registerCustomer(t);
-    const client = new TestClient(t);
+  test("wrong second-factor codes: 5 are checked, and the right code is then refused", async ({ app, customer }) => {
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    const code = await emailedCode(t.db, customer.email);
-    const checks = countChecks("second-factor");
+    const code = await emailedCode(app.db, customer.email);
+    const checks = countChecks(app, "second-factor");
     const answers = await atOnce((i) => client.post("challenge", { token: wrongCode(code, i) }));
     expect(checks()).toBe(LIMIT);
     expect(statusCounts(answers)).toEqual({ 401: checks(), 429: AT_ONCE - checks() });
@@ -88,22 +73,20 @@ describe("50 attempts at once", () => {
     expect((await client.get("account/whoami")).json.body.secondFactor).toBe(false);
   });
 
-  test("wrong email-validation tokens: 5 are checked, and the right token is then refused", async () => {
-    const customer = await registerCustomer(t, { validate: false });
-    const { token } = await emailedToken(t.db, customer.email, "email-validation");
-    const checks = countChecks("email-validation");
+  test("wrong email-validation tokens: 5 are checked, and the right token is then refused", async ({ app, unverified: customer }) => {
+    const { token } = await emailedToken(app.db, customer.email, "email-validation");
+    const checks = countChecks(app, "email-validation");
     const answers = await atOnce((i) => customer.client.post("validation/validate", { token: `${token}x${i}` }));
     expect(checks()).toBe(LIMIT);
     expect(statusCounts(answers)).toEqual({ 401: checks(), 429: AT_ONCE - checks() });
     expectStatus(await customer.client.post("validation/validate", { token }), 429);
   });
 
-  test("wrong password-reset tokens from one address: 5 are checked, and its right token is then refused", async () => {
-    const customer = await registerCustomer(t);
-    expectStatus(await new TestClient(t).post("auth/forgot", { username: customer.email }), 200);
-    const { token } = await emailedToken(t.db, customer.email, "password-reset");
-    const checks = countChecks("password-reset");
-    const guesser = new TestClient(t);
+  test("wrong password-reset tokens from one address: 5 are checked, and its right token is then refused", async ({ app, customer }) => {
+    expectStatus(await new TestClient(app).post("auth/forgot", { username: customer.email }), 200);
+    const { token } = await emailedToken(app.db, customer.email, "password-reset");
+    const checks = countChecks(app, "password-reset");
+    const guesser = new TestClient(app);
     const reset = (secret: string) =>
       guesser.post("auth/forgot/reset", {
         username: customer.email,

@@ -1,5 +1,5 @@
 import { eq, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { attributions, emails, users } from "../../db/schema.ts";
 import {
   emailedToken,
@@ -7,10 +7,10 @@ import {
   HOUR,
   PASSWORD,
   registerCustomer,
-  signinApp,
   TestClient,
   uniqueEmail,
 } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * Registration and email validation, through the calls a browser makes: POST auth/register,
@@ -20,20 +20,14 @@ import {
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-beforeAll(async () => {
-  t = await signinApp();
-});
-
 /** The user a registration created, from the address it answers. */
-async function userIdOf(res: { json: { body: { email: string } } }) {
-  const [row] = await t.db.select({ id: users.id }).from(users).where(eq(users.username, res.json.body.email));
+async function userIdOf(app: SigninApp, res: { json: { body: { email: string } } }) {
+  const [row] = await app.db.select({ id: users.id }).from(users).where(eq(users.username, res.json.body.email));
   return row.id;
 }
 
-async function userCount(username: string) {
-  const rows = await t.db.select({ id: users.id }).from(users).where(eq(users.username, username));
+async function userCount(app: SigninApp, username: string) {
+  const rows = await app.db.select({ id: users.id }).from(users).where(eq(users.username, username));
   return rows.length;
 }
 
@@ -41,19 +35,19 @@ describe("registering", () => {
   const email = `Mixed.Case-${crypto.randomUUID().slice(0, 6)}@Example.COM`;
   let client: TestClient;
 
-  test("answers the address and sends them to /verify; nobody is signed in until the link is opened", async () => {
-    client = new TestClient(t);
+  test("answers the address and sends them to /verify; nobody is signed in until the link is opened", async ({ app }) => {
+    client = new TestClient(app);
     const res = await client.post("auth/register", { email, password: PASSWORD, type: "Personal" });
     expectStatus(res, 200);
     expect(res.json).toEqual({ body: { email: email.toLowerCase() }, redirect: "/verify" });
     expect(client.cookie("session")).toBeUndefined();
     expectStatus(await client.get("account/whoami"), 401);
 
-    const [row] = await t.db.select().from(users).where(eq(users.username, email.toLowerCase()));
+    const [row] = await app.db.select().from(users).where(eq(users.username, email.toLowerCase()));
     expect(row).toMatchObject({ type: "Personal", level: "User", validated: false });
 
     // The link, opened in this browser, signs the new user in past the second factor.
-    const { token } = await emailedToken(t.db, email.toLowerCase(), "email-validation");
+    const { token } = await emailedToken(app.db, email.toLowerCase(), "email-validation");
     const validated = await client.post("validation/validate", { token });
     expectStatus(validated, 200);
     expect(validated.json.body).toMatchObject({ id: row.id, validated: true, secondFactor: true });
@@ -61,34 +55,36 @@ describe("registering", () => {
     expect(client.cookie("registration")).toBeUndefined();
   });
 
-  test("the username is stored lower-cased", async () => {
-    const [row] = await t.db.select().from(users).where(sql`lower(${users.username}) = ${email.toLowerCase()}`);
+  test("the username is stored lower-cased", async ({ app }) => {
+    const [row] = await app.db.select().from(users).where(sql`lower(${users.username}) = ${email.toLowerCase()}`);
     expect(row.username).toBe(email.toLowerCase());
     expect(row.passwordHash).not.toContain(PASSWORD);
   });
 
-  test("the same email again, in any case, answers as a new one would, creates nobody and signs nobody in", async () => {
+  test("the same email again, in any case, answers as a new one would, creates nobody and signs nobody in", async ({ app }) => {
     for (const again of [email, email.toLowerCase(), email.toUpperCase(), `  ${email}  `]) {
-      const intruder = new TestClient(t);
+      const intruder = new TestClient(app);
       const res = await intruder.post("auth/register", { email: again, password: PASSWORD, type: "Business" });
       expectStatus(res, 200);
       expect(res.json).toEqual({ body: { email: email.toLowerCase() }, redirect: "/verify" });
       expectStatus(await intruder.get("account/whoami"), 401);
     }
-    expect(await userCount(email.toLowerCase())).toBe(1);
+    expect(await userCount(app, email.toLowerCase())).toBe(1);
   });
 
-  test("two registrations of one address at the same moment create one user, and answer alike", async () => {
+  test("two registrations of one address at the same moment create one user, and answer alike", async ({ app }) => {
     const same = uniqueEmail("double-click");
     const answers = await Promise.all(
-      [1, 2].map(() => new TestClient(t).post("auth/register", { email: same, password: PASSWORD, type: "Personal" })),
+      [1, 2].map(() =>
+        new TestClient(app).post("auth/register", { email: same, password: PASSWORD, type: "Personal" })
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     expect(answers[0].text).toBe(answers[1].text);
-    expect(await userCount(same)).toBe(1);
+    expect(await userCount(app, same)).toBe(1);
   });
 
-  test.each([
+  test.for<[string, Record<string, unknown>, string]>([
     ["a bad email", { email: "not-an-email" }, "email"],
     ["an email without a domain", { email: "someone@" }, "email"],
     ["a 7-character password", { password: "1234567" }, "password"],
@@ -96,21 +92,21 @@ describe("registering", () => {
     ["no password", { password: undefined }, "password"],
     ["an unknown type", { type: "Corporate" }, "type"],
     ["no type", { type: undefined }, "type"],
-  ])("%s is refused with 422 naming the field, and nobody is created", async (_what, change, field) => {
+  ])("%s is refused with 422 naming the field, and nobody is created", async ([_what, change, field], { app }) => {
     const address = uniqueEmail("invalid");
     const body = { email: address, password: PASSWORD, type: "Personal", ...change };
-    const client = new TestClient(t);
+    const client = new TestClient(app);
     const res = await client.post("auth/register", body);
     expectStatus(res, 422);
     expect(Object.keys(res.json.fields)).toContain(field);
     expect(res.json.error).toBe(res.json.fields[field]);
     expect(client.cookie("session")).toBeUndefined();
-    expect(await userCount(address)).toBe(0);
+    expect(await userCount(app, address)).toBe(0);
   });
 
-  test("passwords of exactly 8 and 128 characters are accepted", async () => {
+  test("passwords of exactly 8 and 128 characters are accepted", async ({ app }) => {
     for (const password of ["12345678", "p".repeat(128)]) {
-      const res = await new TestClient(t).post("auth/register", {
+      const res = await new TestClient(app).post("auth/register", {
         email: uniqueEmail("edge"),
         password,
         type: "Personal",
@@ -119,8 +115,8 @@ describe("registering", () => {
     }
   });
 
-  test("utm_* parameters and the referrer are kept in the attributions table", async () => {
-    const res = await new TestClient(t).post("auth/register", {
+  test("utm_* parameters and the referrer are kept in the attributions table", async ({ app }) => {
+    const res = await new TestClient(app).post("auth/register", {
       email: uniqueEmail("utm"),
       password: PASSWORD,
       type: "Business",
@@ -135,7 +131,7 @@ describe("registering", () => {
       },
     });
     expectStatus(res, 200);
-    const [row] = await t.db.select().from(attributions).where(eq(attributions.userId, await userIdOf(res)));
+    const [row] = await app.db.select().from(attributions).where(eq(attributions.userId, await userIdOf(app, res)));
     expect(row).toMatchObject({
       utmSource: "newsletter",
       utmMedium: "email",
@@ -147,10 +143,10 @@ describe("registering", () => {
     });
   });
 
-  test("a visitor who came straight to us has no referrer recorded, not our own registration page", async () => {
+  test("a visitor who came straight to us has no referrer recorded, not our own registration page", async ({ app }) => {
     // The /register page keeps only a referrer from another site; the browser's call to
     // auth/register carries our own page as its Referer, which is not where the visitor came from.
-    const res = await new TestClient(t).post(
+    const res = await new TestClient(app).post(
       "auth/register",
       {
         email: uniqueEmail("direct"),
@@ -161,28 +157,27 @@ describe("registering", () => {
       { referer: "http://localhost/register" },
     );
     expectStatus(res, 200);
-    const [row] = await t.db.select().from(attributions).where(eq(attributions.userId, await userIdOf(res)));
+    const [row] = await app.db.select().from(attributions).where(eq(attributions.userId, await userIdOf(app, res)));
     expect(row.landingPath).toBe("/register");
     expect(row.referrer).toBeNull();
   });
 });
 
 describe("validating the email address", () => {
-  test("the validation email's text part links to http://localhost/verify?token=...", async () => {
-    const { email } = await registerCustomer(t, { validate: false });
-    const { link, token } = await emailedToken(t.db, email, "email-validation");
+  test("the validation email's text part links to http://localhost/verify?token=...", async ({ app, unverified: { email } }) => {
+    const { link, token } = await emailedToken(app.db, email, "email-validation");
     expect(link).toMatch(/^http:\/\/localhost\/verify\?token=[A-Za-z0-9_-]{40,}$/);
     expect(token.length).toBeGreaterThanOrEqual(40);
   });
 
-  test("the link's token validates the account: the answer has the type and the profile screen", async () => {
-    const personal = await registerCustomer(t, { type: "Personal", validate: false });
-    const business = await registerCustomer(t, { type: "Business", validate: false });
+  test("the link's token validates the account: the answer has the type and the profile screen", async ({ app }) => {
+    const personal = await registerCustomer(app, { type: "Personal", validate: false });
+    const business = await registerCustomer(app, { type: "Business", validate: false });
 
     for (const [who, screen] of [[personal, "/register-personal"], [business, "/register-business"]] as const) {
-      const { token } = await emailedToken(t.db, who.email, "email-validation");
+      const { token } = await emailedToken(app.db, who.email, "email-validation");
       // Opened where nobody is signed in (the link may be opened on a phone).
-      const res = await new TestClient(t).post("validation/validate", { token });
+      const res = await new TestClient(app).post("validation/validate", { token });
       expectStatus(res, 200);
       expect(res.json.redirect).toBe(screen);
       expect(res.json.body).toMatchObject({ id: who.id, type: who.type, validated: true });
@@ -192,10 +187,9 @@ describe("validating the email address", () => {
     }
   });
 
-  test("validating in the browser that registered passes its second factor with a new session token", async () => {
-    const customer = await registerCustomer(t, { validate: false });
+  test("validating in the browser that registered passes its second factor with a new session token", async ({ app, unverified: customer }) => {
     const before = customer.client.cookie("session");
-    const { token } = await emailedToken(t.db, customer.email);
+    const { token } = await emailedToken(app.db, customer.email);
     const res = await customer.client.post("validation/validate", { token });
     expectStatus(res, 200);
     expect(res.json.body.secondFactor).toBe(true);
@@ -205,52 +199,49 @@ describe("validating the email address", () => {
     expectStatus(await old.get("account/whoami"), 401);
   });
 
-  test("the same token twice: the second time is 401 'Bad credentials'", async () => {
-    const { email } = await registerCustomer(t, { validate: false });
-    const { token } = await emailedToken(t.db, email);
-    const browser = new TestClient(t);
+  test("the same token twice: the second time is 401 'Bad credentials'", async ({ app, unverified: { email } }) => {
+    const { token } = await emailedToken(app.db, email);
+    const browser = new TestClient(app);
     expectStatus(await browser.post("validation/validate", { token }), 200);
     const again = await browser.post("validation/validate", { token });
     expectStatus(again, 401);
     expect(again.json).toEqual({ error: "Bad credentials", message: "Unauthorized" });
   });
 
-  test("a wrong token is 401 'Bad credentials' and validates nobody", async () => {
-    const customer = await registerCustomer(t, { validate: false });
-    const { token } = await emailedToken(t.db, customer.email);
+  test("a wrong token is 401 'Bad credentials' and validates nobody", async ({ app, unverified: customer }) => {
+    const { token } = await emailedToken(app.db, customer.email);
     const wrong = token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA");
-    const res = await new TestClient(t).post("validation/validate", { token: wrong });
+    const res = await new TestClient(app).post("validation/validate", { token: wrong });
     expectStatus(res, 401);
     expect(res.json.error).toBe("Bad credentials");
     expect((await customer.client.get("account/whoami")).json.body.validated).toBe(false);
   });
 
-  test("validation/resend emails a new token; the old one stops working", async () => {
-    const customer = await registerCustomer(t, { validate: false });
-    const { token: first } = await emailedToken(t.db, customer.email);
+  test("validation/resend emails a new token; the old one stops working", async ({ app, unverified: customer }) => {
+    const { token: first } = await emailedToken(app.db, customer.email);
     const resent = await customer.client.post("validation/resend");
     expectStatus(resent, 200);
     expect(resent.json.body).toEqual({ sent: true });
-    const { token: second } = await emailedToken(t.db, customer.email, "email-validation");
+    const { token: second } = await emailedToken(app.db, customer.email, "email-validation");
     expect(second).not.toBe(first);
 
-    const browser = new TestClient(t);
+    const browser = new TestClient(app);
     const old = await browser.post("validation/validate", { token: first });
     expectStatus(old, 401);
     expect(old.json.error).toBe("Bad credentials");
     expectStatus(await browser.post("validation/validate", { token: second }), 200);
   });
 
-  test("validation/resend for a visitor is refused and sends nothing", async () => {
-    const before = (await t.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n;
-    expectStatus(await new TestClient(t).post("validation/resend"), 401);
-    expect((await t.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n).toBe(before);
+  test("validation/resend for a visitor is refused and sends nothing", async ({ app }) => {
+    const before = (await app.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n;
+    expectStatus(await new TestClient(app).post("validation/resend"), 401);
+    expect((await app.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n).toBe(before);
   });
 });
 
 describe("validation tokens expire after 24 hours", () => {
-  test("a token is good at 24 h - 1 ms and refused at 24 h + 1 ms", async () => {
-    const app = await signinApp();
+  test("a token is good at 24 h - 1 ms and refused at 24 h + 1 ms", async ({ startApp }) => {
+    const app = await startApp();
     const early = await registerCustomer(app, { validate: false });
     const late = await registerCustomer(app, { validate: false });
     const { token: earlyToken } = await emailedToken(app.db, early.email);
@@ -267,8 +258,8 @@ describe("validation tokens expire after 24 hours", () => {
 });
 
 describe("registrations from one address", () => {
-  test("10 an hour are accepted, the 11th is 429; another address is not affected; an hour later it works again", async () => {
-    const app = await signinApp();
+  test("10 an hour are accepted, the 11th is 429; another address is not affected; an hour later it works again", async ({ startApp }) => {
+    const app = await startApp();
     const address = "203.0.113.77";
     for (let i = 0; i < 10; i++) {
       const res = await new TestClient(app, { address }).post("auth/register", {
@@ -312,10 +303,10 @@ describe("registrations from one address", () => {
 });
 
 describe("the client address behind our proxy", () => {
-  test("an X-Forwarded-For entry forged by the client does not get around the per-address limit", async () => {
+  test("an X-Forwarded-For entry forged by the client does not get around the per-address limit", async ({ startApp }) => {
     // Our proxy appends the address it saw to whatever X-Forwarded-For the client sent, so only the
     // last entry is known to be true; the ones before it are whatever the client wrote.
-    const app = await signinApp();
+    const app = await startApp();
     const real = "203.0.113.50";
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
@@ -334,8 +325,8 @@ describe("the client address behind our proxy", () => {
 });
 
 describe("wrong validation tokens", () => {
-  test("after 5 wrong tokens from a browser, the 6th — the right one — is 429; 15 minutes later it works", async () => {
-    const app = await signinApp();
+  test("after 5 wrong tokens from a browser, the 6th — the right one — is 429; 15 minutes later it works", async ({ startApp }) => {
+    const app = await startApp();
     const customer = await registerCustomer(app, { validate: false });
     const { token } = await emailedToken(app.db, customer.email);
     for (let i = 0; i < 5; i++) {

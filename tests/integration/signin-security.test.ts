@@ -1,5 +1,5 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { describe, expect, vi } from "vitest";
 import { emails, users } from "../../db/schema.ts";
 import { TOTP_STEP_S, totpAt, totpKeyFromText, totpStepAt } from "../../server/auth/totp.ts";
 import {
@@ -11,10 +11,10 @@ import {
   registerCustomer,
   SECOND,
   signIn,
-  signinApp,
   TestClient,
   uniqueEmail,
 } from "../helpers/client.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * The authenticator app (POST account/totp/setup, /enable, DELETE account/totp) and the second
@@ -24,44 +24,36 @@ import {
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
-type App = Awaited<ReturnType<typeof signinApp>>;
-let t: App;
-beforeAll(async () => {
-  t = await signinApp();
-});
-
 const STEP_MS = TOTP_STEP_S * SECOND;
 
-async function lastEmailId() {
-  const [{ id }] = await t.db.select({ id: sql<number>`coalesce(max(${emails.id}), 0)` }).from(emails);
+async function lastEmailId(app: SigninApp) {
+  const [{ id }] = await app.db.select({ id: sql<number>`coalesce(max(${emails.id}), 0)` }).from(emails);
   return id;
 }
-async function codeEmailsSince(to: string, since: number) {
-  return (await t.db.select().from(emails).where(
+async function codeEmailsSince(app: SigninApp, to: string, since: number) {
+  return (await app.db.select().from(emails).where(
     and(eq(emails.to, to), gt(emails.id, since), eq(emails.template, "second-factor-code")),
   )).length;
 }
 
 /** Moves the clock to 5 s into the next time step, so a step's code is read well inside it. */
-function nextStep(steps = 1) {
-  const step = totpStepAt(t.clock.now());
-  t.clock.set((step + steps) * STEP_MS + 5 * SECOND);
+function nextStep(app: SigninApp, steps = 1) {
+  const step = totpStepAt(app.clock.now());
+  app.clock.set((step + steps) * STEP_MS + 5 * SECOND);
   return step + steps;
 }
 
 describe("turning on the authenticator app", () => {
-  test("setup needs a signed-in user who passed the second factor", async () => {
-    expectStatus(await new TestClient(t).post("account/totp/setup"), 401);
-    const customer = await registerCustomer(t);
-    const halfway = new TestClient(t);
+  test("setup needs a signed-in user who passed the second factor", async ({ app, customer }) => {
+    expectStatus(await new TestClient(app).post("account/totp/setup"), 401);
+    const halfway = new TestClient(app);
     expectStatus(await halfway.post("auth/login", { email: customer.email, password: customer.password }), 200);
     const res = await halfway.post("account/totp/setup");
     expectStatus(res, 403);
     expect(res.json.redirect).toBe("/second-factor");
   });
 
-  test("setup answers a new key that is not in use until a code from it is given", async () => {
-    const customer = await registerCustomer(t);
+  test("setup answers a new key that is not in use until a code from it is given", async ({ app, customer }) => {
     const res = await customer.client.post("account/totp/setup", { password: customer.password });
     expectStatus(res, 200);
     expect(res.json.body.secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -69,23 +61,22 @@ describe("turning on the authenticator app", () => {
     expect(res.json.body.uri).toContain(`secret=${res.json.body.secret}`);
 
     // Not enabled: the next login still emails a code.
-    const since = await lastEmailId();
-    const client = new TestClient(t);
+    const since = await lastEmailId(app);
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: customer.email, password: customer.password }), 200);
-    expect(await codeEmailsSince(customer.email, since)).toBe(1);
+    expect(await codeEmailsSince(app, customer.email, since)).toBe(1);
   });
 
-  test("a wrong code does not turn it on", async () => {
-    const customer = await registerCustomer(t);
+  test("a wrong code does not turn it on", async ({ app, customer }) => {
     const { secret } = (await customer.client.post("account/totp/setup", { password: customer.password })).json.body;
     const key = totpKeyFromText(secret);
-    const right = totpAt(key, totpStepAt(t.clock.now()));
+    const right = totpAt(key, totpStepAt(app.clock.now()));
     const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, "0");
     const res = await customer.client.post("account/totp/enable", { secret, code: wrong });
     // 422 naming the code (docs/API.md says 401 'Bad credentials'; a 401 would sign the user out).
     expectStatus(res, 422);
     expect(res.json.fields.code).toBeTruthy();
-    const [row] = await t.db.select({ totpSecret: users.totpSecret }).from(users).where(eq(users.id, customer.id));
+    const [row] = await app.db.select({ totpSecret: users.totpSecret }).from(users).where(eq(users.id, customer.id));
     expect(row.totpSecret).toBeNull();
     // The customer is still signed in (a mistyped code while enrolling is not a failed sign-in).
     expectStatus(await customer.client.get("account/whoami"), 200);
@@ -96,32 +87,32 @@ describe("signing in with the authenticator app", () => {
   let customer: Customer;
   let key: Uint8Array;
 
-  beforeAll(async () => {
-    customer = await registerCustomer(t);
+  test.beforeAll(async ({ app }) => {
+    customer = await registerCustomer(app);
     const { secret } = (await customer.client.post("account/totp/setup", { password: customer.password })).json.body;
     key = totpKeyFromText(secret);
-    nextStep();
+    nextStep(app);
     const res = await customer.client.post("account/totp/enable", {
       secret,
-      code: totpAt(key, totpStepAt(t.clock.now())),
+      code: totpAt(key, totpStepAt(app.clock.now())),
     });
     expectStatus(res, 200);
     expect(res.json.body.id).toBe(customer.id);
   });
 
-  async function login() {
-    const client = new TestClient(t);
+  async function login(app: SigninApp) {
+    const client = new TestClient(app);
     const res = await client.post("auth/login", { email: customer.email, password: customer.password });
     expectStatus(res, 200);
     expect(res.json.body.secondFactor).toBe(false);
     return client;
   }
 
-  test("a login asks for the app's code: no code is emailed; the current code passes", async () => {
-    const step = nextStep();
-    const since = await lastEmailId();
-    const client = await login();
-    expect(await codeEmailsSince(customer.email, since)).toBe(0);
+  test("a login asks for the app's code: no code is emailed; the current code passes", async ({ app }) => {
+    const step = nextStep(app);
+    const since = await lastEmailId(app);
+    const client = await login(app);
+    expect(await codeEmailsSince(app, customer.email, since)).toBe(0);
     expect((await client.get("account/whoami")).json.body.secondFactor).toBe(false);
 
     const res = await client.post("challenge", { token: totpAt(key, step) });
@@ -130,40 +121,39 @@ describe("signing in with the authenticator app", () => {
     expect((await client.get("account/whoami")).json.body.secondFactor).toBe(true);
   });
 
-  test("no code is accepted twice: the same code in a new login is 401", async () => {
-    const step = nextStep();
-    const first = await login();
+  test("no code is accepted twice: the same code in a new login is 401", async ({ app }) => {
+    const step = nextStep(app);
+    const first = await login(app);
     expectStatus(await first.post("challenge", { token: totpAt(key, step) }), 200);
-    const second = await login();
+    const second = await login(app);
     const res = await second.post("challenge", { token: totpAt(key, step) });
     expectStatus(res, 401);
     expect(res.json.error).toBe("Bad credentials");
     expect((await second.get("account/whoami")).json.body.secondFactor).toBe(false);
   });
 
-  test("the code used to turn the app on does not sign in", async () => {
-    const other = await registerCustomer(t);
+  test("the code used to turn the app on does not sign in", async ({ app, customer: other }) => {
     const { secret } = (await other.client.post("account/totp/setup", { password: other.password })).json.body;
     const otherKey = totpKeyFromText(secret);
-    const step = nextStep();
+    const step = nextStep(app);
     const code = totpAt(otherKey, step);
     expectStatus(await other.client.post("account/totp/enable", { secret, code }), 200);
-    const client = new TestClient(t);
+    const client = new TestClient(app);
     expectStatus(await client.post("auth/login", { email: other.email, password: other.password }), 200);
     expectStatus(await client.post("challenge", { token: code }), 401);
   });
 
-  test("a code one step (30 s) old passes", async () => {
-    const step = nextStep(3);
-    const client = await login();
+  test("a code one step (30 s) old passes", async ({ app }) => {
+    const step = nextStep(app, 3);
+    const client = await login(app);
     const res = await client.post("challenge", { token: totpAt(key, step - 1) });
     expectStatus(res, 200);
     expect(res.json.body.secondFactor).toBe(true);
   });
 
-  test("a code two steps old fails", async () => {
-    const step = nextStep(3);
-    const client = await login();
+  test("a code two steps old fails", async ({ app }) => {
+    const step = nextStep(app, 3);
+    const client = await login(app);
     const res = await client.post("challenge", { token: totpAt(key, step - 2) });
     expectStatus(res, 401);
     expect(res.json.error).toBe("Bad credentials");
@@ -171,41 +161,40 @@ describe("signing in with the authenticator app", () => {
     expectStatus(await client.post("challenge", { token: totpAt(key, step) }), 200);
   });
 
-  test("the emailed code (challenge/resend) also works", async () => {
-    nextStep(3);
-    const client = await login();
+  test("the emailed code (challenge/resend) also works", async ({ app }) => {
+    nextStep(app, 3);
+    const client = await login(app);
     const resent = await client.post("challenge/resend");
     expectStatus(resent, 200);
     expect(resent.json.body).toEqual({ sent: true });
-    const res = await client.post("challenge", { token: await emailedCode(t.db, customer.email) });
+    const res = await client.post("challenge", { token: await emailedCode(app.db, customer.email) });
     expectStatus(res, 200);
     expect(res.json.body.secondFactor).toBe(true);
   });
 
-  test("turned off, logins email a code again", async () => {
-    nextStep(3);
-    const signedIn = new TestClient(t);
-    const client = await login();
-    expectStatus(await client.post("challenge", { token: totpAt(key, totpStepAt(t.clock.now())) }), 200);
+  test("turned off, logins email a code again", async ({ app }) => {
+    nextStep(app, 3);
+    const signedIn = new TestClient(app);
+    const client = await login(app);
+    expectStatus(await client.post("challenge", { token: totpAt(key, totpStepAt(app.clock.now())) }), 200);
     expectStatus(await client.delete("account/totp", { password: customer.password }), 200);
-    const since = await lastEmailId();
+    const since = await lastEmailId(app);
     await signIn(signedIn, customer.email, customer.password);
-    expect(await codeEmailsSince(customer.email, since)).toBe(1);
+    expect(await codeEmailsSince(app, customer.email, since)).toBe(1);
   });
 });
 
 describe("requests another site makes the browser send", () => {
-  test("a registration with Origin https://evil.example is 403 and creates nobody", async () => {
+  test("a registration with Origin https://evil.example is 403 and creates nobody", async ({ app }) => {
     const email = uniqueEmail("csrf");
-    const evil = new TestClient(t, { origin: "https://evil.example" });
+    const evil = new TestClient(app, { origin: "https://evil.example" });
     const res = await evil.post("auth/register", { email, password: PASSWORD, type: "Personal" });
     expectStatus(res, 403);
     expect(evil.cookie("session")).toBeUndefined();
-    expect(await t.db.select().from(users).where(eq(users.username, email))).toHaveLength(0);
+    expect(await app.db.select().from(users).where(eq(users.username, email))).toHaveLength(0);
   });
 
-  test("a signed-in customer's browser cannot be made to sign out, reset or change anything", async () => {
-    const customer = await registerCustomer(t);
+  test("a signed-in customer's browser cannot be made to sign out, reset or change anything", async ({ customer }) => {
     const evil = customer.client.clone({ origin: "https://evil.example" });
 
     expectStatus(await evil.post("auth/logout"), 403);
@@ -223,23 +212,22 @@ describe("requests another site makes the browser send", () => {
     expectStatus(await customer.client.get("account/whoami"), 200);
   });
 
-  test("a password reset posted from another site is 403 and the password stays", async () => {
-    const customer = await registerCustomer(t);
-    expectStatus(await new TestClient(t).post("auth/forgot", { username: customer.email }), 200);
-    const { token } = await emailedToken(t.db, customer.email, "password-reset");
-    const res = await new TestClient(t, { origin: "https://evil.example" }).post("auth/forgot/reset", {
+  test("a password reset posted from another site is 403 and the password stays", async ({ app, customer }) => {
+    expectStatus(await new TestClient(app).post("auth/forgot", { username: customer.email }), 200);
+    const { token } = await emailedToken(app.db, customer.email, "password-reset");
+    const res = await new TestClient(app, { origin: "https://evil.example" }).post("auth/forgot/reset", {
       username: customer.email,
       token,
       password: "chosen by mallory",
     });
     expectStatus(res, 403);
     expectStatus(
-      await new TestClient(t).post("auth/login", { email: customer.email, password: customer.password }),
+      await new TestClient(app).post("auth/login", { email: customer.email, password: customer.password }),
       200,
     );
     // The link was not used up by the refused request.
     expectStatus(
-      await new TestClient(t).post("auth/forgot/reset", {
+      await new TestClient(app).post("auth/forgot/reset", {
         username: customer.email,
         token,
         password: "the owner's choice",
