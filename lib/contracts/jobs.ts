@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { JOB_STATUSES } from "../jobs.ts";
-import { idText, pageOf, pageQuery, timestamp } from "./common.ts";
+import { idText, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS, CUSTOMER_GUARDS } from "./guards.ts";
 
@@ -66,9 +66,8 @@ export const listConsoleJobs = defineCall({
   guards: CONSOLE_GUARDS,
   query: z.object({
     status: z.enum(JOB_STATUSES, { error: `status is one of ${JOB_STATUSES.join(", ")}.` }).optional(),
-    kind: z.string({ error: "kind is a job kind, such as rates.ecb_feed." }).trim().max(64, {
-      error: "kind is a job kind, such as rates.ecb_feed.",
-    }).optional().transform((kind) => kind || undefined),
+    kind: text({ label: "The job kind", max: 64, min: 0, wrong: "kind is a job kind, such as rates.ecb_feed." })
+      .optional().transform((kind) => kind || undefined),
     ...pageQuery,
   }),
   answer: pageOf(consoleJob),
