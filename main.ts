@@ -31,7 +31,7 @@ const app = createApp({ db, config, assets, services });
 // set, and whatever the calls queue. The pages that show rates follow the feed's writes by
 // themselves (decision 015).
 const work = createBackgroundWork(db, config, services);
-work.runner.start();
+await work.runner.start();
 await work.scheduler.start();
 
 const server = Deno.serve({

@@ -69,6 +69,9 @@ export class JobRunner {
   #stopping = false;
   #loop: Promise<void> | null = null;
   #wakeUp: (() => void) | null = null;
+  /** A wake-up that came while the runner was not waiting: the next wait is skipped. */
+  #wokenMeanwhile = false;
+  readonly #firstLook = Promise.withResolvers<void>();
   #unsubscribe: (() => void) | null = null;
 
   constructor(options: RunnerOptions) {
@@ -89,11 +92,15 @@ export class JobRunner {
     return [...this.#running.keys()];
   }
 
-  /** Keeps claiming jobs until stop(): at each poll, and at once when a job is queued in this process. */
-  start(): void {
-    if (this.#loop) return;
+  /**
+   * Keeps claiming jobs until stop(): at each poll, and at once when a job is queued in this
+   * process. Resolves once it has looked at the queue the first time.
+   */
+  start(): Promise<void> {
+    if (this.#loop) return this.#firstLook.promise;
     this.#unsubscribe = onJobQueued(() => this.#wake());
     this.#loop = this.#keepRunning();
+    return this.#firstLook.promise;
   }
 
   /**
@@ -131,17 +138,21 @@ export class JobRunner {
   }
 
   #wake(): void {
-    this.#wakeUp?.();
+    if (this.#wakeUp) this.#wakeUp();
+    else this.#wokenMeanwhile = true;
   }
 
   async #keepRunning(): Promise<void> {
     while (!this.#stopping) {
+      this.#wokenMeanwhile = false;
       try {
         await this.#fill();
       } catch (error) {
         console.error("[jobs] claiming failed; trying again at the next poll", error);
       }
+      this.#firstLook.resolve();
       if (this.#stopping) return;
+      if (this.#wokenMeanwhile) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, this.#pollMs);
         function finish() {

@@ -235,6 +235,19 @@ describe("a runner that froze past its lease", () => {
   });
 });
 
+describe("a job queued in the runner's process", () => {
+  it("starts at once, without waiting for the next poll", async () => {
+    const { promise: started, resolve: start } = Promise.withResolvers<void>();
+    const prompt = defineJob("test.prompt", { payload: z.object({}), run: () => Promise.resolve(start()) });
+    const runner = new JobRunner({ db, jobs: [prompt], deps, pollMs: 60 * 60 * 1000 });
+    // The queue was empty at its first look: the next poll is an hour away.
+    await runner.start();
+    await enqueue(db, prompt, {});
+    await started;
+    await runner.stop();
+  });
+});
+
 describe("a runner whose job takes longer than its lease", () => {
   it("renews the lease while the job runs, so no other runner takes it", async () => {
     const clock = testClock();
