@@ -16,6 +16,7 @@ import { health } from "./routes/api/health.ts";
 import { jobCalls } from "./routes/api/jobs.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
+import { paymentCalls } from "./routes/api/payments.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
@@ -33,6 +34,7 @@ import type { AppEnv } from "./server/env.ts";
 import { bodyLimits } from "./server/http/body-limit.ts";
 import { errorHandlers } from "./server/http/errors.tsx";
 import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
+import { compression } from "./server/http/compression.ts";
 import { idempotency } from "./server/http/idempotency.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
@@ -44,6 +46,7 @@ import { Scheduler } from "./server/jobs/schedules.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
+import { EmailOutbox } from "./server/notifications/email-outbox.ts";
 import type { Assets } from "./server/render/assets.ts";
 import { PageCache } from "./server/render/page-cache.ts";
 import type { Services } from "./server/services.ts";
@@ -61,11 +64,13 @@ export interface ServiceOptions {
  */
 export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
   const now = options.now ?? (() => Date.now());
+  const mailer = createMailer({ db, config, transport: options.mailTransport });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),
     verifications: new Verifications(db, now),
     limiter: new RateLimiter(db, now),
-    mailer: createMailer({ db, config, transport: options.mailTransport }),
+    mailer,
+    emailOutbox: new EmailOutbox(db, mailer, { publicUrl: config.publicUrl, now }),
     identity: options.identity ?? identityProvider(config, db),
     secretBox: await SecretBox.fromSecret(appSecret(config.appSecret, options.secretFile)),
     now,
@@ -103,6 +108,7 @@ const CALLS = [
   admin,
   moneyCalls,
   recipientCalls,
+  paymentCalls,
   consoleMoney,
   accountUsers,
   jobCalls,
@@ -120,6 +126,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const versions = new DataVersions(db, services.now);
   const pageCache = new PageCache(versions);
 
+  // Outermost: it compresses what every other layer made (decision 034).
+  app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
   // What every handler reads from c.var (server/env.ts): the app's parts, and no visitor yet.
@@ -140,11 +148,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.use(noStoreWhenPersonal());
 
-  // Built assets have content hashes in their names: cache them for good.
+  // Built assets have content hashes in their names: cache them for good. The build wrote each
+  // one's brotli and gzip forms beside it (scripts/build.ts): the one the browser accepts is sent.
   app.use(
     "/assets/*",
     serveStatic({
       root: config.distDir,
+      precompressed: true,
       onFound: (_path, c) => {
         c.header("Cache-Control", "public, max-age=31536000, immutable");
       },

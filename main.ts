@@ -34,6 +34,9 @@ const work = createBackgroundWork(db, config, services);
 await work.runner.start();
 await work.scheduler.start();
 
+// Emails of notifications committed before a restart go out now; new ones as they come.
+services.emailOutbox.start();
+
 const server = Deno.serve({
   port: config.port,
   hostname: Deno.env.get("HOST") ?? "0.0.0.0",
@@ -45,6 +48,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
     // No new jobs are claimed; running ones are told to stop and given back for the next process.
     await Promise.all([work.scheduler.stop(), server.shutdown(), work.runner.stop()]);
+    services.emailOutbox.stop();
     // The emails that answered requests were waiting for go out before the database closes.
     await settled();
     db.$client.close();

@@ -4,6 +4,7 @@
  */
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { RECEIPT_STATUSES, UNBOOKED_RECEIPT_STATUSES } from "../lib/money/receipts.ts";
 import { accounts, users } from "./schema.ts";
 
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -53,7 +54,7 @@ export const MAY_GO_NEGATIVE: readonly LedgerPurpose[] = ["fx_position", "incomi
  * The kinds of movement. Payments move money in steps (docs/decisions/027): a hold when the
  * payment is made, then either its release (rejected, cancelled, failed before it was sent) or its
  * payout (sent to a rail), then its settlement (the money left the bank) or its refund (the rail
- * gave it back).
+ * gave it back). A receipt_reversal takes a booked receipt back out (server/money/receipts.ts).
  */
 export const LEDGER_TRANSFER_KINDS = [
   "receipt",
@@ -65,6 +66,7 @@ export const LEDGER_TRANSFER_KINDS = [
   "payment_payout",
   "payment_settlement",
   "payment_refund",
+  "receipt_reversal",
 ] as const;
 export type LedgerTransferKind = (typeof LEDGER_TRANSFER_KINDS)[number];
 
@@ -218,9 +220,11 @@ export const conversions = sqliteTable("conversions", {
 }, (t) => [index("conversions_account").on(t.accountId, t.id)]);
 
 /**
- * Money received in the company's bank accounts, recorded by an administrator. A reference that
- * carries an account_ref credits that account at once ("matched"); otherwise the money waits as
- * "unmatched" until an administrator allocates it.
+ * Money received in the company's bank accounts, recorded by an administrator
+ * (server/money/receipts.ts; lib/money/receipts.ts says what each status means). A receipt is
+ * booked in the ledger (transfer_id) unless it waits for a second administrator or was closed
+ * without being booked; a check holds that. account_id is the account its reference named, also
+ * while it waits, so the approver sees whom it is for.
  */
 export const receipts = sqliteTable("receipts", {
   id: integer("id").primaryKey({ autoIncrement: true }),
@@ -229,10 +233,28 @@ export const receipts = sqliteTable("receipts", {
   payerName: text("payer_name").notNull(),
   reference: text("reference").notNull(),
   receivedAt: text("received_at").notNull(),
-  status: text("status", { enum: ["matched", "unmatched", "allocated"] }).notNull(),
+  status: text("status", { enum: RECEIPT_STATUSES }).notNull(),
   accountId: integer("account_id").references(() => accounts.id),
-  transferId: integer("transfer_id").notNull(),
+  transferId: integer("transfer_id"),
   allocationTransferId: integer("allocation_transfer_id"),
   recordedBy: integer("recorded_by").notNull().references(() => users.id),
   createdAt: time("created_at").notNull(),
-}, (t) => [index("receipts_status").on(t.status)]);
+  /** The earlier receipt this one repeats (held_duplicate, and after it is released or discarded). */
+  duplicateOf: integer("duplicate_of"),
+  /** The second administrator who approved or released it. */
+  approvedBy: integer("approved_by").references(() => users.id),
+  approvedAt: time("approved_at"),
+  /** Who declined, discarded or reversed it, when, and why (required). */
+  closedBy: integer("closed_by").references(() => users.id),
+  closedAt: time("closed_at"),
+  closedReason: text("closed_reason"),
+  reversalTransferId: integer("reversal_transfer_id"),
+}, (t) => [
+  index("receipts_status").on(t.status),
+  index("receipts_repeats").on(t.currency, t.amountMinor, t.receivedAt),
+  check("receipts_status_known", sql.raw(`status IN (${RECEIPT_STATUSES.map((s) => `'${s}'`).join(", ")})`)),
+  check(
+    "receipts_booked",
+    sql.raw(`(status IN (${UNBOOKED_RECEIPT_STATUSES.map((s) => `'${s}'`).join(", ")})) = (transfer_id IS NULL)`),
+  ),
+]);

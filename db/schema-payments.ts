@@ -7,6 +7,7 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { type Scheme, SCHEMES } from "../lib/bank-details/requirements.ts";
+import { PAYMENT_EVENTS, PAYMENT_STATUSES, type PaymentEvent, type PaymentStatus } from "../lib/payments/statuses.ts";
 import { ACCOUNT_ROLES } from "../lib/permissions.ts";
 import { accounts, users } from "./schema.ts";
 
@@ -85,17 +86,7 @@ export const paymentQuotes = sqliteTable("payment_quotes", {
   createdAt: time("created_at").notNull(),
 }, (t) => [index("payment_quotes_account").on(t.accountId)]);
 
-export const PAYMENT_STATUSES = [
-  "draft",
-  "pending_approval",
-  "approved",
-  "submitted",
-  "completed",
-  "rejected",
-  "cancelled",
-  "failed",
-] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export { PAYMENT_STATUSES, type PaymentStatus };
 
 /**
  * A payment from a balance to a recipient. Its money moved in the ledger: held when it was made
@@ -142,23 +133,14 @@ export const payments = sqliteTable("payments", {
   payoutTransferId: integer("payout_transfer_id"),
 }, (t) => [
   index("payments_account").on(t.accountId, t.id),
+  // The approval rule asks whether a recipient's current details were paid before.
+  index("payments_recipient").on(t.recipientId, t.createdAt),
   index("payments_queue").on(t.status, t.rail, t.id),
   index("payments_batch").on(t.batchId),
   check("payments_amounts", sql`sell_minor > 0 AND buy_minor > 0 AND fee_minor >= 0 AND fee_minor < sell_minor`),
 ]);
 
-export const PAYMENT_EVENTS = [
-  "created",
-  "approval_requested",
-  "approved",
-  "rejected",
-  "cancelled",
-  "submitted",
-  "exported",
-  "completed",
-  "failed",
-] as const;
-export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
+export { PAYMENT_EVENTS, type PaymentEvent };
 
 /** A payment's timeline: who did what and when. */
 export const paymentEvents = sqliteTable("payment_events", {
@@ -229,6 +211,17 @@ export const notifications = sqliteTable("notifications", {
   /** Where the notification leads (a path of the portal). */
   link: text("link"),
   createdAt: time("created_at").notNull(),
+  /** When it was handed to the user's notification queue on a page. */
   deliveredAt: time("delivered_at"),
   readAt: time("read_at"),
-}, (t) => [index("notifications_user").on(t.userId, t.id)]);
+  /**
+   * When it went out by email (server/notifications/email-outbox.ts): the table is the outbox, so
+   * an email whose notification committed is sent even if the process stops first.
+   */
+  emailedAt: time("emailed_at"),
+}, (t) => [
+  index("notifications_user").on(t.userId, t.id),
+  // The two queues are read on every signed-in page and by the email outbox: only pending rows.
+  index("notifications_undelivered").on(t.userId).where(sql`delivered_at IS NULL`),
+  index("notifications_unemailed").on(t.userId).where(sql`emailed_at IS NULL`),
+]);

@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { ACCOUNT_ROLES } from "../lib/permissions.ts";
+import { REJECTION_REASONS } from "../lib/compliance.ts";
 
 /**
  * Redirects an operator can set without a deploy: a request for `path` is sent to `target`.
@@ -135,6 +136,15 @@ export const profiles = sqliteTable("profiles", {
   /** Review date, YYYY-MM-DD. */
   complianceDate: text("compliance_date"),
   accountManager: text("account_manager").notNull().default(""),
+  /**
+   * A compliance review's rejection (server/accounts/compliance.ts): when, by whom, the reason the
+   * customer is told (lib/compliance.ts) and the reviewer's note for the file. Cleared only by a
+   * new review that says it overrides the rejection.
+   */
+  rejectedAt: time("rejected_at"),
+  rejectedBy: integer("rejected_by").references(() => users.id),
+  rejectionReason: text("rejection_reason", { enum: REJECTION_REASONS }),
+  rejectionNote: text("rejection_note"),
   createdAt: time("created_at").notNull(),
   updatedAt: time("updated_at").notNull(),
 });
@@ -204,12 +214,19 @@ export const attributions = sqliteTable("attributions", {
   createdAt: time("created_at").notNull(),
 });
 
-/** What administrators did, and on whose behalf. Never changed, only added to. */
+/**
+ * What administrators did (server/audit.ts, lib/audit.ts): who (actor), for which customer
+ * (subject) and which account, when there is one, what (an action name), and the values before
+ * and after as JSON. Also what customers change about who may act on their accounts. Never
+ * changed, only added to (triggers of migration 0010 refuse updates and deletes).
+ */
 export const auditLog = sqliteTable("audit_log", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   at: time("at").notNull(),
   actorId: integer("actor_id").notNull().references(() => users.id),
-  onBehalfOfId: integer("on_behalf_of_id").references(() => users.id),
+  subjectId: integer("subject_id").references(() => users.id),
+  accountId: integer("account_id").references(() => accounts.id),
   action: text("action").notNull(),
-  detail: text("detail", { mode: "json" }),
-}, (t) => [index("audit_log_subject").on(t.onBehalfOfId)]);
+  before: text("before", { mode: "json" }),
+  after: text("after", { mode: "json" }),
+}, (t) => [index("audit_log_subject").on(t.subjectId), index("audit_log_account").on(t.accountId)]);

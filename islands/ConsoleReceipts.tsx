@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { listReceipts, type Receipt } from "./console/calls.ts";
 import { ReceiptForm } from "./console/receipt-form.tsx";
-import { RECEIPT_COLUMNS, ReceiptRows } from "./console/receipt-rows.tsx";
+import { RECEIPT_COLUMNS, type ReceiptPanel, ReceiptRows } from "./console/receipt-rows.tsx";
 import { read, withQueries } from "./lib/query-client.tsx";
 import { receiptKeys } from "./lib/query-keys.ts";
 import type { CurrencyOption } from "./ui/currency-select.tsx";
@@ -14,21 +14,24 @@ export interface ConsoleReceiptsProps {
   currencies: CurrencyOption[];
 }
 
-type Filter = "all" | "unmatched";
+type Filter = "all" | "waiting";
+
+/** Receipts a person must act on: a second administrator's approval, a likely duplicate, an unmatched one. */
+const needsAPerson = (r: Receipt) => ["awaiting_approval", "held_duplicate", "unmatched"].includes(r.status);
 
 /**
  * The administrators' receipts (money customers sent to the company's bank account): a form that
- * records one, the list with a filter (all / unmatched), and for an unmatched receipt an inline
- * "Allocate" form (POST console/receipts/{id}/allocate {account_ref}). Each write puts the
- * server's answer about the receipt into the list.
+ * records one, the list with a filter (all / waiting for a person), and on each row what can be
+ * done with it: approve or decline, release or discard, allocate, reverse (docs/decisions/026).
+ * Each write puts the server's answer about the receipt into the list.
  */
 function ConsoleReceipts({ receipts: initial, currencies }: ConsoleReceiptsProps) {
   const receipts = useQuery({ ...read(receiptKeys.all, listReceipts), initialData: initial }).data;
   const [filter, setFilter] = useState<Filter>("all");
-  const [allocating, setAllocating] = useState<Receipt["id"] | null>(null);
+  const [open, setOpen] = useState<{ id: Receipt["id"]; panel: ReceiptPanel } | null>(null);
 
-  const shown = receipts.filter((r) => filter === "all" || r.status === "unmatched");
-  const unmatched = receipts.filter((r) => r.status === "unmatched").length;
+  const shown = receipts.filter((r) => filter === "all" || needsAPerson(r));
+  const waiting = receipts.filter(needsAPerson).length;
 
   return (
     <div className="flex flex-col gap-6">
@@ -36,7 +39,7 @@ function ConsoleReceipts({ receipts: initial, currencies }: ConsoleReceiptsProps
 
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div role="group" aria-label="Show" className="flex gap-2">
-          {(["all", "unmatched"] as const).map((f) => (
+          {(["all", "waiting"] as const).map((f) => (
             <button
               key={f}
               type="button"
@@ -44,7 +47,7 @@ function ConsoleReceipts({ receipts: initial, currencies }: ConsoleReceiptsProps
               onClick={() => setFilter(f)}
               className={filter === f ? "btn-primary" : "btn-outline"}
             >
-              {f === "all" ? "All" : `Unmatched (${unmatched})`}
+              {f === "all" ? "All" : `Waiting for a person (${waiting})`}
             </button>
           ))}
         </div>
@@ -57,7 +60,7 @@ function ConsoleReceipts({ receipts: initial, currencies }: ConsoleReceiptsProps
         {shown.length === 0
           ? (
             <EmptyRow columns={RECEIPT_COLUMNS.length}>
-              {filter === "all" ? "No receipts yet." : "No unmatched receipts."}
+              {filter === "all" ? "No receipts yet." : "No receipt is waiting for a person."}
             </EmptyRow>
           )
           : null}
@@ -65,8 +68,8 @@ function ConsoleReceipts({ receipts: initial, currencies }: ConsoleReceiptsProps
           <ReceiptRows
             key={r.id}
             receipt={r}
-            allocating={allocating === r.id}
-            onAllocate={(open) => setAllocating(open ? r.id : null)}
+            panel={open?.id === r.id ? open.panel : null}
+            onPanel={(panel) => setOpen(panel ? { id: r.id, panel } : null)}
           />
         ))}
       </Table>

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { SessionUser } from "../lib/session-user.ts";
-import { type ConsoleUser, listCustomers } from "./console/calls.ts";
+import { type CustomerPage, listCustomers } from "./console/calls.ts";
 import { CUSTOMER_COLUMNS, CustomerRows } from "./console/customer-rows.tsx";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
@@ -11,11 +11,11 @@ import { customerKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
 import { Alert } from "./ui/alert.tsx";
 import { TextField } from "./ui/field.tsx";
-import { EmptyRow, Table } from "./ui/table.tsx";
+import { EmptyRow, MUTED, Table } from "./ui/table.tsx";
 
 export interface ConsoleUsersProps {
-  /** Every customer, as the server rendered them: the unfiltered list's query starts from these. */
-  users: ConsoleUser[];
+  /** The first page of every customer, as the server rendered it: the unfiltered list starts from it. */
+  first: CustomerPage;
   /** The customer the administrator currently acts for, if any. */
   onBehalfId: number | null;
 }
@@ -23,32 +23,39 @@ export interface ConsoleUsersProps {
 /** Where "Act on behalf" goes: a full page load, so the layout renders the banner. */
 export const ACT_ON_BEHALF_TARGET = "/account";
 
-/** Whether a row matches the search text (name, email, account reference or id). */
-export function matches(user: ConsoleUser, q: string): boolean {
-  const needle = q.trim().toLowerCase();
-  if (!needle) return true;
-  return [user.name, user.username, user.account_ref ?? "", String(user.id)].some((v) =>
-    v.toLowerCase().includes(needle)
-  );
+const customersQuery = (q: string, page: number) =>
+  read(customerKeys.search(q, page), listCustomers, {
+    query: { ...(q ? { q } : {}), ...(page > 1 ? { page: String(page) } : {}) },
+  });
+
+/** "3 customers", or with a search "3 customers match", and which of them the page shows. */
+function countText(list: CustomerPage, searched: string): string {
+  const { total, page, per_page, items } = list;
+  const what = `${total === 1 ? "1 customer" : `${total} customers`}${
+    searched ? (total === 1 ? " matches" : " match") : ""
+  }`;
+  if (total <= per_page || items.length === 0) return what;
+  const from = (page - 1) * per_page + 1;
+  return `${what}; showing ${from}–${from + items.length - 1}`;
 }
 
-const customersQuery = (q: string) => read(customerKeys.search(q), listCustomers, { query: q ? { q } : {} });
-
 /**
- * The administrators' customer list: a search (filters as one types; Enter also asks the server,
- * GET console/users?q=), onboarding badges, "Act on behalf" (POST account/onbehalf, then /account)
- * and, for a customer whose identity is approved but who has no account, the compliance review
- * that opens it (POST console/users/{id}/open-account).
+ * The administrators' customer list, a page at a time: a search the server runs over names,
+ * emails and account references (GET console/users?q=&page=), how many match, onboarding badges,
+ * "Act on behalf" (POST account/onbehalf, then /account) and, for a customer whose identity is
+ * approved but who has no account, the compliance review that opens it
+ * (POST console/users/{id}/open-account).
  */
-function ConsoleUsers({ users: initialUsers, onBehalfId }: ConsoleUsersProps) {
+function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
   const queries = useQueryClient();
   const [q, setQ] = useState("");
   /** The search text the server was last asked about. */
   const [searched, setSearched] = useState("");
+  const [page, setPage] = useState(1);
   const [reviewing, setReviewing] = useState<number | null>(null);
   const customers = useQuery({
-    ...customersQuery(searched),
-    initialData: searched === "" ? initialUsers : undefined,
+    ...customersQuery(searched, page),
+    initialData: searched === "" && page === 1 ? first : undefined,
     placeholderData: keepPreviousData,
   });
   const act = useWrite({
@@ -63,17 +70,24 @@ function ConsoleUsers({ users: initialUsers, onBehalfId }: ConsoleUsersProps) {
   function search(event: { preventDefault(): void }) {
     event.preventDefault();
     const text = q.trim();
-    if (text === searched) void customers.refetch();
+    setPage(1);
+    if (text === searched && page === 1) void customers.refetch();
     else setSearched(text);
   }
 
   function opened(id: number, customer: SessionUser) {
-    const user = customers.data?.find((u) => u.id === id);
+    const user = customers.data?.items.find((u) => u.id === id);
     const ref = customer.account_ref ?? user?.account_ref ?? null;
     // The row changes at once; the lists are read again after the write.
-    queries.setQueriesData<ConsoleUser[]>(
+    queries.setQueriesData<CustomerPage>(
       { queryKey: customerKeys.all },
-      (rows) => rows?.map((u) => (u.id === id ? { ...u, account: customer.account ?? true, account_ref: ref } : u)),
+      (list) =>
+        list && {
+          ...list,
+          items: list.items.map((
+            u,
+          ) => (u.id === id ? { ...u, account: customer.account ?? true, account_ref: ref } : u)),
+        },
     );
     setReviewing(null);
     notify({
@@ -83,7 +97,9 @@ function ConsoleUsers({ users: initialUsers, onBehalfId }: ConsoleUsersProps) {
     });
   }
 
-  const shown = (customers.data ?? []).filter((u) => matches(u, q));
+  const list = customers.data;
+  const shown = list?.items ?? [];
+  const pages = list ? Math.max(1, Math.ceil(list.total / list.per_page)) : 1;
   const acting = act.isPending || act.isSuccess ? Number(act.variables?.body?.on_behalf_of) : null;
   const error = act.error ? onBehalfError(act.error) : customers.isError ? errorText(customers.error) : null;
 
@@ -108,11 +124,9 @@ function ConsoleUsers({ users: initialUsers, onBehalfId }: ConsoleUsersProps) {
 
       {error ? <Alert>{error}</Alert> : null}
 
-      <p role="status" className="text-sm text-neutral-600 dark:text-neutral-300">
-        {shown.length === 1 ? "1 customer" : `${shown.length} customers`}
-      </p>
+      <p role="status" className={`text-sm ${MUTED}`}>{list ? countText(list, searched) : ""}</p>
 
-      <Table caption="Customers" columns={CUSTOMER_COLUMNS}>
+      <Table caption="Customers" columns={CUSTOMER_COLUMNS} busy={customers.isFetching}>
         {shown.length === 0
           ? <EmptyRow columns={CUSTOMER_COLUMNS.length}>No customer matches this search.</EmptyRow>
           : null}
@@ -129,6 +143,19 @@ function ConsoleUsers({ users: initialUsers, onBehalfId }: ConsoleUsersProps) {
           />
         ))}
       </Table>
+      {pages > 1
+        ? (
+          <nav aria-label="Pages of customers" className="flex items-center justify-between gap-3">
+            <button type="button" className="btn-outline" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              Previous
+            </button>
+            <p className={`text-sm ${MUTED}`}>Page {page} of {pages}</p>
+            <button type="button" className="btn-outline" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+              Next
+            </button>
+          </nav>
+        )
+        : null}
     </div>
   );
 }

@@ -10,6 +10,8 @@
  * - large_payment: a payment above the amount that needs a second look;
  * - identity_check: an identity check that needs a person (a provider's warning, a retry);
  * - unmatched_receipt: money received that matched no account;
+ * - receipt_approval: a receipt above the approval amount, waiting for a second administrator;
+ * - duplicate_receipt: a receipt held as a likely duplicate of an earlier one;
  * - payout_failed: a payout the rail gave back;
  * - compliance_review: a customer waiting for a compliance decision.
  */
@@ -18,6 +20,8 @@ export const ALERT_KINDS = [
   "large_payment",
   "identity_check",
   "unmatched_receipt",
+  "receipt_approval",
+  "duplicate_receipt",
   "payout_failed",
   "compliance_review",
 ] as const;

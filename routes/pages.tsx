@@ -17,6 +17,9 @@ import {
 } from "../server/guards.ts";
 import { ACCOUNT_SELECT, accountChoice, customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
+import { rejectionOf } from "../server/accounts/compliance.ts";
+import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
+import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -31,18 +34,17 @@ import {
   InvitePage,
   LinkedAccountsPage,
 } from "./pages/account-users.tsx";
+import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
 import { Home } from "./pages/Home.tsx";
 import {
   BalancesPage,
   CalculatorPage,
-  ConsoleCustomerPage,
   ConsolePricingPage,
   ConsoleReceiptsPage,
   ConvertPage,
   DashboardPage,
 } from "./pages/money.tsx";
 import {
-  ConsoleUsersPage,
   ForgotPage,
   IdentityPage,
   ProfilePage,
@@ -53,6 +55,7 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
+import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 
 const LAYOUTS: Record<string, (props: { children: ReactNode; account?: LayoutAccount | null }) => ReactNode> = {
@@ -171,7 +174,18 @@ export const PAGES: PageRoute[] = [
     path: "/processing",
     title: "We are reviewing your application",
     guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"],
-    render: (c) => (customerOf(c)!.account ? c.redirect("/auth") : <Processing />),
+    render: async (c) => {
+      const customer = customerOf(c)!;
+      if (customer.account) return c.redirect("/auth");
+      const reason = await rejectionOf(c.get("db"), customer.id);
+      return (
+        <Processing
+          rejection={reason
+            ? { reason: REJECTION_REASON_TEXT[reason].customer, supportEmail: c.get("config").supportEmail }
+            : null}
+        />
+      );
+    },
   },
   {
     path: "/second-factor",
@@ -199,23 +213,25 @@ export const PAGES: PageRoute[] = [
   { path: "/account", title: "Dashboard", layout: "user", guards: CUSTOMER_GUARDS, render: DashboardPage },
   { path: "/account/users", title: "Account users", layout: "user", guards: CUSTOMER_GUARDS, render: AccountUsersPage },
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
-  account("/account/payment", "Make a payment", "Paying recipients arrives with the payments work."),
+  { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
-  account(
-    "/account/pendingpayments",
-    "Pending payments",
-    "Payments waiting for approval arrive with the payments work.",
-  ),
   {
-    ...account(
-      "/account/pendingpayments/:id",
-      "Pending payment",
-      "Payments waiting for approval arrive with the payments work.",
-    ),
+    path: "/account/pendingpayments",
+    title: "Pending payments",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: PendingPaymentsPage,
+  },
+  {
+    path: "/account/pendingpayments/:id",
+    title: "Payment",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
     validate: positiveId,
+    render: PendingPaymentPage,
   },
   { path: "/account/recipients", title: "Recipients", layout: "user", guards: CUSTOMER_GUARDS, render: RecipientsPage },
   {
@@ -293,10 +309,16 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       if (account === "choose" && page.guards?.includes("has-account")) return c.redirect(ACCOUNT_SELECT, 302);
       const content = await page.render(c);
       if (content instanceof Response) return content;
+      // Signed-in pages hand the person's new in-app notifications to the notification queue.
+      const user = c.get("user");
+      const notifications = page.layout === "user" && user
+        ? await takeUndelivered(c.get("db"), user.id, new Date(c.get("services").now()))
+        : [];
       const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
         render: () => <Layout account={account === "choose" ? null : account}>{content}</Layout>,
+        notifications,
       });
       cached?.keep(rendered);
       return sendPage(c, rendered);

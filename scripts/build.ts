@@ -7,6 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 import { build } from "vite";
 
 const MANIFEST = "dist/.vite/manifest.json";
@@ -21,6 +23,7 @@ function newestMtime(path: string): number {
 }
 
 const MODE_FILE = "dist/.build-mode";
+const ASSETS = "dist/assets";
 
 const args = new Set(Deno.args);
 process.env.NODE_ENV ??= "production";
@@ -31,11 +34,51 @@ const built = existsSync(MANIFEST) && builtMode === mode ? statSync(MANIFEST).mt
 if (args.has("--if-missing") && built) Deno.exit(0);
 if (args.has("--if-stale") && built && Math.max(...SOURCES.map(newestMtime)) < built) Deno.exit(0);
 
+/** The built files a browser downloads as text: each gets its brotli and gzip forms beside it. */
+const TEXT_ASSET = /\.(?:js|mjs|css|svg|json|txt|xml|html)$/;
+
+/**
+ * Writes file.br (brotli, quality 11) and file.gz (gzip, level 9) beside every text file of
+ * dist/assets, so that the server sends them as they are (decision 034): the strongest
+ * compression costs nothing per request. A file whose compressed form would not be smaller gets
+ * none and is sent as it is.
+ */
+async function precompressAssets(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  const brotli = promisify(brotliCompress);
+  const gzipped = promisify(gzip);
+  // In parallel: node:zlib works on its thread pool.
+  await Promise.all(
+    readdirSync(dir).filter((name) => TEXT_ASSET.test(name)).map(async (name) => {
+      const path = join(dir, name);
+      const content = readFileSync(path);
+      const [br, gz] = await Promise.all([
+        brotli(content, {
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+            [constants.BROTLI_PARAM_SIZE_HINT]: content.byteLength,
+          },
+        }),
+        gzipped(content, { level: 9 }),
+      ]);
+      if (br.byteLength < content.byteLength) writeFileSync(`${path}.br`, br);
+      if (gz.byteLength < content.byteLength) writeFileSync(`${path}.gz`, gz);
+    }),
+  );
+}
+
 const watch = args.has("--watch");
 await build({
   configFile: "vite.config.ts",
   logLevel: watch ? "info" : "warn",
   build: watch ? { watch: {} } : {},
-  plugins: [{ name: "build-mode", writeBundle: () => writeFileSync(MODE_FILE, mode) }],
+  plugins: [
+    // Each rebuild empties dist/: while watching, the compressed forms are written after every one.
+    ...(watch ? [{ name: "portal:precompress", writeBundle: () => precompressAssets(ASSETS) }] : []),
+    { name: "build-mode", writeBundle: () => writeFileSync(MODE_FILE, mode) },
+  ],
 });
-if (!watch) console.log(`Islands built into dist/ (${mode})`);
+if (!watch) {
+  await precompressAssets(ASSETS);
+  console.log(`Islands built into dist/ (${mode}), with their brotli and gzip forms`);
+}

@@ -1,49 +1,79 @@
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, inArray, or } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import type { Database } from "../db/client.ts";
-import { auditLog } from "../db/schema.ts";
+import { accountMembers, accounts, auditLog, users } from "../db/schema.ts";
 import type { Tx } from "../db/sql.ts";
+import type { AuditAction } from "../lib/audit.ts";
 import type { auditEntry } from "../lib/contracts/admin.ts";
 import type { AppEnv } from "./env.ts";
 
 /**
- * Records what an administrator did, and for whom, in the audit log (never changed, only added to);
- * also what customers change about who may act on their accounts. Inside a transaction, pass it,
- * so the entry commits with the change it records.
+ * The audit log (docs/decisions/026): who did what, for whom, with the values before and after.
+ * Services call `audit()` with the transaction of the change they record, so that a change never
+ * commits without its entry, nor an entry without its change; the log is never changed, only added
+ * to (the database refuses updates and deletes).
  */
-export async function audit(
-  db: Database | Tx,
-  entry: { actorId: number; onBehalfOfId: number | null; action: string; detail?: unknown },
-  now = new Date(),
-): Promise<void> {
+export interface AuditRecord {
+  /** Who did it: the administrator, or the customer for their own account's users. */
+  actor: number;
+  /** The customer it was done to or for, when there is one. */
+  subject?: number | null;
+  /** The account it was about, when there is one (a receipt credited to it, a plan put on it). */
+  account?: number | null;
+  action: AuditAction;
+  /** The values it changed, as they were and as they became (null where there was none). */
+  before: unknown;
+  after: unknown;
+}
+
+export async function audit(db: Database | Tx, entry: AuditRecord, now: Date): Promise<void> {
   await db.insert(auditLog).values({
     at: now,
-    actorId: entry.actorId,
-    onBehalfOfId: entry.onBehalfOfId,
+    actorId: entry.actor,
+    subjectId: entry.subject ?? null,
+    accountId: entry.account ?? null,
     action: entry.action,
-    detail: entry.detail ?? null,
+    before: entry.before ?? null,
+    after: entry.after ?? null,
   });
 }
 
-/** The latest 500 entries, newest first; only those about one customer when one is given. */
-export async function auditEntries(db: Database, customerId?: number): Promise<z.output<typeof auditEntry>[]> {
-  const rows = await db.select().from(auditLog)
-    .where(customerId === undefined ? undefined : eq(auditLog.onBehalfOfId, customerId))
+export type AuditEntry = z.output<typeof auditEntry>;
+
+/**
+ * The latest 500 entries, newest first, with who did each; only a customer's when one is given:
+ * those for them and those about the accounts they belong to.
+ */
+export async function auditEntries(db: Database, customerId?: number): Promise<AuditEntry[]> {
+  let where;
+  if (customerId !== undefined) {
+    const theirs = db.select({ id: accountMembers.accountId }).from(accountMembers)
+      .where(eq(accountMembers.userId, customerId));
+    where = or(eq(auditLog.subjectId, customerId), inArray(auditLog.accountId, theirs));
+  }
+  const rows = await db.select({ entry: auditLog, email: users.username, accountRef: accounts.accountRef })
+    .from(auditLog)
+    .innerJoin(users, eq(users.id, auditLog.actorId))
+    .leftJoin(accounts, eq(accounts.id, auditLog.accountId))
+    .where(where)
     .orderBy(desc(auditLog.id)).limit(500);
-  return rows.map((r) => ({
-    id: r.id,
-    at: r.at.toISOString(),
-    actor_id: r.actorId,
-    on_behalf_of_id: r.onBehalfOfId,
-    action: r.action,
-    detail: r.detail,
+  return rows.map(({ entry, email, accountRef }) => ({
+    id: entry.id,
+    at: entry.at.toISOString(),
+    actor: { id: entry.actorId, email },
+    subject_id: entry.subjectId,
+    account_ref: accountRef,
+    action: entry.action as AuditAction,
+    before: entry.before,
+    after: entry.after,
   }));
 }
 
 /**
  * Every call that changes something while an administrator acts on behalf of a customer is
- * recorded with both identities and the answer's status, after it ran.
+ * recorded with both identities, the call and the answer's status, after it ran. (The calls that
+ * start and end acting on behalf record themselves.)
  */
 export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
   return async function auditCalls(c: Context<AppEnv>, next) {
@@ -53,10 +83,11 @@ export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
     if (!admin || admin.level !== "Admin" || !customer) return;
     if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.path.endsWith("/account/onbehalf")) return;
     await audit(c.get("db"), {
-      actorId: admin.id,
-      onBehalfOfId: customer.id,
-      action: `${c.req.method} ${c.req.path}`,
-      detail: { status: c.res.status },
+      actor: admin.id,
+      subject: customer.id,
+      action: "on-behalf.call",
+      before: null,
+      after: { method: c.req.method, path: c.req.path, status: c.res.status },
     }, new Date(c.get("services").now()));
   };
 }

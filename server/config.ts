@@ -33,6 +33,13 @@ export interface Config {
   quoteValiditySeconds: number;
   /** ECB daily reference-rate XML to read on a schedule (RATES_URL); unset: rates change only by hand. */
   ratesUrl: string | undefined;
+  /** Where customers write to us (SUPPORT_EMAIL), named in the emails and pages that refuse them something. */
+  supportEmail: string;
+  /**
+   * Receipts worth more than this many pounds (at the current rates) wait for a second
+   * administrator's approval (RECEIPT_APPROVAL_GBP, 50000; docs/decisions/026).
+   */
+  receiptApprovalGbp: number;
   /** Background jobs this process runs at once (JOB_CONCURRENCY, 2; server/jobs/). */
   jobConcurrency: number;
 }
@@ -72,6 +79,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     quoteValiditySeconds: positiveNumber(env.QUOTE_VALIDITY_SECONDS, 30, "QUOTE_VALIDITY_SECONDS"),
     ratesUrl: env.RATES_URL || undefined,
+    supportEmail: env.SUPPORT_EMAIL || "support@portal.localhost",
+    receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
   };
 }

@@ -3,7 +3,7 @@ import { every } from "hono/combine";
 import { HTTPException } from "hono/http-exception";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { AppEnv } from "./env.ts";
-import { ApiError, isApi } from "./http/api.ts";
+import { ApiError, isApi, noSuchCall } from "./http/api.ts";
 import { AUTH_ORDER, CONSOLE_GUARDS, CUSTOMER_GUARDS, GUARD_NAMES, type GuardName } from "../lib/contracts/guards.ts";
 
 /**
@@ -73,7 +73,7 @@ function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
     const verdict = check(subjectOf(name, c));
     if (verdict.pass) return await next();
     if ("notFound" in verdict) {
-      throw isApi(c) ? new ApiError(404, "Not found") : new HTTPException(404, { message: "Page not found" });
+      throw isApi(c) ? new ApiError(404, noSuchCall(c)) : new HTTPException(404, { message: "Page not found" });
     }
     if (isApi(c)) {
       throw c.get("user")

@@ -1,17 +1,17 @@
 /**
- * The gzip JavaScript of every page with islands, computed from the build manifest: each page's
- * islands, their chunks and what they import, as the server would preload them. A diagnostic
- * beside bench/js-weight.ts (which fetches public pages for real but cannot sign in).
+ * The JavaScript of every page with islands as transferred, computed from the build: each page's
+ * islands, their chunks and what they import, as the server would preload them, each counted as
+ * the brotli file the build wrote beside it (scripts/build.ts), which is what the portal sends a
+ * browser. A quick diagnostic beside bench/js-weight.ts, which fetches every page for real.
  *   NODE_ENV=production deno run -A bench/tools/island-weights.ts [--files]
  *
  * Two columns: the page as its user sees it, and as an administrator acting on behalf of a
  * customer sees it (every layout then adds the OnBehalfBanner island). --files lists each page's
- * files with their gzip size.
+ * files with their size as transferred.
  */
-import { readFileSync } from "node:fs";
-import { gzipSync } from "node:zlib";
+import { existsSync, statSync } from "node:fs";
 import { loadAssets } from "../../server/render/assets.ts";
-import { MAX_GZIP_BYTES as BUDGET } from "../js-weight.ts";
+import { MAX_TRANSFERRED_JS_BYTES as BUDGET } from "../lib/page-scripts.ts";
 const assets = loadAssets("dist");
 const showFiles = Deno.args.includes("--files");
 
@@ -31,28 +31,28 @@ const PAGES: Record<string, string[]> = {
   "/register-personal": [...REGISTER, "PersonalProfileForm"],
   "/register-business": [...REGISTER, "BusinessProfileForm"],
   "/identity": [...REGISTER, "IdentityCheck"],
-  "/account": [...USER, "Balances"],
+  "/account": [...USER, "Balances", "PendingPayments"],
   "/account/balances": [...USER, "Balances"],
   "/account/convert": [...USER, "ConvertForm"],
   "/account/recipients": [...USER, "Recipients"],
+  "/account/users": [...USER, "AccountUsers"],
   "/account/security": [...USER, "TotpSettings"],
+  "/account/payment": [...USER, "PaymentForm"],
+  "/account/pendingpayments": [...USER, "PendingPayments"],
+  "/account/pendingpayments/{id}": [...USER, "PendingPayment"],
   "/console/users": [...USER, "ConsoleUsers"],
-  "/console/users/{id}": [...USER, "ConsoleUserFees"],
+  "/console/users/{id}": [...USER, "ConsoleUserFees", "ConsoleReview"],
   "/console/receipts": [...USER, "ConsoleReceipts"],
   "/console/pricingplan": [...USER, "ConsolePricingPlans", "ConsoleRates"],
   "(any other page of a layout)": [...USER],
 };
 
-const gzipped = new Map<string, number>();
-const gzipOf = (href: string) => {
-  let bytes = gzipped.get(href);
-  if (bytes === undefined) gzipped.set(href, bytes = gzipSync(readFileSync(`dist${href}`), { level: 9 }).length);
-  return bytes;
-};
-const weigh = (islands: string[]) => assets.modulesFor(islands).reduce((n, href) => n + gzipOf(href), 0);
+// The server sends file.br when it exists (a browser accepts brotli), else the file.
+const transferredOf = (href: string) => statSync(existsSync(`dist${href}.br`) ? `dist${href}.br` : `dist${href}`).size;
+const weigh = (islands: string[]) => assets.modulesFor(islands).reduce((n, href) => n + transferredOf(href), 0);
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(1).padStart(5)} KB`;
 
-console.log(`${"Page".padEnd(30)} ${"gzip".padStart(8)} ${"on behalf".padStart(10)}`);
+console.log(`${"Page".padEnd(30)} ${"brotli".padStart(8)} ${"on behalf".padStart(10)}`);
 let over = 0;
 for (const [page, islands] of Object.entries(PAGES)) {
   const own = weigh(islands);
@@ -62,7 +62,7 @@ for (const [page, islands] of Object.entries(PAGES)) {
   console.log(`${page.padEnd(30)} ${kb(own)} ${kb(onBehalf).padStart(10)}  ${verdict}`);
   if (showFiles) {
     for (const href of assets.modulesFor(islands)) {
-      console.log(`    ${href.padEnd(44)} ${String(gzipOf(href)).padStart(6)}`);
+      console.log(`    ${href.padEnd(44)} ${String(transferredOf(href)).padStart(6)}`);
     }
   }
 }

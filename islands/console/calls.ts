@@ -6,10 +6,16 @@ import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
 
 export const listCustomers = call<typeof admin.listCustomers>("GET", "/console/users");
 export const openAccount = call<typeof admin.openAccount>("POST", "/console/users/:id/open-account");
+export const rejectApplication = call<typeof admin.rejectApplication>("POST", "/console/users/:id/reject");
 export const setFees = call<typeof consoleMoney.setFeeOverrides>("PUT", "/console/users/:id/fees");
 export const listReceipts = call<typeof consoleMoney.listReceipts>("GET", "/console/receipts");
 export const recordReceipt = call<typeof consoleMoney.recordReceipt>("POST", "/console/receipts");
 export const allocateReceipt = call<typeof consoleMoney.allocateReceipt>("POST", "/console/receipts/:id/allocate");
+export const approveReceipt = call<typeof consoleMoney.approveReceipt>("POST", "/console/receipts/:id/approve");
+export const declineReceipt = call<typeof consoleMoney.declineReceipt>("POST", "/console/receipts/:id/decline");
+export const releaseReceipt = call<typeof consoleMoney.releaseReceipt>("POST", "/console/receipts/:id/release");
+export const discardReceipt = call<typeof consoleMoney.discardReceipt>("POST", "/console/receipts/:id/discard");
+export const reverseReceipt = call<typeof consoleMoney.reverseReceipt>("POST", "/console/receipts/:id/reverse");
 export const listPlans = call<typeof consoleMoney.listPricingPlans>("GET", "/console/pricingplans");
 export const assignPlan = call<typeof consoleMoney.changePricingPlan>("PUT", "/console/pricingplans/:id");
 export const getRates = call<typeof money.getRates>("GET", "/rates");
@@ -31,7 +37,8 @@ export const savePlan = (isNew: boolean) =>
     : call<SavePlan>("PUT", "/console/pricingplans/:id" satisfies (typeof consoleMoney.changePricingPlan)["path"]);
 
 /** A row of the console's customer list. */
-export type ConsoleUser = AnswerOf<typeof admin.listCustomers>[number];
+export type CustomerPage = AnswerOf<typeof admin.listCustomers>;
+export type ConsoleUser = CustomerPage["items"][number];
 /** Money a customer sent to the company's bank account. */
 export type Receipt = AnswerOf<typeof consoleMoney.recordReceipt>;
 export type ReceiptInput = BodyOf<typeof consoleMoney.recordReceipt>;

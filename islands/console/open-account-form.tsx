@@ -11,8 +11,10 @@ import { SubmitButton } from "../ui/submit-button.tsx";
 import { useForm } from "../ui/use-form.ts";
 import { type ConsoleUser, openAccount } from "./calls.ts";
 
-export function OpenAccountForm({ user, onCancel, onOpened }: {
-  user: ConsoleUser;
+export function OpenAccountForm({ user, overridesRejection = false, onCancel, onOpened }: {
+  user: Pick<ConsoleUser, "id" | "name" | "username">;
+  /** The customer was rejected: this review overrides the rejection (docs/decisions/026). */
+  overridesRejection?: boolean;
   onCancel: () => void;
   onOpened: (customer: SessionUser) => void;
 }) {
@@ -30,7 +32,11 @@ export function OpenAccountForm({ user, onCancel, onOpened }: {
 
   function submit(event: { preventDefault(): void }) {
     event.preventDefault();
-    void form.submit({ params: { id: user.id }, body: { compliance: { done, amount: amount.trim(), date } } });
+    const compliance = { done, amount: amount.trim(), date };
+    void form.submit({
+      params: { id: user.id },
+      body: overridesRejection ? { compliance, overrides_rejection: true } : { compliance },
+    });
   }
 
   return (

@@ -1,11 +1,27 @@
-/** A receipt's row in the console's list, and under an unmatched one, the form that allocates it. */
+/**
+ * A receipt's row in the console's list, with what can be done with it (docs/decisions/026):
+ * approve or decline one awaiting a second administrator, release or discard a likely duplicate,
+ * allocate an unmatched one, reverse a credited one; and under the row, the form that asks for the
+ * account_ref or the reason.
+ */
 import { useQueryClient } from "@tanstack/react-query";
+import { errorText } from "../lib/api.ts";
 import { notify } from "../lib/notification-store.ts";
 import { receiptKeys } from "../lib/query-keys.ts";
+import { useWrite } from "../lib/write.ts";
 import { Amount } from "../ui/amount.tsx";
-import { CELL, DetailRow, NUMBER, ROW_HEADER } from "../ui/table.tsx";
+import { CELL, DetailRow, MUTED, NUMBER, ROW_HEADER } from "../ui/table.tsx";
 import { AccountRefForm } from "./account-ref-form.tsx";
-import { allocateReceipt, type Receipt } from "./calls.ts";
+import {
+  allocateReceipt,
+  approveReceipt,
+  declineReceipt,
+  discardReceipt,
+  type Receipt,
+  releaseReceipt,
+  reverseReceipt,
+} from "./calls.ts";
+import { ReasonForm } from "./reason-form.tsx";
 
 export const RECEIPT_COLUMNS = [
   { label: "Received" },
@@ -16,11 +32,30 @@ export const RECEIPT_COLUMNS = [
   { label: "Actions", hidden: true },
 ];
 
-/** What a receipt's status says: "Credited to P1234567", "Unmatched", "Allocated to P1234567". */
+/** The forms a row can open under it. */
+export type ReceiptPanel = "allocate" | "decline" | "discard" | "reverse";
+
+/** What a receipt's status says: "Credited to P1234567", "Awaiting approval", "Reversed"... */
 export function statusText(r: Pick<Receipt, "status" | "account_ref">): string {
-  if (r.status === "unmatched") return "Unmatched";
-  const verb = r.status === "matched" ? "Credited to" : "Allocated to";
-  return r.account_ref ? `${verb} ${r.account_ref}` : r.status === "matched" ? "Credited" : "Allocated";
+  const to = r.account_ref ? ` (${r.account_ref})` : "";
+  switch (r.status) {
+    case "unmatched":
+      return "Unmatched";
+    case "matched":
+      return r.account_ref ? `Credited to ${r.account_ref}` : "Credited";
+    case "allocated":
+      return r.account_ref ? `Allocated to ${r.account_ref}` : "Allocated";
+    case "awaiting_approval":
+      return `Awaiting approval${to}`;
+    case "held_duplicate":
+      return `Held as a likely duplicate${to}`;
+    case "declined":
+      return "Declined";
+    case "discarded":
+      return "Discarded";
+    case "reversed":
+      return "Reversed";
+  }
 }
 
 /** The receipts with one of them replaced by the server's answer about it. */
@@ -29,26 +64,150 @@ export const withReceipt = (
   receipt: Receipt,
 ): Receipt[] => [receipt, ...(rows ?? []).filter((r) => r.id !== receipt.id)];
 
+const TONE = {
+  waiting: "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",
+  done: "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100",
+  closed: "bg-neutral-200 text-neutral-800 dark:bg-neutral-800 dark:text-neutral-200",
+};
+
 function StatusBadge({ receipt }: { receipt: Receipt }) {
-  const tone = receipt.status === "unmatched"
-    ? "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100"
-    : "bg-emerald-100 text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100";
+  const tone = ["unmatched", "awaiting_approval", "held_duplicate"].includes(receipt.status)
+    ? TONE.waiting
+    : ["matched", "allocated"].includes(receipt.status)
+    ? TONE.done
+    : TONE.closed;
   return (
     <span className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium ${tone}`}>{statusText(receipt)}</span>
   );
 }
 
-export function ReceiptRows({ receipt, allocating, onAllocate }: {
+/** Who recorded it, who approved it, why it was closed: the row's small print. */
+function Trail({ receipt }: { receipt: Receipt }) {
+  const lines = [`Recorded by ${receipt.recorded_by.email}`];
+  if (receipt.duplicate_of !== null) lines.push(`Repeats receipt ${receipt.duplicate_of}`);
+  if (receipt.approved_by) lines.push(`Approved by ${receipt.approved_by.email}`);
+  if (receipt.closed_by && receipt.reason) lines.push(`${receipt.closed_by.email}: ${receipt.reason}`);
+  return <span className={`block text-xs ${MUTED}`}>{lines.join(" · ")}</span>;
+}
+
+export function ReceiptRows({ receipt, panel, onPanel }: {
   receipt: Receipt;
-  allocating: boolean;
-  onAllocate: (open: boolean) => void;
+  /** The form open under this row, if any. */
+  panel: ReceiptPanel | null;
+  onPanel: (panel: ReceiptPanel | null) => void;
 }) {
   const queries = useQueryClient();
+  const what = `${receipt.amount} ${receipt.currency} from ${receipt.payer_name}`;
+
+  /** The server's answer about the receipt replaces its row; a line says what happened. */
+  function changed(answer: Receipt, title: string) {
+    queries.setQueryData<Receipt[]>(receiptKeys.all, (rows) => rows?.map((r) => (r.id === answer.id ? answer : r)));
+    onPanel(null);
+    notify({ title, description: statusText(answer), color: "success" });
+  }
+  const failed = (err: unknown) => notify({ title: "Not done", description: errorText(err), color: "error" });
+
+  const approve = useWrite({ call: approveReceipt, idempotent: true });
+  const release = useWrite({ call: releaseReceipt, idempotent: true });
+  const busy = approve.isPending || release.isPending;
+
+  const button = (label: string, onClick: () => void, aria: string, controls?: ReceiptPanel) => (
+    <button
+      type="button"
+      className="btn-outline"
+      disabled={busy}
+      aria-label={aria}
+      aria-expanded={controls ? panel === controls : undefined}
+      aria-controls={controls ? `${controls}-row-${receipt.id}` : undefined}
+      onClick={onClick}
+    >
+      {label}
+    </button>
+  );
+  const toggle = (p: ReceiptPanel) => () => onPanel(panel === p ? null : p);
+
+  let actions = null;
+  if (receipt.status === "awaiting_approval") {
+    actions = (
+      <>
+        {button("Approve", () =>
+          approve.mutate({ params: { id: receipt.id } }, {
+            onSuccess: (answer) => changed(answer, `${what} approved`),
+            onError: failed,
+          }), `Approve ${what}`)}
+        {button("Decline", toggle("decline"), `Decline ${what}`, "decline")}
+      </>
+    );
+  } else if (receipt.status === "held_duplicate") {
+    actions = (
+      <>
+        {button("Release", () =>
+          release.mutate({ params: { id: receipt.id } }, {
+            onSuccess: (answer) => changed(answer, `${what} released`),
+            onError: failed,
+          }), `Release ${what}`)}
+        {button("Discard", toggle("discard"), `Discard ${what}`, "discard")}
+      </>
+    );
+  } else if (receipt.status === "unmatched") {
+    actions = (
+      <>
+        {button("Allocate", toggle("allocate"), `Allocate ${what}`, "allocate")}
+        {button("Reverse", toggle("reverse"), `Reverse ${what}`, "reverse")}
+      </>
+    );
+  } else if (receipt.status === "matched" || receipt.status === "allocated") {
+    actions = button("Reverse", toggle("reverse"), `Reverse ${what}`, "reverse");
+  }
+
+  /** The reason form of a decline, a discard or a reversal. */
+  const reasonForm = (p: Exclude<ReceiptPanel, "allocate">) => {
+    const common = {
+      id: `${p}-${receipt.id}`,
+      label: `${
+        p === "reverse" ? "Reverse" : p === "decline" ? "Decline" : "Discard"
+      } the receipt from ${receipt.payer_name}`,
+      input: { params: { id: receipt.id } },
+      onCancel: () => onPanel(null),
+    };
+    if (p === "decline") {
+      return (
+        <ReasonForm
+          {...common}
+          write={{ call: declineReceipt, onSuccess: (answer) => changed(answer, `${what} declined`) }}
+          submitLabel="Decline"
+          pendingLabel="Declining…"
+        />
+      );
+    }
+    if (p === "discard") {
+      return (
+        <ReasonForm
+          {...common}
+          write={{ call: discardReceipt, onSuccess: (answer) => changed(answer, `${what} discarded`) }}
+          submitLabel="Discard"
+          pendingLabel="Discarding…"
+        />
+      );
+    }
+    return (
+      <ReasonForm
+        {...common}
+        write={{ call: reverseReceipt, onSuccess: (answer) => changed(answer, `${what} reversed`) }}
+        submitLabel="Reverse the credit"
+        pendingLabel="Reversing…"
+      />
+    );
+  };
+
   return (
     <>
       <tr>
         <td className={`${CELL} whitespace-nowrap`}>{String(receipt.received_at).slice(0, 10)}</td>
-        <th scope="row" className={ROW_HEADER}>{receipt.payer_name}</th>
+        <th scope="row" className={ROW_HEADER}>
+          {receipt.payer_name}
+          <Trail receipt={receipt} />
+        </th>
         <td className={`${CELL} font-mono break-all`}>{receipt.reference}</td>
         <td className={NUMBER}>
           <Amount amount={receipt.amount} currency={receipt.currency} />
@@ -57,50 +216,29 @@ export function ReceiptRows({ receipt, allocating, onAllocate }: {
           <StatusBadge receipt={receipt} />
         </td>
         <td className={`${CELL} text-right`}>
-          {receipt.status === "unmatched"
-            ? (
-              <button
-                type="button"
-                className="btn-outline"
-                aria-expanded={allocating}
-                aria-controls={`allocate-row-${receipt.id}`}
-                aria-label={`Allocate ${receipt.amount} ${receipt.currency} from ${receipt.payer_name}`}
-                onClick={() => onAllocate(!allocating)}
-              >
-                Allocate
-              </button>
-            )
-            : null}
+          <div className="flex flex-wrap justify-end gap-2">{actions}</div>
         </td>
       </tr>
-      {allocating && receipt.status === "unmatched"
+      {panel === "allocate" && receipt.status === "unmatched"
         ? (
           <DetailRow id={`allocate-row-${receipt.id}`} columns={RECEIPT_COLUMNS.length}>
             <AccountRefForm
               id={`allocate-${receipt.id}`}
               label={`Allocate the receipt from ${receipt.payer_name}`}
               field="account_ref"
-              write={{
-                call: allocateReceipt,
-                onSuccess(answer) {
-                  const allocated = { ...receipt, ...answer };
-                  queries.setQueryData<Receipt[]>(
-                    receiptKeys.all,
-                    (rows) => rows?.map((r) => (r.id === allocated.id ? allocated : r)),
-                  );
-                  onAllocate(false);
-                  notify({
-                    title: `${allocated.amount} ${allocated.currency} allocated`,
-                    description: statusText(allocated),
-                    color: "success",
-                  });
-                },
-              }}
+              write={{ call: allocateReceipt, onSuccess: (answer) => changed(answer, `${what} allocated`) }}
               input={{ params: { id: receipt.id } }}
               submitLabel="Allocate and credit"
               pendingLabel="Allocating…"
-              onCancel={() => onAllocate(false)}
+              onCancel={() => onPanel(null)}
             />
+          </DetailRow>
+        )
+        : null}
+      {panel && panel !== "allocate"
+        ? (
+          <DetailRow id={`${panel}-row-${receipt.id}`} columns={RECEIPT_COLUMNS.length}>
+            {reasonForm(panel)}
           </DetailRow>
         )
         : null}

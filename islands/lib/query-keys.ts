@@ -31,7 +31,7 @@ export const receiptKeys = {
 /** The console's customer list, by search text ("" for all). */
 export const customerKeys = {
   all: ["customers"] as const,
-  search: (q: string) => ["customers", { q }] as const,
+  search: (q: string, page = 1) => ["customers", { q, page }] as const,
 };
 
 /** The customer an administrator acts for (GET account/onbehalf). */
@@ -39,9 +39,20 @@ export const onBehalfKeys = {
   current: ["on-behalf"] as const,
 };
 
-/** SPEC.md section 4: pending payments are reloaded when on-behalf mode is set or cleared. */
+/**
+ * Payments waiting for approval, and a payment's page (whatever its status: it is opened from the
+ * pending list). SPEC.md section 4: they are reloaded when on-behalf mode is set or cleared.
+ */
 export const pendingPaymentKeys = {
   all: ["pending-payments"] as const,
+  list: (accountRef: string) => ["pending-payments", accountRef, "all"] as const,
+  one: (accountRef: string, id: number) => ["pending-payments", accountRef, id] as const,
+};
+
+/** The account's payments, whatever their status. */
+export const paymentKeys = {
+  all: ["payments"] as const,
+  latest: (accountRef: string) => ["payments", accountRef, "latest"] as const,
 };
 
 /** The identity provider's review of the signed-in customer (GET sumsub/confirm). */

@@ -4,7 +4,9 @@
  * compliance review, and the audit log.
  */
 import { z } from "zod";
-import { idText, idValue, text, timestamp } from "./common.ts";
+import { AUDIT_ACTION_NAMES } from "../audit.ts";
+import { REJECTION_REASONS } from "../compliance.ts";
+import { idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { newEmail, newPassword } from "./auth.ts";
@@ -27,13 +29,20 @@ export const customerRow = z.object({
 /** The customer an administrator acts for, with their address to copy them on what is sent. */
 export const onBehalfCustomer = sessionUser.extend({ cc_contact: z.string() });
 
+/**
+ * One entry of the audit log (docs/decisions/026): who (the administrator, or a customer about
+ * their own account's users), for which customer and account, what (lib/audit.ts), and the values
+ * before and after.
+ */
 export const auditEntry = z.object({
   id: z.number(),
   at: timestamp,
-  actor_id: z.number(),
-  on_behalf_of_id: z.number().nullable(),
-  action: z.string(),
-  detail: z.unknown(),
+  actor: z.object({ id: z.number(), email: z.string() }),
+  subject_id: z.number().nullable(),
+  account_ref: z.string().nullable(),
+  action: z.enum(AUDIT_ACTION_NAMES),
+  before: z.unknown(),
+  after: z.unknown(),
 });
 
 /**
@@ -86,12 +95,14 @@ export const stopOnBehalf = defineCall({
 export const listCustomers = defineCall({
   method: "GET",
   path: "/console/users",
-  summary: "Customers, newest first, optionally matching a search in their email or profile.",
+  summary:
+    "A page of customers, newest first, optionally those whose name, email or account reference contains q; with the total that match.",
   guards: CONSOLE_GUARDS,
   query: z.object({
     q: text({ label: "The search", max: 200, min: 0, wrong: "Search with one text." }).optional().default(""),
+    ...pageQuery,
   }),
-  answer: z.array(customerRow),
+  answer: pageOf(customerRow),
 });
 
 export const openAccount = defineCall({
@@ -105,8 +116,45 @@ export const openAccount = defineCall({
       (value) => typeof value === "object" && value !== null && !Array.isArray(value),
       { error: "Give the compliance review: an object with done, amount and date." },
     ),
+    /** Required to open a rejected customer: the new review overrides the rejection (decision 026). */
+    overrides_rejection: z.boolean({ error: "overrides_rejection is true or false." }).optional(),
   }),
   answer: sessionUser,
+});
+
+/** Where a customer's compliance review stands: approved, or rejected and why (decision 026). */
+export const complianceRecord = z.object({
+  done: z.boolean(),
+  amount: z.string().nullable(),
+  date: z.string().nullable(),
+  rejection: z.object({
+    at: timestamp,
+    by: z.object({ id: z.number(), email: z.string() }),
+    reason: z.enum(REJECTION_REASONS),
+    note: z.string(),
+  }).nullable(),
+});
+
+const REASON_CHOICE = `The reason is one of ${REJECTION_REASONS.join(", ")}: what the customer is told.`;
+const NOTE_PROBLEM = "Write a note for the file (at most 1000 characters): why the application is rejected.";
+
+export const rejectApplication = defineCall({
+  method: "POST",
+  path: "/console/users/:id/reject",
+  summary: "Rejects a waiting customer's application with a reason they are told and a note for the file; emails them.",
+  guards: CONSOLE_GUARDS,
+  params: z.object({ id: idText }),
+  body: z.object({
+    reason: z.enum(REJECTION_REASONS, { error: REASON_CHOICE }),
+    note: text({
+      label: "The note",
+      max: 1000,
+      missing: NOTE_PROBLEM,
+      wrong: NOTE_PROBLEM,
+      tooLong: NOTE_PROBLEM,
+    }),
+  }),
+  answer: complianceRecord,
 });
 
 export const auditLog = defineCall({

@@ -16,6 +16,7 @@ import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
 import { sessionUser } from "./session-user.ts";
+import { RECEIPT_STATUSES } from "../money/receipts.ts";
 
 /** "The base "XYZ" is not a currency we support.", or, when no code was given, what to give. */
 function currencyProblem(what: string, input: unknown): string {
@@ -356,8 +357,6 @@ export const setFeeOverrides = defineCall({
 // ---------------------------------------------------------------------------------------------
 // Receipts
 
-const RECEIPT_STATUSES = ["matched", "unmatched", "allocated"] as const;
-
 /** Money that arrived, as an administrator records it from the bank statement. */
 export const receiptInput = z.object({
   amount: text({ label: "The amount received", max: 64, missing: "Enter the amount received." }),
@@ -380,6 +379,8 @@ export const receiptInput = z.object({
 
 export type ReceiptInput = z.output<typeof receiptInput>;
 
+const administrator = z.object({ id: z.number(), email: z.string() });
+
 export const receipt = z.object({
   id: z.number(),
   amount: amountText,
@@ -387,9 +388,18 @@ export const receipt = z.object({
   payer_name: z.string(),
   reference: z.string(),
   received_at: z.string(),
-  /** matched: credited at once from its reference; unmatched: waiting; allocated: credited by hand. */
+  /** What each status means: lib/money/receipts.ts. */
   status: z.enum(RECEIPT_STATUSES),
+  /** The account its reference named (also while it waits), or the one it was allocated to. */
   account_ref: z.string().nullable(),
+  recorded_by: administrator,
+  /** The second administrator who approved or released it. */
+  approved_by: administrator.nullable(),
+  /** The earlier receipt a likely duplicate repeats. */
+  duplicate_of: z.number().nullable(),
+  /** Who declined, discarded or reversed it, and why. */
+  closed_by: administrator.nullable(),
+  reason: z.string().nullable(),
 });
 
 export const recordReceipt = defineCall({
@@ -408,7 +418,7 @@ export const listReceipts = defineCall({
   summary: "The latest receipts, newest first, optionally of one status.",
   guards: CONSOLE_GUARDS,
   query: z.object({
-    status: z.enum(RECEIPT_STATUSES, { error: "status is matched, unmatched or allocated." }).optional(),
+    status: z.enum(RECEIPT_STATUSES, { error: `status is one of ${RECEIPT_STATUSES.join(", ")}.` }).optional(),
   }),
   answer: z.array(receipt),
 });
@@ -422,5 +432,65 @@ export const allocateReceipt = defineCall({
   body: z.object({
     account_ref: text({ label: "The account_ref", max: 32, missing: "Enter the account_ref to credit." }).toUpperCase(),
   }),
+  answer: receipt,
+});
+
+const REASON_PROBLEM = "Give the reason (at most 500 characters): it is kept with the receipt.";
+/** Why a receipt is declined, discarded or reversed: required, kept with it and in the audit log. */
+const withReason = z.object({
+  reason: text({
+    label: "The reason",
+    max: 500,
+    missing: REASON_PROBLEM,
+    wrong: REASON_PROBLEM,
+    tooLong: REASON_PROBLEM,
+  }),
+}, { error: 'Send the reason as {"reason": "..."}.' });
+
+export const approveReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/approve",
+  summary: "A second administrator approves a receipt above the approval amount: it is credited now.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: receipt,
+});
+
+export const declineReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/decline",
+  summary: "Declines a receipt awaiting approval, with a reason: nothing is credited.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: withReason,
+  answer: receipt,
+});
+
+export const releaseReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/release",
+  summary: "A second administrator releases a receipt held as a likely duplicate: it is credited now.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: receipt,
+});
+
+export const discardReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/discard",
+  summary: "Discards a receipt held as a likely duplicate, with a reason: nothing is credited.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: withReason,
+  answer: receipt,
+});
+
+export const reverseReceipt = defineCall({
+  method: "POST",
+  path: "/console/receipts/:id/reverse",
+  summary: "Reverses a credited receipt with reversing entries and a reason; 409 once the money has moved on.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: withReason,
   answer: receipt,
 });

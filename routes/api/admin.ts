@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/admin.ts";
-import { openAccountAfterReview } from "../../server/accounts/compliance.ts";
+import { openAccountAfterReview, rejectApplication } from "../../server/accounts/compliance.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { currentOnBehalf, startOnBehalf, stopOnBehalf } from "../../server/accounts/on-behalf.ts";
 import { auditEntries } from "../../server/audit.ts";
@@ -25,7 +25,8 @@ route(admin, calls.currentOnBehalf, (c) => currentOnBehalf(c.get("db"), c.get("o
 route(
   admin,
   calls.startOnBehalf,
-  (c, { body }) => startOnBehalf(c.get("db"), c.get("user")!.id, body.on_behalf_of, now(c)),
+  (c, { body }) =>
+    startOnBehalf(c.get("db"), c.get("user")!.id, body.on_behalf_of, c.get("onBehalf")?.id ?? null, now(c)),
 );
 
 route(admin, calls.stopOnBehalf, async (c) => {
@@ -33,12 +34,24 @@ route(admin, calls.stopOnBehalf, async (c) => {
   return { ok: true } as const;
 });
 
-route(admin, calls.listCustomers, (c, { query }) => listCustomers(c.get("db"), query.q));
+route(admin, calls.listCustomers, (c, { query }) => listCustomers(c.get("db"), query));
 
 route(admin, calls.openAccount, (c, { params, body }) =>
   openAccountAfterReview(
     { db: c.get("db"), mailer: c.get("services").mailer },
-    { customerId: params.id, adminId: c.get("user")!.id, compliance: body.compliance },
+    {
+      customerId: params.id,
+      adminId: c.get("user")!.id,
+      compliance: body.compliance,
+      overridesRejection: body.overrides_rejection,
+    },
+    now(c),
+  ));
+
+route(admin, calls.rejectApplication, (c, { params, body }) =>
+  rejectApplication(
+    { db: c.get("db"), mailer: c.get("services").mailer, supportEmail: c.get("config").supportEmail },
+    { customerId: params.id, adminId: c.get("user")!.id, reason: body.reason, note: body.note },
     now(c),
   ));
 

@@ -45,6 +45,10 @@ export const CONSOLE_NAV: NavItem[] = [
   { href: "/account/security", label: "Sign-in and security" },
 ];
 
+/** The link of the page shown, or of the part it belongs to (/account alone is the dashboard). */
+const isCurrent = (current: string, href: string) =>
+  current === href || (current.startsWith(href + "/") && href !== "/account");
+
 function NavList({ label, items, current }: { label: string; items: NavItem[]; current: string }) {
   return (
     <nav aria-label={label} className="flex flex-col gap-1">
@@ -56,9 +60,7 @@ function NavList({ label, items, current }: { label: string; items: NavItem[]; c
           key={item.href}
           href={item.href}
           className="nav-link"
-          aria-current={current === item.href || current.startsWith(item.href + "/") && item.href !== "/account"
-            ? "page"
-            : undefined}
+          aria-current={isCurrent(current, item.href) ? "page" : undefined}
         >
           {item.label}
         </a>
@@ -108,6 +110,19 @@ export function UserLayout({ children, account }: { children: ReactNode; account
   const accountNav = account
     ? ACCOUNT_NAV.filter((item) => !item.permission || may(account.role, item.permission))
     : ACCOUNT_NAV;
+  const showAccount = !isAdmin || current.startsWith("/account");
+  const menus = (
+    <div className="flex flex-col gap-6">
+      {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} />}
+      {showAccount && <NavList label="Account" items={accountNav} current={current} />}
+    </div>
+  );
+  // On a small screen the menu is one line, "Menu", that opens it (a <details>: keyboard and screen
+  // readers know it, and it needs no script), so that the page starts in the first screen; from md
+  // up it is the sidebar. The lists are written twice and only one is ever displayed (a hidden
+  // element is out of the accessibility tree too).
+  const currentLabel = [...(isAdmin ? CONSOLE_NAV : []), ...(showAccount ? accountNav : [])]
+    .find((item) => isCurrent(current, item.href))?.label;
   return (
     <div className="flex min-h-screen flex-col" data-layout="user">
       <OnBehalf />
@@ -129,13 +144,31 @@ export function UserLayout({ children, account }: { children: ReactNode; account
         </div>
       </header>
       <div className="flex flex-1 flex-col md:flex-row">
-        <aside className="border-b border-neutral-200 p-4 md:w-60 md:border-b-0 md:border-r dark:border-neutral-800">
-          <div className="flex flex-col gap-6">
-            {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} />}
-            {(!isAdmin || current.startsWith("/account")) && (
-              <NavList label="Account" items={accountNav} current={current} />
+        <details className="border-b border-neutral-200 md:hidden dark:border-neutral-800" data-menu="compact">
+          <summary className="flex cursor-pointer list-none items-center gap-2 px-4 py-3 text-sm font-medium text-neutral-800 hover:bg-neutral-100 focus-visible:outline-2 focus-visible:outline-offset-[-2px] focus-visible:outline-primary-600 dark:text-neutral-200 dark:hover:bg-neutral-800 [&::-webkit-details-marker]:hidden">
+            <svg
+              aria-hidden="true"
+              focusable="false"
+              viewBox="0 0 24 24"
+              fill="none"
+              stroke="currentColor"
+              strokeWidth="2"
+              strokeLinecap="round"
+              className="size-5 shrink-0"
+            >
+              <path d="M4 6h16M4 12h16M4 18h16" />
+            </svg>
+            <span>Menu</span>
+            {currentLabel && (
+              <span className="truncate text-neutral-600 dark:text-neutral-400">
+                <span aria-hidden="true">·</span> {currentLabel}
+              </span>
             )}
-          </div>
+          </summary>
+          <div className="px-4 pb-4">{menus}</div>
+        </details>
+        <aside className="hidden border-neutral-200 p-4 md:block md:w-60 md:border-r dark:border-neutral-800">
+          {menus}
         </aside>
         <main className="flex-1 px-4 py-8 md:px-8">{children}</main>
       </div>

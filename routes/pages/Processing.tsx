@@ -1,7 +1,26 @@
 import { PageTitle } from "../layouts/parts.tsx";
 
-/** Where customers wait while compliance reviews their application before the account opens. */
-export function Processing() {
+/**
+ * Where customers wait while compliance reviews their application before the account opens; or,
+ * once the review rejected it, what they are told (the reason in words for customers, never the
+ * reviewer's note) and where to write to us.
+ */
+export function Processing({ rejection }: { rejection?: { reason: string; supportEmail: string } | null }) {
+  if (rejection) {
+    return (
+      <section className="mx-auto max-w-xl">
+        <PageTitle lead="Our review of your application is complete.">We cannot open your account</PageTitle>
+        <div className="card flex flex-col gap-3">
+          <p>Our compliance team has reviewed your application, and we cannot open a Portal account for you.</p>
+          <p>{rejection.reason}</p>
+          <p>
+            If you think we have made a mistake, or your circumstances change, write to us at{" "}
+            <a className="link" href={`mailto:${rejection.supportEmail}`}>{rejection.supportEmail}</a>.
+          </p>
+        </div>
+      </section>
+    );
+  }
   return (
     <section className="mx-auto max-w-xl">
       <PageTitle lead="Your identity check is complete.">We are reviewing your application</PageTitle>

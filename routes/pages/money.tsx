@@ -1,9 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { idText } from "../../lib/contracts/common.ts";
 import { may } from "../../lib/permissions.ts";
 import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
-import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { balancesAnswer, latestMovements } from "../../server/money/balances.ts";
 import { priceQuote } from "../../server/money/conversions.ts";
@@ -16,16 +14,9 @@ import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
 import { currentRates } from "../../server/money/store.ts";
-import {
-  Balances,
-  Calculator,
-  ConsolePricingPlans,
-  ConsoleRates,
-  ConsoleReceipts,
-  ConsoleUserFees,
-  ConvertForm,
-} from "../islands.ts";
+import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { pendingCard } from "./payments.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
 
@@ -113,9 +104,10 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
 
 export async function DashboardPage(c: Context<AppEnv>) {
   const { accountId, accountRef, accountName, customer, role } = await currentAccount(c);
-  const [balances, movements] = await Promise.all([
+  const [balances, movements, pending] = await Promise.all([
     balancesAnswer(c.get("db"), accountId),
     latestMovements(c.get("db"), accountId, 10),
+    pendingCard(c),
   ]);
   return (
     <>
@@ -137,6 +129,14 @@ export async function DashboardPage(c: Context<AppEnv>) {
         <section aria-labelledby="movements-heading" className="card">
           <h2 id="movements-heading" className="mb-4 text-lg font-semibold">Latest movements</h2>
           <Movements items={movements} />
+        </section>
+        <section aria-labelledby="pending-heading" className="card lg:col-span-2">
+          <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
+          {pending}
+          <div className="mt-4 flex gap-2">
+            <a className="btn-primary" href="/account/payment">Make a payment</a>
+            <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
+          </div>
         </section>
       </div>
     </>
@@ -212,40 +212,6 @@ export async function ConsolePricingPage(c: Context<AppEnv>) {
       <div>
         <h2 className="mb-2 text-xl font-semibold">Rates</h2>
         <ConsoleRates rates={ratesFor(table, table.base)} currencies={currencyList()} />
-      </div>
-    </section>
-  );
-}
-
-export async function ConsoleCustomerPage(c: Context<AppEnv>) {
-  // The page's row has checked that the id is a customer's (routes/pages.tsx).
-  const id = idText.parse(c.req.param("id"));
-  const found = await userWithSummary(c.get("db"), id, false);
-  if (!found || found.user.level === "Admin") return null;
-  const { user, summary: customer } = found;
-  return (
-    <section className="flex max-w-3xl flex-col gap-6">
-      <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
-        {customer.name}
-      </PageTitle>
-      <dl className="card grid grid-cols-2 gap-2 text-sm">
-        <dt className="text-neutral-600 dark:text-neutral-400">Email validated</dt>
-        <dd>{customer.validated ? "Yes" : "No"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Profile</dt>
-        <dd>{customer.profile ? "Saved" : "Not yet"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Identity</dt>
-        <dd>{customer.identity ? "Approved" : "Not approved"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Account</dt>
-        <dd>{customer.account_ref ?? "Not open"}</dd>
-      </dl>
-      <div className="card">
-        <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
-        <ConsoleUserFees
-          userId={customer.id}
-          name={customer.name}
-          overrides={feeOverridesOf(customer)!}
-          currencies={currencyList()}
-        />
       </div>
     </section>
   );

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { customerOf } from "../../server/accounts/current.ts";
-import { listCustomers } from "../../server/accounts/customers.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
 import { registrationOf } from "../../server/auth/registration-cookie.ts";
 import { hasAuthenticator } from "../../server/auth/users.ts";
@@ -10,7 +9,6 @@ import { COUNTRIES } from "../../server/profile/schema.ts";
 import { savedProfile } from "../../server/profile/store.ts";
 import {
   BusinessProfileForm,
-  ConsoleUsers,
   ForgotForm,
   IdentityCheck,
   LoginForm,
@@ -175,16 +173,6 @@ export async function SecurityPage(c: Context<AppEnv>) {
       <div className="card">
         <TotpSettings enabled={enabled} email={user.username} />
       </div>
-    </section>
-  );
-}
-
-export async function ConsoleUsersPage(c: Context<AppEnv>) {
-  const res = await listCustomers(c.get("db"));
-  return (
-    <section>
-      <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
-      <ConsoleUsers users={res} onBehalfId={c.get("onBehalf")?.id ?? null} />
     </section>
   );
 }

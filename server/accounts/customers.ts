@@ -1,4 +1,4 @@
-import { and, desc, eq, like, or } from "drizzle-orm";
+import { and, count, desc, eq, exists, or, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
@@ -14,9 +14,55 @@ export async function isCustomer(db: Database, id: number): Promise<boolean> {
   return row?.level === "User";
 }
 
-/** Customers (never administrators), newest first, optionally matching a search in email or profile. */
-export async function listCustomers(db: Database, query = "", limit = 200): Promise<CustomerRow[]> {
-  const q = query.trim().toLowerCase().replace(/[%_\\]/g, "");
+/** What the console's list asks for: a search text and a page. */
+export interface CustomerSearch {
+  q?: string;
+  page?: number;
+  per_page?: number;
+}
+
+/**
+ * A customer's name as the search reads it: a business's name, or a person's first and last name,
+ * each read from its own field of the profile (never the profile's whole stored text, where
+ * "true" or "London" would match everyone).
+ */
+const searchName = sql`lower(CASE ${profiles.type} WHEN 'Business'
+  THEN coalesce(json_extract(${profiles.data}, '$.name'), '')
+  ELSE trim(coalesce(json_extract(${profiles.data}, '$.first'), '') || ' ' || coalesce(json_extract(${profiles.data}, '$.last'), ''))
+  END)`;
+
+/** The customer's own account's reference (their first account), if any. */
+const ownAccountRef = sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
+  INNER JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
+  WHERE ${accountMembers.userId} = ${users.id} ORDER BY ${accounts.id} LIMIT 1)`;
+
+/**
+ * A page of customers (never administrators), newest first: all of them, or those whose name,
+ * email or the reference of an account they belong to contains the search text (any case). Answers
+ * the page with the total that match, so the console can say how many there are.
+ */
+export async function listCustomers(db: Database, search: CustomerSearch = {}) {
+  const page = search.page ?? 1;
+  const perPage = search.per_page ?? 20;
+  const q = (search.q ?? "").trim().toLowerCase().replace(/\s+/g, " ");
+  const pattern = `%${q.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+  const matching = q
+    ? or(
+      sql`lower(${users.username}) LIKE ${pattern} ESCAPE '\\'`,
+      sql`${searchName} LIKE ${pattern} ESCAPE '\\'`,
+      exists(
+        db.select({ one: sql`1` }).from(accountMembers)
+          .innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
+          .where(and(
+            eq(accountMembers.userId, users.id),
+            sql`lower(${accounts.accountRef}) LIKE ${pattern} ESCAPE '\\'`,
+          )),
+      ),
+    )
+    : undefined;
+  const where = and(eq(users.level, "User"), matching);
+  const [{ total }] = await db.select({ total: count() }).from(users)
+    .leftJoin(profiles, eq(profiles.userId, users.id)).where(where);
   const rows = await db.select({
     id: users.id,
     username: users.username,
@@ -25,17 +71,13 @@ export async function listCustomers(db: Database, query = "", limit = 200): Prom
     createdAt: users.createdAt,
     profile: profiles.data,
     identity: identityChecks.status,
-    accountRef: accounts.accountRef,
+    accountRef: ownAccountRef,
   }).from(users)
     .leftJoin(profiles, eq(profiles.userId, users.id))
     .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
-    .leftJoin(accountMembers, eq(accountMembers.userId, users.id))
-    .leftJoin(accounts, eq(accounts.id, accountMembers.accountId))
-    .where(
-      and(eq(users.level, "User"), q ? or(like(users.username, `%${q}%`), like(profiles.data, `%${q}%`)) : undefined),
-    )
-    .orderBy(desc(users.id)).limit(limit);
-  return rows.map((r) => ({
+    .where(where)
+    .orderBy(desc(users.id)).limit(perPage).offset((page - 1) * perPage);
+  const items: CustomerRow[] = rows.map((r) => ({
     id: r.id,
     username: r.username,
     name: displayName(r.type, r.profile as { name?: string; first?: string; last?: string } | null, r.username),
@@ -47,4 +89,5 @@ export async function listCustomers(db: Database, query = "", limit = 200): Prom
     account_ref: r.accountRef,
     created_at: r.createdAt.toISOString(),
   }));
+  return { items, page, per_page: perPage, total };
 }

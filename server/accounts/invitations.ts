@@ -68,10 +68,12 @@ const pending = (now: Date) =>
     gt(accountInvitations.expiresAt, now),
   );
 
-function auditIds(actor: AccountActor) {
+/** Who did it: the customer, or the administrator acting for them (then the customer is the subject). */
+function auditIds(actor: AccountActor, accountId: number) {
   return {
-    actorId: actor.onBehalfAdminId ?? actor.userId,
-    onBehalfOfId: actor.onBehalfAdminId ? actor.userId : null,
+    actor: actor.onBehalfAdminId ?? actor.userId,
+    subject: actor.onBehalfAdminId ? actor.userId : null,
+    account: accountId,
   };
 }
 
@@ -117,9 +119,10 @@ export async function invite(
       expiresAt,
     }).returning();
     await audit(tx, {
-      ...auditIds(actor),
+      ...auditIds(actor, account.accountId),
       action: "account-users.invite",
-      detail: { account_ref: account.accountRef, invitation_id: row.id, email: input.email, role: input.role },
+      before: null,
+      after: { invitation_id: row.id, email: input.email, role: input.role },
     }, now);
     return row;
   });
@@ -163,9 +166,10 @@ export async function revokeInvitation(
     checkInvitedRole(actor.role, row.role);
     await tx.update(accountInvitations).set({ revokedAt: now }).where(eq(accountInvitations.id, row.id));
     await audit(tx, {
-      ...auditIds(actor),
+      ...auditIds(actor, account.accountId),
       action: "account-users.revoke",
-      detail: { account_ref: account.accountRef, invitation_id: row.id, email: row.email, role: row.role },
+      before: { invitation_id: row.id, email: row.email, role: row.role },
+      after: null,
     }, now);
     return row;
   });
@@ -243,10 +247,12 @@ async function join(
   if (taken.length !== 1) throw new NotFound(INVITATION_NOT_VALID);
   await tx.insert(accountMembers).values({ accountId: row.accountId, userId, role: row.role, createdAt: now });
   await audit(tx, {
-    actorId: userId,
-    onBehalfOfId: null,
+    actor: userId,
+    subject: userId,
+    account: row.accountId,
     action: "account-users.join",
-    detail: { account_id: row.accountId, invitation_id: row.id, role: row.role },
+    before: null,
+    after: { invitation_id: row.id, role: row.role },
   }, now);
 }
 

@@ -145,16 +145,12 @@ export async function changeRole(
       and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
     );
     await audit(tx, {
-      actorId: actor.onBehalfAdminId ?? actor.userId,
-      onBehalfOfId: actor.onBehalfAdminId ? actor.userId : null,
+      actor: actor.onBehalfAdminId ?? actor.userId,
+      subject: actor.onBehalfAdminId ? actor.userId : null,
+      account: account.accountId,
       action: "account-users.role",
-      detail: {
-        account_ref: account.accountRef,
-        user_id: targetId,
-        email: target.username,
-        from: target.role,
-        to: role,
-      },
+      before: { user_id: targetId, email: target.username, role: target.role },
+      after: { user_id: targetId, email: target.username, role },
     }, now);
     return target;
   });
@@ -190,10 +186,12 @@ export async function removeAccountUser(
       and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
     );
     await audit(tx, {
-      actorId: actor.onBehalfAdminId ?? actor.userId,
-      onBehalfOfId: actor.onBehalfAdminId ? actor.userId : null,
+      actor: actor.onBehalfAdminId ?? actor.userId,
+      subject: actor.onBehalfAdminId ? actor.userId : null,
+      account: account.accountId,
       action: "account-users.remove",
-      detail: { account_ref: account.accountRef, user_id: targetId, email: target.username, role: target.role },
+      before: { user_id: targetId, email: target.username, role: target.role },
+      after: null,
     }, now);
     return target;
   });

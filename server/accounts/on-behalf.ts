@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { sessions, users } from "../../db/schema.ts";
 import type { onBehalfCustomer } from "../../lib/contracts/admin.ts";
 import { audit } from "../audit.ts";
@@ -31,32 +32,58 @@ export async function currentOnBehalf(db: Database, customerId: number | undefin
   return customer;
 }
 
-/** Starts acting on behalf of a customer (never another administrator). */
+/**
+ * Starts acting on behalf of a customer (never another administrator). Switching from another
+ * customer ends acting for them first: both are in the audit log, the end for the first, then the
+ * start for the second.
+ */
 export async function startOnBehalf(
   db: Database,
   adminId: number,
   customerId: number,
+  previous: number | null,
   now: Date,
 ): Promise<OnBehalfCustomer> {
   const customer = await onBehalfCustomerOf(db, customerId);
   if (!customer) throw new NotFound(NO_SUCH_CUSTOMER, "on_behalf_of");
-  await db.update(users).set({ onBehalfOf: customerId }).where(eq(users.id, adminId));
-  await forgetChosenAccount(db, adminId);
-  await audit(db, { actorId: adminId, onBehalfOfId: customerId, action: "on-behalf.start" }, now);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ onBehalfOf: customerId }).where(eq(users.id, adminId));
+    await forgetChosenAccount(tx, adminId);
+    if (previous !== null && previous !== customerId) await recordEnd(tx, adminId, previous, now);
+    await audit(tx, {
+      actor: adminId,
+      subject: customerId,
+      action: "on-behalf.start",
+      before: { on_behalf_of: previous },
+      after: { on_behalf_of: customerId },
+    }, now);
+  });
   return customer;
 }
 
 /** Stops acting on behalf; the end is recorded when there was a customer. */
 export async function stopOnBehalf(db: Database, adminId: number, previous: number | null, now: Date): Promise<void> {
-  await db.update(users).set({ onBehalfOf: null }).where(eq(users.id, adminId));
-  await forgetChosenAccount(db, adminId);
-  if (previous) await audit(db, { actorId: adminId, onBehalfOfId: previous, action: "on-behalf.end" }, now);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ onBehalfOf: null }).where(eq(users.id, adminId));
+    await forgetChosenAccount(tx, adminId);
+    if (previous !== null) await recordEnd(tx, adminId, previous, now);
+  });
+}
+
+function recordEnd(tx: Tx, adminId: number, previous: number, now: Date) {
+  return audit(tx, {
+    actor: adminId,
+    subject: previous,
+    action: "on-behalf.end",
+    before: { on_behalf_of: previous },
+    after: { on_behalf_of: null },
+  }, now);
 }
 
 /**
  * The account an administrator chose while acting for a customer was one of that customer's
  * (decision 028): acting for someone else, or for nobody, starts without a choice.
  */
-async function forgetChosenAccount(db: Database, adminId: number): Promise<void> {
+async function forgetChosenAccount(db: Database | Tx, adminId: number): Promise<void> {
   await db.update(sessions).set({ currentAccountId: null }).where(eq(sessions.userId, adminId));
 }

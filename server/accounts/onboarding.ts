@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { accountMembers, profiles, users } from "../../db/schema.ts";
 import { summaryOf } from "../auth/users.ts";
 import { accountOpened, type Mailer } from "../mail/index.ts";
@@ -23,6 +24,8 @@ export async function opensAtOnce(db: Database, userId: number): Promise<boolean
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   const [profile] = await db.select().from(profiles).where(eq(profiles.userId, userId));
   if (!user || !profile || user.type !== "Personal" || profile.type !== "Personal") return false;
+  // A rejected application opens only through a new review (server/accounts/compliance.ts).
+  if (profile.rejectedAt) return false;
   const [member] = await db.select({ accountId: accountMembers.accountId }).from(accountMembers)
     .where(eq(accountMembers.userId, userId)).limit(1);
   if (member) return false;
@@ -36,24 +39,41 @@ export async function openAccountFor(
   openedBy: number | null,
   now: Date,
 ): Promise<OpenedAccount> {
-  const [user] = await deps.db.select().from(users).where(eq(users.id, userId));
+  const opened = await openAccountIn(deps.db, deps.mailer, userId, openedBy, now);
+  await opened.tell();
+  return opened;
+}
+
+/**
+ * Opens the customer's account, inside the caller's transaction when given one; `tell` emails the
+ * customer, to be called once that transaction has committed (only when the account is new).
+ */
+export async function openAccountIn(
+  db: Database | Tx,
+  mailer: Mailer,
+  userId: number,
+  openedBy: number | null,
+  now: Date,
+): Promise<OpenedAccount & { tell: () => Promise<void> }> {
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user) throw new Error(`No user ${userId}`);
-  const summary = await summaryOf(deps.db, user, false);
+  const summary = await summaryOf(db as Database, user, false);
   const { account, created } = await openAccount(
-    deps.db,
+    db,
     { id: user.id, type: user.type, name: summary.name },
     openedBy,
     now,
   );
-  if (created) {
-    await deps.mailer.send({
+  const tell = async () => {
+    if (!created) return;
+    await mailer.send({
       to: user.username,
       userId: user.id,
       template: "account-opened",
       rendered: accountOpened({ name: summary.name, accountRef: account.accountRef }),
     });
-  }
-  return account;
+  };
+  return { ...account, tell };
 }
 
 /** After an approved identity check: the account opens now when the customer needs no review. */

@@ -2,7 +2,7 @@ import { and, asc, eq, notExists } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts } from "../../db/schema.ts";
-import type { Tx } from "../../db/sql.ts";
+import { isTransaction, type Tx } from "../../db/sql.ts";
 import { newAccountRef } from "./account-ref.ts";
 
 export interface OpenedAccount {
@@ -35,12 +35,14 @@ export async function ownAccountOf(db: Database | Tx, userId: number): Promise<O
  * customer's own existing account is answered.
  */
 export async function openAccount(
-  db: Database,
+  db: Database | Tx,
   customer: { id: number; type: "Personal" | "Business"; name: string },
   openedBy: number | null,
   now = new Date(),
 ): Promise<{ account: OpenedAccount; created: boolean }> {
-  return await db.transaction(async (tx) => {
+  // Inside the caller's transaction (a compliance review with its audit entry), as part of it.
+  const inOne = <T>(work: (tx: Tx) => Promise<T>) => isTransaction(db) ? work(db) : db.transaction(work);
+  return await inOne(async (tx) => {
     const existing = await ownAccountOf(tx, customer.id);
     if (existing) return { account: existing, created: false };
     for (let attempt = 0;; attempt++) {

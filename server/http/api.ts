@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiFailure, ApiSuccess } from "../../lib/api-types.ts";
+import type { AppEnv } from "../env.ts";
 import { statusText } from "./status.ts";
 
 /**
@@ -48,3 +49,10 @@ export function failureBody(status: number, error: string, extra: ApiError["extr
 export function isApi(c: Context): boolean {
   return c.req.path.startsWith("/api/");
 }
+
+/**
+ * The answer to a call that does not exist. The console's guards answer a non-administrator with
+ * exactly this too (decision 004, issue 14), so that nobody can tell a console call from an
+ * unknown one.
+ */
+export const noSuchCall = (c: Context<AppEnv>) => `There is no call ${c.req.method} ${c.req.path}.`;

@@ -7,7 +7,7 @@ import { DomainError, type RefusalKind } from "../errors.ts";
 import { BalanceOutOfRange } from "../ledger/ledger.ts";
 import { amountTooLarge } from "../money/errors.ts";
 import { renderDocument } from "../render/document.tsx";
-import { ApiError, failureBody, isApi } from "./api.ts";
+import { ApiError, failureBody, isApi, noSuchCall } from "./api.ts";
 import { isBot } from "./bots.ts";
 import { statusText } from "./status.ts";
 
@@ -96,6 +96,6 @@ export function errorHandlers(Page: ErrorPage): { onError: ErrorHandler<AppEnv>;
       console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
       return answer(c, 500, undefined);
     },
-    notFound: (c) => answer(c, 404, isApi(c) ? `There is no call ${c.req.method} ${c.req.path}.` : PAGE_NOT_FOUND),
+    notFound: (c) => answer(c, 404, isApi(c) ? noSuchCall(c) : PAGE_NOT_FOUND),
   };
 }

@@ -82,7 +82,7 @@ const RECORD_CHECKS: (Check & { table: string })[] = [
     table: "receipts",
     sql:
       `SELECT r.id, r.transfer_id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.transfer_id AND t.kind = 'receipt'
-          WHERE t.id IS NULL ORDER BY r.id`,
+          WHERE r.transfer_id IS NOT NULL AND t.id IS NULL ORDER BY r.id`,
     say: (r) => `receipt ${r.id}: its transfer ${r.transfer_id} is missing or is not a receipt`,
   },
   {
@@ -97,6 +97,13 @@ const RECORD_CHECKS: (Check & { table: string })[] = [
       `SELECT r.id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.allocation_transfer_id AND t.kind = 'allocation'
           WHERE r.status = 'allocated' AND t.id IS NULL ORDER BY r.id`,
     say: (r) => `receipt ${r.id}: allocated, but its allocation transfer is missing`,
+  },
+  {
+    table: "receipts",
+    sql: `SELECT r.id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.reversal_transfer_id
+            AND t.kind = 'receipt_reversal'
+          WHERE r.status = 'reversed' AND t.id IS NULL ORDER BY r.id`,
+    say: (r) => `receipt ${r.id}: reversed, but its reversing transfer is missing`,
   },
   {
     // A customer's held balance is exactly what their open payments reserve (decision 027).

@@ -60,6 +60,43 @@ export async function creditReceipt(db: Executor, input: ReceiptInput): Promise<
   });
 }
 
+export interface ReceiptReversalInput {
+  /** The account the receipt credited; null when it waits on the unallocated funds. */
+  accountId: number | null;
+  currency: string;
+  amount: number;
+  /** The receipt reversed: a receipt is reversed once. */
+  reference: string;
+  createdBy?: number | null;
+  description: string;
+}
+
+/**
+ * A receipt taken back: the customer's balance (or the house's unallocated_funds) −amount,
+ * incoming_funds +amount. Refused with InsufficientFunds when the money has moved on.
+ */
+export async function reverseReceipt(db: Executor, input: ReceiptReversalInput): Promise<PostedTransfer> {
+  assertCurrency(input.currency);
+  assertPositiveAmount(input.amount);
+  assertReference(input.reference);
+  return await inTransaction(db, async (tx) => {
+    const incoming = await houseAccount(tx, "incoming_funds", input.currency);
+    const source = input.accountId === null
+      ? await houseAccount(tx, "unallocated_funds", input.currency)
+      : await customerAccount(tx, input.accountId, input.currency);
+    return postTransfer(tx, {
+      kind: "receipt_reversal",
+      description: input.description,
+      reference: input.reference,
+      createdBy: input.createdBy,
+      entries: [
+        { ledgerAccountId: source.id, amount: -input.amount },
+        { ledgerAccountId: incoming.id, amount: input.amount },
+      ],
+    });
+  });
+}
+
 export interface AllocationInput {
   currency: string;
   amount: number;

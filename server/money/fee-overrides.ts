@@ -22,22 +22,19 @@ export async function setFeeOverrides(
 ): Promise<SessionUser> {
   const customer = await findUser(db, customerId);
   if (!customer || customer.level === "Admin") throw new NotFound("There is no customer with this id.");
-  await db.update(users).set({
-    overrideTransferFee: overrides.override_transfer_fee,
-    overrideRegularTransferFee: overrides.override_regular_transfer_fee,
-    overridePriorityTransferFee: overrides.override_priority_transfer_fee,
-  }).where(eq(users.id, customerId));
   const before = {
     override_transfer_fee: customer.overrideTransferFee,
     override_regular_transfer_fee: customer.overrideRegularTransferFee,
     override_priority_transfer_fee: customer.overridePriorityTransferFee,
   };
-  await audit(db, {
-    actorId: by,
-    onBehalfOfId: customerId,
-    action: "fees.override",
-    detail: { before, after: overrides },
-  }, now);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({
+      overrideTransferFee: overrides.override_transfer_fee,
+      overrideRegularTransferFee: overrides.override_regular_transfer_fee,
+      overridePriorityTransferFee: overrides.override_priority_transfer_fee,
+    }).where(eq(users.id, customerId));
+    await audit(tx, { actor: by, subject: customerId, action: "fees.override", before, after: overrides }, now);
+  });
   const updated = await userWithSummary(db, customerId, false);
   return updated!.summary;
 }

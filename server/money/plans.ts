@@ -92,17 +92,28 @@ const columnsOf = (plan: PlanBody, now: Date) => ({
   updatedAt: now,
 });
 
-/** A new plan, not the default, on no account yet. */
-export async function createPlan(db: Database, plan: PlanBody, now: Date): Promise<ListedPlan> {
-  const [row] = await db.insert(pricingPlans).values({ ...columnsOf(plan, now), isDefault: false, createdAt: now })
-    .returning();
+/** A new plan, not the default, on no account yet; audited with the administrator who made it. */
+export async function createPlan(db: Database, plan: PlanBody, by: number, now: Date): Promise<ListedPlan> {
+  const row = await db.transaction(async (tx) => {
+    const [row] = await tx.insert(pricingPlans).values({ ...columnsOf(plan, now), isDefault: false, createdAt: now })
+      .returning();
+    await audit(tx, { actor: by, action: "pricing-plan.create", before: null, after: planOf(row) }, now);
+    return row;
+  });
   return { ...planOf(row), accounts: [] };
 }
 
-/** Replaces a plan's name, tiers and fees; which plan is the default does not change here. */
-export async function replacePlan(db: Database, id: number, plan: PlanBody, now: Date): Promise<ListedPlan> {
-  const [row] = await db.update(pricingPlans).set(columnsOf(plan, now)).where(eq(pricingPlans.id, id)).returning();
-  if (!row) throw new NotFound(NO_SUCH_PLAN);
+/**
+ * Replaces a plan's name, tiers and fees; which plan is the default does not change here. Audited
+ * with the plan as it was and as it became.
+ */
+export async function replacePlan(db: Database, id: number, plan: PlanBody, by: number, now: Date) {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(pricingPlans).where(eq(pricingPlans.id, id));
+    if (!before) throw new NotFound(NO_SUCH_PLAN);
+    const [row] = await tx.update(pricingPlans).set(columnsOf(plan, now)).where(eq(pricingPlans.id, id)).returning();
+    await audit(tx, { actor: by, action: "pricing-plan.replace", before: planOf(before), after: planOf(row) }, now);
+  });
   return await listedPlan(db, id);
 }
 
@@ -121,13 +132,18 @@ export async function assignPlan(
   if (!account) throw new InvalidInput(`There is no account ${accountRef}.`, "assign_account_ref");
   const [plan] = await db.select({ id: pricingPlans.id }).from(pricingPlans).where(eq(pricingPlans.id, planId));
   if (!plan) throw new NotFound(NO_SUCH_PLAN);
-  await db.insert(accountPlans).values({ accountId: account.id, planId, assignedAt: now, assignedBy: by })
-    .onConflictDoUpdate({ target: accountPlans.accountId, set: { planId, assignedAt: now, assignedBy: by } });
-  await audit(db, {
-    actorId: by,
-    onBehalfOfId: null,
-    action: "pricing-plan.assign",
-    detail: { plan_id: planId, account_ref: account.accountRef },
-  }, now);
+  await db.transaction(async (tx) => {
+    const [previous] = await tx.select({ planId: accountPlans.planId }).from(accountPlans)
+      .where(eq(accountPlans.accountId, account.id));
+    await tx.insert(accountPlans).values({ accountId: account.id, planId, assignedAt: now, assignedBy: by })
+      .onConflictDoUpdate({ target: accountPlans.accountId, set: { planId, assignedAt: now, assignedBy: by } });
+    await audit(tx, {
+      actor: by,
+      account: account.id,
+      action: "pricing-plan.assign",
+      before: { plan_id: previous?.planId ?? null },
+      after: { plan_id: planId },
+    }, now);
+  });
   return await listedPlan(db, planId);
 }

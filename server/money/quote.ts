@@ -42,7 +42,7 @@ import Big from "big.js";
 import { describe, isCurrency, minorUnits } from "./currencies.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { MoneyError } from "./errors.ts";
-import { bpsFor, feeFor, type FeeOverrides, type PricingPlan } from "./pricing.ts";
+import { bpsFor, feeFor, type FeeKind, type FeeOverrides, type PricingPlan } from "./pricing.ts";
 import { crossRate, crossValue, rateDecimals, type RateTable } from "./rates.ts";
 
 export const QUOTE_VALIDITY_MS = 30_000;
@@ -63,6 +63,8 @@ export interface QuoteInput {
   overrides?: FeeOverrides | null;
   now: Date;
   validityMs?: number;
+  /** Which transfer fee applies: regular (conversions, regular payments) unless a payment is priority. */
+  feeKind?: FeeKind;
 }
 
 export interface Quote {
@@ -154,7 +156,7 @@ export function quote(input: QuoteInput): Quote {
   const given = parseAmount(fixed === "sell" ? sell : buy, amount);
   if (given === 0) throw new MoneyError("The amount must be more than zero.", "amount");
 
-  const feeMinor = feeFor(plan, sell, "regular", overrides);
+  const feeMinor = feeFor(plan, sell, input.feeKind ?? "regular", overrides);
   // The printed precision follows the size of the mid rate (30 places are plenty to tell it).
   const decimals = rateDecimals(crossRate(table, sell, buy));
   const mid = crossValue(table, sell, buy, 1, decimals, Big.roundHalfEven);

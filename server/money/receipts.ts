@@ -1,30 +1,73 @@
-import { and, desc, eq } from "drizzle-orm";
+import Big from "big.js";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { accounts } from "../../db/schema.ts";
+import { accounts, users } from "../../db/schema.ts";
 import { receipts } from "../../db/schema-money.ts";
+import type { Tx } from "../../db/sql.ts";
 import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
+import type { AuditAction } from "../../lib/audit.ts";
+import type { ReceiptStatus } from "../../lib/money/receipts.ts";
 import { isValidAccountRef } from "../accounts/account-ref.ts";
 import { accountByRef } from "../accounts/find.ts";
-import { Conflict, InvalidInput, NotFound } from "../errors.ts";
-import { allocateReceipt, creditReceipt } from "../ledger/movements.ts";
+import { raiseAlert } from "../alerts/alerts.ts";
+import { audit } from "../audit.ts";
+import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
+import { InsufficientFunds } from "../ledger/ledger.ts";
+import { allocateReceipt, creditReceipt, reverseReceipt } from "../ledger/movements.ts";
 import type { Mailer } from "../mail/index.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { MoneyError, withinLedgerRange } from "./errors.ts";
-import { tellMembers } from "./funds-received.ts";
+import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
+import { crossValue } from "./rates.ts";
+import { currentRates } from "./store.ts";
 
 /**
- * Receipts: money that arrived in the company's bank accounts, recorded by an administrator. The
- * customer quotes their account_ref as the transfer's reference; a reference that carries a valid
- * account_ref of an open account credits that account at once. Anything else waits, unmatched, on
- * the house's unallocated funds until an administrator allocates it. Whenever money reaches an
- * account, everyone on it is emailed, after the credit is committed.
+ * Receipts: money that arrived in the company's bank accounts, recorded by an administrator
+ * (docs/decisions/026). The customer quotes their account_ref as the transfer's reference; a
+ * reference that names exactly one account_ref of an open account credits that account at once,
+ * and anything else (no account_ref, or several) waits, unmatched, on the house's unallocated funds
+ * until an administrator allocates it. Two things wait for a second administrator instead of being
+ * booked: a receipt worth more than the approval amount (awaiting_approval), and a repeat of the
+ * same reference, amount, currency and date as an earlier one (held_duplicate). A booked receipt
+ * can be reversed, with a reason, while its money is still there. Every change is audited in its
+ * transaction; whenever money reaches or leaves an account, its people are emailed after the commit.
  */
 
 type Row = typeof receipts.$inferSelect;
-export type ReceiptStatus = Row["status"];
+export type { ReceiptStatus };
 
-function receiptAnswer(row: Row, accountRef: string | null) {
-  return {
+/** What the receipts deal with: the database, the mailer, and the approval amount in pounds. */
+export interface ReceiptDeps {
+  db: Database;
+  mailer: Mailer;
+  approvalGbp: number;
+  /** Named in the email that tells a customer a credit was reversed. */
+  supportEmail: string;
+}
+
+/** The statuses a new receipt is compared with to find a repeat: those still standing. */
+const STANDING: ReceiptStatus[] = ["matched", "unmatched", "allocated", "awaiting_approval", "held_duplicate"];
+
+async function administrators(db: Database | Tx, ids: (number | null)[]) {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (!wanted.length) return new Map<number, { id: number; email: string }>();
+  const rows = await db.select({ id: users.id, email: users.username }).from(users).where(inArray(users.id, wanted));
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+async function answersOf(db: Database | Tx, rows: Row[]) {
+  const refs = new Map<number, string>();
+  const accountIds = [...new Set(rows.map((r) => r.accountId).filter((id): id is number => id !== null))];
+  if (accountIds.length) {
+    for (
+      const a of await db.select({ id: accounts.id, ref: accounts.accountRef }).from(accounts).where(
+        inArray(accounts.id, accountIds),
+      )
+    ) refs.set(a.id, a.ref);
+  }
+  const people = await administrators(db, rows.flatMap((r) => [r.recordedBy, r.approvedBy, r.closedBy]));
+  const person = (id: number | null) => (id === null ? null : people.get(id) ?? null);
+  return rows.map((row) => ({
     id: row.id,
     amount: formatAmount(row.currency, row.amountMinor),
     currency: row.currency,
@@ -32,28 +75,70 @@ function receiptAnswer(row: Row, accountRef: string | null) {
     reference: row.reference,
     received_at: row.receivedAt,
     status: row.status,
-    account_ref: accountRef,
-  };
+    account_ref: row.accountId === null ? null : refs.get(row.accountId) ?? null,
+    recorded_by: person(row.recordedBy)!,
+    approved_by: person(row.approvedBy),
+    duplicate_of: row.duplicateOf,
+    closed_by: person(row.closedBy),
+    reason: row.closedReason,
+  }));
 }
 
-/** The open account whose account_ref appears in a transfer reference, if any. */
+export type ReceiptAnswer = Awaited<ReturnType<typeof answersOf>>[number];
+
+const answerOf = async (db: Database | Tx, row: Row) => (await answersOf(db, [row]))[0];
+
+/**
+ * The account a transfer reference names: the one valid account_ref in it, when that is an open
+ * account's. A reference naming two different account_refs is ambiguous: nobody is credited.
+ */
 async function accountInReference(
   db: Database,
   reference: string,
 ): Promise<{ id: number; accountRef: string } | null> {
+  const named = new Set<string>();
   for (const [candidate] of reference.toUpperCase().matchAll(/\b[PB]\d{8}\b/g)) {
-    if (!isValidAccountRef(candidate)) continue;
-    const account = await accountByRef(db, candidate);
-    if (account) return account;
+    if (isValidAccountRef(candidate)) named.add(candidate);
   }
-  return null;
+  if (named.size !== 1) return null;
+  return await accountByRef(db, [...named][0]) ?? null;
+}
+
+/** A bank reference as people retype it: case and spacing do not make another receipt. */
+const sameReference = (a: string, b: string) =>
+  a.toLowerCase().replace(/\s+/g, " ").trim() === b.toLowerCase().replace(/\s+/g, " ").trim();
+
+/** The amount in pounds at the current rates, to compare with the approval amount. */
+async function inPounds(db: Database | Tx, currency: string, amountMinor: number): Promise<Big> {
+  const table = await currentRates(db);
+  return crossValue(table, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
+}
+
+/** Books a receipt in the ledger: to the account it names, or to the unallocated funds. */
+async function book(
+  tx: Tx,
+  row: Pick<Row, "accountId" | "currency" | "amountMinor" | "payerName" | "reference">,
+  reference: string,
+  by: number,
+) {
+  const { transferId } = await creditReceipt(tx, {
+    accountId: row.accountId,
+    currency: row.currency,
+    amount: row.amountMinor,
+    reference,
+    createdBy: by,
+    description: `Received from ${row.payerName}: ${row.reference}`.slice(0, 300),
+  });
+  return transferId;
 }
 
 /**
- * Records a receipt and, when its reference names an account, credits that account (one
- * transaction) and tells the account's members.
+ * Records a receipt: booked at once, or held for a second administrator (above the approval
+ * amount, or a likely duplicate: each raises an alert). Audited with it; the account's people are
+ * emailed when it is credited.
  */
-export async function recordReceipt(db: Database, mailer: Mailer, input: ReceiptInput, by: number, now: Date) {
+export async function recordReceipt(deps: ReceiptDeps, input: ReceiptInput, by: number, now: Date) {
+  const { db } = deps;
   const amountMinor = parseAmount(input.currency, input.amount);
   if (amountMinor <= 0) throw new MoneyError("The amount received must be more than zero.", "amount");
   // "Today" somewhere: the latest date on Earth is UTC+14, so an administrator's local today is never refused.
@@ -61,74 +146,259 @@ export async function recordReceipt(db: Database, mailer: Mailer, input: Receipt
     throw new MoneyError("The date the money arrived cannot be in the future.", "received_at");
   }
   const account = await accountInReference(db, input.reference);
+  const pounds = await inPounds(db, input.currency, amountMinor);
   // Past the most a balance holds (the customer's, or the house's bank account): 422, nothing written.
   const row = await withinLedgerRange("amount", () =>
     db.transaction(async (tx) => {
-      const { transferId } = await creditReceipt(tx, {
-        accountId: account?.id ?? null,
-        currency: input.currency,
-        amount: amountMinor,
-        reference: `receipt:${crypto.randomUUID()}`,
-        createdBy: by,
-        description: `Received from ${input.payer_name}: ${input.reference}`.slice(0, 300),
-      });
-      const [inserted] = await tx.insert(receipts).values({
+      // In the transaction, so that the same receipt sent twice at once finds its twin.
+      const twins = await tx.select().from(receipts).where(and(
+        eq(receipts.currency, input.currency),
+        eq(receipts.amountMinor, amountMinor),
+        eq(receipts.receivedAt, input.received_at),
+        inArray(receipts.status, STANDING),
+      )).orderBy(receipts.id);
+      const twin = twins.find((r) => sameReference(r.reference, input.reference));
+      const held = twin ? "held_duplicate" : pounds.gt(deps.approvalGbp) ? "awaiting_approval" : null;
+      const fields = {
         amountMinor,
         currency: input.currency,
         payerName: input.payer_name,
         reference: input.reference,
         receivedAt: input.received_at,
-        status: account ? "matched" : "unmatched",
         accountId: account?.id ?? null,
-        transferId,
+      };
+      const [inserted] = await tx.insert(receipts).values({
+        ...fields,
+        status: held ?? (account ? "matched" : "unmatched"),
+        transferId: held ? null : await book(tx, fields, `receipt:${crypto.randomUUID()}`, by),
+        duplicateOf: twin?.id ?? null,
         recordedBy: by,
         createdAt: now,
       }).returning();
+      const answer = await answerOf(tx, inserted);
+      const amount = `${answer.amount} ${answer.currency}`;
+      if (held === "held_duplicate") {
+        await raiseAlert(tx, {
+          kind: "duplicate_receipt",
+          severity: "warning",
+          subject: { receipt_id: inserted.id, duplicate_of: twin!.id },
+          message: `A receipt of ${amount} (${input.reference}) repeats receipt ${
+            twin!.id
+          }: release it if the money came twice, else discard it.`,
+          createdBy: by,
+        }, now);
+      } else if (held === "awaiting_approval") {
+        await raiseAlert(tx, {
+          kind: "receipt_approval",
+          severity: "warning",
+          subject: { receipt_id: inserted.id },
+          message: `A receipt of ${amount} is above the approval amount: a second administrator must approve it.`,
+          createdBy: by,
+        }, now);
+      }
+      await audit(tx, {
+        actor: by,
+        account: inserted.accountId,
+        action: "receipt.record",
+        before: null,
+        after: answer,
+      }, now);
       return inserted;
     }));
-  const receipt = receiptAnswer(row, account?.accountRef ?? null);
-  if (account) await tellMembers(db, mailer, account.id, receipt);
+  const receipt = await answerOf(db, row);
+  if (row.transferId !== null && row.accountId !== null) await tellMembers(db, deps.mailer, row.accountId, receipt);
   return receipt;
+}
+
+const NO_SUCH_RECEIPT = "There is no such receipt.";
+
+/**
+ * Changes one receipt in one transaction: `change` gets it as it is and answers the columns to set,
+ * which are written only if its status is still the one read (else 409 `stale`), then audited.
+ */
+async function changeReceipt(
+  db: Database,
+  receiptId: number,
+  action: AuditAction,
+  by: number,
+  now: Date,
+  stale: string,
+  change: (tx: Tx, receipt: Row) => Promise<Partial<Row> & { status: ReceiptStatus }>,
+  extra: Record<string, unknown> = {},
+) {
+  return await db.transaction(async (tx) => {
+    const [receipt] = await tx.select().from(receipts).where(eq(receipts.id, receiptId));
+    if (!receipt) throw new NotFound(NO_SUCH_RECEIPT);
+    const set = await change(tx, receipt);
+    const [updated] = await tx.update(receipts).set(set)
+      .where(and(eq(receipts.id, receipt.id), eq(receipts.status, receipt.status))).returning();
+    if (!updated) throw new Conflict(stale);
+    const [before, after] = await answersOf(tx, [receipt, updated]);
+    await audit(tx, {
+      actor: by,
+      account: updated.accountId ?? receipt.accountId,
+      action,
+      before,
+      after: { ...after, ...extra },
+    }, now);
+    return updated;
+  });
+}
+
+const NOT_WAITING = "This receipt is not waiting for approval.";
+const NOT_HELD = "This receipt is not held as a duplicate.";
+
+/** A second administrator approves a receipt above the approval amount: it is booked now. */
+export async function approveReceipt(deps: ReceiptDeps, receiptId: number, by: number, now: Date) {
+  return await bookHeld(deps, receiptId, by, now, "awaiting_approval");
+}
+
+/** A second administrator releases a receipt held as a duplicate: the money came twice, it is booked. */
+export async function releaseReceipt(deps: ReceiptDeps, receiptId: number, by: number, now: Date) {
+  return await bookHeld(deps, receiptId, by, now, "held_duplicate");
+}
+
+async function bookHeld(
+  deps: ReceiptDeps,
+  receiptId: number,
+  by: number,
+  now: Date,
+  from: "awaiting_approval" | "held_duplicate",
+) {
+  const approving = from === "awaiting_approval";
+  const row = await changeReceipt(
+    deps.db,
+    receiptId,
+    approving ? "receipt.approve" : "receipt.release",
+    by,
+    now,
+    approving ? NOT_WAITING : NOT_HELD,
+    async (tx, receipt) => {
+      if (receipt.status !== from) throw new Conflict(approving ? NOT_WAITING : NOT_HELD);
+      if (receipt.recordedBy === by) {
+        throw new Refused(
+          `You recorded this receipt: another administrator must ${approving ? "approve" : "release"} it.`,
+        );
+      }
+      // The receipt's own reference: two approvals at once book it once (the ledger replays the first).
+      const transferId = await book(tx, receipt, `receipt:${receipt.id}`, by);
+      return {
+        status: receipt.accountId === null ? "unmatched" : "matched",
+        transferId,
+        approvedBy: by,
+        approvedAt: now,
+      };
+    },
+  );
+  const receipt = await answerOf(deps.db, row);
+  if (row.accountId !== null) await tellMembers(deps.db, deps.mailer, row.accountId, receipt);
+  return receipt;
+}
+
+/** Declines a receipt awaiting approval, with a reason (its recorder may: a mistake of theirs). */
+export async function declineReceipt(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
+  const row = await changeReceipt(deps.db, receiptId, "receipt.decline", by, now, NOT_WAITING, (_tx, receipt) => {
+    if (receipt.status !== "awaiting_approval") throw new Conflict(NOT_WAITING);
+    return Promise.resolve({ status: "declined", closedBy: by, closedAt: now, closedReason: reason });
+  });
+  return await answerOf(deps.db, row);
+}
+
+/** Discards a receipt held as a duplicate, with a reason: it was the same money recorded twice. */
+export async function discardReceipt(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
+  const row = await changeReceipt(deps.db, receiptId, "receipt.discard", by, now, NOT_HELD, (_tx, receipt) => {
+    if (receipt.status !== "held_duplicate") throw new Conflict(NOT_HELD);
+    return Promise.resolve({ status: "discarded", closedBy: by, closedAt: now, closedReason: reason });
+  });
+  return await answerOf(deps.db, row);
 }
 
 const ALREADY_CREDITED = "This receipt has already been credited to an account.";
 
 /** Allocates an unmatched receipt to an account (one transaction, once) and tells its members. */
-export async function allocate(db: Database, mailer: Mailer, receiptId: number, accountRef: string, by: number) {
-  const account = await accountByRef(db, accountRef);
+export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef: string, by: number, now: Date) {
+  const account = await accountByRef(deps.db, accountRef);
   if (!account) throw new InvalidInput(`There is no account ${accountRef}.`, "account_ref");
   // The receipt would take this account's balance past the most it holds: refused on the account chosen.
   const row = await withinLedgerRange("account_ref", () =>
-    db.transaction(async (tx) => {
-      const [receipt] = await tx.select().from(receipts).where(eq(receipts.id, receiptId));
-      if (!receipt) throw new NotFound("There is no such receipt.");
-      if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
-      const { transferId } = await allocateReceipt(tx, {
+    changeReceipt(
+      deps.db,
+      receiptId,
+      "receipt.allocate",
+      by,
+      now,
+      ALREADY_CREDITED,
+      async (tx, receipt) => {
+        if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
+        const { transferId } = await allocateReceipt(tx, {
+          currency: receipt.currency,
+          amount: receipt.amountMinor,
+          toAccountId: account.id,
+          reference: `allocation:receipt:${receipt.id}`,
+          createdBy: by,
+        });
+        return { status: "allocated", accountId: account.id, allocationTransferId: transferId };
+      },
+    ));
+  const receipt = await answerOf(deps.db, row);
+  await tellMembers(deps.db, deps.mailer, account.id, receipt);
+  return receipt;
+}
+
+const NOT_BOOKED = "Only a receipt that was booked (matched, unmatched or allocated) can be reversed.";
+
+/**
+ * Reverses a booked receipt with reversing entries and a reason: the money goes back out of the
+ * account it reached (or the unallocated funds) to the bank's mirror. Refused, changing nothing,
+ * once the money has moved on: the ledger's conditional update will not take a balance below zero.
+ * The account's people are emailed.
+ */
+export async function reverse(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
+  const { db } = deps;
+  let accountRef: string | null = null;
+  const row = await changeReceipt(db, receiptId, "receipt.reverse", by, now, NOT_BOOKED, async (tx, receipt) => {
+    if (!["matched", "unmatched", "allocated"].includes(receipt.status)) throw new Conflict(NOT_BOOKED);
+    const from = receipt.status === "unmatched" ? null : receipt.accountId;
+    if (from !== null) {
+      const [account] = await tx.select({ ref: accounts.accountRef }).from(accounts).where(eq(accounts.id, from));
+      accountRef = account?.ref ?? null;
+    }
+    try {
+      const { transferId } = await reverseReceipt(tx, {
+        accountId: from,
         currency: receipt.currency,
         amount: receipt.amountMinor,
-        toAccountId: account.id,
-        reference: `allocation:receipt:${receipt.id}`,
+        reference: `receipt-reversal:${receipt.id}`,
         createdBy: by,
+        description: `Receipt ${receipt.id} reversed: ${reason}`.slice(0, 300),
       });
-      const [updated] = await tx.update(receipts).set({
-        status: "allocated",
-        accountId: account.id,
-        allocationTransferId: transferId,
-      })
-        .where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
-      if (!updated) throw new Conflict(ALREADY_CREDITED);
-      return updated;
-    }));
-  const receipt = receiptAnswer(row, account.accountRef);
-  await tellMembers(db, mailer, account.id, receipt);
+      return { status: "reversed", reversalTransferId: transferId, closedBy: by, closedAt: now, closedReason: reason };
+    } catch (error) {
+      if (!(error instanceof InsufficientFunds)) throw error;
+      const amount = `${formatAmount(receipt.currency, receipt.amountMinor)} ${receipt.currency}`;
+      const available = `${formatAmount(receipt.currency, error.available)} ${receipt.currency}`;
+      throw new Conflict(
+        `The money has moved on: ${
+          accountRef ?? "the unallocated funds"
+        } has ${available} available, less than the ${amount} to reverse. Nothing was changed.`,
+      );
+    }
+  });
+  const receipt = await answerOf(db, row);
+  if (accountRef !== null && row.accountId !== null) {
+    await tellMembersOfReversal(db, deps.mailer, row.accountId, {
+      amount: `${receipt.amount} ${receipt.currency}`,
+      receivedAt: receipt.received_at,
+      supportEmail: deps.supportEmail,
+    });
+  }
   return receipt;
 }
 
 /** The latest 500 receipts, newest first, optionally of one status. */
 export async function listReceipts(db: Database, status?: ReceiptStatus) {
-  const rows = await db.select({ receipt: receipts, accountRef: accounts.accountRef }).from(receipts)
-    .leftJoin(accounts, eq(accounts.id, receipts.accountId))
+  const rows = await db.select().from(receipts)
     .where(status ? eq(receipts.status, status) : undefined)
     .orderBy(desc(receipts.id)).limit(500);
-  return rows.map((r) => receiptAnswer(r.receipt, r.accountRef));
+  return await answersOf(db, rows);
 }

@@ -4,6 +4,7 @@ import { type RateMove, rateTables } from "../../db/schema-money.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { RateTableUpdate } from "../../lib/contracts/console-money.ts";
 import { raiseAlert } from "../alerts/alerts.ts";
+import { audit } from "../audit.ts";
 import { Conflict, InvalidInput } from "../errors.ts";
 import { seedDefaultPlan } from "./plans.ts";
 import { describeMove, largeMoves, rateProblems, utcDay } from "./rate-sanity.ts";
@@ -90,6 +91,12 @@ export async function updateRates(db: Database, update: RateTableUpdate, by: num
         createdBy: by,
       }, now);
     }
+    await audit(tx, {
+      actor: by,
+      action: "rates.update",
+      before: { base: current.base, as_of: current.as_of, rates: current.rates },
+      after: { base: merged.base, as_of: merged.as_of, rates: merged.rates, confirmed: moves },
+    }, now);
     return merged;
   });
   return ratesFor(saved, table.base);

@@ -4,6 +4,7 @@ import type { ReactNode } from "react";
 import { renderToString } from "react-dom/server";
 import { colorModeFromCookieHeader } from "../../lib/color-mode.ts";
 import type { ColorMode } from "../../lib/constants.ts";
+import type { Notification } from "../../lib/notification.ts";
 import { serializeProps, UnserializableProp } from "../../lib/serialize.ts";
 import type { AppEnv } from "../env.ts";
 import type { Assets } from "./assets.ts";
@@ -17,6 +18,8 @@ export interface DocumentOptions {
   render: () => ReactNode;
   status?: ContentfulStatusCode;
   forcedColorMode?: "light" | "dark" | null;
+  /** In-app notifications for the notification queue, after any the last redirect carried. */
+  notifications?: Notification[];
 }
 
 const escapeHtml = (s: string) =>
@@ -53,7 +56,7 @@ export function renderPage(c: Context<AppEnv>, options: DocumentOptions): Render
     onBehalf: onBehalf ? { ...onBehalf, cc_contact: onBehalf.username } : null,
     colorMode: forced ?? colorModeOf(c),
     forcedColorMode: forced,
-    notifications: takeFlash(c),
+    notifications: [...takeFlash(c), ...(options.notifications ?? [])],
   };
   const collector = new IslandCollector();
   const body = renderToString(

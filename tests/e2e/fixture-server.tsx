@@ -16,7 +16,10 @@ import { seedMoney } from "../../server/money/store.ts";
 const config = loadConfig();
 const db = await openMigratedDatabase({ url: config.databaseUrl });
 await seedMoney(db);
-const app = createApp({ db, config, assets: loadAssets(config.distDir), services: await createServices(db, config) });
+const services = await createServices(db, config);
+const app = createApp({ db, config, assets: loadAssets(config.distDir), services });
+// As main.ts: the emails of notifications go out after their commit.
+services.emailOutbox.start();
 
 registerPages(app, [
   {

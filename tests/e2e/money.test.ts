@@ -9,6 +9,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Database } from "../../db/client.ts";
+import { createAdministrator } from "../../server/auth/setup.ts";
 import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import { openAccountThroughApi, openServerDatabase, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import {
@@ -28,6 +29,7 @@ let browser: Browser;
 let db: Database;
 
 const ADMIN = { email: "treasury@portal.test", password: "treasury-password-1" };
+const CHECKER = { email: "checker@portal.test", password: "checker-password-1" };
 
 beforeAll(async () => {
   server = await startServer();
@@ -422,8 +424,8 @@ describe("the dashboard", () => {
 describe("receipts", () => {
   const TWICE = { email: "ben.twice@portal.test", password: "twice-password-1", first: "Ben", last: "Twice" };
 
-  test("the same customer paying the same amount twice is two receipts, and both are credited", async () => {
-    // A monthly top-up: the same payer, amount, reference and day, twice. The bank shows two credits.
+  test("the same receipt recorded twice is held as a likely duplicate until a second administrator releases it", async () => {
+    // The same payer, amount, reference and day, twice: two receipts, the second held (decision 026).
     const signup = await newPage(browser);
     const customer = await openAccountThroughApi(signup.page.request, db, server.url, TWICE);
     const accountRef = customer.accountRef!;
@@ -460,18 +462,35 @@ describe("receipts", () => {
     // Each payment is a new write: a new Idempotency-Key, a new receipt, not a replay of the first.
     expect.soft(sent[1].key, `the second receipt's Idempotency-Key (${JSON.stringify(sent)})`).not.toBe(sent[0].key);
     expect.soft(sent[1].id, `the second receipt's id (${JSON.stringify(sent)})`).not.toBe(sent[0].id);
-    // What the server kept.
+    // What the server kept: two receipts, the second held and not credited.
     await page.reload();
     await hydrated(page);
     expect.soft(await rows().count(), "receipts stored for the two payments").toBe(2);
-    const balances = await signup.page.request.get(`${server.url}/api/account/balances`);
-    expect(balances.status()).toBe(200);
-    const gbp = ((await balances.json()).body as { currency: string; available: string }[]).find((b) =>
-      b.currency === "GBP"
-    );
-    expect.soft(gbp?.available, "the customer's GBP after two receipts of 100.00").toBe("200.00");
+    expect(await rows().filter({ hasText: "Held as a likely duplicate" }).count()).toBe(1);
+    const gbp = async () => {
+      const balances = await signup.page.request.get(`${server.url}/api/account/balances`);
+      expect(balances.status()).toBe(200);
+      return ((await balances.json()).body as { currency: string; available: string }[])
+        .find((b) => b.currency === "GBP")?.available;
+    };
+    expect.soft(await gbp(), "the customer's GBP with the second receipt held").toBe("100.00");
+
+    // The money did come twice: a second administrator releases the held one.
+    const created = await createAdministrator(db, CHECKER.email, CHECKER.password);
+    expect(typeof created).toBe("number");
+    const checker = await newPage(browser);
+    checker.page.setDefaultTimeout(10_000);
+    await signInThroughPages(checker.page, db, server.url, CHECKER.email, CHECKER.password);
+    await checker.page.goto(`${server.url}/console/receipts`);
+    await hydrated(checker.page);
+    const released = checker.page.waitForResponse((r) => r.url().endsWith("/release"));
+    await checker.page.getByRole("button", { name: `Release 100.00 GBP from ${payer}` }).click();
+    expect((await released).status()).toBe(200);
+    expect.soft(await gbp(), "the customer's GBP after the release").toBe("200.00");
 
     expect(unexpected(problems)).toEqual([]);
+    expect(unexpected(checker.problems)).toEqual([]);
+    await checker.context.close();
     await signup.context.close();
     await context.close();
   });

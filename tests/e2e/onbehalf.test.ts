@@ -145,13 +145,17 @@ test("an administrator acting on behalf of a customer and clearing it", async ()
   const adminId = (await whoami.json()).body.id as number;
   const audit = await page.request.get(`${server.url}/api/console/audit`);
   expect(audit.status()).toBe(200);
-  const entries = (await audit.json()).body as { action: string; actor_id: number; on_behalf_of_id: number | null }[];
+  const entries = (await audit.json()).body as {
+    action: string;
+    actor: { id: number };
+    subject_id: number | null;
+  }[];
   const onBehalf = entries.filter((e) => e.action.startsWith("on-behalf."));
   // Newest first: the end, then the start.
   expect(onBehalf.map((e) => e.action)).toEqual(["on-behalf.end", "on-behalf.start"]);
   for (const entry of onBehalf) {
-    expect(entry.actor_id).toBe(adminId);
-    expect(entry.on_behalf_of_id).toBe(customer.id);
+    expect(entry.actor.id).toBe(adminId);
+    expect(entry.subject_id).toBe(customer.id);
   }
   // And filtered by the customer.
   const theirs = await page.request.get(`${server.url}/api/console/audit?customer=${customer.id}`);

@@ -1,6 +1,7 @@
 import type { Hono } from "hono";
 import { expect } from "vitest";
 import type { Database } from "../../db/client.ts";
+import { createAdministrator } from "../../server/auth/setup.ts";
 import { settled } from "../../server/background.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { testApp } from "./app.ts";
@@ -486,6 +487,23 @@ export async function createAdmin(t: TestAppLike, options: { email?: string; pas
   expectStatus(setup, 200);
   const challenge = await signIn(client, email, password);
   return { client, id: challenge.json.body.id as number, email: email.toLowerCase(), password };
+}
+
+/**
+ * Another administrator (setup makes only the first), created as `deno task admin:create` does and
+ * signed in with the emailed code: the second pair of eyes of the console's four-eyes checks.
+ */
+export async function anotherAdmin(
+  t: TestAppLike,
+  options: { email?: string; password?: string } = {},
+): Promise<Admin> {
+  const email = (options.email ?? uniqueEmail("admin")).toLowerCase();
+  const password = options.password ?? "admin password 456";
+  const created = await createAdministrator(t.db, email, password);
+  if (typeof created !== "number") throw new Error(`The administrator was not created: ${created}`);
+  const client = new TestClient(t);
+  await signIn(client, email, password);
+  return { client, id: created, email, password };
 }
 
 // ---------------------------------------------------------------------------------------------

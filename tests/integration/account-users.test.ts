@@ -51,13 +51,9 @@ describe("the account's users", () => {
     expect(mail.template).toBe("account-access-changed");
     expect(mail.subject).toBe("Your role on Acme Trading Ltd is now approver");
     const entry = await latestAudit("account-users.role");
-    expect(entry).toMatchObject({ actorId: owner.id, onBehalfOfId: null });
-    expect(entry.detail).toMatchObject({
-      account_ref: owner.accountRef,
-      user_id: payer.id,
-      from: "payer",
-      to: "approver",
-    });
+    expect(entry).toMatchObject({ actorId: owner.id, subjectId: null });
+    expect(entry.before).toMatchObject({ user_id: payer.id, role: "payer" });
+    expect(entry.after).toMatchObject({ user_id: payer.id, role: "approver" });
     expectStatus(await owner.client.put(`account/users/${payer.id}`, { role: "payer" }), 200);
   });
 
@@ -136,7 +132,7 @@ describe("who may change whom", () => {
     const after = await leaving.client.get("account/balances");
     expectStatus(after, 403);
     expect(after.json.redirect).toBe("/processing");
-    expect((await latestAudit("account-users.remove")).detail).toMatchObject({ user_id: leaving.id, role: "payer" });
+    expect((await latestAudit("account-users.remove")).before).toMatchObject({ user_id: leaving.id, role: "payer" });
   });
 });
 
@@ -201,7 +197,7 @@ describe("an administrator acting on behalf of the owner", () => {
     } finally {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
-    expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, onBehalfOfId: owner.id });
+    expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, subjectId: owner.id });
   });
 });
 

@@ -174,10 +174,10 @@ describe("an administrator acting on behalf of a customer", () => {
     expectStatus(log, 200);
     expect(log.json.body).toContainEqual(
       expect.objectContaining({
-        actor_id: admin.id,
-        on_behalf_of_id: funded.id,
-        action: "POST /api/account/conversions",
-        detail: { status: 201 },
+        actor: { id: admin.id, email: admin.email },
+        subject_id: funded.id,
+        action: "on-behalf.call",
+        after: { method: "POST", path: "/api/account/conversions", status: 201 },
       }),
     );
   });

@@ -207,8 +207,9 @@ describe("a plan assigned to an account prices that account's quotes", () => {
     expectStatus(await setFees(customer.id, { override_transfer_fee: true, fees: { GBP: { regular: "0.75" } } }), 200);
     const log = await admin.client.get(`console/audit?customer=${customer.id}`);
     expectStatus(log, 200);
-    const entry = (log.json.body as { action: string; detail: unknown }[]).find((e) => e.action === "fees.override");
-    expect(entry?.detail).toEqual({
+    const entry = (log.json.body as { action: string; before: unknown; after: unknown }[])
+      .find((e) => e.action === "fees.override");
+    expect(entry).toMatchObject({
       before: {
         override_transfer_fee: before.json.body.override_transfer_fee,
         override_regular_transfer_fee: before.json.body.override_regular_transfer_fee,

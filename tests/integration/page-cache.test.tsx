@@ -11,6 +11,7 @@ import { INDICATIVE_RATES } from "../../server/money/rates.ts";
 import { createPlan, defaultPlan, replacePlan } from "../../server/money/plans.ts";
 import { saveRates } from "../../server/money/store.ts";
 import { PageCache } from "../../server/render/page-cache.ts";
+import { createAdministrator } from "../../server/auth/setup.ts";
 import { makeUser, testApp } from "../helpers/app.ts";
 import { TestClock } from "../helpers/client.ts";
 
@@ -62,6 +63,17 @@ async function calculator() {
 
 const ratesOf = (as_of: string) => ({ ...INDICATIVE_RATES, as_of, source: "admin" });
 
+/** The administrator a script's plan changes are audited as (created once). */
+let administratorId: number | undefined;
+async function scriptAdministrator(): Promise<number> {
+  if (administratorId === undefined) {
+    const created = await createAdministrator(script, "script-admin@example.com", "script admin password 1");
+    if (typeof created !== "number") throw new Error(`No administrator: ${created}`);
+    administratorId = created;
+  }
+  return administratorId;
+}
+
 /** The default plan with some changes, as the console would send it. */
 async function defaultPlanWith(changes: Record<string, unknown>) {
   const plan = await defaultPlan(script);
@@ -80,7 +92,12 @@ describe("the versions the database keeps", () => {
     expect(await versionOf(t.db, "rates")).toBe(rates + 1);
 
     const plans = await versionOf(t.db, "pricing-plans");
-    const created = await createPlan(script, (await defaultPlanWith({ name: "Wholesale" })).body, new Date());
+    const created = await createPlan(
+      script,
+      (await defaultPlanWith({ name: "Wholesale" })).body,
+      await scriptAdministrator(),
+      new Date(),
+    );
     await script.update(pricingPlans).set({ name: "Wholesale 2" }).where(eq(pricingPlans.id, Number(created.id)));
     await script.delete(pricingPlans).where(eq(pricingPlans.id, Number(created.id)));
     expect(await versionOf(t.db, "pricing-plans")).toBe(plans + 3);
@@ -124,7 +141,7 @@ describe("the cached calculator follows the rates and plans, wherever they chang
     expect((await calculator()).fee).toBe("1.00 GBP");
     const { fees } = await defaultPlan(script);
     const plan = await defaultPlanWith({ fees: { ...fees, GBP: { regular: "3.00", priority: "7.00" } } });
-    await replacePlan(script, plan.id, plan.body, new Date());
+    await replacePlan(script, plan.id, plan.body, await scriptAdministrator(), new Date());
     clock.advance(VERSIONS_MAX_AGE_MS);
     expect((await calculator()).fee).toBe("3.00 GBP");
   });
@@ -140,7 +157,7 @@ describe("a kept page is rendered again only when what it shows changed", () => 
 
   test("a change to a topic it does not show keeps it", async () => {
     const plan = await defaultPlanWith({ name: "Standard (renamed)" });
-    await replacePlan(script, plan.id, plan.body, new Date());
+    await replacePlan(script, plan.id, plan.body, await scriptAdministrator(), new Date());
     clock.advance(VERSIONS_MAX_AGE_MS);
     expect(await visit()).toBe("render 1");
   });

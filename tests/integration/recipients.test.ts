@@ -439,9 +439,10 @@ describe("changes are recorded", () => {
       });
       const log = await admin.client.get(`console/audit?customer=${owner.id}`);
       expect(log.json.body).toContainEqual(expect.objectContaining({
-        actor_id: admin.id,
-        on_behalf_of_id: owner.id,
-        action: `PUT /api/account/recipients/${saved.id}`,
+        actor: expect.objectContaining({ id: admin.id }),
+        subject_id: owner.id,
+        action: "on-behalf.call",
+        after: expect.objectContaining({ method: "PUT", path: `/api/account/recipients/${saved.id}` }),
       }));
     } finally {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);

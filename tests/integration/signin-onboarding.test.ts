@@ -290,7 +290,7 @@ describe("a Business account, opened by an administrator", () => {
     expect(row).toMatchObject({ complianceDone: true, complianceAmount: "250000", complianceDate: app.clock.today() });
 
     const entries = await app.db.select().from(auditLog).where(
-      and(eq(auditLog.action, "account.open"), eq(auditLog.onBehalfOfId, customer.id)),
+      and(eq(auditLog.action, "account.open"), eq(auditLog.subjectId, customer.id)),
     );
     expect(entries).toHaveLength(1);
     expect(entries[0].actorId).toBe(admin.id);

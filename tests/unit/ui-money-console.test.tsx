@@ -159,6 +159,14 @@ describe("ConsoleRates: large moves (docs/decisions/025)", () => {
   });
 });
 
+const TRAIL = {
+  recorded_by: { id: 1, email: "admin@example.com" },
+  approved_by: null,
+  duplicate_of: null,
+  closed_by: null,
+  reason: null,
+};
+
 describe("ConsoleReceipts", () => {
   const UNMATCHED: Receipt = {
     id: 1,
@@ -169,6 +177,11 @@ describe("ConsoleReceipts", () => {
     received_at: "2026-11-19",
     status: "unmatched",
     account_ref: null,
+    recorded_by: { id: 1, email: "admin@example.com" },
+    approved_by: null,
+    duplicate_of: null,
+    closed_by: null,
+    reason: null,
   };
   const MATCHED: Receipt = {
     id: 2,
@@ -179,12 +192,17 @@ describe("ConsoleReceipts", () => {
     received_at: "2026-11-20",
     status: "matched",
     account_ref: "P1234567",
+    recorded_by: { id: 1, email: "admin@example.com" },
+    approved_by: null,
+    duplicate_of: null,
+    closed_by: null,
+    reason: null,
   };
 
   test("records a receipt with POST console/receipts; the new row shows its status", async () => {
     const calls = fakeApi((
       call,
-    ) => [200, { body: { ...(call.body as object), id: 3, status: "matched", account_ref: "P1234567" } }]);
+    ) => [200, { body: { ...TRAIL, ...(call.body as object), id: 3, status: "matched", account_ref: "P1234567" } }]);
     render(<ConsoleReceipts receipts={[UNMATCHED]} currencies={CURRENCIES} />);
     await settle();
     type("Amount", "250.00");
@@ -220,7 +238,7 @@ describe("ConsoleReceipts", () => {
       n += 1;
       return n === 1
         ? [422, { error: "Enter the payer's name.", message: "", fields: { payer_name: "Enter the payer's name." } }]
-        : [200, { body: { ...(call.body as object), id: 4, status: "unmatched", account_ref: null } }];
+        : [200, { body: { ...TRAIL, ...(call.body as object), id: 4, status: "unmatched", account_ref: null } }];
     });
     render(<ConsoleReceipts receipts={[]} currencies={CURRENCIES} />);
     await settle();
@@ -240,12 +258,12 @@ describe("ConsoleReceipts", () => {
     expect(within(screen.getByRole("row", { name: /Someone/ })).getByText("Unmatched")).toBeTruthy();
   });
 
-  test("filters unmatched receipts and allocates one with POST console/receipts/{id}/allocate", async () => {
+  test("filters the receipts waiting for a person and allocates one with POST console/receipts/{id}/allocate", async () => {
     const calls = fakeApi(() => [200, { body: { ...UNMATCHED, status: "allocated", account_ref: "P7654321" } }]);
     render(<ConsoleReceipts receipts={[UNMATCHED, MATCHED]} currencies={CURRENCIES} />);
     await settle();
     expect(screen.getAllByRole("row")).toHaveLength(3);
-    fireEvent.click(screen.getByRole("button", { name: "Unmatched (1)" }));
+    fireEvent.click(screen.getByRole("button", { name: "Waiting for a person (1)" }));
     expect(screen.getAllByRole("row")).toHaveLength(2);
     expect(screen.queryByText("Ada Lovelace")).toBeNull();
     fireEvent.click(screen.getByRole("button", { name: "All" }));
@@ -277,10 +295,71 @@ describe("ConsoleReceipts", () => {
     expect(screen.getByText("No account has the reference P0000000.")).toBeTruthy();
   });
 
+  test("a receipt awaiting approval is approved with POST console/receipts/{id}/approve; a refusal says why", async () => {
+    const waiting: Receipt = { ...MATCHED, id: 5, amount: "60000.00", status: "awaiting_approval" };
+    let n = 0;
+    const calls = fakeApi(() => {
+      n += 1;
+      return n === 1
+        ? [403, { error: "You recorded this receipt: another administrator must approve it.", message: "Forbidden" }]
+        : [200, {
+          body: { ...waiting, status: "matched", approved_by: { id: 2, email: "checker@example.com" } },
+        }];
+    });
+    render(<ConsoleReceipts receipts={[waiting]} currencies={CURRENCIES} />);
+    await settle();
+    const row = within(screen.getByRole("row", { name: /Ada Lovelace/ }));
+    expect(row.getByText("Awaiting approval (P1234567)")).toBeTruthy();
+    fireEvent.click(row.getByRole("button", { name: "Approve 60000.00 GBP from Ada Lovelace" }));
+    await settle();
+    expect(calls[0]).toMatchObject({ method: "POST", path: "console/receipts/5/approve" });
+    expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect(notifications.snapshot().visible.map((v) => v.description)).toContain(
+      "You recorded this receipt: another administrator must approve it.",
+    );
+    fireEvent.click(row.getByRole("button", { name: "Approve 60000.00 GBP from Ada Lovelace" }));
+    await settle();
+    expect(row.getByText("Credited to P1234567")).toBeTruthy();
+    expect(row.getByText(/Approved by checker@example.com/)).toBeTruthy();
+  });
+
+  test("a credited receipt is reversed with a reason: POST console/receipts/{id}/reverse", async () => {
+    const calls = fakeApi((call) => [200, {
+      body: {
+        ...MATCHED,
+        status: "reversed",
+        closed_by: TRAIL.recorded_by,
+        reason: (call.body as { reason: string }).reason,
+      },
+    }]);
+    render(<ConsoleReceipts receipts={[MATCHED]} currencies={CURRENCIES} />);
+    await settle();
+    fireEvent.click(screen.getByRole("button", { name: "Reverse 500.00 GBP from Ada Lovelace" }));
+    const form = within(screen.getByRole("form", { name: "Reverse the receipt from Ada Lovelace" }));
+    fireEvent.click(form.getByRole("button", { name: "Reverse the credit" }));
+    await settle();
+    expect(calls).toHaveLength(0);
+    expect(form.getByRole("alert").textContent).toBe("Give the reason: it is kept with the receipt.");
+    fireEvent.change(form.getByLabelText("Reason"), { target: { value: "Wrong customer" } });
+    fireEvent.click(form.getByRole("button", { name: "Reverse the credit" }));
+    await settle();
+    expect(calls[0]).toMatchObject({
+      method: "POST",
+      path: "console/receipts/2/reverse",
+      body: { reason: "Wrong customer" },
+    });
+    const row = within(screen.getByRole("row", { name: /Ada Lovelace/ }));
+    expect(row.getByText("Reversed")).toBeTruthy();
+    expect(row.getByText(/admin@example.com: Wrong customer/)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^Reverse / })).toBeNull();
+  });
+
   test("status texts", () => {
     expect(statusText({ status: "matched", account_ref: "P1" })).toBe("Credited to P1");
     expect(statusText({ status: "unmatched", account_ref: null })).toBe("Unmatched");
     expect(statusText({ status: "allocated", account_ref: "P2" })).toBe("Allocated to P2");
+    expect(statusText({ status: "held_duplicate", account_ref: "P3" })).toBe("Held as a likely duplicate (P3)");
+    expect(statusText({ status: "declined", account_ref: "P3" })).toBe("Declined");
   });
 });
 
@@ -532,6 +611,11 @@ describe("hydration", () => {
         received_at: "2026-11-20",
         status: "unmatched",
         account_ref: null,
+        recorded_by: { id: 1, email: "admin@example.com" },
+        approved_by: null,
+        duplicate_of: null,
+        closed_by: null,
+        reason: null,
       }],
       currencies: CURRENCIES,
     });

@@ -203,11 +203,13 @@ const USERS: ConsoleUser[] = [
   },
 ];
 
+const FIRST = { items: USERS, page: 1, per_page: 20, total: USERS.length };
+
 const rowOf = (name: string | RegExp) => screen.getByRole("rowheader", { name }).closest("tr")!;
 
 describe("ConsoleUsers", () => {
-  test("lists the customers with their onboarding badges and account reference; the search filters", () => {
-    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+  test("lists the customers with their onboarding badges and account reference, and how many there are", () => {
+    render(<ConsoleUsers first={FIRST} onBehalfId={null} />);
     expect(screen.getAllByRole("row")).toHaveLength(4);
     const ada = within(rowOf(/Ada Lovelace/));
     expect(ada.getByText("ACC-0007")).toBeTruthy();
@@ -217,26 +219,37 @@ describe("ConsoleUsers", () => {
     expect(screen.getAllByRole("button", { name: /^Open account for/ }).map((b) => b.getAttribute("aria-label")))
       .toEqual(["Open account for Acme Ltd"]);
 
-    fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "ACME" } });
-    expect(screen.getAllByRole("row")).toHaveLength(2);
-    expect(screen.getByText("1 customer")).toBeTruthy();
-    fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "nobody" } });
-    expect(screen.getByText("No customer matches this search.")).toBeTruthy();
+    expect(screen.getByRole("status").textContent).toBe("3 customers");
+    expect(screen.queryByRole("navigation", { name: "Pages of customers" })).toBeNull();
   });
 
-  test("Enter asks the server: GET console/users?q=", async () => {
-    const calls = server(() => [200, { body: [USERS[1]] }]);
-    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+  test("Enter asks the server: GET console/users?q=, and the list says how many match", async () => {
+    const calls = server(() => [200, { body: { items: [USERS[1]], page: 1, per_page: 20, total: 1 } }]);
+    render(<ConsoleUsers first={FIRST} onBehalfId={null} />);
     fireEvent.change(screen.getByLabelText("Search customers"), { target: { value: "acme" } });
     fireEvent.submit(screen.getByRole("search"));
     await settle();
     expect(seen(calls)).toEqual([{ method: "GET", path: "console/users?q=acme", body: undefined }]);
     expect(screen.getAllByRole("row")).toHaveLength(2);
+    expect(screen.getByRole("status").textContent).toBe("1 customer matches");
+  });
+
+  test("a list longer than a page has pages: Next asks for page 2", async () => {
+    const calls = server(() => [200, { body: { items: [USERS[2]], page: 2, per_page: 2, total: 3 } }]);
+    render(<ConsoleUsers first={{ items: USERS.slice(0, 2), page: 1, per_page: 2, total: 3 }} onBehalfId={null} />);
+    expect(screen.getByRole("status").textContent).toBe("3 customers; showing 1–2");
+    const pages = within(screen.getByRole("navigation", { name: "Pages of customers" }));
+    expect(pages.getByText("Page 1 of 2")).toBeTruthy();
+    fireEvent.click(pages.getByRole("button", { name: "Next" }));
+    await settle();
+    expect(seen(calls)).toEqual([{ method: "GET", path: "console/users?page=2", body: undefined }]);
+    expect(screen.getByRole("status").textContent).toBe("3 customers; showing 3–3");
+    expect(pages.getByText("Page 2 of 2")).toBeTruthy();
   });
 
   test("'Act on behalf' posts on_behalf_of, keeps the mode, then loads /account", async () => {
     const calls = server(() => [200, { body: ADA_SESSION }]);
-    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    render(<ConsoleUsers first={FIRST} onBehalfId={null} />);
     fireEvent.click(screen.getByRole("button", { name: "Act on behalf of Ada Lovelace" }));
     await settle();
     expect(seen(calls)).toEqual([{ method: "POST", path: "account/onbehalf", body: { on_behalf_of: 7 } }]);
@@ -246,7 +259,7 @@ describe("ConsoleUsers", () => {
 
   test("a 401 on 'Act on behalf' shows 'Bad credentials'", async () => {
     server(() => [401, { error: "Please sign in.", message: "Unauthorized" }]);
-    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    render(<ConsoleUsers first={FIRST} onBehalfId={null} />);
     fireEvent.click(screen.getByRole("button", { name: "Act on behalf of Acme Ltd" }));
     await settle();
     expect(screen.getByRole("alert").textContent).toBe("Bad credentials");
@@ -254,7 +267,7 @@ describe("ConsoleUsers", () => {
   });
 
   test("the row of the customer acted for is marked", () => {
-    render(<ConsoleUsers users={USERS} onBehalfId={7} />);
+    render(<ConsoleUsers first={FIRST} onBehalfId={7} />);
     expect(within(rowOf(/Ada Lovelace/)).getByText("(acting on behalf)")).toBeTruthy();
   });
 
@@ -275,7 +288,7 @@ describe("ConsoleUsers", () => {
       opened = true;
       return [200, { body: { ...USERS[1], id: 8, account: true, account_ref: "ACC-0008" } }];
     });
-    render(<ConsoleUsers users={USERS} onBehalfId={null} />);
+    render(<ConsoleUsers first={FIRST} onBehalfId={null} />);
     fireEvent.click(screen.getByRole("button", { name: "Open account for Acme Ltd" }));
     const form = within(screen.getByRole("form", { name: "Compliance review for Acme Ltd" }));
     fireEvent.click(form.getByLabelText("Compliance review done"));
@@ -309,7 +322,7 @@ describe("ConsoleUsers", () => {
   });
 
   test("renders on the server and hydrates without a warning", async () => {
-    const element = <ConsoleUsers users={USERS} onBehalfId={7} />;
+    const element = <ConsoleUsers first={FIRST} onBehalfId={7} />;
     const container = document.createElement("div");
     container.innerHTML = renderToString(element);
     document.body.append(container);

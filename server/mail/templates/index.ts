@@ -5,8 +5,11 @@ export { passwordChanged, type PasswordChangedProps } from "./password-changed.t
 export { passwordReset, type PasswordResetProps } from "./password-reset.tsx";
 export { secondFactorCode, type SecondFactorCodeProps } from "./second-factor-code.tsx";
 export { fundsReceived, type FundsReceivedProps } from "./funds-received.tsx";
+export { paymentNotice, type PaymentNoticeItem, type PaymentNoticeProps } from "./payment-notice.tsx";
 export { signInPaused, type SignInPausedProps } from "./sign-in-paused.tsx";
 export { registrationAttempt, type RegistrationAttemptProps } from "./registration-attempt.tsx";
 export { accountInvitation, type AccountInvitationProps } from "./account-invitation.tsx";
 export { accountAccessChanged, type AccountAccessChangedProps } from "./account-access-changed.tsx";
 export { accountInvitationWithdrawn, type AccountInvitationWithdrawnProps } from "./account-invitation-withdrawn.tsx";
+export { applicationRejected, type ApplicationRejectedProps } from "./application-rejected.tsx";
+export { receiptReversed, type ReceiptReversedProps } from "./receipt-reversed.tsx";

@@ -1,0 +1,243 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { errorText, fieldsOf } from "./lib/api.ts";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { balanceKeys, pendingPaymentKeys } from "./lib/query-keys.ts";
+import { useWrite } from "./lib/write.ts";
+import {
+  approvePendingPayment,
+  cancelPayment,
+  PAYMENT_CHANGES,
+  type PaymentWithTimeline,
+  rejectPendingPayment,
+} from "./payments/calls.ts";
+import { arrivalText, CostList } from "./payments/cost.tsx";
+import { paymentQuery } from "./payments/pending-queries.ts";
+import { StatusBadge } from "./payments/status.tsx";
+import { Timeline, when } from "./payments/timeline.tsx";
+import { Alert, FormAlert } from "./ui/alert.tsx";
+import { Field } from "./ui/field.tsx";
+
+export interface PendingPaymentProps {
+  accountRef: string;
+  /** The customer an administrator was acting for when the page was rendered; null for the customer's own. */
+  actingFor: number | null;
+  /** As the server rendered it: the query starts from it. */
+  payment: PaymentWithTimeline;
+}
+
+const TERM = "text-neutral-600 dark:text-neutral-400";
+const DETAIL_NAMES: Record<string, string> = {
+  iban: "IBAN",
+  bic: "BIC",
+  sort_code: "Sort code",
+  account_number: "Account number",
+  routing_number: "Routing number",
+  account_type: "Account type",
+  ifsc: "IFSC",
+  bsb: "BSB",
+  institution_number: "Institution number",
+  transit_number: "Transit number",
+};
+
+/**
+ * A payment's page (GET account/pendingpayments/one?id=), whatever its status now: who prepared it,
+ * the full cost, where the money goes, and its timeline. An approver approves it (PUT
+ * account/pendingpayments/update) or rejects it with a reason (DELETE account/pendingpayments/one);
+ * its creator, an owner or an admin may cancel it before it is sent. Nobody is offered their own
+ * payment to approve: the page says why instead, as it does to an administrator on behalf.
+ */
+function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaymentProps) {
+  const queries = useQueryClient();
+  const key = pendingPaymentKeys.one(accountRef, initial.id);
+  const query = useQuery({ ...paymentQuery(accountRef, initial.id, actingFor), initialData: initial });
+  const p = query.data;
+  const [reason, setReason] = useState("");
+  const [rejecting, setRejecting] = useState(false);
+  const [cancelling, setCancelling] = useState(false);
+  const [problem, setProblem] = useState<{ error: string; fields: Record<string, string> } | null>(null);
+
+  const done = (title: string) => (answer: PaymentWithTimeline) => {
+    queries.setQueryData(key, answer);
+    setProblem(null);
+    setRejecting(false);
+    setCancelling(false);
+    notify({
+      title,
+      description: `${answer.buy_amount} ${answer.buy_currency} to ${answer.recipient.name}`,
+      color: "success",
+    });
+  };
+  const changes = [balanceKeys.of(accountRef), ...PAYMENT_CHANGES];
+  const failed = (err: unknown) => {
+    setProblem({ error: errorText(err), fields: fieldsOf(err) });
+    void queries.invalidateQueries({ queryKey: key });
+  };
+  const approval = useWrite({
+    call: approvePendingPayment,
+    idempotent: true,
+    invalidates: changes,
+    onSuccess: done("Payment approved"),
+  });
+  const rejection = useWrite({
+    call: rejectPendingPayment,
+    idempotent: true,
+    invalidates: changes,
+    onSuccess: done("Payment rejected"),
+  });
+  const cancellation = useWrite({
+    call: cancelPayment,
+    idempotent: true,
+    invalidates: changes,
+    onSuccess: done("Payment cancelled"),
+  });
+  const busy = approval.isPending || rejection.isPending || cancellation.isPending;
+  const id = String(p.id);
+
+  function reject(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    if (!reason.trim()) {
+      return setProblem({ error: "Say why you reject it.", fields: { reason: "Say why you reject it." } });
+    }
+    rejection.mutate({ query: { id }, body: { reason: reason.trim() } }, { onError: failed });
+  }
+
+  return (
+    <div className="space-y-6">
+      <section className="card space-y-4" aria-labelledby="payment-title">
+        <div className="flex flex-wrap items-center gap-3">
+          <h2 id="payment-title" className="text-lg font-semibold">
+            {`${p.buy_amount} ${p.buy_currency} to ${p.recipient.name}`}
+          </h2>
+          <StatusBadge status={p.status} />
+        </div>
+        <p className="text-sm">
+          Prepared by <strong>{p.created_by.name}</strong>
+          {p.created_by.email ? ` (${p.created_by.email})` : ""} on {when(p.created_at)}.
+          {p.approved_by ? ` Approved by ${p.approved_by.name} on ${when(p.approved_at!)}.` : ""}
+        </p>
+        {p.reason ? <p className="text-sm">{`Reason: ${p.reason}`}</p> : null}
+        <CostList cost={p} arrival={arrivalText(p.expected_arrival, Date.parse(p.created_at))} />
+      </section>
+
+      <section className="card space-y-3" aria-labelledby="payment-recipient-title">
+        <h2 id="payment-recipient-title" className="text-lg font-semibold">Where the money goes</h2>
+        <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+          <dt className={TERM}>Recipient</dt>
+          <dd>{`${p.recipient.name} (${p.recipient.type === "business" ? "a business" : "a person"})`}</dd>
+          <dt className={TERM}>Bank country</dt>
+          <dd>{p.recipient.country}</dd>
+          {Object.entries(p.recipient.details).map(([name, value]) => (
+            <div key={name} className="contents">
+              <dt className={TERM}>{DETAIL_NAMES[name] ?? name}</dt>
+              <dd className="font-mono break-all">{value}</dd>
+            </div>
+          ))}
+          <dt className={TERM}>Reference</dt>
+          <dd>{p.reference}</dd>
+        </dl>
+      </section>
+
+      {p.actions.approve || p.actions.cancel || p.actions.note
+        ? (
+          <section className="card space-y-4" aria-labelledby="payment-decision-title">
+            <h2 id="payment-decision-title" className="text-lg font-semibold">
+              {p.status === "pending_approval" ? "Approval" : "Stop this payment"}
+            </h2>
+            {p.actions.note ? <Alert tone="info" live={false}>{p.actions.note}</Alert> : null}
+            {problem && !rejecting ? <Alert>{problem.error}</Alert> : null}
+            <div className="flex flex-wrap gap-3">
+              {p.actions.approve
+                ? (
+                  <button
+                    type="button"
+                    className="btn-primary"
+                    disabled={busy}
+                    aria-busy={approval.isPending || undefined}
+                    onClick={() => approval.mutate({ query: { id } }, { onError: failed })}
+                  >
+                    {approval.isPending ? "Approving…" : "Approve"}
+                  </button>
+                )
+                : null}
+              {p.actions.reject && !rejecting
+                ? (
+                  <button type="button" className="btn-outline" disabled={busy} onClick={() => setRejecting(true)}>
+                    Reject…
+                  </button>
+                )
+                : null}
+              {p.actions.cancel && !cancelling
+                ? (
+                  <button type="button" className="btn-ghost" disabled={busy} onClick={() => setCancelling(true)}>
+                    Cancel this payment…
+                  </button>
+                )
+                : null}
+            </div>
+            {rejecting
+              ? (
+                <form onSubmit={reject} noValidate aria-label="Reject the payment" className="space-y-3">
+                  <Field id="payment-reject-reason" label="Why do you reject it?" error={problem?.fields.reason}>
+                    {(control) => (
+                      <textarea
+                        {...control}
+                        className="field-control"
+                        rows={3}
+                        maxLength={500}
+                        value={reason}
+                        onChange={(event) => setReason(event.currentTarget.value)}
+                      />
+                    )}
+                  </Field>
+                  <FormAlert error={problem?.error ?? null} fields={problem?.fields} shown={["reason"]} />
+                  <div className="flex gap-3">
+                    <button
+                      type="submit"
+                      className="btn-primary"
+                      disabled={busy}
+                      aria-busy={rejection.isPending || undefined}
+                    >
+                      {rejection.isPending ? "Rejecting…" : "Reject the payment"}
+                    </button>
+                    <button type="button" className="btn-ghost" onClick={() => setRejecting(false)}>Back</button>
+                  </div>
+                </form>
+              )
+              : null}
+            {cancelling
+              ? (
+                <div className="space-y-3">
+                  <p className="text-sm">
+                    {`Cancel it? The ${p.sell_amount} ${p.sell_currency} held for it goes back to your balance.`}
+                  </p>
+                  <div className="flex gap-3">
+                    <button
+                      type="button"
+                      className="btn-primary"
+                      disabled={busy}
+                      aria-busy={cancellation.isPending || undefined}
+                      onClick={() => cancellation.mutate({ params: { id }, body: {} }, { onError: failed })}
+                    >
+                      {cancellation.isPending ? "Cancelling…" : "Yes, cancel it"}
+                    </button>
+                    <button type="button" className="btn-ghost" onClick={() => setCancelling(false)}>Keep it</button>
+                  </div>
+                </div>
+              )
+              : null}
+          </section>
+        )
+        : null}
+
+      <section className="card space-y-3" aria-labelledby="payment-timeline-title">
+        <h2 id="payment-timeline-title" className="text-lg font-semibold">What happened</h2>
+        <Timeline events={p.events} />
+      </section>
+    </div>
+  );
+}
+
+export default withQueries(PendingPayment);

@@ -1,0 +1,122 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { errorText } from "./lib/api.ts";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { balanceKeys } from "./lib/query-keys.ts";
+import { useWrite } from "./lib/write.ts";
+import { approvePendingPayment, type Payment, PAYMENT_CHANGES } from "./payments/calls.ts";
+import { pendingQuery } from "./payments/pending-queries.ts";
+import { when } from "./payments/timeline.tsx";
+import { Alert } from "./ui/alert.tsx";
+import { Amount } from "./ui/amount.tsx";
+import { CELL, EmptyRow, MUTED, NUMBER, Table } from "./ui/table.tsx";
+
+export interface PendingPaymentsProps {
+  accountRef: string;
+  /** The customer an administrator was acting for when the page was rendered; null for the customer's own. */
+  actingFor: number | null;
+  /** As the server rendered them: the query starts from these. */
+  payments: Payment[];
+  /** The dashboard's short form: no heading sentence when there is nothing to approve. */
+  compact?: boolean;
+}
+
+/**
+ * The account's payments waiting for approval (GET account/pendingpayments/all), oldest first. An
+ * approver approves one here or opens it to see everything and reject it with a reason; nobody is
+ * offered their own, and an administrator acting on behalf is told why they cannot decide. Setting
+ * or clearing on-behalf mode reloads the list (the pending payments' queries, SPEC.md section 4).
+ */
+function PendingPayments({ accountRef, actingFor, payments: initial, compact = false }: PendingPaymentsProps) {
+  const query = useQuery({ ...pendingQuery(accountRef, actingFor), initialData: initial });
+  const [failed, setFailed] = useState<string | null>(null);
+  const approval = useWrite({
+    call: approvePendingPayment,
+    idempotent: true,
+    invalidates: [balanceKeys.of(accountRef), ...PAYMENT_CHANGES],
+    onSuccess(p) {
+      setFailed(null);
+      notify({
+        title: "Payment approved",
+        description: `${p.buy_amount} ${p.buy_currency} to ${p.recipient.name}`,
+        color: "success",
+      });
+    },
+  });
+  const rows = query.data;
+  const approving = approval.isPending ? approval.variables?.query?.id : undefined;
+  // One reason for every row (an administrator on behalf) is said once, above the table.
+  const notes = new Set(rows.map((p) => p.actions.note));
+  const shared = rows.length > 1 && notes.size === 1 ? [...notes][0] : null;
+
+  if (compact && rows.length === 0) {
+    return <p className={MUTED}>No payment is waiting for approval.</p>;
+  }
+
+  return (
+    <div className="space-y-4">
+      {shared ? <Alert tone="info" live={false}>{shared}</Alert> : null}
+      {failed ? <Alert>{failed}</Alert> : null}
+      <Table
+        caption="Payments waiting for approval"
+        busy={query.isFetching}
+        columns={[
+          { label: "Prepared" },
+          { label: "By" },
+          { label: "To" },
+          { label: "They get", numeric: true },
+          { label: "Debited", numeric: true },
+          { label: "Actions", hidden: true },
+        ]}
+      >
+        {rows.length === 0
+          ? <EmptyRow columns={6}>No payment is waiting for approval.</EmptyRow>
+          : rows.map((p) => (
+            <tr key={p.id} data-payment-id={p.id}>
+              <td className={CELL}>{when(p.created_at)}</td>
+              <td className={CELL}>{p.created_by.name}</td>
+              <td className={CELL}>{p.recipient.name}</td>
+              <td className={NUMBER}>
+                <Amount amount={p.buy_amount} currency={p.buy_currency} />
+              </td>
+              <td className={NUMBER}>
+                <Amount amount={p.sell_amount} currency={p.sell_currency} />
+              </td>
+              <td className={`${CELL} space-y-1`}>
+                <div className="flex flex-wrap gap-2">
+                  <a
+                    className="btn-outline"
+                    href={`/account/pendingpayments/${p.id}`}
+                    aria-label={`Review the payment to ${p.recipient.name}`}
+                  >
+                    Review
+                  </a>
+                  {p.actions.approve
+                    ? (
+                      <button
+                        type="button"
+                        className="btn-primary"
+                        disabled={approval.isPending}
+                        aria-busy={approving === String(p.id) || undefined}
+                        aria-label={`Approve the payment to ${p.recipient.name}`}
+                        onClick={() =>
+                          approval.mutate({ query: { id: String(p.id) } }, {
+                            onError: (err) => setFailed(errorText(err)),
+                          })}
+                      >
+                        {approving === String(p.id) ? "Approving…" : "Approve"}
+                      </button>
+                    )
+                    : null}
+                </div>
+                {p.actions.note && !shared ? <p className={`text-xs ${MUTED}`}>{p.actions.note}</p> : null}
+              </td>
+            </tr>
+          ))}
+      </Table>
+    </div>
+  );
+}
+
+export default withQueries(PendingPayments);

@@ -1,0 +1,83 @@
+/**
+ * The full cost of a payment, as the customer sees it before confirming and on the payment's page:
+ * the mid-market rate, our rate, the markup in money, the fee, the total debited, what arrives, by
+ * which rail and when (decision 030).
+ */
+import { Amount } from "../ui/amount.tsx";
+import type { PaymentQuote } from "./calls.ts";
+
+const TERM = "text-neutral-600 dark:text-neutral-400";
+
+type Cost = Pick<
+  PaymentQuote,
+  | "sell_currency"
+  | "sell_amount"
+  | "buy_currency"
+  | "buy_amount"
+  | "fee"
+  | "fee_currency"
+  | "mid_rate"
+  | "rate"
+  | "markup"
+  | "priority"
+  | "rail_name"
+  | "expected_arrival"
+>;
+
+/** "Tue 3 Mar 2026", or "at once" for a moment within the minute of `now`. */
+export function arrivalText(expected: string, now: number): string {
+  const at = Date.parse(expected);
+  if (Math.abs(at - now) < 60_000) return "within seconds";
+  return `by ${
+    new Date(at).toLocaleDateString("en-GB", {
+      weekday: "short",
+      day: "numeric",
+      month: "short",
+      year: "numeric",
+      timeZone: "UTC",
+    })
+  }`;
+}
+
+export function CostList({ cost, arrival }: { cost: Cost; arrival: string }) {
+  const converts = cost.rate !== null;
+  return (
+    <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+      <dt className={TERM}>Total debited</dt>
+      <dd className="text-right font-semibold">
+        <Amount amount={cost.sell_amount} currency={cost.sell_currency} />
+      </dd>
+      <dt className={TERM}>Transfer fee ({cost.priority ? "priority" : "regular"}, included)</dt>
+      <dd className="text-right">
+        <Amount amount={cost.fee} currency={cost.fee_currency} />
+      </dd>
+      {converts
+        ? (
+          <>
+            <dt className={TERM}>Mid-market rate</dt>
+            <dd className="text-right tabular-nums">
+              {`1 ${cost.sell_currency} = ${cost.mid_rate} ${cost.buy_currency}`}
+            </dd>
+            <dt className={TERM}>Our rate</dt>
+            <dd className="text-right tabular-nums">{`1 ${cost.sell_currency} = ${cost.rate} ${cost.buy_currency}`}</dd>
+            <dt className={TERM}>Our markup on the rate (included)</dt>
+            <dd className="text-right">
+              <Amount amount={cost.markup ?? ""} currency={cost.sell_currency} />
+            </dd>
+          </>
+        )
+        : (
+          <>
+            <dt className={TERM}>Exchange rate</dt>
+            <dd className="text-right">None: nothing is converted</dd>
+          </>
+        )}
+      <dt className={TERM}>The recipient gets</dt>
+      <dd className="text-right font-semibold">
+        <Amount amount={cost.buy_amount} currency={cost.buy_currency} />
+      </dd>
+      <dt className={TERM}>Expected to arrive</dt>
+      <dd className="text-right">{`${arrival} (${cost.rail_name})`}</dd>
+    </dl>
+  );
+}

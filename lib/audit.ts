@@ -1,0 +1,35 @@
+/**
+ * What the audit log records (server/audit.ts): every change an administrator makes in the console,
+ * by an action name, every call an administrator makes while acting on behalf of a customer, and
+ * what customers change about who may use their accounts.
+ * The words are what the console shows in a customer's audit trail. In lib/ because both the
+ * server and the islands read them.
+ */
+export const AUDIT_ACTIONS = {
+  "on-behalf.start": "Started acting on behalf",
+  "on-behalf.end": "Stopped acting on behalf",
+  "on-behalf.call": "Acted on behalf",
+  "account.open": "Opened the account after the compliance review",
+  "compliance.reject": "Rejected the application",
+  "fees.override": "Changed the fee overrides",
+  "rates.update": "Changed the rates",
+  "pricing-plan.create": "Created a pricing plan",
+  "pricing-plan.replace": "Changed a pricing plan",
+  "pricing-plan.assign": "Put the account on a pricing plan",
+  "receipt.record": "Recorded a receipt",
+  "receipt.approve": "Approved a receipt",
+  "receipt.decline": "Declined a receipt",
+  "receipt.release": "Released a receipt held as a duplicate",
+  "receipt.discard": "Discarded a receipt held as a duplicate",
+  "receipt.allocate": "Allocated a receipt",
+  "receipt.reverse": "Reversed a receipt",
+  "account-users.invite": "Invited a user to the account",
+  "account-users.revoke": "Withdrew an invitation to the account",
+  "account-users.join": "Joined the account by invitation",
+  "account-users.role": "Changed an account user's role",
+  "account-users.remove": "Removed a user from the account",
+} as const;
+
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+
+export const AUDIT_ACTION_NAMES = Object.keys(AUDIT_ACTIONS) as [AuditAction, ...AuditAction[]];

@@ -1,0 +1,33 @@
+/**
+ * What is wrong with a payment's reference under a rail's rules (lib/payments/rail-rules.ts), in
+ * the customer's words. A module of its own: the payment screen gets the rules of its recipients'
+ * rails from the server and checks with this, without loading every rail's table.
+ */
+
+export interface ReferenceRules {
+  /** The rail in the customer's words. */
+  name: string;
+  /** The longest reference the rail carries. */
+  max: number;
+  /** The characters the rail carries, as the source of one character class. */
+  characters: string;
+  /** Those characters in words. */
+  charactersText: string;
+}
+
+/** A reference is required: the recipient and their bank match the payment by it. */
+export function referenceProblemUnder(rules: ReferenceRules, reference: string): string | null {
+  if (reference.trim() === "") return "Enter a reference for the recipient.";
+  const length = [...reference].length;
+  if (length > rules.max) {
+    return `A ${rules.name} carries a reference of at most ${rules.max} characters; this one has ${length}.`;
+  }
+  const allowed = new RegExp(rules.characters);
+  const others = [...new Set([...reference].filter((c) => !allowed.test(c)))];
+  if (others.length) {
+    return `A ${rules.name} carries only ${rules.charactersText} in the reference, not ${
+      others.map((c) => `“${c}”`).join(" ")
+    }.`;
+  }
+  return null;
+}

@@ -1,0 +1,204 @@
+import type { Context } from "hono";
+import type { ReactNode } from "react";
+import { AUDIT_ACTIONS } from "../../lib/audit.ts";
+import { REJECTION_REASON_TEXT } from "../../lib/compliance.ts";
+import { idText } from "../../lib/contracts/common.ts";
+import {
+  type ComplianceRecord,
+  complianceRecordOf,
+  type FlagAnswers,
+  reviewAnswersOf,
+} from "../../server/accounts/compliance.ts";
+import { listCustomers } from "../../server/accounts/customers.ts";
+import { auditEntries, type AuditEntry } from "../../server/audit.ts";
+import { userWithSummary } from "../../server/auth/users.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { currencyList } from "../../server/money/currencies.ts";
+import { feeOverridesOf } from "../../server/money/pricing.ts";
+import { ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
+import { PageTitle } from "../layouts/parts.tsx";
+
+/** The console's customers: the list, and one customer's page with the review and the audit trail. */
+
+export async function ConsoleUsersPage(c: Context<AppEnv>) {
+  const first = await listCustomers(c.get("db"));
+  return (
+    <section>
+      <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
+      <ConsoleUsers first={first} onBehalfId={c.get("onBehalf")?.id ?? null} />
+    </section>
+  );
+}
+
+const TERM = "text-neutral-600 dark:text-neutral-400";
+
+function Facts({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <dl className="grid grid-cols-[minmax(0,14rem)_1fr] gap-x-4 gap-y-2 text-sm">
+      {rows.map(([term, value]) => (
+        <div key={term} className="contents">
+          <dt className={TERM}>{term}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A flag's answer: a raised one stands out, with what it is about when there is more to say. */
+const yesNo = (on: boolean, about?: string) =>
+  on ? <strong className="text-amber-800 dark:text-amber-300">{about ? `Yes: ${about}` : "Yes"}</strong> : "No";
+
+/** The answers that made a person wait for the review: each flag, and whom they act for. */
+function FlagsList({ flags }: { flags: FlagAnswers }) {
+  return (
+    <Facts
+      rows={[
+        ["Politically exposed person", yesNo(flags.public)],
+        ["Refused an account before", yesNo(flags.denial)],
+        ["Acting on behalf of someone else", yesNo(flags.agency, flags.agency_of)],
+      ]}
+    />
+  );
+}
+
+/** Where the review stands: done with its volume and date, or rejected with what the customer was told. */
+function ReviewRecord({ record }: { record: ComplianceRecord }) {
+  if (record.rejection) {
+    const { rejection } = record;
+    return (
+      <Facts
+        rows={[
+          ["Decision", <strong key="d">Rejected on {rejection.at.slice(0, 10)} by {rejection.by.email}</strong>],
+          ["The customer was told", REJECTION_REASON_TEXT[rejection.reason].customer],
+          ["Note for the file", rejection.note],
+        ]}
+      />
+    );
+  }
+  if (!record.done) return <p className="text-sm">No decision yet.</p>;
+  return (
+    <Facts
+      rows={[
+        ["Decision", "Approved"],
+        ["Approved annual volume", record.amount ?? "—"],
+        ["Review date", record.date ?? "—"],
+      ]}
+    />
+  );
+}
+
+/** What an audit entry's values were, compactly: "status: awaiting_approval", or the JSON. */
+function Values({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return <span className={TERM}>—</span>;
+  return <code className="block max-w-md text-xs break-all whitespace-pre-wrap">{JSON.stringify(value)}</code>;
+}
+
+/** Everything done to or for the customer, newest first, with who did it and the values before and after. */
+function AuditTrail({ entries }: { entries: AuditEntry[] }) {
+  if (!entries.length) return <p className="text-sm text-neutral-600 dark:text-neutral-400">Nothing recorded yet.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <thead className={TERM}>
+          <tr>
+            <th scope="col" className="py-2 pr-4 font-medium">When</th>
+            <th scope="col" className="py-2 pr-4 font-medium">Who</th>
+            <th scope="col" className="py-2 pr-4 font-medium">What</th>
+            <th scope="col" className="py-2 pr-4 font-medium">Before</th>
+            <th scope="col" className="py-2 font-medium">After</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id} className="border-t border-neutral-200 align-top dark:border-neutral-800">
+              <td className="py-2 pr-4 whitespace-nowrap">{entry.at.slice(0, 16).replace("T", " ")}</td>
+              <td className="py-2 pr-4 break-all">{entry.actor.email}</td>
+              <td className="py-2 pr-4">
+                {AUDIT_ACTIONS[entry.action]}
+                {entry.account_ref ? <span className={`block ${TERM}`}>{entry.account_ref}</span> : null}
+              </td>
+              <td className="py-2 pr-4">
+                <Values value={entry.before} />
+              </td>
+              <td className="py-2">
+                <Values value={entry.after} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export async function ConsoleCustomerPage(c: Context<AppEnv>) {
+  // The page's row has checked that the id is a customer's (routes/pages.tsx).
+  const id = idText.parse(c.req.param("id"));
+  const db = c.get("db");
+  const found = await userWithSummary(db, id, false);
+  if (!found || found.user.level === "Admin") return null;
+  const { user, summary: customer } = found;
+  const [answers, record, trail] = await Promise.all([
+    reviewAnswersOf(db, id),
+    complianceRecordOf(db, id),
+    auditEntries(db, id),
+  ]);
+  return (
+    <section className="flex max-w-4xl flex-col gap-6">
+      <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
+        {customer.name}
+      </PageTitle>
+      <div className="card">
+        <Facts
+          rows={[
+            ["Email validated", customer.validated ? "Yes" : "No"],
+            ["Profile", customer.profile ? "Saved" : "Not yet"],
+            ["Identity", customer.identity ? "Approved" : "Not approved"],
+            ["Account", customer.account_ref ?? "Not open"],
+          ]}
+        />
+      </div>
+      <section aria-labelledby="review-heading" className="card flex flex-col gap-4">
+        <h2 id="review-heading" className="text-lg font-semibold">Compliance review</h2>
+        {answers === null
+          ? <p className="text-sm">The customer has not saved a profile yet: there is nothing to review.</p>
+          : answers.flags
+          ? (
+            <div>
+              <h3 className="mb-2 text-sm font-semibold">Why a person waits for a review</h3>
+              <FlagsList flags={answers.flags} />
+            </div>
+          )
+          : <p className="text-sm">Business customers are always reviewed before their account opens.</p>}
+        {record
+          ? (
+            <div>
+              <h3 className="mb-2 text-sm font-semibold">Decision</h3>
+              <ReviewRecord record={record} />
+            </div>
+          )
+          : null}
+        <ConsoleReview
+          customer={{ id: customer.id, name: customer.name, username: customer.username }}
+          canOpen={customer.identity && !customer.account}
+          canReject={customer.profile && !customer.account}
+          rejected={!!record?.rejection}
+        />
+      </section>
+      <div className="card">
+        <h2 className="mb-3 text-lg font-semibold">Fee overrides</h2>
+        <ConsoleUserFees
+          userId={customer.id}
+          name={customer.name}
+          overrides={feeOverridesOf(customer)!}
+          currencies={currencyList()}
+        />
+      </div>
+      <section aria-labelledby="audit-heading" className="card">
+        <h2 id="audit-heading" className="mb-3 text-lg font-semibold">Audit trail</h2>
+        <AuditTrail entries={trail} />
+      </section>
+    </section>
+  );
+}

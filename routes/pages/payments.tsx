@@ -1,0 +1,101 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { may } from "../../lib/permissions.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { NotFound } from "../../server/errors.ts";
+import { balancesAnswer } from "../../server/money/balances.ts";
+import { currencyList } from "../../server/money/currencies.ts";
+import { allPendingPayments, paymentWithTimeline } from "../../server/payments/read.ts";
+import { recipientChoices } from "../../server/payments/recipient.ts";
+import { PageTitle } from "../layouts/parts.tsx";
+import { PaymentForm, PendingPayment, PendingPayments } from "../islands.ts";
+import { paymentActorOf } from "../payment-actor.ts";
+
+/** The payment screens (issue 8 items 2, 3 and 6): each loads what it shows, so the first paint is complete. */
+
+export async function PaymentPage(c: Context<AppEnv>) {
+  const { actor, accountRef } = await paymentActorOf(c);
+  if (!may(actor.role, "payments.prepare")) {
+    return (
+      <>
+        <PageTitle>Make a payment</PageTitle>
+        <p className="card">
+          Your role on this account does not allow making payments. An owner or an admin of the account can change it.
+        </p>
+      </>
+    );
+  }
+  const db = c.get("db");
+  const [balances, recipients] = await Promise.all([
+    balancesAnswer(db, actor.accountId),
+    recipientChoices(db, actor.accountId),
+  ]);
+  const asked = Number(c.req.query("recipient"));
+  return (
+    <>
+      <PageTitle lead="Pay a recipient from one of your balances. You see the full cost before you confirm.">
+        Make a payment
+      </PageTitle>
+      <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
+        <PaymentForm
+          accountRef={accountRef}
+          currencies={currencyList()}
+          balances={balances}
+          recipients={recipients}
+          recipientId={Number.isSafeInteger(asked) && asked > 0 ? asked : null}
+          validitySeconds={c.get("config").quoteValiditySeconds}
+        />
+      </div>
+    </>
+  );
+}
+
+export async function PendingPaymentsPage(c: Context<AppEnv>) {
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
+  return (
+    <>
+      <PageTitle lead="Payments someone on your account prepared that wait for a second person's approval.">
+        Pending payments
+      </PageTitle>
+      <PendingPayments
+        accountRef={accountRef}
+        actingFor={actingFor}
+        payments={await allPendingPayments(c.get("db"), actor.accountId, viewer)}
+      />
+    </>
+  );
+}
+
+/** The payment's page, whatever its status now (links in emails keep working: decision 030). */
+export async function PendingPaymentPage(c: Context<AppEnv>) {
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
+  let payment;
+  try {
+    payment = await paymentWithTimeline(c.get("db"), actor.accountId, Number(c.req.param("id")), viewer);
+  } catch (error) {
+    // Another account's payment is not found, like one that does not exist.
+    if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
+    throw error;
+  }
+  return (
+    <>
+      <PageTitle lead={<a className="underline" href="/account/pendingpayments">All pending payments</a>}>
+        Payment
+      </PageTitle>
+      <PendingPayment accountRef={accountRef} actingFor={actingFor} payment={payment} />
+    </>
+  );
+}
+
+/** The dashboard's card: what waits for approval on the account, for everyone who may see payments. */
+export async function pendingCard(c: Context<AppEnv>) {
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
+  return (
+    <PendingPayments
+      accountRef={accountRef}
+      actingFor={actingFor}
+      payments={await allPendingPayments(c.get("db"), actor.accountId, viewer)}
+      compact
+    />
+  );
+}

@@ -1,0 +1,26 @@
+import type { Context } from "hono";
+import { currentAccount } from "../server/accounts/current.ts";
+import type { AppEnv } from "../server/env.ts";
+import type { Viewer } from "../server/payments/answer.ts";
+import type { Person } from "../server/payments/people.ts";
+import type { PaymentActor } from "../server/payments/transitions.ts";
+
+/**
+ * Who acts on a payment, on which account and with which role, for the payment calls and pages:
+ * the customer (an administrator acting on their behalf acts as them, recorded as such), what they
+ * may see, and the person already at hand for the answers.
+ */
+export async function paymentActorOf(
+  c: Context<AppEnv>,
+): Promise<{ actor: PaymentActor; viewer: Viewer; known: Person[]; accountRef: string; actingFor: number | null }> {
+  const { accountId, accountRef, customer, role } = await currentAccount(c);
+  const admin = c.get("onBehalf") ? c.get("user") : null;
+  return {
+    actor: { accountId, userId: customer.id, name: customer.name, role, onBehalfAdminId: admin?.id ?? null },
+    viewer: { userId: customer.id, role, onBehalf: admin !== null },
+    known: [{ id: customer.id, name: customer.name, email: customer.username }],
+    accountRef,
+    /** For an administrator on behalf: the customer (the islands stop reading once the mode ends). */
+    actingFor: admin ? customer.id : null,
+  };
+}

@@ -1,0 +1,71 @@
+import { Link, Section, Text } from "@react-email/components";
+import { ActionLink, Layout, type RenderedEmail, styles } from "./layout.tsx";
+
+export interface PaymentNoticeItem {
+  title: string;
+  body: string;
+  /** The full address of the payment's page. */
+  href: string | null;
+}
+
+export interface PaymentNoticeProps {
+  name: string;
+  /** The notices, oldest first: one, or several gathered in one email. */
+  items: PaymentNoticeItem[];
+  /** Notices beyond those listed (the portal shows them all). */
+  more: number;
+  /** The portal's address, for the link to the rest. */
+  portalUrl: string;
+}
+
+/**
+ * A payment's news, by email: approval needed, approved, rejected, sent, arrived, failed. The
+ * notices a person has not been emailed yet go out together, so a burst of payments brings one
+ * email, not hundreds (server/notifications/email-outbox.ts).
+ */
+export function paymentNotice({ name, items, more, portalUrl }: PaymentNoticeProps): RenderedEmail {
+  const single = items.length === 1 && more === 0;
+  const count = items.length + more;
+  const subject = single ? items[0].title : `${count} updates on your payments`;
+  const element = (
+    <Layout preview={single ? items[0].body : `${count} updates on your payments`} heading={subject}>
+      <Text style={styles.text}>Hello {name},</Text>
+      {single
+        ? (
+          <>
+            <Text style={styles.text}>{items[0].body}</Text>
+            {items[0].href ? <ActionLink href={items[0].href} label="Open the payment" /> : null}
+          </>
+        )
+        : (
+          <>
+            {items.map((item, i) => (
+              <Section key={i}>
+                <Text style={{ ...styles.text, fontWeight: 600, margin: "0 0 4px" }}>{item.title}</Text>
+                <Text style={styles.text}>
+                  {item.body}
+                  {item.href
+                    ? (
+                      <>
+                        {" "}
+                        <Link href={item.href} style={styles.link}>{item.href}</Link>
+                      </>
+                    )
+                    : null}
+                </Text>
+              </Section>
+            ))}
+            {more > 0
+              ? (
+                <Text style={styles.text}>
+                  And {more} more: see them all in the portal,{" "}
+                  <Link href={portalUrl} style={styles.link}>{portalUrl}</Link>
+                </Text>
+              )
+              : null}
+          </>
+        )}
+    </Layout>
+  );
+  return { subject, element, logHint: single ? items[0].href ?? undefined : `${count} updates` };
+}

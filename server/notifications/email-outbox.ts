@@ -1,0 +1,168 @@
+/**
+ * The emails that follow in-app notifications. The `notifications` table is the outbox: a
+ * notification is written in the same transaction as the event that causes it, and this sends the
+ * ones not emailed yet, after the commit and off the request (rendering an email costs far more
+ * than making a payment). So an email is never sent for something that did not happen, and one
+ * whose event committed is sent even if the process stopped first (it may then go twice: sent,
+ * then stopped before it was marked; never lost).
+ *
+ * Each person gets one email for all their notices not yet emailed: one notice is one email with
+ * its own subject; a burst (an approver with fifty payments waiting) is one email listing them. A
+ * round of emails is at least `spacingMs` after the last, so a busy portal spends a bounded share
+ * of its time on mail however many payments it makes.
+ */
+import type { Database } from "../../db/client.ts";
+import { rowOf, rowsOf, run } from "../../db/sql.ts";
+import { displayName } from "../auth/session-user.ts";
+import type { Mailer } from "../mail/mailer.ts";
+import { paymentNotice } from "../mail/templates/payment-notice.tsx";
+
+/** At most this many notices are listed in one email; the rest are counted. */
+const LISTED = 20;
+/** People emailed per round; the next round takes the rest. */
+const PEOPLE_PER_ROUND = 50;
+
+export interface OutboxOptions {
+  /** PUBLIC_URL: links in emails are absolute. */
+  publicUrl: string;
+  now: () => number;
+  /** How often to look for notices nobody kicked about (another process wrote them), in ms. */
+  pollMs?: number;
+  /** The least time between two rounds that sent something, in ms. */
+  spacingMs?: number;
+}
+
+interface Pending {
+  id: number;
+  kind: string;
+  title: string;
+  body: string;
+  link: string | null;
+}
+
+export class EmailOutbox {
+  readonly #db: Database;
+  readonly #mailer: Mailer;
+  readonly #options: Required<OutboxOptions>;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<number> | null = null;
+  #lastRound = 0;
+  #started = false;
+
+  constructor(db: Database, mailer: Mailer, options: OutboxOptions) {
+    this.#db = db;
+    this.#mailer = mailer;
+    this.#options = { pollMs: 5_000, spacingMs: 1_000, ...options };
+  }
+
+  /** Sends what is waiting now and keeps looking (the server; tests call drain() instead). */
+  start(): void {
+    this.#started = true;
+    this.#schedule(0);
+  }
+
+  stop(): void {
+    this.#started = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Something was just written: send it soon (at once, unless a round was sent a moment ago). */
+  kick(): void {
+    if (!this.#started) return;
+    const wait = Math.max(0, this.#lastRound + this.#options.spacingMs - Date.now());
+    this.#schedule(wait);
+  }
+
+  #schedule(wait: number): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(async () => {
+      this.#timer = undefined;
+      let sent = 0;
+      try {
+        sent = await this.#once(async () => (await this.#pass()).sent);
+      } catch (error) {
+        console.error("[mail] the notification emails could not be sent:", error);
+      }
+      // More may be waiting (a round takes PEOPLE_PER_ROUND people): come back after the spacing.
+      if (this.#started) this.#schedule(sent > 0 ? this.#options.spacingMs : this.#options.pollMs);
+    }, wait);
+    // A waiting round must not keep the process alive.
+    Deno.unrefTimer(this.#timer as unknown as number);
+  }
+
+  /** Sends every person their notices not emailed yet, until none is left; answers the emails sent. */
+  drain(): Promise<number> {
+    return this.#once(async () => {
+      let sent = 0;
+      for (;;) {
+        const round = await this.#pass();
+        sent += round.sent;
+        if (round.people === 0) return sent;
+      }
+    });
+  }
+
+  /** One round at a time. */
+  async #once(round: () => Promise<number>): Promise<number> {
+    while (this.#running) await this.#running.catch(() => 0);
+    this.#running = round().finally(() => (this.#running = null));
+    return await this.#running;
+  }
+
+  /** One round: the people with notices waiting (up to PEOPLE_PER_ROUND), one email each. */
+  async #pass(): Promise<{ people: number; sent: number }> {
+    const people = await rowsOf<{ user_id: number }>(
+      this.#db,
+      "SELECT DISTINCT user_id FROM notifications WHERE emailed_at IS NULL LIMIT ?",
+      [PEOPLE_PER_ROUND],
+    );
+    let sent = 0;
+    for (const { user_id } of people) sent += await this.#emailPerson(user_id);
+    if (people.length) this.#lastRound = Date.now();
+    return { people: people.length, sent };
+  }
+
+  async #emailPerson(userId: number): Promise<number> {
+    const waiting = await rowOf<{ n: number; last: number | null }>(
+      this.#db,
+      "SELECT COUNT(*) AS n, MAX(id) AS last FROM notifications WHERE user_id = ? AND emailed_at IS NULL",
+      [userId],
+    );
+    if (!waiting?.n || waiting.last === null) return 0;
+    const listed = await rowsOf<Pending>(
+      this.#db,
+      `SELECT id, kind, title, body, link FROM notifications WHERE user_id = ? AND emailed_at IS NULL AND id <= ?
+       ORDER BY id LIMIT ?`,
+      [userId, waiting.last, LISTED],
+    );
+    const person = await rowOf<{ username: string; type: "Personal" | "Business"; data: string | null }>(
+      this.#db,
+      "SELECT u.username, u.type, p.data FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?",
+      [userId],
+    );
+    if (person) {
+      const base = this.#options.publicUrl.replace(/\/+$/, "");
+      const single = waiting.n === 1;
+      await this.#mailer.send({
+        to: person.username,
+        userId,
+        template: single
+          ? `payment-${listed[0].kind.replace(/^payment_/, "").replaceAll("_", "-")}`
+          : "payment-updates",
+        rendered: paymentNotice({
+          name: displayName(person.type, person.data ? JSON.parse(person.data) : null, person.username),
+          items: listed.map((n) => ({ title: n.title, body: n.body, href: n.link ? `${base}${n.link}` : null })),
+          more: waiting.n - listed.length,
+          portalUrl: `${base}/account`,
+        }),
+      });
+    }
+    await run(
+      this.#db,
+      "UPDATE notifications SET emailed_at = ? WHERE user_id = ? AND emailed_at IS NULL AND id <= ?",
+      [this.#options.now(), userId, waiting.last],
+    );
+    return person ? 1 : 0;
+  }
+}

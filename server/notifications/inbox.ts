@@ -1,0 +1,83 @@
+/**
+ * A person's in-app notifications (PAYMENTS.md "In-app notifications"): the ones not yet shown are
+ * handed to the notification queue on the next page they load (and marked delivered), and the
+ * latest are listed on request.
+ */
+import type { Database } from "../../db/client.ts";
+import { rowsOf, run } from "../../db/sql.ts";
+import type { Notification } from "../../lib/notification.ts";
+
+/** The most a page hands to the queue at once: it shows five, the rest wait (SPEC.md section 9). */
+const PER_PAGE = 10;
+
+const COLORS: Record<string, Notification["color"]> = {
+  payment_approval_needed: "warning",
+  payment_approved: "success",
+  payment_rejected: "error",
+  payment_sent: "info",
+  payment_arrived: "success",
+  payment_failed: "error",
+};
+
+/**
+ * The person's notifications not yet shown, for the page being rendered, marked delivered. Most
+ * pages find none: that costs one read of a partial index, and nothing is written.
+ */
+export async function takeUndelivered(db: Database, userId: number, now: Date): Promise<Notification[]> {
+  const rows = await rowsOf<{ id: number; kind: string; title: string; body: string }>(
+    db,
+    "SELECT id, kind, title, body FROM notifications WHERE user_id = ? AND delivered_at IS NULL ORDER BY id LIMIT ?",
+    [userId, PER_PAGE],
+  );
+  if (!rows.length) return [];
+  await run(
+    db,
+    `UPDATE notifications SET delivered_at = ? WHERE user_id = ? AND id IN (${rows.map(() => "?").join(", ")})`,
+    [now.getTime(), userId, ...rows.map((r) => r.id)],
+  );
+  return rows.map((r) => ({
+    id: `notification-${r.id}`,
+    title: r.title,
+    description: r.body,
+    color: COLORS[r.kind] ?? "info",
+  }));
+}
+
+/** The person's latest notifications, newest first. */
+export async function latestNotifications(db: Database, userId: number, limit = 20) {
+  const rows = await rowsOf<
+    {
+      id: number;
+      kind: string;
+      title: string;
+      body: string;
+      link: string | null;
+      created_at: number;
+      read_at: number | null;
+    }
+  >(
+    db,
+    "SELECT id, kind, title, body, link, created_at, read_at FROM notifications WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+    [userId, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    title: r.title,
+    body: r.body,
+    link: r.link,
+    created_at: new Date(r.created_at).toISOString(),
+    read: r.read_at !== null,
+  }));
+}
+
+/** Marks the person's own notifications read (others' ids change nothing); answers how many changed. */
+export async function markRead(db: Database, userId: number, ids: number[], now: Date): Promise<number> {
+  if (!ids.length) return 0;
+  return await run(
+    db,
+    `UPDATE notifications SET read_at = ?, delivered_at = COALESCE(delivered_at, ?)
+     WHERE user_id = ? AND read_at IS NULL AND id IN (${ids.map(() => "?").join(", ")})`,
+    [now.getTime(), now.getTime(), userId, ...ids],
+  );
+}

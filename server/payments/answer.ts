@@ -1,0 +1,114 @@
+import type { paymentEvents, payments } from "../../db/schema-payments.ts";
+import { RAILS } from "../../lib/payments/rails.ts";
+import { type AccountRole, may } from "../../lib/permissions.ts";
+import { formatAmount } from "../money/amounts.ts";
+import { type Person, personOr } from "./people.ts";
+import { markupOf } from "./pricing.ts";
+
+/** How payments and their timelines are answered to the account's people (lib/contracts/payments.ts). */
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type PaymentEventRow = typeof paymentEvents.$inferSelect;
+
+/** Who is looking: what they may do with a payment depends on it. */
+export interface Viewer {
+  userId: number;
+  role: AccountRole;
+  /** An administrator acting on the customer's behalf. */
+  onBehalf: boolean;
+}
+
+export const NOT_ON_BEHALF =
+  "Administrators acting on behalf of a customer cannot approve or reject their payments: approval is between the customer's own people.";
+export const NOT_ONE_S_OWN = "You prepared this payment: someone else on the account must approve it.";
+const NOT_AN_APPROVER = "Your role on this account does not allow approving payments.";
+
+/** Cancelling is for the payment's creator, an owner or an admin, before it is sent. */
+export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Viewer): boolean {
+  return may(viewer.role, "payments.prepare") &&
+    (row.createdBy === viewer.userId || viewer.role === "owner" || viewer.role === "admin");
+}
+
+/** What the viewer may do with the payment now, and why they may not approve it when they may not. */
+export function actionsFor(row: Pick<PaymentRow, "status" | "createdBy">, viewer: Viewer) {
+  const pending = row.status === "pending_approval";
+  const note = !pending
+    ? null
+    : viewer.onBehalf
+    ? NOT_ON_BEHALF
+    : row.createdBy === viewer.userId
+    ? NOT_ONE_S_OWN
+    : may(viewer.role, "payments.approve")
+    ? null
+    : NOT_AN_APPROVER;
+  const decide = pending && note === null;
+  const open = pending || row.status === "approved";
+  return { approve: decide, reject: decide, cancel: open && mayCancel(row, viewer), note };
+}
+
+/** The full cost of a payment (or of its quote), as the contract writes it. */
+export function costAnswer(row: {
+  sellCurrency: string;
+  sellMinor: number;
+  buyCurrency: string;
+  buyMinor: number;
+  feeMinor: number;
+  midRate: string;
+  rate: string;
+  priority: boolean;
+  rail: PaymentRow["rail"];
+  expectedArrival: Date;
+}) {
+  const converts = row.sellCurrency !== row.buyCurrency;
+  return {
+    sell_currency: row.sellCurrency,
+    sell_amount: formatAmount(row.sellCurrency, row.sellMinor),
+    buy_currency: row.buyCurrency,
+    buy_amount: formatAmount(row.buyCurrency, row.buyMinor),
+    fee: formatAmount(row.sellCurrency, row.feeMinor),
+    fee_currency: row.sellCurrency,
+    mid_rate: converts ? row.midRate : null,
+    rate: converts ? row.rate : null,
+    markup: converts
+      ? formatAmount(
+        row.sellCurrency,
+        markupOf(row.sellMinor - row.feeMinor, row.buyMinor, row.midRate, row.sellCurrency, row.buyCurrency),
+      )
+      : null,
+    priority: row.priority,
+    rail: row.rail,
+    rail_kind: RAILS[row.rail].kind,
+    rail_name: RAILS[row.rail].name,
+    expected_arrival: row.expectedArrival.toISOString(),
+  };
+}
+
+/** A payment for the viewer; `people` names its creator and approver. */
+export function paymentAnswer(row: PaymentRow, people: Map<number, Person>, viewer: Viewer) {
+  const { name, type, currency, country, details } = row.recipient;
+  return {
+    id: row.id,
+    status: row.status,
+    recipient_id: row.recipientId,
+    recipient: { name, type, currency, country, details },
+    ...costAnswer(row),
+    reference: row.reference,
+    created_by: personOr(people, row.createdBy),
+    created_at: row.createdAt.toISOString(),
+    approved_by: row.approvedBy === null ? null : personOr(people, row.approvedBy),
+    approved_at: row.approvedAt?.toISOString() ?? null,
+    reason: row.reason,
+    rail_reference: row.railReference,
+    actions: actionsFor(row, viewer),
+  };
+}
+
+export function eventAnswer(row: PaymentEventRow, people: Map<number, Person>) {
+  return {
+    event: row.event,
+    at: row.at.toISOString(),
+    actor: row.actorId === null ? null : personOr(people, row.actorId),
+    on_behalf_admin: row.onBehalfAdminId === null ? null : personOr(people, row.onBehalfAdminId),
+    note: row.note,
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The account's approval rule (maker-checker; decision 030): which payments need a second person's
+ * approval before they can be sent.
+ *
+ * - mode "none": none, "all": every payment, "above": a payment whose total debited is at least the
+ *   threshold of the currency it is paid from (a currency without a threshold never needs it).
+ * - new_recipient (with any mode): the first payment to a recipient, and the first after its bank
+ *   details changed, needs approval until one such payment has been approved (a payment still
+ *   waiting does not count, so a second one to the same new details waits too).
+ * - A rule that needs approval is refused while someone who may prepare payments would have nobody
+ *   else on the account to approve them.
+ */
+import type { Database } from "../../db/client.ts";
+import { rowOf, rowsOf, run, type Tx } from "../../db/sql.ts";
+import { type AccountRole, may } from "../../lib/permissions.ts";
+import { InvalidInput } from "../errors.ts";
+import { formatAmount, parseAmount } from "../money/amounts.ts";
+import { describe, isCurrency } from "../money/currencies.ts";
+import { MoneyError } from "../money/errors.ts";
+import { peopleByIds } from "./people.ts";
+
+export type ApprovalMode = "none" | "all" | "above";
+
+export interface ApprovalRule {
+  mode: ApprovalMode;
+  /** Currency → minor units. */
+  thresholds: Record<string, number>;
+  newRecipient: boolean;
+}
+
+const NO_RULE: ApprovalRule = { mode: "none", thresholds: {}, newRecipient: false };
+
+interface RuleRow {
+  mode: ApprovalMode;
+  thresholds: string;
+  new_recipient: number;
+  updated_by: number;
+  updated_at: number;
+}
+
+// Read for every payment made: fixed SQL (db/sql.ts).
+const RULE = "SELECT mode, thresholds, new_recipient, updated_by, updated_at FROM approval_rules WHERE account_id = ?";
+
+async function ruleRow(executor: Database | Tx, accountId: number): Promise<RuleRow | undefined> {
+  return await rowOf<RuleRow>(executor, RULE, [accountId]);
+}
+
+/** The account's rule; no row means no approval. */
+export async function approvalRuleFor(executor: Database | Tx, accountId: number): Promise<ApprovalRule> {
+  const row = await ruleRow(executor, accountId);
+  if (!row) return NO_RULE;
+  return { mode: row.mode, thresholds: JSON.parse(row.thresholds), newRecipient: row.new_recipient === 1 };
+}
+
+/** The rule as GET account/approvals answers it. */
+export async function approvalRuleAnswer(db: Database, accountId: number) {
+  const row = await ruleRow(db, accountId);
+  if (!row) return { mode: "none" as const, thresholds: {}, new_recipient: false, updated_by: null, updated_at: null };
+  const people = await peopleByIds(db, [row.updated_by]);
+  const thresholds = JSON.parse(row.thresholds) as Record<string, number>;
+  return {
+    mode: row.mode,
+    thresholds: Object.fromEntries(Object.entries(thresholds).map(([c, minor]) => [c, formatAmount(c, minor)])),
+    new_recipient: row.new_recipient === 1,
+    updated_by: people.get(row.updated_by) ?? null,
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/**
+ * Whether a payment needs approval under the rule. `recipient` is asked only when the rule looks at
+ * new recipients: whether a payment to its current bank details was approved before.
+ */
+export async function needsApproval(
+  executor: Database | Tx,
+  rule: ApprovalRule,
+  payment: { sellCurrency: string; sellMinor: number; recipientId: number; detailsChangedAt: number },
+): Promise<boolean> {
+  if (rule.mode === "all") return true;
+  if (rule.mode === "above") {
+    const threshold = rule.thresholds[payment.sellCurrency];
+    if (threshold !== undefined && payment.sellMinor >= threshold) return true;
+  }
+  if (!rule.newRecipient) return false;
+  const paidBefore = await rowOf(
+    executor,
+    `SELECT 1 FROM payments WHERE recipient_id = ? AND created_at >= ?
+       AND status IN ('approved', 'submitted', 'completed', 'failed') LIMIT 1`,
+    [payment.recipientId, payment.detailsChangedAt],
+  );
+  return !paidBefore;
+}
+
+export interface RuleInput {
+  mode: ApprovalMode;
+  /** Currency → decimal amount. */
+  thresholds: Record<string, string>;
+  new_recipient: boolean;
+}
+
+/** Validates and saves the account's rule; refused when nobody else could approve someone's payments. */
+export async function setApprovalRule(
+  db: Database,
+  accountId: number,
+  input: RuleInput,
+  by: number,
+  now: Date,
+): Promise<void> {
+  const thresholds: Record<string, number> = {};
+  for (const [code, amount] of Object.entries(input.thresholds)) {
+    const field = `thresholds.${code}`;
+    if (!isCurrency(code)) throw new InvalidInput(`${describe(code)} is not a currency we support.`, field);
+    try {
+      thresholds[code] = parseAmount(code, amount);
+    } catch (error) {
+      if (error instanceof MoneyError) throw new InvalidInput(`The ${code} threshold: ${error.message}`, field);
+      throw error;
+    }
+  }
+  if (input.mode === "above" && Object.keys(thresholds).length === 0) {
+    throw new InvalidInput(
+      "Give the amount from which payments need approval, in at least one currency.",
+      "thresholds",
+    );
+  }
+  const kept = input.mode === "above" ? thresholds : {};
+  if (input.mode !== "none" || input.new_recipient) await assertSomeoneElseApproves(db, accountId);
+  await run(
+    db,
+    `INSERT INTO approval_rules (account_id, mode, thresholds, new_recipient, updated_by, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id) DO UPDATE SET mode = excluded.mode, thresholds = excluded.thresholds,
+       new_recipient = excluded.new_recipient, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
+    [accountId, input.mode, JSON.stringify(kept), input.new_recipient ? 1 : 0, by, now.getTime()],
+  );
+}
+
+/** Everyone who may prepare payments must have someone else on the account who may approve them. */
+async function assertSomeoneElseApproves(db: Database, accountId: number): Promise<void> {
+  const members = await rowsOf<{ user_id: number; role: AccountRole }>(
+    db,
+    "SELECT user_id, role FROM account_members WHERE account_id = ? ORDER BY user_id",
+    [accountId],
+  );
+  const approvers = members.filter((m) => may(m.role, "payments.approve"));
+  const stranded = members.filter((m) =>
+    may(m.role, "payments.prepare") && !approvers.some((a) => a.user_id !== m.user_id)
+  );
+  if (!stranded.length) return;
+  if (members.length === 1) {
+    throw new InvalidInput(
+      "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+      "mode",
+    );
+  }
+  const people = await peopleByIds(db, stranded.map((m) => m.user_id));
+  const names = stranded.map((m) => people.get(m.user_id)?.name ?? `user ${m.user_id}`).join(", ");
+  throw new InvalidInput(
+    `Nobody else on this account could approve the payments of ${names}. Invite an approver first.`,
+    "mode",
+  );
+}

@@ -1,0 +1,109 @@
+/**
+ * Who hears about a payment, and what they are told (issue 8 item 6): the approvers when it needs
+ * approval; its creator and the account's owners when it is approved, rejected, sent, arrived or
+ * failed. Never the person who did it. Each gets an in-app notification, written in the caller's
+ * transaction with the status change that causes it, so one is never without the other; the email
+ * follows from it (server/notifications/email-outbox.ts), after the commit and off the request.
+ */
+import type { Database } from "../../db/client.ts";
+import { rowsOf, run, type Tx } from "../../db/sql.ts";
+import type { AccountRole } from "../../lib/permissions.ts";
+import { formatAmount } from "../money/amounts.ts";
+import type { PaymentRow } from "./answer.ts";
+
+export const PAYMENT_NOTICES = ["approval_needed", "approved", "rejected", "sent", "arrived", "failed"] as const;
+export type PaymentNotice = (typeof PAYMENT_NOTICES)[number];
+
+/** The notification kind of each notice (notifications.kind), and the email template it becomes. */
+export const noticeKind = (notice: PaymentNotice) => `payment_${notice}`;
+
+const APPROVERS: readonly AccountRole[] = ["owner", "admin", "approver"];
+
+type NoticePayment = Pick<
+  PaymentRow,
+  "id" | "accountId" | "createdBy" | "sellCurrency" | "sellMinor" | "buyCurrency" | "buyMinor" | "recipient" | "reason"
+>;
+
+export interface NoticeOptions {
+  /** Who did it (not told); null for the portal itself. */
+  actorId: number | null;
+  /** Their name, for the words ("Ada Lovelace approved..."). */
+  actorName?: string | null;
+  now: Date;
+}
+
+/** Where a payment's notification leads: its page. */
+export const paymentLink = (paymentId: number) => `/account/pendingpayments/${paymentId}`;
+
+const money = (currency: string, minor: number) => `${formatAmount(currency, minor)} ${currency}`;
+
+/** The title and text of a notice about a payment. */
+export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: string | null | undefined) {
+  const to = p.recipient.name;
+  const paid = money(p.buyCurrency, p.buyMinor);
+  const debited = money(p.sellCurrency, p.sellMinor);
+  const who = actorName?.trim() || null;
+  const why = p.reason ? `: ${p.reason}${/[.!?]$/.test(p.reason) ? "" : "."}` : ".";
+  switch (notice) {
+    case "approval_needed":
+      return {
+        title: "A payment needs your approval",
+        body: `${who ?? "Someone on your account"} prepared a payment of ${paid} to ${to} (${debited} debited). ` +
+          "Approve or reject it.",
+      };
+    case "approved":
+      return { title: "Payment approved", body: `${who ?? "An approver"} approved the payment of ${paid} to ${to}.` };
+    case "rejected":
+      return {
+        title: "Payment rejected",
+        body: `${who ?? "An approver"} rejected the payment of ${paid} to ${to}${why} ` +
+          `The ${debited} held for it is back in your balance.`,
+      };
+    case "sent":
+      return { title: "Payment sent", body: `The payment of ${paid} to ${to} is on its way to their bank.` };
+    case "arrived":
+      return { title: "Payment arrived", body: `The payment of ${paid} reached ${to}'s bank.` };
+    case "failed":
+      return {
+        title: "Payment failed",
+        body: `The payment of ${paid} to ${to} could not be made${why} ${debited} is back in your balance.`,
+      };
+  }
+}
+
+/**
+ * Writes the in-app notifications of a notice about a payment, in the caller's transaction (give
+ * it the transaction that changes the payment's status). Answers how many people were told.
+ * Transitions (./transitions.ts) call it; call it yourself only for a status change made elsewhere.
+ */
+export async function notifyPayment(
+  executor: Database | Tx,
+  payment: NoticePayment,
+  notice: PaymentNotice,
+  options: NoticeOptions,
+): Promise<number> {
+  const members = await rowsOf<{ user_id: number; role: AccountRole }>(
+    executor,
+    "SELECT user_id, role FROM account_members WHERE account_id = ?",
+    [payment.accountId],
+  );
+  const told = new Set<number>();
+  for (const m of members) {
+    const wanted = notice === "approval_needed"
+      ? APPROVERS.includes(m.role) && m.user_id !== payment.createdBy
+      : m.role === "owner" || m.user_id === payment.createdBy;
+    if (wanted && m.user_id !== options.actorId) told.add(m.user_id);
+  }
+  if (!told.size) return 0;
+  const { title, body } = noticeText(payment, notice, options.actorName);
+  const at = options.now.getTime();
+  const ids = [...told];
+  await run(
+    executor,
+    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, created_at) VALUES ${
+      ids.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")
+    }`,
+    ids.flatMap((id) => [id, payment.accountId, noticeKind(notice), title, body, paymentLink(payment.id), at]),
+  );
+  return ids.length;
+}

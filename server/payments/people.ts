@@ -1,0 +1,32 @@
+import type { Database } from "../../db/client.ts";
+import { rowsOf, type Tx } from "../../db/sql.ts";
+import { displayName } from "../auth/session-user.ts";
+
+/** Someone a payment's timeline names: a user of the account, or an administrator. */
+export interface Person {
+  id: number;
+  name: string;
+  email: string;
+}
+
+/** The people with these ids (unknown ids are left out), by id, with their display names. */
+export async function peopleByIds(executor: Database | Tx, ids: Iterable<number | null>): Promise<Map<number, Person>> {
+  const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
+  if (!wanted.length) return new Map();
+  const rows = await rowsOf<{ id: number; username: string; type: "Personal" | "Business"; data: string | null }>(
+    executor,
+    `SELECT u.id, u.username, u.type, p.data FROM users u LEFT JOIN profiles p ON p.user_id = u.id
+     WHERE u.id IN (${wanted.map(() => "?").join(", ")})`,
+    wanted,
+  );
+  return new Map(rows.map((r) => [r.id, {
+    id: r.id,
+    name: displayName(r.type, r.data ? JSON.parse(r.data) : null, r.username),
+    email: r.username,
+  }]));
+}
+
+/** A person when known, else a placeholder that says so (a user deleted since). */
+export function personOr(people: Map<number, Person>, id: number): Person {
+  return people.get(id) ?? { id, name: "A former user", email: "" };
+}

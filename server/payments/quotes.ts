@@ -1,0 +1,78 @@
+import type { Database } from "../../db/client.ts";
+import { paymentQuotes } from "../../db/schema-payments.ts";
+import { expectedArrival, railFor, RAILS } from "../../lib/payments/rails.ts";
+import { InvalidInput } from "../errors.ts";
+import type { FeeOverrides } from "../money/pricing.ts";
+import { planForAccount } from "../money/plans.ts";
+import { currentRates } from "../money/store.ts";
+import { costAnswer } from "./answer.ts";
+import { type PaymentFixed, pricePayment } from "./pricing.ts";
+import { recipientFor } from "../recipients/index.ts";
+
+export interface PaymentQuoteRequest {
+  recipientId: number;
+  amount: string;
+  fixed: PaymentFixed;
+  sellCurrency: string;
+  priority: boolean;
+}
+
+/**
+ * The full cost of paying a recipient of the account, held as a payment quote for the conversion
+ * quote's validity (the payment screen's draft): the rate, the markup in money, the fee, the total
+ * debited, what arrives, by which rail and when.
+ */
+export async function holdPaymentQuote(
+  db: Database,
+  request: PaymentQuoteRequest,
+  who: { accountId: number; userId: number; overrides: FeeOverrides | null },
+  now: Date,
+  validityMs: number,
+) {
+  const recipient = await recipientFor(db, who.accountId, request.recipientId);
+  const { currency, country } = recipient;
+  const [table, plan] = await Promise.all([currentRates(db), planForAccount(db, who.accountId)]);
+  const price = pricePayment({
+    sell: request.sellCurrency,
+    buy: currency,
+    amount: request.amount,
+    fixed: request.fixed,
+    priority: request.priority,
+    table,
+    plan,
+    overrides: who.overrides,
+    now,
+    validityMs,
+  });
+  const route = railFor(currency, country);
+  if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
+  const rail = route.rail;
+  const values = {
+    id: crypto.randomUUID(),
+    accountId: who.accountId,
+    userId: who.userId,
+    recipientId: recipient.id,
+    sellCurrency: price.sell_currency,
+    buyCurrency: price.buy_currency,
+    sellMinor: price.sell_minor,
+    buyMinor: price.buy_minor,
+    feeMinor: price.fee_minor,
+    // In the recipient's own currency nothing is converted: stored as the rate 1, answered as none.
+    midRate: price.mid_rate ?? "1",
+    rate: price.rate ?? "1",
+    bps: price.bps,
+    priority: request.priority,
+    rail,
+    expectedArrival: expectedArrival(rail, request.priority, now),
+    expiresAt: new Date(price.expires_at),
+    createdAt: now,
+  };
+  await db.insert(paymentQuotes).values(values);
+  return {
+    id: values.id,
+    recipient_id: recipient.id,
+    ...costAnswer(values),
+    reference_max: RAILS[rail].referenceMax,
+    expires_at: price.expires_at,
+  };
+}

@@ -1,0 +1,90 @@
+import { and, asc, count, desc, eq, type SQL } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { paymentEvents, payments } from "../../db/schema-payments.ts";
+import type { PaymentStatus } from "../../lib/payments/statuses.ts";
+import { NotFound } from "../errors.ts";
+import { fromColumns, rowsOf, type Tx } from "../../db/sql.ts";
+import { eventAnswer, paymentAnswer, type PaymentRow, type Viewer } from "./answer.ts";
+import { peopleByIds, type Person } from "./people.ts";
+
+/** What the account's people read of its payments: lists, one with its timeline, the pending ones. */
+
+async function answers(db: Database, rows: PaymentRow[], viewer: Viewer) {
+  const people = await peopleByIds(db, rows.flatMap((r) => [r.createdBy, r.approvedBy]));
+  return rows.map((row) => paymentAnswer(row, people, viewer));
+}
+
+async function page(
+  db: Database,
+  where: SQL | undefined,
+  order: SQL,
+  pageNumber: number,
+  perPage: number,
+  viewer: Viewer,
+) {
+  const [{ total }] = await db.select({ total: count() }).from(payments).where(where);
+  const rows = await db.select().from(payments).where(where).orderBy(order).limit(perPage)
+    .offset((pageNumber - 1) * perPage);
+  return { items: await answers(db, rows, viewer), page: pageNumber, per_page: perPage, total };
+}
+
+/** The account's payments, newest first, optionally of one status. */
+export function listPayments(
+  db: Database,
+  accountId: number,
+  filter: { status?: PaymentStatus; page: number; perPage: number },
+  viewer: Viewer,
+) {
+  const where = and(eq(payments.accountId, accountId), filter.status ? eq(payments.status, filter.status) : undefined);
+  return page(db, where, desc(payments.id), filter.page, filter.perPage, viewer);
+}
+
+const pending = (accountId: number) => and(eq(payments.accountId, accountId), eq(payments.status, "pending_approval"));
+
+/** Every payment of the account waiting for approval, oldest first (the order they were asked in). */
+export async function allPendingPayments(db: Database, accountId: number, viewer: Viewer) {
+  const rows = await db.select().from(payments).where(pending(accountId)).orderBy(asc(payments.id));
+  return await answers(db, rows, viewer);
+}
+
+/** A page of them. */
+export function pendingPaymentsPage(
+  db: Database,
+  accountId: number,
+  pageNumber: number,
+  perPage: number,
+  viewer: Viewer,
+) {
+  return page(db, pending(accountId), asc(payments.id), pageNumber, perPage, viewer);
+}
+
+/** A payment of the account with its timeline (404 for any other), whatever its status. */
+export async function paymentWithTimeline(db: Database, accountId: number, paymentId: number, viewer: Viewer) {
+  const [row] = await db.select().from(payments).where(
+    and(eq(payments.id, paymentId), eq(payments.accountId, accountId)),
+  );
+  if (!row) throw new NotFound("There is no such payment on this account.");
+  return await timelineOf(db, row, viewer);
+}
+
+const EVENTS = "SELECT * FROM payment_events WHERE payment_id = ? ORDER BY id";
+
+/**
+ * A payment with its timeline; `known` may name people already at hand (the signed-in customer).
+ * Fixed SQL: approving answers it, and approvals are frequent.
+ */
+export async function timelineOf(
+  executor: Database | Tx,
+  row: PaymentRow,
+  viewer: Viewer,
+  known: Person[] = [],
+) {
+  const events = (await rowsOf<Record<string, unknown>>(executor, EVENTS, [row.id]))
+    .map((e) => fromColumns(paymentEvents, e));
+  const wanted = [row.createdBy, row.approvedBy, ...events.flatMap((e) => [e.actorId, e.onBehalfAdminId])];
+  const people = new Map(known.map((p) => [p.id, p]));
+  for (const [id, p] of await peopleByIds(executor, wanted.filter((id) => id === null || !people.has(id)))) {
+    people.set(id, p);
+  }
+  return { ...paymentAnswer(row, people, viewer), events: events.map((e) => eventAnswer(e, people)) };
+}

@@ -1,0 +1,41 @@
+import { rowsOf } from "../../db/sql.ts";
+import { type Rail, railFor, RAILS, referenceRules, speedText } from "../../lib/payments/rails.ts";
+import type { ReferenceRules } from "../../lib/payments/reference.ts";
+import type { Database } from "../../db/client.ts";
+
+/** A recipient as the payment screen offers it: how they are paid and what reference fits. */
+export interface RecipientChoice {
+  id: number;
+  name: string;
+  currency: string;
+  country: string;
+  rail: Rail;
+  rail_name: string;
+  reference_max: number;
+  /** The rail's reference rules, for the screen's check before anything is sent. */
+  reference: ReferenceRules;
+  /** When it arrives, regular and priority, in words. */
+  speeds: { regular: string; priority: string };
+}
+
+/** The account's recipients that can be paid now, by name (those whose pair we no longer pay are left out). */
+export async function recipientChoices(db: Database, accountId: number): Promise<RecipientChoice[]> {
+  const rows = await rowsOf<{ id: number; name: string; currency: string; country: string }>(
+    db,
+    "SELECT id, name, currency, country FROM recipients WHERE account_id = ? AND deleted_at IS NULL ORDER BY name, id",
+    [accountId],
+  );
+  return rows.flatMap((r) => {
+    const route = railFor(r.currency, r.country);
+    if (!route.ok) return [];
+    const rules = RAILS[route.rail];
+    return [{
+      ...r,
+      rail: route.rail,
+      rail_name: rules.name,
+      reference_max: rules.referenceMax,
+      reference: referenceRules(route.rail),
+      speeds: { regular: speedText(route.rail, false), priority: speedText(route.rail, true) },
+    }];
+  });
+}

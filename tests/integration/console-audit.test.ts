@@ -1,0 +1,362 @@
+import { readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { desc, eq, gt, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { auditLog } from "../../db/schema.ts";
+import { AUDIT_ACTIONS } from "../../lib/audit.ts";
+import type { CallContract } from "../../lib/contracts/define.ts";
+import { type Admin, anotherAdmin, type Customer, expectStatus } from "../helpers/client.ts";
+import {
+  customerWithoutAccount,
+  expectLedgerSound,
+  type MoneyApp,
+  moneyApp,
+  type OpenCustomer,
+  openCustomer,
+  postReceipt,
+} from "../helpers/money.ts";
+
+/**
+ * Every console write is in the audit log (issue 14, finding 8): who (the administrator), for whom
+ * (the customer or the account, when there is one), what (an action of lib/audit.ts) and the values
+ * before and after, written in the transaction of the change, so that a change cannot commit
+ * without its record. The list of console writes comes from the contracts: every contract with the
+ * console's guards that is not a GET. A console write added without a scenario here, or without an
+ * audit entry, fails this test.
+ */
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const ROOT = resolve(import.meta.dirname!, "../..");
+
+let t: MoneyApp;
+let admin: Admin;
+let checker: Admin;
+let customer: OpenCustomer;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+  checker = await anotherAdmin(t);
+  customer = await openCustomer(t);
+});
+afterAll(() => expectLedgerSound(t.db));
+
+/** Every contract of lib/contracts/ with the console's guards that changes something. */
+async function consoleWrites(): Promise<CallContract[]> {
+  const writes: CallContract[] = [];
+  for (const name of readdirSync(join(ROOT, "lib/contracts")).filter((n) => n.endsWith(".ts"))) {
+    const module = await import(join(ROOT, "lib/contracts", name));
+    for (const value of Object.values(module)) {
+      const call = value as Partial<CallContract>;
+      if (typeof call?.method !== "string" || typeof call.path !== "string" || !Array.isArray(call.guards)) continue;
+      if (call.guards.includes("is-admin") && call.method !== "GET") writes.push(call as CallContract);
+    }
+  }
+  return writes;
+}
+
+const nameOf = (call: Pick<CallContract, "method" | "path">) => `${call.method} ${call.path}`;
+
+interface Request {
+  path: string;
+  body?: unknown;
+  /** Who makes it: the first administrator unless a second one must (four eyes). */
+  by?: Admin;
+  /** For whom the entry must say it was: the customer's id, or the account's reference. */
+  subject?: number;
+  accountRef?: string;
+}
+
+/** A customer who waits on /processing, for the review calls. */
+const waitingBusiness = async (): Promise<Customer> => await customerWithoutAccount(t);
+
+/**
+ * For each console write: what to set up (with the audit log working), then the request that
+ * must succeed and leave its audit entry.
+ */
+const SCENARIOS: Record<string, () => Promise<Request>> = {
+  "PUT /console/rates": () =>
+    Promise.resolve({ path: "console/rates", body: { base: "EUR", rates: { USD: "1.1560" } } }),
+  "POST /console/pricingplans": async () => ({ path: "console/pricingplans", body: await planBody("Audited plan") }),
+  "PUT /console/pricingplans/:id": async () => {
+    const created = await admin.client.post("console/pricingplans", await planBody("To be replaced"));
+    expectStatus(created, 201);
+    return { path: `console/pricingplans/${created.json.body.id}`, body: await planBody("Replaced") };
+  },
+  "PUT /console/users/:id/fees": () =>
+    Promise.resolve({
+      path: `console/users/${customer.id}/fees`,
+      body: { override_transfer_fee: true, fees: { GBP: { regular: "1.50" } } },
+      subject: customer.id,
+    }),
+  "POST /console/receipts": () =>
+    Promise.resolve({
+      path: "console/receipts",
+      body: {
+        amount: "10.00",
+        currency: "GBP",
+        payer_name: "Audited",
+        reference: unique(customer.accountRef),
+        received_at: today(),
+      },
+      accountRef: customer.accountRef,
+    }),
+  "POST /console/receipts/:id/allocate": async () => {
+    const receipt = await recorded(
+      { amount: "11.00", currency: "GBP", reference: unique("No account named") },
+      "unmatched",
+    );
+    return {
+      path: `console/receipts/${receipt}/allocate`,
+      body: { account_ref: customer.accountRef },
+      accountRef: customer.accountRef,
+    };
+  },
+  "POST /console/receipts/:id/approve": async () => {
+    const receipt = await recorded(
+      { amount: "60000.00", currency: "GBP", reference: unique(customer.accountRef) },
+      "awaiting_approval",
+    );
+    return { path: `console/receipts/${receipt}/approve`, by: checker, accountRef: customer.accountRef };
+  },
+  "POST /console/receipts/:id/decline": async () => {
+    const receipt = await recorded(
+      { amount: "61000.00", currency: "GBP", reference: unique(customer.accountRef) },
+      "awaiting_approval",
+    );
+    return {
+      path: `console/receipts/${receipt}/decline`,
+      body: { reason: "Typed wrong" },
+      accountRef: customer.accountRef,
+    };
+  },
+  "POST /console/receipts/:id/release": async () => {
+    const receipt = await duplicate("12.00");
+    return { path: `console/receipts/${receipt}/release`, by: checker, accountRef: customer.accountRef };
+  },
+  "POST /console/receipts/:id/discard": async () => {
+    const receipt = await duplicate("13.00");
+    return {
+      path: `console/receipts/${receipt}/discard`,
+      body: { reason: "Recorded twice" },
+      accountRef: customer.accountRef,
+    };
+  },
+  "POST /console/receipts/:id/reverse": async () => {
+    const receipt = await recorded(
+      { amount: "14.00", currency: "GBP", reference: unique(customer.accountRef) },
+      "matched",
+    );
+    return {
+      path: `console/receipts/${receipt}/reverse`,
+      body: { reason: "Wrong customer" },
+      accountRef: customer.accountRef,
+    };
+  },
+  "POST /console/users/:id/open-account": async () => {
+    const waiting = await waitingBusiness();
+    return {
+      path: `console/users/${waiting.id}/open-account`,
+      body: { compliance: { done: true, amount: "100000", date: today() } },
+      subject: waiting.id,
+    };
+  },
+  "POST /console/users/:id/reject": async () => {
+    const waiting = await waitingBusiness();
+    return {
+      path: `console/users/${waiting.id}/reject`,
+      body: { reason: "not_offered", note: "Audited" },
+      subject: waiting.id,
+    };
+  },
+  "POST /account/onbehalf": () =>
+    Promise.resolve({ path: "account/onbehalf", body: { on_behalf_of: customer.id }, subject: customer.id }),
+  "DELETE /account/onbehalf": async () => {
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: customer.id }), 200);
+    return { path: "account/onbehalf", subject: customer.id };
+  },
+};
+
+const today = () => t.clock.today();
+
+async function planBody(name: string) {
+  const plans = await admin.client.get("console/pricingplans");
+  const { tier_currency, tiers, fees } = plans.json.body[0];
+  return { name, tier_currency, tiers, fees };
+}
+
+let receipts = 0;
+/** A reference no receipt had before: scenarios run twice, and a repeat would be held as a duplicate. */
+const unique = (reference: string) => `Receipt ${++receipts} ${reference}`;
+
+async function recorded(fields: { amount: string; currency: string; reference: string }, status: string) {
+  const res = await postReceipt(t, admin, fields);
+  expectStatus(res, 201);
+  expect(res.json.body.status).toBe(status);
+  return res.json.body.id as number;
+}
+
+/** A receipt recorded twice: the second copy is held as a likely duplicate. */
+async function duplicate(amount: string) {
+  const fields = { amount, currency: "GBP", reference: unique(customer.accountRef) };
+  await recorded(fields, "matched");
+  return await recorded(fields, "held_duplicate");
+}
+
+function send(request: Request, method: string) {
+  const client = (request.by ?? admin).client;
+  return client.request(method, request.path, method === "DELETE" ? undefined : (request.body ?? {}));
+}
+
+/** The ends of on-behalf mode left by a scenario, so the next write is the administrator's own. */
+async function stopActingOnBehalf() {
+  for (const who of [admin, checker]) await who.client.delete("account/onbehalf");
+}
+
+const lastAuditId = async () =>
+  (await t.db.select({ id: auditLog.id }).from(auditLog).orderBy(desc(auditLog.id)).limit(1))[0]?.id ?? 0;
+
+describe("every console write leaves an audit entry", () => {
+  test("every console write has a scenario here", async () => {
+    const missing = (await consoleWrites()).map(nameOf).filter((name) => !(name in SCENARIOS));
+    expect(missing, `Console writes without a scenario in ${import.meta.filename}: add one.`).toEqual([]);
+  });
+
+  test("each one records who, for whom, what, and the values before and after", async () => {
+    const problems: string[] = [];
+    for (const call of await consoleWrites()) {
+      const scenario = SCENARIOS[nameOf(call)];
+      if (!scenario) continue;
+      const request = await scenario();
+      const from = await lastAuditId();
+      const res = await send(request, call.method);
+      if (res.status >= 300) {
+        problems.push(`${nameOf(call)}: answered ${res.status} ${res.text.slice(0, 200)}`);
+        continue;
+      }
+      const entries = await t.db.select().from(auditLog).where(gt(auditLog.id, from));
+      const mine = entries.filter((e) => e.actorId === (request.by ?? admin).id && e.action in AUDIT_ACTIONS);
+      if (!mine.length) {
+        problems.push(`${nameOf(call)}: no audit entry by the administrator (${JSON.stringify(entries)})`);
+        continue;
+      }
+      const [entry] = mine.slice(-1);
+      if (entry.before === null && entry.after === null) problems.push(`${nameOf(call)}: no values before or after`);
+      if (request.subject !== undefined && entry.subjectId !== request.subject) {
+        problems.push(`${nameOf(call)}: for customer ${entry.subjectId}, not ${request.subject}`);
+      }
+      if (request.accountRef !== undefined) {
+        const audit = await admin.client.get(`console/audit`);
+        const shown = audit.json.body.find((e: { id: number }) => e.id === entry.id);
+        if (shown?.account_ref !== request.accountRef) {
+          problems.push(`${nameOf(call)}: for account ${shown?.account_ref}, not ${request.accountRef}`);
+        }
+      }
+      await stopActingOnBehalf();
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});
+
+/** Every table's rows, but for the bookkeeping of requests (sessions, keys, limits, codes). */
+async function everything(): Promise<string> {
+  const tables = (await t.db.all<{ name: string }>(
+    sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`,
+  )).map((r) => r.name).filter((name) =>
+    !["sessions", "idempotency_keys", "rate_limits", "verifications"].includes(name)
+  );
+  const dump: Record<string, unknown> = {};
+  for (const name of tables.sort()) dump[name] = await t.db.all(sql.raw(`SELECT * FROM "${name}" ORDER BY rowid`));
+  return JSON.stringify(dump);
+}
+
+describe("a change cannot commit without its audit entry", () => {
+  test("with the audit log refusing every entry, each console write fails and changes nothing", async () => {
+    const problems: string[] = [];
+    for (const call of await consoleWrites()) {
+      const scenario = SCENARIOS[nameOf(call)];
+      if (!scenario) continue;
+      const request = await scenario();
+      const before = await everything();
+      await t.db.run(
+        sql`CREATE TRIGGER audit_down BEFORE INSERT ON audit_log BEGIN SELECT RAISE(ABORT, 'the audit log is down'); END`,
+      );
+      // The refused entry is a fault of ours: logged, and expected here.
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+      try {
+        const res = await send(request, call.method);
+        if (res.status < 500) problems.push(`${nameOf(call)}: answered ${res.status} without its audit entry`);
+        const after = await everything();
+        if (after !== before) problems.push(`${nameOf(call)}: changed the database without its audit entry`);
+      } finally {
+        logged.mockRestore();
+        await t.db.run(sql`DROP TRIGGER audit_down`);
+      }
+      await stopActingOnBehalf();
+    }
+    expect(problems, problems.join("\n")).toEqual([]);
+  });
+});
+
+describe("on-behalf mode", () => {
+  test("switching from one customer to another records the end for the first, then the start for the second", async () => {
+    const other = await openCustomer(t);
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: customer.id }), 200);
+    const from = await lastAuditId();
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: other.id }), 200);
+    const entries = await t.db.select().from(auditLog).where(gt(auditLog.id, from)).orderBy(auditLog.id);
+    expect(entries.map((e) => [e.action, e.subjectId])).toEqual([
+      ["on-behalf.end", customer.id],
+      ["on-behalf.start", other.id],
+    ]);
+    expectStatus(await admin.client.delete("account/onbehalf"), 200);
+  });
+
+  test("a change made on behalf is recorded once, with both identities, the call and its status", async () => {
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: customer.id }), 200);
+    const from = await lastAuditId();
+    const quote = await admin.client.post("account/conversions/quote", {
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      amount: "100.00",
+      fixed: "sell",
+    });
+    expectStatus(quote, 200);
+    const entries = await t.db.select().from(auditLog).where(gt(auditLog.id, from));
+    expect(entries).toEqual([
+      expect.objectContaining({
+        actorId: admin.id,
+        subjectId: customer.id,
+        action: "on-behalf.call",
+        after: { method: "POST", path: "/api/account/conversions/quote", status: 200 },
+      }),
+    ]);
+    expectStatus(await admin.client.delete("account/onbehalf"), 200);
+  });
+});
+
+describe("the customer's page shows their audit trail", () => {
+  test("/console/users/{id} lists what was done for the customer and their account, with who did it", async () => {
+    const page = await checker.client.get(`/console/users/${customer.id}`);
+    expect(page.status).toBe(200);
+    const text = page.text.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain("Audit trail");
+    expect(text).toContain(AUDIT_ACTIONS["fees.override"]);
+    expect(text).toContain(AUDIT_ACTIONS["receipt.approve"]);
+    expect(text).toContain(AUDIT_ACTIONS["on-behalf.start"]);
+    expect(text).toContain(checker.email);
+    expect(text).toContain(admin.email);
+  });
+
+  test("GET console/audit?customer= answers the same entries: the customer's and their account's", async () => {
+    const res = await admin.client.get(`console/audit?customer=${customer.id}`);
+    expectStatus(res, 200);
+    const actions = new Set(res.json.body.map((e: { action: string }) => e.action));
+    for (const action of ["fees.override", "receipt.record", "receipt.reverse", "on-behalf.end"]) {
+      expect(actions).toContain(action);
+    }
+    const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "receipt.reverse"));
+    expect(entry.before).toMatchObject({ status: "matched" });
+    expect(entry.after).toMatchObject({ status: "reversed", reason: "Wrong customer" });
+  });
+});

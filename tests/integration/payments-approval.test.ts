@@ -1,0 +1,331 @@
+import { eq } from "drizzle-orm";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
+import { auditLog } from "../../db/schema.ts";
+import { paymentEvents } from "../../db/schema-payments.ts";
+import { type Admin, expectStatus } from "../helpers/client.ts";
+import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
+import {
+  addMember,
+  addRecipient,
+  approve,
+  balanceOf,
+  cancel,
+  type Member,
+  paid,
+  type PaymentAccount,
+  paymentAccount,
+  reject,
+  setRule,
+} from "../helpers/payments.ts";
+
+/**
+ * Maker-checker (issue 8 item 3; decision 030): the account's rule decides which payments wait for
+ * a second person; an approver or owner approves or rejects them, never their own; rejecting or
+ * cancelling returns the held money; an administrator acting on behalf sees but does not decide.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+let account: PaymentAccount;
+let payer: Member;
+let approver: Member;
+let viewer: Member;
+let otherPayer: Member;
+let recipient: number;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+  account = await paymentAccount(t, admin, { GBP: "10000.00", EUR: "5000.00" });
+  payer = await addMember(t, account, "payer");
+  approver = await addMember(t, account, "approver");
+  viewer = await addMember(t, account, "viewer");
+  otherPayer = await addMember(t, account, "payer");
+  recipient = await addRecipient(t, account, { currency: "EUR", country: "FR" });
+});
+
+// Whatever a test did (paid, approved, refused, rejected, cancelled), the books still balance after it.
+afterEach(() => expectLedgerSound(t.db));
+
+const send = (who: Member | PaymentAccount["owner"], amount: string, currency = "GBP", to = recipient) =>
+  paid(who.client, { recipient_id: to, amount, sell_currency: currency });
+
+describe("the approval rule", () => {
+  test("no rule: payments are approved at once", async () => {
+    const rule = await account.owner.client.get("account/approvals");
+    expectStatus(rule, 200);
+    expect(rule.json.body).toEqual({
+      mode: "none",
+      thresholds: {},
+      new_recipient: false,
+      updated_by: null,
+      updated_at: null,
+    });
+    expect((await send(payer, "10.00")).status).toBe("approved");
+  });
+
+  test("only owners and admins set it; payers and viewers may read it", async () => {
+    expectStatus(await payer.client.put("account/approvals", { mode: "all" }), 403);
+    expectStatus(await approver.client.put("account/approvals", { mode: "all" }), 403);
+    expectStatus(await viewer.client.get("account/approvals"), 200);
+  });
+
+  test("every payment: each waits for approval", async () => {
+    const rule = await setRule(account.owner.client, { mode: "all" });
+    expect(rule).toMatchObject({ mode: "all", updated_by: { id: account.owner.id, name: "Ada Lovelace" } });
+    const p = await send(payer, "10.00");
+    expect(p.status).toBe("pending_approval");
+    const events = await t.db.select().from(paymentEvents).where(eq(paymentEvents.paymentId, p.id));
+    expect(events.map((e) => e.event)).toEqual(["created", "approval_requested"]);
+  });
+
+  test("above an amount, per currency: from the threshold up; a currency without one never waits", async () => {
+    await setRule(account.owner.client, { mode: "above", thresholds: { GBP: "1000.00", EUR: "500" } });
+    expect((await account.owner.client.get("account/approvals")).json.body.thresholds).toEqual({
+      GBP: "1000.00",
+      EUR: "500.00",
+    });
+    expect((await send(payer, "999.99")).status).toBe("approved");
+    expect((await send(payer, "1000.00")).status).toBe("pending_approval");
+    expect((await send(payer, "499.99", "EUR")).status).toBe("approved");
+    expect((await send(payer, "500.00", "EUR")).status).toBe("pending_approval");
+    const usd = await addRecipient(t, account, { currency: "USD", country: "US" });
+    await setRule(account.owner.client, { mode: "above", thresholds: { USD: "1.00" } });
+    expect((await send(payer, "5000.00", "GBP", usd)).status, "GBP has no threshold now").toBe("approved");
+  });
+
+  test("a new recipient, and new bank details, wait until one payment to them is approved", async () => {
+    await setRule(account.owner.client, { mode: "none", new_recipient: true });
+    const fresh = await addRecipient(t, account, { currency: "EUR", country: "DE" });
+    const first = await send(payer, "10.00", "GBP", fresh);
+    expect(first.status).toBe("pending_approval");
+    const second = await send(payer, "10.00", "GBP", fresh);
+    expect(second.status, "the first still waits: the details are not approved yet").toBe("pending_approval");
+    expectStatus(await approve(approver.client, first.id), 200);
+    expect((await send(payer, "10.00", "GBP", fresh)).status).toBe("approved");
+    // The bank details change (the recipients work records when): the next payment waits again.
+    t.clock.advance(1000);
+    await t.db.$client.execute({
+      sql: "UPDATE recipients SET details = ?, details_changed_at = ? WHERE id = ?",
+      args: [JSON.stringify({ iban: "FR1420041010050500013M02606" }), t.clock.now(), fresh],
+    });
+    t.clock.advance(1000);
+    expect((await send(payer, "10.00", "GBP", fresh)).status).toBe("pending_approval");
+  });
+
+  test("a rule is refused while someone would have nobody else to approve their payments", async () => {
+    const solo = await paymentAccount(t, admin);
+    const refused = await solo.owner.client.put("account/approvals", { mode: "all" });
+    expectStatus(refused, 422);
+    expect(refused.json).toMatchObject({
+      error: "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+      fields: { mode: expect.any(String) },
+    });
+    expectStatus(await solo.owner.client.put("account/approvals", { mode: "none", new_recipient: true }), 422);
+    expectStatus(await solo.owner.client.put("account/approvals", { mode: "none" }), 200);
+    // With a payer beside the owner, the owner approves the payer's payments but nobody the owner's.
+    const pair = await paymentAccount(t, admin);
+    const pairPayer = await addMember(t, pair, "payer");
+    const stranded = await pair.owner.client.put("account/approvals", { mode: "all" });
+    expectStatus(stranded, 422);
+    expect(stranded.json.error).toBe(
+      "Nobody else on this account could approve the payments of Ada Lovelace. Invite an approver first.",
+    );
+    expect(pairPayer.name).toBeTruthy();
+  });
+
+  test("thresholds are checked: a currency we hold, an amount in its digits, at least one for mode above", async () => {
+    const bad = await account.owner.client.put("account/approvals", { mode: "above", thresholds: { GBP: "1.001" } });
+    expectStatus(bad, 422);
+    expect(bad.json.fields).toEqual({
+      "thresholds.GBP": "The GBP threshold: GBP amounts have at most 2 decimal places.",
+    });
+    const unknown = await account.owner.client.put("account/approvals", { mode: "above", thresholds: { XXX: "1" } });
+    expectStatus(unknown, 422);
+    expect(unknown.json.fields).toHaveProperty("thresholds.XXX");
+    const none = await account.owner.client.put("account/approvals", { mode: "above", thresholds: {} });
+    expectStatus(none, 422);
+    expect(none.json.fields).toHaveProperty("thresholds");
+  });
+});
+
+describe("deciding", () => {
+  beforeAll(async () => {
+    await setRule(account.owner.client, { mode: "all" });
+  });
+
+  test("an approver approves someone else's payment; it is theirs in the timeline", async () => {
+    const p = await send(payer, "25.00");
+    const res = await approve(approver.client, p.id);
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({
+      id: p.id,
+      status: "approved",
+      approved_by: { id: approver.id, name: approver.name },
+      actions: { approve: false, reject: false },
+    });
+    expect(res.json.body.events.map((e: { event: string; actor: { id: number } }) => [e.event, e.actor.id])).toEqual([
+      ["created", payer.id],
+      ["approval_requested", payer.id],
+      ["approved", approver.id],
+    ]);
+  });
+
+  test("nobody approves or rejects their own payment: the server refuses it and says why", async () => {
+    const own = await send(account.owner, "30.00");
+    const seen = await account.owner.client.get(`account/pendingpayments/one?id=${own.id}`);
+    expect(seen.json.body.actions).toEqual({
+      approve: false,
+      reject: false,
+      cancel: true,
+      note: "You prepared this payment: someone else on the account must approve it.",
+    });
+    const approved = await approve(account.owner.client, own.id);
+    expectStatus(approved, 403);
+    expect(approved.json.error).toBe("You prepared this payment: someone else on the account must approve it.");
+    expectStatus(await reject(account.owner.client, own.id, "no"), 403);
+    const still = await account.owner.client.get(`account/pendingpayments/one?id=${own.id}`);
+    expect(still.json.body.status).toBe("pending_approval");
+    // Someone else may.
+    const byOther = await approver.client.get(`account/pendingpayments/one?id=${own.id}`);
+    expect(byOther.json.body.actions).toMatchObject({ approve: true, reject: true, note: null });
+  });
+
+  test("payers and viewers cannot approve; a viewer cannot pay", async () => {
+    const p = await send(payer, "11.00");
+    expectStatus(await approve(otherPayer.client, p.id), 403);
+    expectStatus(await approve(viewer.client, p.id), 403);
+    const viewed = await viewer.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(viewed.json.body.actions.note).toBe("Your role on this account does not allow approving payments.");
+    const quote = await viewer.client.post("account/payments/quote", {
+      recipient_id: recipient,
+      amount: "10.00",
+      fixed: "send",
+      sell_currency: "GBP",
+    });
+    expectStatus(quote, 403);
+  });
+
+  test("rejecting, with a reason, returns the held money at once", async () => {
+    const before = await balanceOf(account.owner.client, "GBP");
+    const p = await send(payer, "40.00");
+    const during = await balanceOf(account.owner.client, "GBP");
+    expect(Number(during.available)).toBeCloseTo(Number(before.available) - 40, 2);
+    expect(Number(during.held)).toBeCloseTo(Number(before.held) + 40, 2);
+    const res = await reject(approver.client, p.id, "Wrong invoice");
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({ status: "rejected", reason: "Wrong invoice" });
+    expect(res.json.body.events.at(-1)).toMatchObject({ event: "rejected", note: "Wrong invoice" });
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
+    expectStatus(await approve(approver.client, p.id), 409);
+    await expectLedgerSound(t.db);
+  });
+
+  test("a reason is optional (SPEC.md's call has none) and goes in the JSON body", async () => {
+    const p = await send(payer, "12.00");
+    const res = await reject(approver.client, p.id);
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({ status: "rejected", reason: null });
+    const long = await send(payer, "12.00");
+    const tooLong = await reject(approver.client, long.id, "x".repeat(501));
+    expectStatus(tooLong, 422);
+    expect(tooLong.json.fields).toEqual({ reason: "The reason has at most 500 characters." });
+  });
+
+  test("cancelling before it is sent returns the money: its creator, an owner or an admin may; others not", async () => {
+    const before = await balanceOf(account.owner.client, "GBP");
+    const mine = await send(payer, "15.00");
+    expectStatus(await cancel(otherPayer.client, mine.id), 403);
+    expectStatus(await cancel(viewer.client, mine.id), 403);
+    const res = await cancel(payer.client, mine.id, "Paid by card instead");
+    expectStatus(res, 200);
+    expect(res.json.body).toMatchObject({ status: "cancelled", reason: "Paid by card instead" });
+
+    const approved = await send(payer, "16.00");
+    expectStatus(await approve(approver.client, approved.id), 200);
+    const byOwner = await cancel(account.owner.client, approved.id);
+    expectStatus(byOwner, 200);
+    expect(byOwner.json.body.status).toBe("cancelled");
+    expectStatus(await cancel(account.owner.client, approved.id), 409);
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
+    await expectLedgerSound(t.db);
+  });
+
+  test("the pending calls of SPEC.md section 7: all, paginated, one", async () => {
+    const a = await send(payer, "1.50");
+    const b = await send(payer, "2.50");
+    const all = await approver.client.get("account/pendingpayments/all");
+    expectStatus(all, 200);
+    const ids = all.json.body.map((p: { id: number }) => p.id);
+    expect(ids).toContain(a.id);
+    expect(ids.indexOf(a.id)).toBeLessThan(ids.indexOf(b.id));
+    expect(all.json.body.every((p: { status: string }) => p.status === "pending_approval")).toBe(true);
+    const page = await approver.client.get("account/pendingpayments/paginated?page=1&per_page=1");
+    expectStatus(page, 200);
+    expect(page.json.body).toMatchObject({ page: 1, per_page: 1, total: ids.length });
+    expect(page.json.body.items).toHaveLength(1);
+    const one = await approver.client.get(`account/pendingpayments/one?id=${b.id}`);
+    expect(one.json.body).toMatchObject({ id: b.id, created_by: { id: payer.id }, sell_amount: "2.50" });
+    expectStatus(await approver.client.get("account/pendingpayments/one?id=999999"), 404);
+    expectStatus(await approver.client.get("account/pendingpayments/one?id=abc"), 422);
+  });
+
+  test("another account's payments are not found", async () => {
+    const other = await paymentAccount(t, admin);
+    const p = await send(payer, "3.00");
+    expectStatus(await other.owner.client.get(`account/pendingpayments/one?id=${p.id}`), 404);
+    expectStatus(await approve(other.owner.client, p.id), 404);
+    expectStatus(await other.owner.client.get(`account/payments/${p.id}`), 404);
+    expectStatus(await cancel(other.owner.client, p.id), 404);
+  });
+});
+
+describe("an administrator acting on behalf", () => {
+  test("sees the customer's pending payments, may not approve or reject them, and is audited", async () => {
+    await setRule(account.owner.client, { mode: "all" });
+    const p = await send(payer, "7.00");
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: account.owner.id }), 200);
+    try {
+      const all = await admin.client.get("account/pendingpayments/all");
+      expectStatus(all, 200);
+      const seen = all.json.body.find((x: { id: number }) => x.id === p.id);
+      expect(seen.actions).toEqual({
+        approve: false,
+        reject: false,
+        cancel: true,
+        note:
+          "Administrators acting on behalf of a customer cannot approve or reject their payments: approval is between the customer's own people.",
+      });
+      const refused = await approve(admin.client, p.id);
+      expectStatus(refused, 403);
+      expect(refused.json.error).toMatch(/^Administrators acting on behalf/);
+      expectStatus(await reject(admin.client, p.id, "no"), 403);
+
+      // A payment prepared on the customer's behalf is the customer's, and says who prepared it.
+      const made = await paid(admin.client, { recipient_id: recipient, amount: "8.00", sell_currency: "GBP" });
+      const detail = await admin.client.get(`account/payments/${made.id}`);
+      expect(detail.json.body.created_by.id).toBe(account.owner.id);
+      expect(detail.json.body.events[0]).toMatchObject({
+        event: "created",
+        actor: { id: account.owner.id },
+        on_behalf_admin: { id: admin.id },
+      });
+      const audited = await t.db.select().from(auditLog).where(eq(auditLog.actorId, admin.id));
+      const calls = audited.filter((a) => a.action === "on-behalf.call");
+      expect(calls.map((a) => {
+        const { method, path } = a.after as { method: string; path: string };
+        return `${method} ${path}`;
+      })).toEqual(
+        expect.arrayContaining([
+          `PUT /api/account/pendingpayments/update`,
+          `POST /api/account/payments`,
+        ]),
+      );
+      expect(calls.every((a) => a.subjectId === account.owner.id)).toBe(true);
+    } finally {
+      await admin.client.delete("account/onbehalf");
+    }
+    expectStatus(await approve(approver.client, p.id), 200);
+  });
+});

@@ -1,0 +1,190 @@
+import { and, asc, eq, gt } from "drizzle-orm";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { emails } from "../../db/schema.ts";
+import { notifications } from "../../db/schema-payments.ts";
+import { deserializeProps } from "../../lib/serialize.ts";
+import { completePayment, failPayment, submitPayment } from "../../server/payments/transitions.ts";
+import { type Admin, expectStatus } from "../helpers/client.ts";
+import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
+import {
+  addMember,
+  addRecipient,
+  approve,
+  balanceOf,
+  type Member,
+  paid,
+  type PaymentAccount,
+  paymentAccount,
+  reject,
+  setRule,
+} from "../helpers/payments.ts";
+
+/**
+ * Telling people (issue 8 item 6): approvers when a payment needs approval; its creator and the
+ * account's owners when it is approved, rejected, sent, arrived or failed; never the person who did
+ * it. In-app, on the next page they open; by email, after the commit, one email per person for
+ * whatever they have not been emailed yet.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+let account: PaymentAccount;
+let payer: Member;
+let approver: Member;
+let viewer: Member;
+let recipient: number;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+  account = await paymentAccount(t, admin, { GBP: "5000.00" });
+  payer = await addMember(t, account, "payer");
+  approver = await addMember(t, account, "approver");
+  viewer = await addMember(t, account, "viewer");
+  recipient = await addRecipient(t, account, { name: "Jean Dupont", currency: "EUR", country: "FR" });
+  await setRule(account.owner.client, { mode: "all" });
+});
+
+let mark = 0;
+/** The emails sent since the last call, as [to, template], after the outbox has sent what waits. */
+async function newEmails() {
+  await t.services.emailOutbox.drain();
+  const rows = await t.db.select().from(emails).where(gt(emails.id, mark)).orderBy(asc(emails.id));
+  if (rows.length) mark = rows.at(-1)!.id;
+  return rows;
+}
+
+const kindsFor = async (userId: number) =>
+  (await t.db.select().from(notifications).where(eq(notifications.userId, userId)).orderBy(asc(notifications.id)))
+    .map((n) => n.kind);
+
+const send = (amount: string) => paid(payer.client, { recipient_id: recipient, amount, sell_currency: "GBP" });
+
+describe("approval needed", () => {
+  test("the approvers (the owner and the approver) are told, not the payer or the viewer", async () => {
+    await newEmails();
+    const p = await send("10.00");
+    const rows = await t.db.select().from(notifications).where(
+      and(
+        eq(notifications.kind, "payment_approval_needed"),
+        eq(notifications.link, `/account/pendingpayments/${p.id}`),
+      ),
+    );
+    expect(rows.map((r) => r.userId).sort()).toEqual([account.owner.id, approver.id].sort());
+    expect(rows[0]).toMatchObject({
+      title: "A payment needs your approval",
+      body: expect.stringMatching(/prepared a payment of \d+\.\d\d EUR to Jean Dupont \(10\.00 GBP debited\)/),
+      accountId: account.accountId,
+    });
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-approval-needed"], [approver.email, "payment-approval-needed"]].sort(),
+    );
+    expect(sent[0].subject).toBe("A payment needs your approval");
+    expect(sent[0].text).toContain(`http://localhost/account/pendingpayments/${p.id}`);
+    expect(await newEmails(), "each notice is emailed once").toEqual([]);
+  });
+
+  test("several at once make one email each, listing them", async () => {
+    await newEmails();
+    await send("2.00");
+    await send("3.00");
+    await send("4.00");
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-updates"], [approver.email, "payment-updates"]].sort(),
+    );
+    expect(sent[0].subject).toBe("3 updates on your payments");
+    expect(sent[0].text).toContain("2.00 GBP debited");
+    expect(sent[0].text).toContain("4.00 GBP debited");
+  });
+});
+
+describe("decisions", () => {
+  test("approved: the creator and the owners are told, not the approver", async () => {
+    const p = await send("20.00");
+    await newEmails();
+    expectStatus(await approve(approver.client, p.id), 200);
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-approved"], [payer.email, "payment-approved"]].sort(),
+    );
+    expect(sent[0].text).toContain(`${approver.name} approved the payment of`);
+    expect(await kindsFor(viewer.id)).toEqual([]);
+  });
+
+  test("rejected, with the reason", async () => {
+    const p = await send("21.00");
+    await newEmails();
+    expectStatus(await reject(account.owner.client, p.id, "Not our supplier"), 200);
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template])).toEqual([[payer.email, "payment-rejected"]]);
+    expect(sent[0].text).toContain("rejected the payment of");
+    expect(sent[0].text).toContain("Not our supplier");
+    expect(sent[0].text).toContain("The 21.00 GBP held for it is back in your balance.");
+  });
+});
+
+describe("the payout desk's steps", () => {
+  test("sent, arrived and failed reach the creator and the owners; the ledger stays sound", async () => {
+    const now = () => new Date(t.clock.now());
+    const p = await send("30.00");
+    expectStatus(await approve(approver.client, p.id), 200);
+    await newEmails();
+    await submitPayment(t.db, { paymentId: p.id, adminId: admin.id, railReference: "SIM-1", now: now() });
+    expect((await newEmails()).map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-sent"], [payer.email, "payment-sent"]].sort(),
+    );
+    await completePayment(t.db, { paymentId: p.id, adminId: admin.id, now: now() });
+    const arrived = await newEmails();
+    expect(arrived.map((e) => e.template)).toEqual(["payment-arrived", "payment-arrived"]);
+    expect(arrived[0].text).toContain("reached Jean Dupont's bank");
+
+    const before = await balanceOf(account.owner.client, "GBP");
+    const q = await send("40.00");
+    expectStatus(await approve(approver.client, q.id), 200);
+    await submitPayment(t.db, { paymentId: q.id, adminId: admin.id, now: now() });
+    await newEmails();
+    await failPayment(t.db, { paymentId: q.id, adminId: admin.id, reason: "Account closed", now: now() });
+    const failed = await newEmails();
+    expect(failed.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-failed"], [payer.email, "payment-failed"]].sort(),
+    );
+    expect(failed[0].text).toContain("could not be made: Account closed. 40.00 GBP is back in your balance.");
+    expect(await balanceOf(account.owner.client, "GBP"), "refunded, the fee included").toEqual(before);
+    await expectLedgerSound(t.db);
+  });
+});
+
+describe("in the portal", () => {
+  test("the next page hands new notifications to the notification queue, once", async () => {
+    const p = await send("5.00");
+    const page = await approver.client.get("/account");
+    expectStatus(page, 200);
+    const islands = deserializeProps<{ name: string; props: { initial: { title: string; description: string }[] } }[]>(
+      /id="__islands">([^<]*)</.exec(page.text)![1],
+    );
+    const queue = islands.find((i) => i.name === "NotificationQueue")!;
+    expect(queue.props.initial.map((n) => n.title)).toContain("A payment needs your approval");
+    expect(queue.props.initial.some((n) => n.description.includes("5.00 GBP debited"))).toBe(true);
+    const again = await approver.client.get("/account");
+    const later = deserializeProps<{ name: string; props: { initial: unknown[] } }[]>(
+      /id="__islands">([^<]*)</.exec(again.text)![1],
+    );
+    expect(later.find((i) => i.name === "NotificationQueue")!.props.initial).toEqual([]);
+
+    const listed = await approver.client.get("account/notifications");
+    expectStatus(listed, 200);
+    const latest = listed.json.body[0];
+    expect(latest).toMatchObject({ kind: "payment_approval_needed", link: `/account/pendingpayments/${p.id}` });
+    expect(latest.read).toBe(false);
+    const read = await approver.client.post("account/notifications/read", { ids: [latest.id] });
+    expect(read.json.body).toEqual({ read: 1 });
+    expect((await approver.client.get("account/notifications")).json.body[0].read).toBe(true);
+    // Someone else's ids change nothing.
+    expect((await payer.client.post("account/notifications/read", { ids: [latest.id] })).json.body).toEqual({
+      read: 0,
+    });
+  });
+});

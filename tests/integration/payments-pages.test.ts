@@ -1,0 +1,103 @@
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { deserializeProps } from "../../lib/serialize.ts";
+import { type Admin, expectStatus, type TestClient } from "../helpers/client.ts";
+import { type MoneyApp, moneyApp } from "../helpers/money.ts";
+import {
+  addMember,
+  addRecipient,
+  type Member,
+  paid,
+  type PaymentAccount,
+  paymentAccount,
+  setRule,
+} from "../helpers/payments.ts";
+
+/**
+ * The payment screens (issue 8 item 6) are rendered with everything they show, for the person
+ * looking: the recipients with their rail's reference length, the pending list with what each may
+ * do, a payment's page for its account only, and the dashboard's list of what waits for approval.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+let account: PaymentAccount;
+let payer: Member;
+let approver: Member;
+let viewer: Member;
+let waiting: { id: number };
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+  account = await paymentAccount(t, admin, { GBP: "1000.00" });
+  payer = await addMember(t, account, "payer");
+  approver = await addMember(t, account, "approver");
+  viewer = await addMember(t, account, "viewer");
+  const recipient = await addRecipient(t, account, { name: "Tom Atkins", currency: "GBP", country: "GB" });
+  await setRule(account.owner.client, { mode: "all" });
+  waiting = await paid(payer.client, { recipient_id: recipient, amount: "25.00", sell_currency: "GBP" });
+});
+
+type Island = { name: string; props: Record<string, unknown> };
+
+async function islandsOn(client: TestClient, path: string): Promise<Island[]> {
+  const res = await client.get(path);
+  expectStatus(res, 200);
+  return deserializeProps<Island[]>(/id="__islands">([^<]*)</.exec(res.text)![1]);
+}
+
+const island = (islands: Island[], name: string) => islands.find((i) => i.name === name)!;
+
+describe("/account/payment", () => {
+  test("offers the account's recipients with their rail and reference length, and the balances", async () => {
+    const form = island(await islandsOn(payer.client, "/account/payment"), "PaymentForm");
+    expect(form.props.recipients).toEqual([expect.objectContaining({
+      name: "Tom Atkins",
+      currency: "GBP",
+      rail: "faster_payments",
+      rail_name: "UK bank transfer (Faster Payments)",
+      reference_max: 18,
+    })]);
+    expect(form.props.balances).toEqual([{ currency: "GBP", available: "975.00", held: "25.00" }]);
+    expect(form.props.accountRef).toBe(account.owner.accountRef);
+  });
+
+  test("says so to someone whose role does not prepare payments, with no form", async () => {
+    const res = await viewer.client.get("/account/payment");
+    expectStatus(res, 200);
+    expect(res.text).toContain("Your role on this account does not allow making payments.");
+    expect(res.text).not.toContain('"PaymentForm"');
+  });
+});
+
+describe("/account/pendingpayments", () => {
+  test("lists what waits, offering approval to an approver but not to the payer who prepared it", async () => {
+    const forApprover = island(await islandsOn(approver.client, "/account/pendingpayments"), "PendingPayments");
+    const [row] = forApprover.props.payments as { id: number; actions: Record<string, unknown> }[];
+    expect(row).toMatchObject({ id: waiting.id, actions: { approve: true, reject: true, note: null } });
+    const forPayer = island(await islandsOn(payer.client, "/account/pendingpayments"), "PendingPayments");
+    expect((forPayer.props.payments as { actions: Record<string, unknown> }[])[0].actions).toMatchObject({
+      approve: false,
+      note: "You prepared this payment: someone else on the account must approve it.",
+    });
+  });
+
+  test("a payment's page is its account's only", async () => {
+    const page = island(await islandsOn(approver.client, `/account/pendingpayments/${waiting.id}`), "PendingPayment");
+    expect(page.props.payment).toMatchObject({
+      id: waiting.id,
+      created_by: { id: payer.id, name: payer.name },
+      events: [{ event: "created" }, { event: "approval_requested" }],
+    });
+    const stranger = await paymentAccount(t, admin);
+    expectStatus(await stranger.owner.client.get(`/account/pendingpayments/${waiting.id}`), 404);
+    expectStatus(await approver.client.get("/account/pendingpayments/999999"), 404);
+  });
+
+  test("the dashboard lists what waits for approval", async () => {
+    const list = island(await islandsOn(approver.client, "/account"), "PendingPayments");
+    expect(list.props).toMatchObject({ compact: true, accountRef: account.owner.accountRef });
+    expect((list.props.payments as { id: number }[]).map((p) => p.id)).toEqual([waiting.id]);
+  });
+});

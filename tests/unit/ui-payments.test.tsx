@@ -1,0 +1,273 @@
+// @vitest-environment happy-dom
+import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
+import PaymentForm, { type PaymentFormProps } from "../../islands/PaymentForm.tsx";
+import PendingPayment from "../../islands/PendingPayment.tsx";
+import PendingPayments from "../../islands/PendingPayments.tsx";
+import { setOnBehalf } from "../../islands/lib/on-behalf.ts";
+import { pageQueryClient } from "../../islands/lib/query-client.tsx";
+import type { PaymentWithTimeline } from "../../islands/payments/calls.ts";
+import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+import { referenceRules } from "../../lib/payments/rail-rules.ts";
+import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
+
+/**
+ * The payment islands in a browser-like page (happy-dom) against the fake server: the pending list
+ * reloaded when on-behalf mode changes, a payment's page that never offers one's own payment for
+ * approval, and the payment form's reference checked by the rail before anything is sent.
+ */
+
+const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
+
+const PAULA = { id: 11, name: "Paula Payer", email: "paula@example.com" };
+const ARTHUR = { id: 12, name: "Arthur Approver", email: "arthur@example.com" };
+
+function payment(overrides: Partial<PaymentWithTimeline> = {}): PaymentWithTimeline {
+  return {
+    id: 5,
+    status: "pending_approval",
+    recipient_id: 3,
+    recipient: { name: "Jean Dupont", type: "person", currency: "EUR", country: "FR", details: { iban: "FR14" } },
+    sell_currency: "GBP",
+    sell_amount: "100.00",
+    buy_currency: "EUR",
+    buy_amount: "110.93",
+    fee: "1.00",
+    fee_currency: "GBP",
+    mid_rate: "1.137656",
+    rate: "1.120591",
+    markup: "1.49",
+    priority: false,
+    rail: "sepa",
+    rail_kind: "local",
+    rail_name: "SEPA transfer",
+    expected_arrival: "2026-03-03T09:00:00.000Z",
+    reference: "Invoice 42",
+    created_by: PAULA,
+    created_at: "2026-03-02T09:00:00.000Z",
+    approved_by: null,
+    approved_at: null,
+    reason: null,
+    rail_reference: null,
+    actions: { approve: true, reject: true, cancel: false, note: null },
+    events: [{ event: "created", at: "2026-03-02T09:00:00.000Z", actor: PAULA, on_behalf_admin: null, note: null }],
+    ...overrides,
+  };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers({ shouldAdvanceTime: true });
+});
+afterEach(() => {
+  cleanup();
+  resetIslands();
+  vi.useRealTimers();
+});
+
+describe("the pending list", () => {
+  test("is reloaded when on-behalf mode is set or cleared (SPEC.md section 4)", async () => {
+    const { events: _events, ...first } = payment();
+    const second = { ...first, id: 6, recipient: { ...first.recipient, name: "Hans Meier" } };
+    const calls = fakeApi({ "GET account/pendingpayments/all": [200, { body: [first, second] }] });
+    render(<PendingPayments accountRef="P1" actingFor={null} payments={[first]} />);
+    expect(screen.queryByText("Hans Meier")).toBeNull();
+    expect(calls, "hydration fetches nothing").toHaveLength(0);
+
+    await act(() => setOnBehalf({ id: 7, name: "Ada", username: "ada@example.com" }, pageQueryClient()));
+    await settle();
+    expect(calls.map((c) => c.path)).toEqual(["account/pendingpayments/all"]);
+    expect(await screen.findByText("Hans Meier")).toBeTruthy();
+  });
+
+  test("a list shown on a customer's behalf is not fetched again once the mode is cleared: the page is left", async () => {
+    const { events: _events, ...first } = payment();
+    const calls = fakeApi({ "GET account/pendingpayments/all": [200, { body: [first] }] });
+    const ada = { id: 7, name: "Ada", username: "ada@example.com" };
+    // The page was rendered while acting for Ada: the mode is on before the island starts.
+    setOnBehalf(ada, pageQueryClient());
+    render(<PendingPayments accountRef="P1" actingFor={7} payments={[first]} />);
+    await act(() => setOnBehalf(ada, pageQueryClient()));
+    await settle();
+    expect(calls.map((c) => c.path), "still acting for Ada: reloaded").toEqual(["account/pendingpayments/all"]);
+    await act(() => setOnBehalf(null, pageQueryClient()));
+    await settle();
+    expect(calls, "cleared: the administrator no longer reads them").toHaveLength(1);
+  });
+
+  test("offers Approve only where the person may, and says once why an administrator may not", () => {
+    const { events: _events, ...mine } = payment({
+      actions: {
+        approve: false,
+        reject: false,
+        cancel: true,
+        note: "Administrators acting on behalf of a customer cannot approve or reject their payments.",
+      },
+    });
+    fakeApi({});
+    render(<PendingPayments accountRef="P1" actingFor={7} payments={[mine, { ...mine, id: 6 }]} />);
+    expect(screen.queryByRole("button", { name: /^Approve/ })).toBeNull();
+    expect(screen.getAllByText(/Administrators acting on behalf/)).toHaveLength(1);
+  });
+});
+
+describe("a payment's page", () => {
+  test("one's own payment: no Approve or Reject, and the reason said", () => {
+    fakeApi({});
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({
+          actions: {
+            approve: false,
+            reject: false,
+            cancel: true,
+            note: "You prepared this payment: someone else on the account must approve it.",
+          },
+        })}
+      />,
+    );
+    expect(screen.getByText("You prepared this payment: someone else on the account must approve it.")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Reject…" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Cancel this payment…" })).toBeTruthy();
+  });
+
+  test("an approver approves it: PUT with the id and an Idempotency-Key; the page shows the answer", async () => {
+    const approved = payment({
+      status: "approved",
+      approved_by: ARTHUR,
+      approved_at: "2026-03-02T09:05:00.000Z",
+      actions: { approve: false, reject: false, cancel: true, note: null },
+      events: [
+        ...payment().events,
+        { event: "approved", at: "2026-03-02T09:05:00.000Z", actor: ARTHUR, on_behalf_admin: null, note: null },
+      ],
+    });
+    const calls = fakeApi((call) => call.method === "PUT" ? [200, { body: approved }] : [200, { body: approved }]);
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment()} />);
+    fireEvent.click(screen.getByRole("button", { name: "Approve" }));
+    await settle();
+    const put = calls.find((c) => c.method === "PUT")!;
+    expect(put.path).toBe("account/pendingpayments/update");
+    expect(put.query).toEqual({ id: "5" });
+    expect(put.headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect(await screen.findByText("Approved", { selector: "[data-status]" })).toBeTruthy();
+    expect(within(screen.getByRole("list", { name: "Timeline" })).getByText(/by Arthur Approver/)).toBeTruthy();
+  });
+
+  test("rejecting asks for a reason and sends it in the body, not the address", async () => {
+    const rejected = payment({
+      status: "rejected",
+      reason: "Wrong invoice",
+      actions: { ...payment().actions, approve: false, reject: false },
+    });
+    const calls = fakeApi(() => [200, { body: rejected }]);
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment()} />);
+    fireEvent.click(screen.getByRole("button", { name: "Reject…" }));
+    fireEvent.click(screen.getByRole("button", { name: "Reject the payment" }));
+    expect(screen.getAllByText("Say why you reject it.").length).toBeGreaterThan(0);
+    expect(calls).toHaveLength(0);
+    fireEvent.change(screen.getByLabelText("Why do you reject it?"), { target: { value: "Wrong invoice" } });
+    fireEvent.click(screen.getByRole("button", { name: "Reject the payment" }));
+    await settle();
+    const sent = calls.find((c) => c.method === "DELETE")!;
+    expect(sent.query).toEqual({ id: "5" });
+    expect(sent.body).toEqual({ reason: "Wrong invoice" });
+    expect(await screen.findByText("Reason: Wrong invoice")).toBeTruthy();
+  });
+});
+
+describe("the payment form", () => {
+  const PROPS: PaymentFormProps = {
+    accountRef: "P1",
+    currencies: [{ code: "GBP", name: "Pound Sterling", minor_units: 2 }],
+    balances: [{ currency: "GBP", available: "500.00", held: "0.00" }],
+    recipients: [{
+      id: 3,
+      name: "Tom Atkins",
+      currency: "GBP",
+      country: "GB",
+      rail: "faster_payments",
+      rail_name: "UK bank transfer (Faster Payments)",
+      reference_max: 18,
+      reference: referenceRules("faster_payments"),
+      speeds: { regular: "within seconds", priority: "within seconds" },
+    }],
+    recipientId: null,
+    validitySeconds: 30,
+  };
+
+  test("a reference the rail cannot carry is named before anything is sent", async () => {
+    const calls = fakeApi({});
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent: March" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    expect(screen.getByLabelText("Reference for the recipient").getAttribute("aria-invalid")).toBe("true");
+    expect(
+      screen.getAllByText(/carries only letters A–Z, digits, spaces and & - \. \/ in the reference, not “:”/).length,
+    )
+      .toBeGreaterThan(0);
+    expect(calls).toHaveLength(0);
+    expect(screen.getByLabelText("Reference for the recipient").getAttribute("maxlength")).toBe("18");
+  });
+
+  test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {
+    const { events: _events, ...made } = payment({ sell_currency: "GBP", buy_currency: "GBP", rate: null });
+    const calls = fakeApi({
+      "POST account/payments/quote": [200, {
+        body: {
+          id: "pq-1",
+          recipient_id: 3,
+          sell_currency: "GBP",
+          sell_amount: "50.00",
+          buy_currency: "GBP",
+          buy_amount: "49.00",
+          fee: "1.00",
+          fee_currency: "GBP",
+          mid_rate: null,
+          rate: null,
+          markup: null,
+          priority: false,
+          rail: "faster_payments",
+          rail_kind: "local",
+          rail_name: "UK bank transfer (Faster Payments)",
+          expected_arrival: "2030-01-01T00:00:00.000Z",
+          reference_max: 18,
+          expires_at: "2030-01-01T00:00:30.000Z",
+        },
+      }],
+      "POST account/payments": [201, { body: made }],
+      "GET account/balances": [200, { body: [{ currency: "GBP", available: "450.00", held: "50.00" }] }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent March" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    const cost = screen.getByRole("region", { name: "The full cost" });
+    expect(within(cost).getByText("None: nothing is converted")).toBeTruthy();
+    expect(calls[0].body).toEqual({
+      recipient_id: 3,
+      amount: "50.00",
+      fixed: "send",
+      sell_currency: "GBP",
+      priority: false,
+    });
+    fireEvent.click(within(cost).getByRole("button", { name: "Confirm and pay" }));
+    await settle();
+    expect(calls[1].body).toEqual({ quote_id: "pq-1", reference: "Rent March" });
+    expect(calls[1].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
+    expect(await screen.findByRole("heading", { name: "Your payment is waiting for approval" })).toBeTruthy();
+    expect(screen.getByRole("link", { name: "Open the payment" }).getAttribute("href")).toBe(
+      "/account/pendingpayments/5",
+    );
+    await settle(200);
+    expect(calls.map((c) => `${c.method} ${c.path}`)).toContain("GET account/balances");
+    expect(await screen.findByText("450.00")).toBeTruthy();
+  });
+});
