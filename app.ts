@@ -13,6 +13,7 @@ import { admin } from "./routes/api/admin.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
 import { health } from "./routes/api/health.ts";
+import { jobCalls } from "./routes/api/jobs.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
@@ -40,6 +41,10 @@ import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
 import { identityProvider } from "./server/identity/index.ts";
+import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
+import { JobRunner } from "./server/jobs/runner.ts";
+import { Scheduler } from "./server/jobs/schedules.ts";
+import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -73,6 +78,18 @@ export async function createServices(db: Database, config: Config, options: Serv
   };
 }
 
+/** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
+export const JOBS = [purgeJob, rateFeedJob];
+
+/** The background work of one process: the job runner and the schedules that queue jobs. */
+export function createBackgroundWork(db: Database, config: Config, services: Services) {
+  const schedules = [purgeSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
+  return {
+    runner: new JobRunner({ db, jobs: JOBS, deps: { config, services }, concurrency: config.jobConcurrency }),
+    scheduler: new Scheduler(db, schedules),
+  };
+}
+
 export interface AppDeps {
   db: Database;
   config: Config;
@@ -96,6 +113,7 @@ const CALLS = [
   consoleMoney,
   accountUsers,
   payoutCalls,
+  jobCalls,
 ];
 
 /**

@@ -2,7 +2,13 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "turso",
-  schema: ["./db/schema.ts", "./db/schema-money.ts", "./db/schema-payments.ts", "./db/schema-console.ts"],
+  schema: [
+    "./db/schema.ts",
+    "./db/schema-money.ts",
+    "./db/schema-payments.ts",
+    "./db/schema-console.ts",
+    "./db/schema-jobs.ts",
+  ],
   out: "./db/migrations",
   dbCredentials: { url: process.env.DATABASE_URL || "file:data/portal.db" },
 });

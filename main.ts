@@ -1,16 +1,14 @@
 /**
  * Starts the portal: configuration from the environment, the database opened and migrated, the
- * island build located, then the app (app.ts) served, and the background work scheduled. See
+ * island build located, then the app (app.ts) served, and the background jobs run. See
  * docs/ARCHITECTURE.md for a request's path.
  */
-import { createApp, createServices } from "./app.ts";
+import { createApp, createBackgroundWork, createServices } from "./app.ts";
 import { openMigratedDatabase } from "./db/client.ts";
 import { settled } from "./server/background.ts";
 import process from "node:process";
 import { deploymentCheck, loadConfig } from "./server/config.ts";
-import { purgeExpiredIdempotencyKeys } from "./server/http/idempotency.ts";
 import { loadAssets } from "./server/render/assets.ts";
-import { scheduleRateFeed } from "./server/money/rate-feed.ts";
 import { seedMoney } from "./server/money/store.ts";
 
 // A real deployment that kept a test default (the sandbox identity provider, the test bank
@@ -29,18 +27,15 @@ await seedMoney(db);
 const services = await createServices(db, config);
 const app = createApp({ db, config, assets, services });
 
-// Idempotency keys are kept 24 hours and sessions at most 12: the expired ones are cleared hourly.
-const purge = setInterval(() => {
-  purgeExpiredIdempotencyKeys(db, new Date()).catch((error) => console.warn("[idempotency] purge failed", error));
-  services.sessions.purge().catch((error) => console.warn("[sessions] purge failed", error));
-}, 60 * 60 * 1000);
-Deno.unrefTimer(purge);
+// Background jobs (server/jobs/): the hourly purge of what expired, the ECB feed when RATES_URL is
+// set, and whatever the calls queue. The pages that show rates follow the feed's writes by
+// themselves (decision 015).
+const work = createBackgroundWork(db, config, services);
+await work.runner.start();
+await work.scheduler.start();
 
 // Emails of notifications committed before a restart go out now; new ones as they come.
 services.emailOutbox.start();
-
-// The pages that show rates follow the feed's writes by themselves (decision 015).
-if (config.ratesUrl) scheduleRateFeed(db, config.ratesUrl);
 
 const server = Deno.serve({
   port: config.port,
@@ -51,7 +46,8 @@ const server = Deno.serve({
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, async () => {
-    await server.shutdown();
+    // No new jobs are claimed; running ones are told to stop and given back for the next process.
+    await Promise.all([work.scheduler.stop(), server.shutdown(), work.runner.stop()]);
     services.emailOutbox.stop();
     // The emails that answered requests were waiting for go out before the database closes.
     await settled();

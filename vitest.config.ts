@@ -31,6 +31,9 @@ export default defineConfig({
             "tests/integration/local-client.test.ts",
             "tests/integration/database-processes.test.ts",
             "tests/integration/ledger-property.test.ts",
+            // Their runners are processes of their own on the file.
+            "tests/integration/jobs-crash.test.ts",
+            "tests/integration/jobs-shutdown.test.ts",
           ],
           env: { TEST_DATABASE: "hrana" },
           setupFiles: ["tests/helpers/setup.ts"],

@@ -2,7 +2,8 @@
  * Work a request starts but does not wait for: it runs once the answer is on its way. For what must
  * not change how long an answer takes (an email that goes only when an account exists, decision
  * 023). It lives in this process: a task lost with the process (an email not sent) is one the
- * person asks for again; nothing here may be work whose loss would lose money or a record.
+ * person asks for again; nothing here may be work whose loss would lose money or a record (that is
+ * a background job: server/jobs/).
  */
 
 const pending = new Set<Promise<void>>();

@@ -45,6 +45,8 @@ export interface Config {
    * SEPA files name this account as the debtor (server/bank-files/debtor.ts).
    */
   companyBank: Record<string, string | undefined>;
+  /** Background jobs this process runs at once (JOB_CONCURRENCY, 2; server/jobs/). */
+  jobConcurrency: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -85,6 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     supportEmail: env.SUPPORT_EMAIL || "support@portal.localhost",
     receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
     companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
+    jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
   };
 }
 

@@ -5,9 +5,6 @@ import { describeMove, largeMoves, rateProblems } from "./rate-sanity.ts";
 import { mergeRateTables, type RateTable } from "./rates.ts";
 import { currentRates, saveRates } from "./store.ts";
 
-/** How often the ECB's daily reference rates are read (they change once a working day). */
-export const RATE_FEED_EVERY_MS = 6 * 60 * 60 * 1000;
-
 /**
  * What a reading of the feed did: made its rates current, found nothing newer, held a day that
  * moves some rate by more than RATE_CONFIRM_SHARE, or refused a day that cannot be right.
@@ -82,21 +79,4 @@ async function raiseOnce(
       now,
     );
   });
-}
-
-/** Runs refreshRates now and then on a schedule; a failure is logged and retried at the next run. */
-export function scheduleRateFeed(db: Database, url: string): () => void {
-  const run = () =>
-    refreshRates(db, url).then((result) => {
-      if (result === "updated") console.log("[rates] ECB reference rates updated");
-      else if (result === "held" || result === "refused") {
-        console.warn(`[rates] ECB reference rates ${result}: see the console's rate_change alert`);
-      }
-    }).catch((error) =>
-      console.warn(`[rates] reading ${url} failed: ${error instanceof Error ? error.message : error}`)
-    );
-  run();
-  const timer = setInterval(run, RATE_FEED_EVERY_MS);
-  Deno.unrefTimer(timer);
-  return () => clearInterval(timer);
 }
