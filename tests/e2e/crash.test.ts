@@ -41,7 +41,13 @@ import { type RunningServer, startServer } from "../helpers/server.ts";
  * Quotes hold for 10 minutes: a retry after a slow restart on a busy machine must find its quote
  * still valid, so that its answer says what the crash did rather than that time passed.
  */
-const ENV = { APP_ENV: "test", APP_SECRET: crypto.randomUUID(), QUOTE_VALIDITY_SECONDS: "600" };
+const ENV = {
+  APP_ENV: "test",
+  APP_SECRET: crypto.randomUUID(),
+  QUOTE_VALIDITY_SECONDS: "600",
+  // Funding of 100,000 would otherwise wait for a second administrator (decision 026).
+  RECEIPT_APPROVAL_GBP: "10000000",
+};
 /** How often the aimed crash stops the server to look for a conversion committed without its answer. */
 const PROBES = 60;
 const LOOPS = 4;
