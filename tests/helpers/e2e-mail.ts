@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { and, desc, gt, sql } from "drizzle-orm";
+import { and, desc, gt, inArray, sql } from "drizzle-orm";
 import { type Database, openDatabase } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import type { Page } from "playwright-core";
@@ -21,8 +21,13 @@ export function openServerDatabase(server: RunningServer): Promise<Database> {
 }
 
 export interface WaitOptions {
-  /** Only an email of this template ("email-validation", "second-factor-code", "password-reset"...). */
-  template?: string;
+  /**
+   * Only an email of this template ("email-validation", "second-factor-code", "password-reset"...),
+   * or of one of these templates.
+   */
+  template?: string | string[];
+  /** Only an email whose text contains this. */
+  containing?: string;
   /**
    * Only an email newer than this: a row seen before (or its id), or a moment (by createdAt).
    * Without it, the first matching email is answered, however old.
@@ -44,9 +49,11 @@ export async function lastEmailId(db: Database): Promise<number> {
  * the address did receive.
  */
 export async function waitForEmail(db: Database, to: string, options: WaitOptions = {}): Promise<EmailRow> {
-  const { template, after = null, timeoutMs = 10_000 } = options;
+  const { template, containing, after = null, timeoutMs = 10_000 } = options;
   const conditions = [sql`lower(${emails.to}) = ${to.toLowerCase()}`];
-  if (template) conditions.push(sql`${emails.template} = ${template}`);
+  if (typeof template === "string") conditions.push(sql`${emails.template} = ${template}`);
+  else if (template) conditions.push(inArray(emails.template, template));
+  if (containing) conditions.push(sql`instr(${emails.text}, ${containing}) > 0`);
   if (typeof after === "number") conditions.push(gt(emails.id, after));
   else if (after instanceof Date) conditions.push(gt(emails.createdAt, after));
   else if (after) conditions.push(gt(emails.id, after.id));
@@ -59,7 +66,9 @@ export async function waitForEmail(db: Database, to: string, options: WaitOption
       const seen = await db.select({ id: emails.id, template: emails.template }).from(emails)
         .where(sql`lower(${emails.to}) = ${to.toLowerCase()}`);
       throw new Error(
-        `No ${template ?? "email"} for ${to} within ${timeoutMs} ms` +
+        `No ${[template ?? "email"].flat().join(" or ")}${
+          containing ? ` containing "${containing}"` : ""
+        } for ${to} within ${timeoutMs} ms` +
           (after === null
             ? ""
             : ` (after ${
