@@ -11,6 +11,7 @@ import { customerKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
 import { Alert } from "./ui/alert.tsx";
 import { TextField } from "./ui/field.tsx";
+import { Pager } from "./ui/pager.tsx";
 import { EmptyRow, MUTED, Table } from "./ui/table.tsx";
 
 export interface ConsoleUsersProps {
@@ -143,19 +144,7 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
           />
         ))}
       </Table>
-      {pages > 1
-        ? (
-          <nav aria-label="Pages of customers" className="flex items-center justify-between gap-3">
-            <button type="button" className="btn-outline" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <p className={`text-sm ${MUTED}`}>Page {page} of {pages}</p>
-            <button type="button" className="btn-outline" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              Next
-            </button>
-          </nav>
-        )
-        : null}
+      <Pager label="Pages of customers" page={page} pages={pages} onPage={setPage} />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { useDeferredValue, useState } from "react";
 import { errorText } from "../lib/api.ts";
 import { Alert } from "../ui/alert.tsx";
 import { TextField } from "../ui/field.tsx";
+import { Pager } from "../ui/pager.tsx";
 import { CELL, EmptyRow, MUTED, ROW_HEADER, Table } from "../ui/table.tsx";
 import { PER_PAGE, recipientsQuery } from "./calls.ts";
 import { detailSummary } from "./format.ts";
@@ -74,19 +75,7 @@ export function RecipientList({ accountRef, onOpen }: { accountRef: string; onOp
           </tr>
         ))}
       </Table>
-      {pages > 1
-        ? (
-          <nav aria-label="Pages of recipients" className="flex items-center justify-between gap-3">
-            <button type="button" className="btn-outline" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              Previous
-            </button>
-            <p className={`text-sm ${MUTED}`}>Page {page} of {pages}</p>
-            <button type="button" className="btn-outline" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              Next
-            </button>
-          </nav>
-        )
-        : null}
+      <Pager label="Pages of recipients" page={page} pages={pages} onPage={setPage} />
     </div>
   );
 }
