@@ -12,13 +12,11 @@ import type { Database } from "../../db/client.ts";
 import { checkLedger } from "../../server/ledger/check.ts";
 import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import {
+  joinAccountThroughApi,
   lastEmailId,
   openAccountThroughApi,
   openServerDatabase,
-  personalProfile,
-  type Requester,
   signInThroughPages,
-  tokenOf,
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
 import { balancesShown, definition, ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
@@ -50,45 +48,11 @@ async function ok(what: string, res: { status(): number; text(): Promise<string>
   return (await res.json() as { body: Record<string, unknown> }).body;
 }
 
-/**
- * Someone who joins the account with a role: registered and onboarded through the calls (a flagged
- * profile, so no account of their own opens), then made a member of the account in its database,
- * as the account-users work will let an owner invite them. Their browser context stays signed in.
- */
+/** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
 async function join(accountId: number, role: string, first: string, last: string) {
   const person = await newPage(browser);
-  const request: Requester = person.page.request;
-  const email = `${first.toLowerCase()}-${crypto.randomUUID().slice(0, 6)}@portal.test`;
-  const mark = await lastEmailId(db);
-  await ok(
-    "auth/register",
-    await request.post(`${server.url}/api/auth/register`, {
-      data: { email, password: "member password 123", type: "Personal" },
-    }),
-  );
-  const mail = await waitForEmail(db, email, { template: "email-validation", after: mark });
-  await ok(
-    "validation/validate",
-    await request.post(`${server.url}/api/validation/validate`, {
-      data: { token: tokenOf(/https?:\/\/\S+/.exec(mail.text)![0]) },
-    }),
-  );
-  await ok(
-    "account/profile",
-    await request.post(`${server.url}/api/account/profile`, {
-      data: { ...personalProfile(first, last), public: true },
-    }),
-  );
-  await ok("sumsub/sandbox", await request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
-  await ok("sumsub/confirm", await request.get(`${server.url}/api/sumsub/confirm`));
-  // Registering answers the same whether or not the address is taken (decision 023): the id is read here.
-  const [{ id }] = (await db.$client.execute({ sql: "SELECT id FROM users WHERE username = ?", args: [email] }))
-    .rows as unknown as { id: number }[];
-  await db.$client.execute({
-    sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-    args: [accountId, id, role, Date.now()],
-  });
-  return { ...person, email, id, name: `${first} ${last}` };
+  const member = await joinAccountThroughApi(person.page.request, db, server.url, { accountId, role, first, last });
+  return { ...person, ...member };
 }
 
 describe("a payment that needs approval", () => {

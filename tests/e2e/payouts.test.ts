@@ -15,13 +15,11 @@ import type { Database } from "../../db/client.ts";
 import { checkLedger } from "../../server/ledger/check.ts";
 import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import {
+  joinAccountThroughApi,
   lastEmailId,
   openAccountThroughApi,
   openServerDatabase,
-  personalProfile,
-  type Requester,
   signInThroughPages,
-  tokenOf,
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
@@ -60,44 +58,11 @@ async function ok(what: string, res: { status(): number; text(): Promise<string>
   return (await res.json() as { body: Record<string, unknown> }).body;
 }
 
-/**
- * Someone who joins the account with a role: registered and onboarded through the calls (a flagged
- * profile, so no account of their own opens), then made a member of the account in its database.
- */
+/** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
 async function join(accountId: number, role: string, first: string, last: string) {
   const person = await newPage(browser);
-  const request: Requester = person.page.request;
-  const email = `${first.toLowerCase()}-${crypto.randomUUID().slice(0, 6)}@portal.test`;
-  const mark = await lastEmailId(db);
-  await ok(
-    "auth/register",
-    await request.post(`${server.url}/api/auth/register`, {
-      data: { email, password: "member password 123", type: "Personal" },
-    }),
-  );
-  const mail = await waitForEmail(db, email, { template: "email-validation", after: mark });
-  await ok(
-    "validation/validate",
-    await request.post(`${server.url}/api/validation/validate`, {
-      data: { token: tokenOf(/https?:\/\/\S+/.exec(mail.text)![0]) },
-    }),
-  );
-  await ok(
-    "account/profile",
-    await request.post(`${server.url}/api/account/profile`, {
-      data: { ...personalProfile(first, last), public: true },
-    }),
-  );
-  await ok("sumsub/sandbox", await request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
-  await ok("sumsub/confirm", await request.get(`${server.url}/api/sumsub/confirm`));
-  // The registration's answer is the same whoever registers (decision 023): the id is in the database.
-  const [{ id }] = (await db.$client.execute({ sql: "SELECT id FROM users WHERE username = ?", args: [email] }))
-    .rows as unknown as { id: number }[];
-  await db.$client.execute({
-    sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
-    args: [accountId, id, role, Date.now()],
-  });
-  return { ...person, email, id };
+  const member = await joinAccountThroughApi(person.page.request, db, server.url, { accountId, role, first, last });
+  return { ...person, ...member };
 }
 
 describe("the payout desk", () => {

@@ -177,6 +177,51 @@ export async function openAccountThroughApi(
 }
 
 /**
+ * Someone who joins an account with a role: registered and onboarded through the calls (a flagged
+ * profile, so no account of their own opens), then made a member of the account in its database,
+ * as an owner's invitation would (tests/e2e/account-users.test.ts walks the invitation itself).
+ * `request` carries the member's cookies: their context stays signed in.
+ */
+export async function joinAccountThroughApi(
+  request: Requester,
+  db: Database,
+  baseUrl: string,
+  member: { accountId: number; role: string; first: string; last: string },
+): Promise<{ id: number; email: string; name: string }> {
+  const email = `${member.first.toLowerCase()}-${crypto.randomUUID().slice(0, 6)}@portal.test`;
+  const mark = await lastEmailId(db);
+  await expectOk(
+    "auth/register",
+    await request.post(`${baseUrl}/api/auth/register`, {
+      data: { email, password: "member password 123", type: "Personal" },
+    }),
+  );
+  const mail = await waitForEmail(db, email, { template: "email-validation", after: mark });
+  const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
+  if (!link) throw new Error(`No link in the validation email:\n${mail.text}`);
+  await expectOk(
+    "validation/validate",
+    await request.post(`${baseUrl}/api/validation/validate`, { data: { token: tokenOf(link) } }),
+  );
+  await expectOk(
+    "account/profile",
+    await request.post(`${baseUrl}/api/account/profile`, {
+      data: { ...personalProfile(member.first, member.last), public: true },
+    }),
+  );
+  await expectOk("sumsub/sandbox", await request.post(`${baseUrl}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+  await expectOk("sumsub/confirm", await request.get(`${baseUrl}/api/sumsub/confirm`));
+  // Registering answers the same whether or not the address is taken (decision 023): the id is read here.
+  const [{ id }] = (await db.$client.execute({ sql: "SELECT id FROM users WHERE username = ?", args: [email] }))
+    .rows as unknown as { id: number }[];
+  await db.$client.execute({
+    sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, ?, ?)",
+    args: [member.accountId, id, member.role, Date.now()],
+  });
+  return { id, email, name: `${member.first} ${member.last}` };
+}
+
+/**
  * Signs in as a person does: email and password on '/', then the emailed 6-digit code on
  * /second-factor. Leaves the page where /auth sends the user (the caller waits for it).
  */
