@@ -52,7 +52,6 @@ export const pendingPaymentKeys = {
 /** The account's payments, whatever their status. */
 export const paymentKeys = {
   all: ["payments"] as const,
-  latest: (accountRef: string) => ["payments", accountRef, "latest"] as const,
 };
 
 /** The identity provider's review of the signed-in customer (GET sumsub/confirm). */

@@ -1,7 +1,6 @@
 /** The payment calls the customer's islands make, typed by their contracts (lib/contracts/payments.ts). */
 import type * as payments from "../../lib/contracts/payments.ts";
 import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
-import { read } from "../lib/query-client.tsx";
 import { paymentKeys, pendingPaymentKeys } from "../lib/query-keys.ts";
 
 export const holdPaymentQuote = call<typeof payments.holdPaymentQuote>("POST", "/account/payments/quote");
@@ -25,10 +24,6 @@ export type PaymentWithTimeline = AnswerOf<typeof payments.onePendingPayment>;
 export type PaymentPage = AnswerOf<typeof payments.listPayments>;
 /** What the customer fixes: what they send, or what the recipient receives. */
 export type PaymentFixed = BodyOf<typeof payments.holdPaymentQuote>["fixed"];
-
-/** The account's latest payments. */
-export const latestPaymentsQuery = (accountRef: string) =>
-  read(paymentKeys.latest(accountRef), listPayments, { query: { per_page: "10" } });
 
 /** What a payment's money or state changes: refreshed after any payment is made or decided. */
 export const PAYMENT_CHANGES = [paymentKeys.all, pendingPaymentKeys.all] as const;
