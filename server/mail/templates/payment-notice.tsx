@@ -16,6 +16,8 @@ export interface PaymentNoticeProps {
   more: number;
   /** The portal's address, for the link to the rest. */
   portalUrl: string;
+  /** The words of a single notice's link: "Open the payment" unless given (a rate alert's differs). */
+  actionLabel?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface PaymentNoticeProps {
  * notices a person has not been emailed yet go out together, so a burst of payments brings one
  * email, not hundreds (server/notifications/email-outbox.ts).
  */
-export function paymentNotice({ name, items, more, portalUrl }: PaymentNoticeProps): RenderedEmail {
+export function paymentNotice({ name, items, more, portalUrl, actionLabel }: PaymentNoticeProps): RenderedEmail {
   const single = items.length === 1 && more === 0;
   const count = items.length + more;
   const subject = single ? items[0].title : `${count} updates on your payments`;
@@ -34,7 +36,7 @@ export function paymentNotice({ name, items, more, portalUrl }: PaymentNoticePro
         ? (
           <>
             <Text style={styles.text}>{items[0].body}</Text>
-            {items[0].href ? <ActionLink href={items[0].href} label="Open the payment" /> : null}
+            {items[0].href ? <ActionLink href={items[0].href} label={actionLabel ?? "Open the payment"} /> : null}
           </>
         )
         : (
