@@ -145,6 +145,26 @@ describe("an alert that the rate crosses", () => {
     expect(await firedNotices(customer.id)).toHaveLength(2);
   });
 
+  test("the page lists them with the rate now and when they fired; the dashboard shows the fired ones", async () => {
+    // The text as read: without the markers React puts between a sentence's parts.
+    const read = (html: string) => html.replaceAll("<!-- -->", "").replace(/<[^>]+>/g, "");
+    const page = await customer.client.get("/account/ratealerts");
+    expect(page.status).toBe(200);
+    const text = read(page.text);
+    expect(text).not.toContain("Coming soon");
+    expect(text).toContain("We watch the mid-market rate");
+    expect(text).toContain("Now: 1 GBP = 1.168224 EUR");
+    expect(text).toContain("Fired 2 Mar 2026, 09:00 UTC at 1 GBP = 1.162791 EUR");
+    const dashboard = await customer.client.get("/account");
+    expect(dashboard.status).toBe(200);
+    const section = read(dashboard.text.slice(dashboard.text.indexOf("Rate alerts that fired")));
+    expect(section).toContain("1 GBP = 1.168224 EUR (at or above 1.15)");
+    expect(dashboard.text).toMatch(/Rate alerts that fired[\s\S]*href="\/account\/ratealerts"/);
+    // A customer whose alerts never fired is told so.
+    const other = await openCustomer(t);
+    expect((await other.client.get("/account")).text).toContain("None of your alerts has fired yet.");
+  });
+
   test("the ECB feed's rates are checked too", async () => {
     const alert = created(
       await customer.client.post("account/ratealerts", {
