@@ -59,7 +59,7 @@ export async function firedRateAlertsCard(db: Database, accountId: number) {
         )
         : <p className="text-neutral-600 dark:text-neutral-400">None of your alerts has fired yet.</p>}
       <div className="mt-4">
-        <a className="btn-ghost" href="/account/ratealerts">Rate alerts</a>
+        <a className="btn-ghost" href="/account/ratealerts">All rate alerts</a>
       </div>
     </section>
   );

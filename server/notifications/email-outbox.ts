@@ -163,6 +163,7 @@ export class EmailOutbox {
           more: waiting.n - listed.length,
           portalUrl: `${base}/account`,
           actionLabel: single && listed[0].kind === "rate_alert_fired" ? "See your rate alerts" : undefined,
+          about: listed.every((n) => n.kind.startsWith("payment_")) ? undefined : "your account",
         }),
       });
     }

@@ -108,7 +108,9 @@ describe("a rate alert", () => {
     await page.goto(`${server.url}/account`);
     const section = page.getByRole("region", { name: "Rate alerts that fired" });
     expect(await section.textContent()).toContain("1 GBP = 1.162791 EUR");
-    expect(await section.getByRole("link", { name: "Rate alerts" }).getAttribute("href")).toBe("/account/ratealerts");
+    expect(await section.getByRole("link", { name: "All rate alerts" }).getAttribute("href")).toBe(
+      "/account/ratealerts",
+    );
     await step(page, "4-dashboard");
 
     // Deleting it empties the list.
