@@ -1,9 +1,9 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { type FormEvent, useState } from "react";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
-import { rateAlertKeys } from "./lib/query-keys.ts";
+import { rateAlertKeys, rateKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
 import {
   changeRateAlert,
@@ -12,6 +12,7 @@ import {
   type RateAlert,
   type RateAlertList,
   rateAlertsQuery,
+  type Rates,
   ratesQuery,
 } from "./ratealerts/calls.ts";
 import { Alert } from "./ui/alert.tsx";
@@ -24,6 +25,8 @@ export interface RateAlertsProps {
   accountRef: string;
   /** The alerts as the server rendered them. */
   alerts: RateAlertList;
+  /** The mid-market rates against GBP (the form's first pair), so the first paint shows the rate now. */
+  rates: Rates;
   currencies: CurrencyOption[];
   /** Whether the user's role may set, pause and delete alerts (money.convert). */
   canManage: boolean;
@@ -220,7 +223,14 @@ function AlertRow({ accountRef, alert, canManage }: { accountRef: string; alert:
  * the account's alerts with the rate now, paused or watching, or when they fired and at what rate.
  * The list is a query seeded from the server's render; every write refreshes it.
  */
-function RateAlerts({ accountRef, alerts, currencies, canManage }: RateAlertsProps) {
+function RateAlerts({ accountRef, alerts, rates, currencies, canManage }: RateAlertsProps) {
+  const queries = useQueryClient();
+  // The server's rates go into the page's cache once, as the rates query of their base.
+  useState(() => {
+    if (queries.getQueryData(rateKeys.of(rates.base)) === undefined) {
+      queries.setQueryData(rateKeys.of(rates.base), rates);
+    }
+  });
   const list = useQuery({ ...rateAlertsQuery(accountRef), initialData: alerts });
   const data = list.data ?? alerts;
   const full = data.items.length >= data.limit;

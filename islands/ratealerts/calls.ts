@@ -13,6 +13,7 @@ const getRates = call<typeof money.getRates>("GET", "/rates");
 
 export type RateAlertList = AnswerOf<typeof alerts.listRateAlerts>;
 export type RateAlert = RateAlertList["items"][number];
+export type Rates = AnswerOf<typeof money.getRates>;
 
 export const rateAlertsQuery = (accountRef: string) => read(rateAlertKeys.of(accountRef), listRateAlerts);
 

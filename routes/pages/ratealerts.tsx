@@ -4,6 +4,8 @@ import { may } from "../../lib/permissions.ts";
 import { currentAccount } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
+import { ratesFor } from "../../server/money/rates.ts";
+import { currentRates } from "../../server/money/store.ts";
 import { firedRateAlerts, listRateAlerts } from "../../server/ratealerts/service.ts";
 import { RateAlerts } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
@@ -24,6 +26,7 @@ export async function RateAlertsPage(c: Context<AppEnv>) {
       <RateAlerts
         accountRef={customer.account_ref!}
         alerts={await listRateAlerts(c.get("db"), accountId)}
+        rates={ratesFor(await currentRates(c.get("db")), "GBP")}
         currencies={currencyList().map(({ code, name }) => ({ code, name }))}
         canManage={canManage}
       />

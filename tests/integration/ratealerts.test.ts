@@ -1,12 +1,14 @@
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, desc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { emails } from "../../db/schema.ts";
+import { jobs } from "../../db/schema-jobs.ts";
+import { rateTables } from "../../db/schema-money.ts";
 import { notifications } from "../../db/schema-payments.ts";
 import { rateAlerts } from "../../db/schema-ratealerts.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
 import { refreshRates } from "../../server/money/rate-feed.ts";
 import { rateAlertCheckJob } from "../../server/ratealerts/check.ts";
-import { type Admin, type ClientResponse, expectStatus, HOUR } from "../helpers/client.ts";
+import { type Admin, anotherAdmin, type ClientResponse, expectStatus, HOUR } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
 import { addMember, paymentAccount } from "../helpers/payments.ts";
 
@@ -153,6 +155,8 @@ describe("an alert that the rate crosses", () => {
     const text = read(page.text);
     expect(text).not.toContain("Coming soon");
     expect(text).toContain("We watch the mid-market rate");
+    // Beside the form, already in the server's render: the rate of its first pair.
+    expect(text).toContain("Now: 1 GBP = 1.168224 EURMid-market rate of 2026-03-02");
     expect(text).toContain("Now: 1 GBP = 1.168224 EUR");
     expect(text).toContain("Fired 2 Mar 2026, 09:00 UTC at 1 GBP = 1.162791 EUR");
     const dashboard = await customer.client.get("/account");
@@ -186,6 +190,28 @@ describe("an alert that the rate crosses", () => {
     await runner.drain();
     expect((await alertRow(alert.id)).firedRate).toBe("0.871200");
     expect((await firedNotices(customer.id)).at(-1)?.title).toBe("Rate alert: 1 EUR = 0.871200 GBP");
+  });
+});
+
+describe("the check of a rate change", () => {
+  const checks = () => t.db.select().from(jobs).where(eq(jobs.kind, "ratealerts.check"));
+
+  test("is queued with the rates it checks, once per rate table, and not for a change that was refused", async () => {
+    // Signed in afresh: the clock moved a day since the first administrator signed in.
+    const desk = await anotherAdmin(t);
+    const before = (await checks()).length;
+    // A move of more than 10 % not confirmed: refused, nothing written, nothing to check.
+    const refused = await desk.client.put("console/rates", { base: "EUR", rates: { GBP: "0.5" } });
+    expectStatus(refused, 409);
+    expect(await checks()).toHaveLength(before);
+    const res = await desk.client.put("console/rates", { base: "EUR", rates: { USD: "1.16" } });
+    expectStatus(res, 200);
+    const [table] = await t.db.select().from(rateTables).orderBy(desc(rateTables.id)).limit(1);
+    const queued = (await checks()).filter((j) => j.uniqueKey === `ratealerts.check@${table.id}`);
+    expect(queued).toHaveLength(1);
+    expect(queued[0]).toMatchObject({ payload: { rateTableId: table.id } });
+    await runner.drain();
+    expect((await checks()).find((j) => j.id === queued[0].id)?.status).toBe("succeeded");
   });
 });
 
