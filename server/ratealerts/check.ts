@@ -4,8 +4,9 @@
  * TRANSACTION (`queueRateCheck`), so a committed rate change is always checked, after a crash too,
  * and the rate change itself stays one short write whatever the number of alerts.
  *
- * The job fires, in one transaction, every alert that is watching (not fired, not paused) and
- * whose pair's mid-market rate in THAT table is at or past its target: it records fired_at,
+ * The job finds, with a read outside any write transaction, every alert that is watching (not
+ * fired, not paused) and whose pair's mid-market rate in THAT table is at or past its target; then
+ * it fires them in one transaction (a job step, so once): it records fired_at,
  * fired_rate and the table, and writes an in-app notification for its creator (the outbox emails
  * it, server/notifications/email-outbox.ts). The update is conditional on `fired_at IS NULL AND
  * paused = 0`, so an alert fires once however often a check runs; a fired alert is no longer
@@ -13,9 +14,9 @@
  */
 import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { accountMembers } from "../../db/schema.ts";
 import { rateTables } from "../../db/schema-money.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
+import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
 import { defineJob } from "../jobs/define.ts";
 import { enqueue } from "../jobs/queue.ts";
@@ -50,56 +51,112 @@ export function firedText(
   };
 }
 
+/** The alerts a rate table reaches, grouped by the rate they fire at (JSON, a job step's input). */
+export type Reached = [rate: string, ids: number[]][];
+
 /**
- * Fires the watching alerts that the rate table `tableId` puts at or past their targets, in `tx`.
- * Answers the ids fired. Safe to run again for the same table: fired alerts are not watched.
+ * The watching alerts (not fired, not paused) that the rate table `tableId` puts at or past their
+ * targets. Only reads, so it runs outside the write transaction: the write lock is then held for
+ * the alerts that fire, not for a scan of every alert. What changes meanwhile is caught by
+ * fireReached's conditions (an alert paused or deleted since does not fire; one resumed since
+ * waits for the next change).
  */
-export async function fireRateAlerts(tx: Tx, tableId: number, now: Date): Promise<number[]> {
-  const [row] = await tx.select().from(rateTables).where(eq(rateTables.id, tableId));
+export async function findReached(db: Database | Tx, tableId: number): Promise<Reached> {
+  const [row] = await db.select().from(rateTables).where(eq(rateTables.id, tableId));
   if (!row) return [];
   const table: RateTable = { base: row.base, as_of: row.asOf, source: row.source, rates: row.rates };
-  const watching = await rowsOf<Watching>(
-    tx,
-    `SELECT id, account_id, created_by, sell_currency, buy_currency, target_rate, direction
-     FROM rate_alerts WHERE fired_at IS NULL AND paused = 0 ORDER BY id`,
+  const watching = await rowsOf<Pick<Watching, "id" | "sell_currency" | "buy_currency" | "target_rate" | "direction">>(
+    db,
+    `SELECT id, sell_currency, buy_currency, target_rate, direction FROM rate_alerts
+     WHERE fired_at IS NULL AND paused = 0 ORDER BY id`,
   );
   const rates = new Map<string, string | null>();
-  const fired: number[] = [];
+  const byRate = new Map<string, number[]>();
   for (const alert of watching) {
     const pair = `${alert.sell_currency}/${alert.buy_currency}`;
     if (!rates.has(pair)) rates.set(pair, watchedRate(table, alert.sell_currency, alert.buy_currency));
     const rate = rates.get(pair);
     if (!rate || !reached(rate, alert.target_rate, alert.direction)) continue;
-    const changed = await run(
-      tx,
-      `UPDATE rate_alerts SET fired_at = ?, fired_rate = ?, fired_rate_table_id = ?
-       WHERE id = ? AND fired_at IS NULL AND paused = 0`,
-      [now.getTime(), rate, tableId, alert.id],
-    );
-    if (!changed) continue;
-    fired.push(alert.id);
-    // Its creator, while they are on the account; otherwise the account's owners.
-    const members = await tx.select({ userId: accountMembers.userId, role: accountMembers.role }).from(accountMembers)
-      .where(eq(accountMembers.accountId, alert.account_id));
-    const told = members.some((m) => m.userId === alert.created_by)
-      ? [alert.created_by]
-      : members.filter((m) => m.role === "owner").map((m) => m.userId);
-    const { title, body } = firedText(alert, rate);
-    for (const userId of told) {
-      await run(
+    const ids = byRate.get(rate);
+    if (ids) ids.push(alert.id);
+    else byRate.set(rate, [alert.id]);
+  }
+  return [...byRate];
+}
+
+/** At most this many alerts are fired per statement (SQLite's limit of bound values is far above). */
+const CHUNK = 400;
+
+/**
+ * Fires the alerts `reached` names, in `tx`: each one still watching gets fired_at, fired_rate and
+ * the table, and its creator (the account's owners if the creator left the account) an in-app
+ * notification, written with it. Answers the ids fired. Safe to run again: fired alerts are not
+ * watched, so the conditional update skips them.
+ */
+export async function fireReached(tx: Tx, tableId: number, reached: Reached, now: Date): Promise<number[]> {
+  const fired: Watching[] = [];
+  const firedRate = new Map<number, string>();
+  for (const [rate, ids] of reached) {
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      const chunk = ids.slice(i, i + CHUNK);
+      const rows = await rowsOf<Watching>(
         tx,
-        `INSERT INTO notifications (user_id, account_id, kind, title, body, link, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [userId, alert.account_id, RATE_ALERT_FIRED, title, body, RATE_ALERTS_PAGE, now.getTime()],
+        `UPDATE rate_alerts SET fired_at = ?, fired_rate = ?, fired_rate_table_id = ?
+         WHERE id IN (${chunk.map(() => "?").join(", ")}) AND fired_at IS NULL AND paused = 0
+         RETURNING id, account_id, created_by, sell_currency, buy_currency, target_rate, direction`,
+        [now.getTime(), rate, tableId, ...chunk],
       );
+      for (const row of rows) firedRate.set(row.id, rate);
+      fired.push(...rows);
     }
   }
-  return fired;
+  for (let i = 0; i < fired.length; i += CHUNK) {
+    const chunk = fired.slice(i, i + CHUNK);
+    const accounts = [...new Set(chunk.map((a) => a.account_id))];
+    const members = await rowsOf<{ account_id: number; user_id: number; role: string }>(
+      tx,
+      `SELECT account_id, user_id, role FROM account_members WHERE account_id IN (${
+        accounts.map(() => "?").join(", ")
+      })`,
+      accounts,
+    );
+    const values: unknown[] = [];
+    for (const alert of chunk) {
+      const onAccount = members.filter((m) => m.account_id === alert.account_id);
+      // Its creator, while they are on the account; otherwise the account's owners.
+      const told = onAccount.some((m) => m.user_id === alert.created_by)
+        ? [alert.created_by]
+        : onAccount.filter((m) => m.role === "owner").map((m) => m.user_id);
+      const { title, body } = firedText(alert, firedRate.get(alert.id)!);
+      for (const userId of told) {
+        values.push(userId, alert.account_id, RATE_ALERT_FIRED, title, body, RATE_ALERTS_PAGE, now.getTime());
+      }
+    }
+    if (!values.length) continue;
+    await run(
+      tx,
+      `INSERT INTO notifications (user_id, account_id, kind, title, body, link, created_at) VALUES ${
+        Array.from({ length: values.length / 7 }, () => "(?, ?, ?, ?, ?, ?, ?)").join(", ")
+      }`,
+      values as InArgs,
+    );
+  }
+  return fired.map((a) => a.id).sort((a, b) => a - b);
+}
+
+/** Finds and fires what the rate table `tableId` reaches (the job does the same, its firing as a step). */
+export async function fireRateAlerts(db: Database, tableId: number, now: Date): Promise<number[]> {
+  const reached = await findReached(db, tableId);
+  if (!reached.length) return [];
+  return await db.transaction((tx) => fireReached(tx, tableId, reached, now));
 }
 
 export const rateAlertCheckJob = defineJob("ratealerts.check", {
   payload: z.object({ rateTableId: z.number().int().positive() }),
   run: async ({ rateTableId }, ctx) => {
-    const fired = await ctx.step("fire", (tx) => fireRateAlerts(tx, rateTableId, ctx.now()));
+    const reached = await findReached(ctx.db, rateTableId);
+    if (!reached.length) return { fired: 0 };
+    const fired = await ctx.step("fire", (tx) => fireReached(tx, rateTableId, reached, ctx.now()));
     // The emails follow from the notifications, after this commit.
     if (fired.length) ctx.deps.services.emailOutbox.kick();
     return { fired: fired.length };

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { emails } from "../../db/schema.ts";
+import { accountMembers, emails } from "../../db/schema.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import { rateTables } from "../../db/schema-money.ts";
 import { notifications } from "../../db/schema-payments.ts";
@@ -193,8 +193,46 @@ describe("an alert that the rate crosses", () => {
   });
 });
 
+const above = (sell: string, buy: string, target: string) => ({
+  sell_currency: sell,
+  buy_currency: buy,
+  target_rate: target,
+  direction: "above",
+});
+
 describe("the check of a rate change", () => {
   const checks = () => t.db.select().from(jobs).where(eq(jobs.kind, "ratealerts.check"));
+
+  test("an alert whose creator has left the account tells the account's owners instead", async () => {
+    const desk = await anotherAdmin(t);
+    const account = await paymentAccount(t, admin, {});
+    const payer = await addMember(t, account, "payer");
+    const payers = created(
+      await payer.client.post("account/ratealerts", { ...above("USD", "CHF", "0.9") }),
+    );
+    const owners = created(
+      await account.owner.client.post("account/ratealerts", { ...above("USD", "CHF", "0.9") }),
+    );
+    await t.db.delete(accountMembers).where(
+      and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, payer.id)),
+    );
+    // 1 USD = 0.801732 CHF now (1 EUR = 0.926 CHF = 1.155 USD); 1 EUR = 1.05 CHF makes it 0.909091,
+    // past 0.9 (a move of more than 10 %, so confirmed).
+    const res = await desk.client.put("console/rates", {
+      base: "EUR",
+      rates: { CHF: "1.05" },
+      confirm_changes: ["CHF"],
+    });
+    expectStatus(res, 200);
+    await runner.drain();
+    expect((await alertRow(payers.id)).firedRate).toBe("0.909091");
+    expect((await alertRow(owners.id)).firedRate).toBe("0.909091");
+    expect(await firedNotices(payer.id)).toEqual([]);
+    expect((await firedNotices(account.owner.id)).map((n) => n.title)).toEqual([
+      "Rate alert: 1 USD = 0.909091 CHF",
+      "Rate alert: 1 USD = 0.909091 CHF",
+    ]);
+  });
 
   test("is queued with the rates it checks, once per rate table, and not for a change that was refused", async () => {
     // Signed in afresh: the clock moved a day since the first administrator signed in.
