@@ -6,18 +6,18 @@
  *
  * The job finds, with a read outside any write transaction, every alert that is watching (not
  * fired, not paused) and whose pair's mid-market rate in THAT table is at or past its target; then
- * it fires them in one transaction (a job step, so once): it records fired_at,
- * fired_rate and the table, and writes an in-app notification for its creator (the outbox emails
- * it, server/notifications/email-outbox.ts). The update is conditional on `fired_at IS NULL AND
+ * it fires them in one transaction (a job step, so once): it records fired_at, fired_rate and the
+ * table, and writes an in-app notification for its creator (the outbox emails it,
+ * server/notifications/email-outbox.ts). The update is conditional on `fired_at IS NULL AND
  * paused = 0`, so an alert fires once however often a check runs; a fired alert is no longer
  * watched, so it does not fire again while the rate stays past its target (nor after).
  */
 import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { rateTables } from "../../db/schema-money.ts";
-import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import type { InArgs } from "@libsql/client";
 import type { Database } from "../../db/client.ts";
+import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import { defineJob } from "../jobs/define.ts";
 import { enqueue } from "../jobs/queue.ts";
 import type { RateTable } from "../money/rates.ts";
@@ -51,7 +51,7 @@ export function firedText(
   };
 }
 
-/** The alerts a rate table reaches, grouped by the rate they fire at (JSON, a job step's input). */
+/** The alerts a rate table reaches, grouped by the rate they fire at. */
 export type Reached = [rate: string, ids: number[]][];
 
 /**
