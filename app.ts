@@ -18,6 +18,7 @@ import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
 import { payoutCalls } from "./routes/api/payouts.ts";
+import { rateAlertCalls } from "./routes/api/ratealerts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
@@ -45,6 +46,7 @@ import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
 import { JobRunner } from "./server/jobs/runner.ts";
 import { Scheduler } from "./server/jobs/schedules.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
+import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -79,7 +81,7 @@ export async function createServices(db: Database, config: Config, options: Serv
 }
 
 /** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
-export const JOBS = [purgeJob, rateFeedJob];
+export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
 export function createBackgroundWork(db: Database, config: Config, services: Services) {
@@ -114,6 +116,7 @@ const CALLS = [
   accountUsers,
   payoutCalls,
   jobCalls,
+  rateAlertCalls,
 ];
 
 /**

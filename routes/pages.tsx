@@ -57,6 +57,7 @@ import {
 import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
+import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 
 const LAYOUTS: Record<string, (props: { children: ReactNode; account?: LayoutAccount | null }) => ReactNode> = {
@@ -217,7 +218,13 @@ export const PAGES: PageRoute[] = [
   { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
-  account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
+  {
+    path: "/account/ratealerts",
+    title: "Rate alerts",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: RateAlertsPage,
+  },
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
   {
     path: "/account/pendingpayments",

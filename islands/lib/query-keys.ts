@@ -92,3 +92,9 @@ export const payoutKeys = {
   queue: (queue: string, filter: { status: string; currency: string }) => ["payouts", queue, filter] as const,
   batches: ["payouts", "batches"] as const,
 };
+
+/** An account's rate alerts (GET account/ratealerts), by account_ref. */
+export const rateAlertKeys = {
+  all: ["rate-alerts"] as const,
+  of: (accountRef: string) => ["rate-alerts", accountRef] as const,
+};

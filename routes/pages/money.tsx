@@ -17,6 +17,7 @@ import { currentRates } from "../../server/money/store.ts";
 import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { pendingCard } from "./payments.tsx";
+import { firedRateAlertsCard } from "./ratealerts.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
 
@@ -138,6 +139,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
             <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
           </div>
         </section>
+        {await firedRateAlertsCard(c.get("db"), accountId)}
       </div>
     </>
   );

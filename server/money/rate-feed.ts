@@ -1,5 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { isRaised, raiseAlert } from "../alerts/alerts.ts";
+import { queueRateCheck } from "../ratealerts/check.ts";
 import { fetchEcbRates } from "./ecb.ts";
 import { describeMove, largeMoves, rateProblems } from "./rate-sanity.ts";
 import { mergeRateTables, type RateTable } from "./rates.ts";
@@ -57,7 +58,8 @@ export async function refreshRates(
     return "held";
   }
   const { table } = mergeRateTables(current, ecb);
-  await saveRates(db, table, null, now);
+  // The rate alerts are checked against this table, queued with it (decision 038).
+  await db.transaction(async (tx) => queueRateCheck(tx, await saveRates(tx, table, null, now), now));
   return "updated";
 }
 

@@ -5,6 +5,7 @@ import type { Tx } from "../../db/sql.ts";
 import type { RateTableUpdate } from "../../lib/contracts/console-money.ts";
 import { raiseAlert } from "../alerts/alerts.ts";
 import { audit } from "../audit.ts";
+import { queueRateCheck } from "../ratealerts/check.ts";
 import { Conflict, InvalidInput } from "../errors.ts";
 import { seedDefaultPlan } from "./plans.ts";
 import { describeMove, largeMoves, rateProblems, utcDay } from "./rate-sanity.ts";
@@ -80,6 +81,8 @@ export async function updateRates(db: Database, update: RateTableUpdate, by: num
     }
     const merged = mergeRateTables(current, table).table;
     const id = await saveRates(tx, merged, by, now, moves.length > 0 ? { changes: moves, by } : null);
+    // The rate alerts are checked against this table, queued with it (decision 038).
+    await queueRateCheck(tx, id, now);
     if (moves.length > 0) {
       await raiseAlert(tx, {
         kind: "rate_change",

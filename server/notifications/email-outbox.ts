@@ -22,6 +22,15 @@ const LISTED = 20;
 /** People emailed per round; the next round takes the rest. */
 const PEOPLE_PER_ROUND = 50;
 
+/**
+ * The template name a single notice's email is logged with: "payment-approved" for a payment's,
+ * "rate-alert-fired" for a rate alert's (decision 038), the kind in dashes for any other.
+ */
+const templateOf = (kind: string) =>
+  kind.startsWith("payment_")
+    ? `payment-${kind.replace(/^payment_/, "").replaceAll("_", "-")}`
+    : kind.replaceAll("_", "-");
+
 export interface OutboxOptions {
   /** PUBLIC_URL: links in emails are absolute. */
   publicUrl: string;
@@ -147,14 +156,14 @@ export class EmailOutbox {
       await this.#mailer.send({
         to: person.username,
         userId,
-        template: single
-          ? `payment-${listed[0].kind.replace(/^payment_/, "").replaceAll("_", "-")}`
-          : "payment-updates",
+        template: single ? templateOf(listed[0].kind) : "payment-updates",
         rendered: paymentNotice({
           name: displayName(person.type, person.data ? JSON.parse(person.data) : null, person.username),
           items: listed.map((n) => ({ title: n.title, body: n.body, href: n.link ? `${base}${n.link}` : null })),
           more: waiting.n - listed.length,
           portalUrl: `${base}/account`,
+          actionLabel: single && listed[0].kind === "rate_alert_fired" ? "See your rate alerts" : undefined,
+          about: listed.every((n) => n.kind.startsWith("payment_")) ? undefined : "your account",
         }),
       });
     }

@@ -17,6 +17,7 @@ const COLORS: Record<string, Notification["color"]> = {
   payment_sent: "info",
   payment_arrived: "success",
   payment_failed: "error",
+  rate_alert_fired: "info",
 };
 
 /**

@@ -7,7 +7,7 @@ import { openMigratedDatabase } from "../../db/client.ts";
 import { Avatar } from "../../routes/islands.ts";
 import { ComingSoon } from "../../routes/layouts/parts.tsx";
 import { registerPages } from "../../routes/pages.tsx";
-import { createApp, createServices } from "../../app.ts";
+import { createApp, createBackgroundWork, createServices } from "../../app.ts";
 import { loadConfig } from "../../server/config.ts";
 import { flash } from "../../server/render/flash.ts";
 import { loadAssets } from "../../server/render/assets.ts";
@@ -20,6 +20,8 @@ const services = await createServices(db, config);
 const app = createApp({ db, config, assets: loadAssets(config.distDir), services });
 // As main.ts: the emails of notifications go out after their commit.
 services.emailOutbox.start();
+// As main.ts: the background jobs run (a rate change's rate alert check, decision 038); no schedules.
+await createBackgroundWork(db, config, services).runner.start();
 
 registerPages(app, [
   {

@@ -89,6 +89,7 @@ const ACCOUNT_SOON = ACCOUNT.filter((p) =>
     "/account/convert",
     "/account/balances",
     "/account/recipients",
+    "/account/ratealerts",
     "/account/users",
     "/account/linked-accounts",
     "/account/payment",
