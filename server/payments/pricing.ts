@@ -15,7 +15,6 @@
  *   debited less the fee.
  */
 import { formatAmount, parseAmount } from "../money/amounts.ts";
-import { minorUnits } from "../money/currencies.ts";
 import { MoneyError } from "../money/errors.ts";
 import { feeFor, type FeeOverrides, type PricingPlan } from "../money/pricing.ts";
 import { markupOf, quote } from "../money/quote.ts";
