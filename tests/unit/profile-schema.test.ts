@@ -415,7 +415,7 @@ describe("lists, agency, amounts and website", () => {
   });
 
   test("list entries are trimmed and may not be blank", () => {
-    expectFieldError(business({ directors: ["Grace Hopper", "  "] }), "directors.1", "Director name is required.");
+    expectFieldError(business({ directors: ["Grace Hopper", "  "] }), "directors.1", "Director full name is required.");
     const result = business({ directors: ["  Grace   Hopper "] });
     expect(result.ok && result.profile.directors).toEqual(["Grace Hopper"]);
   });
