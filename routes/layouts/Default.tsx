@@ -10,10 +10,13 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
       <SkipLink />
       <OnBehalf />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
-        {/* On a phone the links wrap under the logo rather than widen the page. */}
-        <nav aria-label="Site" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+        {
+          /* On a phone the links go on a line of their own under the logo (and the colour mode) rather
+            than widen the page; from sm up, one line with the colour mode last. */
+        }
+        <nav aria-label="Site" className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-2 gap-y-2 px-4 py-3">
           <Logo />
-          <div className="ml-auto flex flex-wrap items-center justify-end gap-1">
+          <div className="flex w-full flex-wrap items-center justify-end gap-1 max-sm:order-last sm:ml-auto sm:w-auto">
             <a className="nav-link" href="/calculator">Calculator</a>
             {user
               ? (
@@ -28,6 +31,8 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
                   <a className="btn-primary" href="/register">Open an account</a>
                 </>
               )}
+          </div>
+          <div className="ml-auto sm:ml-0">
             <ColorMode />
           </div>
         </nav>
