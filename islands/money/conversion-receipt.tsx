@@ -39,11 +39,11 @@ export function ConversionReceipt({ conversion: c, onDismiss }: { conversion: Co
       data-receipt
     >
       <h2 id="convert-receipt-title" className="text-base font-semibold">Conversion receipt</h2>
-      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+      <dl className="grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-2 text-sm">
         {rows.map(([label, value]) => (
           <div key={label} className="contents">
             <dt className={TERM}>{label}</dt>
-            <dd className="text-right tabular-nums">{value}</dd>
+            <dd className="text-right whitespace-nowrap tabular-nums">{value}</dd>
           </div>
         ))}
       </dl>

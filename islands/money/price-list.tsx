@@ -7,6 +7,7 @@
 import type { DetailedHTMLProps, HTMLAttributes } from "react";
 import type { Quote } from "./calls.ts";
 
+// Labels wrap, values never do: on a phone "1 GBP = 1.137656 EUR" stays on one line.
 const TERM = "text-neutral-600 dark:text-neutral-400";
 
 type Price = Pick<
@@ -43,23 +44,33 @@ export function PriceList({ price, sell, buy, first, last, className = "", ...li
 } & DetailedHTMLProps<HTMLAttributes<HTMLDListElement>, HTMLDListElement>) {
   const dash = "—";
   return (
-    <dl className={`grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm ${className}`} {...list}>
+    <dl className={`grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-2 text-sm ${className}`} {...list}>
       {first && (
         <>
           <dt className={TERM}>{first.label}</dt>
-          <dd className="text-right font-semibold tabular-nums">{price ? amountOf(price, first.side) : dash}</dd>
+          <dd className="text-right font-semibold whitespace-nowrap tabular-nums">
+            {price ? amountOf(price, first.side) : dash}
+          </dd>
         </>
       )}
       <dt className={TERM}>Mid-market rate</dt>
-      <dd className="text-right tabular-nums">{price ? `1 ${sell} = ${price.mid_rate} ${buy}` : dash}</dd>
+      <dd className="text-right whitespace-nowrap tabular-nums">
+        {price ? `1 ${sell} = ${price.mid_rate} ${buy}` : dash}
+      </dd>
       <dt className={TERM}>Our rate</dt>
-      <dd className="text-right tabular-nums">{price ? `1 ${sell} = ${price.rate} ${buy}` : dash}</dd>
+      <dd className="text-right whitespace-nowrap tabular-nums">{price ? `1 ${sell} = ${price.rate} ${buy}` : dash}</dd>
       <dt className={TERM}>Our markup on the rate</dt>
-      <dd className="text-right tabular-nums">{price ? `${price.markup} ${price.sell_currency}` : dash}</dd>
+      <dd className="text-right whitespace-nowrap tabular-nums">
+        {price ? `${price.markup} ${price.sell_currency}` : dash}
+      </dd>
       <dt className={TERM}>Fee</dt>
-      <dd className="text-right tabular-nums">{price ? `${price.fee} ${price.fee_currency}` : dash}</dd>
+      <dd className="text-right whitespace-nowrap tabular-nums">
+        {price ? `${price.fee} ${price.fee_currency}` : dash}
+      </dd>
       <dt className="font-semibold">{last.label}</dt>
-      <dd className="text-right text-base font-semibold tabular-nums">{price ? amountOf(price, last.side) : dash}</dd>
+      <dd className="text-right text-base font-semibold whitespace-nowrap tabular-nums">
+        {price ? amountOf(price, last.side) : dash}
+      </dd>
     </dl>
   );
 }

@@ -70,6 +70,9 @@ describe("a customer's first conversion", () => {
     expect(receipt.status(), await receipt.text()).toBeLessThan(300);
     await admin.context.close();
 
+    // On a phone: the quote and the receipt must not widen the page either.
+    await page.setViewportSize({ width: 360, height: 800 });
+    const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
     await page.goto(`${server.url}/account/convert`);
     await hydrated(page);
     // The signed-in layout too: the keyboard's first stop skips the header and the menus.
@@ -110,6 +113,7 @@ describe("a customer's first conversion", () => {
     expect(await definition(quote, "Fee")).toBe(`${held.fee} GBP`);
     expect(await definition(quote, "You receive")).toBe(`${held.buy_amount} EUR`);
     await step(page, "2-quote");
+    expect(await pageWidth()).toBeLessThanOrEqual(360);
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     // Confirm: the receipt, and the way to the movement.
@@ -130,6 +134,7 @@ describe("a customer's first conversion", () => {
     expect(conversion.transfer_id).toBeGreaterThan(0);
     expect(await convert.textContent()).toContain("Available: 150.00 GBP");
     await step(page, "3-receipt");
+    expect(await pageWidth()).toBeLessThanOrEqual(360);
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(unexpected(problems)).toEqual([]);
     await context.close();
