@@ -109,13 +109,14 @@ export function FundingCard({ funding }: { funding: Funding & { account_ref: str
           />
         </div>
       </div>
-      <dl className="grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-3 gap-y-1 text-sm sm:gap-x-6">
+      {/* Each detail: its name above it, the value and its copy button on one line (a phone has room). */}
+      <dl className="divide-y divide-neutral-200 text-sm dark:divide-neutral-800">
         {details.filter(([, , shown]) => shown).map(([label, what, shown, value]) => (
-          <div key={label} className="contents">
-            <dt className={MUTED}>{label}</dt>
-            {/* Wraps only at spaces (between the IBAN's groups); a word longer than the line still wraps. */}
-            <dd className="font-mono break-words">{shown}</dd>
-            <dd>
+          <div key={label} className="py-2">
+            <dt className={`text-xs ${MUTED}`}>{label}</dt>
+            <dd className="flex items-center justify-between gap-3">
+              {/* Wraps only at spaces (between the IBAN's groups); a word longer than the line still wraps. */}
+              <span className="min-w-0 font-mono break-words">{shown}</span>
               <CopyButton label={label} what={what} value={value} {...button} />
             </dd>
           </div>
