@@ -4,6 +4,7 @@ import { errorText } from "./lib/api.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { quoteKeys } from "./lib/query-keys.ts";
 import { CalculatorSide } from "./money/calculator-side.tsx";
+import { PriceList } from "./money/price-list.tsx";
 import { type Currency, type Fixed, type Quote, quoteQuery, type QuoteRequest, type Rates } from "./money/calls.ts";
 import { useHydrated } from "./ui/submit-button.tsx";
 
@@ -151,29 +152,16 @@ function Calculator({ currencies, initial, signedIn, quote: firstQuote, rates }:
 
       <div id="calc-error" role="alert" className={error ? "field-error" : undefined}>{error}</div>
 
-      <dl
+      <PriceList
+        price={shown}
+        sell={sell}
+        buy={buy}
+        last={fixed === "sell" ? { label: "They receive", side: "buy" } : { label: "You send", side: "sell" }}
         aria-live="polite"
         aria-atomic="true"
         aria-busy={loading || undefined}
-        className={`grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 rounded-lg bg-neutral-50 p-4 text-sm dark:bg-neutral-900 ${
-          loading ? "opacity-70" : ""
-        }`}
-      >
-        <dt className="text-neutral-600 dark:text-neutral-400">Mid-market rate</dt>
-        <dd className="text-right tabular-nums">{shown ? `1 ${sell} = ${shown.mid_rate} ${buy}` : "—"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Our rate</dt>
-        <dd className="text-right tabular-nums">{shown ? `1 ${sell} = ${shown.rate} ${buy}` : "—"}</dd>
-        <dt className="text-neutral-600 dark:text-neutral-400">Fee</dt>
-        <dd className="text-right tabular-nums">{shown ? `${shown.fee} ${shown.fee_currency}` : "—"}</dd>
-        <dt className="font-semibold">{fixed === "sell" ? "They receive" : "You send"}</dt>
-        <dd className="text-right text-base font-semibold tabular-nums">
-          {!shown
-            ? "—"
-            : fixed === "sell"
-            ? `${shown.buy_amount} ${shown.buy_currency}`
-            : `${shown.sell_amount} ${shown.sell_currency}`}
-        </dd>
-      </dl>
+        className={`rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900 ${loading ? "opacity-70" : ""}`}
+      />
 
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-xs text-neutral-600 dark:text-neutral-400">{ratesLine(rates)}</p>

@@ -86,7 +86,8 @@ export default function ColorModeToggle({ mode, forced }: { mode: ColorMode; for
       className="inline-flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-neutral-700 hover:bg-neutral-100 hover:text-neutral-900 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600 dark:text-neutral-200 dark:hover:bg-neutral-800 dark:hover:text-white"
     >
       <ModeIcon mode={current} />
-      <span>{LABEL[current]}</span>
+      {/* On a phone the icon alone (the button's name says the mode): the header must fit 360 px. */}
+      <span className="hidden sm:inline">{LABEL[current]}</span>
     </button>
   );
 }

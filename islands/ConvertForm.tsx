@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { errorText, statusOf } from "./lib/api.ts";
-import { addAmount, isPositive } from "./lib/amounts.ts";
+import { addAmount, exceeds, isPositive } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { balanceKeys } from "./lib/query-keys.ts";
@@ -17,6 +17,7 @@ import {
   type HeldQuote,
   holdConversionQuote,
 } from "./money/calls.ts";
+import { ConversionReceipt } from "./money/conversion-receipt.tsx";
 import { ConvertSide } from "./money/convert-side.tsx";
 import { quoteDeadline, useSecondsLeft } from "./money/countdown.ts";
 import { HeldQuotePanel } from "./money/held-quote.tsx";
@@ -36,6 +37,16 @@ export interface ConvertFormProps {
 
 export const QUOTE_EXPIRED = "This quote has expired. Get a new quote to convert.";
 const ENTER_AMOUNT = "Enter the amount to sell or the amount to receive.";
+
+/**
+ * Why an amount to sell is not offered a quote: it is more than the balance's available amount.
+ * The server refuses it too, when the conversion is executed (422 "Not enough ...").
+ */
+export function overBalance(currency: string, available: string | undefined): string {
+  return available === undefined || !isPositive(available)
+    ? `You have no ${currency} available to sell.`
+    : `That is more than your available ${available} ${currency}.`;
+}
 
 /** Currencies offered first as what to buy. */
 const USUAL_BUYS = ["EUR", "GBP", "USD"];
@@ -76,8 +87,11 @@ interface Asked {
  * The customer's conversion: choose what to sell and buy and an amount on either side, "Get a
  * quote" (POST account/conversions/quote), then "Confirm" before the countdown ends
  * (POST account/conversions with an Idempotency-Key that stays the same for the same quote).
- * Success toasts "Converted 100.00 GBP to 117.01 EUR" and resets the form; a 409 says the quote
- * expired and offers a new one; a 422 shows its text.
+ * The quote shows the calculator's full price (PriceList: mid-market rate, our rate, the markup in
+ * money, the fee). An amount to sell above the available balance is refused while it is typed, and
+ * a quote that would sell more than it (an amount to receive) is not offered.
+ * Success toasts "Converted 100.00 GBP to 117.01 EUR", resets the form and shows the receipt, with
+ * a link to the movement; a 409 says the quote expired and offers a new one; a 422 shows its text.
  *
  * Beside the form, the balances, from the page's balances query: after a conversion they change at
  * once by the amounts converted, then the query is read again from the server, which has the last
@@ -89,6 +103,7 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
   const balances = useQuery({ ...balancesQuery(accountRef), initialData: initialBalances });
   const [quote, setQuote] = useState<{ answer: HeldQuote; deadline: number } | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [receipt, setReceipt] = useState<Conversion | null>(null);
   const left = useSecondsLeft(quote?.deadline ?? null);
 
   const firstSell = defaultSell(initialBalances, currencies);
@@ -109,6 +124,7 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
       const text = `Converted ${c.sell_amount} ${c.sell_currency} to ${c.buy_amount} ${c.buy_currency}`;
       notify({ title: text, color: "success" });
       setDone(text);
+      setReceipt(c);
       setQuote(null);
       form.set("sellAmount", "");
       form.set("buyAmount", "");
@@ -116,6 +132,13 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     },
   });
   const { sell, buy, fixed, sellAmount, buyAmount } = form.values;
+  const availableOf = (code: string) => balances.data.find((b) => b.currency === code)?.available;
+  const available = availableOf(sell);
+  /** Checked while typing, against the balances query: an amount to sell above what is available. */
+  const tooMuch = fixed === "sell" && sellAmount.trim() !== "" &&
+      (available === undefined ? true : exceeds(sell, sellAmount, available))
+    ? overBalance(sell, available)
+    : null;
 
   /** Any change to what is asked drops the quote: it no longer says what would happen. */
   function change(values: Partial<Asked>) {
@@ -124,6 +147,7 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     confirmation.reset();
     setQuote(null);
     setDone(null);
+    setReceipt(null);
   }
 
   /** Both sides with the same currency make no sense: choosing the other side's currency swaps them. */
@@ -139,10 +163,21 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     setDone(null);
     confirmation.reset();
     if (!amount) return form.show({ amount: ENTER_AMOUNT });
+    if (tooMuch) return;
     setQuote(null);
+    setReceipt(null);
     const sentAt = Date.now();
     const result = await form.submit({ body: { sell_currency: sell, buy_currency: buy, amount, fixed } });
     if (!result.ok) return;
+    // An amount to receive is priced first: what it would sell may be more than is available.
+    const has = availableOf(result.answer.sell_currency);
+    if (has === undefined || exceeds(result.answer.sell_currency, result.answer.sell_amount, has)) {
+      return form.show({
+        amount: `It would sell ${result.answer.sell_amount} ${result.answer.sell_currency}. ${
+          overBalance(result.answer.sell_currency, has)
+        }`,
+      });
+    }
     form.set("sellAmount", result.answer.sell_amount);
     form.set("buyAmount", result.answer.buy_amount);
     setQuote({ answer: result.answer, deadline: quoteDeadline(sentAt, validitySeconds) });
@@ -162,7 +197,6 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     ? (statusOf(confirmation.error) === 409 ? QUOTE_EXPIRED : errorText(confirmation.error))
     : null;
   const fields = form.fields;
-  const available = balances.data.find((b) => b.currency === sell)?.available;
   const pending = form.submitting ? "quote" : confirmation.isPending ? "confirm" : null;
 
   return (
@@ -182,7 +216,7 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
               amountLabel="Amount to sell"
               amount={sellAmount}
               onAmount={typeSell}
-              amountError={fixed === "sell" ? fields.amount : undefined}
+              amountError={fixed === "sell" ? tooMuch ?? fields.amount : undefined}
               hint={available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`}
             />
             <ConvertSide
@@ -225,6 +259,11 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
               </SubmitButton>
             )}
         </form>
+        {receipt && (
+          <div className="mt-5">
+            <ConversionReceipt conversion={receipt} onDismiss={() => setReceipt(null)} />
+          </div>
+        )}
       </div>
       <aside className="card" aria-label="Your balances">
         <BalanceTable balances={balances.data} busy={balances.isFetching} status={refreshStatus(balances)} />

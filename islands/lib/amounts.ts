@@ -17,3 +17,14 @@ export function addAmount(currency: string, amount: string, delta: string, sign:
 
 /** Whether an amount is more than zero. */
 export const isPositive = (amount: string): boolean => /[1-9]/.test(amount);
+
+/**
+ * Whether `amount` is more than `available`, both in `currency`; false when either is unreadable
+ * (the server then names what is wrong with it).
+ */
+export function exceeds(currency: string, amount: string, available: string): boolean {
+  if (!isCurrency(currency)) return false;
+  const a = readAmount(currency, amount.trim()).minor;
+  const b = readAmount(currency, available).minor;
+  return a !== undefined && b !== undefined && a > b;
+}

@@ -1,11 +1,9 @@
 /**
- * The quote held for the customer: what they sell and receive, the rate and the fee, the seconds
- * left, and Confirm (or, once it has run out, "Get a new quote").
+ * The quote held for the customer: what they sell and receive, the rates, the markup and the fee
+ * (the calculator's PriceList), the seconds left, and Confirm (or, once it has run out, "Get a new quote").
  */
-import { Amount } from "../ui/amount.tsx";
 import type { HeldQuote } from "./calls.ts";
-
-const TERM = "text-neutral-600 dark:text-neutral-400";
+import { PriceList } from "./price-list.tsx";
 
 export function HeldQuotePanel({ quote, left, hydrated, pending, onConfirm, onCancel }: {
   quote: HeldQuote;
@@ -23,22 +21,16 @@ export function HeldQuotePanel({ quote, left, hydrated, pending, onConfirm, onCa
       className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900"
     >
       <h2 id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
-      <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
-        <dt className={TERM}>You sell</dt>
-        <dd className="text-right font-semibold">
-          <Amount amount={quote.sell_amount} currency={quote.sell_currency} />
-        </dd>
-        <dt className={TERM}>You receive</dt>
-        <dd className="text-right font-semibold">
-          <Amount amount={quote.buy_amount} currency={quote.buy_currency} />
-        </dd>
-        <dt className={TERM}>Rate</dt>
-        <dd className="text-right tabular-nums">{`1 ${quote.sell_currency} = ${quote.rate} ${quote.buy_currency}`}</dd>
-        <dt className={TERM}>Fee (included in what you sell)</dt>
-        <dd className="text-right">
-          <Amount amount={quote.fee} currency={quote.fee_currency} />
-        </dd>
-      </dl>
+      <PriceList
+        price={quote}
+        sell={quote.sell_currency}
+        buy={quote.buy_currency}
+        first={{ label: "You sell", side: "sell" }}
+        last={{ label: "You receive", side: "buy" }}
+      />
+      <p className="text-xs text-neutral-600 dark:text-neutral-400">
+        The fee and the markup are included in what you sell.
+      </p>
       <p
         aria-live="polite"
         aria-atomic="true"

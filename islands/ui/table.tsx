@@ -28,8 +28,14 @@ export function Table({ caption, columns, busy, className, children }: {
   className?: string;
   children: ReactNode;
 }) {
+  // `relative`: the screen-reader-only labels (absolutely placed) scroll with the table; otherwise
+  // those of a wide table's right-hand columns stick out of the box and widen the page on a phone.
   return (
-    <div className={`overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800 ${className ?? ""}`}>
+    <div
+      className={`relative overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800 ${
+        className ?? ""
+      }`}
+    >
       <table className="w-full text-left text-sm" aria-busy={busy || undefined}>
         {caption ? <caption className="sr-only">{caption}</caption> : null}
         <thead className="sticky top-0 bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">

@@ -37,6 +37,8 @@ export const quoteAnswer = z.object({
   buy_amount: amountText,
   mid_rate: rateText,
   rate: rateText,
+  /** What the rate's markup costs, in the sell currency (included in sell_amount, like the fee). */
+  markup: amountText,
   fee: amountText,
   fee_currency: currencyCode,
   expires_at: timestamp,
@@ -70,6 +72,8 @@ export const fundingDetails = z.object({
     bic: z.string(),
     sort_code: z.string(),
     account_number: z.string(),
+    /** Some of these are the built-in test details (COMPANY_BANK_* unset): money sent to them reaches nobody. */
+    test: z.boolean(),
   }),
 });
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
-import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
+import { ColorMode, Logo, MAIN_ID, Notifications, OnBehalf, SignOut, SkipLink } from "./parts.tsx";
 
 const STEPS = [
   { label: "Account", paths: ["/register"] },
@@ -16,6 +16,7 @@ export function RegisterLayout({ children }: { children: ReactNode }) {
   const current = STEPS.findIndex((s) => s.paths.includes(pathname));
   return (
     <div className="min-h-screen bg-neutral-50 dark:bg-neutral-950">
+      <SkipLink />
       <OnBehalf />
       <header className="mx-auto flex max-w-3xl items-center justify-between px-4 py-4">
         <Logo />
@@ -39,7 +40,7 @@ export function RegisterLayout({ children }: { children: ReactNode }) {
           ))}
         </ol>
       </nav>
-      <main className="mx-auto max-w-3xl px-4 py-8">
+      <main id={MAIN_ID} tabIndex={-1} className="mx-auto max-w-3xl px-4 py-8 outline-none">
         <div className="card">{children}</div>
       </main>
       <Notifications />

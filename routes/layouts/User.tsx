@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { type AccountRole, may, type Permission } from "../../lib/permissions.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import AvatarView from "../../islands/Avatar.tsx";
-import { ColorMode, Logo, Notifications, OnBehalf, SignOut } from "./parts.tsx";
+import { ColorMode, Logo, MAIN_ID, Notifications, OnBehalf, SignOut, SkipLink } from "./parts.tsx";
 
 interface NavItem {
   href: string;
@@ -49,7 +49,13 @@ export const CONSOLE_NAV: NavItem[] = [
 const isCurrent = (current: string, href: string) =>
   current === href || (current.startsWith(href + "/") && href !== "/account");
 
-function NavList({ label, items, current }: { label: string; items: NavItem[]; current: string }) {
+function NavList({ label, items, current, notBuilt }: {
+  label: string;
+  items: NavItem[];
+  current: string;
+  /** Paths of screens not built yet (routes/pages.tsx notBuilt): their links say "Coming soon". */
+  notBuilt: ReadonlySet<string>;
+}) {
   return (
     <nav aria-label={label} className="flex flex-col gap-1">
       <p className="px-3 pb-1 text-xs font-semibold uppercase tracking-wide text-neutral-600 dark:text-neutral-400">
@@ -63,11 +69,18 @@ function NavList({ label, items, current }: { label: string; items: NavItem[]; c
           aria-current={isCurrent(current, item.href) ? "page" : undefined}
         >
           {item.label}
+          {notBuilt.has(item.href) && (
+            <span className="ml-2 rounded-full bg-neutral-200 px-2 py-0.5 text-xs font-normal whitespace-nowrap text-neutral-700 dark:bg-neutral-800 dark:text-neutral-300">
+              Coming soon
+            </span>
+          )}
         </a>
       ))}
     </nav>
   );
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /** The account the page acts on, as the header shows it (server/accounts/current.ts). */
 export interface LayoutAccount {
@@ -103,7 +116,11 @@ function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
  * `account` is the account the page acts on (the customer's, or the one an administrator acts
  * for); links the role there may not use are left out.
  */
-export function UserLayout({ children, account }: { children: ReactNode; account?: LayoutAccount | null }) {
+export function UserLayout({ children, account, notBuilt = NONE }: {
+  children: ReactNode;
+  account?: LayoutAccount | null;
+  notBuilt?: ReadonlySet<string>;
+}) {
   const { user, path } = usePage();
   const current = path.split("?")[0];
   const isAdmin = user?.level === "Admin";
@@ -113,8 +130,8 @@ export function UserLayout({ children, account }: { children: ReactNode; account
   const showAccount = !isAdmin || current.startsWith("/account");
   const menus = (
     <div className="flex flex-col gap-6">
-      {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} />}
-      {showAccount && <NavList label="Account" items={accountNav} current={current} />}
+      {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} notBuilt={notBuilt} />}
+      {showAccount && <NavList label="Account" items={accountNav} current={current} notBuilt={notBuilt} />}
     </div>
   );
   // On a small screen the menu is one line, "Menu", that opens it (a <details>: keyboard and screen
@@ -125,6 +142,7 @@ export function UserLayout({ children, account }: { children: ReactNode; account
     .find((item) => isCurrent(current, item.href))?.label;
   return (
     <div className="flex min-h-screen flex-col" data-layout="user">
+      <SkipLink />
       <OnBehalf />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
         <div className="flex items-center gap-4 px-4 py-3">
@@ -170,7 +188,7 @@ export function UserLayout({ children, account }: { children: ReactNode; account
         <aside className="hidden border-neutral-200 p-4 md:block md:w-60 md:border-r dark:border-neutral-800">
           {menus}
         </aside>
-        <main className="flex-1 px-4 py-8 md:px-8">{children}</main>
+        <main id={MAIN_ID} tabIndex={-1} className="min-w-0 flex-1 px-4 py-8 outline-none md:px-8">{children}</main>
       </div>
       <Notifications />
     </div>

@@ -2,6 +2,24 @@ import type { ReactNode } from "react";
 import { usePage } from "../../server/render/page-context.ts";
 import { ColorModeToggle, NotificationQueue, OnBehalfBanner } from "../islands.ts";
 
+/** The id of every layout's <main>: the target of "Skip to content". */
+export const MAIN_ID = "main";
+
+/**
+ * "Skip to content": the first thing a keyboard reaches on every page, hidden until it has the
+ * focus, then shown over the page; it jumps past the header and the menus to the page's <main>.
+ */
+export function SkipLink() {
+  return (
+    <a
+      href={`#${MAIN_ID}`}
+      className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded-lg focus:bg-white focus:px-4 focus:py-2 focus:font-semibold focus:text-primary-800 focus:shadow-lg focus:outline-2 focus:outline-primary-600 dark:focus:bg-neutral-900 dark:focus:text-primary-300"
+    >
+      Skip to content
+    </a>
+  );
+}
+
 export function Logo() {
   return (
     <a href="/" className="flex items-center gap-2 text-lg font-bold tracking-tight">

@@ -75,31 +75,34 @@ export async function CalculatorPage(c: Context<AppEnv>) {
 /** A table of the account's latest movements (server-rendered: no script needed). */
 function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements>> }) {
   if (!items.length) return <p className="text-neutral-600 dark:text-neutral-400">No movements yet.</p>;
+  // On a phone the table scrolls in its own box, not the page.
   return (
-    <table className="w-full text-left text-sm">
-      <thead className="text-neutral-600 dark:text-neutral-400">
-        <tr>
-          <th scope="col" className="py-2 pr-4 font-medium">Date</th>
-          <th scope="col" className="py-2 pr-4 font-medium">What</th>
-          <th scope="col" className="py-2 text-right font-medium">Amount</th>
-        </tr>
-      </thead>
-      <tbody>
-        {items.map((m) => (
-          <tr key={m.id} className="border-t border-neutral-200 dark:border-neutral-800">
-            <td className="py-2 pr-4 whitespace-nowrap">{m.created_at.slice(0, 10)}</td>
-            <td className="py-2 pr-4">{m.description}</td>
-            <td
-              className={`py-2 text-right font-mono whitespace-nowrap ${
-                m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"
-              }`}
-            >
-              {m.amount.startsWith("-") ? m.amount : `+${m.amount}`} {m.currency}
-            </td>
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <thead className="text-neutral-600 dark:text-neutral-400">
+          <tr>
+            <th scope="col" className="py-2 pr-4 font-medium">Date</th>
+            <th scope="col" className="py-2 pr-4 font-medium">What</th>
+            <th scope="col" className="py-2 text-right font-medium">Amount</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {items.map((m) => (
+            <tr key={m.id} className="border-t border-neutral-200 dark:border-neutral-800">
+              <td className="py-2 pr-4 whitespace-nowrap">{m.created_at.slice(0, 10)}</td>
+              <td className="py-2 pr-4">{m.description}</td>
+              <td
+                className={`py-2 text-right font-mono whitespace-nowrap ${
+                  m.amount.startsWith("-") ? "" : "text-green-800 dark:text-green-400"
+                }`}
+              >
+                {m.amount.startsWith("-") ? m.amount : `+${m.amount}`} {m.currency}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -113,7 +116,8 @@ export async function DashboardPage(c: Context<AppEnv>) {
   return (
     <>
       <PageTitle lead={`${accountName} · account ${accountRef}`}>Hello, {customer.name}</PageTitle>
-      <div className="grid gap-6 lg:grid-cols-2">
+      {/* grid-cols-1 (minmax(0, 1fr)): a wide table scrolls in its card instead of widening the page. */}
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
         <section aria-labelledby="balances-heading" className="card">
           <h2 id="balances-heading" className="mb-4 text-lg font-semibold">Balances</h2>
           <Balances
@@ -177,7 +181,7 @@ export async function ConvertPage(c: Context<AppEnv>) {
     <>
       <PageTitle lead="Convert between your balances at a quoted rate.">Convert</PageTitle>
       {/* The form and, beside it, the balances it keeps up to date: one island for both. */}
-      <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <ConvertForm
           currencies={currencyList()}
           accountRef={accountRef}

@@ -32,6 +32,10 @@
  *   fixed=sell floors the buy amount (buy ≤ converted × rate < buy + 1 minor unit); fixed=buy
  *   ceils the sell amount (the converted amount × rate ≥ buy, and one minor unit less would not
  *   be enough).
+ * - The markup in money (`markup`, in the sell currency) is what the rate's markup costs the customer:
+ *   what is converted (sell_amount − fee), less what would have bought buy_amount at the printed mid
+ *   rate (markupOf). So the converted amount at mid + markup + fee = sell_amount, as a payment's
+ *   cost says it (server/payments/pricing.ts).
  * - Validity: expires_at = now + validityMs (QUOTE_VALIDITY_MS, 30 s, by default), ISO 8601 UTC.
  * - Errors are MoneyErrors with messages for the customer and `field` set: unknown currency
  *   ("sell"/"buy"), the same currency on both sides, fixed not "sell" or "buy", a malformed,
@@ -85,23 +89,27 @@ export interface Quote {
   fee_currency: string;
   /** The markup applied, in basis points. */
   bps: number;
+  /** What the markup costs, in sell minor units (markupOf). */
+  markup_minor: number;
   /** ISO 8601 UTC. */
   expires_at: string;
 }
 
-/** The fields of the GET quote answer. */
-export type QuoteAnswer = Pick<
-  Quote,
-  | "sell_currency"
-  | "buy_currency"
-  | "sell_amount"
-  | "buy_amount"
-  | "mid_rate"
-  | "rate"
-  | "fee"
-  | "fee_currency"
-  | "expires_at"
->;
+/** The fields of the GET quote answer; `markup` is markup_minor as a decimal string of the sell currency. */
+export type QuoteAnswer =
+  & { markup: string }
+  & Pick<
+    Quote,
+    | "sell_currency"
+    | "buy_currency"
+    | "sell_amount"
+    | "buy_amount"
+    | "mid_rate"
+    | "rate"
+    | "fee"
+    | "fee_currency"
+    | "expires_at"
+  >;
 
 /** A big.js constructor whose divisions round up (away from zero), for ceilings. */
 const Up = Big();
@@ -221,6 +229,7 @@ export function quote(input: QuoteInput): Quote {
     fee: formatAmount(sell, feeMinor),
     fee_currency: sell,
     bps,
+    markup_minor: markupOf(sellMinor - feeMinor, buyMinor, mid.toFixed(decimals), sell, buy),
     expires_at: new Date(now.getTime() + validityMs).toISOString(),
   };
 }
@@ -228,5 +237,36 @@ export function quote(input: QuoteInput): Quote {
 /** The GET quote answer: the public fields of a quote. */
 export function quoteAnswer(q: Quote): QuoteAnswer {
   const { sell_currency, buy_currency, sell_amount, buy_amount, mid_rate, rate, fee, fee_currency, expires_at } = q;
-  return { sell_currency, buy_currency, sell_amount, buy_amount, mid_rate, rate, fee, fee_currency, expires_at };
+  const markup = formatAmount(sell_currency, q.markup_minor);
+  return {
+    sell_currency,
+    buy_currency,
+    sell_amount,
+    buy_amount,
+    mid_rate,
+    rate,
+    markup,
+    fee,
+    fee_currency,
+    expires_at,
+  };
+}
+
+/**
+ * What converting `converted` (sell minor units) into `bought` (buy minor units) cost beyond the
+ * mid-market rate, in sell minor units: converted − bought ÷ mid, the quotient rounded half up.
+ * Never below zero: the customer rate (rounded down) is at most the printed mid rate (rounded to
+ * nearest), and the amount bought is rounded down. Exact, in integers: every payment's answer
+ * computes it, and decimal arithmetic cost more than the rest of the answer.
+ */
+export function markupOf(converted: number, bought: number, midRate: string, sell: string, buy: string): number {
+  const [whole, fraction = ""] = midRate.split(".");
+  // bought ÷ (mid × 10^shift) with mid = digits ÷ 10^fraction.length, as one fraction num ÷ den.
+  const shift = minorUnits(buy) - minorUnits(sell);
+  let num = BigInt(bought) * 10n ** BigInt(fraction.length);
+  let den = BigInt(whole + fraction);
+  if (shift >= 0) den *= 10n ** BigInt(shift);
+  else num *= 10n ** BigInt(-shift);
+  const atMid = (2n * num + den) / (2n * den);
+  return converted - Number(atMid);
 }

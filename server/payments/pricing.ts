@@ -15,10 +15,9 @@
  *   debited less the fee.
  */
 import { formatAmount, parseAmount } from "../money/amounts.ts";
-import { minorUnits } from "../money/currencies.ts";
 import { MoneyError } from "../money/errors.ts";
 import { feeFor, type FeeOverrides, type PricingPlan } from "../money/pricing.ts";
-import { quote } from "../money/quote.ts";
+import { markupOf, quote } from "../money/quote.ts";
 import type { RateTable } from "../money/rates.ts";
 
 /** Which side the customer fixes: what they send (fee included) or what the recipient receives. */
@@ -125,21 +124,5 @@ export function pricePayment(input: PaymentPriceInput): PaymentPrice {
   };
 }
 
-/**
- * What converting `converted` (sell minor units) into `bought` (buy minor units) cost beyond the
- * mid-market rate, in sell minor units: converted − bought ÷ mid, the quotient rounded half up.
- * Never below zero: the customer rate (rounded down) is at most the printed mid rate (rounded to
- * nearest), and the amount bought is rounded down. Exact, in integers: every payment's answer
- * computes it, and decimal arithmetic cost more than the rest of the answer.
- */
-export function markupOf(converted: number, bought: number, midRate: string, sell: string, buy: string): number {
-  const [whole, fraction = ""] = midRate.split(".");
-  // bought ÷ (mid × 10^shift) with mid = digits ÷ 10^fraction.length, as one fraction num ÷ den.
-  const shift = minorUnits(buy) - minorUnits(sell);
-  let num = BigInt(bought) * 10n ** BigInt(fraction.length);
-  let den = BigInt(whole + fraction);
-  if (shift >= 0) den *= 10n ** BigInt(shift);
-  else num *= 10n ** BigInt(-shift);
-  const atMid = (2n * num + den) / (2n * den);
-  return converted - Number(atMid);
-}
+// markupOf lives with the conversion quote, which shows the markup too; payments keep importing it from here.
+export { markupOf };

@@ -253,6 +253,8 @@ export function profileSchemas(today: Clock = () => new Date()) {
       }
     }, ALWAYS);
 
+  // Each label is the form's own (islands/PersonalProfileForm.tsx), so that an error names the field
+  // the customer sees: "Passport number is required", not the name of the column.
   const personalProfileSchema = z
     .object(
       {
@@ -260,12 +262,12 @@ export function profileSchemas(today: Clock = () => new Date()) {
         last: text("Last name", 100),
         dob: dateOfBirth(clock, `You must be ${MIN_AGE} or older to open an account.`),
         phone: phone("Phone number"),
-        identity: text("Identity document"),
+        identity: text("Passport number"),
         address: addressSchema,
         employment: text("Employment status", 100),
-        position: optionalText("Position", 100),
-        expected: amount("Expected annual volume", { positive: true }),
-        fundSource: text("Source of funds", 500),
+        position: optionalText("Job title", 100),
+        expected: amount("Expected annual amount you'll send", { positive: true }),
+        fundSource: text("Main source of funds", 500),
         source: list("Add at least one source of wealth.", "Source of wealth"),
         purpose: list("Add at least one purpose for the account.", "Purpose"),
         personal: answer("Say whether the account is for your personal use."),
@@ -282,7 +284,7 @@ export function profileSchemas(today: Clock = () => new Date()) {
       if (!isRecord(profile)) return;
       const employment = typeof profile.employment === "string" ? profile.employment.toLowerCase() : "";
       if (profile.position === "" && employment !== "" && !EMPLOYMENT_WITHOUT_POSITION.includes(employment)) {
-        ctx.addIssue({ code: "custom", path: ["position"], message: "Position is required." });
+        ctx.addIssue({ code: "custom", path: ["position"], message: "Job title is required." });
       }
       if (profile.agency === true && profile.agency_of === "") {
         ctx.addIssue({
@@ -317,8 +319,8 @@ export function profileSchemas(today: Clock = () => new Date()) {
       last: text("Last name", 100),
       dob: dateOfBirth(clock, `The contact person must be ${MIN_AGE} or older.`),
       phone: phone("Phone number"),
-      ubos: list("Add at least one ultimate beneficial owner.", "Beneficial owner name"),
-      directors: list("Add at least one director.", "Director name"),
+      ubos: list("Add at least one ultimate beneficial owner.", "Ultimate beneficial owner full name"),
+      directors: list("Add at least one director.", "Director full name"),
       purpose: list("Add at least one purpose for the account.", "Purpose"),
       discovery: optionalText("How you heard about us", 200),
       accountManager: optionalText("Account manager", 100),

@@ -14,6 +14,7 @@ export interface ApiQuote {
   buy_amount: string;
   mid_rate: string;
   rate: string;
+  markup: string;
   fee: string;
   fee_currency: string;
   expires_at: string;

@@ -27,6 +27,7 @@ const QUOTE_FIELDS = [
   "buy_amount",
   "mid_rate",
   "rate",
+  "markup",
   "fee",
   "fee_currency",
   "expires_at",
@@ -104,6 +105,10 @@ describe("GET quote for a visitor (the default plan)", () => {
     expect(q.rate).toBe(exact.round(6, Big.roundDown).toFixed(6));
     expect(q.buy_amount).toMatch(/^\d+\.\d{2}$/);
     expect(minorOf(q.buy_amount, 2)).toBe(bought(9_900n, q.rate, "GBP", "EUR"));
+    // The markup in money: what is converted less what buys the same euros at the mid rate.
+    const atMid = new Big(q.buy_amount).div(q.mid_rate).round(2, Big.roundHalfUp);
+    expect(q.markup).toBe(new Big("99.00").minus(atMid).toFixed(2));
+    expect(Number(q.markup)).toBeGreaterThan(0);
   });
 
   test("fixed=buy: the least sell amount whose conversion reaches the buy amount, plus the fee", async () => {

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { registerPages } from "../../routes/pages.tsx";
+import { notBuilt, PAGES, registerPages } from "../../routes/pages.tsx";
+import { ACCOUNT_NAV, CONSOLE_NAV } from "../../routes/layouts/User.tsx";
 import type { AppEnv } from "../../server/env.ts";
 import type { GuardName } from "../../lib/contracts/guards.ts";
 import { makeAdmin, makeUser, type TestApp, testApp } from "../helpers/app.ts";
@@ -153,6 +154,53 @@ describe("layouts", () => {
     t.signIn(null);
     const html = await (await get("/")).text();
     expect(html).toContain('aria-label="Site"');
+  });
+
+  test.each(
+    [
+      ["default", "/", null],
+      ["blank", "/calculator", null],
+      ["register", "/register", null],
+      ["user", "/account/security", makeUser],
+    ] as const,
+  )("the %s layout starts with 'Skip to content', to its <main id=\"main\">", async (_layout, path, who) => {
+    t.signIn(who ? who() : null);
+    const html = await (await get(path)).text();
+    const body = html.slice(html.indexOf("<body"));
+    // The first link or button of the page.
+    expect(/<(a|button)\b[^>]*>[^<]*/.exec(body)?.[0]).toMatch(/^<a href="#main"[^>]*>Skip to content$/);
+    expect(body).toMatch(/<main id="main"/);
+  });
+
+  test("the calculator's blank layout has a way home", async () => {
+    t.signIn(null);
+    expect(await (await get("/calculator")).text()).toMatch(/<header[^>]*>\s*<a href="\/"/);
+  });
+
+  test("the menus mark the links to screens not built yet 'Coming soon', and only those", async () => {
+    const soon = notBuilt();
+    // Derived from the rows: each renders ComingSoon, and a row given a real render drops out.
+    for (const path of soon) {
+      const page = PAGES.find((p) => p.path === path)!;
+      t.signIn(path.startsWith("/console") ? makeAdmin() : makeUser());
+      if (!path.includes(":")) expect(await (await get(path)).text()).toContain("Coming soon");
+      expect(notBuilt([{ ...page, render: () => "built" }]).size).toBe(0);
+    }
+    const linkText = (html: string, href: string) =>
+      new RegExp(`<a href="${href}" class="nav-link"[^>]*>(.*?)</a>`).exec(html)?.[1] ?? null;
+    t.signIn(makeAdmin());
+    const console = await (await get("/console/users")).text();
+    for (const item of CONSOLE_NAV) {
+      expect(linkText(console, item.href), item.href).toContain(item.label);
+      expect(linkText(console, item.href)!.includes("Coming soon"), item.href).toBe(soon.has(item.href));
+    }
+    // A screen of the account that needs no records of its own.
+    t.signIn(makeUser());
+    const account = await (await get([...soon].find((p) => p.startsWith("/account/")) ?? "/account/security")).text();
+    for (const item of ACCOUNT_NAV) {
+      expect(linkText(account, item.href)!.includes("Coming soon"), item.href).toBe(soon.has(item.href));
+    }
+    expect(soon.has("/account/balances")).toBe(false);
   });
 });
 

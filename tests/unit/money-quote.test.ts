@@ -55,6 +55,8 @@ describe("quotes on either side", () => {
       fee: "1.00",
       fee_currency: "GBP",
       bps: 150,
+      // 121.89 EUR at the mid rate would have cost 97.51 GBP: the markup cost 99.00 − 97.51.
+      markup_minor: 149,
       expires_at: "2026-11-22T12:00:30.000Z",
     });
   });
@@ -156,6 +158,7 @@ describe("quotes on either side", () => {
         "expires_at",
         "fee",
         "fee_currency",
+        "markup",
         "mid_rate",
         "rate",
         "sell_amount",

@@ -189,11 +189,11 @@ describe("required fields", () => {
       last: "Last name is required.",
       dob: "Date of birth is required.",
       phone: "Phone number is required.",
-      identity: "Identity document is required.",
+      identity: "Passport number is required.",
       address: "Address is required.",
       employment: "Employment status is required.",
-      expected: "Expected annual volume is required.",
-      fundSource: "Source of funds is required.",
+      expected: "Expected annual amount you'll send is required.",
+      fundSource: "Main source of funds is required.",
       source: "Add at least one source of wealth.",
       purpose: "Add at least one purpose for the account.",
       personal: "Say whether the account is for your personal use.",
@@ -233,7 +233,7 @@ describe("required fields", () => {
   });
 
   test("the position may be empty only for someone not in work", () => {
-    expectFieldError(personal({ position: "" }), "position", "Position is required.");
+    expectFieldError(personal({ position: "" }), "position", "Job title is required.");
     expect(personal({ employment: "Retired", position: "" }).ok).toBe(true);
   });
 
@@ -415,7 +415,7 @@ describe("lists, agency, amounts and website", () => {
   });
 
   test("list entries are trimmed and may not be blank", () => {
-    expectFieldError(business({ directors: ["Grace Hopper", "  "] }), "directors.1", "Director name is required.");
+    expectFieldError(business({ directors: ["Grace Hopper", "  "] }), "directors.1", "Director full name is required.");
     const result = business({ directors: ["  Grace   Hopper "] });
     expect(result.ok && result.profile.directors).toEqual(["Grace Hopper"]);
   });
@@ -446,14 +446,18 @@ describe("lists, agency, amounts and website", () => {
     expectFieldError(
       personal({ expected: "lots" }),
       "expected",
-      "Expected annual volume must be an amount such as 50000.",
+      "Expected annual amount you'll send must be an amount such as 50000.",
     );
     expectFieldError(
       personal({ expected: "-5" }),
       "expected",
-      "Expected annual volume must be an amount such as 50000.",
+      "Expected annual amount you'll send must be an amount such as 50000.",
     );
-    expectFieldError(personal({ expected: "0" }), "expected", "Expected annual volume must be more than 0.");
+    expectFieldError(
+      personal({ expected: "0" }),
+      "expected",
+      "Expected annual amount you'll send must be more than 0.",
+    );
     expect(business({ turnover: "0" }).ok).toBe(true);
     expect(normaliseAmount("1,234,567.5")).toBe("1234567.50");
     expect(normaliseAmount("007")).toBe("7");

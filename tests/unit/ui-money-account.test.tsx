@@ -28,6 +28,7 @@ const QUOTE = {
   buy_amount: "117.01",
   mid_rate: "1.181900",
   rate: "1.182000",
+  markup: "0.14",
   fee: "1.00",
   fee_currency: "GBP",
   // The server's clock: far from this test's, which must not matter.
@@ -43,6 +44,7 @@ const CONVERSION = {
   buy_amount: "117.01",
   rate: "1.182000",
   fee: "1.00",
+  fee_currency: "GBP",
   transfer_id: 31,
   created_at: "2026-11-22T10:00:05.000Z",
 };
@@ -183,6 +185,74 @@ describe("ConvertForm", () => {
     expect(screen.getByText("Available: 150.00 GBP")).toBeTruthy();
   });
 
+  test("the quote shows the full price: the mid-market rate, our rate, the markup in money and the fee", async () => {
+    fakeApi(() => [200, { body: QUOTE }]);
+    await quoted();
+    const quote = within(screen.getByRole("region", { name: "Your quote" }));
+    const terms = quote.getAllByRole("term").map((t) => t.textContent);
+    expect(terms).toEqual(["You sell", "Mid-market rate", "Our rate", "Our markup on the rate", "Fee", "You receive"]);
+    expect(quote.getByText("1 GBP = 1.181900 EUR")).toBeTruthy();
+    expect(quote.getByText("0.14 GBP")).toBeTruthy();
+  });
+
+  test("an amount to sell above the available balance is refused while typing, and not sent", async () => {
+    const calls = fakeApi(() => [200, { body: QUOTE }]);
+    render(<ConvertForm {...PROPS} />);
+    await settle();
+    const amount = screen.getByLabelText("Amount to sell");
+    fireEvent.change(amount, { target: { value: "250.00" } });
+    expect(amount.getAttribute("aria-invalid")).not.toBe("true");
+    fireEvent.change(amount, { target: { value: "250.01" } });
+    expect(screen.getByText("That is more than your available 250.00 GBP.")).toBeTruthy();
+    expect(amount.getAttribute("aria-invalid")).toBe("true");
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(calls).toEqual([]);
+    // A currency not held at all.
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "USD" } });
+    fireEvent.change(amount, { target: { value: "1.00" } });
+    expect(screen.getByText("You have no USD available to sell.")).toBeTruthy();
+  });
+
+  test("an amount to receive whose price sells more than is available is not offered a quote", async () => {
+    fakeApi(() => [200, { body: { ...QUOTE, sell_amount: "300.00", buy_amount: "350.00" } }]);
+    render(<ConvertForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount to receive"), { target: { value: "350.00" } });
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(screen.queryByRole("region", { name: "Your quote" })).toBeNull();
+    expect(screen.getAllByText("It would sell 300.00 GBP. That is more than your available 250.00 GBP.").length)
+      .toBeGreaterThan(0);
+  });
+
+  test("a confirmed conversion shows its receipt, with a link to its movement", async () => {
+    fakeApi((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return [200, { body: AFTER }];
+    });
+    await quoted();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    const receipt = within(screen.getByRole("region", { name: "Conversion receipt" }));
+    const rows = receipt.getAllByRole("term").map((t) => `${t.textContent}: ${t.nextElementSibling?.textContent}`);
+    expect(rows.slice(0, 5)).toEqual([
+      "Reference: Conversion 9",
+      "You sold: 100.00 GBP",
+      "You received: 117.01 EUR",
+      "Rate: 1 GBP = 1.182000 EUR",
+      "Fee (included in what you sold): 1.00 GBP",
+    ]);
+    expect(rows[5]).toMatch(/^Time: 22 Nov 2026, \d\d:\d\d:05$/);
+    expect(receipt.getByRole("link", { name: "See the movement" }).getAttribute("href")).toBe(
+      "/account/transactions/31",
+    );
+    // Typing a new amount starts a new conversion: the receipt goes.
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "10.00" } });
+    expect(screen.queryByRole("region", { name: "Conversion receipt" })).toBeNull();
+  });
+
   test("a 409 says the quote expired and offers a new one", async () => {
     fakeApi((
       call,
@@ -303,6 +373,7 @@ const FUNDING: NonNullable<BalancesProps["funding"]> = {
     bic: "NWBKGB2L",
     sort_code: "60-16-13",
     account_number: "31926819",
+    test: false,
   },
 };
 
@@ -323,7 +394,7 @@ describe("Balances", () => {
     expect(rows).toEqual(["CurrencyAvailableHeld", "GBP250.0010.00", "JPY150000"]);
     expect(screen.getByRole("heading", { name: "How to add money" })).toBeTruthy();
     expect(screen.getByText("P1234567")).toBeTruthy();
-    expect(screen.getByText("GB29NWBK60161331926819")).toBeTruthy();
+    expect(screen.getByText("GB29 NWBK 6016 1331 9268 19")).toBeTruthy();
     expect(screen.getByText("60-16-13")).toBeTruthy();
   });
 
@@ -414,5 +485,38 @@ describe("Balances", () => {
     await settle();
     expect(writeText).toHaveBeenCalledWith("P1234567");
     expect(screen.getByText("Reference copied.")).toBeTruthy();
+  });
+
+  test("every bank detail has a copy button; the IBAN shows in groups of four and copies without spaces", async () => {
+    const writeText = vi.fn(() => Promise.resolve());
+    vi.stubGlobal("navigator", { ...navigator, clipboard: { writeText } });
+    render(<Balances accountRef="P1234567" balances={[]} funding={FUNDING} />);
+    await settle();
+    for (const what of ["the bank's name", "the account name", "the IBAN", "the BIC", "the sort code"]) {
+      expect(screen.getByRole("button", { name: `Copy ${what}` })).toBeTruthy();
+    }
+    expect(screen.getByText("GB29 NWBK 6016 1331 9268 19")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Copy the IBAN" }));
+    await settle();
+    expect(writeText).toHaveBeenCalledWith("GB29NWBK60161331926819");
+    expect(screen.getByText("IBAN copied.")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Copy the account number" }));
+    await settle();
+    expect(writeText).toHaveBeenLastCalledWith("31926819");
+  });
+
+  test("the built-in test details are marked as such, in words for the customer and without settings' names", () => {
+    const { container } = render(
+      <Balances
+        accountRef="P1234567"
+        balances={[]}
+        funding={{ ...FUNDING, bank: { ...FUNDING.bank, test: true } }}
+      />,
+    );
+    expect(screen.getByText("These are test bank details.")).toBeTruthy();
+    expect(container.textContent).not.toMatch(/COMPANY_BANK|production|set /i);
+    cleanup();
+    render(<Balances accountRef="P1234567" balances={[]} funding={FUNDING} />);
+    expect(screen.queryByText("These are test bank details.")).toBeNull();
   });
 });

@@ -37,6 +37,7 @@ function priced(q: Record<string, string>): Quote {
     buy_amount: buy.toFixed(2),
     mid_rate: "1.171200",
     rate: "1.170000",
+    markup: "0.14",
     fee: "1.00",
     fee_currency: q.sell,
     expires_at: "2026-11-22T10:00:30.000Z",
