@@ -372,6 +372,20 @@ export function expectStatus(res: ClientResponse, status: number): void {
   expect(res.status, `${res.status} ${res.text.slice(0, 500)}`).toBe(status);
 }
 
+/**
+ * A wrong code or link refused on the page where it was typed (decision 039): a 422 naming the
+ * token, saying what was wrong and how many tries this address has left before a 15-minute block.
+ */
+export function expectRefusedWithTriesLeft(res: ClientResponse, what: string, left: number): void {
+  expectStatus(res, 422);
+  const tries = left === 0
+    ? "That was the last try for now: try again in 15 minutes."
+    : `${left} ${left === 1 ? "try" : "tries"} left.`;
+  expect(res.json.error).toBe(`${what} ${tries}`);
+  expect(res.json.fields).toEqual({ token: `${what} ${tries}` });
+  expect(res.json.redirect).toBeUndefined();
+}
+
 /** The newest email to an address, or a failure naming the address. */
 export async function mailTo(db: Database, to: string) {
   const email = await latestEmail(db, to);
