@@ -408,6 +408,15 @@ export async function emailedToken(
   return { link, token };
 }
 
+/** The 6-digit code of the newest validation email to an address: the one on a line of its own. */
+export async function emailedValidationCode(db: Database, to: string): Promise<string> {
+  const email = await mailTo(db, to);
+  expect(email.template).toBe("email-validation");
+  const code = /^\s*(\d{6})\s*$/m.exec(email.text)?.[1];
+  if (!code) throw new Error(`No 6-digit code in the validation email to ${to}:\n${email.text}`);
+  return code;
+}
+
 /** The newest 6-digit sign-in code emailed to an address. */
 export async function emailedCode(db: Database, to: string): Promise<string> {
   const email = await mailTo(db, to);
