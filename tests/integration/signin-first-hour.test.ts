@@ -69,7 +69,7 @@ describe("a mistyped second-factor code", () => {
 });
 
 describe("a 401 is a session that is really gone, for the server as for the browser", () => {
-  test("a signed-in browser whose password is refused is signed out: the home page shows Sign in and no Sign out", async ({ app, customer }) => {
+  test("a signed-in browser whose password is refused is signed out: the home page shows Sign in and no Sign out", async ({ customer }) => {
     expect(words((await customer.client.get("/")).text)).toContain("Sign out");
     const refused = await customer.client.post("auth/login", { email: customer.email, password: "not the password" });
     expectStatus(refused, 401);
@@ -169,7 +169,7 @@ describe("the validation email's 6-digit code", () => {
     expectRefusedWithTriesLeft(await late.client.post("validation/validate", { token: lateCode }), WRONG_CODE, 4);
   });
 
-  test("/verify says where the email went once, and asks for the code", async ({ app, unverified }) => {
+  test("/verify says where the email went once, and asks for the code", async ({ unverified }) => {
     const page = await unverified.client.get("/verify");
     expectStatus(page, 200);
     const text = words(page.text);
@@ -233,7 +233,7 @@ describe("the home page", () => {
     expect(after).not.toContain(customer.email);
   });
 
-  test("a customer with an open account is shown the way to it, not the Sign in form", async ({ app, customer }) => {
+  test("a customer with an open account is shown the way to it, not the Sign in form", async ({ customer }) => {
     await completeOnboarding(customer);
     const page = await customer.client.get("/");
     const text = words(page.text);
