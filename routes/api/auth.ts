@@ -33,6 +33,7 @@ function deps(c: Context<AppEnv>): SignInDeps {
     secretBox,
     now,
     publicUrl: c.get("config").publicUrl,
+    supportEmail: c.get("config").supportEmail,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   ForgotForm,
   IdentityCheck,
   LoginForm,
+  PasswordSettings,
   PersonalProfileForm,
   RegisterForm,
   SecondFactorForm,
@@ -154,6 +155,7 @@ export async function IdentityPage(c: Context<AppEnv>) {
         provider={provider}
         status={check?.status ?? "none"}
         comment={check?.moderationComment ?? null}
+        supportEmail={c.get("config").supportEmail}
       />
     </>
   );
@@ -179,6 +181,9 @@ export async function SecurityPage(c: Context<AppEnv>) {
     <section className="max-w-2xl">
       <PageTitle lead="How you prove it is you when you sign in.">Sign-in and security</PageTitle>
       <div className="card">
+        <PasswordSettings />
+      </div>
+      <div className="card mt-6">
         <TotpSettings enabled={enabled} email={user.username} />
       </div>
     </section>

@@ -89,6 +89,6 @@ export async function resetPassword(
     to: user.username,
     userId: user.id,
     template: "password-changed",
-    rendered: passwordChanged({}),
+    rendered: passwordChanged({ how: "reset", supportEmail: deps.supportEmail }),
   });
 }

@@ -41,7 +41,7 @@ async function tellOwnerOfPause(deps: SignInDeps, user: UserRow, guessed: "passw
     to: user.username,
     userId: user.id,
     template: "sign-in-paused",
-    rendered: signInPaused({ guessed, link }),
+    rendered: signInPaused({ guessed, link, supportEmail: deps.supportEmail }),
   });
 }
 

@@ -23,6 +23,7 @@ const db = await testDatabase();
 const TOKEN = "Qk3v_9xZ-long-random-token-of-the-kind-randomToken-makes";
 const LINK = `http://localhost:8000/verify?token=${TOKEN}`;
 const CODE = "048213";
+const SUPPORT = "help@portal.example";
 const RESET = `http://localhost:8000/forgot?token=${TOKEN}&username=ada%40example.com`;
 
 const config = (overrides: Partial<Config> = {}) => ({
@@ -91,7 +92,7 @@ describe("templates", () => {
     ["email-validation", emailValidation({ name: "Ada", link: LINK, code: CODE })],
     ["second-factor-code", secondFactorCode({ code: "042917" })],
     ["password-reset", passwordReset({ link: RESET, token: TOKEN })],
-    ["password-changed", passwordChanged({})],
+    ["password-changed", passwordChanged({ supportEmail: SUPPORT })],
     ["account-opened", accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" })],
   ];
 
@@ -133,7 +134,7 @@ describe("templates", () => {
   });
 
   test("the password-changed notice says every session ended", async () => {
-    const { text } = await renderBoth(passwordChanged({}));
+    const { text } = await renderBoth(passwordChanged({ supportEmail: SUPPORT }));
     expect(text).toContain("every session was signed out");
   });
 
@@ -193,7 +194,7 @@ describe("without SMTP_URL", () => {
     await mailer.send({
       to: "code@example.com",
       template: "password-changed",
-      rendered: passwordChanged({}),
+      rendered: passwordChanged({ supportEmail: SUPPORT }),
       logHint: "see /console",
     });
     expect(log).toHaveLength(2);
@@ -292,7 +293,7 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     const result = await mailer.send({
       to: "down@example.com",
       template: "password-changed",
-      rendered: passwordChanged({}),
+      rendered: passwordChanged({ supportEmail: SUPPORT }),
     });
     expect(result.status).toBe("failed");
     expect((await latestEmail(db, "down@example.com"))?.error).toMatch(/ECONNREFUSED|refused/i);
