@@ -45,7 +45,7 @@ function PasswordSettings() {
     <section aria-labelledby="password-title" className="space-y-4">
       <h2 id="password-title" className="text-lg font-semibold">Password</h2>
       <Status>{done}</Status>
-      <form ref={formRef} method="post" onSubmit={submit} className="space-y-4" aria-label="Change your password">
+      <form ref={formRef} method="post" onSubmit={submit} className="space-y-4" aria-label="Change the password">
         <p className="text-neutral-700 dark:text-neutral-300">
           Changing it signs you out everywhere else. We email you to say it changed.
         </p>

@@ -212,8 +212,7 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
               {/* The server's SVG of the otpauth:// address (our own markup, no text of the user's in it). */}
               <div
                 role="img"
-                aria-label="QR code of the key, to scan with your authenticator app"
-                data-testid="totp-qr"
+                aria-label="QR code to scan with your authenticator app"
                 className="size-48 rounded-md bg-white p-1"
                 dangerouslySetInnerHTML={{ __html: newKey.qr_code_svg }}
               />

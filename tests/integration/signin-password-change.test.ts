@@ -109,7 +109,7 @@ describe("changing the password", () => {
   test("the security page has the form", async ({ customer }) => {
     const page = await customer.client.get("/account/security");
     expectStatus(page, 200);
-    expect(page.text).toContain('aria-label="Change your password"');
+    expect(page.text).toContain('aria-label="Change the password"');
     expect(page.text).toContain('name="current_password"');
   });
 });
