@@ -99,11 +99,14 @@ function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
           {email
             ? (
               <>
-                We sent a link and a 6-digit code to <strong className="break-all">{email}</strong>.
+                We sent a link and a 6-digit code to{" "}
+                <strong className="break-all">{email}</strong>. Open the link to confirm your email address, or type the
+                code here.
               </>
             )
-            : "We sent you a link and a 6-digit code by email."}{" "}
-          Open the link to confirm your email address, or type the code here.
+            // The code is only ever checked for the person of this browser (decision 039): here,
+            // where nobody is known, the link is the way.
+            : "We sent you a link and a 6-digit code by email. Open the link to confirm your email address, or paste it here. The code works in the browser where you opened your account."}
         </p>
         <FormAlert
           error={check.error}
