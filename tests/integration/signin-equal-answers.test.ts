@@ -168,9 +168,8 @@ describe("registering", () => {
       expect(page.status).toBe(200);
       // Said once (issue 15), by the form, with the address.
       expect(page.text.split("We sent a link").length - 1).toBe(1);
-      expect(page.text).toMatch(
-        new RegExp(`We sent a link and a 6-digit code to <strong[^>]*>${email.toLowerCase()}<`),
-      );
+      const words = page.text.replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
+      expect(words).toContain(`We sent a link and a 6-digit code to ${email.toLowerCase()}.`);
       // A typed code is refused alike: the existing address's registration names nobody whose code it could be.
       expectRefusedWithTriesLeft(
         await client.post("validation/validate", { token: "123456" }),
