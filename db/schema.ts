@@ -109,7 +109,8 @@ export const sessions = sqliteTable("sessions", {
 export const verifications = sqliteTable("verifications", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  purpose: text("purpose", { enum: ["email-validation", "password-reset", "second-factor"] }).notNull(),
+  purpose: text("purpose", { enum: ["email-validation", "email-validation-code", "password-reset", "second-factor"] })
+    .notNull(),
   secretHash: text("secret_hash").notNull(),
   expiresAt: time("expires_at").notNull(),
   usedAt: time("used_at"),

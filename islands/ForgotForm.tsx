@@ -1,9 +1,9 @@
 import { type FormEvent, useState } from "react";
 import { askPasswordReset, resetPassword } from "./auth/calls.ts";
-import { BAD_CREDENTIALS, LINK, NewPasswordFields, textOf } from "./auth/fields.tsx";
+import { LINK, NewPasswordFields, textOf } from "./auth/fields.tsx";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
-import { FormAlert, Status } from "./ui/alert.tsx";
+import { Alert, FormAlert, Status } from "./ui/alert.tsx";
 import { TextField } from "./ui/field.tsx";
 import { SubmitButton } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
@@ -12,21 +12,30 @@ export interface ForgotFormProps {
   /** From the emailed link: its token and the account's address. Both, or the request form. */
   token?: string | null;
   username?: string | null;
+  /** The page was opened from a link that no longer works: say so, and offer a new one. */
+  expired?: boolean;
 }
 
 const EXPIRED = "This link has expired or was already used.";
+const NEW_LINK = "Send yourself a new link: it is valid for one hour.";
 const CHANGED = "Password changed. Sign in with your new password.";
 
 /**
  * A forgotten password. Without a link: the address (POST auth/forgot {username}), answered with
  * the same message whether or not an account exists. From the link: a new password, typed twice
- * (POST auth/forgot/reset {username, token, password}); the API layer then goes to '/'.
+ * (POST auth/forgot/reset {username, token, password}); the API layer then goes to '/'. A link
+ * that no longer works (on opening, or refused with a 422 naming `token`) offers a new one.
  */
-function ForgotForm({ token = null, username = null }: ForgotFormProps) {
-  return token && username ? <ResetForm token={token} username={username} /> : <RequestForm />;
+function ForgotForm({ token = null, username = null, expired = false }: ForgotFormProps) {
+  // A link refused on submit (used meanwhile, or expired while the password was typed) turns the
+  // page into the offer of a new one, as a link refused on opening does (decision 039).
+  const [refused, setRefused] = useState(expired);
+  return token && username && !refused
+    ? <ResetForm token={token} username={username} onExpired={() => setRefused(true)} />
+    : <RequestForm expired={refused} username={username} />;
 }
 
-function RequestForm() {
+function RequestForm({ expired, username }: { expired: boolean; username: string | null }) {
   const form = useForm({ call: askPasswordReset });
   const [sentTo, setSentTo] = useState<string | null>(null);
 
@@ -55,9 +64,13 @@ function RequestForm() {
       {sentTo === null
         ? (
           <form method="post" onSubmit={request} className="space-y-4" aria-label="Forgotten password">
-            <p className="text-neutral-700 dark:text-neutral-300">
-              Enter the email address of your account and we will send you a link to choose a new password.
-            </p>
+            {expired
+              ? <Alert title={EXPIRED}>{NEW_LINK}</Alert>
+              : (
+                <p className="text-neutral-700 dark:text-neutral-300">
+                  Enter the email address of your account and we will send you a link to choose a new password.
+                </p>
+              )}
             <FormAlert error={form.error} fields={form.fields} shown={["username"]} />
             <TextField
               id="forgot-email"
@@ -65,9 +78,12 @@ function RequestForm() {
               name="email"
               type="email"
               autoComplete="username"
+              defaultValue={username ?? undefined}
               error={form.fields.username}
             />
-            <SubmitButton pending={form.submitting} pendingLabel="Sending…">Send me a link</SubmitButton>
+            <SubmitButton pending={form.submitting} pendingLabel="Sending…">
+              {expired ? "Send me a new link" : "Send me a link"}
+            </SubmitButton>
             <p className="text-sm">
               <a href="/" className={LINK}>Back to sign in</a>
             </p>
@@ -83,12 +99,8 @@ function RequestForm() {
   );
 }
 
-function ResetForm({ token, username }: { token: string; username: string }) {
-  const form = useForm({
-    call: resetPassword,
-    navigates: true,
-    errorText: (failure) => failure.status === 401 ? BAD_CREDENTIALS : failure.error,
-  });
+function ResetForm({ token, username, onExpired }: { token: string; username: string; onExpired: () => void }) {
+  const form = useForm({ call: resetPassword, navigates: true });
   const [changed, setChanged] = useState(false);
 
   async function reset(event: FormEvent<HTMLFormElement>) {
@@ -100,8 +112,8 @@ function ResetForm({ token, username }: { token: string; username: string }) {
     if (result.ok) {
       setChanged(true);
       notify({ title: CHANGED, color: "success" });
-    } else if (result.failure?.status === 401) {
-      notify({ title: BAD_CREDENTIALS, description: EXPIRED, color: "error" });
+    } else if (result.failure?.fields?.token) {
+      onExpired();
     }
   }
 
@@ -113,18 +125,7 @@ function ResetForm({ token, username }: { token: string; username: string }) {
       </p>
       {/* For password managers: the account the new password belongs to. */}
       <input type="text" name="username" autoComplete="username" value={username} readOnly hidden />
-      <FormAlert
-        error={form.error}
-        detail={form.error === BAD_CREDENTIALS
-          ? (
-            <>
-              {EXPIRED} <a href="/forgot" className={LINK}>Ask for a new link</a>.
-            </>
-          )
-          : undefined}
-        fields={form.fields}
-        shown={["password", "confirm"]}
-      />
+      <FormAlert error={form.error} fields={form.fields} shown={["password", "confirm"]} />
       <NewPasswordFields idPrefix="reset" label="New password" errors={form.fields} />
       <SubmitButton pending={form.submitting} pendingLabel="Saving…">Change my password</SubmitButton>
       <Status>{changed ? CHANGED : null}</Status>

@@ -15,6 +15,8 @@ export interface IdentityCheckProps {
   status: IdentityStatus;
   /** The provider's comment on a "retry" (what to fix) or a "rejected" review. */
   comment?: string | null;
+  /** Where to write to us (SUPPORT_EMAIL), named when the check is refused. */
+  supportEmail?: string | null;
 }
 
 export const STILL_IN_PROGRESS =
@@ -52,7 +54,7 @@ function outcomeOf(review: { isSuccess: boolean; error: unknown }, current: Iden
  * record a review (clearly marked: nobody checks anything). With Sumsub: its WebSDK in the page.
  * Either way, sumsub/confirm (the review query, asked when the customer acts) then says the result.
  */
-function IdentityCheck({ provider, status: initialStatus, comment }: IdentityCheckProps) {
+function IdentityCheck({ provider, status: initialStatus, comment, supportEmail = null }: IdentityCheckProps) {
   // What the SDK said meanwhile (pending), or an error of its own; the review's answer comes first.
   const [sdk, setSdk] = useState<{ status?: IdentityStatus; error?: string }>({});
   const review = useQuery({
@@ -86,7 +88,7 @@ function IdentityCheck({ provider, status: initialStatus, comment }: IdentityChe
     <div className="flex flex-col gap-4" aria-busy={busy || undefined}>
       {/* Always on the page, so a screen reader announces each new state. */}
       <div aria-live="polite" className="flex flex-col gap-4">
-        <StatusBox status={status} note={note} />
+        <StatusBox status={status} note={note} supportEmail={supportEmail} />
         {info ? <Alert live={false} tone={status === "approved" ? "success" : "info"}>{info}</Alert> : null}
       </div>
       {error ? <Alert>{error}</Alert> : null}

@@ -16,7 +16,8 @@ export interface SecondFactorFormProps {
 
 /**
  * The second step of signing in: the 6-digit code (POST challenge {token}); the API layer follows
- * the redirect to /auth. A new code can be emailed (POST challenge/resend), also to a user with an
+ * the redirect to /auth. A wrong code is refused under the field with the tries left (a 422), and
+ * the person stays here (decision 039); a 401 means the session is gone, and goes home. A new code can be emailed (POST challenge/resend), also to a user with an
  * authenticator app, whose button then reads "Email me a code instead".
  */
 function SecondFactorForm({ method, email }: SecondFactorFormProps) {

@@ -31,8 +31,8 @@ function proofOf(data: FormData): Proof | null {
 
 /**
  * The authenticator app setting. Off: "Set up" asks for the password, then for a new key (POST
- * account/totp/setup {password}), shown as text and as an otpauth:// link (no QR code: no library
- * for it), then the app's code turns it on (POST account/totp/enable {secret, code}). On: "Turn
+ * account/totp/setup {password}), shown as a QR code (an SVG the server drew), as text and as an
+ * otpauth:// link, then the app's code turns it on (POST account/totp/enable {secret, code}). On: "Turn
  * off" asks for the password or a current code from the app (DELETE account/totp {password} or
  * {code}).
  */
@@ -206,9 +206,16 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
           <ol className="list-decimal space-y-4 pl-5 text-neutral-700 dark:text-neutral-300">
             <li className="space-y-2">
               <p>
-                Add this key to your authenticator app, or{" "}
+                Scan this code with your authenticator app, or add the key below by hand, or{" "}
                 <a href={newKey.uri} className={LINK}>open in your authenticator app</a>.
               </p>
+              {/* The server's SVG of the otpauth:// address (our own markup, no text of the user's in it). */}
+              <div
+                role="img"
+                aria-label="QR code to scan with your authenticator app"
+                className="size-48 rounded-md bg-white p-1"
+                dangerouslySetInnerHTML={{ __html: newKey.qr_code_svg }}
+              />
               <div className="flex flex-wrap items-center gap-2">
                 <code
                   aria-label="Key"

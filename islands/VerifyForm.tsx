@@ -31,8 +31,8 @@ export function tokenFrom(text: string): string {
 
 /**
  * Confirms the email address (POST validation/validate {token}). Opened from the emailed link, it
- * sends the token at once and shows its progress; otherwise the token (or the whole link) can be
- * pasted. The API layer follows the redirect to /register-personal or /register-business. A
+ * sends the token at once and shows its progress; otherwise the emailed 6-digit code (or the whole
+ * link) can be typed. A wrong one is refused here with the tries left (decision 039). The API layer follows the redirect to /register-personal or /register-business. A
  * signed-in user can ask for a new link (POST validation/resend).
  */
 function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
@@ -99,10 +99,14 @@ function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
           {email
             ? (
               <>
-                We sent a link to <strong className="break-all">{email}</strong>.
+                We sent a link and a 6-digit code to{" "}
+                <strong className="break-all">{email}</strong>. Open the link to confirm your email address, or type the
+                code here.
               </>
             )
-            : "We sent you a link by email."} Open it to confirm your email address, or paste it here.
+            // The code is only ever checked for the person of this browser (decision 039): here,
+            // where nobody is known, the link is the way.
+            : "We sent you a link and a 6-digit code by email. Open the link to confirm your email address, or paste it here. The code works in the browser where you opened your account."}
         </p>
         <FormAlert
           error={check.error}
@@ -112,7 +116,7 @@ function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
         />
         <TextField
           id="verify-token"
-          label="Link or code from the email"
+          label="Code from the email (or its link)"
           name="token"
           type="text"
           autoComplete="off"

@@ -148,8 +148,10 @@ export const PAGES: PageRoute[] = [
   {
     path: "/",
     title: "International payments and currency exchange",
+    // Visitors get the kept page; someone signed in is never served it (page-cache.ts), and sees
+    // where to go next instead of the Sign in form (decision 039).
     publicCache: { shows: [] },
-    render: () => <Home />,
+    render: (c) => <Home user={c.get("user")} />,
   },
   { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },

@@ -84,11 +84,20 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: env.TRUST_PROXY === "1" || env.TRUST_PROXY === "true",
     quoteValiditySeconds: positiveNumber(env.QUOTE_VALIDITY_SECONDS, 30, "QUOTE_VALIDITY_SECONDS"),
     ratesUrl: env.RATES_URL || undefined,
-    supportEmail: env.SUPPORT_EMAIL || "support@portal.localhost",
+    supportEmail: env.SUPPORT_EMAIL || defaultSupportEmail(env.PUBLIC_URL),
     receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
     companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
   };
+}
+
+/**
+ * Where customers write to us when SUPPORT_EMAIL is not set: support@ the portal's own host, the
+ * address a customer would guess (support@portal.localhost on a developer's machine).
+ */
+function defaultSupportEmail(publicUrl: string | undefined): string {
+  const host = publicUrl && !isLocalAddress(publicUrl) ? new URL(publicUrl).hostname : null;
+  return `support@${host ? host.replace(/^www\./, "") : "portal.localhost"}`;
 }
 
 function positiveNumber(value: string | undefined, fallback: number, name: string): number {

@@ -16,6 +16,7 @@ export const resendSecondFactor = call<typeof auth.resendCode>("POST", "/challen
 export const startTotp = call<typeof security.startAuthenticator>("POST", "/account/totp/setup");
 export const enableTotp = call<typeof security.enableAuthenticator>("POST", "/account/totp/enable");
 export const disableTotp = call<typeof security.disableAuthenticator>("DELETE", "/account/totp");
+export const changePassword = call<typeof security.changePassword>("POST", "/account/password");
 
 /** A new authenticator key, not in use until a code from the app confirms it. */
 export type NewTotpKey = AnswerOf<typeof security.startAuthenticator>;

@@ -9,7 +9,12 @@ const message = {
   approved: "Your identity is verified.",
 } as const;
 
-export function StatusBox({ status, note }: { status: IdentityStatus; note: string | null }) {
+export function StatusBox({ status, note, supportEmail }: {
+  status: IdentityStatus;
+  note: string | null;
+  /** Where to write to us (SUPPORT_EMAIL), named where the refusal says to contact us. */
+  supportEmail?: string | null;
+}) {
   if (status === "retry") {
     return (
       <Alert live={false} tone="warning" title="Please try again">
@@ -22,7 +27,16 @@ export function StatusBox({ status, note }: { status: IdentityStatus; note: stri
     return (
       <Alert live={false} tone="error" title="We could not verify your identity">
         {note ? <p>{note}</p> : null}
-        <p className={note ? "mt-1" : undefined}>Please contact support if you think this is a mistake.</p>
+        <p className={note ? "mt-1" : undefined}>
+          If you think this is a mistake, write to us
+          {supportEmail
+            ? (
+              <>
+                {" "}at <a href={`mailto:${supportEmail}`} className="font-semibold underline">{supportEmail}</a>
+              </>
+            )
+            : null}.
+        </p>
       </Alert>
     );
   }

@@ -1,7 +1,8 @@
-/** The signed-in user's own sign-in settings: the authenticator app (TOTP, decision 007). */
+/** The signed-in user's own sign-in settings: the password, and the authenticator app (TOTP, decision 007). */
 import { z } from "zod";
 import { text } from "./common.ts";
 import { defineCall } from "./define.ts";
+import { newPassword } from "./auth.ts";
 import { sessionUser } from "./session-user.ts";
 
 const SIGNED_IN = ["loggedin", "secondfactor"] as const;
@@ -35,11 +36,13 @@ export const itIsYou = z.object({
 export const startAuthenticator = defineCall({
   method: "POST",
   path: "/account/totp/setup",
-  summary: "A new authenticator key and its otpauth:// address, not in use until a code from it is given. " +
+  summary: "A new authenticator key, its otpauth:// address and that address as a QR code (SVG), not in use " +
+    "until a code from it is given. " +
     "Asks for the password, or the current code of the app in use (422 naming the field when wrong).",
   guards: SIGNED_IN,
   body: itIsYou,
-  answer: z.object({ secret: z.string(), uri: z.string() }),
+  /** `qr_code_svg`: the otpauth:// address as a QR code, an SVG drawn by the server. */
+  answer: z.object({ secret: z.string(), uri: z.string(), qr_code_svg: z.string() }),
 });
 
 export const enableAuthenticator = defineCall({
@@ -69,4 +72,24 @@ export const disableAuthenticator = defineCall({
   guards: SIGNED_IN,
   body: itIsYou,
   answer: sessionUser,
+});
+
+/** The current password typed to change it: a wrong one is a 422 naming this field. */
+const currentPassword = text({
+  label: "Your current password",
+  max: 1000,
+  secret: true,
+  missing: "Enter your current password.",
+  wrong: "Enter your current password.",
+  tooLong: "Enter your current password.",
+});
+
+export const changePassword = defineCall({
+  method: "POST",
+  path: "/account/password",
+  summary: "Changes the password with the current one (422 naming `current_password` when wrong, with the tries " +
+    "left; 429 after 5 wrong ones in 15 minutes). Every other session of the user ends; this one stays.",
+  guards: SIGNED_IN,
+  body: z.object({ current_password: currentPassword, password: newPassword }),
+  answer: z.object({ ok: z.literal(true), other_sessions_ended: z.number().int() }),
 });

@@ -33,6 +33,7 @@ function deps(c: Context<AppEnv>): SignInDeps {
     secretBox,
     now,
     publicUrl: c.get("config").publicUrl,
+    supportEmail: c.get("config").supportEmail,
   };
 }
 
@@ -83,18 +84,18 @@ route(auth, calls.resendValidation, async (c) => {
 
 route(auth, calls.validateEmail, async (c, { body }) => {
   const signedIn = c.get("user");
+  const { sessions, secretBox, now } = c.get("services");
+  const registration = await registrationOf(c, secretBox, now());
   const userId = await validateEmail(
     deps(c),
     body.token,
-    signedIn ? { userId: signedIn.id } : { address: clientAddress(c) },
+    signedIn ? { userId: signedIn.id } : { address: clientAddress(c), registered: registration?.userId ?? null },
   );
-  // Opening the emailed token proves control of the mailbox, as an emailed code would: in the
-  // browser that registered this user (or signed in as them), it signs them in past the second
-  // factor, with a fresh session token. A registration of an address that had an account names no
-  // user, so it never signs anyone in (decision 023).
-  const { sessions, secretBox, now } = c.get("services");
+  // Opening the emailed link, or typing its code, proves control of the mailbox, as an emailed
+  // second-factor code would: in the browser that registered this user (or signed in as them), it
+  // signs them in past the second factor, with a fresh session token. A registration of an address
+  // that had an account names no user, so it never signs anyone in (decision 023).
   const session = c.get("session");
-  const registration = await registrationOf(c, secretBox, now());
   const secondFactor = session?.userId === userId || (!signedIn && registration?.userId === userId);
   if (secondFactor) {
     c.set("session", session ? await sessions.rotate(c, session, true) : await sessions.start(c, userId, true));

@@ -20,7 +20,7 @@ export const onboarding = new Hono<AppEnv>();
 
 route(onboarding, calls.saveProfile, async (c, { body }) => {
   const customer = customerOf(c);
-  await saveProfile(c.get("db"), customer, body, now(c));
+  await saveProfile(c.get("db"), customer, body, now(c), c.get("config").supportEmail);
   return reply(await sessionSummary(c.get("db"), customer.id, customer.secondFactor), { redirect: "/identity" });
 });
 
@@ -40,7 +40,7 @@ route(onboarding, calls.answerSandbox, async (c, { body }) => {
 route(onboarding, calls.confirmIdentity, async (c) => {
   const customer = customerOf(c);
   const { identity, mailer } = c.get("services");
-  await confirmIdentity(c.get("db"), identity, customer.id, now(c));
+  await confirmIdentity(c.get("db"), identity, customer.id, now(c), c.get("config").supportEmail);
   await openAtOnceIfEligible({ db: c.get("db"), mailer }, customer.id, now(c));
   return reply(await sessionSummary(c.get("db"), customer.id, customer.secondFactor), { redirect: "/auth" });
 });

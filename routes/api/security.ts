@@ -3,12 +3,13 @@ import type { Context } from "hono";
 import * as calls from "../../lib/contracts/security.ts";
 import { disableAuthenticator, enableAuthenticator, newAuthenticatorKey } from "../../server/auth/authenticator.ts";
 import { confirmItIsYou } from "../../server/auth/it-is-you.ts";
+import { changePassword } from "../../server/auth/password-change.ts";
 import { sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
 
 /**
- * The authenticator app (TOTP): enrol with a key and a first code, or turn it off; setting up and
+ * The password, changed with the current one (the other sessions end). The authenticator app (TOTP): enrol with a key and a first code, or turn it off; setting up and
  * turning off first ask for the password or a current code (decision 023).
  */
 
@@ -23,9 +24,21 @@ const itIsYouDeps = (c: Context<AppEnv>) => {
   return { db: c.get("db"), limiter, secretBox, now };
 };
 
+route(security, calls.changePassword, async (c, { body }) => {
+  const { limiter, sessions, mailer } = c.get("services");
+  const ended = await changePassword(
+    { db: c.get("db"), limiter, sessions, mailer, supportEmail: c.get("config").supportEmail },
+    c.get("user")!.id,
+    // Every signed-in request has its session (server/auth/session.ts); null only where none is kept.
+    c.get("session")?.id ?? null,
+    body,
+  );
+  return { ok: true, other_sessions_ended: ended } as const;
+});
+
 route(security, calls.startAuthenticator, async (c, { body }) => {
   await confirmItIsYou(itIsYouDeps(c), c.get("user")!.id, body);
-  return newAuthenticatorKey(c.get("user")!.username);
+  return await newAuthenticatorKey(c.get("user")!.username);
 });
 
 route(security, calls.enableAuthenticator, async (c, { body }) => {

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { customerOf } from "../../server/accounts/current.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
+import { resetLinkWorks } from "../../server/auth/password-reset.ts";
 import { registrationOf } from "../../server/auth/registration-cookie.ts";
 import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -12,6 +13,7 @@ import {
   ForgotForm,
   IdentityCheck,
   LoginForm,
+  PasswordSettings,
   PersonalProfileForm,
   RegisterForm,
   SecondFactorForm,
@@ -48,15 +50,23 @@ export async function SetupPage(c: Context<AppEnv>) {
   );
 }
 
-export function ForgotPage(c: Context<AppEnv>) {
+export async function ForgotPage(c: Context<AppEnv>) {
   const token = c.req.query("token") ?? null;
+  const username = c.req.query("username") ?? null;
+  // A used or expired link says so at once, with the offer of a new one (decision 039).
+  const expired = !!token && !(username && await resetLinkWorks(
+    { db: c.get("db"), verifications: c.get("services").verifications },
+    username,
+    token,
+  ));
+  const choosing = !!token && !expired;
   return (
     <section className="mx-auto max-w-md">
-      <PageTitle lead={token ? "Choose a new password." : "We will email you a link to choose a new password."}>
+      <PageTitle lead={choosing ? "Choose a new password." : "We will email you a link to choose a new password."}>
         Forgotten password
       </PageTitle>
       <div className="card">
-        <ForgotForm token={token} username={c.req.query("username") ?? null} />
+        <ForgotForm token={choosing ? token : null} username={username} expired={expired} />
       </div>
     </section>
   );
@@ -94,9 +104,8 @@ export async function VerifyPage(c: Context<AppEnv>) {
   const email = user?.username ?? (await registrationOf(c, secretBox, now()))?.email ?? null;
   return (
     <>
-      <PageTitle lead={email ? `We sent a link to ${email}. Open it, or paste its code here.` : undefined}>
-        Verify your email
-      </PageTitle>
+      {/* Where the email went is said once, by the form (issue 15). */}
+      <PageTitle>Verify your email</PageTitle>
       {/* signedIn: this browser may ask for a new link, through its session or its registration. */}
       <VerifyForm token={c.req.query("token") ?? null} email={email} signedIn={!!email} />
     </>
@@ -146,6 +155,7 @@ export async function IdentityPage(c: Context<AppEnv>) {
         provider={provider}
         status={check?.status ?? "none"}
         comment={check?.moderationComment ?? null}
+        supportEmail={c.get("config").supportEmail}
       />
     </>
   );
@@ -171,6 +181,9 @@ export async function SecurityPage(c: Context<AppEnv>) {
     <section className="max-w-2xl">
       <PageTitle lead="How you prove it is you when you sign in.">Sign-in and security</PageTitle>
       <div className="card">
+        <PasswordSettings />
+      </div>
+      <div className="card mt-6">
         <TotpSettings enabled={enabled} email={user.username} />
       </div>
     </section>

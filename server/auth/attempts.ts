@@ -1,6 +1,6 @@
 import { ACCOUNT_PAUSED, BAD_CREDENTIALS, TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
 import { afterAnswer } from "../background.ts";
-import { TooMany, Unauthenticated } from "../errors.ts";
+import { InvalidInput, TooMany, Unauthenticated } from "../errors.ts";
 import { FAILURES_PER_ACCOUNT, FAILURES_PER_SOURCE, type Limit, type RateLimiter } from "./rate-limit.ts";
 
 /**
@@ -14,12 +14,16 @@ export async function checkWithinLimit<T>(
   key: string,
   limit: Limit,
   check: () => Promise<T | null>,
-  /** What a wrong one is: 'Bad credentials' at sign-in; a 422 naming the field where the person is signed in. */
-  wrong: () => Error = () => new Unauthenticated(BAD_CREDENTIALS),
+  /**
+   * What a wrong one is: 'Bad credentials' at sign-in; a 422 naming the field where the person is
+   * signed in, which may say how many tries are `left` before the limit (decision 039).
+   */
+  wrong: (left: number) => Error = () => new Unauthenticated(BAD_CREDENTIALS),
 ): Promise<T> {
-  if (!(await limiter.claim(key, limit))) throw new TooMany(TOO_MANY_ATTEMPTS);
+  const claimed = await limiter.attempt(key, limit);
+  if (!claimed.allowed) throw new TooMany(TOO_MANY_ATTEMPTS);
   const passed = await check();
-  if (passed === null) throw wrong();
+  if (passed === null) throw wrong(claimed.left);
   await limiter.clear(key);
   return passed;
 }
@@ -60,21 +64,40 @@ export async function checkFromSource<T>(
   limiter: RateLimiter,
   from: AttemptFrom,
   check: () => Promise<T | null>,
-  /** What a wrong one is: 'Bad credentials' (SPEC.md section 8) unless the caller says otherwise. */
-  wrong: () => Error = () => new Unauthenticated(BAD_CREDENTIALS),
+  /**
+   * What a wrong one is: 'Bad credentials' (SPEC.md section 8) unless the caller says otherwise; a
+   * wrong code is a refusal on the same page with the tries this address has `left` (decision 039).
+   */
+  wrong: (left: number) => Error = () => new Unauthenticated(BAD_CREDENTIALS),
 ): Promise<T> {
   const pair = sourceKey(from.account, from.address);
-  if (!(await limiter.claim(pair, FAILURES_PER_SOURCE))) throw new TooMany(TOO_MANY_ATTEMPTS);
+  const claimed = await limiter.attempt(pair, FAILURES_PER_SOURCE);
+  if (!claimed.allowed) throw new TooMany(TOO_MANY_ATTEMPTS);
   const account = await limiter.attempt(from.account, FAILURES_PER_ACCOUNT);
   if (!account.allowed && !from.knownDevice) throw new TooMany(ACCOUNT_PAUSED);
   const passed = await check();
   if (passed === null) {
     if (account.blocks && from.onPause) afterAnswer("sign-in paused notice", from.onPause);
-    throw wrong();
+    throw wrong(claimed.left);
   }
   await limiter.clear(pair);
   if (account.allowed) await limiter.clear(from.account);
   return passed;
+}
+
+/**
+ * A wrong code, refused on the page where it was typed (decision 039): a 422 naming the field, with
+ * the tries left before the limit pauses this address for 15 minutes. Not a 401: the person is
+ * still who their session says, and a typo must not sign them out.
+ */
+export function wrongCode(field: string, left: number, what = "That code is not right."): InvalidInput {
+  return new InvalidInput(`${what} ${triesLeft(left)}`, field);
+}
+
+/** "4 tries left." … "1 try left." … after the last, when the next one may be made. */
+export function triesLeft(left: number): string {
+  if (left === 0) return "That was the last try for now: try again in 15 minutes.";
+  return `${left} ${left === 1 ? "try" : "tries"} left.`;
 }
 
 /** Forgets an account's counts, from every address (after its owner proved themselves with the emailed link). */

@@ -16,5 +16,7 @@ export interface SignInDeps {
   secretBox: SecretBox;
   /** The portal's address, for the links in emails. */
   publicUrl: string;
+  /** Where customers write to us (SUPPORT_EMAIL), named in the emails that tell of a change they may not have made. */
+  supportEmail: string;
   now: () => number;
 }

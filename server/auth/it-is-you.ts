@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { InvalidInput } from "../errors.ts";
-import { checkWithinLimit } from "./attempts.ts";
+import { checkWithinLimit, triesLeft } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
 import type { SecretBox } from "./encryption.ts";
 import { verifyPassword } from "./password.ts";
@@ -11,7 +11,8 @@ import { findUser } from "./users.ts";
  * Asks a signed-in person again who they are before their second factor changes (decision 023):
  * their password, or a current code from the authenticator app in use. A signed-in browser left
  * unattended is not enough to take the app away or put another in its place. A wrong answer is a
- * 422 naming the field: the person stays signed in. At most 5 wrong ones in 15 minutes.
+ * 422 naming the field, with the tries left (decision 039): the person stays signed in. At most 5
+ * wrong ones in 15 minutes.
  */
 export async function confirmItIsYou(
   deps: { db: Database; limiter: RateLimiter; secretBox: SecretBox; now: () => number },
@@ -31,6 +32,10 @@ export async function confirmItIsYou(
         : await authenticatorAccepts(deps, user, (proof.code ?? "").replace(/\s+/g, ""));
       return confirmed ? user : null;
     },
-    () => new InvalidInput(field === "password" ? "That password is not right." : "That code is not right.", field),
+    (left) =>
+      new InvalidInput(
+        `${field === "password" ? "That password is not right." : "That code is not right."} ${triesLeft(left)}`,
+        field,
+      ),
   );
 }

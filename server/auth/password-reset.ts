@@ -1,4 +1,5 @@
 import { afterAnswer } from "../background.ts";
+import { InvalidInput } from "../errors.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
@@ -44,8 +45,27 @@ export async function issueResetLink(deps: SignInDeps, user: Pick<UserRow, "id" 
 }
 
 /**
+ * What a reset link that no longer works says, on /forgot with the offer of a new one (decision
+ * 039): not 'Bad credentials', which sent the person home with nothing to do.
+ */
+export const RESET_LINK_EXPIRED = "This link has expired or was already used.";
+
+/**
+ * Whether a reset link would still work, without using it: /forgot says at once that it is used or
+ * expired, before a new password is typed. The same answer for an unknown address.
+ */
+export async function resetLinkWorks(
+  deps: Pick<SignInDeps, "db" | "verifications">,
+  typedUsername: string,
+  token: string,
+): Promise<boolean> {
+  const user = await findUserByUsername(deps.db, normalizeUsername(typedUsername));
+  return !!user && await deps.verifications.isLive("password-reset", token, user.id);
+}
+
+/**
  * Sets a new password with the emailed token. Wrong tokens are limited per address and account
- * (FAILURES_PER_SOURCE), never for the account as a whole: someone else's guesses must not stop
+ * (FAILURES_PER_SOURCE), never for the account as a whole; a wrong one is a 422 naming `token`: someone else's guesses must not stop
  * the owner's link (decision 023). Every session of the user ends: whoever knew the old password is
  * out; every block and pause of the user's sign-in is lifted.
  */
@@ -61,7 +81,7 @@ export async function resetPassword(
     // Checked against the named user, so a mistyped username does not use up the real owner's link.
     const ownerId = user ? await deps.verifications.consume("password-reset", input.token, user.id) : null;
     return user && ownerId === user.id ? user : null;
-  });
+  }, () => new InvalidInput(RESET_LINK_EXPIRED, "token"));
   await setPasswordHash(deps.db, user.id, await hashPassword(input.password));
   await deps.sessions.endAll(user.id);
   await forgetFailures(deps, user);
@@ -69,6 +89,6 @@ export async function resetPassword(
     to: user.username,
     userId: user.id,
     template: "password-changed",
-    rendered: passwordChanged({}),
+    rendered: passwordChanged({ how: "reset", supportEmail: deps.supportEmail }),
   });
 }

@@ -55,9 +55,10 @@ export class RateLimiter {
 
   /**
    * `claim`, also telling whether this very attempt started the block (it was the `max`-th): the
-   * moment to tell someone, once.
+   * moment to tell someone, once; and how many more attempts the window allows after this one
+   * (`left`, 0 once blocked), for "That code is not right: 4 tries left" (decision 039).
    */
-  async attempt(key: string, limit: Limit): Promise<{ allowed: boolean; blocks: boolean }> {
+  async attempt(key: string, limit: Limit): Promise<{ allowed: boolean; blocks: boolean; left: number }> {
     const now = this.now();
     const blockedNow = sql`(${rateLimits.blockedUntil} IS NOT NULL AND ${rateLimits.blockedUntil} > ${now})`;
     const startsAgain = sql`(CASE WHEN ${rateLimits.blockedUntil} IS NULL
@@ -82,7 +83,11 @@ export class RateLimiter {
         },
       })
       .returning({ count: rateLimits.count });
-    return { allowed: row.count <= limit.max, blocks: row.count === limit.max };
+    return {
+      allowed: row.count <= limit.max,
+      blocks: row.count === limit.max,
+      left: Math.max(0, limit.max - row.count),
+    };
   }
 
   /** Forgets every attempt of a key (after a success). */

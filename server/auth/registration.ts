@@ -4,7 +4,7 @@ import type { register } from "../../lib/contracts/auth.ts";
 import { afterAnswer } from "../background.ts";
 import { Conflict, Unauthenticated } from "../errors.ts";
 import { emailValidation, registrationAttempt } from "../mail/index.ts";
-import { checkWithinLimit, spendWithinLimit } from "./attempts.ts";
+import { checkWithinLimit, spendWithinLimit, wrongCode } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
 import { REGISTRATIONS_PER_ADDRESS, RESENDS_PER_USER, TOKEN_FAILURES } from "./rate-limit.ts";
@@ -13,15 +13,18 @@ import { findUser, findUserByUsername, markValidated, type UserRow } from "./use
 
 /** Registering a customer and confirming their email address (SPEC.md section 3, decision 023). */
 
-/** Emails a new validation link; the link opens /verify with the token. */
+/**
+ * Emails a new validation link and its 6-digit code (decision 039): the link opens /verify with the
+ * token; the code is typed there, in the browser that registered or is signed in.
+ */
 async function sendValidation(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<void> {
-  const secret = await deps.verifications.issue(user.id, "email-validation");
-  const link = `${deps.publicUrl}/verify?token=${encodeURIComponent(secret)}`;
+  const { token, code } = await deps.verifications.issueLinkAndCode(user.id);
+  const link = `${deps.publicUrl}/verify?token=${encodeURIComponent(token)}`;
   await deps.mailer.send({
     to: user.username,
     userId: user.id,
     template: "email-validation",
-    rendered: emailValidation({ link, token: secret }),
+    rendered: emailValidation({ link, code }),
   });
 }
 
@@ -125,22 +128,42 @@ export async function resendValidation(deps: SignInDeps, userId: number): Promis
   await sendValidation(deps, user);
 }
 
+/** Six digits, spaces allowed ("123 456"): the emailed code, not a link's token. */
+const SHORT_CODE = /^\d{6}$/;
+
 /**
- * Confirms an email address with its emailed token and answers whose it is. Wrong tokens count
- * against the signed-in user when there is one, else against the address they come from.
+ * Confirms an email address with its emailed link token or 6-digit code and answers whose it is.
+ * A code is checked only for the user it can belong to: the signed-in one, or the one this
+ * browser registered (`registered`); a registration of an address that had an account names
+ * nobody, so its code is never right, as an unknown one. Wrong ones count against the signed-in
+ * user when there is one, else against the address they come from, and are refused on the page
+ * with the tries left (decision 039). Using the link retires the code, and the code the link.
  */
 export async function validateEmail(
   deps: SignInDeps,
-  token: string,
-  from: { userId: number } | { address: string },
+  typed: string,
+  from: { userId: number } | { address: string; registered: number | null },
 ): Promise<number> {
   const key = "userId" in from ? `validate:user:${from.userId}` : `validate:address:${from.address}`;
+  const code = typed.replace(/\s+/g, "");
+  const isCode = SHORT_CODE.test(code);
+  const owner = "userId" in from ? from.userId : from.registered;
   const userId = await checkWithinLimit(
     deps.limiter,
     key,
     TOKEN_FAILURES,
-    () => deps.verifications.consume("email-validation", token),
+    async () => {
+      if (!isCode) return await deps.verifications.consume("email-validation", typed);
+      // Nobody to check for: the same look-up for no user (ids start at 1), so that the answer
+      // takes the same time as for a new registration's wrong code (decision 023).
+      return await deps.verifications.consume("email-validation-code", code, owner ?? 0);
+    },
+    (left) => wrongCode("token", left, isCode ? "That code is not right." : EXPIRED_LINK),
   );
+  await deps.verifications.retire(userId, ["email-validation", "email-validation-code"]);
   await markValidated(deps.db, userId);
   return userId;
 }
+
+/** A validation link that no longer works. */
+export const EXPIRED_LINK = "This link has expired or was already used: ask for a new one.";

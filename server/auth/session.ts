@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
+import { deleteCookie } from "hono/cookie";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
 import type { AppEnv } from "../env.ts";
@@ -28,6 +29,14 @@ export function sessionLayer(resolve: SessionResolver): MiddlewareHandler<AppEnv
     // Acting on behalf starts only once the administrator has passed the second factor.
     c.set("onBehalf", user?.level === "Admin" && user.secondFactor ? await onBehalfOf(c.get("db"), user.id) : null);
     await next();
+    // Any 401 clears the session (SPEC.md section 8): the client forgets its user on a 401
+    // (islands/lib/api.ts), so the server ends the session too and the next page agrees with it
+    // (no "Sign out" beside the Sign in form). A wrong code is not a 401 (decision 039).
+    const session = c.get("session");
+    if (c.res.status === 401 && session) {
+      await c.get("services").sessions.end(c, session);
+      deleteCookie(c, "user", { path: "/" });
+    }
   };
 }
 

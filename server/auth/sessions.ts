@@ -103,11 +103,15 @@ export class SessionStore {
     deleteCookie(c, SESSION_COOKIE, { path: "/", secure: this.options.secureCookies });
   }
 
-  /** Ends every session of a user (after a password reset), or every other one. */
-  async endAll(userId: number, except?: string): Promise<void> {
-    await this.db.delete(sessions).where(
+  /**
+   * Ends every session of a user (after a password reset), or every other one (after a password
+   * change); answers how many ended.
+   */
+  async endAll(userId: number, except?: string): Promise<number> {
+    const ended = await this.db.delete(sessions).where(
       except ? and(eq(sessions.userId, userId), ne(sessions.id, except)) : eq(sessions.userId, userId),
-    );
+    ).returning({ id: sessions.id });
+    return ended.length;
   }
 
   /** Removes expired sessions (run now and then). */

@@ -1,7 +1,7 @@
 import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
 import { Unauthenticated } from "../errors.ts";
 import { secondFactorCode, signInPaused } from "../mail/index.ts";
-import { checkFromSource, forgetAccount, spendWithinLimit } from "./attempts.ts";
+import { checkFromSource, forgetAccount, spendWithinLimit, wrongCode } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
 import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
@@ -41,7 +41,7 @@ async function tellOwnerOfPause(deps: SignInDeps, user: UserRow, guessed: "passw
     to: user.username,
     userId: user.id,
     template: "sign-in-paused",
-    rendered: signInPaused({ guessed, link }),
+    rendered: signInPaused({ guessed, link, supportEmail: deps.supportEmail }),
   });
 }
 
@@ -71,7 +71,8 @@ export async function signInWithPassword(
 
 /**
  * Checks a second-factor code of a signed-in user under the same limits: the authenticator's when
- * they have one, else, or failing that, the emailed one.
+ * they have one, else, or failing that, the emailed one. A wrong one is refused on the page with
+ * the tries left (a 422 naming `token`), not a 401: the session is still theirs (decision 039).
  */
 export async function passSecondFactor(
   deps: SignInDeps,
@@ -91,7 +92,7 @@ export async function passSecondFactor(
     if (!user) return null;
     if (await authenticatorAccepts(deps, user, code)) return user;
     return (await deps.verifications.consume("second-factor", code, user.id)) === null ? null : user;
-  });
+  }, (left) => wrongCode("token", left));
 }
 
 /** Forgets every failed login and code of a user, from everywhere (after a password reset). */

@@ -1,13 +1,21 @@
-import { and, desc, eq, gt, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { verifications } from "../../db/schema.ts";
 import { randomCode, randomToken, sha256Hex } from "./tokens.ts";
 
-/** The one engine for emailed or typed secrets, by purpose (STYLE.md: Epic Stack). */
-export type Purpose = "email-validation" | "password-reset" | "second-factor";
+/**
+ * The one engine for emailed or typed secrets, by purpose (STYLE.md: Epic Stack). The validation
+ * email carries a link and a 6-digit code (`email-validation-code`, decision 039): either confirms
+ * the address, and using one retires the other.
+ */
+export type Purpose = "email-validation" | "email-validation-code" | "password-reset" | "second-factor";
+
+/** Short codes: only ever looked up for their user, whose id their hash binds. */
+const BOUND_TO_USER: ReadonlySet<Purpose> = new Set(["second-factor", "email-validation-code"]);
 
 export const VALID_FOR_MS: Record<Purpose, number> = {
   "email-validation": 24 * 60 * 60 * 1000,
+  "email-validation-code": 24 * 60 * 60 * 1000,
   "password-reset": 60 * 60 * 1000,
   "second-factor": 10 * 60 * 1000,
 };
@@ -20,22 +28,67 @@ export class Verifications {
    * working. Links carry 256-bit tokens; the second-factor code is 6 digits, bound to its user.
    */
   async issue(userId: number, purpose: Purpose): Promise<string> {
-    const secret = purpose === "second-factor" ? randomCode() : randomToken();
+    const [secret] = await this.issueTogether(userId, [purpose]);
+    return secret;
+  }
+
+  /**
+   * The validation email's link token and its 6-digit code, issued together with one expiry; any
+   * earlier unused ones stop working.
+   */
+  async issueLinkAndCode(userId: number): Promise<{ token: string; code: string }> {
+    const [token, code] = await this.issueTogether(userId, ["email-validation", "email-validation-code"]);
+    return { token, code };
+  }
+
+  /** New secrets for several purposes of one user in one transaction, in the order asked. */
+  private async issueTogether(userId: number, purposes: Purpose[]): Promise<string[]> {
     const now = this.now();
-    const secretHash = await hashOf(purpose, secret, userId);
+    const secrets = purposes.map((purpose) => BOUND_TO_USER.has(purpose) ? randomCode() : randomToken());
+    const rows = await Promise.all(purposes.map(async (purpose, i) => ({
+      userId,
+      purpose,
+      secretHash: await hashOf(purpose, secrets[i], userId),
+      expiresAt: new Date(now + VALID_FOR_MS[purposes[0]]),
+      createdAt: new Date(now),
+    })));
     await this.db.transaction(async (tx) => {
       await tx.update(verifications).set({ usedAt: new Date(now) }).where(
-        and(eq(verifications.userId, userId), eq(verifications.purpose, purpose), isNull(verifications.usedAt)),
+        and(
+          eq(verifications.userId, userId),
+          inArray(verifications.purpose, purposes),
+          isNull(verifications.usedAt),
+        ),
       );
-      await tx.insert(verifications).values({
-        userId,
-        purpose,
-        secretHash,
-        expiresAt: new Date(now + VALID_FOR_MS[purpose]),
-        createdAt: new Date(now),
-      });
+      await tx.insert(verifications).values(rows);
     });
-    return secret;
+    return secrets;
+  }
+
+  /** Marks a user's unused secrets of these purposes used (the link once the code confirmed, and back). */
+  async retire(userId: number, purposes: Purpose[]): Promise<void> {
+    await this.db.update(verifications).set({ usedAt: new Date(this.now()) }).where(
+      and(eq(verifications.userId, userId), inArray(verifications.purpose, purposes), isNull(verifications.usedAt)),
+    );
+  }
+
+  /**
+   * Whether a secret would be accepted now, without using it: a reset link opened on /forgot says
+   * at once when it is used or expired, before a new password is typed (decision 039).
+   */
+  async isLive(purpose: Purpose, secret: string, userId: number): Promise<boolean> {
+    const trimmed = secret.trim();
+    if (!trimmed || trimmed.length > 100) return false;
+    const [row] = await this.db.select({ id: verifications.id }).from(verifications).where(
+      and(
+        eq(verifications.purpose, purpose),
+        eq(verifications.secretHash, await hashOf(purpose, trimmed, userId)),
+        eq(verifications.userId, userId),
+        isNull(verifications.usedAt),
+        gt(verifications.expiresAt, new Date(this.now())),
+      ),
+    ).limit(1);
+    return !!row;
   }
 
   /**
@@ -46,7 +99,7 @@ export class Verifications {
   async consume(purpose: Purpose, secret: string, userId?: number): Promise<number | null> {
     const trimmed = secret.trim();
     if (!trimmed || trimmed.length > 100) return null;
-    if (purpose === "second-factor" && userId === undefined) throw new Error("A code is checked for a user");
+    if (BOUND_TO_USER.has(purpose) && userId === undefined) throw new Error("A code is checked for a user");
     const now = new Date(this.now());
     const [row] = await this.db.select().from(verifications).where(
       and(
@@ -71,5 +124,5 @@ export class Verifications {
  * looked up for that user.
  */
 function hashOf(purpose: Purpose, secret: string, userId?: number): Promise<string> {
-  return sha256Hex(purpose === "second-factor" ? `${purpose}:${userId}:${secret}` : `${purpose}:${secret}`);
+  return sha256Hex(BOUND_TO_USER.has(purpose) ? `${purpose}:${userId}:${secret}` : `${purpose}:${secret}`);
 }

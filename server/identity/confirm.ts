@@ -19,6 +19,8 @@ export async function confirmIdentity(
   provider: IdentityProvider,
   userId: number,
   now: Date,
+  /** Where to write to us (SUPPORT_EMAIL), named in a rejection. */
+  supportEmail: string,
 ): Promise<void> {
   let result;
   try {
@@ -33,7 +35,9 @@ export async function confirmIdentity(
     case "retry":
       throw new InvalidInput(result.moderationComment || "We could not confirm your identity. Please try again.");
     case "rejected":
-      throw new Refused(result.moderationComment || "We could not verify your identity. Please contact us.");
+      throw new Refused(
+        result.moderationComment || `We could not verify your identity. Please write to us at ${supportEmail}.`,
+      );
   }
 }
 

@@ -27,7 +27,7 @@ export interface MailMessage {
   userId?: number | null;
   /** The template's name, kept with the row: "email-validation", "second-factor-code"... */
   template: string;
-  /** What a template function returned, e.g. `emailValidation({ link, token })`. */
+  /** What a template function returned, e.g. `emailValidation({ link, code })`. */
   rendered: RenderedEmail;
   /** Printed in development instead of the template's own hint. */
   logHint?: string;

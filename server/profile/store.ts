@@ -17,9 +17,11 @@ export async function saveProfile(
   customer: { id: number; type: "Personal" | "Business"; account: boolean; identity: boolean },
   input: unknown,
   now: Date,
+  /** Where to write to us (SUPPORT_EMAIL), named when the profile can no longer be changed here. */
+  supportEmail: string,
 ): Promise<void> {
   if (customer.account && customer.identity) {
-    throw new Conflict("Your account is open: contact us to change your profile.");
+    throw new Conflict(`Your account is open: write to us at ${supportEmail} to change your profile.`);
   }
   const result = validateProfile(customer.type, input, now);
   if (!result.ok) throw new InvalidFields(result.error, result.fields);

@@ -75,7 +75,9 @@ async function register(page: Page, type: "Personal" | "Business", email: string
   await form.getByRole("button", { name: "Open an account" }).click();
   await page.waitForURL(`${server.url}/verify`);
   await hydrated(page);
-  await expect.poll(() => page.getByText(`We sent a link to ${email}`).first().isVisible()).toBe(true);
+  await expect.poll(() => page.getByText(`We sent a link and a 6-digit code to ${email}`).first().isVisible()).toBe(
+    true,
+  );
   return mark;
 }
 
@@ -385,13 +387,19 @@ describe("sign-in journeys", () => {
 
     await page.goto(`${server.url}/account/security`);
     await hydrated(page);
+    // The page also has the password's section, with its own status line.
+    const totp = page.getByRole("region", { name: "Authenticator app" });
     await page.getByRole("button", { name: "Set up an authenticator app" }).click();
     await page.getByLabel("Your password").fill(password);
     await page.getByRole("button", { name: "Continue" }).click();
+    // The key as a QR code to scan (drawn by the server), beside the key to type.
+    await expect.poll(() => page.getByRole("img", { name: /QR code to scan/ }).locator("svg").isVisible()).toBe(
+      true,
+    );
     const key = (await page.getByLabel("Key").textContent())!.replace(/\s+/g, "");
     await page.getByLabel("Code from the app").fill(totpAt(totpKeyFromText(key), totpStepAt(Date.now())));
     await page.getByRole("button", { name: "Turn on" }).click();
-    await expect.poll(() => page.getByRole("status").textContent()).toBe("Authenticator app is on.");
+    await expect.poll(() => totp.getByRole("status").textContent()).toBe("Authenticator app is on.");
 
     await page.getByRole("button", { name: "Turn off" }).click();
     await page.getByLabel(/^Your password/).fill("not the password");
@@ -400,7 +408,7 @@ describe("sign-in journeys", () => {
       .toBe(true);
     await page.getByLabel(/^Your password/).fill(password);
     await page.getByRole("button", { name: "Turn off the app" }).click();
-    await expect.poll(() => page.getByRole("status").textContent(), PASSWORD_CHECKED).toBe(
+    await expect.poll(() => totp.getByRole("status").textContent(), PASSWORD_CHECKED).toBe(
       "Authenticator app is off.",
     );
     expect(unexpected(problems, [422])).toEqual([]);

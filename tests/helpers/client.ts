@@ -372,6 +372,20 @@ export function expectStatus(res: ClientResponse, status: number): void {
   expect(res.status, `${res.status} ${res.text.slice(0, 500)}`).toBe(status);
 }
 
+/**
+ * A wrong code or link refused on the page where it was typed (decision 039): a 422 naming the
+ * token, saying what was wrong and how many tries this address has left before a 15-minute block.
+ */
+export function expectRefusedWithTriesLeft(res: ClientResponse, what: string, left: number): void {
+  expectStatus(res, 422);
+  const tries = left === 0
+    ? "That was the last try for now: try again in 15 minutes."
+    : `${left} ${left === 1 ? "try" : "tries"} left.`;
+  expect(res.json.error).toBe(`${what} ${tries}`);
+  expect(res.json.fields).toEqual({ token: `${what} ${tries}` });
+  expect(res.json.redirect).toBeUndefined();
+}
+
 /** The newest email to an address, or a failure naming the address. */
 export async function mailTo(db: Database, to: string) {
   const email = await latestEmail(db, to);
@@ -392,6 +406,15 @@ export async function emailedToken(
   const token = new URL(link).searchParams.get("token");
   if (!token) throw new Error(`No token in the link ${link}`);
   return { link, token };
+}
+
+/** The 6-digit code of the newest validation email to an address: the one on a line of its own. */
+export async function emailedValidationCode(db: Database, to: string): Promise<string> {
+  const email = await mailTo(db, to);
+  expect(email.template).toBe("email-validation");
+  const code = /^\s*(\d{6})\s*$/m.exec(email.text)?.[1];
+  if (!code) throw new Error(`No 6-digit code in the validation email to ${to}:\n${email.text}`);
+  return code;
 }
 
 /** The newest 6-digit sign-in code emailed to an address. */

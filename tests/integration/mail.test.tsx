@@ -22,6 +22,8 @@ const db = await testDatabase();
 
 const TOKEN = "Qk3v_9xZ-long-random-token-of-the-kind-randomToken-makes";
 const LINK = `http://localhost:8000/verify?token=${TOKEN}`;
+const CODE = "048213";
+const SUPPORT = "help@portal.example";
 const RESET = `http://localhost:8000/forgot?token=${TOKEN}&username=ada%40example.com`;
 
 const config = (overrides: Partial<Config> = {}) => ({
@@ -87,10 +89,10 @@ const linesOf = (text: string) => text.split("\n").map((line) => line.trim());
 
 describe("templates", () => {
   const all: [string, RenderedEmail][] = [
-    ["email-validation", emailValidation({ name: "Ada", link: LINK, token: TOKEN })],
+    ["email-validation", emailValidation({ name: "Ada", link: LINK, code: CODE })],
     ["second-factor-code", secondFactorCode({ code: "042917" })],
     ["password-reset", passwordReset({ link: RESET, token: TOKEN })],
-    ["password-changed", passwordChanged({})],
+    ["password-changed", passwordChanged({ supportEmail: SUPPORT })],
     ["account-opened", accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" })],
   ];
 
@@ -105,12 +107,12 @@ describe("templates", () => {
     expect(text).toContain("Portal");
   });
 
-  test("the validation email has the link verbatim on its own line, first, and the token to type", async () => {
-    const { html, text } = await renderBoth(emailValidation({ link: LINK, token: TOKEN }));
+  test("the validation email has the link verbatim on its own line, first, and the 6-digit code to type", async () => {
+    const { html, text } = await renderBoth(emailValidation({ link: LINK, code: CODE }));
     expect(linesOf(text)).toContain(LINK);
     expect(linkIn(text)).toBe(LINK);
     expect(text.split(LINK)).toHaveLength(2); // once: the button is left out of the text part
-    expect(linesOf(text)).toContain(TOKEN);
+    expect(linesOf(text)).toContain(CODE);
     expect(text).toContain("Hello,");
     expect(html).toContain(`href="${LINK}"`);
   });
@@ -132,7 +134,7 @@ describe("templates", () => {
   });
 
   test("the password-changed notice says every session ended", async () => {
-    const { text } = await renderBoth(passwordChanged({}));
+    const { text } = await renderBoth(passwordChanged({ supportEmail: SUPPORT }));
     expect(text).toContain("every session was signed out");
   });
 
@@ -144,7 +146,7 @@ describe("templates", () => {
 
   test("names are escaped in the HTML part", async () => {
     const { html } = await renderBoth(
-      emailValidation({ name: "<img src=x onerror=alert(1)>", link: LINK, token: TOKEN }),
+      emailValidation({ name: "<img src=x onerror=alert(1)>", link: LINK, code: CODE }),
     );
     expect(html).not.toContain("<img src=x");
     expect(html).toContain("&lt;img src=x");
@@ -160,7 +162,7 @@ describe("without SMTP_URL", () => {
       to: "dev@example.com",
       userId: user.id,
       template: "email-validation",
-      rendered: emailValidation({ link: LINK, token: TOKEN }),
+      rendered: emailValidation({ link: LINK, code: CODE }),
     });
 
     expect(result.status).toBe("stored");
@@ -192,7 +194,7 @@ describe("without SMTP_URL", () => {
     await mailer.send({
       to: "code@example.com",
       template: "password-changed",
-      rendered: passwordChanged({}),
+      rendered: passwordChanged({ supportEmail: SUPPORT }),
       logHint: "see /console",
     });
     expect(log).toHaveLength(2);
@@ -233,7 +235,7 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     const result = await mailer.send({
       to: "ada@example.com",
       template: "email-validation",
-      rendered: emailValidation({ name: "Ada", link: LINK, token: TOKEN }),
+      rendered: emailValidation({ name: "Ada", link: LINK, code: CODE }),
     });
 
     expect(result.status).toBe("sent");
@@ -291,7 +293,7 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     const result = await mailer.send({
       to: "down@example.com",
       template: "password-changed",
-      rendered: passwordChanged({}),
+      rendered: passwordChanged({ supportEmail: SUPPORT }),
     });
     expect(result.status).toBe("failed");
     expect((await latestEmail(db, "down@example.com"))?.error).toMatch(/ECONNREFUSED|refused/i);

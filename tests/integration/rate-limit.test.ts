@@ -31,6 +31,16 @@ async function claims(limiter: RateLimiter, key: string, n: number): Promise<boo
 }
 
 describe("claiming attempts", () => {
+  test("each claim says how many more the window allows: 4, 3, 2, 1, then 0 once blocked; a new window starts again", async () => {
+    const { clock, limiter: l } = limiter();
+    const key = newKey();
+    const left: number[] = [];
+    for (let i = 0; i < 6; i++) left.push((await l.attempt(key, FIVE)).left);
+    expect(left).toEqual([4, 3, 2, 1, 0, 0]);
+    clock.advance(15 * MINUTE);
+    expect((await l.attempt(key, FIVE)).left).toBe(4);
+  });
+
   test("of 50 claims made at once, exactly 5 are allowed", async () => {
     const { limiter: l } = limiter();
     const key = newKey();

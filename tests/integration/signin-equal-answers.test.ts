@@ -2,7 +2,7 @@ import { and, eq, gt, sql } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
 import { emails, verifications } from "../../db/schema.ts";
 import { settled } from "../../server/background.ts";
-import { expectStatus, PASSWORD, TestClient, uniqueEmail } from "../helpers/client.ts";
+import { expectRefusedWithTriesLeft, expectStatus, PASSWORD, TestClient, uniqueEmail } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
@@ -166,7 +166,16 @@ describe("registering", () => {
       expectStatus(await client.get("account/whoami"), 401);
       const page = await client.get("/verify");
       expect(page.status).toBe(200);
-      expect(page.text).toContain(`We sent a link to ${email.toLowerCase()}`);
+      // Said once (issue 15), by the form, with the address.
+      expect(page.text.split("We sent a link").length - 1).toBe(1);
+      const words = page.text.replace(/<[^>]+>/g, "").replace(/\s+/g, " ");
+      expect(words).toContain(`We sent a link and a 6-digit code to ${email.toLowerCase()}.`);
+      // A typed code is refused alike: the existing address's registration names nobody whose code it could be.
+      expectRefusedWithTriesLeft(
+        await client.post("validation/validate", { token: "123456" }),
+        "That code is not right.",
+        4,
+      );
     }
     // Nothing is signed in to the existing account, and a new link asked from there changes nothing.
     expectStatus(await intruder.post("validation/resend"), 200);

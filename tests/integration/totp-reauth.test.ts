@@ -44,7 +44,7 @@ describe("turning the authenticator app off", () => {
   test("a wrong password: 422 naming it; still signed in, app still on", async ({ app, totpCustomer: customer }) => {
     const res = await customer.client.delete("account/totp", { password: "not my password" });
     expectStatus(res, 422);
-    expect(res.json.fields.password).toBe("That password is not right.");
+    expect(res.json.fields.password).toBe("That password is not right. 4 tries left.");
     expectStatus(await customer.client.get("account/whoami"), 200);
     expect(await appIsOn(app, customer.id)).toBe(true);
   });
@@ -60,7 +60,7 @@ describe("turning the authenticator app off", () => {
     const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, "0");
     const refused = await customer.client.delete("account/totp", { code: wrong });
     expectStatus(refused, 422);
-    expect(refused.json.fields.code).toBe("That code is not right.");
+    expect(refused.json.fields.code).toBe("That code is not right. 4 tries left.");
     expectStatus(await customer.client.delete("account/totp", { code: right }), 200);
     expect(await appIsOn(app, customer.id)).toBe(false);
   });

@@ -99,7 +99,23 @@ describe("SecondFactorForm", () => {
     expect(calls[0].body).toEqual({ token: "123456" });
   });
 
-  test("a 401 shows 'Bad credentials'", async () => {
+  test("a wrong code is refused under the field with the tries left: no trip home, the user is kept", async () => {
+    history.replaceState(null, "", "/second-factor");
+    userStore.set(alice as never);
+    const refusal = "That code is not right. 4 tries left.";
+    fakeApi({ "POST challenge": failure(422, refusal, { fields: { token: refusal } }) });
+    render(<SecondFactorForm method="email" email="alice@example.com" />);
+    type("Code", "000000");
+    fireEvent.click(screen.getByRole("button", { name: "Continue" }));
+    // Said in the form's alert and under the field, which is marked invalid.
+    expect(await screen.findAllByText(refusal)).toHaveLength(2);
+    expect(screen.getByLabelText("Code").getAttribute("aria-invalid")).toBe("true");
+    expect(assign).not.toHaveBeenCalled();
+    expect(userStore.get()).not.toBeNull();
+    expect(titles()).toEqual([]);
+  });
+
+  test("a 401 (the session is gone) shows 'Bad credentials'", async () => {
     fakeApi({ "POST challenge": failure(401, "Bad credentials") });
     render(<SecondFactorForm method="email" email="alice@example.com" />);
     type("Code", "000000");
@@ -252,14 +268,15 @@ describe("VerifyForm", () => {
     expect(screen.getByRole("status").textContent).toContain("Email address confirmed");
   });
 
-  test("an expired link shows 'Bad credentials' and lets a new link be asked for", async () => {
+  test("an expired link is refused on the page with the tries left, and a new link can be asked for", async () => {
+    const refusal = "This link has expired or was already used: ask for a new one. 4 tries left.";
     const calls = fakeApi({
-      "POST validation/validate": failure(401, "Bad credentials"),
+      "POST validation/validate": failure(422, refusal, { fields: { token: refusal } }),
       "POST validation/resend": [200, { body: { sent: true } }],
     });
     render(<VerifyForm token="old" email="alice@example.com" signedIn />);
-    expect(await screen.findByText("Bad credentials")).toBeTruthy();
-    expect(screen.getByText("This link has expired or was already used.")).toBeTruthy();
+    expect(await screen.findAllByText(refusal)).toHaveLength(2);
+    expect(assign).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole("button", { name: "Send a new link" }));
     expect(await screen.findByText("A new link is on its way to alice@example.com.")).toBeTruthy();
     expect(calls.map((c) => c.url)).toEqual(["/api/validation/validate", "/api/validation/resend"]);
@@ -273,7 +290,7 @@ describe("VerifyForm", () => {
     expect(calls).toHaveLength(0);
     expect(screen.getByRole("link", { name: "Sign in" }).getAttribute("href")).toBe("/");
     expect(screen.queryByRole("button", { name: "Send a new link" })).toBeNull();
-    type(/Link or code/, "https://portal.example/verify?token=abc-DEF_123");
+    type(/Code from the email/, "https://portal.example/verify?token=abc-DEF_123");
     fireEvent.click(screen.getByRole("button", { name: "Confirm my email address" }));
     await waitFor(() => expect(assign).toHaveBeenCalledWith("/register-business"));
     expect(calls[0].body).toEqual({ token: "abc-DEF_123" });
@@ -323,16 +340,32 @@ describe("ForgotForm", () => {
     expect(calls).toHaveLength(0);
   });
 
-  test("a used link: 'Bad credentials', with what it means", async () => {
-    fakeApi({ "POST auth/forgot/reset": failure(401, "Bad credentials") });
+  test("a link refused on submit says it is used or expired and offers a new one for the same address", async () => {
+    const calls = fakeApi({
+      "POST auth/forgot/reset": failure(422, "This link has expired or was already used.", {
+        fields: { token: "This link has expired or was already used." },
+      }),
+      "POST auth/forgot": [200, { body: { sent: true } }],
+    });
     render(<ForgotForm token="used" username="alice@example.com" />);
     type("New password", "brand new pass");
     type("New password again", "brand new pass");
     fireEvent.click(screen.getByRole("button", { name: "Change my password" }));
-    expect(await screen.findByText("Bad credentials")).toBeTruthy();
-    expect(notifications.snapshot().visible.map((n) => [n.title, n.description])).toEqual([
-      ["Bad credentials", "This link has expired or was already used."],
-    ]);
+    expect(await screen.findByText("This link has expired or was already used.")).toBeTruthy();
+    expect(screen.queryByText("Bad credentials")).toBeNull();
+    expect(screen.getByLabelText("Email")).toHaveProperty("value", "alice@example.com");
+    // Typed again, as the other tests of this form do; tests/e2e/first-hour.test.ts sends the prefilled one.
+    type("Email", "alice@example.com");
+    fireEvent.click(screen.getByRole("button", { name: "Send me a new link" }));
+    expect(await screen.findByText(MESSAGE)).toBeTruthy();
+    expect(calls.map((c) => c.url)).toEqual(["/api/auth/forgot/reset", "/api/auth/forgot"]);
+  });
+
+  test("opened from a link the page found used or expired: the offer of a new one at once", () => {
+    render(<ForgotForm username="alice@example.com" expired />);
+    expect(screen.getByText("This link has expired or was already used.")).toBeTruthy();
+    expect(screen.getByRole("button", { name: "Send me a new link" })).toBeTruthy();
+    expect(screen.queryByLabelText("New password")).toBeNull();
   });
 
   test("a 422 on the password shows under the new password", async () => {

@@ -98,7 +98,7 @@ describe("sandbox provider", () => {
     expect(calls.seen[0].body).toEqual({ answer: "RED", reject_type: "FINAL" });
     expect(screen.getByText("We could not verify your identity")).toBeTruthy();
     expect(screen.getByText("Sandbox: the identity check was refused. This decision is final.")).toBeTruthy();
-    expect(screen.getByText(/contact support/)).toBeTruthy();
+    expect(screen.getByText(/write to us/)).toBeTruthy();
     // Final: nothing more to press.
     expect(screen.queryAllByRole("button")).toEqual([]);
   });
@@ -134,10 +134,13 @@ describe("statuses from the server", () => {
     expect(screen.getByText("What to fix: The photo is blurred.")).toBeTruthy();
   });
 
-  test("rejected says to contact support, and offers nothing to press", () => {
-    render(<IdentityCheck provider="sumsub" status="rejected" comment={null} />);
+  test("rejected says to write to support, with the address, and offers nothing to press", () => {
+    render(<IdentityCheck provider="sumsub" status="rejected" comment={null} supportEmail="help@portal.example" />);
     expect(screen.getByText("We could not verify your identity")).toBeTruthy();
-    expect(screen.getByText(/contact support/)).toBeTruthy();
+    expect(screen.getByText(/If you think this is a mistake, write to us at/)).toBeTruthy();
+    expect(screen.getByRole("link", { name: "help@portal.example" }).getAttribute("href")).toBe(
+      "mailto:help@portal.example",
+    );
     expect(screen.queryAllByRole("button")).toEqual([]);
   });
 

@@ -1,20 +1,26 @@
 import { Text } from "@react-email/components";
 import { Layout, type RenderedEmail, styles } from "./layout.tsx";
 
-/** No props today; the object keeps every template's call shape alike. */
-export type PasswordChangedProps = Record<string, never>;
+export interface PasswordChangedProps {
+  /** A reset by the emailed link ends every session; a change from the account keeps the one it was made in. */
+  how?: "reset" | "change";
+  /** Where to write to us (SUPPORT_EMAIL). */
+  supportEmail: string;
+}
 
 /** Sent after a password change or reset, so that a change the owner did not make is noticed. */
-export function passwordChanged(_props: PasswordChangedProps = {}): RenderedEmail {
+export function passwordChanged({ how = "reset", supportEmail }: PasswordChangedProps): RenderedEmail {
   const subject = "Your password was changed";
   const element = (
     <Layout preview="The password of your Portal account was changed." heading={subject}>
       <Text style={styles.text}>
-        The password of your Portal account was just changed, and every session was signed out.
+        The password of your Portal account was just changed, and{" "}
+        {how === "change" ? "every other session was signed out" : "every session was signed out"}.
       </Text>
       <Text style={styles.text}>If you made this change, there is nothing else to do.</Text>
       <Text style={styles.small}>
-        If you did not, reset your password at once from the sign-in page (Forgot password) and contact us.
+        If you did not, reset your password at once from the sign-in page (Forgot password) and write to us at{" "}
+        {supportEmail}.
       </Text>
     </Layout>
   );

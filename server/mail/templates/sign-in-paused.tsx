@@ -6,13 +6,15 @@ export interface SignInPausedProps {
   guessed: "password" | "code";
   /** A password-reset link, `${publicUrl}/forgot?token=...&username=...`, valid for one hour. */
   link: string;
+  /** Where to write to us (SUPPORT_EMAIL). */
+  supportEmail: string;
 }
 
 /**
  * Sent when many failed attempts from several places pause sign-in to an account (decision 023).
  * The link lets the owner through the pause; so does a device they have signed in on before.
  */
-export function signInPaused({ guessed, link }: SignInPausedProps): RenderedEmail {
+export function signInPaused({ guessed, link, supportEmail }: SignInPausedProps): RenderedEmail {
   const subject = guessed === "code"
     ? "Someone who knows your password is trying to sign in"
     : "Sign-in to your account is paused for an hour";
@@ -32,7 +34,7 @@ export function signInPaused({ guessed, link }: SignInPausedProps): RenderedEmai
       <ActionLink href={link} label="Choose a new password" />
       <Text style={styles.small}>
         The link is valid for one hour and works once. Nobody has signed in to your account with these attempts. If you
-        see this again, contact us.
+        see this again, write to us at {supportEmail}.
       </Text>
     </Layout>
   );
