@@ -20,6 +20,7 @@ import { paymentCalls } from "./routes/api/payments.ts";
 import { payoutCalls } from "./routes/api/payouts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
+import { statementCalls } from "./routes/api/statements.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
@@ -45,6 +46,7 @@ import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
 import { JobRunner } from "./server/jobs/runner.ts";
 import { Scheduler } from "./server/jobs/schedules.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
+import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -79,11 +81,11 @@ export async function createServices(db: Database, config: Config, options: Serv
 }
 
 /** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
-export const JOBS = [purgeJob, rateFeedJob];
+export const JOBS = [purgeJob, rateFeedJob, statementJob, expireStatementsJob];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
 export function createBackgroundWork(db: Database, config: Config, services: Services) {
-  const schedules = [purgeSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
+  const schedules = [purgeSchedule, expireStatementsSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
   return {
     runner: new JobRunner({ db, jobs: JOBS, deps: { config, services }, concurrency: config.jobConcurrency }),
     scheduler: new Scheduler(db, schedules),
@@ -114,6 +116,7 @@ const CALLS = [
   accountUsers,
   payoutCalls,
   jobCalls,
+  statementCalls,
 ];
 
 /**
