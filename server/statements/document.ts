@@ -25,7 +25,8 @@ export function companyOnStatement(config: Pick<Config, "mailFrom" | "companyBan
     name,
     details: [
       bank.account_name,
-      `${bank.name}, IBAN ${bank.iban}, BIC ${bank.bic}`,
+      bank.name,
+      `IBAN ${bank.iban}, BIC ${bank.bic}`,
       `Sort code ${bank.sort_code}, account number ${bank.account_number}`,
       `${config.supportEmail} · ${config.publicUrl}`,
     ],

@@ -121,11 +121,11 @@ export async function statementPdf(
   w.newPage();
 
   // The head: who issues it (right), whose it is (left).
-  w.text(doc.company.name, A4.width - MARGIN - 200, { size: 12, bold: true });
+  w.text(doc.company.name, A4.width - MARGIN - 240, { size: 12, bold: true });
   w.text("Statement", MARGIN, { size: 18, bold: true });
   w.y -= 16;
   for (const line of doc.company.details) {
-    w.text(w.fitted(line, 200, 7), A4.width - MARGIN - 200, { size: 7, color: GREY });
+    w.text(w.fitted(line, 240, 7), A4.width - MARGIN - 240, { size: 7, color: GREY });
     w.y -= 10;
   }
   w.y -= 4;

@@ -1,0 +1,220 @@
+import { parse } from "csv-parse/sync";
+import { count, eq } from "drizzle-orm";
+import { extractText, getDocumentProxy } from "unpdf";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { accounts } from "../../db/schema.ts";
+import { statements } from "../../db/schema-statements.ts";
+import { enqueue } from "../../server/jobs/queue.ts";
+import { JobRunner } from "../../server/jobs/runner.ts";
+import { expireStatementsJob, statementJob } from "../../server/statements/job.ts";
+import { type Admin, createAdmin, expectStatus, MINUTE, signIn, signinApp, TestClock } from "../helpers/client.ts";
+import { testJobDeps } from "../helpers/jobs.ts";
+import { balances, fund, type MoneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
+
+/**
+ * Statements (issue 10, decision 037): a customer asks for one, follows its job, downloads the
+ * file (a PDF whose text names the company, the account and its balances; a CSV a CSV library
+ * reads), for 7 days and not after; nobody else reaches it.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+const DAY = 24 * 60 * 60 * 1000;
+let t: MoneyApp;
+let admin: Admin;
+let owner: OpenCustomer;
+let stranger: OpenCustomer;
+let accountName: string;
+let today: string;
+
+const daysAgo = (n: number) => new Date(t.clock.now() - n * DAY).toISOString().slice(0, 10);
+
+/**
+ * The ledger stamps movements with the real time and a statement closes at the moment it is asked
+ * for (the app's clock): the clock catches up with the real time before each request.
+ */
+const catchUp = () => t.clock.set(Math.max(t.clock.now(), Date.now()));
+
+/** Runs the jobs that are due, on the app's clock. */
+async function runJobs() {
+  await new JobRunner({
+    db: t.db,
+    jobs: [statementJob, expireStatementsJob],
+    deps: await testJobDeps(t.db),
+    now: () => new Date(t.clock.now()),
+  }).drain();
+}
+
+async function pdfText(bytes: Uint8Array): Promise<string> {
+  const { text } = await extractText(await getDocumentProxy(bytes), { mergePages: true });
+  return text;
+}
+
+beforeAll(async () => {
+  // The ledger stamps movements with the real time: the app's clock starts there too.
+  t = await signinApp({ clock: new TestClock(Date.now()) });
+  admin = await createAdmin(t);
+  today = t.clock.today();
+  owner = await openCustomer(t);
+  stranger = await openCustomer(t);
+  await fund(t, admin, owner, "GBP", "1000.00");
+  await fund(t, admin, owner, "EUR", "250.50");
+  await fund(t, admin, stranger, "GBP", "5.00");
+  [{ name: accountName }] = await t.db.select({ name: accounts.name }).from(accounts).where(
+    eq(accounts.accountRef, owner.accountRef),
+  );
+});
+
+describe("a PDF statement", () => {
+  let statementId: number;
+  let jobId: number;
+
+  test("is asked for (202 with its job), made in the background with its progress, and downloads", async () => {
+    catchUp();
+    const asked = await owner.client.post("account/statements", {
+      currency: "GBP",
+      from: daysAgo(30),
+      to: today,
+      format: "pdf",
+    });
+    expectStatus(asked, 202);
+    jobId = asked.json.body.job.id;
+    statementId = asked.json.body.statement.id;
+    expect(asked.json.body.job).toMatchObject({ kind: "statements.generate", status: "queued", progress: null });
+    expect(asked.json.body.statement).toMatchObject({ state: "preparing", format: "pdf", file_url: null });
+
+    const waiting = await owner.client.get(`account/jobs/${jobId}`);
+    expectStatus(waiting, 200);
+    expect(waiting.json.body.status).toBe("queued");
+    const early = await owner.client.download(`account/statements/${statementId}/file`);
+    expect(early.status).toBe(409);
+
+    await runJobs();
+    const done = await owner.client.get(`account/jobs/${jobId}`);
+    expectStatus(done, 200);
+    expect(done.json.body).toMatchObject({
+      status: "succeeded",
+      progress: { done: 1, total: 1 },
+      result: { statement_id: statementId, file: `/api/account/statements/${statementId}/file` },
+    });
+
+    const file = await owner.client.download(`account/statements/${statementId}/file`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toBe("application/pdf");
+    expect(file.headers.get("content-disposition")).toBe(
+      `attachment; filename="statement-${owner.accountRef}-GBP-${daysAgo(30)}-to-${today}.pdf"`,
+    );
+    const text = await pdfText(file.bytes);
+    expect(text).toContain(`Account reference: ${owner.accountRef}`);
+    expect(text).toContain(accountName);
+    // The company: its name and the bank account customers pay into (server/money/funding.ts).
+    expect(text).toContain("Portal");
+    expect(text).toContain("GB33BUKB20201555555555");
+    expect(text).toContain(`Opening balance on ${daysAgo(30)}: 0.00 GBP`);
+    expect(text).toContain("receipt");
+    expect(text).toContain(`Closing balance on ${today}: 1,000.00 GBP`);
+    // One currency asked for: the EUR balance is not on it.
+    expect(text).not.toContain("250.50");
+  });
+
+  test("is listed among the account's statements, ready", async () => {
+    const list = await owner.client.get("account/statements");
+    expectStatus(list, 200);
+    expect(list.json.body.items).toContainEqual(expect.objectContaining({
+      id: statementId,
+      state: "ready",
+      file_url: `/api/account/statements/${statementId}/file`,
+      line_count: 1,
+    }));
+    const others = await stranger.client.get("account/statements");
+    expect(others.json.body.items.map((s: { id: number }) => s.id)).not.toContain(statementId);
+  });
+
+  test("is not found for another account, nor is its job", async () => {
+    expect((await stranger.client.download(`account/statements/${statementId}/file`)).status).toBe(404);
+    expectStatus(await stranger.client.get(`account/jobs/${jobId}`), 404);
+  });
+
+  test("downloads for 7 days, then answers 410 saying so, and the hourly job deletes the file", async () => {
+    const start = t.clock.now();
+    t.clock.advance(7 * DAY - MINUTE);
+    // A week on, the customer signs in again (a session lasts hours, not days).
+    await signIn(owner.client, owner.email, owner.password);
+    expect((await owner.client.download(`account/statements/${statementId}/file`)).status).toBe(200);
+    await enqueue(t.db, expireStatementsJob, {}, { now: new Date(t.clock.now()) });
+    await runJobs();
+    expect((await owner.client.download(`account/statements/${statementId}/file`)).status).toBe(200);
+
+    t.clock.advance(2 * MINUTE);
+    const gone = await owner.client.get(`account/statements/${statementId}/file`);
+    expectStatus(gone, 410);
+    expect(gone.json.error).toMatch(/expired on .* files are kept for 7 days/);
+    const list = await owner.client.get("account/statements");
+    expect(list.json.body.items.map((s: { id: number }) => s.id)).not.toContain(statementId);
+
+    await enqueue(t.db, expireStatementsJob, {}, { now: new Date(t.clock.now()) });
+    await runJobs();
+    const [row] = await t.db.select().from(statements).where(eq(statements.id, statementId));
+    expect(row.content).toBeNull();
+    expect(row.purgedAt).not.toBeNull();
+    expectStatus(await owner.client.get(`account/statements/${statementId}/file`), 410);
+    t.clock.set(start);
+    await signIn(owner.client, owner.email, owner.password);
+  });
+});
+
+describe("a CSV statement of every currency", () => {
+  test("reads with a CSV library: per currency its opening, each line, its closing = the balance", async () => {
+    catchUp();
+    const asked = await owner.client.post("account/statements", {
+      currency: null,
+      from: daysAgo(2),
+      to: today,
+      format: "csv",
+    });
+    expectStatus(asked, 202);
+    await runJobs();
+    const id = asked.json.body.statement.id;
+    const csv = await owner.client.download(`account/statements/${id}/file`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const rows = parse(new TextDecoder().decode(csv.bytes), { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => [r.account_ref, r.currency, r.type, r.amount, r.balance])).toEqual([
+      [owner.accountRef, "EUR", "opening", "", "0.00"],
+      [owner.accountRef, "EUR", "receipt", "250.50", "250.50"],
+      [owner.accountRef, "EUR", "closing", "", "250.50"],
+      [owner.accountRef, "GBP", "opening", "", "0.00"],
+      [owner.accountRef, "GBP", "receipt", "1000.00", "1000.00"],
+      [owner.accountRef, "GBP", "closing", "", "1000.00"],
+    ]);
+    expect(await balances(owner.client)).toMatchObject({ EUR: "250.50", GBP: "1000.00" });
+  });
+});
+
+describe("a request that cannot be a statement", () => {
+  test.each([
+    [{ currency: "XYZ", from: "2026-01-01", to: "2026-01-31", format: "pdf" }, "currency"],
+    [{ currency: "GBP", from: "2026-02-01", to: "2026-01-31", format: "pdf" }, "to"],
+    [{ currency: "GBP", from: "2024-01-01", to: "2026-01-31", format: "pdf" }, "to"],
+    [{ currency: "GBP", from: "2026-01-01", to: "31/01/2026", format: "pdf" }, "to"],
+    [{ currency: "GBP", from: "2026-01-01", to: "2026-01-31", format: "xlsx" }, "format"],
+  ])("is refused (422, naming %j's field %s) and nothing is queued", async (body, field) => {
+    const [before] = await t.db.select({ n: count() }).from(statements);
+    const res = await owner.client.post("account/statements", body);
+    expectStatus(res, 422);
+    expect(Object.keys(res.json.fields ?? {})).toContain(field);
+    const [after] = await t.db.select({ n: count() }).from(statements);
+    expect(after.n).toBe(before.n);
+  });
+
+  test("a period ending after today is refused", async () => {
+    const res = await owner.client.post("account/statements", {
+      currency: "GBP",
+      from: today,
+      to: new Date(t.clock.now() + 2 * DAY).toISOString().slice(0, 10),
+      format: "csv",
+    });
+    expectStatus(res, 422);
+    expect(res.json.fields).toMatchObject({ to: "The period cannot end after today." });
+  });
+});
