@@ -58,6 +58,7 @@ import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
+import { ReportsPage } from "./pages/reports.tsx";
 
 const LAYOUTS: Record<string, (props: { children: ReactNode; account?: LayoutAccount | null }) => ReactNode> = {
   blank: BlankLayout,
@@ -215,7 +216,7 @@ export const PAGES: PageRoute[] = [
   { path: "/account/users", title: "Account users", layout: "user", guards: CUSTOMER_GUARDS, render: AccountUsersPage },
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
   { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
-  account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
+  { path: "/account/reports", title: "Reports", layout: "user", guards: CUSTOMER_GUARDS, render: ReportsPage },
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
   account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),

@@ -93,3 +93,10 @@ export const payoutKeys = {
   queue: (queue: string, filter: { status: string; currency: string }) => ["payouts", queue, filter] as const,
   batches: ["payouts", "batches"] as const,
 };
+
+/** The account's statements (GET account/statements) and a background job's status (GET account/jobs/{id}). */
+export const statementKeys = {
+  all: ["statements"] as const,
+  of: (accountRef: string) => ["statements", accountRef] as const,
+  job: (accountRef: string, id: number) => ["jobs", accountRef, id] as const,
+};

@@ -41,7 +41,7 @@ async function runJobs() {
     db: t.db,
     jobs: [statementJob, expireStatementsJob],
     deps: await testJobDeps(t.db),
-    now: () => new Date(t.clock.now()),
+    now: t.clock.now,
   }).drain();
 }
 
