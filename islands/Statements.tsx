@@ -101,7 +101,7 @@ function StatementList({ accountRef, initial }: { accountRef: string; initial: S
         ? <EmptyRow columns={5}>No statement yet: ask for one above.</EmptyRow>
         : rows.map((s) => (
           <tr key={s.id} data-statement-id={s.id}>
-            <td className={CELL}>{s.from} to {s.to}</td>
+            <td className={`${CELL} whitespace-nowrap`}>{s.from} to {s.to}</td>
             <td className={CELL}>{s.currency ?? "All currencies"}</td>
             <td className={CELL}>{FORMAT_NAMES[s.format]}</td>
             <td className={CELL}>{s.expires_at ? `${shortTime(s.expires_at)} UTC` : "-"}</td>

@@ -256,18 +256,18 @@ function linesOf(m: Movement, details: Details): Part[] {
       const conversion = details.conversions.get(m.transferId);
       const rate = rateOf(conversion);
       const description = conversion ? `Conversion ${conversion.sell} to ${conversion.buy}` : m.description;
-      return withFee(main("conversion", description, rate), `Conversion fee (${description})`, false);
+      return withFee(main("conversion", description, rate), `Fee: ${description}`, false);
     }
     case "payment_hold":
-      return [main("hold", `${paymentName}: money held until it is sent`)];
+      return [main("hold", `${paymentName}: held until sent`)];
     case "payment_release":
-      return [main("release", `${paymentName}: held money released`)];
+      return [main("release", `${paymentName}: released`)];
     case "payment_payout":
-      return withFee(main("payment", `${paymentName}: sent`, rateOf(payment)), `Transfer fee, ${paymentName}`, true);
+      return withFee(main("payment", `${paymentName}: sent`, rateOf(payment)), `Fee: ${paymentName}`, true);
     case "payment_refund":
       return withFee(
         main("refund", `${paymentName}: failed, money returned`, rateOf(payment)),
-        `Transfer fee returned, ${paymentName}`,
+        `Fee returned: ${paymentName}`,
         false,
       );
     default:

@@ -3,6 +3,7 @@
  * for a PDF statement of their GBP balance, and the page follows the background job (it polls GET
  * account/jobs/{id} and shows its progress) until the download link appears; the file downloaded is
  * a PDF whose text names the account and its closing balance, and it is listed for 7 days.
+ * STATEMENTS_E2E_SCREENSHOTS=1 keeps a screenshot of the page at the end in /tmp/statements-e2e-done.png.
  */
 import { readFile } from "node:fs/promises";
 import type { Browser, Response } from "playwright-core";
@@ -100,6 +101,9 @@ describe("a PDF statement", () => {
     // The list below keeps it, downloadable, for 7 days.
     const row = page.locator("tr[data-statement-id]").first();
     await expect.poll(() => row.textContent()).toContain("Download statement-");
+    if (Deno.env.get("STATEMENTS_E2E_SCREENSHOTS")) {
+      await page.screenshot({ path: "/tmp/statements-e2e-done.png", fullPage: true });
+    }
     expect(await seriousAxeViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
