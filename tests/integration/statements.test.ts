@@ -1,9 +1,11 @@
 import { parse } from "csv-parse/sync";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { extractText, getDocumentProxy } from "unpdf";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { accounts } from "../../db/schema.ts";
+import { jobs } from "../../db/schema-jobs.ts";
 import { statements } from "../../db/schema-statements.ts";
+import { creditReceipt } from "../../server/ledger/movements.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
 import { expireStatementsJob, statementJob } from "../../server/statements/job.ts";
@@ -188,6 +190,75 @@ describe("a CSV statement of every currency", () => {
       [owner.accountRef, "GBP", "closing", "", "1000.00"],
     ]);
     expect(await balances(owner.client)).toMatchObject({ EUR: "250.50", GBP: "1000.00" });
+  });
+});
+
+describe("the statement's job", () => {
+  test("reports its progress as it goes, in lines written out of the statement's lines", async () => {
+    catchUp();
+    const busy = await openCustomer(t);
+    const [{ id: accountId }] = await t.db.select({ id: accounts.id }).from(accounts).where(
+      eq(accounts.accountRef, busy.accountRef),
+    );
+    await t.db.transaction(async (tx) => {
+      for (let i = 1; i <= 1_234; i++) {
+        await creditReceipt(tx, { accountId, currency: "GBP", amount: 100 + i, reference: `busy-${i}` });
+      }
+    });
+    await t.db.run(sql`CREATE TABLE IF NOT EXISTS test_progress (job_id INTEGER, done INTEGER, total INTEGER)`);
+    await t.db.run(sql.raw(`CREATE TRIGGER IF NOT EXISTS test_progress_log AFTER UPDATE OF progress_done ON jobs
+      BEGIN INSERT INTO test_progress VALUES (NEW.id, NEW.progress_done, NEW.progress_total); END`));
+    catchUp();
+    const asked = await busy.client.post("account/statements", {
+      currency: "GBP",
+      from: today,
+      to: today,
+      format: "pdf",
+    });
+    expectStatus(asked, 202);
+    await runJobs();
+    const seen = await t.db.all<{ done: number; total: number }>(
+      sql`SELECT done, total FROM test_progress WHERE job_id = ${asked.json.body.job.id}`,
+    );
+    expect(seen.map((p) => [p.done, p.total])).toEqual([
+      [0, 1_234],
+      [500, 1_234],
+      [1_000, 1_234],
+      [1_234, 1_234],
+    ]);
+    const job = await busy.client.get(`account/jobs/${asked.json.body.job.id}`);
+    expect(job.json.body.progress).toMatchObject({ done: 1_234, total: 1_234 });
+  });
+
+  test("resumed after its process died once the file was stored, it answers without making it again", async () => {
+    catchUp();
+    const asked = await owner.client.post("account/statements", {
+      currency: "EUR",
+      from: today,
+      to: today,
+      format: "csv",
+    });
+    expectStatus(asked, 202);
+    await runJobs();
+    const id = asked.json.body.statement.id;
+    const jobId = asked.json.body.job.id;
+    const [made] = await t.db.select().from(statements).where(eq(statements.id, id));
+    // As if the process died after the file's step committed and before the job was recorded done:
+    // the job is running under a lease that has expired, its steps recorded.
+    await t.db.update(jobs).set({
+      status: "running",
+      leaseOwner: "a process that died",
+      leaseExpiresAt: new Date(t.clock.now() - 1),
+      result: null,
+      finishedAt: null,
+    }).where(eq(jobs.id, jobId));
+    await runJobs();
+    const [job] = await t.db.select().from(jobs).where(eq(jobs.id, jobId));
+    expect(job).toMatchObject({ status: "succeeded", attempts: 2 });
+    expect(job.result).toEqual({ statement_id: id, file: `/api/account/statements/${id}/file` });
+    const [after] = await t.db.select().from(statements).where(eq(statements.id, id));
+    expect(after.readyAt).toEqual(made.readyAt);
+    expect(after.content).toEqual(made.content);
   });
 });
 
