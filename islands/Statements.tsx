@@ -4,7 +4,7 @@ import { errorText, fieldsOf } from "./lib/api.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { statementKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
-import { jobQuery, requestStatement, type Statement, statementsQuery } from "./statements/calls.ts";
+import { jobQuery, requestStatement, type Statement, type StatementBody, statementsQuery } from "./statements/calls.ts";
 import { Alert, FormAlert } from "./ui/alert.tsx";
 import { SelectField, TextField } from "./ui/field.tsx";
 import { SubmitButton } from "./ui/submit-button.tsx";
@@ -143,7 +143,8 @@ function Statements({ accountRef, currencies, today, statements }: StatementsPro
   function submit(event: FormEvent) {
     event.preventDefault();
     setJobId(null);
-    ask.mutate({ body: { currency: (currency || null) as never, from, to, format } });
+    // The currencies offered are the account's; the server checks the code ("" is every currency).
+    ask.mutate({ body: { currency: (currency || null) as StatementBody["currency"], from, to, format } });
   }
 
   return (

@@ -1,7 +1,7 @@
 /** The statements calls the reports page makes, typed by their contracts (lib/contracts/statements.ts, jobs.ts). */
 import type * as jobs from "../../lib/contracts/jobs.ts";
 import type * as statements from "../../lib/contracts/statements.ts";
-import { type AnswerOf, call } from "../lib/api.ts";
+import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
 import { read } from "../lib/query-client.tsx";
 import { statementKeys } from "../lib/query-keys.ts";
 
@@ -11,6 +11,7 @@ export const getAccountJob = call<typeof jobs.getAccountJob>("GET", "/account/jo
 
 export type Statement = AnswerOf<typeof statements.listStatements>["items"][number];
 export type Job = AnswerOf<typeof jobs.getAccountJob>;
+export type StatementBody = NonNullable<BodyOf<typeof statements.requestStatement>>;
 
 export const statementsQuery = (accountRef: string) => read(statementKeys.of(accountRef), listStatements);
 export const jobQuery = (accountRef: string, id: number) =>
