@@ -92,11 +92,17 @@ export const statementsBench: BenchModule = {
         }, new Date());
         await new JobRunner({ db, jobs: [statementJob], deps: { config, services } }).drain();
         const ms = performance.now() - started;
-        const [row] = await db.select({ lines: statements.lineCount, bytes: statements.sizeBytes, ready: statements.readyAt })
+        const [row] = await db.select({
+          lines: statements.lineCount,
+          bytes: statements.sizeBytes,
+          ready: statements.readyAt,
+        })
           .from(statements).where(eq(statements.id, statement.id));
         if (!row.ready) throw new Error(`The statement of round ${round} was not made.`);
         samples.push({ ms, lines: row.lines ?? 0, bytes: row.bytes ?? 0 });
-        console.log(`  round ${round}: ${fmt(row.lines ?? 0)} lines, ${fmt((row.bytes ?? 0) / 1e6, 1)} MB, ${fmt(ms)} ms`);
+        console.log(
+          `  round ${round}: ${fmt(row.lines ?? 0)} lines, ${fmt((row.bytes ?? 0) / 1e6, 1)} MB, ${fmt(ms)} ms`,
+        );
       }
       const ms = median(samples.map((s) => s.ms));
       const lines = samples[0].lines;
