@@ -86,7 +86,7 @@ describe("a PDF statement", () => {
     }
     // The page followed the job until it succeeded, its progress counting the statement's lines.
     // (The listener reads each answer's body after the page did: wait for it to have read the last.)
-    await expect.poll(() => jobAnswers.at(-1)?.status).toBe("succeeded");
+    await expect.poll(() => jobAnswers.at(-1)?.status, { timeout: 15_000 }).toBe("succeeded");
     expect(jobAnswers.at(-1)).toMatchObject({ status: "succeeded", progress: { done: 1, total: 1 } });
 
     const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
@@ -101,7 +101,7 @@ describe("a PDF statement", () => {
 
     // The list below keeps it, downloadable, for 7 days.
     const row = page.locator("tr[data-statement-id]").first();
-    await expect.poll(() => row.textContent()).toContain("Download statement-");
+    await expect.poll(() => row.textContent(), { timeout: 15_000 }).toContain("Download statement-");
     if (Deno.env.get("STATEMENTS_E2E_SCREENSHOTS")) {
       await page.screenshot({ path: "/tmp/statements-e2e-done.png", fullPage: true });
     }
