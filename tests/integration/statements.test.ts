@@ -12,6 +12,7 @@ import { expireStatementsJob, statementJob } from "../../server/statements/job.t
 import { type Admin, createAdmin, expectStatus, MINUTE, signIn, signinApp, TestClock } from "../helpers/client.ts";
 import { testJobDeps } from "../helpers/jobs.ts";
 import { balances, fund, type MoneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
+import { addRecipient, balanceOf, paid, paymentAccount } from "../helpers/payments.ts";
 
 /**
  * Statements (issue 10, decision 037): a customer asks for one, follows its job, downloads the
@@ -190,6 +191,69 @@ describe("a CSV statement of every currency", () => {
       [owner.accountRef, "GBP", "closing", "", "1000.00"],
     ]);
     expect(await balances(owner.client)).toMatchObject({ EUR: "250.50", GBP: "1000.00" });
+  });
+});
+
+describe("a statement of conversions and payments", () => {
+  test("shows the rate on the conversion, each fee on its own line, holds, releases and payments", async () => {
+    catchUp();
+    const account = await paymentAccount(t, admin, { GBP: "2000.00" });
+    const client = account.owner.client;
+    const quoted = await client.post("account/conversions/quote", {
+      sell_currency: "GBP",
+      buy_currency: "EUR",
+      amount: "100.00",
+      fixed: "sell",
+    });
+    expectStatus(quoted, 200);
+    expectStatus(await client.post("account/conversions", { quote_id: quoted.json.body.id }), 201);
+    const recipientId = await addRecipient(t, account, { currency: "GBP", country: "GB", name: "Jean Dupont" });
+    const sent = await paid(client, { recipient_id: recipientId, amount: "50.00", sell_currency: "GBP" }, "Rent");
+    const dropped = await paid(client, { recipient_id: recipientId, amount: "20.00", sell_currency: "GBP" }, "Oops");
+    expectStatus(await client.post(`account/payments/${dropped.id}/cancel`, { reason: "Wrong amount" }), 200);
+    catchUp();
+    expectStatus(await admin.client.post(`console/payouts/${sent.id}/submit`), 200);
+
+    catchUp();
+    const asked = await client.post("account/statements", { currency: "GBP", from: today, to: today, format: "csv" });
+    expectStatus(asked, 202);
+    await runJobs();
+    const csv = await client.download(`account/statements/${asked.json.body.statement.id}/file`);
+    const rows = parse(new TextDecoder().decode(csv.bytes), { columns: true }) as Record<string, string>[];
+    const q = quoted.json.body;
+    const net = (gross: string, fee: string) => (Number(gross) - Number(fee)).toFixed(2);
+    expect(rows.map((r) => [r.type, r.description, r.rate, r.amount, r.held])).toEqual([
+      ["opening", `Opening balance on ${today}`, "", "", "0.00"],
+      ["receipt", expect.stringContaining("Receipt from A. Payer"), "", "2000.00", "0.00"],
+      ["conversion", "Conversion GBP to EUR", `1 GBP = ${q.rate} EUR`, `-${net(q.sell_amount, q.fee)}`, "0.00"],
+      ["fee", "Fee: Conversion GBP to EUR", "", `-${q.fee}`, "0.00"],
+      ["hold", `Payment ${sent.id} to Jean Dupont (Rent): held until sent`, "", "0.00", sent.sell_amount],
+      [
+        "hold",
+        `Payment ${dropped.id} to Jean Dupont (Oops): held until sent`,
+        "",
+        "0.00",
+        (Number(sent.sell_amount) + Number(dropped.sell_amount)).toFixed(2),
+      ],
+      ["release", `Payment ${dropped.id} to Jean Dupont (Oops): released`, "", "0.00", sent.sell_amount],
+      [
+        "payment",
+        `Payment ${sent.id} to Jean Dupont (Rent): sent`,
+        "",
+        `-${net(sent.sell_amount, sent.fee)}`,
+        sent.fee,
+      ],
+      ["fee", `Fee: Payment ${sent.id} to Jean Dupont (Rent)`, "", `-${sent.fee}`, "0.00"],
+      ["closing", `Closing balance on ${today}`, "", "", "0.00"],
+    ]);
+    // The closing balance is the balance the account shows, and each line's balance follows.
+    const { available, held } = await balanceOf(client, "GBP");
+    expect(rows.at(-1)!.balance).toBe((Number(available) + Number(held)).toFixed(2));
+    let running = 0;
+    for (const row of rows.slice(1, -1)) {
+      running += Math.round(Number(row.amount) * 100);
+      expect(row.balance).toBe((running / 100).toFixed(2));
+    }
   });
 });
 
