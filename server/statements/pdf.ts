@@ -45,15 +45,25 @@ const COLUMNS = {
 };
 
 /**
- * Helvetica reads WinAnsi only: other letters are transliterated (Łukasz → Lukasz), whatever has no
- * Latin form becomes "?", so that a name in another script never stops a statement.
+ * Helvetica reads WinAnsi only: the Latin-1 letters stay (Müller, José), other letters are
+ * transliterated one by one (Łukasz → Lukasz, Δημήτρης → Dimitris), and whatever has no Latin form
+ * becomes "?", so that a name in another script never stops a statement.
  */
+const WIN_ANSI = /[\u0020-\u007e\u00a0-\u00ff€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ]/;
+
 function winAnsi(text: string): string {
-  // Most text is plain ASCII already: transliterating it would only cost time (10,000 lines).
+  // Most text is plain ASCII already: nothing to look at (10,000 lines).
   if (/^[\u0020-\u007e]*$/.test(text)) return text;
-  // deno-lint-ignore no-control-regex -- control characters are exactly what is removed.
-  const latin = transliterate(text).replace(/[\u0000-\u001f\u007f]/g, " ");
-  return latin.replace(/[^\u0020-\u007e\u00a0-\u00ff]/g, "?");
+  let out = "";
+  for (const char of text) {
+    if (WIN_ANSI.test(char)) out += char;
+    else if (/\s/.test(char)) out += " ";
+    else {
+      const latin = transliterate(char);
+      out += /^[\u0020-\u007e]+$/.test(latin) ? latin : "?";
+    }
+  }
+  return out;
 }
 
 class Writer {
