@@ -3,7 +3,7 @@ import { Buffer } from "node:buffer";
 import { z } from "zod";
 import { accounts } from "../../db/schema.ts";
 import { statements } from "../../db/schema-statements.ts";
-import { defineJob, PermanentJobFailure } from "../jobs/define.ts";
+import { defineJob, type JobContext, LeaseLost, PermanentJobFailure } from "../jobs/define.ts";
 import { defineSchedule } from "../jobs/schedules.ts";
 import { statementCsv } from "./csv.ts";
 import { companyOnStatement, type StatementDocument } from "./document.ts";
@@ -28,49 +28,64 @@ export const statementJob = defineJob("statements.generate", {
   maxAttempts: 3,
   retry: { baseMs: 5_000, capMs: 60_000 },
   run: async ({ statementId }, ctx) => {
-    const [row] = await ctx.db.select({ statement: statements, account: accounts }).from(statements)
-      .innerJoin(accounts, eq(accounts.id, statements.accountId)).where(eq(statements.id, statementId));
-    if (!row) throw new PermanentJobFailure("This statement no longer exists.");
-    const { statement, account } = row;
-    const answer = { statement_id: statement.id, file: `/api/account/statements/${statement.id}/file` };
-    if (statement.readyAt) return answer;
-
-    const sections = await statementSections(ctx.db, statement.accountId, statement.currency, {
-      start: new Date(`${statement.periodFrom}T00:00:00.000Z`),
-      end: statement.closingAt,
-    });
-    const total = sections.reduce((n, section) => n + section.lines.length, 0);
-    await ctx.progress(0, total, "Reading your movements");
-    ctx.signal.throwIfAborted();
-    const doc: StatementDocument = {
-      company: companyOnStatement(ctx.deps.config),
-      account: { ref: account.accountRef, name: account.name },
-      from: statement.periodFrom,
-      to: statement.periodTo,
-      closingAt: statement.closingAt,
-      generatedAt: ctx.now(),
-      sections,
-    };
-    const onRows = async (done: number) => {
-      ctx.signal.throwIfAborted();
-      await ctx.progress(done, total, `${done} of ${total} lines written`);
-    };
-    const file = statement.format === "pdf" ? await statementPdf(doc, onRows) : await statementCsv(doc, onRows);
-
-    await ctx.step("store the file", async (tx) => {
-      const readyAt = ctx.now();
-      await tx.update(statements).set({
-        content: Buffer.from(file),
-        sizeBytes: file.byteLength,
-        lineCount: total,
-        readyAt,
-        expiresAt: new Date(readyAt.getTime() + STATEMENT_KEPT_MS),
-      }).where(eq(statements.id, statementId));
-      return { size: file.byteLength };
-    });
-    return answer;
+    try {
+      return await makeStatement(statementId, ctx);
+    } catch (error) {
+      // A stop or a lost lease is the runner's business; a refusal already speaks to the customer.
+      if (ctx.signal.aborted || error instanceof LeaseLost || error instanceof PermanentJobFailure) throw error;
+      // Anything else is ours: the customer reads the job's error, so it says what to do, and the
+      // cause goes to the log.
+      console.error(`[statements] statement ${statementId}, attempt ${ctx.attempt}:`, error);
+      throw new Error(
+        "Your statement could not be made because of a problem on our side. Ask for it again; if it fails again, write to us.",
+      );
+    }
   },
 });
+
+async function makeStatement(statementId: number, ctx: JobContext) {
+  const [row] = await ctx.db.select({ statement: statements, account: accounts }).from(statements)
+    .innerJoin(accounts, eq(accounts.id, statements.accountId)).where(eq(statements.id, statementId));
+  if (!row) throw new PermanentJobFailure("This statement no longer exists.");
+  const { statement, account } = row;
+  const answer = { statement_id: statement.id, file: `/api/account/statements/${statement.id}/file` };
+  if (statement.readyAt) return answer;
+
+  const sections = await statementSections(ctx.db, statement.accountId, statement.currency, {
+    start: new Date(`${statement.periodFrom}T00:00:00.000Z`),
+    end: statement.closingAt,
+  });
+  const total = sections.reduce((n, section) => n + section.lines.length, 0);
+  await ctx.progress(0, total, "Reading your movements");
+  ctx.signal.throwIfAborted();
+  const doc: StatementDocument = {
+    company: companyOnStatement(ctx.deps.config),
+    account: { ref: account.accountRef, name: account.name },
+    from: statement.periodFrom,
+    to: statement.periodTo,
+    closingAt: statement.closingAt,
+    generatedAt: ctx.now(),
+    sections,
+  };
+  const onRows = async (done: number) => {
+    ctx.signal.throwIfAborted();
+    await ctx.progress(done, total, `${done} of ${total} lines written`);
+  };
+  const file = statement.format === "pdf" ? await statementPdf(doc, onRows) : await statementCsv(doc, onRows);
+
+  await ctx.step("store the file", async (tx) => {
+    const readyAt = ctx.now();
+    await tx.update(statements).set({
+      content: Buffer.from(file),
+      sizeBytes: file.byteLength,
+      lineCount: total,
+      readyAt,
+      expiresAt: new Date(readyAt.getTime() + STATEMENT_KEPT_MS),
+    }).where(eq(statements.id, statementId));
+    return { size: file.byteLength };
+  });
+  return answer;
+}
 
 /**
  * Empties the files of statements past their 7 days (decision 037). The row stays, so that a late

@@ -326,6 +326,48 @@ describe("the statement's job", () => {
   });
 });
 
+describe("a statement that cannot be made", () => {
+  test("is retried, then failed with words for the customer, and listed as failed", async () => {
+    catchUp();
+    // The cause is logged for us (and the runner says the job failed): expected here.
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    await t.db.run(sql.raw(`CREATE TRIGGER test_no_room BEFORE UPDATE OF content ON statements
+      WHEN NEW.content IS NOT NULL BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`));
+    try {
+      const asked = await owner.client.post("account/statements", {
+        currency: "GBP",
+        from: today,
+        to: today,
+        format: "csv",
+      });
+      expectStatus(asked, 202);
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await runJobs();
+        t.clock.advance(2 * MINUTE);
+      }
+      const job = await owner.client.get(`account/jobs/${asked.json.body.job.id}`);
+      expect(job.json.body).toMatchObject({
+        status: "failed",
+        error:
+          "Your statement could not be made because of a problem on our side. Ask for it again; if it fails again, write to us.",
+      });
+      const [row] = await t.db.select({ attempts: jobs.attempts }).from(jobs).where(
+        eq(jobs.id, asked.json.body.job.id),
+      );
+      expect(row.attempts).toBe(3);
+      const list = await owner.client.get("account/statements");
+      expect(list.json.body.items).toContainEqual(
+        expect.objectContaining({ id: asked.json.body.statement.id, state: "failed", file_url: null }),
+      );
+      expect(logged.mock.calls.map((call) => String(call[0]))).toContain(
+        `[statements] statement ${asked.json.body.statement.id}, attempt 3:`,
+      );
+    } finally {
+      await t.db.run(sql`DROP TRIGGER test_no_room`);
+    }
+  });
+});
+
 describe("a request that cannot be a statement", () => {
   test.each([
     [{ currency: "XYZ", from: "2026-01-01", to: "2026-01-31", format: "pdf" }, "currency"],
