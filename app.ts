@@ -21,6 +21,7 @@ import { payoutCalls } from "./routes/api/payouts.ts";
 import { rateAlertCalls } from "./routes/api/ratealerts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { security } from "./routes/api/security.ts";
+import { statementCalls } from "./routes/api/statements.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
@@ -47,6 +48,7 @@ import { JobRunner } from "./server/jobs/runner.ts";
 import { Scheduler } from "./server/jobs/schedules.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
+import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -81,11 +83,11 @@ export async function createServices(db: Database, config: Config, options: Serv
 }
 
 /** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
-export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob];
+export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob, statementJob, expireStatementsJob];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
 export function createBackgroundWork(db: Database, config: Config, services: Services) {
-  const schedules = [purgeSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
+  const schedules = [purgeSchedule, expireStatementsSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
   return {
     runner: new JobRunner({ db, jobs: JOBS, deps: { config, services }, concurrency: config.jobConcurrency }),
     scheduler: new Scheduler(db, schedules),
@@ -117,6 +119,7 @@ const CALLS = [
   payoutCalls,
   jobCalls,
   rateAlertCalls,
+  statementCalls,
 ];
 
 /**

@@ -9,6 +9,7 @@ export default defineConfig({
     "./db/schema-console.ts",
     "./db/schema-jobs.ts",
     "./db/schema-ratealerts.ts",
+    "./db/schema-statements.ts",
   ],
   out: "./db/migrations",
   dbCredentials: { url: process.env.DATABASE_URL || "file:data/portal.db" },

@@ -37,6 +37,7 @@ import AccountUsersComponent from "../islands/AccountUsers.tsx";
 import InvitationAcceptComponent from "../islands/InvitationAccept.tsx";
 import InvitationRegisterComponent from "../islands/InvitationRegister.tsx";
 import LinkedAccountsComponent from "../islands/LinkedAccounts.tsx";
+import StatementsComponent from "../islands/Statements.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -74,3 +75,4 @@ export const AccountSelect = island("AccountSelect", AccountSelectComponent);
 export const LinkedAccounts = island("LinkedAccounts", LinkedAccountsComponent);
 export const InvitationAccept = island("InvitationAccept", InvitationAcceptComponent);
 export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);
+export const Statements = island("Statements", StatementsComponent);

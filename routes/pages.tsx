@@ -59,6 +59,7 @@ import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/pa
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
+import { ReportsPage } from "./pages/reports.tsx";
 
 const LAYOUTS: Record<
   string,
@@ -236,7 +237,7 @@ export const PAGES: PageRoute[] = [
   { path: "/account/users", title: "Account users", layout: "user", guards: CUSTOMER_GUARDS, render: AccountUsersPage },
   { path: "/account/convert", title: "Convert", layout: "user", guards: CUSTOMER_GUARDS, render: ConvertPage },
   { path: "/account/payment", title: "Make a payment", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentPage },
-  account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
+  { path: "/account/reports", title: "Reports", layout: "user", guards: CUSTOMER_GUARDS, render: ReportsPage },
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   {
     path: "/account/ratealerts",

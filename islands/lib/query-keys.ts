@@ -98,3 +98,10 @@ export const rateAlertKeys = {
   all: ["rate-alerts"] as const,
   of: (accountRef: string) => ["rate-alerts", accountRef] as const,
 };
+
+/** The account's statements (GET account/statements) and a background job's status (GET account/jobs/{id}). */
+export const statementKeys = {
+  all: ["statements"] as const,
+  of: (accountRef: string) => ["statements", accountRef] as const,
+  job: (accountRef: string, id: number) => ["jobs", accountRef, id] as const,
+};

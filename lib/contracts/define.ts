@@ -42,8 +42,8 @@ export interface CallContract {
   bodyLimit?: number;
   /** The `body` of a success. */
   answer: z.ZodType;
-  /** The status of a success: 200, or 201 when the call creates something. */
-  status?: 200 | 201;
+  /** The status of a success: 200, 201 when the call creates something, 202 when a background job will do it. */
+  status?: 200 | 201 | 202;
 }
 
 /** Declares a contract; `const` keeps its literal method and path. */

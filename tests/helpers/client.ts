@@ -184,6 +184,17 @@ export class TestClient {
   }
 
   /** One request; a string body is sent exactly as given (for signed webhooks). A null header is not sent. */
+  /** GET a file (a statement's PDF) as bytes, with this browser's cookies: the JSON client would read it as text. */
+  async download(path: string): Promise<{ status: number; headers: Headers; bytes: Uint8Array }> {
+    const url = new URL(path.startsWith("/") ? path : `/api/${path}`, "http://localhost");
+    const sent = new Headers(this.extraHeaders);
+    if (this.address) sent.set("x-forwarded-for", this.address);
+    const cookieHeader = this.cookieHeader(url.pathname);
+    if (cookieHeader) sent.set("cookie", cookieHeader);
+    const res = await this.app.request(url.toString(), { method: "GET", headers: sent });
+    return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+  }
+
   async request(
     method: string,
     path: string,

@@ -94,6 +94,7 @@ const ACCOUNT_SOON = ACCOUNT.filter((p) =>
     "/account/users",
     "/account/linked-accounts",
     "/account/payment",
+    "/account/reports",
   ].includes(p) && !p.startsWith("/account/pendingpayments")
 );
 

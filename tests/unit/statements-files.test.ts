@@ -1,0 +1,73 @@
+import { parse } from "csv-parse/sync";
+import { extractText, getDocumentProxy } from "unpdf";
+import { describe, expect, test } from "vitest";
+import { statementCsv } from "../../server/statements/csv.ts";
+import type { StatementDocument } from "../../server/statements/document.ts";
+import type { StatementLine } from "../../server/statements/lines.ts";
+import { statementPdf } from "../../server/statements/pdf.ts";
+
+/**
+ * The statement's files as files (decision 037): names in any script never stop a PDF (Helvetica
+ * reads WinAnsi only), long descriptions are cut to their column, and a CSV cell a spreadsheet would
+ * run as a formula is written as text.
+ */
+
+const AT = new Date("2026-11-27T10:00:00.000Z");
+
+function doc(descriptions: string[]): StatementDocument {
+  let balance = 0;
+  const lines: StatementLine[] = descriptions.map((description, i) => {
+    balance += 1000;
+    return { transferId: i + 1, at: AT, kind: "receipt", description, rate: null, amount: 1000, balance, held: 0 };
+  });
+  return {
+    company: { name: "Portal", details: ["Portal Client Money Account"] },
+    account: { ref: "P00000007", name: "Łukasz Żółć" },
+    from: "2026-11-01",
+    to: "2026-11-27",
+    closingAt: AT,
+    generatedAt: AT,
+    sections: [{ currency: "GBP", opening: 0, openingHeld: 0, lines, closing: balance, closingHeld: 0 }],
+  };
+}
+
+async function pdfText(bytes: Uint8Array) {
+  return (await extractText(await getDocumentProxy(bytes), { mergePages: true })).text;
+}
+
+describe("a PDF statement", () => {
+  test("takes names in any script: transliterated, or ? where they have no Latin form", async () => {
+    const text = await pdfText(
+      await statementPdf(doc(["Receipt from Δημήτρης", "Receipt from 王小明", "Receipt from Zoë 😀", "Fee: 5 €"])),
+    );
+    expect(text).toContain("Lukasz Zólc");
+    expect(text).toContain("Receipt from Dimitris");
+    expect(text).toContain("Receipt from Zoë");
+    expect(text).not.toContain("😀");
+    expect(text).toContain("Fee: 5 €");
+    expect(text).toContain("Closing balance on 2026-11-27: 40.00 GBP");
+  });
+
+  test("cuts a description too long for its column, and keeps the amounts whole", async () => {
+    const text = await pdfText(await statementPdf(doc([`Receipt from ${"A very long payer name ".repeat(8)}`])));
+    expect(text).toMatch(/Receipt from A very long payer name .*\.\.\./);
+    expect(text).not.toContain("A very long payer name ".repeat(8).trim());
+    expect(text).toContain("10.00");
+  });
+});
+
+describe("a CSV statement", () => {
+  test("writes a cell that a spreadsheet would run as a formula as text", async () => {
+    const csv = new TextDecoder().decode(await statementCsv(doc(['=HYPERLINK("http://evil","x")', "+1", "Plain"])));
+    const rows = parse(csv, { columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => r.description)).toEqual([
+      "Opening balance on 2026-11-01",
+      `'=HYPERLINK("http://evil","x")`,
+      "'+1",
+      "Plain",
+      "Closing balance on 2026-11-27",
+    ]);
+    // Amounts stay numbers a spreadsheet reads, negative ones included.
+    expect(rows.map((r) => r.balance)).toEqual(["0.00", "10.00", "20.00", "30.00", "30.00"]);
+  });
+});
