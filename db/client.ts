@@ -1,6 +1,6 @@
 import { type Client, createClient } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
-import { migrate } from "drizzle-orm/libsql/migrator";
+import { readMigrationFiles } from "drizzle-orm/migrator";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -49,9 +49,58 @@ function openLocalFile(path: string): Client {
   });
 }
 
-/** Applies the committed drizzle-kit migrations; safe to run on every start. */
+const MIGRATIONS_TABLE = "__drizzle_migrations";
+
+/**
+ * Applies the committed drizzle-kit migrations; safe to run on every start, and by several
+ * instances starting together on one database (decision 043). Drizzle's own `migrate` reads which
+ * migrations are applied and then applies the rest in a second step, so two instances that read at
+ * the same moment would both apply them (the second failing on "table already exists", or, for a
+ * migration that only changes rows, applying it twice). Here the same table and rows are written
+ * as drizzle writes them, but each migration's row goes in first, in the same batch as its
+ * statements, under a unique index on its hash: an instance that arrives second fails on that row
+ * before any statement runs, its batch rolls back whole, and it reads again and finds nothing to do.
+ */
 export async function migrateDatabase(db: Database): Promise<void> {
-  await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+  await db.$client.execute(
+    `CREATE TABLE IF NOT EXISTS ${MIGRATIONS_TABLE} (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
+  );
+  await db.$client.execute(
+    `CREATE UNIQUE INDEX IF NOT EXISTS ${MIGRATIONS_TABLE}_hash ON ${MIGRATIONS_TABLE} (hash)`,
+  );
+  for (let attempt = 1;; attempt++) {
+    const last = await db.$client.execute(
+      `SELECT created_at FROM ${MIGRATIONS_TABLE} ORDER BY created_at DESC LIMIT 1`,
+    );
+    const lastApplied = last.rows.length ? Number(last.rows[0].created_at) : undefined;
+    try {
+      await applyMigrationsAfter(db, lastApplied);
+      return;
+    } catch (error) {
+      // Another instance applied them between our read and our batch: read again.
+      if (attempt >= 3 || !String(error).includes("UNIQUE constraint failed")) throw error;
+    }
+  }
+}
+
+/**
+ * Applies, in one batch, every migration newer than `lastApplied` (the created_at of the newest
+ * applied one, as read; undefined when none is): exported so that a test can play the instance
+ * whose read came before another instance's batch.
+ */
+export async function applyMigrationsAfter(db: Database, lastApplied: number | undefined): Promise<void> {
+  const pending = readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER })
+    .filter((migration) => lastApplied === undefined || lastApplied < migration.folderMillis);
+  if (!pending.length) return;
+  // The client runs the batch in one write transaction with foreign keys off, as drizzle's did:
+  // a migration that rebuilds a table must not cascade its DROP.
+  await db.$client.migrate(pending.flatMap((migration) => [
+    {
+      sql: `INSERT INTO ${MIGRATIONS_TABLE} ("hash", "created_at") VALUES (?, ?)`,
+      args: [migration.hash, migration.folderMillis],
+    },
+    ...migration.sql,
+  ]));
 }
 
 /** Opens and migrates in one step: what the server and the tools do at start. */
