@@ -1,10 +1,15 @@
-import { type Client, createClient } from "@libsql/client";
-import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
+import type { Client } from "@libsql/client";
+// The web build of the client: HTTP and WebSockets only, no native SQLite binding, so that an
+// instance on a platform without native add-ons (Deno Deploy) can import this module. A local file
+// loads the binding only when it is opened (openLocalFile).
+import { createClient } from "@libsql/client/web";
+import type { LibSQLDatabase } from "drizzle-orm/libsql";
+// Drizzle's driver for the web client: its default one imports @libsql/client's Node build.
+import { drizzle } from "drizzle-orm/libsql/web";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LocalClient } from "./local-client.ts";
 
 // Deliberately without the schema: we use no relational queries (db.query.*), and typing the
 // database with the whole schema made every query's type check carry the schema's relations,
@@ -22,9 +27,10 @@ const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url)
  * Opens the portal database: a local libSQL file by default, or Turso when the URL is
  * libsql:// or https:// (with DATABASE_AUTH_TOKEN). Same code either way.
  */
-// deno-lint-ignore require-await -- async so that a file that cannot be opened is a rejection.
 export async function openDatabase({ url, authToken }: OpenOptions): Promise<Database> {
-  const client = url.startsWith("file:") ? openLocalFile(url.slice("file:".length)) : createClient({ url, authToken });
+  const client = url.startsWith("file:")
+    ? await openLocalFile(url.slice("file:".length))
+    : createClient({ url, authToken });
   return drizzle(client) as Database;
 }
 
@@ -36,8 +42,10 @@ export async function openDatabase({ url, authToken }: OpenOptions): Promise<Dat
  * ledger needs. WAL lets readers run beside the writer. Other processes on the same file (a second
  * instance, deno task admin:create beside the server) are waited for asynchronously (decision 013).
  */
-function openLocalFile(path: string): Client {
-  if (!path || path === ":memory:") return createClient({ url: `file:${path}` });
+async function openLocalFile(path: string): Promise<Client> {
+  // Imported here, not above: these load the native SQLite binding (decision 043).
+  if (!path || path === ":memory:") return (await import("@libsql/client")).createClient({ url: `file:${path}` });
+  const { LocalClient } = await import("./local-client.ts");
   mkdirSync(dirname(path), { recursive: true });
   return new LocalClient(path, {
     onOpen: [

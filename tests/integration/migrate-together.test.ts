@@ -4,11 +4,12 @@ import { join } from "node:path";
 import process from "node:process";
 import { afterEach, expect, test } from "vitest";
 import { applyMigrationsAfter, type Database, isMigrated, migrateDatabase, openDatabase } from "../../db/client.ts";
+import { seedMoney } from "../../server/money/store.ts";
 import { startHranaServer } from "../helpers/hrana/server.ts";
 
 /**
- * Several instances that start together on one fresh database each apply the migrations
- * (decision 043): one applies them, the others find them applied, and none fails to start. Over
+ * Several instances that start together on one fresh database each apply the migrations and seed
+ * it (decision 043): one does it, the others find it done, and none fails to start. Over
  * the Hrana protocol too (the "hrana" project), as instances against Turso would.
  */
 
@@ -70,4 +71,13 @@ test("an instance that read the database before another migrated it applies noth
   // And migrateDatabase, reading again, finds nothing to do.
   await migrateDatabase(second);
   expect(await isMigrated(second)).toBe(true);
+});
+
+test("instances that start together on a fresh database seed one rate table and one default plan", async () => {
+  const dbs = await threeInstances();
+  await Promise.all(dbs.map((db) => migrateDatabase(db)));
+  await Promise.all(dbs.map((db) => seedMoney(db)));
+  const count = async (sql: string) => Number((await dbs[0].$client.execute(sql)).rows[0].n);
+  expect(await count("SELECT count(*) AS n FROM rate_tables")).toBe(1);
+  expect(await count("SELECT count(*) AS n FROM pricing_plans WHERE is_default = 1")).toBe(1);
 });
