@@ -1,6 +1,7 @@
 /**
- * Two portal processes on one database file, as several instances would run (issue 12, decisions
- * 013 and 043): the whole customer journey, each request sent to one of the two at random (a
+ * Two portal processes on one database, as several instances would run (issue 12, decisions 013,
+ * 014 and 043), on a local file and over libSQL's Hrana protocol (the test server standing in for
+ * Turso): the whole customer journey, each request sent to one of the two at random (a
  * seeded random, printed, so a failure can be replayed with JOURNEY_SEED), and then the ledger
  * check passes. Every piece of state one process writes and the other must see is on the way:
  * the session and its second factor, the emailed tokens and codes, the registration cookie sealed
@@ -24,6 +25,7 @@ import {
   uniqueEmail,
   waitForMail,
 } from "../helpers/http-customer.ts";
+import { type HranaServer, startHranaServer } from "../helpers/hrana/server.ts";
 import type { RunningServer } from "../helpers/server.ts";
 
 const SEED = Number(Deno.env.get("JOURNEY_SEED") ?? Math.floor(Math.random() * 2 ** 31));
@@ -92,24 +94,42 @@ let reader: Database;
 let admin: SpreadSession;
 const urls = () => servers.map((s) => s.url);
 
-beforeAll(async () => {
+/** The database the two processes share: a local file, or the same over libSQL's Hrana protocol (as Turso). */
+type Shared = "file" | "hrana";
+let hrana: HranaServer | null = null;
+
+/** Both processes started together on a fresh database, and the first administrator. */
+async function startBoth(shared: Shared): Promise<void> {
   dataDir = mkdtempSync(join(tmpdir(), "portal-two-"));
-  // Both start together on a fresh file: both apply the migrations at start (MIGRATE_ON_START's
-  // default on one machine), and neither may fail for the other.
-  servers = await Promise.all([startServerOn(dataDir, "main.ts", ENV), startServerOn(dataDir, "main.ts", ENV)]);
-  reader = await openDatabase({ url: `file:${join(dataDir, "portal.db")}` });
-  console.log(`[two-processes] seed ${SEED} (JOURNEY_SEED=${SEED} replays it)`);
+  const path = join(dataDir, "portal.db");
+  let env: Record<string, string> = ENV;
+  let readerUrl = { url: `file:${path}`, authToken: undefined as string | undefined };
+  if (shared === "hrana") {
+    const authToken = crypto.randomUUID();
+    hrana = startHranaServer({ path, authToken });
+    env = { ...ENV, DATABASE_URL: hrana.url, DATABASE_AUTH_TOKEN: authToken };
+    readerUrl = { url: hrana.url, authToken };
+  }
+  // Both start together on a fresh database: both apply the migrations at start (MIGRATE_ON_START's
+  // default), and neither may fail for the other (decision 043).
+  servers = await Promise.all([startServerOn(dataDir, "main.ts", env), startServerOn(dataDir, "main.ts", env)]);
+  reader = await openDatabase(readerUrl);
+  console.log(`[two-processes, ${shared}] seed ${SEED} (JOURNEY_SEED=${SEED} replays it)`);
   admin = new SpreadSession(urls, randomFor(0));
   const adminEmail = uniqueEmail("admin").toLowerCase();
   expectAnswer("setup", await admin.post("setup", { email: adminEmail, password: "admin password 123" }));
   await signInOverHttp(admin, reader, adminEmail, "admin password 123");
-}, 90_000);
+}
 
-afterAll(async () => {
+async function stopBoth(): Promise<void> {
   reader?.$client.close();
   await Promise.all(servers.map((s) => s.stop()));
+  servers = [];
+  await hrana?.close();
+  hrana = null;
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-});
+  served.fill(0);
+}
 
 /** What the processes printed that says a write failed for a lock, or that a request failed. */
 function troubles(): string[] {
@@ -231,7 +251,10 @@ async function customerToPayment(n: number): Promise<{ customer: SpreadSession; 
   return { customer, paymentId };
 }
 
-describe("two processes on one database file", () => {
+describe.each(["file", "hrana"] as const)("two processes on one database (%s)", (shared) => {
+  beforeAll(() => startBoth(shared), 90_000);
+  afterAll(stopBoth);
+
   test(
     "the whole customer journey, each request to either process, ends with a completed payment and a ledger that checks",
     async () => {
@@ -278,6 +301,8 @@ describe("two processes on one database file", () => {
       console.log(`[two-processes] requests served: ${served[0]} and ${served[1]}`);
       expect(Math.min(...served)).toBeGreaterThan(5);
       expect(troubles()).toEqual([]);
+      // Over Hrana, every statement of both processes went through the server.
+      if (shared === "hrana") expect(hrana!.stats.pipelines).toBeGreaterThan(200);
     },
     120_000,
   );

@@ -76,6 +76,19 @@ describe("the OpenAPI document", () => {
     expect(answer).toMatchObject({ required: ["body"], properties: { body: { type: "object" } } });
   });
 
+  test("holds OpenAPI's own rules: unique operation ids, every path template's parameter declared", () => {
+    const ids = new Set<string>();
+    for (const [path, methods] of Object.entries(document.paths)) {
+      const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      for (const op of Object.values(methods) as (Operation & { operationId: string })[]) {
+        expect(ids.has(op.operationId), `${op.operationId} twice`).toBe(false);
+        ids.add(op.operationId);
+        const declared = op.parameters.filter((p) => p.in === "path").map((p) => p.name).sort();
+        expect(declared, `${path}`).toEqual(templated);
+      }
+    }
+  });
+
   test("is public and cacheable, the same for everyone, and revalidated by its ETag", async () => {
     const res = await t.app.request("/api/openapi.json");
     expect(res.headers.get("cache-control")).toBe("public, max-age=3600");
