@@ -14,6 +14,8 @@ import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
 import { health } from "./routes/api/health.ts";
 import { jobCalls } from "./routes/api/jobs.ts";
+import { openApiCalls } from "./routes/api/openapi.ts";
+import { apiBrowser } from "./routes/api-browser.ts";
 import { moneyCalls } from "./routes/api/money.ts";
 import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
@@ -120,6 +122,7 @@ const CALLS = [
   jobCalls,
   rateAlertCalls,
   statementCalls,
+  openApiCalls,
 ];
 
 /**
@@ -181,6 +184,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   api.use(auditOnBehalf());
   for (const calls of CALLS) api.route("/", calls);
   app.route("/api", api);
+  // The calls as a page to read while developing (decision 042); production serves only the document.
+  if (config.appEnv !== "production") app.route("/", apiBrowser);
 
   registerPages(app, PAGES, pageCache);
 

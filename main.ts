@@ -4,7 +4,7 @@
  * docs/ARCHITECTURE.md for a request's path.
  */
 import { createApp, createBackgroundWork, createServices } from "./app.ts";
-import { openMigratedDatabase } from "./db/client.ts";
+import { isMigrated, openDatabase, openMigratedDatabase } from "./db/client.ts";
 import { settled } from "./server/background.ts";
 import process from "node:process";
 import { deploymentCheck, loadConfig } from "./server/config.ts";
@@ -21,7 +21,15 @@ if (deployment.errors.length > 0) {
 }
 
 const config = loadConfig();
-const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+// One machine migrates at start (safe when several processes start together: decision 043); a
+// release that migrates with `deno task db:migrate` first turns it off (MIGRATE_ON_START=0).
+const db = config.migrateOnStart
+  ? await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken })
+  : await openDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+if (!config.migrateOnStart && !(await isMigrated(db))) {
+  console.error("The database lacks committed migrations: run `deno task db:migrate` first (MIGRATE_ON_START=0).");
+  Deno.exit(1);
+}
 const assets = loadAssets(config.distDir);
 await seedMoney(db);
 const services = await createServices(db, config);

@@ -22,6 +22,9 @@
  *    (raw HTTP/1.1, bench/lib/http1.ts) execute them back to back; the 201s completed inside the
  *    window are counted. Any other answer fails the benchmark. A round during which other
  *    processes used more than a quarter of a core is measured again (at most 3 times a run).
+ * 2b. Two processes on one file (issue 12): a second portal (main.ts) on the same database, and
+ *    --rounds pairs of windows, the connections dealt out over both processes, and the first
+ *    alone; the ratio of each pair, its median budgeted (≥ 0.8).
  * 3. The medians; ratio = HTTP conversions/s ÷ plain transactions/s. Then the ledger check
  *    (server/ledger/check.ts) on the portal's database, beside the running portal, and on the
  *    plain one; every 201 must be a conversions row with its ledger transfer.
@@ -37,6 +40,8 @@ import { type BenchContext, type BenchModule, fmt, median, percentile, type Summ
 /** Budgets (docs/PERFORMANCE.md). */
 const MIN_RATIO = 0.25;
 const MIN_PER_SECOND = 1000;
+/** Two processes on one file must not collapse under contention (issue 12): at least this of one. */
+const MIN_TWO_PROCESS_RATIO = 0.8;
 
 /** Customers, each with their own session; the connections are spread over them. */
 const CUSTOMERS = 4;
@@ -107,7 +112,7 @@ async function holdQuotes(url: string, customers: Customer[], count: number): Pr
 
 /** Executes the held quotes for warm-up + window; counts the 201s inside the window. */
 async function executeWindow(
-  portal: RunningPortal,
+  targets: RunningPortal[],
   customers: Customer[],
   warmupSeconds: number,
   durationSeconds: number,
@@ -125,7 +130,8 @@ async function executeWindow(
 
   const loop = async (i: number) => {
     const customer = customers[i % customers.length];
-    const conn = new Http1Connection(portal.url);
+    // With several processes on the file, the connections are dealt out over them in turn.
+    const conn = new Http1Connection(targets[i % targets.length].url);
     try {
       while (!stop && !failure) {
         const quoteId = customer.quotes.pop();
@@ -164,7 +170,11 @@ async function executeWindow(
 
   await Promise.race([sleep(warmupSeconds * 1000), exhausted, loops]);
   if (exhaustedAt !== null) throw new Error("The quotes ran out during the warm-up: hold more quotes per round.");
-  const server0 = cpuSeconds(portal.pid);
+  const serversCpu = () => {
+    const each = targets.map((t) => cpuSeconds(t.pid));
+    return each.some((v) => v === null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
+  };
+  const server0 = serversCpu();
   const self0 = cpuSeconds("self");
   const machine0 = machineBusySeconds();
   const start = performance.now();
@@ -173,7 +183,7 @@ async function executeWindow(
   measuring = false;
   const end = exhaustedAt ?? performance.now();
   const seconds = (end - start) / 1000;
-  const server1 = cpuSeconds(portal.pid);
+  const server1 = serversCpu();
   const self1 = cpuSeconds("self");
   const machine1 = machineBusySeconds();
   stop = true;
@@ -206,12 +216,18 @@ export const conversionsBench: BenchModule = {
   name: "conversions",
   async run(ctx: BenchContext) {
     const { warmupSeconds, durationSeconds, rounds } = ctx.options;
+    const portalEnv = {
+      QUOTE_VALIDITY_SECONDS: "3600",
+      // The customers are funded with one large receipt each, which would otherwise wait for a
+      // second administrator (decision 026).
+      RECEIPT_APPROVAL_GBP: "1000000000",
+      // One key for the two processes of the two-process windows, as a deployment has.
+      APP_SECRET: crypto.randomUUID(),
+    };
     const portal = await startPortal({
       name: "portal for conversions (main.ts)",
       cpuProfileDir: ctx.options.cpuProfileDir,
-      // The customers are funded with one large receipt each, which would otherwise wait for a second
-      // administrator (decision 026).
-      env: { QUOTE_VALIDITY_SECONDS: "3600", RECEIPT_APPROVAL_GBP: "1000000000" },
+      env: portalEnv,
     });
     const plain = new PlainConversions();
     try {
@@ -244,6 +260,19 @@ export const conversionsBench: BenchModule = {
 
       // 2. Rounds.
       const answered = { total: 0 };
+      /** Quotes held for a window (on the first portal), then executed through `targets`. */
+      const heldWindow = async (
+        targets: RunningPortal[],
+        perCustomer: number,
+        withKeys: boolean,
+      ): Promise<HttpSample> => {
+        for (const c of customers) c.quotes.length = 0; // leftovers of an earlier window: not reused
+        const quotesPerSecond = await holdQuotes(portal.url, customers, perCustomer);
+        return {
+          ...(await executeWindow(targets, customers, warmupSeconds, durationSeconds, answered, withKeys)),
+          quotesPerSecond,
+        };
+      };
       const kept: { plain: PlainResult; http: HttpSample; keyed: HttpSample }[] = [];
       const lines: string[][] = [];
       let remeasures = 0;
@@ -257,14 +286,7 @@ export const conversionsBench: BenchModule = {
         // ends there (and the table says so).
         const perSecond = estimate > 0 ? Math.max(estimate * 1.5, p.perSecond * 0.6) : p.perSecond * 1.6;
         const perCustomer = Math.ceil((perSecond * (warmupSeconds + durationSeconds)) / CUSTOMERS) + 50;
-        const window = async (withKeys: boolean): Promise<HttpSample> => {
-          for (const c of customers) c.quotes.length = 0; // leftovers of an earlier window: not reused
-          const quotesPerSecond = await holdQuotes(portal.url, customers, perCustomer);
-          return {
-            ...(await executeWindow(portal, customers, warmupSeconds, durationSeconds, answered, withKeys)),
-            quotesPerSecond,
-          };
-        };
+        const window = (withKeys: boolean) => heldWindow([portal], perCustomer, withKeys);
         const h = await window(false);
         estimate = Math.max(estimate, h.perSecond);
         // Disturbance is judged on the budgeted windows only: the keyed one makes more disk syncs,
@@ -316,6 +338,52 @@ export const conversionsBench: BenchModule = {
           "",
         ],
         lines,
+      ));
+
+      // 2b. Two processes on the one file (issue 12, decision 013): a second portal on the same
+      // database, and the same windows with the connections dealt out over both, beside windows
+      // of the first alone, in turn (which goes first alternates), so that both see the same
+      // machine. The customers' sessions, the quotes and the ledger are the database's, so either
+      // process serves any of them.
+      const second = await startPortal({
+        name: "second portal on the same file (main.ts)",
+        databasePath: portal.databasePath,
+        env: portalEnv,
+      });
+      const twoLines: string[][] = [];
+      const pairs: { one: HttpSample; two: HttpSample }[] = [];
+      try {
+        const perCustomer = Math.ceil((estimate * 1.5 * (warmupSeconds + durationSeconds)) / CUSTOMERS) + 50;
+        for (let round = 1; round <= rounds; round++) {
+          const one = round % 2 ? await heldWindow([portal], perCustomer, false) : null;
+          const two = await heldWindow([portal, second], perCustomer, false);
+          const alone = one ?? await heldWindow([portal], perCustomer, false);
+          pairs.push({ one: alone, two });
+          twoLines.push([
+            String(round),
+            fmt(alone.perSecond) + (alone.exhausted ? " (quotes ran out)" : ""),
+            fmt(two.perSecond) + (two.exhausted ? " (quotes ran out)" : ""),
+            `${fmt(alone.p50Ms, 1)} / ${fmt(alone.p99Ms, 1)}`,
+            `${fmt(two.p50Ms, 1)} / ${fmt(two.p99Ms, 1)}`,
+            `${pct(alone.otherCpu)} / ${pct(two.otherCpu)}`,
+            fmt(two.perSecond / alone.perSecond, 2),
+          ]);
+        }
+      } finally {
+        await second.stop();
+      }
+      console.log(`  Two processes on one file, ${CONNECTIONS} connections in all either way:`);
+      console.log(table(
+        [
+          "round",
+          "one process conv/s",
+          "two processes conv/s",
+          "one: p50 / p99 ms",
+          "two: p50 / p99 ms",
+          "others one / two",
+          "ratio",
+        ],
+        twoLines,
       ));
 
       // 3. The checks.
@@ -394,6 +462,16 @@ export const conversionsBench: BenchModule = {
           budget: { limit: "passes", pass: ledgerOk && plainOk },
         },
       ];
+      const oneRate = median(pairs.map((p) => p.one.perSecond));
+      const twoRate = median(pairs.map((p) => p.two.perSecond));
+      const twoRatio = median(pairs.map((p) => p.two.perSecond / p.one.perSecond));
+      rows.push({
+        metric: `two processes on one file ÷ one process, conv/s (median of ${pairs.length} pairs)`,
+        value: `${fmt(twoRatio, 2)} (${fmt(twoRate)}/s vs ${fmt(oneRate)}/s; p99 ${
+          fmt(median(pairs.map((p) => p.two.p99Ms)), 1)
+        } vs ${fmt(median(pairs.map((p) => p.one.p99Ms)), 1)} ms)`,
+        budget: { limit: `≥ ${MIN_TWO_PROCESS_RATIO}`, pass: twoRatio >= MIN_TWO_PROCESS_RATIO },
+      });
       if (disturbedKept) rows.push({ metric: "disturbed rounds kept", value: `${disturbedKept} of ${kept.length}` });
       return { name: "conversions", rows };
     } finally {

@@ -1,4 +1,4 @@
-import { LibsqlError } from "@libsql/client";
+import { LibsqlError } from "@libsql/client/web";
 
 /**
  * Waiting for another process's write lock (decision 013).

@@ -47,6 +47,12 @@ export interface Config {
   companyBank: Record<string, string | undefined>;
   /** Background jobs this process runs at once (JOB_CONCURRENCY, 2; server/jobs/). */
   jobConcurrency: number;
+  /**
+   * main.ts applies the committed migrations when it starts (MIGRATE_ON_START, on by default: one
+   * machine). Off ("0", "false", "no") where a release migrates once with `deno task db:migrate`
+   * before its instances start (decision 043); deploy.ts never migrates.
+   */
+  migrateOnStart: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -88,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
     companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
+    migrateOnStart: !["0", "false", "no", "off"].includes((env.MIGRATE_ON_START ?? "").trim().toLowerCase()),
   };
 }
 

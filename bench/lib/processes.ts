@@ -140,16 +140,23 @@ export interface RunningPortal extends RunningServer {
 
 /**
  * The real portal as production runs it: main.ts, NODE_ENV and APP_ENV production, a fresh
- * database file in a temp directory (removed on stop). With cpuProfileDir, V8 writes a CPU
+ * database file in a temp directory (removed on stop), or another portal's file (`databasePath`:
+ * several processes on one file, decision 013). With cpuProfileDir, V8 writes a CPU
  * profile of the whole run there when the portal stops. `env` adds settings (e.g.
  * QUOTE_VALIDITY_SECONDS for the conversions benchmark).
  */
 export async function startPortal(
-  options: { cpuProfileDir?: string; env?: Record<string, string>; name?: string } = {},
+  options: {
+    cpuProfileDir?: string;
+    env?: Record<string, string>;
+    name?: string;
+    /** Another portal's database file: this one is a second process on it (kept when this one stops). */
+    databasePath?: string;
+  } = {},
 ): Promise<RunningPortal> {
-  const dir = tempDir("portal-bench-");
+  const dir = options.databasePath ? { path: "", remove() {} } : tempDir("portal-bench-");
   const port = await freePort();
-  const databasePath = join(dir.path, "portal.db");
+  const databasePath = options.databasePath ?? join(dir.path, "portal.db");
   try {
     const server = await startServer({
       name: options.name ?? "portal (main.ts)",

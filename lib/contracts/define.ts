@@ -44,6 +44,11 @@ export interface CallContract {
   answer: z.ZodType;
   /** The status of a success: 200, 201 when the call creates something, 202 when a background job will do it. */
   status?: 200 | 201 | 202;
+  /**
+   * The answer is sent as it is, not inside `{"body": …}`: a document read by other tools (the
+   * OpenAPI document), not by the islands.
+   */
+  rawAnswer?: true;
 }
 
 /** Declares a contract; `const` keeps its literal method and path. */

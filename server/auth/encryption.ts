@@ -1,5 +1,5 @@
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -37,7 +37,24 @@ export function appSecret(configured: string | undefined, file = "data/app-secre
   if (configured) return configured;
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
   mkdirSync(dirname(file), { recursive: true });
-  const secret = encodeBase64(crypto.getRandomValues(new Uint8Array(32)));
-  writeFileSync(file, secret, { mode: 0o600 });
-  return secret;
+  return placeKey(file, encodeBase64(crypto.getRandomValues(new Uint8Array(32))));
+}
+
+/**
+ * Puts `key` in `file` unless a key is there already, and answers the key in place. Two processes
+ * starting together on a fresh machine may both find no file: they must end with one key
+ * (decision 043). The key is written whole to a file of this process's own, then linked into
+ * place, which fails if another process got there first; whichever key is in place is used.
+ */
+export function placeKey(file: string, key: string): string {
+  const draft = `${file}.${Deno.pid}.${crypto.randomUUID()}`;
+  writeFileSync(draft, key, { mode: 0o600 });
+  try {
+    linkSync(draft, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(draft, { force: true });
+  }
+  return readFileSync(file, "utf8").trim();
 }

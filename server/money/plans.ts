@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { accounts } from "../../db/schema.ts";
 import { accountPlans, pricingPlans } from "../../db/schema-money.ts";
 import type { PlanBody, pricingPlan } from "../../lib/contracts/console-money.ts";
@@ -35,7 +36,7 @@ function planOf(row: Row): PricingPlan & { id: number } {
 }
 
 /** Writes the default plan when the database has none. */
-export async function seedDefaultPlan(db: Database, now: Date): Promise<void> {
+export async function seedDefaultPlan(db: Database | Tx, now: Date): Promise<void> {
   const [plan] = await db.select({ id: pricingPlans.id }).from(pricingPlans).where(eq(pricingPlans.isDefault, true))
     .limit(1);
   if (plan) return;

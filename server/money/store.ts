@@ -17,11 +17,17 @@ import { INDICATIVE_RATES, mergeRateTables, type RatesAnswer, ratesFor, type Rat
  * default pricing plan (./plans.ts) are written on first start.
  */
 
-/** Writes the embedded indicative rates and the default plan when the database has none. */
+/**
+ * Writes the embedded indicative rates and the default plan when the database has none. In one
+ * write transaction, so that instances starting together on a fresh database seed it once, not
+ * once each (decision 043).
+ */
 export async function seedMoney(db: Database, now = new Date()): Promise<void> {
-  const [rates] = await db.select({ id: rateTables.id }).from(rateTables).limit(1);
-  if (!rates) await saveRates(db, INDICATIVE_RATES, null, now);
-  await seedDefaultPlan(db, now);
+  await db.transaction(async (tx) => {
+    const [rates] = await tx.select({ id: rateTables.id }).from(rateTables).limit(1);
+    if (!rates) await saveRates(tx, INDICATIVE_RATES, null, now);
+    await seedDefaultPlan(tx, now);
+  });
 }
 
 /** The current rate table: the latest written. */
