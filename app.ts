@@ -37,6 +37,9 @@ import { errorHandlers } from "./server/http/errors.tsx";
 import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
 import { compression } from "./server/http/compression.ts";
 import { idempotency } from "./server/http/idempotency.ts";
+import { requestLog } from "./server/http/request-log.ts";
+import { HttpMetrics } from "./server/metrics.ts";
+import { metricsEndpoint } from "./routes/metrics.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
@@ -98,6 +101,8 @@ export interface AppDeps {
   /** Finds the signed-in user of a request: the database sessions unless a test says otherwise. */
   sessions?: SessionResolver;
   redirects?: RedirectTable;
+  /** Where the requests are counted for GET /metrics (a fresh count per app unless given). */
+  metrics?: HttpMetrics;
 }
 
 /** Every group of calls, mounted under /api/. */
@@ -128,7 +133,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const versions = new DataVersions(db, services.now);
   const pageCache = new PageCache(versions);
 
-  // Outermost: it compresses what every other layer made (decision 034).
+  // Outermost: the request's id for every log line, and its line in the log and the metrics
+  // (decision 041).
+  const metrics = deps.metrics ?? new HttpMetrics();
+  app.use(requestLog(metrics));
+  // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
@@ -164,6 +173,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
 
   app.route("/", siteFiles);
+  // For Prometheus, with its bearer token only; anyone else gets the 404 of an unknown path.
+  app.get("/metrics", metricsEndpoint(config.metricsToken, metrics));
 
   app.use(sameOriginOnly(() => [publicOrigin]));
   app.use(recheckAfterWrites(versions));

@@ -47,6 +47,11 @@ export interface Config {
   companyBank: Record<string, string | undefined>;
   /** Background jobs this process runs at once (JOB_CONCURRENCY, 2; server/jobs/). */
   jobConcurrency: number;
+  /**
+   * The bearer token GET /metrics asks for (METRICS_TOKEN); unset: /metrics does not exist
+   * (decision 041).
+   */
+  metricsToken?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -88,6 +93,7 @@ export function loadConfig(env: Env = process.env): Config {
     receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
     companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 

@@ -205,7 +205,7 @@ describe("validating the email address", () => {
     expectStatus(await browser.post("validation/validate", { token }), 200);
     const again = await browser.post("validation/validate", { token });
     expectStatus(again, 401);
-    expect(again.json).toEqual({ error: "Bad credentials", message: "Unauthorized" });
+    expect(again.json).toEqual({ error: "Bad credentials", message: "Unauthorized", request_id: expect.any(String) });
   });
 
   test("a wrong token is 401 'Bad credentials' and validates nobody", async ({ app, unverified: customer }) => {
