@@ -38,6 +38,7 @@ import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
 import { compression } from "./server/http/compression.ts";
 import { idempotency } from "./server/http/idempotency.ts";
 import { requestLog } from "./server/http/request-log.ts";
+import { Draining } from "./server/http/draining.ts";
 import { HttpMetrics } from "./server/metrics.ts";
 import { metricsEndpoint } from "./routes/metrics.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
@@ -103,6 +104,8 @@ export interface AppDeps {
   redirects?: RedirectTable;
   /** Where the requests are counted for GET /metrics (a fresh count per app unless given). */
   metrics?: HttpMetrics;
+  /** The graceful stop's refusal of new requests while those under way finish (main.ts stops it). */
+  draining?: Draining;
 }
 
 /** Every group of calls, mounted under /api/. */
@@ -137,6 +140,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // (decision 041).
   const metrics = deps.metrics ?? new HttpMetrics();
   app.use(requestLog(metrics));
+  app.use((deps.draining ?? new Draining()).middleware());
   // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));

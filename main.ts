@@ -14,6 +14,7 @@ import { loadAssets } from "./server/render/assets.ts";
 import { seedMoney } from "./server/money/store.ts";
 import { log } from "./server/log.ts";
 import { holdPresence } from "./db/presence.ts";
+import { Draining } from "./server/http/draining.ts";
 
 // A real deployment that kept a test default (the sandbox identity provider, the test bank
 // details, mail kept in the database) does not start; on a developer's machine each is announced.
@@ -38,7 +39,8 @@ const db = await openMigratedDatabase({ url: config.databaseUrl, authToken: conf
 const assets = loadAssets(config.distDir);
 await seedMoney(db);
 const services = await createServices(db, config);
-const app = createApp({ db, config, assets, services });
+const draining = new Draining();
+const app = createApp({ db, config, assets, services, draining });
 
 // Background jobs (server/jobs/): the hourly purge of what expired, the ECB feed when RATES_URL is
 // set, and whatever the calls queue. The pages that show rates follow the feed's writes by
@@ -67,8 +69,9 @@ const STOP_LIMIT_MS = 30_000;
 let stopping = false;
 
 /**
- * A graceful stop (a deployment's SIGTERM, Ctrl-C): no new connections; the requests in flight
- * answered (server.shutdown() waits for them, and their transactions commit before they answer);
+ * A graceful stop (a deployment's SIGTERM, Ctrl-C): new requests refused with a 503 to retry
+ * (server/http/draining.ts) while every request under way finishes and answers (a transaction
+ * commits before its answer), then the server shut down;
  * no new jobs claimed, the running ones told to stop and their leases given back for the next
  * process (decision 032); the emails requests were waiting for sent; then the database closed.
  * A second signal while stopping changes nothing; a stop that takes longer than STOP_LIMIT_MS
@@ -83,7 +86,11 @@ async function stop(signal: string): Promise<void> {
     log.error("the stop took too long: exiting with work unfinished", { limit_ms: STOP_LIMIT_MS });
     Deno.exit(1);
   }, STOP_LIMIT_MS);
-  await Promise.all([work.scheduler.stop(), server.shutdown(), work.runner.stop()]);
+  await Promise.all([
+    work.scheduler.stop(),
+    draining.drain(STOP_LIMIT_MS - 5_000).then(() => server.shutdown()),
+    work.runner.stop(),
+  ]);
   services.emailOutbox.stop();
   // The emails that answered requests were waiting for go out before the database closes.
   await settled();

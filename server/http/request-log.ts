@@ -49,7 +49,10 @@ export function requestLog(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
     const id = newRequestId();
     const started = performance.now();
     c.set("requestId", id);
+    const upstream = c.req.header(REQUEST_ID_HEADER)?.slice(0, 128);
     await withLogContext({ request_id: id }, async () => {
+      // At debug level, the start too: what was in flight when something stopped.
+      log.debug("request started", { method: c.req.method, path: c.req.path, upstream_id: upstream });
       try {
         await next();
       } finally {
@@ -58,14 +61,13 @@ export function requestLog(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
         const status = c.res.status;
         c.res.headers.set(REQUEST_ID_HEADER, id);
         metrics.observe(c.req.method, route, status, duration / 1000);
-        const upstream = c.req.header(REQUEST_ID_HEADER);
         const fields = {
           method: c.req.method,
           route,
           path: c.req.path,
           status,
           duration_ms: Math.round(duration * 10) / 10,
-          ...(upstream ? { upstream_id: upstream.slice(0, 128) } : {}),
+          ...(upstream ? { upstream_id: upstream } : {}),
         };
         if (status >= 500) log.warn("request failed", fields);
         else log.info("request", fields);

@@ -32,6 +32,16 @@ const PAIRS = [
   { sell_currency: "EUR", buy_currency: "USD" },
 ];
 
+export interface StreamOutcome {
+  answered: AnsweredConversion[];
+  /** Answers nobody expected (and network errors before serverGoing). */
+  unexpected: string[];
+  /** The quotes whose execution was sent and never answered (the connection went away). */
+  unanswered: string[];
+  /** How many answers came after serverGoing() was called. */
+  answeredAfterGoing: number;
+}
+
 export interface ConversionStream {
   /** Every 201 so far, in the order they came. */
   readonly answered: AnsweredConversion[];
@@ -40,7 +50,7 @@ export interface ConversionStream {
   /** From now on a refused connection or a 503 is expected (the server is stopping): loops end quietly. */
   serverGoing(): void;
   /** Ends the loops after their current request; resolves with what they saw. */
-  stop(): Promise<{ answered: AnsweredConversion[]; unexpected: string[]; sent: number }>;
+  stop(): Promise<StreamOutcome>;
 }
 
 export function startConversions(customers: HttpCustomer[], options: { loops: number }): ConversionStream {
@@ -49,22 +59,27 @@ export function startConversions(customers: HttpCustomer[], options: { loops: nu
   const waiters: { n: number; resolve(): void }[] = [];
   let stopped = false;
   let going = false;
-  let sent = 0;
+  let answeredAfterGoing = 0;
+  const unanswered: string[] = [];
 
   const loop = async (i: number) => {
     const session: HttpSession = customers[i % customers.length].session;
     const pair = PAIRS[i % PAIRS.length];
     while (!stopped) {
+      let executing: string | null = null;
       try {
-        sent++;
         const quote = await session.post("account/conversions/quote", { ...pair, amount: "10.00", fixed: "sell" });
+        if (going) answeredAfterGoing++;
         if (quote.status !== 200) {
           if (!going) unexpected.push(`quote ${quote.status}: ${quote.text.slice(0, 200)}`);
           return;
         }
-        const executed = await session.post("account/conversions", { quote_id: quote.json.body.id }, {
+        executing = quote.json.body.id as string;
+        const executed = await session.post("account/conversions", { quote_id: executing }, {
           "Idempotency-Key": `convert-${crypto.randomUUID()}`,
         });
+        executing = null;
+        if (going) answeredAfterGoing++;
         if (executed.status !== 201) {
           if (!going) unexpected.push(`execute ${executed.status}: ${executed.text.slice(0, 200)}`);
           return;
@@ -75,6 +90,7 @@ export function startConversions(customers: HttpCustomer[], options: { loops: nu
           waiter.resolve();
         }
       } catch (error) {
+        if (executing !== null) unanswered.push(executing);
         if (!going) unexpected.push(`network error: ${error}`);
         return;
       }
@@ -100,7 +116,7 @@ export function startConversions(customers: HttpCustomer[], options: { loops: nu
     async stop() {
       stopped = true;
       await loops;
-      return { answered, unexpected, sent };
+      return { answered, unexpected, unanswered, answeredAfterGoing };
     },
   };
 }
