@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../env.ts";
 import { log } from "../log.ts";
+import { requestIdOf } from "./request-log.ts";
 
 /**
  * The graceful stop's first step (main.ts; decision 041): the requests in flight finish, and no
@@ -27,14 +28,12 @@ export class Draining {
   middleware(): MiddlewareHandler<AppEnv> {
     return async (c, next) => {
       if (this.#stopping) {
-        return c.json(
-          { error: "The portal is restarting: try again in a moment.", message: "Service Unavailable" },
-          503,
-          {
-            "Retry-After": "1",
-            Connection: "close",
-          },
-        );
+        const refusal = {
+          error: "The portal is restarting: try again in a moment.",
+          message: "Service Unavailable",
+          request_id: requestIdOf(c),
+        };
+        return c.json(refusal, 503, { "Retry-After": "1", Connection: "close" });
       }
       const answered = next();
       this.#inFlight.add(answered);

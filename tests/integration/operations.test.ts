@@ -2,9 +2,13 @@
  * What an operator relies on (decision 041): JSON log lines that carry the request's id, the id on
  * every answer and in error answers (and on the error page) so that a customer's report can be
  * found; GET /api/health with the database's round trip and the job queue; GET /metrics only with
- * its token; Strict-Transport-Security only when the portal is served over https.
+ * its token; Strict-Transport-Security only when the portal is served over https; the graceful
+ * stop's drain (the whole stop, on a real process: shutdown.test.ts).
  */
+import { Hono } from "hono";
 import { afterEach, describe, expect, test } from "vitest";
+import type { AppEnv } from "../../server/env.ts";
+import { Draining } from "../../server/http/draining.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { defineJob } from "../../server/jobs/define.ts";
 import { captureLog } from "../../server/log.ts";
@@ -23,7 +27,7 @@ afterEach(() => {
 /** Every line the portal logs from now on, parsed (a line that is not JSON fails the test). */
 function logLines(): Record<string, unknown>[] {
   const lines: Record<string, unknown>[] = [];
-  restore = captureLog((line) => lines.push(JSON.parse(line)));
+  restore = captureLog((line) => lines.push(JSON.parse(line)), "info");
   return lines;
 }
 
@@ -244,3 +248,34 @@ function parseExposition(text: string): Map<string, number> {
   }
   return samples;
 }
+
+describe("the graceful stop's drain", () => {
+  test("lets the requests under way finish, refuses new ones with a 503 to retry, and ends when the last answers", async () => {
+    const draining = new Draining();
+    const app = new Hono<AppEnv>();
+    app.use(draining.middleware());
+    const started = Promise.withResolvers<void>();
+    const gate = Promise.withResolvers<void>();
+    app.get("/slow", async (c) => {
+      started.resolve();
+      await gate.promise;
+      return c.text("done");
+    });
+    const slow = app.request("/slow");
+    await started.promise;
+    let drained = false;
+    const drain = draining.drain(60_000).then(() => (drained = true));
+
+    const refused = await app.request("/slow");
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect((await refused.json()).error).toBe("The portal is restarting: try again in a moment.");
+    expect(drained).toBe(false);
+
+    gate.resolve();
+    const answer = await slow;
+    expect([answer.status, await answer.text()]).toEqual([200, "done"]);
+    await drain;
+    expect(drained).toBe(true);
+  });
+});
