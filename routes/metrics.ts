@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Handler } from "hono";
 import type { AppEnv } from "../server/env.ts";
-import { databaseMetricsText, type HttpMetrics } from "../server/metrics.ts";
+import { databaseMetricsText, type HttpMetrics, TransferCounts } from "../server/metrics.ts";
 
 /** The Prometheus text format's media type. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -16,10 +16,11 @@ const digest = (text: string) => createHash("sha256").update(text, "utf8").diges
  */
 export function metricsEndpoint(token: string | undefined, metrics: HttpMetrics): Handler<AppEnv> {
   const expected = token ? digest(`Bearer ${token}`) : null;
+  const transfers = new TransferCounts();
   return async function metricsAccess(c) {
     const given = c.req.header("authorization");
     if (!expected || given === undefined || !timingSafeEqual(digest(given), expected)) return c.notFound();
-    const text = metrics.text() + await databaseMetricsText(c.get("db"));
+    const text = metrics.text() + await databaseMetricsText(c.get("db"), transfers);
     return c.body(text, 200, { "content-type": METRICS_CONTENT_TYPE, "cache-control": "no-store" });
   };
 }

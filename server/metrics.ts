@@ -75,11 +75,44 @@ export class HttpMetrics {
   }
 }
 
+/**
+ * The ledger's transfers by kind, counted once and then only the new ones: transfers are never
+ * deleted, and their ids grow in the order they commit (one writer at a time, decision 012 and
+ * Turso alike), so each scrape counts the rows past the last id it saw. A full `GROUP BY kind`
+ * took 315 ms at 200,000 transfers on the build machine; the first scrape of a process pays that
+ * once, the next ones cost what was written since.
+ */
+export class TransferCounts {
+  #lastId = 0;
+  readonly #counts = new Map<string, number>();
+  #turn: Promise<unknown> = Promise.resolve();
+
+  /** The counts by kind, up to date; two scrapes at once take turns (neither counts a row twice). */
+  read(db: Database): Promise<Map<string, number>> {
+    const next = this.#turn.then(async () => {
+      const { rows } = await db.$client.execute({
+        sql: "SELECT kind, count(*) AS n, max(id) AS last FROM ledger_transfers WHERE id > ? GROUP BY kind",
+        args: [this.#lastId],
+      });
+      let last = this.#lastId;
+      for (const row of rows) {
+        const kind = String(row.kind);
+        this.#counts.set(kind, (this.#counts.get(kind) ?? 0) + Number(row.n));
+        last = Math.max(last, Number(row.last));
+      }
+      this.#lastId = last;
+      return new Map([...this.#counts].sort(([a], [b]) => a.localeCompare(b)));
+    });
+    this.#turn = next.catch(() => {});
+    return next;
+  }
+}
+
 /** The families read from the database: jobs by kind and status, ledger transfers by kind. */
-export async function databaseMetricsText(db: Database): Promise<string> {
-  const [jobRows, transferRows] = await Promise.all([
+export async function databaseMetricsText(db: Database, transfers: TransferCounts): Promise<string> {
+  const [jobRows, transferCounts] = await Promise.all([
     db.$client.execute("SELECT kind, status, count(*) AS n FROM jobs GROUP BY kind, status ORDER BY kind, status"),
-    db.$client.execute("SELECT kind, count(*) AS n FROM ledger_transfers GROUP BY kind ORDER BY kind"),
+    transfers.read(db),
   ]);
   const out = [
     "# HELP portal_jobs Background jobs in the database, by kind and status.",
@@ -89,9 +122,7 @@ export async function databaseMetricsText(db: Database): Promise<string> {
     ),
     "# HELP portal_ledger_transfers_total Transfers in the ledger, by kind.",
     "# TYPE portal_ledger_transfers_total counter",
-    ...transferRows.rows.map((row) =>
-      `portal_ledger_transfers_total${labels({ kind: String(row.kind) })} ${Number(row.n)}`
-    ),
+    ...[...transferCounts].map(([kind, n]) => `portal_ledger_transfers_total${labels({ kind })} ${n}`),
   ];
   return out.join("\n") + "\n";
 }

@@ -197,9 +197,40 @@ describe("GET /metrics", () => {
     );
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]).toBeGreaterThanOrEqual(buckets[i - 1]);
     expect(samples.get('portal_jobs{kind="test.probe",status="queued"}')).toBe(1);
-    // seedMoney records no transfer; the family is there, and every sample names a kind.
     expect(text).toContain("# TYPE portal_ledger_transfers_total counter");
     expect(text).toContain("# TYPE portal_http_request_duration_seconds histogram");
+  });
+
+  test("counts the ledger's transfers by kind, the new ones at each scrape", async () => {
+    const t = await testApp({ env: { METRICS_TOKEN: TOKEN } });
+    const scrape = async () =>
+      parseExposition(
+        await (await t.app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text(),
+      );
+    // Rows as the ledger writes them (the metrics only count them).
+    const record = (kind: string, n: number) =>
+      t.db.$client.execute({
+        sql: `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
+          INSERT INTO ledger_transfers (kind, description, reference, created_at)
+          SELECT ?, 'counted', ? || '-' || i || '-' || random(), 0 FROM k`,
+        args: [n, kind, kind],
+      });
+    const count = (samples: Map<string, number>, kind: string) =>
+      samples.get(`portal_ledger_transfers_total{kind="${kind}"}`);
+
+    const before = await scrape();
+    const receipts = count(before, "receipt") ?? 0;
+    await record("receipt", 3);
+    const first = await scrape();
+    expect(count(first, "receipt")).toBe(receipts + 3);
+    await record("conversion", 2);
+    await record("receipt", 1);
+    const [second, third] = await Promise.all([scrape(), scrape()]);
+    expect(count(second, "receipt")).toBe(receipts + 4);
+    expect(count(second, "conversion")).toBe((count(before, "conversion") ?? 0) + 2);
+    expect(third).toEqual(second);
+    const { rows } = await t.db.$client.execute("SELECT kind, count(*) AS n FROM ledger_transfers GROUP BY kind");
+    for (const row of rows) expect(count(third, String(row.kind)), String(row.kind)).toBe(Number(row.n));
   });
 });
 
