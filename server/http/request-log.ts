@@ -67,6 +67,9 @@ export function requestLog(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
           path: c.req.path,
           status,
           duration_ms: Math.round(duration * 10) / 10,
+          // Who asked (an id, no personal data): the customer's other requests are then a search away.
+          user_id: c.get("user")?.id,
+          on_behalf_of: c.get("onBehalf")?.id,
           ...(upstream ? { upstream_id: upstream } : {}),
         };
         if (status >= 500) log.warn("request failed", fields);

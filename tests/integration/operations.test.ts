@@ -51,13 +51,16 @@ describe("the log", () => {
     expect(new Date(String(line!.time)).getTime()).toBeGreaterThan(Date.now() - 60_000);
   });
 
-  test("routes are patterns, not paths: two accounts' pages are one route", async () => {
+  test("routes are patterns, not paths: two recipients are one route; the line names who asked", async () => {
     const t = await testApp();
     const lines = logLines();
+    t.signIn(makeUser({ id: 4242 }));
     await t.app.request("/api/account/recipients/5");
     await t.app.request("/api/account/recipients/6");
-    const routes = lines.filter((l) => l.msg === "request").map((l) => l.route);
-    expect(routes).toEqual(["/api/account/recipients/:id", "/api/account/recipients/:id"]);
+    const requests = lines.filter((l) => l.msg === "request");
+    expect(requests.map((l) => l.route)).toEqual(["/api/account/recipients/:id", "/api/account/recipients/:id"]);
+    expect(requests.map((l) => l.path)).toEqual(["/api/account/recipients/5", "/api/account/recipients/6"]);
+    expect(requests.map((l) => l.user_id)).toEqual([4242, 4242]);
   });
 
   test("a fault: its error logged with the request's id, which the error answer and the error page quote", async () => {
