@@ -34,6 +34,9 @@ export default defineConfig({
             // Their runners are processes of their own on the file.
             "tests/integration/jobs-crash.test.ts",
             "tests/integration/jobs-shutdown.test.ts",
+            // The portal as a process of its own on a file, stopped, backed up and restored.
+            "tests/integration/shutdown.test.ts",
+            "tests/integration/backup.test.ts",
           ],
           env: { TEST_DATABASE: "hrana" },
           setupFiles: ["tests/helpers/setup.ts"],
