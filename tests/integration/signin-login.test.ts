@@ -21,7 +21,7 @@ import { type SigninApp, test } from "../helpers/fixtures.ts";
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
-const BAD_CREDENTIALS = { error: "Bad credentials", message: "Unauthorized" };
+const BAD_CREDENTIALS = { error: "Bad credentials", message: "Unauthorized", request_id: expect.any(String) };
 
 /** A code that is not this one. */
 const otherCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
