@@ -41,6 +41,10 @@ import { errorHandlers } from "./server/http/errors.tsx";
 import { noStoreWhenPersonal } from "./server/http/cache-control.ts";
 import { compression } from "./server/http/compression.ts";
 import { idempotency } from "./server/http/idempotency.ts";
+import { requestLog } from "./server/http/request-log.ts";
+import { Draining } from "./server/http/draining.ts";
+import { HttpMetrics } from "./server/metrics.ts";
+import { metricsEndpoint } from "./routes/metrics.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
 import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
@@ -104,6 +108,10 @@ export interface AppDeps {
   /** Finds the signed-in user of a request: the database sessions unless a test says otherwise. */
   sessions?: SessionResolver;
   redirects?: RedirectTable;
+  /** Where the requests are counted for GET /metrics (a fresh count per app unless given). */
+  metrics?: HttpMetrics;
+  /** The graceful stop's refusal of new requests while those under way finish (main.ts stops it). */
+  draining?: Draining;
 }
 
 /** Every group of calls, mounted under /api/. */
@@ -137,7 +145,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const versions = new DataVersions(db, services.now);
   const pageCache = new PageCache(versions);
 
-  // Outermost: it compresses what every other layer made (decision 034).
+  // Outermost: the request's id for every log line, and its line in the log and the metrics
+  // (decision 041).
+  const metrics = deps.metrics ?? new HttpMetrics();
+  app.use(requestLog(metrics));
+  app.use((deps.draining ?? new Draining()).middleware());
+  // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
@@ -173,6 +186,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   );
 
   app.route("/", siteFiles);
+  // For Prometheus, with its bearer token only; anyone else gets the 404 of an unknown path.
+  app.get("/metrics", metricsEndpoint(config.metricsToken, metrics));
 
   app.use(sameOriginOnly(() => [publicOrigin]));
   app.use(recheckAfterWrites(versions));

@@ -65,6 +65,9 @@ export default defineConfig({
             "tests/integration/signin-onboarding.test.ts",
             "tests/integration/signin-security.test.ts",
             "tests/integration/totp-reauth.test.ts",
+            // The portal as a process of its own on a file, stopped, backed up and restored.
+            "tests/integration/shutdown.test.ts",
+            "tests/integration/backup.test.ts",
           ],
           env: { TEST_DATABASE: "hrana" },
           setupFiles: ["tests/helpers/setup.ts"],

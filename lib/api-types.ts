@@ -16,6 +16,11 @@ export interface ApiFailure {
   /** Validation failures (422) name each failing field with its problem. */
   fields?: Record<string, string>;
   redirect?: string;
+  /**
+   * The request's id (also its X-Request-Id header): what a customer quotes so that the request
+   * can be found in the server's log (decision 041).
+   */
+  request_id?: string;
 }
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";

@@ -6,13 +6,15 @@
  * a background job: server/jobs/).
  */
 
+import { log } from "./log.ts";
+
 const pending = new Set<Promise<void>>();
 
 /** Runs `task` after the current request has answered; a failure is logged with `what` it was. */
 export function afterAnswer(what: string, task: () => Promise<void>): void {
   const run: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
     .then(task)
-    .catch((error) => console.error(`[${what}] failed after the answer was sent`, error))
+    .catch((error) => log.error(`${what}: failed after the answer was sent`, { error }))
     .finally(() => pending.delete(run));
   pending.add(run);
 }

@@ -53,6 +53,10 @@ export interface Config {
    * before its instances start (decision 043); deploy.ts never migrates.
    */
   migrateOnStart: boolean;
+   * The bearer token GET /metrics asks for (METRICS_TOKEN); unset: /metrics does not exist
+   * (decision 041).
+   */
+  metricsToken?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -95,6 +99,7 @@ export function loadConfig(env: Env = process.env): Config {
     companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
     migrateOnStart: !["0", "false", "no", "off"].includes((env.MIGRATE_ON_START ?? "").trim().toLowerCase()),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 

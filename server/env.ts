@@ -27,5 +27,7 @@ export interface AppEnv {
     onBehalf: SessionUser | null;
     /** The request's claim on its Idempotency-Key, when it carries one (server/http/idempotency.ts). */
     idempotency: IdempotencyClaim | null;
+    /** This request's id: on its log lines, its answer (X-Request-Id) and its error answers (decision 041). */
+    requestId: string;
   };
 }

@@ -9,6 +9,8 @@ import { amountTooLarge } from "../money/errors.ts";
 import { renderDocument } from "../render/document.tsx";
 import { ApiError, failureBody, isApi, noSuchCall } from "./api.ts";
 import { isBot } from "./bots.ts";
+import { log } from "../log.ts";
+import { requestIdOf } from "./request-log.ts";
 import { statusText } from "./status.ts";
 
 export const PAGE_NOT_FOUND = "Page not found";
@@ -25,6 +27,8 @@ export interface ErrorPageProps {
   status: number;
   message?: string;
   path?: string;
+  /** The request's id, shown as "Reference: …" so that a customer's report can be found in the log. */
+  reference?: string;
 }
 
 /** The page itself is the routes' (routes/pages/ErrorPage.tsx); the composition root hands it in. */
@@ -41,16 +45,19 @@ function errorAnswer(
   userMessage: string | undefined,
   extra: ApiError["extra"] = {},
 ): Response {
-  if (isApi(c)) return c.json(failureBody(status, userMessage ?? UNEXPECTED_ERROR, extra), status);
+  const reference = requestIdOf(c);
+  if (isApi(c)) {
+    return c.json({ ...failureBody(status, userMessage ?? UNEXPECTED_ERROR, extra), request_id: reference }, status);
+  }
   if (isBot(c.req.header("user-agent"))) {
-    console.warn(`[bot] ${status} for ${fullPath(c)} (${c.req.header("user-agent")})`);
+    log.warn("error answered to a bot", { status, path: fullPath(c), user_agent: c.req.header("user-agent") });
     return c.text(`${status} ${statusText(status)}`, status);
   }
   const path = status === 404 ? fullPath(c) : undefined;
   return renderDocument(c, {
     title: userMessage ?? UNEXPECTED_ERROR,
     status,
-    render: () => <Page status={status} message={userMessage} path={path} />,
+    render: () => <Page status={status} message={userMessage} path={path} reference={reference} />,
   });
 }
 
@@ -89,11 +96,11 @@ export function errorHandlers(Page: ErrorPage): { onError: ErrorHandler<AppEnv>;
         const status = err.status as ContentfulStatusCode;
         // A status below 500 says what the visitor did wrong; its text is safe to show.
         const message = status === 404 ? PAGE_NOT_FOUND : status < 500 ? err.message || statusText(status) : undefined;
-        if (status >= 500) console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
+        if (status >= 500) log.error("request failed", { method: c.req.method, path: fullPath(c), status, error: err });
         return answer(c, status, message);
       }
       // Anything else is a fault of ours: logged in full, shown only as 'Unexpected error occurred'.
-      console.error(`[error] ${c.req.method} ${fullPath(c)}`, err);
+      log.error("request failed", { method: c.req.method, path: fullPath(c), status: 500, error: err });
       return answer(c, 500, undefined);
     },
     notFound: (c) => answer(c, 404, isApi(c) ? noSuchCall(c) : PAGE_NOT_FOUND),

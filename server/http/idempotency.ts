@@ -11,6 +11,7 @@ import { IDEMPOTENCY_TTL_MS } from "../../lib/constants.ts";
 import type { AppEnv } from "../env.ts";
 import { Conflict } from "../errors.ts";
 import { failureBody } from "./api.ts";
+import { requestIdOf } from "./request-log.ts";
 
 /** Set on an answer that was replayed from the store instead of running the handler again. */
 export const REPLAYED_HEADER = "Idempotent-Replayed";
@@ -252,6 +253,6 @@ function replay(row: Row): Response {
   return res;
 }
 
-function fail(c: Context, status: ContentfulStatusCode, error: string): Response {
-  return c.json(failureBody(status, error), status);
+function fail(c: Context<AppEnv>, status: ContentfulStatusCode, error: string): Response {
+  return c.json({ ...failureBody(status, error), request_id: requestIdOf(c) }, status);
 }

@@ -3,6 +3,7 @@ import { Conflict, InvalidInput, NotFound, ProviderFailed, Refused } from "../er
 import type { IdentityProvider, IdentityStatus } from "./provider.ts";
 import { confirmResult } from "./index.ts";
 import { sandboxAnswer } from "./sandbox.ts";
+import { log } from "../log.ts";
 
 /** What the identity page's calls do: the sandbox's answer, and confirming the provider's result. */
 
@@ -26,7 +27,7 @@ export async function confirmIdentity(
   try {
     result = await confirmResult(db, provider, userId, now);
   } catch (error) {
-    console.warn("[identity] reading the result failed", error);
+    log.warn("identity: reading the result failed", { error });
     throw new ProviderFailed(FALLBACK);
   }
   switch (result.status) {

@@ -21,6 +21,7 @@ import {
 } from "./lease.ts";
 import { JobSteps } from "./steps.ts";
 import { onJobQueued } from "./wake.ts";
+import { log } from "../log.ts";
 
 export interface RunnerOptions {
   db: Database;
@@ -132,7 +133,7 @@ export class JobRunner {
     await Promise.race([all, late]);
     clearTimeout(timer);
     if (this.#running.size > 0) {
-      console.warn(`[jobs] stopped with jobs ${this.runningJobs.join(", ")} still running: their leases will expire`);
+      log.warn(`jobs: stopped with jobs ${this.runningJobs.join(", ")} still running: their leases will expire`);
     }
     await this.#loop;
   }
@@ -148,7 +149,7 @@ export class JobRunner {
       try {
         await this.#fill();
       } catch (error) {
-        console.error("[jobs] claiming failed; trying again at the next poll", error);
+        log.error("jobs: claiming failed; trying again at the next poll", { error });
       }
       this.#firstLook.resolve();
       if (this.#stopping) return;
@@ -179,7 +180,11 @@ export class JobRunner {
       const controller = new AbortController();
       const running: Running = { job, controller, done: Promise.resolve() };
       running.done = this.#run(job, controller).catch((error) => {
-        console.error(`[jobs] recording the end of job ${job.id} (${job.kind}) failed`, error);
+        log.error(`jobs: recording the end of job ${job.id} (${job.kind}) failed`, {
+          job_id: job.id,
+          kind: job.kind,
+          error,
+        });
       }).finally(() => {
         this.#running.delete(job.id);
         this.#wake();
@@ -197,7 +202,7 @@ export class JobRunner {
     if (job.attempts > job.maxAttempts) {
       const error = `Stopped after ${job.maxAttempts} attempts that ended without finishing ` +
         `(the process running it stopped).${job.error ? ` The last error: ${job.error}` : ""}`;
-      console.error(`[jobs] job ${job.id} (${job.kind}) failed: ${error}`);
+      log.error(`jobs: job ${job.id} (${job.kind}) failed: ${error}`, { job_id: job.id, kind: job.kind });
       await markFailed(this.#db, lease, error, now());
       return;
     }
@@ -212,9 +217,12 @@ export class JobRunner {
     const heartbeat = setInterval(() => {
       renewLease(this.#db, lease, new Date(this.#now() + this.#leaseMs)).then((held) => {
         if (held || ended || controller.signal.aborted) return;
-        console.warn(`[jobs] job ${job.id} (${job.kind}) is no longer leased to this runner: its handler is aborted`);
+        log.warn(`jobs: job ${job.id} (${job.kind}) is no longer leased to this runner: its handler is aborted`, {
+          job_id: job.id,
+          kind: job.kind,
+        });
         controller.abort(new LeaseLost(job.id));
-      }).catch((error) => console.warn(`[jobs] renewing the lease of job ${job.id} failed`, error));
+      }).catch((error) => log.warn(`jobs: renewing the lease of job ${job.id} failed`, { job_id: job.id, error }));
     }, Math.max(Math.floor(this.#leaseMs / 3), 1));
 
     const steps = new JobSteps(this.#db, lease, this.#leaseMs, now);
@@ -247,7 +255,10 @@ export class JobRunner {
     const now = new Date(this.#now());
     const lease = leaseOf(job);
     if (error instanceof LeaseLost || signal.reason instanceof LeaseLost) {
-      console.warn(`[jobs] job ${job.id} (${job.kind}) was taken over by another runner: this attempt is not recorded`);
+      log.warn(`jobs: job ${job.id} (${job.kind}) was taken over by another runner: this attempt is not recorded`, {
+        job_id: job.id,
+        kind: job.kind,
+      });
       return;
     }
     if (signal.reason instanceof RunnerStopping) {
@@ -256,14 +267,18 @@ export class JobRunner {
     }
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof PermanentJobFailure || job.attempts >= job.maxAttempts) {
-      console.error(`[jobs] job ${job.id} (${job.kind}) failed after ${job.attempts} attempt(s): ${message}`);
+      log.error(`jobs: job ${job.id} (${job.kind}) failed after ${job.attempts} attempt(s): ${message}`, {
+        job_id: job.id,
+        kind: job.kind,
+      });
       await markFailed(this.#db, lease, message, now);
       return;
     }
     const delay = retryDelayMs(job.attempts, definition.retry, this.#random);
-    console.warn(
-      `[jobs] job ${job.id} (${job.kind}) attempt ${job.attempts} failed, retried in ${delay} ms: ${message}`,
-    );
+    log.warn(`jobs: job ${job.id} (${job.kind}) attempt ${job.attempts} failed, retried in ${delay} ms: ${message}`, {
+      job_id: job.id,
+      kind: job.kind,
+    });
     await markForRetry(this.#db, lease, message, new Date(now.getTime() + delay));
   }
 }

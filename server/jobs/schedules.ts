@@ -2,6 +2,7 @@ import { Cron } from "croner";
 import type { Database } from "../../db/client.ts";
 import type { JobDefinition } from "./define.ts";
 import { enqueue } from "./queue.ts";
+import { log } from "../log.ts";
 
 /**
  * Scheduled work (decision 032): croner says when; the jobs table does the work. At each slot of
@@ -108,7 +109,7 @@ export class Scheduler {
     try {
       await enqueueSlot(this.#db, schedule, slot);
     } catch (error) {
-      console.error(`[jobs] queuing the ${schedule.name} job of ${slot.toISOString()} failed`, error);
+      log.error(`jobs: queuing the ${schedule.name} job of ${slot.toISOString()} failed`, { error });
     }
   }
 }

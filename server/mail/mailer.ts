@@ -4,13 +4,14 @@ import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
 import type { RenderedEmail } from "./templates/layout.tsx";
+import { log } from "../log.ts";
 
 /**
  * Outgoing mail. Every message is rendered from a React template to HTML and text, and every
  * message is kept in the `emails` table (the console's email screens read it), whatever happened:
  *
  * - with SMTP_URL: sent over SMTP, kept as `sent`; a refused or broken send is kept as `failed`
- *   with the error, logged with console.warn, and NOT thrown: a sign-in or registration must not
+ *   with the error, logged as a warning, and NOT thrown: a sign-in or registration must not
  *   fail because the mail server is down (the user can ask for a new email, an operator sees the
  *   failure in the console).
  * - without: kept as `stored`. In development one line goes to the server log with the recipient,
@@ -54,7 +55,7 @@ export interface MailerOptions {
 export function createMailer({ db, config, transport }: MailerOptions): Mailer {
   const smtp = transport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : null);
   if (!smtp && config.appEnv === "production") {
-    console.warn("[mail] SMTP_URL is not set: emails are kept in the database only, nobody receives them.");
+    log.warn("mail: SMTP_URL is not set: emails are kept in the database only, nobody receives them.");
   }
 
   return {
@@ -80,8 +81,10 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
 
       if (status === "failed") {
         // The row id, not the address: enough to find the message in the console, no personal data in the log.
-        console.warn(`[mail] email ${row.id} (${template}) could not be sent: ${error}`);
+        log.warn(`mail: email ${row.id} (${template}) could not be sent: ${error}`, { email_id: row.id, template });
       } else if (status === "stored" && config.appEnv === "development") {
+        // A hint for the developer at the terminal, in development only (it names the address,
+        // so never in a deployment's log): plain text, not a log line.
         console.info(
           `[mail] to ${to}: "${subject}"${logHint ? ` ${logHint}` : ""} (kept in the database, SMTP_URL unset)`,
         );

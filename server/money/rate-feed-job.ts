@@ -2,6 +2,7 @@ import { z } from "zod";
 import { defineJob, PermanentJobFailure } from "../jobs/define.ts";
 import { defineSchedule } from "../jobs/schedules.ts";
 import { refreshRates } from "./rate-feed.ts";
+import { log } from "../log.ts";
 
 /**
  * The ECB feed as a scheduled job (server/jobs/): read every 6 hours (the rates change once a
@@ -20,9 +21,9 @@ export const rateFeedJob = defineJob("rates.ecb_feed", {
     const fetchUntilStopped: typeof fetch = (input, init) =>
       fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, ctx.signal]) : ctx.signal });
     const outcome = await refreshRates(ctx.db, url, fetchUntilStopped, ctx.now());
-    if (outcome === "updated") console.log("[rates] ECB reference rates updated");
+    if (outcome === "updated") log.info("rates: ECB reference rates updated");
     else if (outcome === "held" || outcome === "refused") {
-      console.warn(`[rates] ECB reference rates ${outcome}: see the console's rate_change alert`);
+      log.warn(`rates: ECB reference rates ${outcome}: see the console's rate_change alert`, { outcome });
     }
     return { outcome };
   },

@@ -15,6 +15,7 @@ import type { Database } from "../../db/client.ts";
 import { rowOf, rowsOf, run } from "../../db/sql.ts";
 import { displayName } from "../auth/session-user.ts";
 import type { Mailer } from "../mail/mailer.ts";
+import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
 
 /** At most this many notices are listed in one email; the rest are counted. */
@@ -91,7 +92,7 @@ export class EmailOutbox {
       try {
         sent = await this.#once(async () => (await this.#pass()).sent);
       } catch (error) {
-        console.error("[mail] the notification emails could not be sent:", error);
+        log.error("mail: the notification emails could not be sent", { error });
       }
       // More may be waiting (a round takes PEOPLE_PER_ROUND people): come back after the spacing.
       if (this.#started) this.#schedule(sent > 0 ? this.#options.spacingMs : this.#options.pollMs);

@@ -32,12 +32,15 @@ const isConsole = (guards: readonly string[] | undefined) => !!guards?.includes(
 const concrete = (path: string) => path.replace(/:[a-z_]+/g, "1");
 
 /**
- * An answer with what differs between any two answers taken out: the CSP nonce (new for every
- * answer) and the path asked for, where the answer names it.
+ * An answer with what differs between any two answers taken out: the CSP nonce and the request's
+ * id (new for every answer: the X-Request-Id header, a failure's request_id and the error page's
+ * reference) and the path asked for, where the answer names it.
  */
 function comparable(res: ClientResponse, path: string) {
+  const id = res.headers.get("x-request-id");
   const strip = (text: string) =>
-    text.replace(/nonce-[A-Za-z0-9+/=_-]+/g, "nonce-X").replace(/nonce="[^"]*"/g, 'nonce="X"')
+    (id ? text.replaceAll(id, "<request-id>") : text)
+      .replace(/nonce-[A-Za-z0-9+/=_-]+/g, "nonce-X").replace(/nonce="[^"]*"/g, 'nonce="X"')
       .replaceAll(path, "<path>");
   const headers = [...res.headers.entries()].map(([name, value]) => [name, strip(value)]).sort();
   return { status: res.status, headers, body: strip(res.text) };

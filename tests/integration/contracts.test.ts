@@ -87,7 +87,7 @@ describe("an answer that drifts from its contract", () => {
     const res = await appWithDriftingCall("test").request("/api/probe/rates");
     expect(res.status).toBe(500);
     expect(logged).toHaveBeenCalledTimes(1);
-    const error = String(logged.mock.calls[0][1]);
+    const error = String(logged.mock.calls[0][0]);
     expect(error).toContain("The answer of GET /api/probe/rates does not match its contract");
     expect(error).toContain("rates.USD");
   });
@@ -98,7 +98,7 @@ describe("an answer that drifts from its contract", () => {
       "/api/probe/rates",
     );
     expect(res.status).toBe(500);
-    expect(String(logged.mock.calls[0][1])).toContain(
+    expect(String(logged.mock.calls[0][0])).toContain(
       "The answer of GET /api/probe/rates does not match its contract: created_by: not in the contract",
     );
   });

@@ -54,13 +54,23 @@ describe("calls under /api/", () => {
   test("an unknown call answers JSON with error and message", async () => {
     const res = await t.app.request("/api/nothing-here");
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "There is no call GET /api/nothing-here.", message: "Not Found" });
+    expect(await res.json()).toEqual({
+      error: "There is no call GET /api/nothing-here.",
+      message: "Not Found",
+      request_id: res.headers.get("x-request-id"),
+    });
   });
 
   test("GET /api/health answers ok once the database is migrated", async () => {
     const res = await t.app.request("/api/health");
     expect(res.status).toBe(200);
-    expect(await res.text()).toBe('{"body":{"ok":true}}');
+    expect(await res.json()).toEqual({
+      body: {
+        ok: true,
+        database: { round_trip_ms: expect.any(Number) },
+        jobs: { queued: 0, running: 0, failed: 0 },
+      },
+    });
   });
 
   test("GET /api/health answers 503 when the migrations have not run", async () => {

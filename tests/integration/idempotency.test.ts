@@ -175,6 +175,7 @@ describe("Idempotency-Key", () => {
       expect(await res.json()).toEqual({
         error: "This Idempotency-Key was already used for a different request.",
         message: "Unprocessable Entity",
+        request_id: expect.any(String),
       });
     }
     expect(runs.count).toBe(1);
@@ -376,6 +377,7 @@ describe("Idempotency-Key", () => {
       expect(await res.json()).toEqual({
         error: "Idempotency-Key must be 1 to 255 visible characters.",
         message: "Unprocessable Entity",
+        request_id: expect.any(String),
       });
     }
     expect(runs.count).toBe(0);

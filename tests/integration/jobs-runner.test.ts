@@ -115,8 +115,8 @@ describe("a failing job", () => {
       leaseOwner: null,
     });
     expect(job.finishedAt?.getTime()).toBe(clock.now());
-    expect(errors.mock.calls.map((call) => String(call[0]))).toEqual([
-      `[jobs] job ${id} (test.flaky) failed after 3 attempt(s): The bank's service answered 503.`,
+    expect(errors.mock.calls.map((call) => JSON.parse(String(call[0])).msg)).toEqual([
+      `jobs: job ${id} (test.flaky) failed after 3 attempt(s): The bank's service answered 503.`,
     ]);
 
     clock.advance(24 * 60 * 60 * 1000);

@@ -259,6 +259,7 @@ describe("each guard sends the visitor where they belong", () => {
       error: "You cannot do this yet.",
       message: "Forbidden",
       redirect: "/processing",
+      request_id: expect.any(String),
     });
   });
 });

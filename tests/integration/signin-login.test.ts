@@ -23,7 +23,7 @@ import { type SigninApp, test } from "../helpers/fixtures.ts";
 // Argon2 hashing makes every registration and login take a while on a busy machine.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 
-const BAD_CREDENTIALS = { error: "Bad credentials", message: "Unauthorized" };
+const BAD_CREDENTIALS = { error: "Bad credentials", message: "Unauthorized", request_id: expect.any(String) };
 
 /** A wrong second-factor code: refused on the page with the tries left (decision 039). */
 const expectCodeRefused = (res: ClientResponse, left: number) =>

@@ -1,0 +1,80 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import { currentRequestId, log, withLogContext } from "../log.ts";
+import type { AppEnv } from "../env.ts";
+import type { HttpMetrics } from "../metrics.ts";
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+/** The route of a request no route answered: one label for every unknown path (decision 041). */
+export const UNMATCHED_ROUTE = "(unmatched)";
+
+/**
+ * A request's id: 16 hex characters (64 random bits), short enough for a customer to read out from
+ * an error page and unique enough to find one request among years of logs. Always ours: an id sent
+ * by the client (or a proxy) is logged beside it as `upstream_id`, never trusted in its place, so
+ * that nobody can make their requests' lines look like someone else's.
+ */
+function newRequestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The id of the request being answered (for error answers), else a fresh one. */
+export function requestIdOf(c: Context<AppEnv>): string {
+  return c.get("requestId") ?? currentRequestId() ?? newRequestId();
+}
+
+/**
+ * The pattern of the route that answered (`/api/account/conversions/:id`), not the raw path: the
+ * metrics' labels and the log's `route` stay few, and hold no ids. Middleware is registered for
+ * every method ("ALL"); the first route with a method of its own is the handler that answered.
+ * The built assets are one route; anything else no route answered is UNMATCHED_ROUTE.
+ */
+export function routeOf(c: Context): string {
+  try {
+    const handler = matchedRoutes(c).find((route) => route.method !== "ALL" && route.path !== "/*");
+    if (handler) return handler.path;
+  } catch { /* no match result (a request refused before routing) */ }
+  return c.req.path.startsWith("/assets/") ? "/assets/*" : UNMATCHED_ROUTE;
+}
+
+/**
+ * The outermost layer: gives the request its id (on `c.var.requestId`, on every log line logged
+ * while it is answered, and on the answer as X-Request-Id), then logs one line per request
+ * (method, route, status, duration) and counts it in the metrics.
+ */
+export function requestLog(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
+  return async function requestLogging(c, next) {
+    const id = newRequestId();
+    const started = performance.now();
+    c.set("requestId", id);
+    const upstream = c.req.header(REQUEST_ID_HEADER)?.slice(0, 128);
+    await withLogContext({ request_id: id }, async () => {
+      // At debug level, the start too: what was in flight when something stopped.
+      log.debug("request started", { method: c.req.method, path: c.req.path, upstream_id: upstream });
+      try {
+        await next();
+      } finally {
+        const duration = performance.now() - started;
+        const route = routeOf(c);
+        const status = c.res.status;
+        c.res.headers.set(REQUEST_ID_HEADER, id);
+        metrics.observe(c.req.method, route, status, duration / 1000);
+        const fields = {
+          method: c.req.method,
+          route,
+          path: c.req.path,
+          status,
+          duration_ms: Math.round(duration * 10) / 10,
+          // Who asked (an id, no personal data): the customer's other requests are then a search away.
+          user_id: c.get("user")?.id,
+          on_behalf_of: c.get("onBehalf")?.id,
+          ...(upstream ? { upstream_id: upstream } : {}),
+        };
+        if (status >= 500) log.warn("request failed", fields);
+        else log.info("request", fields);
+      }
+    });
+  };
+}

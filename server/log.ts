@@ -1,0 +1,98 @@
+/**
+ * The portal's log: one JSON object per line on standard output (decision 041), so that a log
+ * collector (journald, a container runtime, Deno Deploy's logs) can search it by field. Every line
+ * logged while a request is being answered carries that request's id, which is also on the answer
+ * (X-Request-Id) and in its error answers: a customer who quotes the reference on an error page
+ * leads straight to what the server logged about it.
+ *
+ *   log.info("rates updated", { rates: 31 });
+ *   log.error("job failed", { job_id: 4, error });
+ *
+ * The level comes from LOG_LEVEL (debug, info, warn, error, silent); it is "info" by default and
+ * "warn" under tests (APP_ENV or NODE_ENV test): no line per request, only what went wrong.
+ * Errors go to standard error, warnings through console.warn, the rest to standard output: the
+ * test setup fails a test that logs an error it did not expect (tests/helpers/setup.ts).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import process from "node:process";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const ORDER: Record<LogLevel | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
+
+/** What every line logged inside a request carries (set by requestIds, server/http/request-id.ts). */
+export interface RequestLogContext {
+  request_id: string;
+}
+
+const requestContext = new AsyncLocalStorage<RequestLogContext>();
+
+/** Runs `fn` with every line it logs (and everything it awaits) tagged with `context`. */
+export function withLogContext<T>(context: RequestLogContext, fn: () => T): T {
+  return requestContext.run(context, fn);
+}
+
+/** The id of the request being answered, when there is one. */
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.request_id;
+}
+
+function levelFromEnvironment(): number {
+  const named = (process.env.LOG_LEVEL ?? "").toLowerCase();
+  if (named in ORDER) return ORDER[named as LogLevel];
+  const testing = process.env.APP_ENV === "test" || process.env.NODE_ENV === "test";
+  return ORDER[testing ? "warn" : "info"];
+}
+
+let threshold = levelFromEnvironment();
+const CONSOLE: Record<LogLevel, (line: string) => void> = {
+  debug: (line) => console.log(line),
+  info: (line) => console.log(line),
+  warn: (line) => console.warn(line),
+  error: (line) => console.error(line),
+};
+let write: ((line: string, level: LogLevel) => void) | null = null;
+
+/**
+ * For tests: sends the lines to `sink` from `level` up, until the returned function is called.
+ */
+export function captureLog(sink: (line: string, level: LogLevel) => void, level: LogLevel = "debug"): () => void {
+  const before = { threshold, write };
+  threshold = ORDER[level];
+  write = sink;
+  return () => ({ threshold, write } = before);
+}
+
+/** An error as log fields: its name, message and stack (a thrown string or object as text). */
+function errorFields(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    return { name: error.name, message: error.message, stack: error.stack };
+  }
+  return { message: String(error) };
+}
+
+function emit(level: LogLevel, msg: string, fields: Record<string, unknown> = {}): void {
+  if (ORDER[level] < threshold) return;
+  const line: Record<string, unknown> = { time: new Date().toISOString(), level, msg };
+  const context = requestContext.getStore();
+  if (context) Object.assign(line, context);
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    line[key] = key === "error" ? errorFields(value) : value;
+  }
+  let text: string;
+  try {
+    text = JSON.stringify(line, (_key, value) => typeof value === "bigint" ? value.toString() : value);
+  } catch {
+    // A field that cannot be written (a cycle): the line still goes out, without its fields.
+    text = JSON.stringify({ time: line.time, level, msg, ...context, fields: "(not serialisable)" });
+  }
+  if (write) write(text, level);
+  else CONSOLE[level](text);
+}
+
+export const log = {
+  debug: (msg: string, fields?: Record<string, unknown>) => emit("debug", msg, fields),
+  info: (msg: string, fields?: Record<string, unknown>) => emit("info", msg, fields),
+  warn: (msg: string, fields?: Record<string, unknown>) => emit("warn", msg, fields),
+  error: (msg: string, fields?: Record<string, unknown>) => emit("error", msg, fields),
+};
