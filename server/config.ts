@@ -53,6 +53,7 @@ export interface Config {
    * before its instances start (decision 043); deploy.ts never migrates.
    */
   migrateOnStart: boolean;
+  /**
    * The bearer token GET /metrics asks for (METRICS_TOKEN); unset: /metrics does not exist
    * (decision 041).
    */
