@@ -19,6 +19,7 @@ import { onboarding } from "./routes/api/onboarding.ts";
 import { paymentCalls } from "./routes/api/payments.ts";
 import { payoutCalls } from "./routes/api/payouts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
+import { transactionCalls } from "./routes/api/transactions.ts";
 import { security } from "./routes/api/security.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
@@ -114,6 +115,7 @@ const CALLS = [
   accountUsers,
   payoutCalls,
   jobCalls,
+  transactionCalls,
 ];
 
 /**
