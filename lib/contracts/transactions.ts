@@ -117,9 +117,12 @@ const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`
 const date = (field: string) =>
   text({ label: `The date ${field}`, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
     .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field) })
-    .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), {
-      error: DATE_PROBLEM(field),
-    })
+    .refine(
+      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+      {
+        error: DATE_PROBLEM(field),
+      },
+    )
     .optional();
 
 /** The filters the list and the CSV share: each narrows; none given is every movement. */
@@ -155,7 +158,9 @@ export const listTransactions = defineCall({
     cursor: text({ label: "The cursor", max: 40, wrong: CURSOR_PROBLEM, missing: CURSOR_PROBLEM })
       .regex(/^[0-9]{1,15}-[1-9][0-9]{0,15}$/, { error: CURSOR_PROBLEM }).optional(),
     limit: z.string().regex(/^[1-9][0-9]{0,2}$/, { error: "limit is a whole number from 1 to 100." })
-      .transform(Number).pipe(z.number().max(MOVEMENTS_PER_PAGE_MAX, { error: "limit is a whole number from 1 to 100." }))
+      .transform(Number).pipe(
+        z.number().max(MOVEMENTS_PER_PAGE_MAX, { error: "limit is a whole number from 1 to 100." }),
+      )
       .optional().default(50),
   }),
   answer: movementPage,

@@ -5,7 +5,12 @@ import type { AppEnv } from "../../server/env.ts";
 import { InvalidInput } from "../../server/errors.ts";
 import { route } from "../../server/http/route.ts";
 import { movementsCsv } from "../../server/transactions/csv.ts";
-import { listMovements, movementDetail, type MovementFilters, parseCursor } from "../../server/transactions/movements.ts";
+import {
+  listMovements,
+  movementDetail,
+  type MovementFilters,
+  parseCursor,
+} from "../../server/transactions/movements.ts";
 import { paymentActorOf } from "../payment-actor.ts";
 
 /** Where the account's money went (issue 10, part 1; docs/decisions/036). */

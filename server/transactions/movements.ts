@@ -16,8 +16,8 @@ import { rowOf, rowsOf } from "../../db/sql.ts";
 import type { LedgerTransferKind } from "../../db/schema-money.ts";
 import type {
   movementDetail as movementDetailAnswer,
-  MovementKind,
   movementItem,
+  MovementKind,
   MovementStatus,
 } from "../../lib/contracts/transactions.ts";
 import { NotFound } from "../errors.ts";
@@ -82,7 +82,9 @@ export async function movementPage(
 ): Promise<{ ids: Cursor[]; more: boolean }> {
   const accounts = await rowsOf<{ id: number }>(
     db,
-    `SELECT id FROM ledger_accounts WHERE kind = 'customer' AND account_id = ?${filters.currency ? " AND currency = ?" : ""}`,
+    `SELECT id FROM ledger_accounts WHERE kind = 'customer' AND account_id = ?${
+      filters.currency ? " AND currency = ?" : ""
+    }`,
     filters.currency ? [accountId, filters.currency] : [accountId],
   );
   if (!accounts.length) return { ids: [], more: false };
