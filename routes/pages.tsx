@@ -58,6 +58,7 @@ import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
+import { TransactionPage, TransactionsPage } from "./pages/transactions.tsx";
 
 const LAYOUTS: Record<string, (props: { children: ReactNode; account?: LayoutAccount | null }) => ReactNode> = {
   blank: BlankLayout,
@@ -218,7 +219,21 @@ export const PAGES: PageRoute[] = [
   account("/account/reports", "Reports", "Statements as CSV and PDF arrive with the reports work."),
   { path: "/account/balances", title: "Balances", layout: "user", guards: CUSTOMER_GUARDS, render: BalancesPage },
   account("/account/ratealerts", "Rate alerts", "Alerts when a rate reaches your target arrive with the rates work."),
-  account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
+  {
+    path: "/account/transactions",
+    title: "Transactions",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: TransactionsPage,
+  },
+  {
+    path: "/account/transactions/:id",
+    title: "Transaction",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    validate: positiveId,
+    render: TransactionPage,
+  },
   {
     path: "/account/pendingpayments",
     title: "Pending payments",
