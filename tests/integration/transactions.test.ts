@@ -33,6 +33,7 @@ interface Item {
   fee: string | null;
   reference: string | null;
   counterparty: string | null;
+  payment_id: number | null;
   created_at: string;
 }
 
