@@ -259,6 +259,7 @@ export const receipts = sqliteTable("receipts", {
   index("receipts_status").on(t.status),
   index("receipts_repeats").on(t.currency, t.amountMinor, t.receivedAt),
   // A movement finds the receipt it booked, allocated or took back (server/transactions).
+  index("receipts_account").on(t.accountId),
   index("receipts_transfer").on(t.transferId),
   index("receipts_allocation_transfer").on(t.allocationTransferId),
   index("receipts_reversal_transfer").on(t.reversalTransferId),

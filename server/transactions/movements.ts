@@ -62,12 +62,23 @@ const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%
 const STATUS_SQL = `CASE WHEN t.kind LIKE 'payment\\_%' ESCAPE '\\'
   THEN (SELECT p.status FROM payments p WHERE p.id = ${PAYMENT_ID_SQL}) ELSE 'completed' END`;
 
-const TEXT_SQL = `(t.description LIKE ?1 ESCAPE '\\'
-  OR (t.kind LIKE 'payment\\_%' ESCAPE '\\' AND EXISTS (SELECT 1 FROM payments p WHERE p.id = ${PAYMENT_ID_SQL}
-      AND (p.reference LIKE ?1 ESCAPE '\\' OR json_extract(p.recipient, '$.name') LIKE ?1 ESCAPE '\\')))
-  OR (t.kind IN ('receipt', 'allocation', 'receipt_reversal') AND EXISTS (SELECT 1 FROM receipts r
-      WHERE (r.transfer_id = t.id OR r.allocation_transfer_id = t.id OR r.reversal_transfer_id = t.id)
-      AND (r.payer_name LIKE ?1 ESCAPE '\\' OR r.reference LIKE ?1 ESCAPE '\\'))))`;
+/**
+ * The account's transfers whose text matches ?1 (the account is ?2): a receipt's payer or bank
+ * reference (the receipt booked, allocated or taken back), a payment's recipient or reference (each
+ * step of it). Found first, once, so that a search that matches few does not read every movement.
+ */
+const FOUND_SQL = `matched AS MATERIALIZED (
+  SELECT transfer_id, allocation_transfer_id, reversal_transfer_id FROM receipts
+  WHERE account_id = ?2 AND (payer_name LIKE ?1 ESCAPE '\\' OR reference LIKE ?1 ESCAPE '\\')),
+found(id) AS MATERIALIZED (
+  SELECT transfer_id FROM matched WHERE transfer_id IS NOT NULL
+  UNION ALL SELECT allocation_transfer_id FROM matched WHERE allocation_transfer_id IS NOT NULL
+  UNION ALL SELECT reversal_transfer_id FROM matched WHERE reversal_transfer_id IS NOT NULL
+  UNION ALL SELECT t.id FROM payments p JOIN ledger_transfers t
+    ON t.kind IN ('payment_hold', 'payment_release', 'payment_payout', 'payment_refund')
+    AND t.reference = 'payment:' || p.id || ':' || substr(t.kind, 9)
+  WHERE p.account_id = ?2
+    AND (p.reference LIKE ?1 ESCAPE '\\' OR json_extract(p.recipient, '$.name') LIKE ?1 ESCAPE '\\'))`;
 
 /**
  * The ids (and times) of the page's movements: at most `limit` of them, and whether more follow.
@@ -92,7 +103,7 @@ export async function movementPage(
   // The same conditions for every ledger account; ?1 is the text searched, when there is one.
   const args: InArgs = [];
   const where: string[] = [];
-  if (filters.q) args.push(likePattern(filters.q));
+  if (filters.q) args.push(likePattern(filters.q), accountId);
   if (filters.from) where.push(`e.created_at >= ${dayStart(filters.from)}`);
   if (filters.to) where.push(`e.created_at < ${dayStart(filters.to) + DAY_MS}`);
   if (cursor) {
@@ -102,21 +113,23 @@ export async function movementPage(
   const kinds: LedgerTransferKind[] = filters.kind
     ? ledgerKindsOf(filters.kind)
     : (Object.keys(KIND_OF) as LedgerTransferKind[]);
-  const needsTransfer = !!(filters.kind || filters.status || filters.q);
+  const needsTransfer = !!(filters.kind || filters.status);
   if (filters.kind) where.push(`t.kind IN (${kinds.map((k) => `'${k}'`).join(", ")})`);
   if (filters.status) {
     args.push(filters.status);
     where.push(`${STATUS_SQL} = ?${args.length}`);
   }
-  if (filters.q) where.push(TEXT_SQL);
+  // With a text to find, the transfers that match lead (found by their id: "+" keeps SQLite off the
+  // ledger account's index, which would read every entry once per match); else that index, in order.
+  const from = filters.q ? "found f CROSS JOIN ledger_entries e ON e.transfer_id = f.id" : "ledger_entries e";
   const branch = (ledgerAccountId: number) =>
-    `SELECT * FROM (SELECT e.transfer_id AS id, e.created_at AS at FROM ledger_entries e${
+    `SELECT * FROM (SELECT e.transfer_id AS id, e.created_at AS at FROM ${from}${
       needsTransfer ? " JOIN ledger_transfers t ON t.id = e.transfer_id" : ""
-    } WHERE e.ledger_account_id = ${ledgerAccountId}${where.map((w) => ` AND ${w}`).join("")}
+    } WHERE ${filters.q ? "+" : ""}e.ledger_account_id = ${ledgerAccountId}${where.map((w) => ` AND ${w}`).join("")}
       ORDER BY e.created_at DESC, e.transfer_id DESC LIMIT ${limit + 1})`;
   const rows = await rowsOf<{ id: number; at: number }>(
     db,
-    accounts.map((a) => branch(a.id)).join(" UNION ALL "),
+    `${filters.q ? `WITH ${FOUND_SQL} ` : ""}${accounts.map((a) => branch(a.id)).join(" UNION ALL ")}`,
     args,
   );
   rows.sort((a, b) => b.at - a.at || b.id - a.id);
@@ -195,7 +208,7 @@ export async function movementsOf(db: Database, accountId: number, transferIds: 
       ? rowsOf<PaymentRow>(
         db,
         `SELECT id, status, reference, json_extract(recipient, '$.name') AS name, rate, sell_currency, buy_currency
-         FROM payments WHERE account_id = ? AND id IN (${placeholders(paymentIds.length)})`,
+         FROM payments WHERE +account_id = ? AND id IN (${placeholders(paymentIds.length)})`,
         [accountId, ...paymentIds],
       )
       : [],
@@ -212,7 +225,8 @@ export async function movementsOf(db: Database, accountId: number, transferIds: 
     quoteIds.length
       ? rowsOf<{ quote_id: string; rate: string }>(
         db,
-        `SELECT quote_id, rate FROM conversions WHERE account_id = ? AND quote_id IN (${
+        // By the unique quote id alone: with account_id beside it, SQLite walks the account's index.
+        `SELECT quote_id, rate FROM conversions WHERE +account_id = ? AND quote_id IN (${
           placeholders(quoteIds.length)
         })`,
         [accountId, ...quoteIds],
