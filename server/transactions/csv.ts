@@ -31,7 +31,7 @@ export const CSV_COLUMNS = [
 ] as const;
 
 /** Rows read from the database at once: a page of the stream. */
-export const CSV_PAGE_ROWS = 500;
+export const CSV_PAGE_ROWS = 250;
 
 /**
  * A spreadsheet runs a cell that starts with = + - @ as a formula: text the customer or a payer

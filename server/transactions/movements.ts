@@ -104,10 +104,13 @@ export async function movementPage(
   const args: InArgs = [];
   const where: string[] = [];
   if (filters.q) args.push(likePattern(filters.q), accountId);
-  if (filters.from) where.push(`e.created_at >= ${dayStart(filters.from)}`);
-  if (filters.to) where.push(`e.created_at < ${dayStart(filters.to) + DAY_MS}`);
+  // Values as parameters, so that every page of a CSV runs the same prepared statement.
+  const param = (value: number | string) => `?${args.push(value)}`;
+  if (filters.from) where.push(`e.created_at >= ${param(dayStart(filters.from))}`);
+  if (filters.to) where.push(`e.created_at < ${param(dayStart(filters.to) + DAY_MS)}`);
   if (cursor) {
-    where.push(`(e.created_at < ${cursor.at} OR (e.created_at = ${cursor.at} AND e.transfer_id < ${cursor.id}))`);
+    const [at, id] = [param(cursor.at), param(cursor.id)];
+    where.push(`(e.created_at < ${at} OR (e.created_at = ${at} AND e.transfer_id < ${id}))`);
   }
   // A settlement is never on a customer's ledger account; a kind filter names the ledger kinds.
   const kinds: LedgerTransferKind[] = filters.kind
@@ -115,10 +118,7 @@ export async function movementPage(
     : (Object.keys(KIND_OF) as LedgerTransferKind[]);
   const needsTransfer = !!(filters.kind || filters.status);
   if (filters.kind) where.push(`t.kind IN (${kinds.map((k) => `'${k}'`).join(", ")})`);
-  if (filters.status) {
-    args.push(filters.status);
-    where.push(`${STATUS_SQL} = ?${args.length}`);
-  }
+  if (filters.status) where.push(`${STATUS_SQL} = ${param(filters.status)}`);
   // With a text to find, the transfers that match lead (found by their id: "+" keeps SQLite off the
   // ledger account's index, which would read every entry once per match); else that index, in order.
   const from = filters.q ? "found f CROSS JOIN ledger_entries e ON e.transfer_id = f.id" : "ledger_entries e";
