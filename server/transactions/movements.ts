@@ -65,7 +65,7 @@ const STATUS_SQL = `CASE WHEN t.kind LIKE 'payment\\_%' ESCAPE '\\'
 /**
  * The account's transfers whose text matches ?1 (the account is ?2): a receipt's payer or bank
  * reference (the receipt booked, allocated or taken back), a payment's recipient or reference (each
- * step of it). Found first, once, so that a search that matches few does not read every movement.
+ * step of it).
  */
 const FOUND_SQL = `matched AS MATERIALIZED (
   SELECT transfer_id, allocation_transfer_id, reversal_transfer_id FROM receipts
@@ -119,13 +119,14 @@ export async function movementPage(
   const needsTransfer = !!(filters.kind || filters.status);
   if (filters.kind) where.push(`t.kind IN (${kinds.map((k) => `'${k}'`).join(", ")})`);
   if (filters.status) where.push(`${STATUS_SQL} = ${param(filters.status)}`);
-  // With a text to find, the transfers that match lead (found by their id: "+" keeps SQLite off the
-  // ledger account's index, which would read every entry once per match); else that index, in order.
-  const from = filters.q ? "found f CROSS JOIN ledger_entries e ON e.transfer_id = f.id" : "ledger_entries e";
+  // With a text to find, the transfers that match are found once (an ephemeral index) and each
+  // entry walked is looked up in it: the walk stops when the page is full, and a text that matches
+  // few walks the account's entries once, never once per match.
+  if (filters.q) where.push("e.transfer_id IN found");
   const branch = (ledgerAccountId: number) =>
-    `SELECT * FROM (SELECT e.transfer_id AS id, e.created_at AS at FROM ${from}${
+    `SELECT * FROM (SELECT e.transfer_id AS id, e.created_at AS at FROM ledger_entries e${
       needsTransfer ? " JOIN ledger_transfers t ON t.id = e.transfer_id" : ""
-    } WHERE ${filters.q ? "+" : ""}e.ledger_account_id = ${ledgerAccountId}${where.map((w) => ` AND ${w}`).join("")}
+    } WHERE e.ledger_account_id = ${ledgerAccountId}${where.map((w) => ` AND ${w}`).join("")}
       ORDER BY e.created_at DESC, e.transfer_id DESC LIMIT ${limit + 1})`;
   const rows = await rowsOf<{ id: number; at: number }>(
     db,
