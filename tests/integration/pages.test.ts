@@ -92,6 +92,7 @@ const ACCOUNT_SOON = ACCOUNT.filter((p) =>
     "/account/users",
     "/account/linked-accounts",
     "/account/payment",
+    "/account/transactions",
   ].includes(p) && !p.startsWith("/account/pendingpayments")
 );
 
