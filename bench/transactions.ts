@@ -101,6 +101,8 @@ export const transactionsBench: BenchModule = {
         });
       }
       console.log(table(["page", "items", "p50 ms", "p95 ms"], lines));
+      // Two cores shared: how busy the machine was says how far the times stand above the server's.
+      console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
 
       // The CSV of everything, streamed, with the portal's memory watched meanwhile: twice. The first
       // also fills SQLite's page cache (cache_size 32 MB a connection, db/client.ts) and grows V8's
