@@ -65,23 +65,20 @@ const STATUS_SQL = `CASE WHEN t.kind LIKE 'payment\\_%' ESCAPE '\\'
 /**
  * The account's transfers whose text matches ?1 (the account is ?2): a receipt's payer or bank
  * reference (the receipt booked, allocated or taken back), a payment's recipient or reference (each
- * step of it), found in the trigram index `movement_texts` (migration 0012). `like` is the LIKE
- * with its ESCAPE clause when the text holds LIKE's own characters: the index answers a plain LIKE
- * only, so such a search reads every line of it instead.
+ * step of it).
  */
-const foundSql = (like: string) =>
-  `texts AS MATERIALIZED (SELECT rowid AS id FROM movement_texts WHERE text ${like} AND account_id = ?2),
-matched AS MATERIALIZED (
+const FOUND_SQL = `matched AS MATERIALIZED (
   SELECT transfer_id, allocation_transfer_id, reversal_transfer_id FROM receipts
-  WHERE id IN (SELECT id / 2 FROM texts WHERE id % 2 = 0)),
+  WHERE account_id = ?2 AND (payer_name LIKE ?1 ESCAPE '\\' OR reference LIKE ?1 ESCAPE '\\')),
 found(id) AS MATERIALIZED (
   SELECT transfer_id FROM matched WHERE transfer_id IS NOT NULL
   UNION ALL SELECT allocation_transfer_id FROM matched WHERE allocation_transfer_id IS NOT NULL
   UNION ALL SELECT reversal_transfer_id FROM matched WHERE reversal_transfer_id IS NOT NULL
-  UNION ALL SELECT t.id FROM texts x JOIN ledger_transfers t
+  UNION ALL SELECT t.id FROM payments p JOIN ledger_transfers t
     ON t.kind IN ('payment_hold', 'payment_release', 'payment_payout', 'payment_refund')
-    AND t.reference = 'payment:' || (x.id / 2) || ':' || substr(t.kind, 9)
-  WHERE x.id % 2 = 1)`;
+    AND t.reference = 'payment:' || p.id || ':' || substr(t.kind, 9)
+  WHERE p.account_id = ?2
+    AND (p.reference LIKE ?1 ESCAPE '\\' OR json_extract(p.recipient, '$.name') LIKE ?1 ESCAPE '\\'))`;
 
 /**
  * The ids (and times) of the page's movements: at most `limit` of them, and whether more follow.
@@ -133,9 +130,7 @@ export async function movementPage(
       ORDER BY e.created_at DESC, e.transfer_id DESC LIMIT ${limit + 1})`;
   const rows = await rowsOf<{ id: number; at: number }>(
     db,
-    `${filters.q ? `WITH ${foundSql(/[\\%_]/.test(filters.q) ? "LIKE ?1 ESCAPE '\\'" : "LIKE ?1")} ` : ""}${
-      accounts.map((a) => branch(a.id)).join(" UNION ALL ")
-    }`,
+    `${filters.q ? `WITH ${FOUND_SQL} ` : ""}${accounts.map((a) => branch(a.id)).join(" UNION ALL ")}`,
     args,
   );
   rows.sort((a, b) => b.at - a.at || b.id - a.id);
