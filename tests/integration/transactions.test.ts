@@ -259,3 +259,27 @@ describe("GET account/transactions.csv", () => {
     expect(rows.map((r) => r.counterparty)).toEqual(["'=HYPERLINK(1)"]);
   });
 });
+
+describe("a receipt that matched no account at first", () => {
+  test("once allocated it is money received on the account, found by its payer", async () => {
+    const recorded = await postReceipt(t, admin, {
+      amount: "12.34",
+      currency: "GBP",
+      reference: "no reference we know",
+      payer_name: "Babbage Analytical Engines",
+    });
+    expectStatus(recorded, 201);
+    expect(recorded.json.body.status).toBe("unmatched");
+    expect((await list("q=babbage")).items).toEqual([]);
+    const allocated = await admin.client.post(`console/receipts/${recorded.json.body.id}/allocate`, {
+      account_ref: owner.accountRef,
+    });
+    expectStatus(allocated, 200);
+    const found = (await list("q=babbage")).items;
+    expect(found.map((m) => [m.kind, m.amount, m.currency, m.counterparty])).toEqual([
+      ["receipt", "12.34", "GBP", "Babbage Analytical Engines"],
+    ]);
+    const detail = await owner.client.get(`account/transactions/${found[0].id}`);
+    expect(detail.json.body.receipt).toMatchObject({ payer_name: "Babbage Analytical Engines" });
+  });
+});
