@@ -80,6 +80,20 @@ found(id) AS MATERIALIZED (
   WHERE p.account_id = ?2
     AND (p.reference LIKE ?1 ESCAPE '\\' OR json_extract(p.recipient, '$.name') LIKE ?1 ESCAPE '\\'))`;
 
+/** The same, for one transfer `t` of the account's (?1 the text). */
+const TEXT_SQL = `((t.kind IN ('receipt', 'allocation', 'receipt_reversal') AND EXISTS (SELECT 1 FROM receipts r
+      WHERE (r.transfer_id = t.id OR r.allocation_transfer_id = t.id OR r.reversal_transfer_id = t.id)
+      AND (r.payer_name LIKE ?1 ESCAPE '\\' OR r.reference LIKE ?1 ESCAPE '\\')))
+  OR (t.kind LIKE 'payment\\_%' ESCAPE '\\' AND EXISTS (SELECT 1 FROM payments p WHERE p.id = ${PAYMENT_ID_SQL}
+      AND (p.reference LIKE ?1 ESCAPE '\\' OR json_extract(p.recipient, '$.name') LIKE ?1 ESCAPE '\\'))))`;
+
+/**
+ * A text search first reads this many of each ledger account's newest entries (from the cursor)
+ * and checks each: a text that many movements match fills the page there. When a ledger account
+ * does not fill its share of the page there, the search is made again from the matches found once.
+ */
+const SEARCH_WINDOW = 2000;
+
 /**
  * The ids (and times) of the page's movements: at most `limit` of them, and whether more follow.
  * Newest first by (created_at, id).
@@ -90,6 +104,8 @@ export async function movementPage(
   filters: MovementFilters,
   cursor: Cursor | null,
   limit: number,
+  /** How many entries a text search reads first (tests make it small to take the other way). */
+  searchWindow = SEARCH_WINDOW,
 ): Promise<{ ids: Cursor[]; more: boolean }> {
   const accounts = await rowsOf<{ id: number }>(
     db,
@@ -102,36 +118,58 @@ export async function movementPage(
 
   // The same conditions for every ledger account; ?1 is the text searched, when there is one.
   const args: InArgs = [];
-  const where: string[] = [];
+  const onEntry: string[] = [];
+  const onTransfer: string[] = [];
   if (filters.q) args.push(likePattern(filters.q), accountId);
   // Values as parameters, so that every page of a CSV runs the same prepared statement.
   const param = (value: number | string) => `?${args.push(value)}`;
-  if (filters.from) where.push(`e.created_at >= ${param(dayStart(filters.from))}`);
-  if (filters.to) where.push(`e.created_at < ${param(dayStart(filters.to) + DAY_MS)}`);
+  if (filters.from) onEntry.push(`e.created_at >= ${param(dayStart(filters.from))}`);
+  if (filters.to) onEntry.push(`e.created_at < ${param(dayStart(filters.to) + DAY_MS)}`);
   if (cursor) {
     const [at, id] = [param(cursor.at), param(cursor.id)];
-    where.push(`(e.created_at < ${at} OR (e.created_at = ${at} AND e.transfer_id < ${id}))`);
+    onEntry.push(`(e.created_at < ${at} OR (e.created_at = ${at} AND e.transfer_id < ${id}))`);
   }
   // A settlement is never on a customer's ledger account; a kind filter names the ledger kinds.
-  const kinds: LedgerTransferKind[] = filters.kind
-    ? ledgerKindsOf(filters.kind)
-    : (Object.keys(KIND_OF) as LedgerTransferKind[]);
-  const needsTransfer = !!(filters.kind || filters.status);
-  if (filters.kind) where.push(`t.kind IN (${kinds.map((k) => `'${k}'`).join(", ")})`);
-  if (filters.status) where.push(`${STATUS_SQL} = ${param(filters.status)}`);
-  // With a text to find, the transfers that match are found once (an ephemeral index) and each
-  // entry walked is looked up in it: the walk stops when the page is full, and a text that matches
-  // few walks the account's entries once, never once per match.
-  if (filters.q) where.push("e.transfer_id IN found");
-  const branch = (ledgerAccountId: number) =>
-    `SELECT * FROM (SELECT e.transfer_id AS id, e.created_at AS at FROM ledger_entries e${
-      needsTransfer ? " JOIN ledger_transfers t ON t.id = e.transfer_id" : ""
-    } WHERE e.ledger_account_id = ${ledgerAccountId}${where.map((w) => ` AND ${w}`).join("")}
-      ORDER BY e.created_at DESC, e.transfer_id DESC LIMIT ${limit + 1})`;
-  const rows = await rowsOf<{ id: number; at: number }>(
-    db,
-    `${filters.q ? `WITH ${FOUND_SQL} ` : ""}${accounts.map((a) => branch(a.id)).join(" UNION ALL ")}`,
-    args,
+  if (filters.kind) onTransfer.push(`t.kind IN (${ledgerKindsOf(filters.kind).map((k) => `'${k}'`).join(", ")})`);
+  if (filters.status) onTransfer.push(`${STATUS_SQL} = ${param(filters.status)}`);
+  const and = (conditions: string[]) => conditions.map((w) => ` AND ${w}`).join("");
+  const newest = "ORDER BY e.created_at DESC, e.transfer_id DESC";
+  /** A ledger account's matches: its entries walked newest first, each checked. */
+  const walked = (ledgerAccountId: number, extra: string[]) =>
+    `SELECT * FROM (SELECT e.transfer_id AS id, e.created_at AS at, ${ledgerAccountId} AS b FROM ledger_entries e${
+      onTransfer.length ? " JOIN ledger_transfers t ON t.id = e.transfer_id" : ""
+    } WHERE e.ledger_account_id = ${ledgerAccountId}${and([...onEntry, ...onTransfer, ...extra])}
+      ${newest} LIMIT ${limit + 1})`;
+  /** A ledger account's matches among its SEARCH_WINDOW newest entries, each checked for the text. */
+  const windowed = (ledgerAccountId: number) =>
+    `SELECT * FROM (SELECT w.id, w.at, ${ledgerAccountId} AS b FROM (SELECT e.transfer_id AS id, e.created_at AS at
+      FROM ledger_entries e WHERE e.ledger_account_id = ${ledgerAccountId}${and(onEntry)} ${newest}
+      LIMIT ${searchWindow}) w JOIN ledger_transfers t ON t.id = w.id WHERE ${[...onTransfer, TEXT_SQL].join(" AND ")}
+      ORDER BY w.at DESC, w.id DESC LIMIT ${limit + 1})`;
+  const run = (sql: string) => rowsOf<{ id: number; at: number; b: number }>(db, sql, args);
+  /** How many entries the window of a ledger account holds (id 0): fewer than SEARCH_WINDOW is all of them. */
+  const windowSize = (ledgerAccountId: number) =>
+    `SELECT 0 AS id, count(*) AS at, ${ledgerAccountId} AS b FROM (SELECT 1 FROM ledger_entries e
+      WHERE e.ledger_account_id = ${ledgerAccountId}${and(onEntry)} LIMIT ${searchWindow})`;
+  let rows = filters.q
+    ? await run(accounts.flatMap((a) => [windowed(a.id), windowSize(a.id)]).join(" UNION ALL "))
+    : null;
+  if (rows) {
+    // Each ledger account filled its share of the page, or was read to its end: the newest matches
+    // are all here. Else search again, the matches found once (an ephemeral index) and each entry
+    // walked looked up in it: a text that matches few walks the account's entries once, never once
+    // per match.
+    const complete = accounts.every((a) => {
+      const mine = rows!.filter((r) => Number(r.b) === a.id);
+      const size = Number(mine.find((r) => Number(r.id) === 0)?.at ?? 0);
+      return mine.length - 1 > limit || size < searchWindow;
+    });
+    rows = complete ? rows.filter((r) => Number(r.id) !== 0) : null;
+  }
+  rows ??= await run(
+    `${filters.q ? `WITH ${FOUND_SQL} ` : ""}${
+      accounts.map((a) => walked(a.id, filters.q ? ["e.transfer_id IN found"] : [])).join(" UNION ALL ")
+    }`,
   );
   rows.sort((a, b) => b.at - a.at || b.id - a.id);
   const ids: Cursor[] = [];

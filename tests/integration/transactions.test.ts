@@ -2,7 +2,16 @@ import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { type Admin, expectStatus } from "../helpers/client.ts";
 import { fund, type MoneyApp, moneyApp, type OpenCustomer, openCustomer, postReceipt } from "../helpers/money.ts";
-import { addMember, addRecipient, cancel, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
+import { movementPage } from "../../server/transactions/movements.ts";
+import {
+  accountIdOf,
+  addMember,
+  addRecipient,
+  cancel,
+  paid,
+  type PaymentAccount,
+  paymentAccount,
+} from "../helpers/payments.ts";
 
 /**
  * Transactions through the calls (issue 10, part 1; decision 036): every movement of the current
@@ -281,5 +290,18 @@ describe("a receipt that matched no account at first", () => {
     ]);
     const detail = await owner.client.get(`account/transactions/${found[0].id}`);
     expect(detail.json.body.receipt).toMatchObject({ payer_name: "Babbage Analytical Engines" });
+  });
+});
+
+describe("a text search", () => {
+  test("finds the same movements whether the newest entries fill the page or the matches are found first", async () => {
+    const accountId = await accountIdOf(t.db, owner.id);
+    for (const q of ["a", "dupont", "lab", "babbage", "P", "nothing like it", "%"]) {
+      for (const limit of [1, 2, 50]) {
+        const read = (window: number) => movementPage(t.db, accountId, { q }, null, limit, window);
+        // A window of one entry never holds a page: the search goes the other way.
+        expect(await read(1), `q=${q} limit=${limit}`).toEqual(await read(2000));
+      }
+    }
   });
 });
