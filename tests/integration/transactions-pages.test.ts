@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
+import { creditReceipt } from "../../server/ledger/movements.ts";
 import { type Admin, expectStatus } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
 import {
@@ -142,5 +143,31 @@ describe("/account (the dashboard)", () => {
     const res = await viewer.client.get("/account");
     expect(res.text).toContain('href="/account/transactions"');
     expect(res.text).toContain("All transactions");
+  });
+});
+
+describe("/account/transactions, page after page", () => {
+  test("'Load more' leads to the older movements, none repeated, none left out, with the filters kept", async () => {
+    for (let i = 0; i < 50; i++) {
+      await creditReceipt(t.db, {
+        accountId: account.accountId,
+        currency: "EUR",
+        amount: 100 + i,
+        reference: `page-${i}`,
+      });
+    }
+    const every = (await viewer.client.get("account/transactions?limit=100&currency=EUR")).json.body.items
+      .map((m: { id: number }) => m.id);
+    expect(every.length).toBe(52);
+    const first = await viewer.client.get("/account/transactions?currency=EUR");
+    const more = /<a class="[^"]*" rel="next" href="([^"]+)"/.exec(first.text);
+    expect(more, "a Load more link").not.toBeNull();
+    const next = more![1].replaceAll("&amp;", "&");
+    expect(next).toMatch(/^\/account\/transactions\?currency=EUR&cursor=/);
+    const second = await viewer.client.get(next);
+    expectStatus(second, 200);
+    expect(second.text).not.toContain('rel="next"');
+    expect(second.text).toContain('href="/account/transactions?currency=EUR"');
+    expect([...rowsOf(first.text), ...rowsOf(second.text)]).toEqual(every);
   });
 });
