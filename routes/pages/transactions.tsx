@@ -176,10 +176,12 @@ export async function TransactionsPage(c: Context<AppEnv>) {
   const parsed = listTransactions.query.safeParse({ ...query, limit: String(PER_PAGE) });
   const currencies = currencyList().map((cur) => cur.code);
   let body: ReactNode;
+  let usable = true;
   const filters: Record<string, string> = Object.fromEntries(
     Object.entries(query).filter(([k]) => k !== "cursor"),
   );
   if (!parsed.success || (parsed.data.from && parsed.data.to && parsed.data.from > parsed.data.to)) {
+    usable = false;
     const problems = parsed.success
       ? ["The date to is before the date from."]
       : parsed.error.issues.map((i) => i.message);
@@ -222,9 +224,12 @@ export async function TransactionsPage(c: Context<AppEnv>) {
         lead={
           <>
             Every movement of your money, newest first.{" "}
-            <a className="underline" href={withQuery("/api/account/transactions.csv", filters)} download>
-              Download CSV
-            </a>
+            {/* Filters the list refuses would make the file a refusal: no link until they are fixed. */}
+            {usable && (
+              <a className="underline" href={withQuery("/api/account/transactions.csv", filters)} download>
+                Download CSV
+              </a>
+            )}
           </>
         }
       >

@@ -81,6 +81,7 @@ describe("/account/transactions", () => {
     expectStatus(res, 200);
     expect(res.text).toContain("currency is a currency code such as GBP.");
     expect(rowsOf(res.text)).toEqual([]);
+    expect(res.text).not.toContain("Download CSV");
   });
 });
 
