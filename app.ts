@@ -22,6 +22,7 @@ import { paymentCalls } from "./routes/api/payments.ts";
 import { payoutCalls } from "./routes/api/payouts.ts";
 import { rateAlertCalls } from "./routes/api/ratealerts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
+import { transactionCalls } from "./routes/api/transactions.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
@@ -131,6 +132,7 @@ const CALLS = [
   rateAlertCalls,
   statementCalls,
   openApiCalls,
+  transactionCalls,
 ];
 
 /**

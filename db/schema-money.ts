@@ -125,6 +125,8 @@ export const ledgerEntries = sqliteTable("ledger_entries", {
 }, (t) => [
   index("ledger_entries_transfer").on(t.transferId),
   index("ledger_entries_account").on(t.ledgerAccountId),
+  // An account's movements newest first, a page at a time by keyset (server/transactions).
+  index("ledger_entries_account_time").on(t.ledgerAccountId, t.createdAt, t.transferId),
   check("ledger_entries_amount", sql`typeof(amount) = 'integer' AND amount <> 0`),
 ]);
 
@@ -217,7 +219,11 @@ export const conversions = sqliteTable("conversions", {
   rate: text("rate").notNull(),
   createdBy: integer("created_by").references(() => users.id),
   createdAt: time("created_at").notNull(),
-}, (t) => [index("conversions_account").on(t.accountId, t.id)]);
+}, (t) => [
+  index("conversions_account").on(t.accountId, t.id),
+  // A transaction's detail finds its conversion by the transfer (server/transactions).
+  index("conversions_transfer").on(t.transferId),
+]);
 
 /**
  * Money received in the company's bank accounts, recorded by an administrator
@@ -252,6 +258,11 @@ export const receipts = sqliteTable("receipts", {
 }, (t) => [
   index("receipts_status").on(t.status),
   index("receipts_repeats").on(t.currency, t.amountMinor, t.receivedAt),
+  // A movement finds the receipt it booked, allocated or took back (server/transactions).
+  index("receipts_account").on(t.accountId),
+  index("receipts_transfer").on(t.transferId),
+  index("receipts_allocation_transfer").on(t.allocationTransferId),
+  index("receipts_reversal_transfer").on(t.reversalTransferId),
   check("receipts_status_known", sql.raw(`status IN (${RECEIPT_STATUSES.map((s) => `'${s}'`).join(", ")})`)),
   check(
     "receipts_booked",

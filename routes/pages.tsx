@@ -60,6 +60,7 @@ import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
+import { TransactionPage, TransactionsPage } from "./pages/transactions.tsx";
 
 const LAYOUTS: Record<
   string,
@@ -246,7 +247,21 @@ export const PAGES: PageRoute[] = [
     guards: CUSTOMER_GUARDS,
     render: RateAlertsPage,
   },
-  account("/account/transactions", "Transactions", "The list of your transactions arrives with the money work."),
+  {
+    path: "/account/transactions",
+    title: "Transactions",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    render: TransactionsPage,
+  },
+  {
+    path: "/account/transactions/:id",
+    title: "Transaction",
+    layout: "user",
+    guards: CUSTOMER_GUARDS,
+    validate: positiveId,
+    render: TransactionPage,
+  },
   {
     path: "/account/pendingpayments",
     title: "Pending payments",

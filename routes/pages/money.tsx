@@ -16,6 +16,7 @@ import { listReceipts } from "../../server/money/receipts.ts";
 import { currentRates } from "../../server/money/store.ts";
 import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { AllTransactionsLink, approvalsForYouCard } from "./dashboard-transactions.tsx";
 import { pendingCard } from "./payments.tsx";
 import { firedRateAlertsCard } from "./ratealerts.tsx";
 
@@ -108,10 +109,11 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
 
 export async function DashboardPage(c: Context<AppEnv>) {
   const { accountId, accountRef, accountName, customer, role } = await currentAccount(c);
-  const [balances, movements, pending] = await Promise.all([
+  const [balances, movements, pending, approvals] = await Promise.all([
     balancesAnswer(c.get("db"), accountId),
     latestMovements(c.get("db"), accountId, 10),
     pendingCard(c),
+    approvalsForYouCard(c),
   ]);
   return (
     <>
@@ -134,7 +136,9 @@ export async function DashboardPage(c: Context<AppEnv>) {
         <section aria-labelledby="movements-heading" className="card">
           <h2 id="movements-heading" className="mb-4 text-lg font-semibold">Latest movements</h2>
           <Movements items={movements} />
+          <AllTransactionsLink />
         </section>
+        {approvals}
         <section aria-labelledby="pending-heading" className="card lg:col-span-2">
           <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
           {pending}

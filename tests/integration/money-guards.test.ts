@@ -125,7 +125,10 @@ describe("a customer's money calls", () => {
       "iban",
       "name",
       "sort_code",
+      "test",
     ]);
+    // No COMPANY_BANK_* is set here: the card must say these are test details.
+    expect(res.json.body.bank.test).toBe(true);
   });
 });
 

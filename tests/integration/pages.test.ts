@@ -95,6 +95,7 @@ const ACCOUNT_SOON = ACCOUNT.filter((p) =>
     "/account/linked-accounts",
     "/account/payment",
     "/account/reports",
+    "/account/transactions",
   ].includes(p) && !p.startsWith("/account/pendingpayments")
 );
 

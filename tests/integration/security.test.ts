@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { makeUser, type TestApp, testApp } from "../helpers/app.ts";
+import { makeAdmin, makeUser, type TestApp, testApp } from "../helpers/app.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -20,9 +20,9 @@ describe("secure headers on every page", () => {
   });
 
   test("every script of a page carries this response's nonce, and the nonce changes per response", async () => {
-    t.signIn(makeUser());
-    const first = await t.app.request("/account/reports");
-    const second = await t.app.request("/account/reports");
+    t.signIn(makeAdmin());
+    const first = await t.app.request("/console/admins");
+    const second = await t.app.request("/console/admins");
     const nonceOf = (res: Response) => /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy")!)![1];
     const html = await first.text();
     const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);

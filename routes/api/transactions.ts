@@ -1,0 +1,49 @@
+import { Hono } from "hono";
+import * as calls from "../../lib/contracts/transactions.ts";
+import { currentAccount } from "../../server/accounts/current.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { InvalidInput } from "../../server/errors.ts";
+import { route } from "../../server/http/route.ts";
+import { movementsCsv } from "../../server/transactions/csv.ts";
+import {
+  listMovements,
+  movementDetail,
+  type MovementFilters,
+  parseCursor,
+} from "../../server/transactions/movements.ts";
+import { paymentActorOf } from "../payment-actor.ts";
+
+/** Where the account's money went (issue 10, part 1; docs/decisions/036). */
+
+/** The filters, once they make sense together: a period that ends before it starts is refused. */
+function filtersOf(query: MovementFilters): MovementFilters {
+  if (query.from && query.to && query.from > query.to) {
+    throw new InvalidInput("The date to is before the date from.", "to");
+  }
+  return query;
+}
+
+export const transactionCalls = new Hono<AppEnv>();
+
+route(transactionCalls, calls.listTransactions, async (c, { query }) => {
+  const { cursor, limit, ...filters } = query;
+  const { accountId } = await currentAccount(c);
+  return await listMovements(c.get("db"), accountId, filtersOf(filters), parseCursor(cursor), limit);
+});
+
+route(transactionCalls, calls.transactionsCsv, async (c, { query }) => {
+  const { accountId, accountRef } = await currentAccount(c);
+  const body = movementsCsv(c.get("db"), accountId, filtersOf(query));
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="transactions-${accountRef}.csv"`,
+      "Cache-Control": "no-store",
+    },
+  });
+});
+
+route(transactionCalls, calls.getTransaction, async (c, { params }) => {
+  const { viewer, actor } = await paymentActorOf(c);
+  return await movementDetail(c.get("db"), actor.accountId, params.id, viewer);
+});
