@@ -120,14 +120,6 @@ const soon = (title: string, what: string) => {
 export const notBuilt = (pages: readonly PageRoute[] = PAGES): ReadonlySet<string> =>
   new Set(pages.filter((page) => COMING_SOON.has(page.render)).map((page) => page.path));
 
-const account = (path: string, title: string, what: string): PageRoute => ({
-  path,
-  title,
-  layout: "user",
-  guards: CUSTOMER_GUARDS,
-  render: soon(title, what),
-});
-
 const console_ = (path: string, title: string, what: string, extra: Partial<PageRoute> = {}): PageRoute => ({
   path,
   title,
