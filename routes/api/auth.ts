@@ -19,6 +19,7 @@ import { registerScreen } from "../../server/guards.ts";
 import { ApiError } from "../../server/http/api.ts";
 import { reply, route } from "../../server/http/route.ts";
 import { flash } from "../../server/render/flash.ts";
+import { recordSignIn } from "../../server/console/administrators.ts";
 
 /** Registering, validating the email address, signing in and out, forgotten passwords (decision 007). */
 
@@ -123,6 +124,7 @@ route(auth, calls.challenge, async (c, { body }) => {
   const session = sessionOf(c);
   const user = await passSecondFactor(deps(c), session.userId, body.token, await originOf(c));
   c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  await recordSignIn(c.get("db"), user.id, new Date(c.get("services").now()));
   await remember(c, user.id);
   return reply(await summaryOf(c.get("db"), user, true), { redirect: "/auth" });
 });
