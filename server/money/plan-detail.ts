@@ -53,6 +53,10 @@ export async function planDetail(db: Database, id: number): Promise<PlanDetail> 
         eq(auditLog.action, "pricing-plan.assign"),
         sql`(json_extract(${auditLog.after}, '$.plan_id') = ${id} OR json_extract(${auditLog.before}, '$.plan_id') = ${id})`,
       ),
+      // An account with no plan of its own was on the default one: its first assignment took it off.
+      plan.isDefault
+        ? and(eq(auditLog.action, "pricing-plan.assign"), sql`json_extract(${auditLog.before}, '$.plan_id') IS NULL`)
+        : undefined,
     ))
     .orderBy(desc(auditLog.id)).limit(500);
 
