@@ -143,7 +143,9 @@ export async function inviteAdministrator(
     template: "administrator-invitation",
     rendered: administratorInvitation({
       invitedBy: who?.name || who?.email || "An administrator",
-      link: `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${encodeURIComponent(username)}`,
+      link: `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${
+        encodeURIComponent(username)
+      }&invited=1`,
       expiresAt: new Date(now.getTime() + VALID_FOR_MS["admin-invitation"]),
     }),
   });

@@ -65,6 +65,7 @@ describe("administrators", () => {
       const invitee = await newPage(browser);
       await invitee.page.goto(link);
       await hydrated(invitee.page);
+      expect(await invitee.page.getByRole("heading", { level: 1 }).textContent()).toBe("Choose your password");
       const reset = invitee.page.getByRole("form", { name: "Choose a new password" });
       await reset.getByLabel("New password", { exact: true }).fill(INVITEE.password);
       await reset.getByLabel("New password again").fill(INVITEE.password);
