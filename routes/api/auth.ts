@@ -100,6 +100,7 @@ route(auth, calls.validateEmail, async (c, { body }) => {
   const secondFactor = session?.userId === userId || (!signedIn && registration?.userId === userId);
   if (secondFactor) {
     c.set("session", session ? await sessions.rotate(c, session, true) : await sessions.start(c, userId, true));
+    await recordSignIn(c.get("db"), userId, new Date(now()));
     forgetRegistration(c);
     await remember(c, userId);
   }
