@@ -10,6 +10,7 @@ import { serveStatic } from "hono/deno";
 import type { Database } from "./db/client.ts";
 import { accountUsers } from "./routes/api/account-users.ts";
 import { admin } from "./routes/api/admin.ts";
+import { consoleAdmins } from "./routes/api/console-admins.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
 import { health } from "./routes/api/health.ts";
@@ -133,6 +134,7 @@ const CALLS = [
   statementCalls,
   openApiCalls,
   transactionCalls,
+  consoleAdmins,
 ];
 
 /**

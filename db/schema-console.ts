@@ -39,3 +39,18 @@ export const consoleAlerts = sqliteTable("console_alerts", {
     sql`(resolved_at IS NULL AND resolved_by IS NULL) OR (resolved_at IS NOT NULL AND resolved_by IS NOT NULL)`,
   ),
 ]);
+
+/**
+ * What the console knows about an administrator beyond their user row (decision 044): the name
+ * shown in the list, who invited them and when, and whether they are disabled. The first
+ * administrator (/setup, `deno task admin:create`) has no row until someone changes them: no row
+ * is an active administrator with no name. A disabled administrator cannot sign in.
+ */
+export const administrators = sqliteTable("administrators", {
+  userId: integer("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  name: text("name").notNull().default(""),
+  invitedBy: integer("invited_by").references(() => users.id),
+  invitedAt: time("invited_at"),
+  disabledAt: time("disabled_at"),
+  disabledBy: integer("disabled_by").references(() => users.id),
+});

@@ -79,6 +79,8 @@ export const users = sqliteTable("users", {
   /** For an administrator: the customer they act on behalf of; kept across sessions. */
   onBehalfOf: integer("on_behalf_of"),
   createdAt: time("created_at").notNull().$defaultFn(() => new Date()),
+  /** When the user last passed the second factor: a full sign-in (the console's administrators list). */
+  lastSignInAt: time("last_sign_in_at"),
 });
 
 /**
@@ -109,7 +111,9 @@ export const sessions = sqliteTable("sessions", {
 export const verifications = sqliteTable("verifications", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-  purpose: text("purpose", { enum: ["email-validation", "email-validation-code", "password-reset", "second-factor"] })
+  purpose: text("purpose", {
+    enum: ["email-validation", "email-validation-code", "password-reset", "second-factor", "admin-invitation"],
+  })
     .notNull(),
   secretHash: text("secret_hash").notNull(),
   expiresAt: time("expires_at").notNull(),

@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = {
   "payout.complete": "Marked a payment as arrived",
   "payout.fail": "Failed a payment",
   "payout.batch": "Made a SEPA file of payments",
+  "admin.invite": "Invited an administrator",
+  "admin.disable": "Disabled an administrator",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -38,6 +38,7 @@ import InvitationAcceptComponent from "../islands/InvitationAccept.tsx";
 import InvitationRegisterComponent from "../islands/InvitationRegister.tsx";
 import LinkedAccountsComponent from "../islands/LinkedAccounts.tsx";
 import StatementsComponent from "../islands/Statements.tsx";
+import ConsoleAdminsComponent from "../islands/ConsoleAdmins.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -76,3 +77,4 @@ export const LinkedAccounts = island("LinkedAccounts", LinkedAccountsComponent);
 export const InvitationAccept = island("InvitationAccept", InvitationAcceptComponent);
 export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);
 export const Statements = island("Statements", StatementsComponent);
+export const ConsoleAdmins = island("ConsoleAdmins", ConsoleAdminsComponent);

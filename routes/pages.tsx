@@ -35,6 +35,7 @@ import {
   LinkedAccountsPage,
 } from "./pages/account-users.tsx";
 import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
+import { ConsoleAdminsPage, ConsolePricingPlanPage, pricingPlanExists } from "./pages/console-admins.tsx";
 import { Home } from "./pages/Home.tsx";
 import {
   BalancesPage,
@@ -295,7 +296,13 @@ export const PAGES: PageRoute[] = [
     validate: customerExists,
     render: ConsoleCustomerPage,
   },
-  console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
+  {
+    path: "/console/admins",
+    title: "Administrators",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleAdminsPage,
+  },
   console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
   console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
   { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleReceiptsPage },
@@ -324,9 +331,14 @@ export const PAGES: PageRoute[] = [
     guards: CONSOLE_GUARDS,
     render: ConsolePricingPage,
   },
-  console_("/console/pricingplan/:id", "Pricing plan", "Pricing plan details arrive with the money work.", {
-    validate: positiveId,
-  }),
+  {
+    path: "/console/pricingplan/:id",
+    title: "Pricing plan",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: pricingPlanExists,
+    render: ConsolePricingPlanPage,
+  },
 ];
 
 /**

@@ -105,3 +105,8 @@ export const statementKeys = {
   of: (accountRef: string) => ["statements", accountRef] as const,
   job: (accountRef: string, id: number) => ["jobs", accountRef, id] as const,
 };
+
+/** The console's administrators (GET console/admins). */
+export const administratorKeys = {
+  all: ["administrators"] as const,
+};

@@ -19,6 +19,7 @@ import { registerScreen } from "../../server/guards.ts";
 import { ApiError } from "../../server/http/api.ts";
 import { reply, route } from "../../server/http/route.ts";
 import { flash } from "../../server/render/flash.ts";
+import { recordSignIn } from "../../server/console/administrators.ts";
 
 /** Registering, validating the email address, signing in and out, forgotten passwords (decision 007). */
 
@@ -99,6 +100,7 @@ route(auth, calls.validateEmail, async (c, { body }) => {
   const secondFactor = session?.userId === userId || (!signedIn && registration?.userId === userId);
   if (secondFactor) {
     c.set("session", session ? await sessions.rotate(c, session, true) : await sessions.start(c, userId, true));
+    await recordSignIn(c.get("db"), userId, new Date(now()));
     forgetRegistration(c);
     await remember(c, userId);
   }
@@ -123,6 +125,7 @@ route(auth, calls.challenge, async (c, { body }) => {
   const session = sessionOf(c);
   const user = await passSecondFactor(deps(c), session.userId, body.token, await originOf(c));
   c.set("session", await c.get("services").sessions.rotate(c, session, true));
+  await recordSignIn(c.get("db"), user.id, new Date(c.get("services").now()));
   await remember(c, user.id);
   return reply(await summaryOf(c.get("db"), user, true), { redirect: "/auth" });
 });

@@ -60,10 +60,12 @@ export async function ForgotPage(c: Context<AppEnv>) {
     token,
   ));
   const choosing = !!token && !expired;
+  // An administrator's invitation opens this page too (decision 044): the same form, its own title.
+  const invited = choosing && c.req.query("invited") === "1";
   return (
     <section className="mx-auto max-w-md">
       <PageTitle lead={choosing ? "Choose a new password." : "We will email you a link to choose a new password."}>
-        Forgotten password
+        {invited ? "Choose your password" : "Forgotten password"}
       </PageTitle>
       <div className="card">
         <ForgotForm token={choosing ? token : null} username={username} expired={expired} />

@@ -60,7 +60,9 @@ export async function resetLinkWorks(
   token: string,
 ): Promise<boolean> {
   const user = await findUserByUsername(deps.db, normalizeUsername(typedUsername));
-  return !!user && await deps.verifications.isLive("password-reset", token, user.id);
+  if (!user) return false;
+  return await deps.verifications.isLive("password-reset", token, user.id) ||
+    await deps.verifications.isLive("admin-invitation", token, user.id);
 }
 
 /**
@@ -79,7 +81,11 @@ export async function resetPassword(
   const user = await checkWithinLimit(deps.limiter, key, FAILURES_PER_SOURCE, async () => {
     const user = await findUserByUsername(deps.db, username);
     // Checked against the named user, so a mistyped username does not use up the real owner's link.
-    const ownerId = user ? await deps.verifications.consume("password-reset", input.token, user.id) : null;
+    // An administrator's invitation sets the first password the same way (decision 044).
+    const ownerId = user
+      ? await deps.verifications.consume("password-reset", input.token, user.id) ??
+        await deps.verifications.consume("admin-invitation", input.token, user.id)
+      : null;
     return user && ownerId === user.id ? user : null;
   }, () => new InvalidInput(RESET_LINK_EXPIRED, "token"));
   await setPasswordHash(deps.db, user.id, await hashPassword(input.password));

@@ -7,6 +7,7 @@ import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
 import { issueResetLink } from "./password-reset.ts";
 import { RESENDS_PER_USER } from "./rate-limit.ts";
+import { isDisabledAdministrator } from "../console/administrators.ts";
 import { findUser, findUserByUsername, normalizeUsername, type UserRow } from "./users.ts";
 
 /** Signing in: the password, then the second factor (decisions 007 and 023). */
@@ -63,7 +64,10 @@ export async function signInWithPassword(
     address: origin.address,
     knownDevice: !!found && origin.knownDeviceOf === found.id,
     onPause: found ? () => tellOwnerOfPause(deps, found, "password") : undefined,
-  }, async () => (await verifyPassword(found?.passwordHash, password)) && found ? found : null);
+  }, async () =>
+    (await verifyPassword(found?.passwordHash, password)) && found && !(await isDisabledAdministrator(deps.db, found.id))
+      ? found
+      : null);
   const validated = user.validated || user.level === "Admin";
   if (validated && !user.totpSecret) await sendCode(deps, user);
   return user;
@@ -89,7 +93,8 @@ export async function passSecondFactor(
     onPause: owner ? () => tellOwnerOfPause(deps, owner, "code") : undefined,
   }, async () => {
     const user = await findUser(deps.db, userId);
-    if (!user) return null;
+    // Disabled between the password and the code: the code no longer signs them in.
+    if (!user || await isDisabledAdministrator(deps.db, user.id)) return null;
     if (await authenticatorAccepts(deps, user, code)) return user;
     return (await deps.verifications.consume("second-factor", code, user.id)) === null ? null : user;
   }, (left) => wrongCode("token", left));

@@ -8,7 +8,13 @@ import { randomCode, randomToken, sha256Hex } from "./tokens.ts";
  * email carries a link and a 6-digit code (`email-validation-code`, decision 039): either confirms
  * the address, and using one retires the other.
  */
-export type Purpose = "email-validation" | "email-validation-code" | "password-reset" | "second-factor";
+export type Purpose =
+  | "email-validation"
+  | "email-validation-code"
+  | "password-reset"
+  | "second-factor"
+  /** An administrator's invitation: a link to set their first password (decision 044). */
+  | "admin-invitation";
 
 /** Short codes: only ever looked up for their user, whose id their hash binds. */
 const BOUND_TO_USER: ReadonlySet<Purpose> = new Set(["second-factor", "email-validation-code"]);
@@ -18,6 +24,8 @@ export const VALID_FOR_MS: Record<Purpose, number> = {
   "email-validation-code": 24 * 60 * 60 * 1000,
   "password-reset": 60 * 60 * 1000,
   "second-factor": 10 * 60 * 1000,
+  // Long enough to reach someone who is away for a weekend; the inviter can send a new one.
+  "admin-invitation": 72 * 60 * 60 * 1000,
 };
 
 export class Verifications {

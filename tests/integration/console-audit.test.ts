@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
 import { AUDIT_ACTIONS } from "../../lib/audit.ts";
 import type { CallContract } from "../../lib/contracts/define.ts";
-import { type Admin, anotherAdmin, type Customer, expectStatus } from "../helpers/client.ts";
+import { type Admin, anotherAdmin, type Customer, expectStatus, uniqueEmail } from "../helpers/client.ts";
 import {
   customerWithoutAccount,
   expectLedgerSound,
@@ -215,6 +215,12 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
   "POST /console/payouts/batches": async () => {
     await approvedPayment("EUR");
     return { path: "console/payouts/batches", body: { scheme: "sepa" } };
+  },
+  "POST /console/admins": () =>
+    Promise.resolve({ path: "console/admins", body: { email: uniqueEmail("invited"), name: "Audited Invitee" } }),
+  "DELETE /console/admins/:id": async () => {
+    const leaving = await anotherAdmin(t);
+    return { path: `console/admins/${leaving.id}`, subject: leaving.id };
   },
   "POST /account/onbehalf": () =>
     Promise.resolve({ path: "account/onbehalf", body: { on_behalf_of: customer.id }, subject: customer.id }),

@@ -118,12 +118,15 @@ describe("a customer", () => {
 });
 
 describe("an administrator", () => {
-  test.each(CONSOLE.filter((p) => p !== "/console/users/7"))("sees the console page %s", async (path) => {
-    t.signIn(makeAdmin());
-    const res = await get(path);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('aria-label="Console"');
-  });
+  test.each(CONSOLE.filter((p) => p !== "/console/users/7" && p !== "/console/pricingplan/7"))(
+    "sees the console page %s",
+    async (path) => {
+      t.signIn(makeAdmin());
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('aria-label="Console"');
+    },
+  );
 
   test("who has not passed the second factor is sent to it", async () => {
     t.signIn(makeAdmin({ secondFactor: false }));
@@ -273,6 +276,13 @@ describe("route validation", () => {
     const html = await res.text();
     expect(html).toContain("Page not found");
     expect(html).toContain("/console/users/abc?tab=notes");
+  });
+
+  test("an unknown pricing plan id is 'Page not found'", async () => {
+    t.signIn(makeAdmin());
+    const res = await get("/console/pricingplan/7");
+    expect(res.status).toBe(404);
+    expect(await res.text()).toContain("Page not found");
   });
 
   test("an unknown customer id is 'Page not found' with the full path", async () => {

@@ -16,9 +16,12 @@ const scriptsOf = (html: string) => [...html.matchAll(/<script\b[^>]*>/g)].map((
 
 describe("islands on a page", () => {
   test("a page with islands has one data block with every island's props, and one module script", async () => {
-    // A screen whose own content has no island (not built yet): only the layout's islands remain.
+    // A screen whose own content has no island (one pricing plan, drawn on the server: the default
+    // plan is written at start): only the layout's islands remain.
     t.signIn(makeAdmin({ name: "Ada <b>Lovelace</b>" }));
-    const html = await (await t.app.request("/console/admins")).text();
+    const res = await t.app.request("/console/pricingplan/1");
+    expect(res.status).toBe(200);
+    const html = await res.text();
     const blocks = html.match(/<script type="application\/json" id="__islands">([^<]*)<\/script>/g) ?? [];
     expect(blocks).toHaveLength(1);
     expect(scriptsOf(html).filter((s) => s.includes('type="module"'))).toHaveLength(1);

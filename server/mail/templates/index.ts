@@ -13,3 +13,4 @@ export { accountAccessChanged, type AccountAccessChangedProps } from "./account-
 export { accountInvitationWithdrawn, type AccountInvitationWithdrawnProps } from "./account-invitation-withdrawn.tsx";
 export { applicationRejected, type ApplicationRejectedProps } from "./application-rejected.tsx";
 export { receiptReversed, type ReceiptReversedProps } from "./receipt-reversed.tsx";
+export { administratorInvitation, type AdministratorInvitationProps } from "./administrator-invitation.tsx";

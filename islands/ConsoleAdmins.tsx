@@ -1,0 +1,47 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { ADMINISTRATOR_COLUMNS, AdministratorRow } from "./admins/administrator-row.tsx";
+import { type Administrator, administratorsQuery } from "./admins/calls.ts";
+import { InviteAdministratorForm } from "./admins/invite-form.tsx";
+import { withQueries } from "./lib/query-client.tsx";
+import { EmptyRow, Table } from "./ui/table.tsx";
+
+export interface ConsoleAdminsProps {
+  /** As the server rendered them: the query starts from these. */
+  administrators: Administrator[];
+  /** The administrator looking. */
+  youId: number;
+}
+
+/**
+ * The console's administrators (decision 044): who they are, their status, second factor and last
+ * sign-in (GET console/admins); an invitation by email (POST console/admins); and disabling one
+ * after a confirmation (DELETE console/admins/{id}). The server refuses the last active
+ * administrator and oneself, and says why.
+ */
+function ConsoleAdmins({ administrators, youId }: ConsoleAdminsProps) {
+  const list = useQuery({ ...administratorsQuery(), initialData: administrators }).data;
+  const [confirming, setConfirming] = useState<number | null>(null);
+  return (
+    <div className="flex flex-col gap-8">
+      <Table caption="Administrators" columns={ADMINISTRATOR_COLUMNS}>
+        {list.length === 0 ? <EmptyRow columns={ADMINISTRATOR_COLUMNS.length}>No administrators.</EmptyRow> : null}
+        {list.map((admin) => (
+          <AdministratorRow
+            key={admin.id}
+            admin={admin}
+            you={admin.id === youId}
+            confirming={confirming === admin.id}
+            onConfirm={(open) => setConfirming(open ? admin.id : null)}
+          />
+        ))}
+      </Table>
+      <section aria-labelledby="admin-invite-heading" className="card flex flex-col gap-3">
+        <h2 id="admin-invite-heading" className="text-lg font-semibold">Invite an administrator</h2>
+        <InviteAdministratorForm />
+      </section>
+    </div>
+  );
+}
+
+export default withQueries(ConsoleAdmins);

@@ -1,0 +1,105 @@
+/** One administrator in the list, with "Disable" and its confirmation (DELETE console/admins/{id}). */
+import { useQueryClient } from "@tanstack/react-query";
+import { errorText } from "../lib/api.ts";
+import { notify } from "../lib/notification-store.ts";
+import { administratorKeys } from "../lib/query-keys.ts";
+import { useWrite } from "../lib/write.ts";
+import { CELL, MUTED, ROW_HEADER } from "../ui/table.tsx";
+import { type Administrator, disableAdministrator, momentOf } from "./calls.ts";
+
+export const ADMINISTRATOR_COLUMNS = [
+  { label: "Administrator" },
+  { label: "Status" },
+  { label: "Second factor" },
+  { label: "Last sign-in" },
+  { label: "Actions", hidden: true },
+];
+
+const STATUS_TEXT: Record<Administrator["status"], string> = {
+  active: "Active",
+  invited: "Invited",
+  disabled: "Disabled",
+};
+
+const SECOND_FACTOR_TEXT: Record<Administrator["second_factor"], string> = {
+  "authenticator-app": "Authenticator app",
+  "emailed-code": "Emailed code",
+};
+
+export function AdministratorRow({ admin, you, confirming, onConfirm }: {
+  admin: Administrator;
+  /** The administrator looking: nobody disables themselves. */
+  you: boolean;
+  /** The confirmation is open on this row. */
+  confirming: boolean;
+  onConfirm: (open: boolean) => void;
+}) {
+  const queries = useQueryClient();
+  const disabling = useWrite({
+    call: disableAdministrator,
+    idempotent: true,
+    invalidates: [administratorKeys.all],
+    onSuccess(disabled) {
+      queries.setQueryData<Administrator[]>(
+        administratorKeys.all,
+        (rows) => rows?.map((r) => (r.id === disabled.id ? disabled : r)),
+      );
+      onConfirm(false);
+      notify({
+        title: "Administrator disabled",
+        description: `${disabled.name || disabled.email} is signed out and can no longer sign in.`,
+        color: "success",
+      });
+    },
+  });
+  const who = admin.name || admin.email;
+  return (
+    <tr>
+      <th scope="row" className={`${ROW_HEADER} break-all`}>
+        {admin.name ? <span className="block">{admin.name}</span> : null}
+        <span className={admin.name ? `block font-normal ${MUTED}` : ""}>{admin.email}</span>
+        {you ? <span className={`block font-normal ${MUTED}`}>You</span> : null}
+      </th>
+      <td className={CELL}>
+        {STATUS_TEXT[admin.status]}
+        {admin.status === "invited" && admin.invited_by
+          ? <span className={`block ${MUTED}`}>by {admin.invited_by}</span>
+          : null}
+      </td>
+      <td className={CELL}>{admin.status === "active" ? SECOND_FACTOR_TEXT[admin.second_factor] : "—"}</td>
+      <td className={`${CELL} whitespace-nowrap`}>{momentOf(admin.last_sign_in_at)}</td>
+      <td className={`${CELL} text-right`}>
+        {admin.status !== "disabled" && !you
+          ? confirming
+            ? (
+              <div role="group" aria-label={`Disable ${who}?`} className="flex flex-col items-end gap-2">
+                <p className="text-sm">Disable {who}? They are signed out at once.</p>
+                <div className="flex gap-2">
+                  <button type="button" className="btn-outline" onClick={() => onConfirm(false)}>Cancel</button>
+                  <button
+                    type="button"
+                    className="btn-primary"
+                    disabled={disabling.isPending}
+                    onClick={() => disabling.mutate({ params: { id: admin.id } })}
+                  >
+                    {disabling.isPending ? "Disabling…" : "Yes, disable"}
+                  </button>
+                </div>
+              </div>
+            )
+            : (
+              <button
+                type="button"
+                className="btn-outline"
+                aria-label={`Disable ${who}`}
+                onClick={() => onConfirm(true)}
+              >
+                Disable
+              </button>
+            )
+          : null}
+        {disabling.isError ? <p role="alert" className="mt-1 field-error">{errorText(disabling.error)}</p> : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,206 @@
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { auditLog, sessions } from "../../db/schema.ts";
+import { LAST_ACTIVE_ADMINISTRATOR, NOT_YOURSELF } from "../../server/console/administrators.ts";
+import {
+  type Admin,
+  anotherAdmin,
+  createAdmin,
+  emailedCode,
+  emailedToken,
+  expectStatus,
+  HOUR,
+  registerCustomer,
+  signIn,
+  signinApp,
+  TestClient,
+  uniqueEmail,
+} from "../helpers/client.ts";
+
+/**
+ * The console's administrators (issue 11 item 2, decision 044): an invitation by email whose link
+ * lets the invitee choose a password, after which they sign in with the second factor like every
+ * administrator; disabling one ends their sessions at once and stops their sign-in; the last
+ * active administrator stays; nobody disables themselves; customers never see any of it.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+type App = Awaited<ReturnType<typeof signinApp>>;
+let t: App;
+let admin: Admin;
+
+beforeAll(async () => {
+  t = await signinApp();
+  admin = await createAdmin(t);
+});
+
+const PASSWORD = "invited password 789";
+
+/** Invites someone and has them choose their password from the emailed link. */
+async function invitedAndAccepted(name = "Ada Invited"): Promise<{ email: string; id: number }> {
+  const email = uniqueEmail("invited");
+  const invited = await admin.client.post("console/admins", { email, name });
+  expectStatus(invited, 201);
+  const { link, token } = await emailedToken(t.db, email, "administrator-invitation");
+  expect(new URL(link).pathname).toBe("/forgot");
+  const visitor = new TestClient(t);
+  expectStatus(await visitor.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 200);
+  return { email, id: invited.json.body.id };
+}
+
+const listed = async (id: number) =>
+  (await admin.client.get("console/admins")).json.body.find((a: { id: number }) => a.id === id);
+
+describe("inviting an administrator", () => {
+  test("the invitee is listed as invited, chooses a password from the link, and signs in with the second factor", async () => {
+    const email = uniqueEmail("invited");
+    const invited = await admin.client.post("console/admins", { email, name: "Grace Hopper" });
+    expectStatus(invited, 201);
+    expect(invited.json.body).toMatchObject({
+      email,
+      name: "Grace Hopper",
+      status: "invited",
+      second_factor: "emailed-code",
+      last_sign_in_at: null,
+      invited_by: admin.email,
+    });
+    const id = invited.json.body.id as number;
+
+    // Not yet able to sign in: there is no password until the link is used.
+    const early = new TestClient(t);
+    expectStatus(await early.post("auth/login", { email, password: PASSWORD }), 401);
+
+    const { token } = await emailedToken(t.db, email, "administrator-invitation");
+    const browser = new TestClient(t);
+    expectStatus(await browser.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 200);
+    // Single use: the same link does not set a password twice.
+    const again = await browser.post("auth/forgot/reset", { username: email, token, password: "another one 123" });
+    expectStatus(again, 422);
+
+    // The password alone is not a console session: the second factor is still asked.
+    expectStatus(await browser.post("auth/login", { email, password: PASSWORD }), 200);
+    const halfway = await browser.get("console/admins");
+    expectStatus(halfway, 403);
+    expect(halfway.json.redirect).toBe("/second-factor");
+    expectStatus(await browser.post("challenge", { token: await emailedCode(t.db, email) }), 200);
+    expectStatus(await browser.get("console/admins"), 200);
+
+    const row = await listed(id);
+    expect(row.status).toBe("active");
+    expect(row.last_sign_in_at).toBe(new Date(t.clock.now()).toISOString());
+  });
+
+  test("the link expires after 72 hours; inviting again sends a new one", async () => {
+    const email = uniqueEmail("invited");
+    expectStatus(await admin.client.post("console/admins", { email, name: "Late Reader" }), 201);
+    const { token } = await emailedToken(t.db, email, "administrator-invitation");
+    t.clock.advance(73 * HOUR);
+    const visitor = new TestClient(t);
+    expectStatus(await visitor.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 422);
+    // The first administrator signs in again after the long wait.
+    admin.client = new TestClient(t);
+    await signIn(admin.client, admin.email, admin.password);
+
+    expectStatus(await admin.client.post("console/admins", { email, name: "Late Reader" }), 201);
+    const fresh = await emailedToken(t.db, email, "administrator-invitation");
+    expect(fresh.token).not.toBe(token);
+    expectStatus(
+      await visitor.post("auth/forgot/reset", { username: email, token: fresh.token, password: PASSWORD }),
+      200,
+    );
+  });
+
+  test("a customer's email, an administrator's and a bad address are refused, and nothing is created", async () => {
+    const customer = await registerCustomer(t);
+    const before = (await admin.client.get("console/admins")).json.body.length;
+
+    const taken = await admin.client.post("console/admins", { email: customer.email, name: "Not Me" });
+    expectStatus(taken, 409);
+    const already = await admin.client.post("console/admins", { email: admin.email, name: "Me Again" });
+    expectStatus(already, 409);
+    expect(already.json.error).toBe("This person is already an administrator.");
+
+    const bad = await admin.client.post("console/admins", { email: "not an address", name: "X" });
+    expectStatus(bad, 422);
+    expect(Object.keys(bad.json.fields)).toEqual(["email"]);
+    const nameless = await admin.client.post("console/admins", { email: uniqueEmail(), name: "" });
+    expectStatus(nameless, 422);
+    expect(Object.keys(nameless.json.fields)).toEqual(["name"]);
+
+    expect((await admin.client.get("console/admins")).json.body.length).toBe(before);
+  });
+});
+
+describe("disabling an administrator", () => {
+  test("ends their sessions at once and their sign-in from then on", async () => {
+    const { email, id } = await invitedAndAccepted();
+    const theirs = new TestClient(t);
+    await signIn(theirs, email, PASSWORD);
+    expectStatus(await theirs.get("console/admins"), 200);
+
+    const disabled = await admin.client.delete(`console/admins/${id}`);
+    expectStatus(disabled, 200);
+    expect(disabled.json.body.status).toBe("disabled");
+    expect(await t.db.select().from(sessions).where(eq(sessions.userId, id))).toEqual([]);
+    // The very next request of their browser is a visitor's.
+    expectStatus(await theirs.get("console/admins"), 404);
+
+    // The right password no longer signs them in.
+    const retry = new TestClient(t);
+    expectStatus(await retry.post("auth/login", { email, password: PASSWORD }), 401);
+
+    const entries = await t.db.select().from(auditLog).where(
+      and(eq(auditLog.action, "admin.disable"), eq(auditLog.subjectId, id)),
+    );
+    expect(entries).toMatchObject([{ actorId: admin.id, after: { status: "disabled" } }]);
+    expect((await listed(id)).disabled_at).not.toBeNull();
+  });
+
+  test("disabling someone invited withdraws their link", async () => {
+    const email = uniqueEmail("invited");
+    const invited = await admin.client.post("console/admins", { email, name: "Never Came" });
+    const { token } = await emailedToken(t.db, email, "administrator-invitation");
+    expectStatus(await admin.client.delete(`console/admins/${invited.json.body.id}`), 200);
+    const visitor = new TestClient(t);
+    expectStatus(await visitor.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 422);
+  });
+
+  test("nobody disables themselves; the last active administrator cannot be disabled", async () => {
+    const own = await admin.client.delete(`console/admins/${admin.id}`);
+    expectStatus(own, 409);
+    expect(own.json.error).toBe(NOT_YOURSELF);
+
+    // A portal of its own with one administrator.
+    const lone = await signinApp();
+    const only = await createAdmin(lone);
+    const last = await only.client.delete(`console/admins/${only.id}`);
+    expectStatus(last, 409);
+    expect(last.json.error).toBe(LAST_ACTIVE_ADMINISTRATOR);
+    expectStatus(await only.client.get("console/admins"), 200);
+  });
+
+  test("an unknown id, or a customer's, is not an administrator", async () => {
+    const customer = await registerCustomer(t);
+    expectStatus(await admin.client.delete(`console/admins/${customer.id}`), 404);
+    expectStatus(await admin.client.delete("console/admins/999999"), 404);
+  });
+});
+
+describe("only administrators see any of it", () => {
+  let other: Admin;
+  beforeAll(async () => {
+    other = await anotherAdmin(t);
+  });
+
+  test("customers and visitors get 404 for every call", async () => {
+    const customer = await registerCustomer(t);
+    const visitor = new TestClient(t);
+    for (const client of [customer.client, visitor]) {
+      expectStatus(await client.get("console/admins"), 404);
+      expectStatus(await client.post("console/admins", { email: uniqueEmail(), name: "Sneaky" }), 404);
+      expectStatus(await client.delete(`console/admins/${other.id}`), 404);
+    }
+    expect((await listed(other.id)).status).toBe("active");
+  });
+});
