@@ -34,6 +34,9 @@ export const AUDIT_ACTIONS = {
   "payout.complete": "Marked a payment as arrived",
   "payout.fail": "Failed a payment",
   "payout.batch": "Made a SEPA file of payments",
+  "migration.dry-run": "Tried a migration file as a dry run",
+  "migration.commit": "Committed a migration file",
+  "migration.customer": "Created the customer from a migration file",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
