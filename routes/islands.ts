@@ -38,6 +38,8 @@ import InvitationAcceptComponent from "../islands/InvitationAccept.tsx";
 import InvitationRegisterComponent from "../islands/InvitationRegister.tsx";
 import LinkedAccountsComponent from "../islands/LinkedAccounts.tsx";
 import StatementsComponent from "../islands/Statements.tsx";
+import ConsoleMigrationComponent from "../islands/ConsoleMigration.tsx";
+import ConsoleMigrationRunComponent from "../islands/ConsoleMigrationRun.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -76,3 +78,5 @@ export const LinkedAccounts = island("LinkedAccounts", LinkedAccountsComponent);
 export const InvitationAccept = island("InvitationAccept", InvitationAcceptComponent);
 export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);
 export const Statements = island("Statements", StatementsComponent);
+export const ConsoleMigration = island("ConsoleMigration", ConsoleMigrationComponent);
+export const ConsoleMigrationRun = island("ConsoleMigrationRun", ConsoleMigrationRunComponent);
