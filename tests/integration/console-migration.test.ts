@@ -178,6 +178,12 @@ describe("a commit", () => {
     // Onward to their profile, as every new customer: the identity check is theirs to pass.
     const auth = await browser.request("GET", "/auth");
     expect(auth.headers.get("location")).toBe("/register-personal");
+    // The profile form starts from what the file said of them; they check it and answer the rest.
+    const form = await browser.request("GET", "/register-personal");
+    expectStatus(form, 200);
+    expect(form.text).toContain("+442079460000");
+    expect(form.text).toContain("1980-02-03");
+    expect(form.text).toContain("Lovelace");
   });
 
   test("the same file again, or the same request again, creates nobody twice and mails nobody twice", async () => {
