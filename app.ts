@@ -26,6 +26,7 @@ import { recipientCalls } from "./routes/api/recipients.ts";
 import { transactionCalls } from "./routes/api/transactions.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
+import { migrationCalls } from "./routes/api/migrations.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
@@ -57,6 +58,7 @@ import { Scheduler } from "./server/jobs/schedules.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
 import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
+import { migrationJob } from "./server/migrations/job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -91,7 +93,7 @@ export async function createServices(db: Database, config: Config, options: Serv
 }
 
 /** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
-export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob, statementJob, expireStatementsJob];
+export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob, statementJob, expireStatementsJob, migrationJob];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
 export function createBackgroundWork(db: Database, config: Config, services: Services) {
@@ -132,6 +134,7 @@ const CALLS = [
   jobCalls,
   rateAlertCalls,
   statementCalls,
+  migrationCalls,
   openApiCalls,
   transactionCalls,
   consoleAdmins,

@@ -10,6 +10,7 @@ export default defineConfig({
     "./db/schema-jobs.ts",
     "./db/schema-ratealerts.ts",
     "./db/schema-statements.ts",
+    "./db/schema-migrations.ts",
   ],
   out: "./db/migrations",
   dbCredentials: { url: process.env.DATABASE_URL || "file:data/portal.db" },

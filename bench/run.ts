@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js,conversions,payments,transactions,statements] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -17,6 +17,7 @@ import { jsWeightBench } from "./js-weight.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
 import { statementsBench } from "./statements.ts";
+import { migrationsBench } from "./migrations.ts";
 import { transactionsBench } from "./transactions.ts";
 import { killAllChildren, type RunningPortal, startPortal } from "./lib/processes.ts";
 import type { BenchContext, BenchModule, BenchOptions, SummaryRow } from "./lib/report.ts";
@@ -31,6 +32,7 @@ const MODULES: Record<string, BenchModule> = {
   payments: paymentsBench,
   statements: statementsBench,
   transactions: transactionsBench,
+  migrations: migrationsBench,
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {

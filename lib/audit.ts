@@ -36,6 +36,9 @@ export const AUDIT_ACTIONS = {
   "payout.batch": "Made a SEPA file of payments",
   "admin.invite": "Invited an administrator",
   "admin.disable": "Disabled an administrator",
+  "migration.dry-run": "Tried a migration file as a dry run",
+  "migration.commit": "Committed a migration file",
+  "migration.customer": "Created the customer from a migration file",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -39,6 +39,8 @@ import InvitationRegisterComponent from "../islands/InvitationRegister.tsx";
 import LinkedAccountsComponent from "../islands/LinkedAccounts.tsx";
 import StatementsComponent from "../islands/Statements.tsx";
 import ConsoleAdminsComponent from "../islands/ConsoleAdmins.tsx";
+import ConsoleMigrationComponent from "../islands/ConsoleMigration.tsx";
+import ConsoleMigrationRunComponent from "../islands/ConsoleMigrationRun.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -78,3 +80,5 @@ export const InvitationAccept = island("InvitationAccept", InvitationAcceptCompo
 export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);
 export const Statements = island("Statements", StatementsComponent);
 export const ConsoleAdmins = island("ConsoleAdmins", ConsoleAdminsComponent);
+export const ConsoleMigration = island("ConsoleMigration", ConsoleMigrationComponent);
+export const ConsoleMigrationRun = island("ConsoleMigrationRun", ConsoleMigrationRunComponent);

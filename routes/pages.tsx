@@ -58,6 +58,7 @@ import {
 import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
+import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -316,10 +317,21 @@ export const PAGES: PageRoute[] = [
     "Profit reports",
     "Income by period, currency and partner arrives with the console work.",
   ),
-  console_("/console/migration", "Migration", "Importing legacy customers arrives with the console work."),
-  console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", {
-    validate: positiveId,
-  }),
+  {
+    path: "/console/migration",
+    title: "Migration",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleMigrationPage,
+  },
+  {
+    path: "/console/migration/:id",
+    title: "Migration run",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: migrationRunExists,
+    render: ConsoleMigrationRunPage,
+  },
   console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
   console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", {
     validate: positiveId,

@@ -8,6 +8,7 @@ import type { AppEnv } from "../../server/env.ts";
 import { readStoredResult } from "../../server/identity/store.ts";
 import { COUNTRIES } from "../../server/profile/schema.ts";
 import { savedProfile } from "../../server/profile/store.ts";
+import { migratedProfile } from "../../server/migrations/prefill.ts";
 import {
   BusinessProfileForm,
   ForgotForm,
@@ -115,7 +116,9 @@ export async function VerifyPage(c: Context<AppEnv>) {
 }
 
 export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Business") {
-  const saved = await savedProfile(c.get("db"), customerOf(c)!.id);
+  // A customer migrated from the old system starts from what it knew of them (decision 049).
+  const saved = await savedProfile(c.get("db"), customerOf(c)!.id) ??
+    await migratedProfile(c.get("db"), customerOf(c)!.id);
   const Form = type === "Business" ? BusinessProfileForm : PersonalProfileForm;
   return (
     <>

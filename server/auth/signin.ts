@@ -59,15 +59,20 @@ export async function signInWithPassword(
   origin: Origin,
 ): Promise<UserRow> {
   const found = await findUserByUsername(deps.db, username);
-  const user = await checkFromSource(deps.limiter, {
-    account: loginLimitKey(username),
-    address: origin.address,
-    knownDevice: !!found && origin.knownDeviceOf === found.id,
-    onPause: found ? () => tellOwnerOfPause(deps, found, "password") : undefined,
-  }, async () =>
-    (await verifyPassword(found?.passwordHash, password)) && found && !(await isDisabledAdministrator(deps.db, found.id))
-      ? found
-      : null);
+  const user = await checkFromSource(
+    deps.limiter,
+    {
+      account: loginLimitKey(username),
+      address: origin.address,
+      knownDevice: !!found && origin.knownDeviceOf === found.id,
+      onPause: found ? () => tellOwnerOfPause(deps, found, "password") : undefined,
+    },
+    async () =>
+      (await verifyPassword(found?.passwordHash, password)) && found &&
+        !(await isDisabledAdministrator(deps.db, found.id))
+        ? found
+        : null,
+  );
   const validated = user.validated || user.level === "Admin";
   if (validated && !user.totpSecret) await sendCode(deps, user);
   return user;

@@ -35,8 +35,8 @@ export class Verifications {
    * Issues a new secret for a user and purpose; any earlier unused one of the same purpose stops
    * working. Links carry 256-bit tokens; the second-factor code is 6 digits, bound to its user.
    */
-  async issue(userId: number, purpose: Purpose): Promise<string> {
-    const [secret] = await this.issueTogether(userId, [purpose]);
+  async issue(userId: number, purpose: Purpose, validForMs = VALID_FOR_MS[purpose]): Promise<string> {
+    const [secret] = await this.issueTogether(userId, [purpose], validForMs);
     return secret;
   }
 
@@ -50,14 +50,18 @@ export class Verifications {
   }
 
   /** New secrets for several purposes of one user in one transaction, in the order asked. */
-  private async issueTogether(userId: number, purposes: Purpose[]): Promise<string[]> {
+  private async issueTogether(
+    userId: number,
+    purposes: Purpose[],
+    validForMs = VALID_FOR_MS[purposes[0]],
+  ): Promise<string[]> {
     const now = this.now();
     const secrets = purposes.map((purpose) => BOUND_TO_USER.has(purpose) ? randomCode() : randomToken());
     const rows = await Promise.all(purposes.map(async (purpose, i) => ({
       userId,
       purpose,
       secretHash: await hashOf(purpose, secrets[i], userId),
-      expiresAt: new Date(now + VALID_FOR_MS[purposes[0]]),
+      expiresAt: new Date(now + validForMs),
       createdAt: new Date(now),
     })));
     await this.db.transaction(async (tx) => {

@@ -158,6 +158,15 @@ describe("at 360 px wide", () => {
 
     // A real record for each path parameter.
     const ids: Record<string, string> = { "/console/users/:id": String(opened.id) };
+    // A migration dry run with a long address and a refusal, for its run's page.
+    const migration = await admin.page.request.post(`${server.url}/api/console/migrations?dry_run=true`, {
+      headers: { "content-type": "text/csv" },
+      data: "legacy_id,email,type,first_name,last_name,country\n" +
+        "LEGACY-000000000001,bartholomew.featherstonehaugh-cholmondeley@example-holdings.test,Personal,B,F,GB\n" +
+        "LEGACY-000000000002,someone@example.test,Corporate,A,B,GB\n",
+    });
+    expect(migration.status(), await migration.text()).toBe(201);
+    ids["/console/migration/:id"] = String((await migration.json()).body.id);
     const visitor = await newPage(browser);
     const pages = { visitor: visitor.page, customer: customer.page, admin: admin.page };
     for (const p of Object.values(pages)) await p.setViewportSize({ width: WIDTH, height: 780 });

@@ -93,6 +93,8 @@ interface Request {
   /** For whom the entry must say it was: the customer's id, or the account's reference. */
   subject?: number;
   accountRef?: string;
+  /** Headers of a body that is not JSON (a CSV file). */
+  headers?: Record<string, string>;
 }
 
 /** A customer who waits on /processing, for the review calls. */
@@ -228,6 +230,14 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: customer.id }), 200);
     return { path: "account/onbehalf", subject: customer.id };
   },
+  "POST /console/migrations": () =>
+    Promise.resolve({
+      path: "console/migrations?dry_run=false",
+      body: `legacy_id,email,type,first_name,last_name,country\n${crypto.randomUUID()},${
+        unique("x").replaceAll(" ", "")
+      }@example.com,Personal,Ada,Lovelace,GB\n`,
+      headers: { "content-type": "text/csv" },
+    }),
 };
 
 const today = () => t.clock.today();
@@ -258,7 +268,7 @@ async function duplicate(amount: string) {
 
 function send(request: Request, method: string) {
   const client = (request.by ?? admin).client;
-  return client.request(method, request.path, method === "DELETE" ? undefined : (request.body ?? {}));
+  return client.request(method, request.path, method === "DELETE" ? undefined : (request.body ?? {}), request.headers);
 }
 
 /** The ends of on-behalf mode left by a scenario, so the next write is the administrator's own. */
