@@ -12,6 +12,7 @@ import { accountUsers } from "./routes/api/account-users.ts";
 import { admin } from "./routes/api/admin.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
+import { consoleAlertCalls } from "./routes/api/console-alerts.ts";
 import { health } from "./routes/api/health.ts";
 import { jobCalls } from "./routes/api/jobs.ts";
 import { openApiCalls } from "./routes/api/openapi.ts";
@@ -53,6 +54,7 @@ import { identityProvider } from "./server/identity/index.ts";
 import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
 import { JobRunner } from "./server/jobs/runner.ts";
 import { Scheduler } from "./server/jobs/schedules.ts";
+import { unmatchedReceiptsJob, unmatchedReceiptsSchedule } from "./server/alerts/triggers.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
 import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
@@ -90,11 +92,16 @@ export async function createServices(db: Database, config: Config, options: Serv
 }
 
 /** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
-export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob, statementJob, expireStatementsJob];
+export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob, statementJob, expireStatementsJob, unmatchedReceiptsJob];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
 export function createBackgroundWork(db: Database, config: Config, services: Services) {
-  const schedules = [purgeSchedule, expireStatementsSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
+  const schedules = [
+    purgeSchedule,
+    expireStatementsSchedule,
+    unmatchedReceiptsSchedule,
+    ...(config.ratesUrl ? [rateFeedSchedule] : []),
+  ];
   return {
     runner: new JobRunner({ db, jobs: JOBS, deps: { config, services }, concurrency: config.jobConcurrency }),
     scheduler: new Scheduler(db, schedules),
@@ -133,6 +140,7 @@ const CALLS = [
   statementCalls,
   openApiCalls,
   transactionCalls,
+  consoleAlertCalls,
 ];
 
 /**

@@ -34,6 +34,9 @@ export const AUDIT_ACTIONS = {
   "payout.complete": "Marked a payment as arrived",
   "payout.fail": "Failed a payment",
   "payout.batch": "Made a SEPA file of payments",
+  "alert.assign": "Assigned an alert",
+  "alert.resolve": "Resolved an alert",
+  "email.resend": "Sent an email again",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

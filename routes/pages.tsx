@@ -20,6 +20,7 @@ import { isCustomer } from "../server/accounts/customers.ts";
 import { rejectionOf } from "../server/accounts/compliance.ts";
 import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
+import { openAlertCount } from "../server/alerts/console.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -64,7 +65,12 @@ import { TransactionPage, TransactionsPage } from "./pages/transactions.tsx";
 
 const LAYOUTS: Record<
   string,
-  (props: { children: ReactNode; account?: LayoutAccount | null; notBuilt?: ReadonlySet<string> }) => ReactNode
+  (props: {
+    children: ReactNode;
+    account?: LayoutAccount | null;
+    notBuilt?: ReadonlySet<string>;
+    counts?: Readonly<Record<string, number>>;
+  }) => ReactNode
 > = {
   blank: BlankLayout,
   default: DefaultLayout,
@@ -365,11 +371,17 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const notifications = page.layout === "user" && user
         ? await takeUndelivered(c.get("db"), user.id, new Date(c.get("services").now()))
         : [];
+      // The console menu counts the open alerts (one count on an index, decision 045).
+      const counts = page.layout === "user" && user?.level === "Admin"
+        ? { "/console/alerts": await openAlertCount(c.get("db")) }
+        : undefined;
       const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
         render: () => (
-          <Layout account={account === "choose" ? null : account} notBuilt={notBuiltPaths}>{content}</Layout>
+          <Layout account={account === "choose" ? null : account} notBuilt={notBuiltPaths} counts={counts}>
+            {content}
+          </Layout>
         ),
         notifications,
       });

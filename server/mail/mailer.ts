@@ -32,6 +32,11 @@ export interface MailMessage {
   rendered: RenderedEmail;
   /** Printed in development instead of the template's own hint. */
   logHint?: string;
+  /**
+   * The HTML and text as already rendered once: a resend from the console sends exactly what the
+   * customer was sent, not the template as it is today.
+   */
+  content?: { html: string; text: string };
 }
 
 export interface SendResult {
@@ -59,9 +64,11 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
   }
 
   return {
-    async send({ to, userId = null, template, rendered, logHint = rendered.logHint }) {
+    async send({ to, userId = null, template, rendered, logHint = rendered.logHint, content }) {
       const { subject, element } = rendered;
-      const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
+      const [html, text] = content
+        ? [content.html, content.text]
+        : await Promise.all([render(element), render(element, { plainText: true })]);
 
       let status: SendResult["status"] = "stored";
       let error: string | null = null;
