@@ -76,3 +76,7 @@ export const LinkedAccounts = island("LinkedAccounts", LinkedAccountsComponent);
 export const InvitationAccept = island("InvitationAccept", InvitationAcceptComponent);
 export const InvitationRegister = island("InvitationRegister", InvitationRegisterComponent);
 export const Statements = island("Statements", StatementsComponent);
+import ConsoleAlertsComponent from "../islands/ConsoleAlerts.tsx";
+import EmailResendComponent from "../islands/EmailResend.tsx";
+export const ConsoleAlerts = island("ConsoleAlerts", ConsoleAlertsComponent);
+export const EmailResend = island("EmailResend", EmailResendComponent);

@@ -36,6 +36,7 @@ import {
   LinkedAccountsPage,
 } from "./pages/account-users.tsx";
 import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
+import { ConsoleAlertsPage, ConsoleEmailPage, ConsoleEmailsPage } from "./pages/console-alerts.tsx";
 import { Home } from "./pages/Home.tsx";
 import {
   BalancesPage,
@@ -310,14 +311,21 @@ export const PAGES: PageRoute[] = [
     render: ConsoleCustomerPage,
   },
   console_("/console/admins", "Administrators", "Managing administrators arrives with the console work."),
-  console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
+  { path: "/console/alerts", title: "Alerts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleAlertsPage },
   console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
   { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleReceiptsPage },
   console_("/console/referrals", "Referrals", "Referral codes arrive with the console work."),
   console_("/console/affiliates", "Affiliates", "Affiliates and commissions arrive with the console work."),
   console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
-  console_("/console/emails", "Emails", "Every email sent, with its content, arrives with the console work."),
-  console_("/console/emails/:id", "Email", "Email details arrive with the console work.", { validate: positiveId }),
+  { path: "/console/emails", title: "Emails", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleEmailsPage },
+  {
+    path: "/console/emails/:id",
+    title: "Email",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: positiveId,
+    render: ConsoleEmailPage,
+  },
   console_(
     "/console/profitReports",
     "Profit reports",
