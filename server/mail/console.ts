@@ -83,8 +83,10 @@ export async function emailById(db: Database, id: number): Promise<EmailDetail> 
 }
 
 /**
- * Sends an email again, exactly as it was (its HTML and text), to the same address: a new row
- * with its own delivery status; the audit entry names both.
+ * Sends an email again, exactly as it was (its HTML and text), to the same address: a new row with
+ * its own delivery status. The row and its audit entry commit together first (no resend without its
+ * record); the SMTP send follows, outside the transaction (a slow mail server holds no write lock),
+ * and records its status on that row.
  */
 export async function resendEmail(
   db: Database,
@@ -94,23 +96,35 @@ export async function resendEmail(
   now: Date,
 ): Promise<EmailDetail> {
   const original = await emailById(db, id);
-  const sent = await mailer.send({
+  const newId = await db.transaction(async (tx) => {
+    const [row] = await tx.insert(emails).values({
+      userId: original.user_id,
+      to: original.to,
+      subject: original.subject,
+      template: original.template,
+      html: original.html,
+      text: original.text,
+      status: "stored",
+      createdAt: now,
+    }).returning({ id: emails.id });
+    await audit(tx, {
+      actor: by,
+      subject: original.user_id,
+      action: "email.resend",
+      before: { id, to: original.to, subject: original.subject, status: original.status },
+      after: { id: row.id, to: original.to, subject: original.subject },
+    }, now);
+    return row.id;
+  });
+  await mailer.send({
     to: original.to,
     userId: original.user_id,
     template: original.template,
     // The element is never rendered: `content` is what goes out.
     rendered: { subject: original.subject, element: createElement("div") },
     content: { html: original.html, text: original.text },
+    prepared: newId,
     logHint: `(resent email ${id})`,
   });
-  await db.transaction(async (tx) => {
-    await audit(tx, {
-      actor: by,
-      subject: original.user_id,
-      action: "email.resend",
-      before: { id, to: original.to, subject: original.subject, status: original.status },
-      after: { id: sent.id, to: original.to, subject: original.subject, status: sent.status },
-    }, now);
-  });
-  return await emailById(db, sent.id);
+  return await emailById(db, newId);
 }

@@ -1,4 +1,5 @@
 import { render } from "@react-email/render";
+import { eq } from "drizzle-orm";
 import { createTransport } from "nodemailer";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
@@ -37,6 +38,11 @@ export interface MailMessage {
    * customer was sent, not the template as it is today.
    */
   content?: { html: string; text: string };
+  /**
+   * The id of an `emails` row the caller already wrote (in its own transaction, with its audit
+   * entry): the mailer sends it and records the delivery status on that row instead of adding one.
+   */
+  prepared?: number;
 }
 
 export interface SendResult {
@@ -64,7 +70,7 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
   }
 
   return {
-    async send({ to, userId = null, template, rendered, logHint = rendered.logHint, content }) {
+    async send({ to, userId = null, template, rendered, logHint = rendered.logHint, content, prepared }) {
       const { subject, element } = rendered;
       const [html, text] = content
         ? [content.html, content.text]
@@ -82,9 +88,11 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
         }
       }
 
-      const [row] = await db.insert(emails)
-        .values({ userId, to, subject, template, html, text, status, error, createdAt: new Date() })
-        .returning({ id: emails.id });
+      const [row] = prepared !== undefined
+        ? await db.update(emails).set({ status, error }).where(eq(emails.id, prepared)).returning({ id: emails.id })
+        : await db.insert(emails)
+          .values({ userId, to, subject, template, html, text, status, error, createdAt: new Date() })
+          .returning({ id: emails.id });
 
       if (status === "failed") {
         // The row id, not the address: enough to find the message in the console, no personal data in the log.
