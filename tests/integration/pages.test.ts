@@ -118,12 +118,16 @@ describe("a customer", () => {
 });
 
 describe("an administrator", () => {
-  test.each(CONSOLE.filter((p) => p !== "/console/users/7"))("sees the console page %s", async (path) => {
-    t.signIn(makeAdmin());
-    const res = await get(path);
-    expect(res.status).toBe(200);
-    expect(await res.text()).toContain('aria-label="Console"');
-  });
+  // A record's page (a customer, an email) that does not exist is 404: integration tests open real ones.
+  test.each(CONSOLE.filter((p) => p !== "/console/users/7" && p !== "/console/emails/7"))(
+    "sees the console page %s",
+    async (path) => {
+      t.signIn(makeAdmin());
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('aria-label="Console"');
+    },
+  );
 
   test("who has not passed the second factor is sent to it", async () => {
     t.signIn(makeAdmin({ secondFactor: false }));
