@@ -27,6 +27,7 @@ import { transactionCalls } from "./routes/api/transactions.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
+import { registerEmailFrame } from "./routes/pages/console-alerts.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
 import { auditOnBehalf } from "./server/audit.ts";
@@ -49,7 +50,12 @@ import { HttpMetrics } from "./server/metrics.ts";
 import { metricsEndpoint } from "./routes/metrics.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
-import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
+import {
+  emailFrameAllowances,
+  identityProviderAllowances,
+  sameOriginOnly,
+  securityHeaders,
+} from "./server/http/security.ts";
 import { identityProvider } from "./server/identity/index.ts";
 import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
 import { JobRunner } from "./server/jobs/runner.ts";
@@ -163,6 +169,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
+  app.use(emailFrameAllowances());
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
   // What every handler reads from c.var (server/env.ts): the app's parts, and no visitor yet.
   app.use(async function context(c, next) {
@@ -213,6 +220,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (config.appEnv !== "production") app.route("/", apiBrowser);
 
   registerPages(app, PAGES, pageCache);
+  registerEmailFrame(app);
 
   const errors = errorHandlers(ErrorPage);
   app.notFound(errors.notFound);

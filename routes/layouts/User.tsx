@@ -76,9 +76,10 @@ function NavList({ label, items, current, notBuilt, counts = NO_COUNTS }: {
               Coming soon
             </span>
           )}
+          {(counts[item.href] ?? 0) > 0 && " "}
           {(counts[item.href] ?? 0) > 0 && (
             <span
-              className="ml-2 rounded-full bg-primary-700 px-2 py-0.5 text-xs font-semibold text-white"
+              className="ml-1 rounded-full bg-primary-700 px-2 py-0.5 text-xs font-semibold text-white"
               data-count={item.href}
             >
               {counts[item.href]}

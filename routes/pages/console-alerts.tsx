@@ -1,5 +1,7 @@
 import { asc, eq } from "drizzle-orm";
-import type { Context } from "hono";
+import type { Context, Hono } from "hono";
+import { CONSOLE_GUARDS } from "../../lib/contracts/guards.ts";
+import { guards } from "../../server/guards.ts";
 import { HTTPException } from "hono/http-exception";
 import { users } from "../../db/schema.ts";
 import { listEmails as listEmailsCall } from "../../lib/contracts/console-alerts.ts";
@@ -105,6 +107,25 @@ export async function ConsoleEmailsPage(c: Context<AppEnv>) {
 }
 
 /**
+ * GET /console/emails/{id}/html: the email's HTML alone, for the frame of its page. Its own
+ * Content-Security-Policy (server/http/security.ts emailFrameAllowances) lets its inline styles
+ * apply, which the console's policy (inherited by a srcdoc frame) would block.
+ */
+export function registerEmailFrame(app: Hono<AppEnv>): void {
+  app.get("/console/emails/:id/html", guards(...CONSOLE_GUARDS), async (c) => {
+    const id = c.req.param("id");
+    if (!/^[1-9][0-9]{0,15}$/.test(id)) throw new HTTPException(404, { message: "Page not found" });
+    try {
+      const email = await emailById(c.get("db"), Number(id));
+      return c.html(email.html);
+    } catch (error) {
+      if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
+      throw error;
+    }
+  });
+}
+
+/**
  * One email as it was sent: its HTML in a sandboxed frame (no scripts, no same origin: the HTML is
  * the portal's own template, but a sandbox costs nothing and holds whatever a template may carry),
  * the text version, the delivery status, and "Send again".
@@ -138,7 +159,7 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
       <iframe
         title={`The email “${email.subject}”`}
         sandbox=""
-        srcDoc={email.html}
+        src={`/console/emails/${email.id}/html`}
         className="h-[32rem] w-full rounded-xl border border-neutral-200 bg-white dark:border-neutral-800"
       />
       <details>

@@ -239,9 +239,16 @@ describe("emails", () => {
     expect(id).toBeGreaterThan(0);
     const page = await admin.client.get(`/console/emails/${id}`);
     expect(page.status).toBe(200);
-    expect(page.text).toMatch(
-      /<iframe[^>]*sandbox=""[^>]*srcDoc=|<iframe[^>]*srcdoc=[^>]*sandbox=""|<iframe[^>]*sandbox=""/i,
+    expect(page.text).toContain(`sandbox="" src="/console/emails/${id}/html"`);
+    const html = await admin.client.get(`/console/emails/${id}/html`);
+    expect(html.status).toBe(200);
+    const [row] = await t.db.select().from(emails).where(eq(emails.id, id));
+    expect(html.text).toBe(row.html);
+    // Its own policy: the email's inline styles, no script, a sandbox even when opened alone.
+    expect(html.headers.get("content-security-policy")).toMatch(
+      /default-src 'none'.*style-src 'unsafe-inline'.*sandbox/,
     );
+    expectStatus(await account.owner.client.get(`/console/emails/${id}/html`), 404);
     expect((await admin.client.get("/console/emails/999999")).status).toBe(404);
   });
 });
