@@ -39,6 +39,9 @@ const summaryOf = (row: Pick<Row, keyof Row>): EmailSummary => ({
   created_at: row.createdAt.toISOString(),
 });
 
+/** Something@somewhere.tld: a whole email address. */
+const WHOLE_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
 /** `q` as a LIKE pattern that means the text itself: % and _ are not wildcards. */
 const containing = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -48,12 +51,21 @@ const containing = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
  */
 export async function listEmails(db: Database, query: { q?: string; page: number; perPage: number }) {
   const q = query.q?.trim();
-  const where = q
+  const anywhere = q
     ? or(
       sql`${emails.to} LIKE ${containing(q)} ESCAPE '\\'`,
       sql`${emails.subject} LIKE ${containing(q)} ESCAPE '\\'`,
     )
     : undefined;
+  // A whole address (what an operator pastes from a customer's message) is looked up on the
+  // emails_to index first; a part of an address or a subject, or an address kept in other letter
+  // cases, is found by a scan.
+  let where = anywhere;
+  if (q && WHOLE_ADDRESS.test(q)) {
+    const exact = eq(emails.to, q.toLowerCase());
+    const [found] = await db.select({ id: emails.id }).from(emails).where(exact).limit(1);
+    if (found) where = exact;
+  }
   const columns = {
     id: emails.id,
     to: emails.to,

@@ -200,6 +200,12 @@ describe("emails", () => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect(body.total).toBeGreaterThanOrEqual(body.items.length);
 
+    // A whole address is found whatever its letter case; a part of one too.
+    const upper = await admin.client.get(`console/emails?q=${encodeURIComponent(account.owner.email.toUpperCase())}`);
+    expect(upper.json.body.total).toBe(body.total);
+    const part = await admin.client.get(`console/emails?q=${encodeURIComponent(account.owner.email.split("@")[0])}`);
+    expect(part.json.body.total).toBe(body.total);
+
     const bySubject = await admin.client.get("console/emails?q=received");
     expect(bySubject.json.body.items.every((e: { subject: string }) => /received/i.test(e.subject))).toBe(true);
     expect(bySubject.json.body.items.length).toBeGreaterThan(0);
