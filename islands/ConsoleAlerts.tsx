@@ -129,6 +129,7 @@ function AlertRows({ alert, admins, resolving, onResolving }: {
           </span>
           <span className="font-medium">{name}</span>
           <span className="block">{alert.message}</span>
+          <SubjectLinks subject={alert.subject} />
           {alert.resolved_at && (
             <span className={`block text-xs ${MUTED}`}>
               Resolved by {alert.resolved_by?.email} on {when(alert.resolved_at)}: {alert.resolution_note}
@@ -187,6 +188,20 @@ function AlertRows({ alert, admins, resolving, onResolving }: {
         </DetailRow>
       )}
     </>
+  );
+}
+
+/** Where to act on what the alert is about: the customer, the receipts, the payout desk. */
+function SubjectLinks({ subject }: { subject: Alert["subject"] }) {
+  const links: [string, string][] = [];
+  if (typeof subject.user_id === "number") links.push([`/console/users/${subject.user_id}`, "The customer"]);
+  if (typeof subject.receipt_id === "number") links.push(["/console/receipts", "Receipts"]);
+  if (typeof subject.payment_id === "number") links.push(["/console/local", "Payout desk"]);
+  if (!links.length) return null;
+  return (
+    <span className="mt-1 flex gap-3 text-xs">
+      {links.map(([href, label]) => <a key={href} className="underline" href={href}>{label}</a>)}
+    </span>
   );
 }
 
