@@ -3,7 +3,12 @@ import { beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog, emails } from "../../db/schema.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import type { AlertKind } from "../../lib/alerts.ts";
-import { alertUnmatchedReceipts } from "../../server/alerts/triggers.ts";
+import { JOBS } from "../../app.ts";
+import {
+  alertUnmatchedReceipts,
+  unmatchedReceiptsJob,
+  unmatchedReceiptsSchedule,
+} from "../../server/alerts/triggers.ts";
 import { type Admin, anotherAdmin, expectStatus, HOUR, personalProfile, registerCustomer } from "../helpers/client.ts";
 import { customerWithoutAccount, type MoneyApp, moneyApp, openCustomer, postReceipt } from "../helpers/money.ts";
 import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
@@ -109,6 +114,11 @@ describe("alerts are raised by themselves, once each", () => {
     await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 25 * HOUR));
     await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 26 * HOUR));
     expect(await alertsAbout("unmatched_receipt", "receipt_id", id)).toHaveLength(1);
+  });
+
+  test("the look for unmatched receipts is a job the runner knows, queued every hour", () => {
+    expect(JOBS).toContain(unmatchedReceiptsJob);
+    expect(unmatchedReceiptsSchedule).toMatchObject({ pattern: "15 * * * *", catchUp: true });
   });
 });
 
