@@ -83,7 +83,7 @@ function NavList({ label, items, current, notBuilt, counts = NO_COUNTS }: {
               data-count={item.href}
             >
               {counts[item.href]}
-              <span className="sr-only"> open</span>
+              <span className="sr-only">{" open"}</span>
             </span>
           )}
         </a>
