@@ -13,6 +13,7 @@ import { admin } from "./routes/api/admin.ts";
 import { consoleAdmins } from "./routes/api/console-admins.ts";
 import { auth } from "./routes/api/auth.ts";
 import { consoleMoney } from "./routes/api/console-money.ts";
+import { consoleAlertCalls } from "./routes/api/console-alerts.ts";
 import { health } from "./routes/api/health.ts";
 import { jobCalls } from "./routes/api/jobs.ts";
 import { openApiCalls } from "./routes/api/openapi.ts";
@@ -28,6 +29,7 @@ import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { migrationCalls } from "./routes/api/migrations.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
+import { registerEmailFrame } from "./routes/pages/console-alerts.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
 import { auditOnBehalf } from "./server/audit.ts";
@@ -50,11 +52,17 @@ import { HttpMetrics } from "./server/metrics.ts";
 import { metricsEndpoint } from "./routes/metrics.ts";
 import { followRedirects, RedirectTable } from "./server/http/redirects.ts";
 import { REGISTERED_CALLS } from "./server/http/route.ts";
-import { identityProviderAllowances, sameOriginOnly, securityHeaders } from "./server/http/security.ts";
+import {
+  emailFrameAllowances,
+  identityProviderAllowances,
+  sameOriginOnly,
+  securityHeaders,
+} from "./server/http/security.ts";
 import { identityProvider } from "./server/identity/index.ts";
 import { purgeJob, purgeSchedule } from "./server/jobs/housekeeping.ts";
 import { JobRunner } from "./server/jobs/runner.ts";
 import { Scheduler } from "./server/jobs/schedules.ts";
+import { unmatchedReceiptsJob, unmatchedReceiptsSchedule } from "./server/alerts/triggers.ts";
 import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
 import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
@@ -93,11 +101,24 @@ export async function createServices(db: Database, config: Config, options: Serv
 }
 
 /** Every kind of background job the portal runs (server/jobs/README.md): a runner claims only these. */
-export const JOBS = [purgeJob, rateFeedJob, rateAlertCheckJob, statementJob, expireStatementsJob, migrationJob];
+export const JOBS = [
+  purgeJob,
+  rateFeedJob,
+  rateAlertCheckJob,
+  statementJob,
+  expireStatementsJob,
+  migrationJob,
+  unmatchedReceiptsJob,
+];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
 export function createBackgroundWork(db: Database, config: Config, services: Services) {
-  const schedules = [purgeSchedule, expireStatementsSchedule, ...(config.ratesUrl ? [rateFeedSchedule] : [])];
+  const schedules = [
+    purgeSchedule,
+    expireStatementsSchedule,
+    unmatchedReceiptsSchedule,
+    ...(config.ratesUrl ? [rateFeedSchedule] : []),
+  ];
   return {
     runner: new JobRunner({ db, jobs: JOBS, deps: { config, services }, concurrency: config.jobConcurrency }),
     scheduler: new Scheduler(db, schedules),
@@ -138,6 +159,7 @@ const CALLS = [
   openApiCalls,
   transactionCalls,
   consoleAdmins,
+  consoleAlertCalls,
 ];
 
 /**
@@ -160,6 +182,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
   app.use(identityProviderAllowances(!!config.sumsub));
+  app.use(emailFrameAllowances());
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
   // What every handler reads from c.var (server/env.ts): the app's parts, and no visitor yet.
   app.use(async function context(c, next) {
@@ -210,6 +233,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (config.appEnv !== "production") app.route("/", apiBrowser);
 
   registerPages(app, PAGES, pageCache);
+  registerEmailFrame(app);
 
   const errors = errorHandlers(ErrorPage);
   app.notFound(errors.notFound);

@@ -3,7 +3,7 @@
  * what each kind is about; server/alerts/ raises them).
  */
 import { sql } from "drizzle-orm";
-import { check, index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { ALERT_KINDS, ALERT_SEVERITIES } from "../lib/alerts.ts";
 import { users } from "./schema.ts";
 
@@ -30,7 +30,14 @@ export const consoleAlerts = sqliteTable("console_alerts", {
   resolvedAt: time("resolved_at"),
   resolvedBy: integer("resolved_by").references(() => users.id),
   resolutionNote: text("resolution_note"),
+  /**
+   * What makes it the same alert ("large_payment:42"): an event seen again (a retried webhook, the
+   * daily unmatched-receipt job) raises nothing new. Null for alerts that may repeat.
+   */
+  dedupeKey: text("dedupe_key"),
 }, (t) => [
+  uniqueIndex("console_alerts_dedupe").on(t.dedupeKey),
+  index("console_alerts_assigned").on(t.assignedTo, t.resolvedAt),
   index("console_alerts_open").on(t.resolvedAt, t.kind, t.createdAt),
   check("console_alerts_kind", sql.raw(`kind IN (${ALERT_KINDS.map((k) => `'${k}'`).join(", ")})`)),
   check("console_alerts_severity", sql.raw(`severity IN (${ALERT_SEVERITIES.map((s) => `'${s}'`).join(", ")})`)),

@@ -204,7 +204,7 @@ export const emails = sqliteTable("emails", {
   status: text("status", { enum: ["sent", "stored", "failed"] }).notNull(),
   error: text("error"),
   createdAt: time("created_at").notNull(),
-}, (t) => [index("emails_to").on(t.to)]);
+}, (t) => [index("emails_to").on(t.to), index("emails_created").on(t.createdAt)]);
 
 /** Where a sign-up came from: utm_* parameters and the referrer. */
 export const attributions = sqliteTable("attributions", {

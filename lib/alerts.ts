@@ -30,3 +30,15 @@ export type AlertKind = (typeof ALERT_KINDS)[number];
 /** info: for the record; warning: a person should look today; critical: a person should look now. */
 export const ALERT_SEVERITIES = ["info", "warning", "critical"] as const;
 export type AlertSeverity = (typeof ALERT_SEVERITIES)[number];
+
+/** What the alerts screen calls each kind. */
+export const ALERT_KIND_NAMES: Record<AlertKind, string> = {
+  rate_change: "Rate change",
+  large_payment: "Large payment",
+  identity_check: "Identity check",
+  unmatched_receipt: "Unmatched receipt",
+  receipt_approval: "Receipt to approve",
+  duplicate_receipt: "Likely duplicate receipt",
+  payout_failed: "Failed payout",
+  compliance_review: "Compliance review",
+};

@@ -39,6 +39,9 @@ export const AUDIT_ACTIONS = {
   "migration.dry-run": "Tried a migration file as a dry run",
   "migration.commit": "Committed a migration file",
   "migration.customer": "Created the customer from a migration file",
+  "alert.assign": "Assigned an alert",
+  "alert.resolve": "Resolved an alert",
+  "email.resend": "Sent an email again",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -82,3 +82,7 @@ export const Statements = island("Statements", StatementsComponent);
 export const ConsoleAdmins = island("ConsoleAdmins", ConsoleAdminsComponent);
 export const ConsoleMigration = island("ConsoleMigration", ConsoleMigrationComponent);
 export const ConsoleMigrationRun = island("ConsoleMigrationRun", ConsoleMigrationRunComponent);
+import ConsoleAlertsComponent from "../islands/ConsoleAlerts.tsx";
+import EmailResendComponent from "../islands/EmailResend.tsx";
+export const ConsoleAlerts = island("ConsoleAlerts", ConsoleAlertsComponent);
+export const EmailResend = island("EmailResend", EmailResendComponent);

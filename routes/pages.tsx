@@ -20,6 +20,7 @@ import { isCustomer } from "../server/accounts/customers.ts";
 import { rejectionOf } from "../server/accounts/compliance.ts";
 import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
+import { openAlertCount } from "../server/alerts/console.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -36,6 +37,7 @@ import {
 } from "./pages/account-users.tsx";
 import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
 import { ConsoleAdminsPage, ConsolePricingPlanPage, pricingPlanExists } from "./pages/console-admins.tsx";
+import { ConsoleAlertsPage, ConsoleEmailPage, ConsoleEmailsPage } from "./pages/console-alerts.tsx";
 import { Home } from "./pages/Home.tsx";
 import {
   BalancesPage,
@@ -66,7 +68,12 @@ import { TransactionPage, TransactionsPage } from "./pages/transactions.tsx";
 
 const LAYOUTS: Record<
   string,
-  (props: { children: ReactNode; account?: LayoutAccount | null; notBuilt?: ReadonlySet<string> }) => ReactNode
+  (props: {
+    children: ReactNode;
+    account?: LayoutAccount | null;
+    notBuilt?: ReadonlySet<string>;
+    counts?: Readonly<Record<string, number>>;
+  }) => ReactNode
 > = {
   blank: BlankLayout,
   default: DefaultLayout,
@@ -304,14 +311,21 @@ export const PAGES: PageRoute[] = [
     guards: CONSOLE_GUARDS,
     render: ConsoleAdminsPage,
   },
-  console_("/console/alerts", "Alerts", "Operational alerts arrive with the console work."),
+  { path: "/console/alerts", title: "Alerts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleAlertsPage },
   console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
   { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleReceiptsPage },
   console_("/console/referrals", "Referrals", "Referral codes arrive with the console work."),
   console_("/console/affiliates", "Affiliates", "Affiliates and commissions arrive with the console work."),
   console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
-  console_("/console/emails", "Emails", "Every email sent, with its content, arrives with the console work."),
-  console_("/console/emails/:id", "Email", "Email details arrive with the console work.", { validate: positiveId }),
+  { path: "/console/emails", title: "Emails", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleEmailsPage },
+  {
+    path: "/console/emails/:id",
+    title: "Email",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: positiveId,
+    render: ConsoleEmailPage,
+  },
   console_(
     "/console/profitReports",
     "Profit reports",
@@ -381,11 +395,17 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const notifications = page.layout === "user" && user
         ? await takeUndelivered(c.get("db"), user.id, new Date(c.get("services").now()))
         : [];
+      // The console menu counts the open alerts (one count on an index, decision 045).
+      const counts = page.layout === "user" && user?.level === "Admin"
+        ? { "/console/alerts": await openAlertCount(c.get("db")) }
+        : undefined;
       const rendered = renderPage(c, {
         title: page.title,
         forcedColorMode: forced,
         render: () => (
-          <Layout account={account === "choose" ? null : account} notBuilt={notBuiltPaths}>{content}</Layout>
+          <Layout account={account === "choose" ? null : account} notBuilt={notBuiltPaths} counts={counts}>
+            {content}
+          </Layout>
         ),
         notifications,
       });

@@ -41,6 +41,11 @@ export interface Config {
    */
   receiptApprovalGbp: number;
   /**
+   * Payments worth more than this many pounds (at the current rates) raise a console alert for a
+   * second look (ALERT_PAYMENT_GBP, 10000; decision 045).
+   */
+  alertPaymentGbp: number;
+  /**
    * The COMPANY_BANK_* settings as given (server/money/funding.ts reads them): the payout desk's
    * SEPA files name this account as the debtor (server/bank-files/debtor.ts).
    */
@@ -97,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     ratesUrl: env.RATES_URL || undefined,
     supportEmail: env.SUPPORT_EMAIL || defaultSupportEmail(env.PUBLIC_URL),
     receiptApprovalGbp: positiveNumber(env.RECEIPT_APPROVAL_GBP, 50_000, "RECEIPT_APPROVAL_GBP"),
+    alertPaymentGbp: positiveNumber(env.ALERT_PAYMENT_GBP, 10_000, "ALERT_PAYMENT_GBP"),
     companyBank: Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith("COMPANY_BANK_"))),
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
     migrateOnStart: !["0", "false", "no", "off"].includes((env.MIGRATE_ON_START ?? "").trim().toLowerCase()),

@@ -1,3 +1,4 @@
+import { alertIfLargePayment } from "../../server/alerts/triggers.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import type { AnswerOf } from "../../lib/contracts/define.ts";
@@ -81,6 +82,7 @@ route(paymentCalls, calls.makePayment, async (c, { body }, answer) => {
     async (tx, payment) => {
       made = paymentAnswer(payment, people, viewer);
       await answer.storeWith(tx, made);
+      await alertIfLargePayment(tx, payment, c.get("config").alertPaymentGbp, now(c));
     },
   );
   mailSoon(c);

@@ -49,12 +49,14 @@ export const CONSOLE_NAV: NavItem[] = [
 const isCurrent = (current: string, href: string) =>
   current === href || (current.startsWith(href + "/") && href !== "/account");
 
-function NavList({ label, items, current, notBuilt }: {
+function NavList({ label, items, current, notBuilt, counts = NO_COUNTS }: {
   label: string;
   items: NavItem[];
   current: string;
   /** Paths of screens not built yet (routes/pages.tsx notBuilt): their links say "Coming soon". */
   notBuilt: ReadonlySet<string>;
+  /** How many things wait on a screen (open alerts), shown beside its link when there are any. */
+  counts?: Readonly<Record<string, number>>;
 }) {
   return (
     <nav aria-label={label} className="flex flex-col gap-1">
@@ -74,6 +76,16 @@ function NavList({ label, items, current, notBuilt }: {
               Coming soon
             </span>
           )}
+          {(counts[item.href] ?? 0) > 0 && " "}
+          {(counts[item.href] ?? 0) > 0 && (
+            <span
+              className="ml-1 rounded-full bg-primary-700 px-2 py-0.5 text-xs font-semibold text-white"
+              data-count={item.href}
+            >
+              {counts[item.href]}
+              <span className="sr-only">{" open"}</span>
+            </span>
+          )}
         </a>
       ))}
     </nav>
@@ -81,6 +93,7 @@ function NavList({ label, items, current, notBuilt }: {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+const NO_COUNTS: Readonly<Record<string, number>> = {};
 
 /** The account the page acts on, as the header shows it (server/accounts/current.ts). */
 export interface LayoutAccount {
@@ -116,10 +129,12 @@ function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
  * `account` is the account the page acts on (the customer's, or the one an administrator acts
  * for); links the role there may not use are left out.
  */
-export function UserLayout({ children, account, notBuilt = NONE }: {
+export function UserLayout({ children, account, notBuilt = NONE, counts }: {
   children: ReactNode;
   account?: LayoutAccount | null;
   notBuilt?: ReadonlySet<string>;
+  /** Counts beside console links (routes/pages.tsx: the open alerts, for administrators). */
+  counts?: Readonly<Record<string, number>>;
 }) {
   const { user, path } = usePage();
   const current = path.split("?")[0];
@@ -130,7 +145,7 @@ export function UserLayout({ children, account, notBuilt = NONE }: {
   const showAccount = !isAdmin || current.startsWith("/account");
   const menus = (
     <div className="flex flex-col gap-6">
-      {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} notBuilt={notBuilt} />}
+      {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} notBuilt={notBuilt} counts={counts} />}
       {showAccount && <NavList label="Account" items={accountNav} current={current} notBuilt={notBuilt} />}
     </div>
   );

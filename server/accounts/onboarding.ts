@@ -1,3 +1,4 @@
+import { alertComplianceReview } from "../alerts/triggers.ts";
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import type { Tx } from "../../db/sql.ts";
@@ -79,4 +80,17 @@ export async function openAccountIn(
 /** After an approved identity check: the account opens now when the customer needs no review. */
 export async function openAtOnceIfEligible(deps: AccountDeps, userId: number, now: Date): Promise<void> {
   if (await opensAtOnce(deps.db, userId)) await openAccountFor(deps, userId, null, now);
+  else if (await waitsForReview(deps.db, userId)) await alertComplianceReview(deps.db, userId, now);
+}
+
+/**
+ * Whether the customer now waits for an administrator's compliance review: a profile, not
+ * rejected, and no account yet (someone invited to an account waits for nothing).
+ */
+async function waitsForReview(db: Database, userId: number): Promise<boolean> {
+  const [profile] = await db.select().from(profiles).where(eq(profiles.userId, userId));
+  if (!profile || profile.rejectedAt) return false;
+  const [member] = await db.select({ accountId: accountMembers.accountId }).from(accountMembers)
+    .where(eq(accountMembers.userId, userId)).limit(1);
+  return !member;
 }

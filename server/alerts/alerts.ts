@@ -19,10 +19,15 @@ export interface NewAlert {
   /** The administrator whose action raised it; none when the portal raised it by itself. */
   createdBy?: number | null;
   assignedTo?: number | null;
+  /**
+   * What makes it the same alert ("large_payment:42"): raising it again, open or resolved, does
+   * nothing (a unique index, so that two processes cannot both raise it).
+   */
+  dedupeKey?: string;
 }
 
-/** Records an alert; answers its id. */
-export async function raiseAlert(db: Database | Tx, alert: NewAlert, now: Date): Promise<number> {
+/** Records an alert; answers its id, or null when one with the same `dedupeKey` exists already. */
+export async function raiseAlert(db: Database | Tx, alert: NewAlert, now: Date): Promise<number | null> {
   const [row] = await db.insert(consoleAlerts).values({
     kind: alert.kind,
     severity: alert.severity,
@@ -31,8 +36,9 @@ export async function raiseAlert(db: Database | Tx, alert: NewAlert, now: Date):
     createdAt: now,
     createdBy: alert.createdBy ?? null,
     assignedTo: alert.assignedTo ?? null,
-  }).returning({ id: consoleAlerts.id });
-  return row.id;
+    dedupeKey: alert.dedupeKey ?? null,
+  }).onConflictDoNothing().returning({ id: consoleAlerts.id });
+  return row?.id ?? null;
 }
 
 /**

@@ -91,3 +91,24 @@ export function identityProviderAllowances(enabled: boolean): MiddlewareHandler<
     );
   };
 }
+
+/** The console's frame of an email's HTML (routes/pages/console-alerts.tsx). */
+const EMAIL_FRAME = /^\/console\/emails\/\d+\/html$/;
+
+/**
+ * An email's HTML as the customer's mail program shows it, in the console's sandboxed frame: its
+ * own inline styles and remote images (a mail's usual makeup) and nothing else, no script, and a
+ * sandbox of its own even if opened outside the frame. Only that path; registered outside
+ * securityHeaders, so it replaces what that set.
+ */
+export function emailFrameAllowances(): MiddlewareHandler<AppEnv> {
+  return async function emailFrame(c, next) {
+    await next();
+    if (!EMAIL_FRAME.test(c.req.path) || c.res.status !== 200) return;
+    c.res.headers.set(
+      "content-security-policy",
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data: https:; font-src data: https:; " +
+        "frame-ancestors 'self'; sandbox",
+    );
+  };
+}

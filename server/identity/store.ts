@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { identityChecks } from "../../db/schema.ts";
+import { alertIdentityCheck } from "../alerts/triggers.ts";
 import type { IdentityResult, ProviderName } from "./provider.ts";
 
 /** A transaction on the database. */
@@ -93,6 +94,10 @@ export async function writeResult(
       updatedAt: values.updatedAt,
     },
   }).returning();
+  // A failed or retried check needs a person; raised with the result it is about.
+  if (row.status === "retry" || row.status === "rejected") {
+    await alertIdentityCheck(db, userId, row.status, row.moderationComment, row.reviewedAt, now);
+  }
   return row;
 }
 

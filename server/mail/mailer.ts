@@ -1,4 +1,5 @@
 import { render } from "@react-email/render";
+import { eq } from "drizzle-orm";
 import { createTransport } from "nodemailer";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
@@ -32,6 +33,16 @@ export interface MailMessage {
   rendered: RenderedEmail;
   /** Printed in development instead of the template's own hint. */
   logHint?: string;
+  /**
+   * The HTML and text as already rendered once: a resend from the console sends exactly what the
+   * customer was sent, not the template as it is today.
+   */
+  content?: { html: string; text: string };
+  /**
+   * The id of an `emails` row the caller already wrote (in its own transaction, with its audit
+   * entry): the mailer sends it and records the delivery status on that row instead of adding one.
+   */
+  prepared?: number;
 }
 
 export interface SendResult {
@@ -59,9 +70,11 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
   }
 
   return {
-    async send({ to, userId = null, template, rendered, logHint = rendered.logHint }) {
+    async send({ to, userId = null, template, rendered, logHint = rendered.logHint, content, prepared }) {
       const { subject, element } = rendered;
-      const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
+      const [html, text] = content
+        ? [content.html, content.text]
+        : await Promise.all([render(element), render(element, { plainText: true })]);
 
       let status: SendResult["status"] = "stored";
       let error: string | null = null;
@@ -75,9 +88,11 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
         }
       }
 
-      const [row] = await db.insert(emails)
-        .values({ userId, to, subject, template, html, text, status, error, createdAt: new Date() })
-        .returning({ id: emails.id });
+      const [row] = prepared !== undefined
+        ? await db.update(emails).set({ status, error }).where(eq(emails.id, prepared)).returning({ id: emails.id })
+        : await db.insert(emails)
+          .values({ userId, to, subject, template, html, text, status, error, createdAt: new Date() })
+          .returning({ id: emails.id });
 
       if (status === "failed") {
         // The row id, not the address: enough to find the message in the console, no personal data in the log.

@@ -18,6 +18,7 @@ import { payments } from "../../db/schema-payments.ts";
 import { fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
 import { type PaymentEvent, STATUS_NAMES } from "../../lib/payments/statuses.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
+import { alertPayoutFailed } from "../alerts/triggers.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { type Executor, inTransaction } from "../ledger/ledger.ts";
 import { type PaymentMoney, payoutPayment, refundPayment, releasePayment, settlePayment } from "../ledger/movements.ts";
@@ -322,6 +323,7 @@ export function failPayment(executor: Database | Tx, action: DeskAction & { reas
     else await refundPayment(tx, money);
     await recordEvents(tx, row.id, ["failed"], { actorId: action.adminId, note: why, now: action.now });
     await told(tx, row, "failed", action.adminId, action.now);
+    await alertPayoutFailed(tx, row, why ?? "no reason given", action.now);
     return row;
   });
 }

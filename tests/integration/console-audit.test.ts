@@ -2,7 +2,8 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { desc, eq, gt, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { auditLog } from "../../db/schema.ts";
+import { auditLog, emails } from "../../db/schema.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
 import { AUDIT_ACTIONS } from "../../lib/audit.ts";
 import type { CallContract } from "../../lib/contracts/define.ts";
 import { type Admin, anotherAdmin, type Customer, expectStatus, uniqueEmail } from "../helpers/client.ts";
@@ -224,6 +225,19 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     const leaving = await anotherAdmin(t);
     return { path: `console/admins/${leaving.id}`, subject: leaving.id };
   },
+  "POST /console/alerts/:id/assign": async () => ({
+    path: `console/alerts/${await openAlert()}/assign`,
+    body: { admin_id: checker.id },
+  }),
+  "POST /console/alerts/:id/resolve": async () => ({
+    path: `console/alerts/${await openAlert()}/resolve`,
+    body: { note: "Looked at it: nothing wrong." },
+  }),
+  "POST /console/emails/:id/resend": async () => {
+    const [email] = await t.db.select({ id: emails.id, userId: emails.userId }).from(emails)
+      .where(eq(emails.to, customer.email)).limit(1);
+    return { path: `console/emails/${email.id}/resend`, subject: email.userId ?? undefined };
+  },
   "POST /account/onbehalf": () =>
     Promise.resolve({ path: "account/onbehalf", body: { on_behalf_of: customer.id }, subject: customer.id }),
   "DELETE /account/onbehalf": async () => {
@@ -241,6 +255,15 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
 };
 
 const today = () => t.clock.today();
+
+/** An open alert the portal raised by itself (a failed payout), for the alerts' writes. */
+async function openAlert(): Promise<number> {
+  const id = await approvedPayment("GBP");
+  expectStatus(await admin.client.post(`console/payouts/${id}/fail`, { reason: "For an alert" }), 200);
+  const [alert] = await t.db.select({ id: consoleAlerts.id }).from(consoleAlerts)
+    .where(eq(consoleAlerts.dedupeKey, `payout_failed:${id}`));
+  return alert.id;
+}
 
 async function planBody(name: string) {
   const plans = await admin.client.get("console/pricingplans");

@@ -1,0 +1,255 @@
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { ALERT_KIND_NAMES } from "../lib/alerts.ts";
+import { type Alert, alertKeys, type AlertStatus, assignAlert, listAlerts, resolveAlert } from "./alerts/calls.ts";
+import { errorText, fieldsOf } from "./lib/api.ts";
+import { notify } from "./lib/notification-store.ts";
+import { read, withQueries } from "./lib/query-client.tsx";
+import { useWrite } from "./lib/write.ts";
+import { SubmitButton } from "./ui/submit-button.tsx";
+import { CELL, DetailRow, EmptyRow, MUTED, Table } from "./ui/table.tsx";
+
+export interface ConsoleAlertsProps {
+  /** The open alerts as the server rendered them: the "open" query starts from these. */
+  alerts: Alert[];
+  /** Who an alert can be given to. */
+  admins: { id: number; email: string }[];
+}
+
+const COLUMNS = [
+  { label: "Raised" },
+  { label: "Alert" },
+  { label: "Assigned to" },
+  { label: "Actions", hidden: true },
+];
+
+const FILTERS: { status: AlertStatus; label: string }[] = [
+  { status: "open", label: "Open" },
+  { status: "resolved", label: "Resolved" },
+  { status: "all", label: "All" },
+];
+
+const SEVERITY_TONE = {
+  critical: "bg-red-100 text-red-900 dark:bg-red-900 dark:text-red-100",
+  warning: "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",
+  info: "bg-neutral-200 text-neutral-800 dark:bg-neutral-800 dark:text-neutral-200",
+};
+
+const when = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace("T", " ");
+
+/**
+ * The console's alerts (decision 045): what needs an administrator, by status; each open alert can
+ * be given to an administrator and resolved with a note of what was done. Each write's answer
+ * refreshes the lists (and the next page's menu count).
+ */
+function ConsoleAlerts({ alerts: initial, admins }: ConsoleAlertsProps) {
+  const [status, setStatus] = useState<AlertStatus>("open");
+  const [resolving, setResolving] = useState<number | null>(null);
+  const query = useQuery({
+    ...read(alertKeys.list(status), listAlerts, { query: { status } }),
+    initialData: status === "open" ? initial : undefined,
+  });
+  const shown = query.data ?? [];
+
+  return (
+    <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <div role="group" aria-label="Show" className="flex gap-2">
+          {FILTERS.map((f) => (
+            <button
+              key={f.status}
+              type="button"
+              aria-pressed={status === f.status}
+              onClick={() => setStatus(f.status)}
+              className={status === f.status ? "btn-primary" : "btn-outline"}
+            >
+              {f.label}
+            </button>
+          ))}
+        </div>
+        <p role="status" className={`text-sm ${MUTED}`}>
+          {query.isPending ? "Loading…" : shown.length === 1 ? "1 alert" : `${shown.length} alerts`}
+        </p>
+      </div>
+
+      <Table caption="Alerts" columns={COLUMNS} busy={query.isFetching}>
+        {!query.isPending && shown.length === 0
+          ? (
+            <EmptyRow columns={COLUMNS.length}>
+              {status === "open" ? "Nothing needs attention: no open alerts." : "No alerts."}
+            </EmptyRow>
+          )
+          : null}
+        {shown.map((a) => (
+          <AlertRows
+            key={a.id}
+            alert={a}
+            admins={admins}
+            resolving={resolving === a.id}
+            onResolving={(open) => setResolving(open ? a.id : null)}
+          />
+        ))}
+      </Table>
+    </div>
+  );
+}
+
+function AlertRows({ alert, admins, resolving, onResolving }: {
+  alert: Alert;
+  admins: ConsoleAlertsProps["admins"];
+  resolving: boolean;
+  onResolving: (open: boolean) => void;
+}) {
+  const [assignee, setAssignee] = useState(String(alert.assigned_to?.id ?? admins[0]?.id ?? ""));
+  const assign = useWrite({
+    call: assignAlert,
+    idempotent: true,
+    invalidates: [alertKeys.all],
+    onSuccess: (answer) =>
+      notify({
+        title: `Alert ${answer.id} assigned`,
+        description: `To ${answer.assigned_to?.email}`,
+        color: "success",
+      }),
+  });
+  const name = ALERT_KIND_NAMES[alert.kind];
+  const open = alert.resolved_at === null;
+
+  return (
+    <>
+      <tr data-alert={alert.id}>
+        <td className={`${CELL} whitespace-nowrap ${MUTED}`}>{when(alert.created_at)}</td>
+        <td className={CELL}>
+          <span
+            className={`mr-2 inline-block rounded-full px-2 py-0.5 text-xs font-medium ${
+              SEVERITY_TONE[alert.severity]
+            }`}
+          >
+            {alert.severity}
+          </span>
+          <span className="font-medium">{name}</span>
+          <span className="block">{alert.message}</span>
+          <SubjectLinks subject={alert.subject} />
+          {alert.resolved_at && (
+            <span className={`block text-xs ${MUTED}`}>
+              Resolved by {alert.resolved_by?.email} on {when(alert.resolved_at)}: {alert.resolution_note}
+            </span>
+          )}
+        </td>
+        <td className={CELL}>
+          {open
+            ? (
+              <form
+                className="flex flex-wrap items-center gap-2"
+                aria-label={`Assign alert ${alert.id}`}
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  assign.mutate({ params: { id: alert.id }, body: { admin_id: Number(assignee) } }, {
+                    onError: (err) => notify({ title: "Not assigned", description: errorText(err), color: "error" }),
+                  });
+                }}
+              >
+                <label className="sr-only" htmlFor={`assignee-${alert.id}`}>Administrator</label>
+                <select
+                  id={`assignee-${alert.id}`}
+                  className="field-control w-auto"
+                  value={assignee}
+                  onChange={(event) => setAssignee(event.currentTarget.value)}
+                >
+                  {admins.map((a) => <option key={a.id} value={a.id}>{a.email}</option>)}
+                </select>
+                <SubmitButton pending={assign.isPending} pendingLabel="Assigning…" className="btn-outline">
+                  Assign
+                </SubmitButton>
+              </form>
+            )
+            : <span className={MUTED}>{alert.assigned_to?.email ?? "Nobody"}</span>}
+          {open && alert.assigned_to && <span className={`block text-xs ${MUTED}`}>Now: {alert.assigned_to.email}
+          </span>}
+        </td>
+        <td className={CELL}>
+          {open && (
+            <button
+              type="button"
+              className="btn-outline"
+              aria-expanded={resolving}
+              aria-controls={`resolve-row-${alert.id}`}
+              aria-label={`Resolve alert ${alert.id}`}
+              onClick={() => onResolving(!resolving)}
+            >
+              Resolve
+            </button>
+          )}
+        </td>
+      </tr>
+      {resolving && (
+        <DetailRow id={`resolve-row-${alert.id}`} columns={COLUMNS.length}>
+          <ResolveForm alert={alert} onDone={() => onResolving(false)} />
+        </DetailRow>
+      )}
+    </>
+  );
+}
+
+/** Where to act on what the alert is about: the customer, the receipts, the payout desk. */
+function SubjectLinks({ subject }: { subject: Alert["subject"] }) {
+  const links: [string, string][] = [];
+  if (typeof subject.user_id === "number") links.push([`/console/users/${subject.user_id}`, "The customer"]);
+  if (typeof subject.receipt_id === "number") links.push(["/console/receipts", "Receipts"]);
+  if (typeof subject.payment_id === "number") links.push(["/console/local", "Payout desk"]);
+  if (!links.length) return null;
+  return (
+    <span className="mt-1 flex gap-3 text-xs">
+      {links.map(([href, label]) => <a key={href} className="underline" href={href}>{label}</a>)}
+    </span>
+  );
+}
+
+function ResolveForm({ alert, onDone }: { alert: Alert; onDone: () => void }) {
+  const [note, setNote] = useState("");
+  const [problem, setProblem] = useState<string | null>(null);
+  const resolve = useWrite({
+    call: resolveAlert,
+    idempotent: true,
+    invalidates: [alertKeys.all],
+    onSuccess: (answer) => {
+      notify({ title: `Alert ${answer.id} resolved`, color: "success" });
+      onDone();
+    },
+  });
+  const id = `note-${alert.id}`;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!note.trim()) return setProblem("Write what was done about it: it is kept with the alert.");
+    setProblem(null);
+    resolve.mutate({ params: { id: alert.id }, body: { note } }, {
+      onError: (err) => setProblem(fieldsOf(err).note ?? errorText(err)),
+    });
+  }
+
+  return (
+    <form onSubmit={submit} noValidate aria-label={`Resolve alert ${alert.id}`} className="flex flex-col gap-3">
+      <label htmlFor={id} className="field-label">What was done</label>
+      <textarea
+        id={id}
+        className="field-control"
+        rows={2}
+        autoFocus
+        value={note}
+        onChange={(event) => setNote(event.currentTarget.value)}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? `${id}-error` : undefined}
+      />
+      <div className="flex gap-3">
+        <SubmitButton pending={resolve.isPending} pendingLabel="Resolving…" className="btn-primary">
+          Resolve the alert
+        </SubmitButton>
+        <button type="button" className="btn-ghost" onClick={onDone}>Cancel</button>
+      </div>
+      <p id={`${id}-error`} role="alert" className={problem ? "field-error" : ""}>{problem}</p>
+    </form>
+  );
+}
+
+export default withQueries(ConsoleAlerts);

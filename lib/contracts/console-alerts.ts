@@ -1,0 +1,112 @@
+/**
+ * The console's alerts and emails calls (issue 11 items 3 and 4, decision 045): what needs an
+ * administrator's attention, and every email the portal sent or kept.
+ */
+import { z } from "zod";
+import { ALERT_KINDS, ALERT_SEVERITIES } from "../alerts.ts";
+import { idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
+import { defineCall } from "./define.ts";
+import { CONSOLE_GUARDS } from "./guards.ts";
+
+const byId = z.object({ id: idText });
+
+/** An administrator as a list shows them. */
+const admin = z.object({ id: z.number(), email: z.string() });
+
+export const ALERT_STATUSES = ["open", "resolved", "all"] as const;
+
+export const alert = z.object({
+  id: z.number(),
+  kind: z.enum(ALERT_KINDS),
+  severity: z.enum(ALERT_SEVERITIES),
+  /** What it is about: payment_id, receipt_id, user_id, account_id... as the kind has them. */
+  subject: z.record(z.string(), z.unknown()),
+  message: z.string(),
+  created_at: timestamp,
+  assigned_to: admin.nullable(),
+  resolved_at: timestamp.nullable(),
+  resolved_by: admin.nullable(),
+  resolution_note: z.string().nullable(),
+});
+
+export const listAlerts = defineCall({
+  method: "GET",
+  path: "/console/alerts",
+  summary: "Alerts by status (open unless given): open ones oldest first, the others newest first.",
+  guards: CONSOLE_GUARDS,
+  query: z.object({
+    status: z.enum(ALERT_STATUSES, { error: `status is one of ${ALERT_STATUSES.join(", ")}.` }).optional()
+      .default("open"),
+  }),
+  answer: z.array(alert),
+});
+
+export const assignAlert = defineCall({
+  method: "POST",
+  path: "/console/alerts/:id/assign",
+  summary: "Gives an open alert to an administrator; 409 once it is resolved.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: z.object({ admin_id: idValue("Choose the administrator by their id.") }),
+  answer: alert,
+});
+
+export const resolveAlert = defineCall({
+  method: "POST",
+  path: "/console/alerts/:id/resolve",
+  summary: "Resolves an open alert with a note of what was done; 409 when resolved already.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: z.object({
+    note: text({
+      label: "The note",
+      max: 1000,
+      multiline: true,
+      missing: "Write what was done about it (at most 1000 characters): it is kept with the alert.",
+    }),
+  }),
+  answer: alert,
+});
+
+const email = z.object({
+  id: z.number(),
+  to: z.string(),
+  subject: z.string(),
+  template: z.string(),
+  status: z.enum(["sent", "stored", "failed"]),
+  user_id: z.number().nullable(),
+  created_at: timestamp,
+});
+
+export const emailDetail = email.extend({ html: z.string(), text: z.string(), error: z.string().nullable() });
+
+export const listEmails = defineCall({
+  method: "GET",
+  path: "/console/emails",
+  summary: "A page of the emails the portal sent or kept, newest first; q finds a part of the recipient or subject.",
+  guards: CONSOLE_GUARDS,
+  query: z.object({
+    q: text({ label: "The search", max: 200, min: 0, wrong: "Search with one text." }).optional().default(""),
+    ...pageQuery,
+  }),
+  answer: pageOf(email),
+});
+
+export const getEmail = defineCall({
+  method: "GET",
+  path: "/console/emails/:id",
+  summary: "One email with its HTML and text as sent, and its delivery status.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: emailDetail,
+});
+
+export const resendEmail = defineCall({
+  method: "POST",
+  path: "/console/emails/:id/resend",
+  summary: "Sends an email again, as it was, to the same address: answers the new email, 201.",
+  status: 201,
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: emailDetail,
+});

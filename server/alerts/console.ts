@@ -1,0 +1,133 @@
+import { aliasedTable, and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { users } from "../../db/schema.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
+import type { Tx } from "../../db/sql.ts";
+import type { AlertKind, AlertSeverity } from "../../lib/alerts.ts";
+import { audit } from "../audit.ts";
+import { Conflict, InvalidInput, NotFound } from "../errors.ts";
+
+/**
+ * The console's alerts screen (issue 11, decision 045): the list by status, giving an alert to an
+ * administrator, resolving it with a note, and the count of open ones for the console menu. Every
+ * change is audited in its own transaction.
+ */
+
+export type AlertStatus = "open" | "resolved" | "all";
+
+export interface AlertAnswer {
+  id: number;
+  kind: AlertKind;
+  severity: AlertSeverity;
+  subject: Record<string, unknown>;
+  message: string;
+  created_at: string;
+  assigned_to: { id: number; email: string } | null;
+  resolved_at: string | null;
+  resolved_by: { id: number; email: string } | null;
+  resolution_note: string | null;
+}
+
+const assignee = aliasedTable(users, "assignee");
+const resolver = aliasedTable(users, "resolver");
+/** The newest alerts a list shows: open ones rarely pile up past it, and resolved ones are history. */
+const LIST_LIMIT = 500;
+
+function selectAlerts(db: Database | Tx) {
+  return db.select({ alert: consoleAlerts, assignee: assignee.username, resolver: resolver.username })
+    .from(consoleAlerts)
+    .leftJoin(assignee, eq(assignee.id, consoleAlerts.assignedTo))
+    .leftJoin(resolver, eq(resolver.id, consoleAlerts.resolvedBy));
+}
+
+type Selected = Awaited<ReturnType<ReturnType<typeof selectAlerts>["limit"]>>[number];
+
+function answerOf({ alert, assignee, resolver }: Selected): AlertAnswer {
+  return {
+    id: alert.id,
+    kind: alert.kind,
+    severity: alert.severity,
+    subject: alert.subject,
+    message: alert.message,
+    created_at: alert.createdAt.toISOString(),
+    assigned_to: alert.assignedTo !== null ? { id: alert.assignedTo, email: assignee ?? "" } : null,
+    resolved_at: alert.resolvedAt?.toISOString() ?? null,
+    resolved_by: alert.resolvedBy !== null ? { id: alert.resolvedBy, email: resolver ?? "" } : null,
+    resolution_note: alert.resolutionNote,
+  };
+}
+
+/** Open alerts oldest first (what waits longest comes first); resolved and all, newest first. */
+export async function listAlerts(db: Database, status: AlertStatus = "open"): Promise<AlertAnswer[]> {
+  const where = status === "open"
+    ? isNull(consoleAlerts.resolvedAt)
+    : status === "resolved"
+    ? isNotNull(consoleAlerts.resolvedAt)
+    : undefined;
+  const order = status === "open" ? consoleAlerts.id : desc(consoleAlerts.id);
+  const rows = await selectAlerts(db).where(where).orderBy(order).limit(LIST_LIMIT);
+  return rows.map(answerOf);
+}
+
+/** How many alerts are open: the console menu shows it on every console page (an index-only count). */
+export async function openAlertCount(db: Database): Promise<number> {
+  const [row] = await db.select({ n: sql<number>`count(*)` }).from(consoleAlerts)
+    .where(isNull(consoleAlerts.resolvedAt));
+  return row?.n ?? 0;
+}
+
+async function alertById(db: Database | Tx, id: number): Promise<AlertAnswer> {
+  const [row] = await selectAlerts(db).where(eq(consoleAlerts.id, id)).limit(1);
+  if (!row) throw new NotFound("There is no alert with this id.");
+  return answerOf(row);
+}
+
+const RESOLVED = (id: number) => `Alert ${id} is resolved already.`;
+
+/** Gives an open alert to an administrator (oneself or another). */
+export async function assignAlert(db: Database, id: number, adminId: number, by: number, now: Date) {
+  return await db.transaction(async (tx) => {
+    const before = await alertById(tx, id);
+    if (before.resolved_at) throw new Conflict(RESOLVED(id));
+    const [admin] = await tx.select({ id: users.id }).from(users)
+      .where(and(eq(users.id, adminId), eq(users.level, "Admin")));
+    if (!admin) throw new InvalidInput("There is no administrator with this id.", "admin_id");
+    await tx.update(consoleAlerts).set({ assignedTo: adminId }).where(eq(consoleAlerts.id, id));
+    const after = await alertById(tx, id);
+    await audit(tx, {
+      actor: by,
+      action: "alert.assign",
+      before: { id, assigned_to: before.assigned_to },
+      after: { id, assigned_to: after.assigned_to },
+    }, now);
+    return after;
+  });
+}
+
+/**
+ * Resolves an open alert with a note (what was done about it). An alert an administrator's own
+ * action raised is for a second pair of eyes: they may not resolve it themselves.
+ */
+export async function resolveAlert(db: Database, id: number, note: string, by: number, now: Date) {
+  return await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(consoleAlerts).where(eq(consoleAlerts.id, id));
+    if (!row) throw new NotFound("There is no alert with this id.");
+    if (row.resolvedAt) throw new Conflict(RESOLVED(id));
+    if (row.createdBy === by) {
+      throw new Conflict("Your own action raised this alert: another administrator resolves it.");
+    }
+    const done = await tx.update(consoleAlerts)
+      .set({ resolvedAt: now, resolvedBy: by, resolutionNote: note })
+      .where(and(eq(consoleAlerts.id, id), isNull(consoleAlerts.resolvedAt)))
+      .returning({ id: consoleAlerts.id });
+    if (done.length === 0) throw new Conflict(RESOLVED(id));
+    const after = await alertById(tx, id);
+    await audit(tx, {
+      actor: by,
+      action: "alert.resolve",
+      before: { id, kind: row.kind, resolved_at: null },
+      after: { id, kind: row.kind, resolved_at: after.resolved_at, resolution_note: note },
+    }, now);
+    return after;
+  });
+}

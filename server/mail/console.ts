@@ -1,0 +1,142 @@
+import { createElement } from "react";
+import { desc, eq, or, sql } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { emails } from "../../db/schema.ts";
+import { audit } from "../audit.ts";
+import { NotFound } from "../errors.ts";
+import type { Mailer } from "./mailer.ts";
+
+/**
+ * The console's emails screens (issue 11, decision 045): every email the portal sent or kept, found
+ * by recipient or subject, read as it was sent, and sent again (as a new email row, audited).
+ */
+
+export interface EmailSummary {
+  id: number;
+  to: string;
+  subject: string;
+  template: string;
+  status: "sent" | "stored" | "failed";
+  user_id: number | null;
+  created_at: string;
+}
+
+export interface EmailDetail extends EmailSummary {
+  html: string;
+  text: string;
+  error: string | null;
+}
+
+type Row = typeof emails.$inferSelect;
+
+const summaryOf = (row: Pick<Row, keyof Row>): EmailSummary => ({
+  id: row.id,
+  to: row.to,
+  subject: row.subject,
+  template: row.template,
+  status: row.status,
+  user_id: row.userId,
+  created_at: row.createdAt.toISOString(),
+});
+
+/** Something@somewhere.tld: a whole email address. */
+const WHOLE_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** `q` as a LIKE pattern that means the text itself: % and _ are not wildcards. */
+const containing = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Newest first, a page at a time; `q` finds a part of the recipient's address or of the subject
+ * (SQLite's LIKE ignores the case of ASCII letters).
+ */
+export async function listEmails(db: Database, query: { q?: string; page: number; perPage: number }) {
+  const q = query.q?.trim();
+  const anywhere = q
+    ? or(
+      sql`${emails.to} LIKE ${containing(q)} ESCAPE '\\'`,
+      sql`${emails.subject} LIKE ${containing(q)} ESCAPE '\\'`,
+    )
+    : undefined;
+  // A whole address (what an operator pastes from a customer's message) is looked up on the
+  // emails_to index first; a part of an address or a subject, or an address kept in other letter
+  // cases, is found by a scan.
+  let where = anywhere;
+  if (q && WHOLE_ADDRESS.test(q)) {
+    const exact = eq(emails.to, q.toLowerCase());
+    const [found] = await db.select({ id: emails.id }).from(emails).where(exact).limit(1);
+    if (found) where = exact;
+  }
+  const columns = {
+    id: emails.id,
+    to: emails.to,
+    subject: emails.subject,
+    template: emails.template,
+    status: emails.status,
+    userId: emails.userId,
+    createdAt: emails.createdAt,
+  };
+  const [rows, [count]] = await Promise.all([
+    db.select(columns).from(emails).where(where).orderBy(desc(emails.id))
+      .limit(query.perPage).offset((query.page - 1) * query.perPage),
+    db.select({ n: sql<number>`count(*)` }).from(emails).where(where),
+  ]);
+  return {
+    items: rows.map((r) => summaryOf(r as Row)),
+    page: query.page,
+    per_page: query.perPage,
+    total: count?.n ?? 0,
+  };
+}
+
+export async function emailById(db: Database, id: number): Promise<EmailDetail> {
+  const [row] = await db.select().from(emails).where(eq(emails.id, id));
+  if (!row) throw new NotFound("There is no email with this id.");
+  return { ...summaryOf(row), html: row.html, text: row.text, error: row.error };
+}
+
+/**
+ * Sends an email again, exactly as it was (its HTML and text), to the same address: a new row with
+ * its own delivery status. The row and its audit entry commit together first (no resend without its
+ * record); the SMTP send follows, outside the transaction (a slow mail server holds no write lock),
+ * and records its status on that row.
+ */
+export async function resendEmail(
+  db: Database,
+  mailer: Mailer,
+  id: number,
+  by: number,
+  now: Date,
+): Promise<EmailDetail> {
+  const original = await emailById(db, id);
+  const newId = await db.transaction(async (tx) => {
+    const [row] = await tx.insert(emails).values({
+      userId: original.user_id,
+      to: original.to,
+      subject: original.subject,
+      template: original.template,
+      html: original.html,
+      text: original.text,
+      status: "stored",
+      createdAt: now,
+    }).returning({ id: emails.id });
+    await audit(tx, {
+      actor: by,
+      subject: original.user_id,
+      action: "email.resend",
+      before: { id, to: original.to, subject: original.subject, status: original.status },
+      after: { id: row.id, to: original.to, subject: original.subject },
+    }, now);
+    return row.id;
+  });
+  await mailer.send({
+    to: original.to,
+    userId: original.user_id,
+    template: original.template,
+    // The element is never rendered: `content` is what goes out.
+    rendered: { subject: original.subject, element: createElement("div") },
+    content: { html: original.html, text: original.text },
+    prepared: newId,
+    logHint: `(resent email ${id})`,
+  });
+  return await emailById(db, newId);
+}

@@ -1,0 +1,270 @@
+import { and, eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { auditLog, emails } from "../../db/schema.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
+import type { AlertKind } from "../../lib/alerts.ts";
+import { JOBS } from "../../app.ts";
+import {
+  alertUnmatchedReceipts,
+  unmatchedReceiptsJob,
+  unmatchedReceiptsSchedule,
+} from "../../server/alerts/triggers.ts";
+import { type Admin, anotherAdmin, expectStatus, HOUR, personalProfile, registerCustomer } from "../helpers/client.ts";
+import { customerWithoutAccount, type MoneyApp, moneyApp, openCustomer, postReceipt } from "../helpers/money.ts";
+import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
+
+/**
+ * The console's alerts (issue 11 item 3, decision 045): each event that needs an administrator
+ * raises one alert, once, in the transaction of the event; an administrator gives it to someone
+ * and resolves it with a note; each write is audited; nobody else sees any of it.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+let second: Admin;
+let account: PaymentAccount;
+let uk: number;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp({ env: { ALERT_PAYMENT_GBP: "1000" } }));
+  second = await anotherAdmin(t);
+  account = await paymentAccount(t, admin, { GBP: "20000.00" });
+  uk = await addRecipient(t, account, { name: "Mary Smith", currency: "GBP", country: "GB" });
+});
+
+/** The alerts of a kind whose subject has `key` = `value`. */
+async function alertsAbout(kind: AlertKind, key: string, value: number) {
+  return await t.db.select().from(consoleAlerts).where(
+    and(eq(consoleAlerts.kind, kind), sql`json_extract(${consoleAlerts.subject}, ${`$.${key}`}) = ${value}`),
+  );
+}
+
+const pay = (amount: string) => paid(account.owner.client, { recipient_id: uk, amount, sell_currency: "GBP" });
+
+describe("alerts are raised by themselves, once each", () => {
+  test("a payment above ALERT_PAYMENT_GBP raises a large_payment alert; one below it does not", async () => {
+    const large = await pay("1500.00");
+    const small = await pay("900.00");
+    const raised = await alertsAbout("large_payment", "payment_id", large.id);
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toMatchObject({ severity: "warning", resolvedAt: null, createdBy: null });
+    expect(raised[0].message).toContain("1500.00 GBP");
+    expect(await alertsAbout("large_payment", "payment_id", small.id)).toHaveLength(0);
+  });
+
+  test("a payment call retried with its Idempotency-Key raises its alert once", async () => {
+    const quoted = await account.owner.client.post("account/payments/quote", {
+      fixed: "send",
+      priority: false,
+      recipient_id: uk,
+      amount: "1200.00",
+      sell_currency: "GBP",
+    });
+    expectStatus(quoted, 200);
+    const body = { quote_id: quoted.json.body.id, reference: "Invoice 99" };
+    const headers = { "Idempotency-Key": crypto.randomUUID() };
+    const first = await account.owner.client.post("account/payments", body, headers);
+    const again = await account.owner.client.post("account/payments", body, headers);
+    expectStatus(first, 201);
+    expect(again.json.body.id).toBe(first.json.body.id);
+    expect(await alertsAbout("large_payment", "payment_id", first.json.body.id)).toHaveLength(1);
+  });
+
+  test("a failed payout raises a critical payout_failed alert with the reason", async () => {
+    const payment = await pay("50.00");
+    const failed = await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Account closed" });
+    expectStatus(failed, 200);
+    const raised = await alertsAbout("payout_failed", "payment_id", payment.id);
+    expect(raised).toHaveLength(1);
+    expect(raised[0]).toMatchObject({ severity: "critical" });
+    expect(raised[0].message).toContain("Account closed");
+  });
+
+  test("an identity check the provider asks to retry raises an identity_check alert once, however often it is read", async () => {
+    const customer = await registerCustomer(t);
+    expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+    expectStatus(await customer.client.post("sumsub/sandbox", { answer: "RED", reject_type: "RETRY" }), 200);
+    // Confirming reads the verdict again (and refuses): still one alert.
+    expectStatus(await customer.client.get("sumsub/confirm"), 422);
+    expectStatus(await customer.client.get("sumsub/confirm"), 422);
+    const raised = await alertsAbout("identity_check", "user_id", customer.id);
+    expect(raised).toHaveLength(1);
+    expect(raised[0].subject).toMatchObject({ status: "retry" });
+  });
+
+  test("a customer left waiting for the compliance review raises a compliance_review alert; one whose account opened does not", async () => {
+    const waiting = await customerWithoutAccount(t);
+    expect(await alertsAbout("compliance_review", "user_id", waiting.id)).toHaveLength(1);
+    // Confirming again (a reload of /processing) raises nothing more.
+    expectStatus(await waiting.client.get("sumsub/confirm"), 200);
+    expect(await alertsAbout("compliance_review", "user_id", waiting.id)).toHaveLength(1);
+    const opened = await openCustomer(t);
+    expect(await alertsAbout("compliance_review", "user_id", opened.id)).toHaveLength(0);
+  });
+
+  test("a receipt unmatched for more than a day raises an unmatched_receipt alert, once over the job's runs", async () => {
+    const res = await postReceipt(t, admin, { amount: "75.00", currency: "GBP", reference: "no ref here" });
+    expectStatus(res, 201);
+    expect(res.json.body.status).toBe("unmatched");
+    const id = res.json.body.id as number;
+    await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 23 * HOUR));
+    expect(await alertsAbout("unmatched_receipt", "receipt_id", id), "not before a day").toHaveLength(0);
+    await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 25 * HOUR));
+    await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 26 * HOUR));
+    expect(await alertsAbout("unmatched_receipt", "receipt_id", id)).toHaveLength(1);
+  });
+
+  test("the look for unmatched receipts is a job the runner knows, queued every hour", () => {
+    expect(JOBS).toContain(unmatchedReceiptsJob);
+    expect(unmatchedReceiptsSchedule).toMatchObject({ pattern: "15 * * * *", catchUp: true });
+  });
+});
+
+describe("an administrator assigns and resolves alerts", () => {
+  test("GET console/alerts lists the open ones; assign gives one to an administrator; resolve closes it with a note", async () => {
+    const payment = await pay("2000.00");
+    const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
+
+    const open = await admin.client.get("console/alerts");
+    expectStatus(open, 200);
+    const listed = (open.json.body as { id: number }[]).find((a) => a.id === raised.id);
+    expect(listed).toMatchObject({ kind: "large_payment", assigned_to: null, resolved_at: null });
+
+    const assigned = await admin.client.post(`console/alerts/${raised.id}/assign`, { admin_id: second.id });
+    expectStatus(assigned, 200);
+    expect(assigned.json.body.assigned_to).toEqual({ id: second.id, email: second.email });
+
+    const resolved = await second.client.post(`console/alerts/${raised.id}/resolve`, {
+      note: "Called the customer: a house purchase.",
+    });
+    expectStatus(resolved, 200);
+    expect(resolved.json.body).toMatchObject({
+      resolved_by: { id: second.id, email: second.email },
+      resolution_note: "Called the customer: a house purchase.",
+      resolved_at: expect.any(String),
+    });
+
+    const after = await admin.client.get("console/alerts?status=open");
+    expect((after.json.body as { id: number }[]).map((a) => a.id)).not.toContain(raised.id);
+    const done = await admin.client.get("console/alerts?status=resolved");
+    expect((done.json.body as { id: number }[]).map((a) => a.id)).toContain(raised.id);
+
+    const again = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Twice" });
+    expectStatus(again, 409);
+
+    const trail = await t.db.select().from(auditLog).where(eq(auditLog.action, "alert.resolve"));
+    expect(trail.some((e) => e.actorId === second.id && (e.after as { id: number }).id === raised.id)).toBe(true);
+  });
+
+  test("refusals: a note is required, the assignee must be an administrator, an unknown alert is 404", async () => {
+    const payment = await pay("3000.00");
+    const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
+    const noNote = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "  " });
+    expectStatus(noNote, 422);
+    expect(noNote.json.fields).toHaveProperty("note");
+    const customer = await admin.client.post(`console/alerts/${raised.id}/assign`, { admin_id: account.owner.id });
+    expectStatus(customer, 422);
+    expect(customer.json.fields).toHaveProperty("admin_id");
+    expectStatus(await admin.client.post(`console/alerts/999999/resolve`, { note: "x" }), 404);
+    const [still] = await t.db.select().from(consoleAlerts).where(eq(consoleAlerts.id, raised.id));
+    expect(still).toMatchObject({ resolvedAt: null, assignedTo: null });
+  });
+
+  test("a bad status filter is refused naming the field", async () => {
+    const res = await admin.client.get("console/alerts?status=closed");
+    expectStatus(res, 422);
+    expect(res.json.fields).toHaveProperty("status");
+  });
+
+  test("the console menu counts the open alerts", async () => {
+    const [{ n }] = await t.db.select({ n: sql<number>`count(*)` }).from(consoleAlerts)
+      .where(sql`${consoleAlerts.resolvedAt} IS NULL`);
+    expect(n).toBeGreaterThan(0);
+    const page = await admin.client.get("/console/users");
+    expect(page.text).toMatch(new RegExp(`data-count="/console/alerts"[^>]*>${n}<`));
+  });
+});
+
+describe("nobody but an administrator", () => {
+  test("a customer gets 404 from every alerts and emails call", async () => {
+    const c = account.owner.client;
+    expectStatus(await c.get("console/alerts"), 404);
+    expectStatus(await c.post("console/alerts/1/assign", { admin_id: admin.id }), 404);
+    expectStatus(await c.post("console/alerts/1/resolve", { note: "x" }), 404);
+    expectStatus(await c.get("console/emails"), 404);
+    expectStatus(await c.get("console/emails/1"), 404);
+    expectStatus(await c.post("console/emails/1/resend"), 404);
+  });
+});
+
+describe("emails", () => {
+  test("search by recipient or subject, newest first, paged", async () => {
+    const res = await admin.client.get(`console/emails?q=${encodeURIComponent(account.owner.email)}&per_page=2`);
+    expectStatus(res, 200);
+    const body = res.json.body;
+    expect(body.items.length).toBeGreaterThan(0);
+    expect(body.items.every((e: { to: string }) => e.to === account.owner.email)).toBe(true);
+    const ids = body.items.map((e: { id: number }) => e.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(body.total).toBeGreaterThanOrEqual(body.items.length);
+
+    // A whole address is found whatever its letter case; a part of one too.
+    const upper = await admin.client.get(`console/emails?q=${encodeURIComponent(account.owner.email.toUpperCase())}`);
+    expect(upper.json.body.total).toBe(body.total);
+    const part = await admin.client.get(`console/emails?q=${encodeURIComponent(account.owner.email.split("@")[0])}`);
+    expect(part.json.body.total).toBe(body.total);
+
+    const bySubject = await admin.client.get("console/emails?q=received");
+    expect(bySubject.json.body.items.every((e: { subject: string }) => /received/i.test(e.subject))).toBe(true);
+    expect(bySubject.json.body.items.length).toBeGreaterThan(0);
+
+    const none = await admin.client.get("console/emails?q=%25%25nothing%25");
+    expect(none.json.body).toMatchObject({ items: [], total: 0 });
+  });
+
+  test("detail has the HTML, the text and the delivery status; resend makes a new, audited email", async () => {
+    const [original] = await t.db.select().from(emails).where(eq(emails.to, account.owner.email)).limit(1);
+    const detail = await admin.client.get(`console/emails/${original.id}`);
+    expectStatus(detail, 200);
+    expect(detail.json.body).toMatchObject({
+      id: original.id,
+      to: original.to,
+      subject: original.subject,
+      html: original.html,
+      text: original.text,
+      status: original.status,
+    });
+
+    const resent = await admin.client.post(`console/emails/${original.id}/resend`);
+    expectStatus(resent, 201);
+    expect(resent.json.body.id).toBeGreaterThan(original.id);
+    expect(resent.json.body).toMatchObject({ to: original.to, subject: original.subject, html: original.html });
+    const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "email.resend"));
+    expect(entry).toMatchObject({ actorId: admin.id, before: { id: original.id }, after: { id: resent.json.body.id } });
+
+    expectStatus(await admin.client.get("console/emails/999999"), 404);
+  });
+
+  test("the pages: the list links each email; the email's page shows its HTML in a sandboxed frame", async () => {
+    const list = await admin.client.get(`/console/emails?q=${encodeURIComponent(account.owner.email)}`);
+    expect(list.status).toBe(200);
+    const main = list.text.slice(list.text.indexOf("<main"));
+    const id = Number(main.match(/href="\/console\/emails\/(\d+)"/)?.[1]);
+    expect(id).toBeGreaterThan(0);
+    const page = await admin.client.get(`/console/emails/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`sandbox="" src="/console/emails/${id}/html"`);
+    const html = await admin.client.get(`/console/emails/${id}/html`);
+    expect(html.status).toBe(200);
+    const [row] = await t.db.select().from(emails).where(eq(emails.id, id));
+    expect(html.text).toBe(row.html);
+    // Its own policy: the email's inline styles, no script, a sandbox even when opened alone.
+    expect(html.headers.get("content-security-policy")).toMatch(
+      /default-src 'none'.*style-src 'unsafe-inline'.*sandbox/,
+    );
+    expectStatus(await account.owner.client.get(`/console/emails/${id}/html`), 404);
+    expect((await admin.client.get("/console/emails/999999")).status).toBe(404);
+  });
+});
