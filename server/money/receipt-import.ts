@@ -1,14 +1,19 @@
-import { eq } from "drizzle-orm";
+import type Big from "big.js";
+import { eq, inArray } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
 import { receipts, statementCredits } from "../../db/schema-money.ts";
 import type { StatementEntryResult, StatementImport } from "../../lib/contracts/console-money.ts";
 import { audit } from "../audit.ts";
+import { afterAnswer } from "../background.ts";
 import { readBankStatement, type StatementCredit } from "../bank-files/camt053.ts";
 import { BankFileError } from "../bank-files/bank-file-error.ts";
 import { formatAmount } from "./amounts.ts";
 import { withinLedgerRange } from "./errors.ts";
 import { tellMembers } from "./funds-received.ts";
-import { accountInReference, answerOf, inPounds, insertReceipt, type ReceiptDeps } from "./receipts.ts";
+import { accountInReference, inPounds, insertReceipt, type ReceiptDeps } from "./receipts.ts";
+import { currentRates } from "./store.ts";
+
+type Receipt = typeof receipts.$inferSelect;
 
 /**
  * The bank's statement file imported as receipts (decision 046, on decision 020's reader and
@@ -56,13 +61,7 @@ export async function importStatement(deps: ImportDeps, xml: string, by: number,
       }]);
     }
   }
-  const entries: Entry[] = [];
-  const credited: { accountId: number; answer: { amount: string; currency: string } }[] = [];
-  for (const credit of file.credits) {
-    const { entry, tell } = await importCredit(deps, file.messageId, credit, by, now);
-    entries.push(entry);
-    if (tell) credited.push(tell);
-  }
+  const entries = await importCredits(deps, file.messageId, file.credits, by, now);
   for (const skipped of file.skipped) {
     entries.push({
       result: skipped.reason === "debit" ? "debit_ignored" : skipped.reason,
@@ -103,86 +102,155 @@ export async function importStatement(deps: ImportDeps, xml: string, by: number,
       after: { message_id: answer.message_id, statements: answer.statements, counts },
     }, now)
   );
-  for (const { accountId, answer } of credited) await tellMembers(db, deps.mailer, accountId, answer);
   return answer;
 }
 
-/** One credit: skipped if its key was imported before, else recorded with its key, in one transaction. */
-async function importCredit(deps: ImportDeps, messageId: string, credit: StatementCredit, by: number, now: Date) {
-  const { db } = deps;
-  const reference = credit.reference.slice(0, 500);
-  const payerName = (credit.debtorName ?? "Not given by the bank").slice(0, 200);
-  const account = credit.reversal ? null : await accountInReference(db, reference);
-  const pounds = await inPounds(db, credit.currency, credit.amountMinor);
-  const base = {
+/** How many credits one transaction takes: a commit each, not one per entry; the write lock held briefly. */
+const BATCH = 100;
+
+/** What the import answers about a credit, before its result is known. */
+function describeCredit(credit: StatementCredit) {
+  return {
     statement_id: credit.statementId,
     bank_reference: credit.accountServicerReference,
     entry_reference: credit.entryReference,
     booking_date: credit.bookingDate,
     amount: formatAmount(credit.currency, credit.amountMinor),
     currency: credit.currency,
-    payer_name: payerName,
-    reference,
+    payer_name: (credit.debtorName ?? "Not given by the bank").slice(0, 200),
+    reference: credit.reference.slice(0, 500),
   };
-  const outcome = await withinLedgerRange("file", () =>
-    db.transaction(async (tx) => {
-      const [claimed] = await tx.insert(statementCredits).values({
-        key: credit.key,
-        messageId,
-        statementId: credit.statementId,
-        entryReference: credit.entryReference,
-        accountServicerReference: credit.accountServicerReference,
-        account: credit.account,
-        importedBy: by,
-        importedAt: now,
-      }).onConflictDoNothing().returning({ id: statementCredits.id });
-      if (!claimed) {
-        const [earlier] = await tx.select({ receiptId: statementCredits.receiptId }).from(statementCredits)
-          .where(eq(statementCredits.key, credit.key));
-        return { receipt: null, earlier: earlier?.receiptId ?? null };
-      }
-      const receipt = await insertReceipt(
-        tx,
-        deps,
-        {
-          amountMinor: credit.amountMinor,
-          currency: credit.currency,
-          payerName,
-          reference,
-          receivedAt: credit.bookingDate,
-          accountId: account?.id ?? null,
-        },
-        pounds,
-        by,
-        now,
-        {
-          statement_file: messageId,
-          statement_id: credit.statementId,
-          key: credit.key,
-          reversal: credit.reversal,
-        },
-      );
-      await tx.update(statementCredits).set({ receiptId: receipt.id }).where(eq(statementCredits.id, claimed.id));
-      return { receipt, earlier: null };
-    }));
-  if (!outcome.receipt) {
-    const accountRef = await refOfReceipt(deps, outcome.earlier);
-    const entry: Entry = { ...base, result: "already_imported", account_ref: accountRef, receipt_id: outcome.earlier };
-    return { entry, tell: null };
-  }
-  const row = outcome.receipt;
-  const answer = await answerOf(db, row);
-  const result: StatementEntryResult = row.status === "matched" ? "credited" : row.status as StatementEntryResult;
-  const entry: Entry = { ...base, result, account_ref: answer.account_ref, receipt_id: row.id };
-  const tell = row.transferId !== null && row.accountId !== null ? { accountId: row.accountId, answer } : null;
-  return { entry, tell };
 }
 
-/** The account_ref of the receipt an earlier import made, to show whom that money went to. */
-async function refOfReceipt(deps: ImportDeps, receiptId: number | null): Promise<string | null> {
-  if (receiptId === null) return null;
-  const [found] = await deps.db.select({ ref: accounts.accountRef }).from(receipts)
-    .innerJoin(accounts, eq(accounts.id, receipts.accountId))
-    .where(eq(receipts.id, receiptId));
-  return found?.ref ?? null;
+/**
+ * The credits in the file's order: those whose key an earlier import took are answered with the
+ * receipt they became; the others are recorded, a batch of them a transaction, each with its key
+ * (the unique key still holds if two imports of one file run at once: the second's insert finds
+ * the first's row and skips). The people of each credited account are emailed after the answer.
+ */
+async function importCredits(
+  deps: ImportDeps,
+  messageId: string,
+  credits: readonly StatementCredit[],
+  by: number,
+  now: Date,
+): Promise<Entry[]> {
+  const { db } = deps;
+  const earlier = await importedBefore(deps, credits.map((c) => c.key));
+  const rates = await currentRates(db);
+  const entries: Entry[] = [];
+  const fresh: { at: number; credit: StatementCredit; accountId: number | null; pounds: Big }[] = [];
+  for (const credit of credits) {
+    const said = describeCredit(credit);
+    const before = earlier.get(credit.key);
+    if (before) {
+      entries.push({ ...said, result: "already_imported", ...before });
+      continue;
+    }
+    // A reversal is our own money coming back: never a customer's deposit, whatever its text says.
+    const account = credit.reversal ? null : await accountInReference(db, said.reference);
+    const pounds = await inPounds(db, credit.currency, credit.amountMinor, rates);
+    fresh.push({ at: entries.length, credit, accountId: account?.id ?? null, pounds });
+    entries.push({ ...said, result: "unmatched", account_ref: null, receipt_id: null });
+  }
+  const credited: { accountId: number; money: { amount: string; currency: string } }[] = [];
+  for (let i = 0; i < fresh.length; i += BATCH) {
+    const batch = fresh.slice(i, i + BATCH);
+    // Past the most a balance holds: 422, this batch not written (those before it stay imported).
+    const rows = await withinLedgerRange("file", () =>
+      db.transaction(async (tx) => {
+        const made: (Receipt | null)[] = [];
+        for (const { credit, accountId, pounds } of batch) {
+          const said = entries[fresh[i + made.length].at];
+          const [claimed] = await tx.insert(statementCredits).values({
+            key: credit.key,
+            messageId,
+            statementId: credit.statementId,
+            entryReference: credit.entryReference,
+            accountServicerReference: credit.accountServicerReference,
+            account: credit.account,
+            importedBy: by,
+            importedAt: now,
+          }).onConflictDoNothing().returning({ id: statementCredits.id });
+          if (!claimed) {
+            made.push(null);
+            continue;
+          }
+          const receipt = await insertReceipt(
+            tx,
+            deps,
+            {
+              amountMinor: credit.amountMinor,
+              currency: credit.currency,
+              payerName: said.payer_name!,
+              reference: said.reference!,
+              receivedAt: credit.bookingDate,
+              accountId,
+            },
+            pounds,
+            by,
+            now,
+            {
+              statement_file: messageId,
+              statement_id: credit.statementId,
+              key: credit.key,
+              reversal: credit.reversal,
+            },
+          );
+          await tx.update(statementCredits).set({ receiptId: receipt.id }).where(eq(statementCredits.id, claimed.id));
+          made.push(receipt);
+        }
+        return made;
+      }));
+    const raced = batch.filter((_, j) => rows[j] === null).map((f) => f.credit.key);
+    const theirs = raced.length ? await importedBefore(deps, raced) : new Map();
+    const refs = await accountRefs(deps, rows.flatMap((r) => (r?.accountId ? [r.accountId] : [])));
+    batch.forEach(({ at, credit }, j) => {
+      const row = rows[j];
+      if (!row) {
+        entries[at] = { ...entries[at], result: "already_imported", ...theirs.get(credit.key) };
+        return;
+      }
+      const result: StatementEntryResult = row.status === "matched" ? "credited" : row.status as StatementEntryResult;
+      const accountRef = row.accountId === null ? null : refs.get(row.accountId) ?? null;
+      entries[at] = { ...entries[at], result, account_ref: accountRef, receipt_id: row.id };
+      if (row.transferId !== null && row.accountId !== null) {
+        credited.push({ accountId: row.accountId, money: { amount: entries[at].amount, currency: row.currency } });
+      }
+    });
+  }
+  // After the answer: a file credits thousands of accounts, and the emails would take most of the
+  // request (decision 046). An email lost with the process is a notice, not money: the balance shows it.
+  if (credited.length) {
+    afterAnswer("funds-received emails of a statement import", async () => {
+      for (const { accountId, money } of credited) await tellMembers(db, deps.mailer, accountId, money);
+    });
+  }
+  return entries;
+}
+
+/** The receipts that earlier imports made of these keys, with the account_ref each named. */
+async function importedBefore(deps: ImportDeps, keys: readonly string[]) {
+  const found = new Map<string, { receipt_id: number | null; account_ref: string | null }>();
+  // In slices: SQLite takes a bounded number of parameters in one statement.
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await deps.db.select({
+      key: statementCredits.key,
+      receiptId: statementCredits.receiptId,
+      accountRef: accounts.accountRef,
+    }).from(statementCredits)
+      .leftJoin(receipts, eq(receipts.id, statementCredits.receiptId))
+      .leftJoin(accounts, eq(accounts.id, receipts.accountId))
+      .where(inArray(statementCredits.key, keys.slice(i, i + 500)));
+    for (const r of rows) found.set(r.key, { receipt_id: r.receiptId, account_ref: r.accountRef });
+  }
+  return found;
+}
+
+async function accountRefs(deps: ImportDeps, ids: readonly number[]) {
+  const wanted = [...new Set(ids)];
+  if (!wanted.length) return new Map<number, string>();
+  const rows = await deps.db.select({ id: accounts.id, ref: accounts.accountRef }).from(accounts)
+    .where(inArray(accounts.id, wanted));
+  return new Map(rows.map((r) => [r.id, r.ref]));
 }

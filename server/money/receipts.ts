@@ -20,6 +20,7 @@ import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
 import { crossValue } from "./rates.ts";
 import { currentRates } from "./store.ts";
+import type { RateTable } from "./rates.ts";
 
 /**
  * Receipts: money that arrived in the company's bank accounts, recorded by an administrator
@@ -109,9 +110,14 @@ const sameReference = (a: string, b: string) =>
   a.toLowerCase().replace(/\s+/g, " ").trim() === b.toLowerCase().replace(/\s+/g, " ").trim();
 
 /** The amount in pounds at the current rates, to compare with the approval amount. */
-export async function inPounds(db: Database | Tx, currency: string, amountMinor: number): Promise<Big> {
-  const table = await currentRates(db);
-  return crossValue(table, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
+export async function inPounds(
+  db: Database | Tx,
+  currency: string,
+  amountMinor: number,
+  table?: RateTable,
+): Promise<Big> {
+  const rates = table ?? await currentRates(db);
+  return crossValue(rates, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
 }
 
 /** Books a receipt in the ledger: to the account it names, or to the unallocated funds. */
