@@ -162,6 +162,28 @@ describe("the bank's statement file imported as receipts", () => {
     await expectLedgerSound(app.db);
   });
 
+  test("a reversal (a payout the bank sent back) is never credited to a customer, whatever its text names", async ({ startApp }) => {
+    const app = await startApp();
+    const admin = await createAdmin(app);
+    const anna = await openCustomer(app);
+    const xml = statementFor(anna.accountRef, ["B00000000", "P00000000"], "no one");
+    // The 2,120.00 EUR credit marked as the reversal of an earlier debit, where the schema puts RvslInd.
+    const at = xml.lastIndexOf("<CdtDbtInd>CRDT</CdtDbtInd>", xml.indexOf("091029ACCTSTMTARCH06"));
+    const reversed = xml.slice(0, at) + "<CdtDbtInd>CRDT</CdtDbtInd><RvslInd>true</RvslInd>" +
+      xml.slice(at + "<CdtDbtInd>CRDT</CdtDbtInd>".length);
+    expect(await schemaErrorsOf("camt.053.001.02.xsd", [reversed])).toEqual([[]]);
+    const res = await importFile(admin, reversed);
+    expectStatus(res, 200);
+    expect(res.json.body.entries[3]).toMatchObject({
+      bank_reference: "091029ACCTSTMTARCH06",
+      result: "unmatched",
+      account_ref: null,
+    });
+    expect(res.json.body.counts.credited).toBe(0);
+    expect(await balances(anna.client)).toEqual({});
+    await expectLedgerSound(app.db);
+  });
+
   test("a file that is not a camt.053.001.02 statement is refused with 422 and changes nothing", async ({ app, admin }) => {
     const before = (await app.db.select({ n: count() }).from(receipts))[0].n;
     const refusals = [
