@@ -184,6 +184,22 @@ describe("the bank's statement file imported as receipts", () => {
     await expectLedgerSound(app.db);
   });
 
+  test("a retry with the same Idempotency-Key is answered what the first was, without a second import", async ({ startApp }) => {
+    const app = await startApp();
+    const admin = await createAdmin(app);
+    const anna = await openCustomer(app);
+    const xml = statementFor(anna.accountRef, ["B00000000", "P00000000"], "no one");
+    const first = await importFile(admin, xml, { "idempotency-key": "statement-2010-10-29" });
+    expectStatus(first, 200);
+    const retry = await importFile(admin, xml, { "idempotency-key": "statement-2010-10-29" });
+    expectStatus(retry, 200);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect(retry.json.body).toEqual(first.json.body);
+    expect(retry.json.body.counts.credited).toBe(1);
+    const imports = await app.db.select().from(auditLog).where(eq(auditLog.action, "receipt.import"));
+    expect(imports).toHaveLength(1);
+  });
+
   test("a file that is not a camt.053.001.02 statement is refused with 422 and changes nothing", async ({ app, admin }) => {
     const before = (await app.db.select({ n: count() }).from(receipts))[0].n;
     const refusals = [
