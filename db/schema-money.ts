@@ -269,3 +269,27 @@ export const receipts = sqliteTable("receipts", {
     sql.raw(`(status IN (${UNBOOKED_RECEIPT_STATUSES.map((s) => `'${s}'`).join(", ")})) = (transfer_id IS NULL)`),
   ),
 ]);
+
+/**
+ * The credit entries of bank statements (camt.053) imported as receipts, one row each, keyed by
+ * the reader's `key` (account / booking date / the bank's AcctSvcrRef, server/bank-files/camt053.ts):
+ * the unique key is what makes a file imported twice credit nothing twice (decision 046).
+ */
+export const statementCredits = sqliteTable("statement_credits", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  key: text("key").notNull(),
+  /** The receipt the entry became; null only inside the transaction that records it. */
+  receiptId: integer("receipt_id").references(() => receipts.id),
+  /** The file's GrpHdr/MsgId, the statement's Id, the entry's NtryRef and AcctSvcrRef, as the bank wrote them. */
+  messageId: text("message_id").notNull(),
+  statementId: text("statement_id").notNull(),
+  entryReference: text("entry_reference"),
+  accountServicerReference: text("account_servicer_reference"),
+  /** The account of the statement (its IBAN or other id). */
+  account: text("account").notNull(),
+  importedBy: integer("imported_by").notNull().references(() => users.id),
+  importedAt: time("imported_at").notNull(),
+}, (t) => [
+  uniqueIndex("statement_credits_key").on(t.key),
+  index("statement_credits_receipt").on(t.receiptId),
+]);

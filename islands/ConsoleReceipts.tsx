@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { listReceipts, type Receipt } from "./console/calls.ts";
 import { ReceiptForm } from "./console/receipt-form.tsx";
+import { StatementImportForm } from "./console/statement-import.tsx";
 import { RECEIPT_COLUMNS, type ReceiptPanel, ReceiptRows } from "./console/receipt-rows.tsx";
 import { read, withQueries } from "./lib/query-client.tsx";
 import { receiptKeys } from "./lib/query-keys.ts";
@@ -35,6 +36,7 @@ function ConsoleReceipts({ receipts: initial, currencies }: ConsoleReceiptsProps
 
   return (
     <div className="flex flex-col gap-6">
+      <StatementImportForm />
       <ReceiptForm currencies={currencies} />
 
       <div className="flex flex-wrap items-center justify-between gap-3">

@@ -23,6 +23,7 @@ export const AUDIT_ACTIONS = {
   "receipt.discard": "Discarded a receipt held as a duplicate",
   "receipt.allocate": "Allocated a receipt",
   "receipt.reverse": "Reversed a receipt",
+  "receipt.import": "Imported a bank statement file",
   "account-users.invite": "Invited a user to the account",
   "account-users.revoke": "Withdrew an invitation to the account",
   "account-users.join": "Joined the account by invitation",

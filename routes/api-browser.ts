@@ -16,7 +16,7 @@ interface Operation {
   "x-guards": string[];
   "x-permission"?: string;
   parameters: { name: string; in: string; required: boolean }[];
-  requestBody?: { content: { "application/json": { schema: { properties?: Record<string, unknown> } } } };
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
 }
 
 apiBrowser.get("/dev/api", async (c) => {
@@ -25,7 +25,10 @@ apiBrowser.get("/dev/api", async (c) => {
     Object.entries(methods).map(([method, op]) => {
       const takes = [
         ...op.parameters.map((p) => `${p.name}${p.required ? "" : "?"}`),
-        ...Object.keys(op.requestBody?.content["application/json"].schema.properties ?? {}).map((f) => `body.${f}`),
+        ...Object.keys(op.requestBody?.content["application/json"]?.schema.properties ?? {}).map((f) => `body.${f}`),
+        // A document as the body (a bank statement): its media types.
+        ...Object.keys(op.requestBody?.content ?? {}).filter((type) => type !== "application/json")
+          .map((type) => `body: ${type}`),
       ];
       const who = op["x-guards"].length ? op["x-guards"].join(", ") : "anyone";
       return html`

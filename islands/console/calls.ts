@@ -47,3 +47,5 @@ export type PricingPlan = AnswerOf<typeof consoleMoney.listPricingPlans>[number]
 export type PlanInput = BodyOf<typeof consoleMoney.createPricingPlan> & { id?: number; is_default?: boolean };
 export type Rates = AnswerOf<typeof money.getRates>;
 export type RatesUpdate = BodyOf<typeof consoleMoney.updateRates>;
+export const importStatement = call<typeof consoleMoney.importStatement>("POST", "/console/receipts/import");
+export type StatementImport = AnswerOf<typeof consoleMoney.importStatement>;

@@ -57,6 +57,8 @@ export interface CallInput<C extends CallShape> {
   params?: Record<string, string | number>;
   query?: QueryOf<C>;
   body?: BodyOf<C>;
+  /** A document sent as the body instead of JSON (a bank's statement file), with its media type. */
+  document?: { type: string; content: Blob | string };
 }
 
 export interface RequestOptions {
@@ -140,7 +142,7 @@ export function createApi(deps: ApiDeps = {}): Api {
     // one and a retried write has the same idempotency fingerprint.
     const body = method === "POST" || method === "PUT" ? input.body ?? {} : input.body;
     const headers: Record<string, string> = { Accept: "application/json" };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (body !== undefined) headers["Content-Type"] = input.document?.type ?? "application/json";
     if (options.idempotencyKey) headers[IDEMPOTENCY_HEADER] = options.idempotencyKey;
 
     let response: Response;
@@ -149,7 +151,7 @@ export function createApi(deps: ApiDeps = {}): Api {
       response = await (deps.fetch ?? globalThis.fetch)(url, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: input.document ? input.document.content : body === undefined ? undefined : JSON.stringify(body),
         credentials: "same-origin",
         signal: options.signal,
       });

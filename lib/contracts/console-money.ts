@@ -494,3 +494,68 @@ export const reverseReceipt = defineCall({
   body: withReason,
   answer: receipt,
 });
+
+/**
+ * What became of each entry of an imported bank statement (decision 046): a credit is `credited`
+ * (its reference named one account), `unmatched` (booked on the unallocated funds),
+ * `awaiting_approval` or `held_duplicate` (waiting for a second administrator, decision 026), or
+ * `already_imported` (an earlier import took it: nothing moves). The entries that are not credits
+ * to take: `debit_ignored`, `not_booked` (pending or information only), `unsupported_currency`.
+ */
+export const STATEMENT_ENTRY_RESULTS = [
+  "credited",
+  "unmatched",
+  "awaiting_approval",
+  "held_duplicate",
+  "already_imported",
+  "debit_ignored",
+  "not_booked",
+  "unsupported_currency",
+] as const;
+export type StatementEntryResult = (typeof STATEMENT_ENTRY_RESULTS)[number];
+
+/** The largest statement file the import takes: a month of a busy account's entries. */
+export const STATEMENT_FILE_LIMIT = 5 * 1024 * 1024;
+
+export const statementImport = z.object({
+  /** The file's GrpHdr/MsgId. */
+  message_id: z.string(),
+  statements: z.array(z.object({ id: z.string(), account: z.string(), entries: z.number() })),
+  counts: z.object({
+    credited: z.number(),
+    held_for_approval: z.number(),
+    held_as_duplicates: z.number(),
+    unmatched: z.number(),
+    duplicates_skipped: z.number(),
+    debits_ignored: z.number(),
+    others_skipped: z.number(),
+  }),
+  entries: z.array(z.object({
+    result: z.enum(STATEMENT_ENTRY_RESULTS),
+    statement_id: z.string(),
+    /** The bank's reference of the entry (AcctSvcrRef) and the entry's own (NtryRef). */
+    bank_reference: z.string().nullable(),
+    entry_reference: z.string().nullable(),
+    booking_date: z.string().nullable(),
+    /** As the bank wrote it for entries not taken; in the currency's decimals for credits. */
+    amount: z.string(),
+    currency: z.string(),
+    payer_name: z.string().nullable(),
+    reference: z.string().nullable(),
+    account_ref: z.string().nullable(),
+    /** The receipt it became (or, when already imported, became the first time). */
+    receipt_id: z.number().nullable(),
+  })),
+});
+export type StatementImport = z.output<typeof statementImport>;
+
+export const importStatement = defineCall({
+  method: "POST",
+  path: "/console/receipts/import",
+  summary:
+    "Imports the bank's statement file (ISO 20022 camt.053.001.02, the XML as the body): each booked credit becomes a receipt, once.",
+  guards: CONSOLE_GUARDS,
+  textBody: ["application/xml", "text/xml"],
+  bodyLimit: STATEMENT_FILE_LIMIT,
+  answer: statementImport,
+});

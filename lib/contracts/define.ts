@@ -38,6 +38,11 @@ export interface CallContract {
    * it first; it is still JSON, sent as `application/json`.
    */
   signedBody?: true;
+  /**
+   * The body is a document, not JSON: one of these media types (else 415), handed to the handler
+   * as text to read itself, such as a bank's statement file ("application/xml").
+   */
+  textBody?: readonly string[];
   /** The most a request's body may weigh, in bytes: DEFAULT_BODY_LIMIT unless the call needs more. */
   bodyLimit?: number;
   /** The `body` of a success. */

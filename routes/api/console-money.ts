@@ -15,6 +15,7 @@ import {
   releaseReceipt,
   reverse,
 } from "../../server/money/receipts.ts";
+import { importStatement } from "../../server/money/receipt-import.ts";
 import { updateRates } from "../../server/money/store.ts";
 
 /** Administrators' money calls: rates, pricing plans, fee overrides, receipts (DESIGN.md sections 4, 5). */
@@ -103,3 +104,9 @@ route(
   calls.reverseReceipt,
   async (c, { params, body }) => await reverse(receiptDeps(c), params.id, body.reason, administrator(c), now(c)),
 );
+
+route(consoleMoney, calls.importStatement, async (c) => {
+  const iban = c.get("config").companyBank.COMPANY_BANK_IBAN;
+  const deps = { ...receiptDeps(c), companyIban: iban ? iban : null };
+  return await importStatement(deps, await c.req.text(), administrator(c), now(c));
+});

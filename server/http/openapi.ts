@@ -96,6 +96,11 @@ function operation(call: CallContract): Record<string, unknown> {
     responses["413"] = failure("The body weighs more than the call takes.");
     responses["415"] = failure("The body is not application/json.");
   }
+  if (call.textBody) {
+    responses["413"] = failure("The body weighs more than the call takes.");
+    responses["415"] = failure(`The body is not ${call.textBody.join(" or ")}.`);
+    responses["422"] = failure("The document is refused: `fields` says why.");
+  }
   responses.default = failure("Any other refusal, in the product's words (404, 409, 429, 500…).");
   const headers = changes
     ? [{
@@ -121,6 +126,13 @@ function operation(call: CallContract): Record<string, unknown> {
     op.requestBody = {
       required: true,
       content: { "application/json": { schema: call.body ? schemaOf(call.body, "input") : {} } },
+    };
+    op["x-body-limit"] = call.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  }
+  if (call.textBody) {
+    op.requestBody = {
+      required: true,
+      content: Object.fromEntries(call.textBody.map((type) => [type, { schema: { type: "string" } }])),
     };
     op["x-body-limit"] = call.bodyLimit ?? DEFAULT_BODY_LIMIT;
   }

@@ -8,7 +8,7 @@ import type { AppEnv } from "../env.ts";
 import { guards } from "../guards.ts";
 import { allowedTo } from "../accounts/permissions.ts";
 import { ok, success } from "./api.ts";
-import { jsonBody, jsonOnly, valid } from "./validate.ts";
+import { jsonBody, jsonOnly, mediaTypeOnly, valid } from "./validate.ts";
 
 /**
  * What a handler may return besides its answer: the answer with where the client goes next, or a
@@ -61,6 +61,7 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
   // The body's media type first (a body that is not JSON is a 415 whatever else is wrong), then
   // the path's record, the body's fields, and the query string.
   if (call.body || call.signedBody) before.push(jsonOnly as MiddlewareHandler<AppEnv>);
+  if (call.textBody) before.push(mediaTypeOnly(call.textBody) as MiddlewareHandler<AppEnv>);
   if (call.params) before.push(check("param", call.params));
   if (call.body) before.push(jsonBody(call.body) as MiddlewareHandler<AppEnv>);
   if (call.query) before.push(check("query", call.query));

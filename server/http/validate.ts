@@ -57,6 +57,24 @@ export const jsonOnly: MiddlewareHandler = async function jsonOnly(c, next) {
   await next();
 };
 
+/**
+ * A document call's body must say it is one of its media types (a charset, if named, UTF-8): else
+ * a 415 naming what to send, and nothing reads the body.
+ */
+export function mediaTypeOnly(types: readonly string[]): MiddlewareHandler {
+  return async function mediaTypeOnly(c, next) {
+    const [type, ...parameters] = (c.req.header("content-type") ?? "").split(";").map((p) => p.trim().toLowerCase());
+    const utf8 = parameters.every((p) => !p.startsWith("charset=") || /^charset="?utf-8"?$/.test(p));
+    if (!types.includes(type) || !utf8) {
+      throw new ApiError(
+        415,
+        `Send the file as the request body, with the header Content-Type: ${types.join(" or ")}.`,
+      );
+    }
+    await next();
+  };
+}
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**

@@ -20,6 +20,7 @@ import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
 import { crossValue } from "./rates.ts";
 import { currentRates } from "./store.ts";
+import type { RateTable } from "./rates.ts";
 
 /**
  * Receipts: money that arrived in the company's bank accounts, recorded by an administrator
@@ -86,13 +87,13 @@ async function answersOf(db: Database | Tx, rows: Row[]) {
 
 export type ReceiptAnswer = Awaited<ReturnType<typeof answersOf>>[number];
 
-const answerOf = async (db: Database | Tx, row: Row) => (await answersOf(db, [row]))[0];
+export const answerOf = async (db: Database | Tx, row: Row) => (await answersOf(db, [row]))[0];
 
 /**
  * The account a transfer reference names: the one valid account_ref in it, when that is an open
  * account's. A reference naming two different account_refs is ambiguous: nobody is credited.
  */
-async function accountInReference(
+export async function accountInReference(
   db: Database,
   reference: string,
 ): Promise<{ id: number; accountRef: string } | null> {
@@ -109,9 +110,14 @@ const sameReference = (a: string, b: string) =>
   a.toLowerCase().replace(/\s+/g, " ").trim() === b.toLowerCase().replace(/\s+/g, " ").trim();
 
 /** The amount in pounds at the current rates, to compare with the approval amount. */
-async function inPounds(db: Database | Tx, currency: string, amountMinor: number): Promise<Big> {
-  const table = await currentRates(db);
-  return crossValue(table, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
+export async function inPounds(
+  db: Database | Tx,
+  currency: string,
+  amountMinor: number,
+  table?: RateTable,
+): Promise<Big> {
+  const rates = table ?? await currentRates(db);
+  return crossValue(rates, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
 }
 
 /** Books a receipt in the ledger: to the account it names, or to the unallocated funds. */
@@ -132,6 +138,81 @@ async function book(
   return transferId;
 }
 
+/** What a new receipt says, from an administrator's form or a bank statement's credit entry. */
+export interface NewReceipt {
+  amountMinor: number;
+  currency: string;
+  payerName: string;
+  reference: string;
+  receivedAt: string;
+  /** The account its reference names, or null to wait on the unallocated funds. */
+  accountId: number | null;
+}
+
+/**
+ * Inserts a receipt in the caller's transaction, the way decision 026 says: held for a second
+ * administrator when it repeats a standing receipt (held_duplicate) or is worth more than the
+ * approval amount (awaiting_approval), each raising an alert; else booked at once. Audited with
+ * `source` (where it came from) added to the audit row. The caller emails the account's people
+ * after the commit when it was credited.
+ */
+export async function insertReceipt(
+  tx: Tx,
+  deps: Pick<ReceiptDeps, "approvalGbp">,
+  fields: NewReceipt,
+  pounds: Big,
+  by: number,
+  now: Date,
+  source?: Record<string, unknown>,
+): Promise<Row> {
+  // In the transaction, so that the same receipt sent twice at once finds its twin.
+  const twins = await tx.select().from(receipts).where(and(
+    eq(receipts.currency, fields.currency),
+    eq(receipts.amountMinor, fields.amountMinor),
+    eq(receipts.receivedAt, fields.receivedAt),
+    inArray(receipts.status, STANDING),
+  )).orderBy(receipts.id);
+  const twin = twins.find((r) => sameReference(r.reference, fields.reference));
+  const held = twin ? "held_duplicate" : pounds.gt(deps.approvalGbp) ? "awaiting_approval" : null;
+  const [inserted] = await tx.insert(receipts).values({
+    ...fields,
+    status: held ?? (fields.accountId !== null ? "matched" : "unmatched"),
+    transferId: held ? null : await book(tx, fields, `receipt:${crypto.randomUUID()}`, by),
+    duplicateOf: twin?.id ?? null,
+    recordedBy: by,
+    createdAt: now,
+  }).returning();
+  const answer = await answerOf(tx, inserted);
+  const amount = `${answer.amount} ${answer.currency}`;
+  if (held === "held_duplicate") {
+    await raiseAlert(tx, {
+      kind: "duplicate_receipt",
+      severity: "warning",
+      subject: { receipt_id: inserted.id, duplicate_of: twin!.id },
+      message: `A receipt of ${amount} (${fields.reference}) repeats receipt ${
+        twin!.id
+      }: release it if the money came twice, else discard it.`,
+      createdBy: by,
+    }, now);
+  } else if (held === "awaiting_approval") {
+    await raiseAlert(tx, {
+      kind: "receipt_approval",
+      severity: "warning",
+      subject: { receipt_id: inserted.id },
+      message: `A receipt of ${amount} is above the approval amount: a second administrator must approve it.`,
+      createdBy: by,
+    }, now);
+  }
+  await audit(tx, {
+    actor: by,
+    account: inserted.accountId,
+    action: "receipt.record",
+    before: null,
+    after: source ? { ...answer, source } : answer,
+  }, now);
+  return inserted;
+}
+
 /**
  * Records a receipt: booked at once, or held for a second administrator (above the approval
  * amount, or a likely duplicate: each raises an alert). Audited with it; the account's people are
@@ -149,62 +230,23 @@ export async function recordReceipt(deps: ReceiptDeps, input: ReceiptInput, by: 
   const pounds = await inPounds(db, input.currency, amountMinor);
   // Past the most a balance holds (the customer's, or the house's bank account): 422, nothing written.
   const row = await withinLedgerRange("amount", () =>
-    db.transaction(async (tx) => {
-      // In the transaction, so that the same receipt sent twice at once finds its twin.
-      const twins = await tx.select().from(receipts).where(and(
-        eq(receipts.currency, input.currency),
-        eq(receipts.amountMinor, amountMinor),
-        eq(receipts.receivedAt, input.received_at),
-        inArray(receipts.status, STANDING),
-      )).orderBy(receipts.id);
-      const twin = twins.find((r) => sameReference(r.reference, input.reference));
-      const held = twin ? "held_duplicate" : pounds.gt(deps.approvalGbp) ? "awaiting_approval" : null;
-      const fields = {
-        amountMinor,
-        currency: input.currency,
-        payerName: input.payer_name,
-        reference: input.reference,
-        receivedAt: input.received_at,
-        accountId: account?.id ?? null,
-      };
-      const [inserted] = await tx.insert(receipts).values({
-        ...fields,
-        status: held ?? (account ? "matched" : "unmatched"),
-        transferId: held ? null : await book(tx, fields, `receipt:${crypto.randomUUID()}`, by),
-        duplicateOf: twin?.id ?? null,
-        recordedBy: by,
-        createdAt: now,
-      }).returning();
-      const answer = await answerOf(tx, inserted);
-      const amount = `${answer.amount} ${answer.currency}`;
-      if (held === "held_duplicate") {
-        await raiseAlert(tx, {
-          kind: "duplicate_receipt",
-          severity: "warning",
-          subject: { receipt_id: inserted.id, duplicate_of: twin!.id },
-          message: `A receipt of ${amount} (${input.reference}) repeats receipt ${
-            twin!.id
-          }: release it if the money came twice, else discard it.`,
-          createdBy: by,
-        }, now);
-      } else if (held === "awaiting_approval") {
-        await raiseAlert(tx, {
-          kind: "receipt_approval",
-          severity: "warning",
-          subject: { receipt_id: inserted.id },
-          message: `A receipt of ${amount} is above the approval amount: a second administrator must approve it.`,
-          createdBy: by,
-        }, now);
-      }
-      await audit(tx, {
-        actor: by,
-        account: inserted.accountId,
-        action: "receipt.record",
-        before: null,
-        after: answer,
-      }, now);
-      return inserted;
-    }));
+    db.transaction((tx) =>
+      insertReceipt(
+        tx,
+        deps,
+        {
+          amountMinor,
+          currency: input.currency,
+          payerName: input.payer_name,
+          reference: input.reference,
+          receivedAt: input.received_at,
+          accountId: account?.id ?? null,
+        },
+        pounds,
+        by,
+        now,
+      )
+    ));
   const receipt = await answerOf(db, row);
   if (row.transferId !== null && row.accountId !== null) await tellMembers(db, deps.mailer, row.accountId, receipt);
   return receipt;

@@ -17,6 +17,7 @@ import {
   postReceipt,
 } from "../helpers/money.ts";
 import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
+import { fixture } from "../unit/bank-files-xsd.ts";
 
 /**
  * Every console write is in the audit log (issue 14, finding 8): who (the administrator), for whom
@@ -89,6 +90,8 @@ const nameOf = (call: Pick<CallContract, "method" | "path">) => `${call.method} 
 interface Request {
   path: string;
   body?: unknown;
+  /** Headers of a body that is a document, not JSON (a bank statement's XML). */
+  headers?: Record<string, string>;
   /** Who makes it: the first administrator unless a second one must (four eyes). */
   by?: Admin;
   /** For whom the entry must say it was: the customer's id, or the account's reference. */
@@ -131,6 +134,14 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
         received_at: today(),
       },
       accountRef: customer.accountRef,
+    }),
+  "POST /console/receipts/import": () =>
+    Promise.resolve({
+      path: "console/receipts/import",
+      // The bank's sample as a statement of the company's account, its entries new each time.
+      body: fixture("camt.053.001.02-fffs-sample.xml").replaceAll("FI7433010001222090", BANK.COMPANY_BANK_IBAN)
+        .replaceAll("091029ACCTSTMTARCH", `AUDIT${++receipts}ARCH`),
+      headers: { "content-type": "application/xml" },
     }),
   "POST /console/receipts/:id/allocate": async () => {
     const receipt = await recorded(

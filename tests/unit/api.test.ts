@@ -119,6 +119,18 @@ describe("answers", () => {
     expect(calls[0].headers.get("Content-Type")).toBe("application/json");
   });
 
+  test("a document (a bank's statement file) goes as it is, with its own media type", async () => {
+    const { api, calls } = setup([200, { body: { message_id: "M1" } }]);
+    const file = new Blob(["<Document/>"], { type: "application/xml" });
+    await api.send(post("/console/receipts/import"), { document: { type: "application/xml", content: file } }, {
+      idempotencyKey: "k-1",
+    });
+    expect(calls[0].headers.get("Content-Type")).toBe("application/xml");
+    expect(calls[0].headers.get("Idempotency-Key")).toBe("k-1");
+    const sent = vi.mocked(fetch).mock.calls[0][1]?.body;
+    expect(sent).toBe(file);
+  });
+
   test("a failure exposes the text for the user, the status message and the failing fields", async () => {
     const { api } = setup([
       422,
