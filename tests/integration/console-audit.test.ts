@@ -90,15 +90,13 @@ const nameOf = (call: Pick<CallContract, "method" | "path">) => `${call.method} 
 interface Request {
   path: string;
   body?: unknown;
-  /** Headers of a body that is a document, not JSON (a bank statement's XML). */
+  /** Headers of a body that is a document, not JSON (a bank statement's XML, a CSV file). */
   headers?: Record<string, string>;
   /** Who makes it: the first administrator unless a second one must (four eyes). */
   by?: Admin;
   /** For whom the entry must say it was: the customer's id, or the account's reference. */
   subject?: number;
   accountRef?: string;
-  /** Headers of a body that is not JSON (a CSV file). */
-  headers?: Record<string, string>;
 }
 
 /** A customer who waits on /processing, for the review calls. */
