@@ -23,6 +23,7 @@ import { payoutCalls } from "./routes/api/payouts.ts";
 import { rateAlertCalls } from "./routes/api/ratealerts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { transactionCalls } from "./routes/api/transactions.ts";
+import { profitCalls } from "./routes/api/profit.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
@@ -133,6 +134,7 @@ const CALLS = [
   statementCalls,
   openApiCalls,
   transactionCalls,
+  profitCalls,
 ];
 
 /**

@@ -57,6 +57,7 @@ import {
 import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
+import { ConsoleProfitPage } from "./pages/profit.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -312,11 +313,13 @@ export const PAGES: PageRoute[] = [
   console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
   console_("/console/emails", "Emails", "Every email sent, with its content, arrives with the console work."),
   console_("/console/emails/:id", "Email", "Email details arrive with the console work.", { validate: positiveId }),
-  console_(
-    "/console/profitReports",
-    "Profit reports",
-    "Income by period, currency and partner arrives with the console work.",
-  ),
+  {
+    path: "/console/profitReports",
+    title: "Profit reports",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleProfitPage,
+  },
   console_("/console/migration", "Migration", "Importing legacy customers arrives with the console work."),
   console_("/console/migration/:id", "Migration run", "Migration results arrive with the console work.", {
     validate: positiveId,

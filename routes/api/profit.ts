@@ -1,0 +1,56 @@
+import { stringify } from "csv-stringify/sync";
+import { type Context, Hono } from "hono";
+import * as calls from "../../lib/contracts/profit.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { InvalidInput } from "../../server/errors.ts";
+import { route } from "../../server/http/route.ts";
+import {
+  PROFIT_CSV_COLUMNS,
+  type ProfitBy,
+  type ProfitGroup,
+  periodProblem,
+  type ProfitQuery,
+  profitReport,
+} from "../../server/profit/report.ts";
+
+/** The profit report (issue 11, item 7; docs/decisions/047): administrators only, read-only. */
+
+/** The report's period once its defaults are filled in: the 30 days up to today (UTC). */
+export function profitQueryOf(
+  query: { from?: string; to?: string; group: ProfitGroup; by: ProfitBy },
+  now: number,
+): ProfitQuery {
+  const to = query.to ?? new Date(now).toISOString().slice(0, 10);
+  const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  return { from, to, group: query.group, by: query.by };
+}
+
+function checked(c: Context<AppEnv>, query: Parameters<typeof profitQueryOf>[0]): ProfitQuery {
+  const q = profitQueryOf(query, c.get("services").now());
+  const problem = periodProblem(q);
+  if (problem) throw new InvalidInput(problem.message, problem.field);
+  return q;
+}
+
+export const profitCalls = new Hono<AppEnv>();
+
+route(profitCalls, calls.profitCsv, async (c, { query }) => {
+  const q = checked(c, query);
+  const rows = await profitReport(c.get("db"), q);
+  const body = stringify(rows.map((r) => ({ ...r, partner: r.partner ?? "" })), {
+    header: true,
+    columns: [...PROFIT_CSV_COLUMNS],
+  });
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="profit-${q.from}-${q.to}-${q.group}.csv"`,
+      "Cache-Control": "no-store",
+    },
+  });
+});
+
+route(profitCalls, calls.profitReport, async (c, { query }) => {
+  const q = checked(c, query);
+  return { ...q, rows: await profitReport(c.get("db"), q) };
+});
