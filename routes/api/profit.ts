@@ -5,10 +5,10 @@ import type { AppEnv } from "../../server/env.ts";
 import { InvalidInput } from "../../server/errors.ts";
 import { route } from "../../server/http/route.ts";
 import {
+  periodProblem,
   PROFIT_CSV_COLUMNS,
   type ProfitBy,
   type ProfitGroup,
-  periodProblem,
   type ProfitQuery,
   profitReport,
 } from "../../server/profit/report.ts";

@@ -194,7 +194,12 @@ export async function ConsoleProfitPage(c: Context<AppEnv>) {
       ? (
         <>
           {currencies.map((cur) => (
-            <Chart key={cur} currency={cur} periods={periods} rows={rows.filter((r) => r.currency === cur)} />
+            <Chart
+              key={cur}
+              currency={cur}
+              periods={periods}
+              rows={rows.filter((r) => r.currency === cur)}
+            />
           ))}
           <Table rows={rows} byPartner={q.by === "partner"} />
         </>

@@ -216,13 +216,18 @@ export const MAX_DAYS = 3660;
 export const MAX_DAYS_BY_DAY = 366;
 
 /** The problem with a query's period, with the field it names, or null. */
-export function periodProblem(q: Pick<ProfitQuery, "from" | "to" | "group">): { field: string; message: string } | null {
+export function periodProblem(
+  q: Pick<ProfitQuery, "from" | "to" | "group">,
+): { field: string; message: string } | null {
   const { start, end } = periodBounds(q);
   if (start >= end) return { field: "to", message: "The date to is before the date from." };
   const days = (end - start) / DAY;
   if (days > MAX_DAYS) return { field: "from", message: `A report covers at most ${MAX_DAYS} days.` };
   if (q.group === "day" && days > MAX_DAYS_BY_DAY) {
-    return { field: "group", message: `By day, a report covers at most ${MAX_DAYS_BY_DAY} days: group by week or month.` };
+    return {
+      field: "group",
+      message: `By day, a report covers at most ${MAX_DAYS_BY_DAY} days: group by week or month.`,
+    };
   }
   return null;
 }
