@@ -24,7 +24,7 @@ import { profitQueryOf } from "../api/profit.ts";
 const field = "field-control w-full";
 const KEYS = ["from", "to", "group", "by"] as const;
 const GROUP_NAMES = { day: "Day", week: "Week", month: "Month" } as const;
-const BY_NAMES = { currency: "Currency", partner: "Partner and currency" } as const;
+const BY_NAMES = { currency: "Currency", partner: "Partner" } as const;
 
 const withQuery = (path: string, query: Record<string, string | undefined>) => {
   const text = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => !!e[1])).toString();
