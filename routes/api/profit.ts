@@ -7,24 +7,14 @@ import { route } from "../../server/http/route.ts";
 import {
   periodProblem,
   PROFIT_CSV_COLUMNS,
-  type ProfitBy,
-  type ProfitGroup,
   type ProfitQuery,
+  profitQueryOf,
   profitReport,
 } from "../../server/profit/report.ts";
 
 /** The profit report (issue 11, item 7; docs/decisions/047): administrators only, read-only. */
 
-/** The report's period once its defaults are filled in: the 30 days up to today (UTC). */
-export function profitQueryOf(
-  query: { from?: string; to?: string; group: ProfitGroup; by: ProfitBy },
-  now: number,
-): ProfitQuery {
-  const to = query.to ?? new Date(now).toISOString().slice(0, 10);
-  const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
-  return { from, to, group: query.group, by: query.by };
-}
-
+/** The query with its defaults, or a 422 naming the field when its period cannot be reported. */
 function checked(c: Context<AppEnv>, query: Parameters<typeof profitQueryOf>[0]): ProfitQuery {
   const q = profitQueryOf(query, c.get("services").now());
   const problem = periodProblem(q);

@@ -9,11 +9,11 @@ import {
   type ProfitFigures,
   profitFigures,
   type ProfitQuery,
+  profitQueryOf,
 } from "../../server/profit/report.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
 import { PageTitle } from "../layouts/parts.tsx";
-import { profitQueryOf } from "../api/profit.ts";
 
 /**
  * Profit reports (issue 11, item 7; docs/decisions/047): a form whose state is the address, a bar
@@ -126,6 +126,18 @@ function Chart({ currency, periods, rows }: { currency: string; periods: string[
   );
 }
 
+/** The period's totals per currency: what a reader adds up first. */
+function totalsOf(rows: ProfitFigures[]): ProfitFigures[] {
+  const sums = new Map<string, ProfitFigures>();
+  for (const r of rows) {
+    const sum = sums.get(r.currency) ?? { period: "", currency: r.currency, partner: null, markup: 0, fees: 0 };
+    sum.markup += r.markup;
+    sum.fees += r.fees;
+    sums.set(r.currency, sum);
+  }
+  return [...sums.values()].sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
 function Table({ rows, byPartner }: { rows: ProfitFigures[]; byPartner: boolean }) {
   const money = (r: ProfitFigures, n: number) => formatMinor(r.currency as CurrencyCode, n);
   return (
@@ -158,6 +170,18 @@ function Table({ rows, byPartner }: { rows: ProfitFigures[]; byPartner: boolean 
             </tr>
           ))}
         </tbody>
+        <tfoot>
+          {totalsOf(rows).map((r) => (
+            <tr key={r.currency} className="border-t-2 border-neutral-300 font-semibold dark:border-neutral-700">
+              <th scope="row" className="py-2 pr-4 text-left" colSpan={byPartner ? 3 : 2}>
+                {`Total ${r.currency}`}
+              </th>
+              <td className="py-2 pr-4 text-right font-mono">{money(r, r.markup)}</td>
+              <td className="py-2 pr-4 text-right font-mono">{money(r, r.fees)}</td>
+              <td className="py-2 text-right font-mono">{money(r, r.markup + r.fees)}</td>
+            </tr>
+          ))}
+        </tfoot>
       </table>
     </div>
   );

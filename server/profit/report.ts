@@ -211,6 +211,16 @@ export async function profitReport(db: Database, q: ProfitQuery): Promise<Profit
   });
 }
 
+/** The report's period once its defaults are filled in: the 30 days up to today (UTC). */
+export function profitQueryOf(
+  query: { from?: string; to?: string; group: ProfitGroup; by: ProfitBy },
+  now: number,
+): ProfitQuery {
+  const to = query.to ?? new Date(now).toISOString().slice(0, 10);
+  const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  return { from, to, group: query.group, by: query.by };
+}
+
 /** The longest period a report covers, and the longest by day (a chart of more days is unreadable). */
 export const MAX_DAYS = 3660;
 export const MAX_DAYS_BY_DAY = 366;
