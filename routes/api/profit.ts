@@ -27,7 +27,11 @@ export const profitCalls = new Hono<AppEnv>();
 route(profitCalls, calls.profitCsv, async (c, { query }) => {
   const q = checked(c, query);
   const rows = await profitReport(c.get("db"), q);
-  const body = stringify(rows.map((r) => ({ ...r, partner: r.partner ?? "" })), {
+  // A partner's name is typed by people: one starting with = + - @ would run as a spreadsheet
+  // formula, so it is written with a leading apostrophe (as the transactions CSV does). Amounts
+  // are the server's own numbers and stay as they are.
+  const asText = (value: string) => /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const body = stringify(rows.map((r) => ({ ...r, partner: asText(r.partner ?? "") })), {
     header: true,
     columns: [...PROFIT_CSV_COLUMNS],
   });

@@ -105,6 +105,8 @@ describe("the report after two conversions", () => {
     expect(main).toContain(`data-row="${today()} GBP"`);
     expect(main).toContain(decimalOf(markup, 2));
     expect(main).toContain(decimalOf(fees, 2));
+    // The totals per currency close the table.
+    expect(main).toMatch(/<tfoot>.*Total GBP.*<\/tfoot>/s);
     expect(main).toContain(
       `href="/api/console/profit.csv?from=${today()}&amp;to=${today()}&amp;group=day&amp;by=currency"`,
     );
