@@ -25,6 +25,7 @@ import { payoutCalls } from "./routes/api/payouts.ts";
 import { rateAlertCalls } from "./routes/api/ratealerts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { transactionCalls } from "./routes/api/transactions.ts";
+import { profitCalls } from "./routes/api/profit.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { migrationCalls } from "./routes/api/migrations.ts";
@@ -160,6 +161,7 @@ const CALLS = [
   transactionCalls,
   consoleAdmins,
   consoleAlertCalls,
+  profitCalls,
 ];
 
 /**

@@ -61,6 +61,7 @@ import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
+import { ConsoleProfitPage } from "./pages/profit.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -326,11 +327,6 @@ export const PAGES: PageRoute[] = [
     validate: positiveId,
     render: ConsoleEmailPage,
   },
-  console_(
-    "/console/profitReports",
-    "Profit reports",
-    "Income by period, currency and partner arrives with the console work.",
-  ),
   {
     path: "/console/migration",
     title: "Migration",
@@ -345,6 +341,13 @@ export const PAGES: PageRoute[] = [
     guards: CONSOLE_GUARDS,
     validate: migrationRunExists,
     render: ConsoleMigrationRunPage,
+  },
+  {
+    path: "/console/profitReports",
+    title: "Profit reports",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleProfitPage,
   },
   console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
   console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", {

@@ -1,0 +1,50 @@
+import { stringify } from "csv-stringify/sync";
+import { type Context, Hono } from "hono";
+import * as calls from "../../lib/contracts/profit.ts";
+import type { AppEnv } from "../../server/env.ts";
+import { InvalidInput } from "../../server/errors.ts";
+import { route } from "../../server/http/route.ts";
+import {
+  periodProblem,
+  PROFIT_CSV_COLUMNS,
+  type ProfitQuery,
+  profitQueryOf,
+  profitReport,
+} from "../../server/profit/report.ts";
+
+/** The profit report (issue 11, item 7; docs/decisions/047): administrators only, read-only. */
+
+/** The query with its defaults, or a 422 naming the field when its period cannot be reported. */
+function checked(c: Context<AppEnv>, query: Parameters<typeof profitQueryOf>[0]): ProfitQuery {
+  const q = profitQueryOf(query, c.get("services").now());
+  const problem = periodProblem(q);
+  if (problem) throw new InvalidInput(problem.message, problem.field);
+  return q;
+}
+
+export const profitCalls = new Hono<AppEnv>();
+
+route(profitCalls, calls.profitCsv, async (c, { query }) => {
+  const q = checked(c, query);
+  const rows = await profitReport(c.get("db"), q);
+  // A partner's name is typed by people: one starting with = + - @ would run as a spreadsheet
+  // formula, so it is written with a leading apostrophe (as the transactions CSV does). Amounts
+  // are the server's own numbers and stay as they are.
+  const asText = (value: string) => /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const body = stringify(rows.map((r) => ({ ...r, partner: asText(r.partner ?? "") })), {
+    header: true,
+    columns: [...PROFIT_CSV_COLUMNS],
+  });
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="profit-${q.from}-${q.to}-${q.group}.csv"`,
+      "Cache-Control": "no-store",
+    },
+  });
+});
+
+route(profitCalls, calls.profitReport, async (c, { query }) => {
+  const q = checked(c, query);
+  return { ...q, rows: await profitReport(c.get("db"), q) };
+});

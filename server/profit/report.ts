@@ -1,0 +1,246 @@
+/**
+ * The profit report (issue 11, item 7; docs/decisions/047): the house's FX markup and fee income
+ * by period, currency and partner, read from the ledger so that it reconciles with the house
+ * accounts.
+ *
+ * - **Fees** are the entries of the house's `fee_income` accounts (conversions, payments sent,
+ *   refunds of payments, corrections): the fees of a period in a currency are exactly how much
+ *   `fee_income` in that currency changed over the period.
+ * - **Markup** is read from the `fx_position` entries of the movements that convert (`conversion`,
+ *   `payment_payout`, and `payment_refund`, which gives it back): the house took `converted` of the
+ *   currency sold into its position and gave `bought` of the other, and at the mid rate of the
+ *   quote `bought` was worth bought ÷ mid; the rest is markup, in the currency sold, as every
+ *   other screen counts it (`markupOf`). So fx_position(sold) grew by markup + bought ÷ mid.
+ *   Corrections of the FX position are not trading income and are left out.
+ * - A movement belongs to the period (UTC) of its ledger transfer's time.
+ * - **Partner**: each movement is the customer account's; partners do not exist yet, so every
+ *   account is under "No partner" (`partnerOf`). The rows are keyed by (period, currency,
+ *   partner) already, so a partner column on accounts slots in at `partnerOf`.
+ */
+import type { Database } from "../../db/client.ts";
+import { rowsOf } from "../../db/sql.ts";
+import { formatMinor } from "../../lib/money/amounts.ts";
+import type { CurrencyCode } from "../../lib/money/currencies.ts";
+import { markupOf } from "../money/quote.ts";
+
+export const PROFIT_GROUPS = ["day", "week", "month"] as const;
+export type ProfitGroup = (typeof PROFIT_GROUPS)[number];
+export const PROFIT_BY = ["currency", "partner"] as const;
+export type ProfitBy = (typeof PROFIT_BY)[number];
+
+/** The name the report gives accounts no partner introduced (every account, until partners exist). */
+export const NO_PARTNER = "No partner";
+
+export interface ProfitQuery {
+  /** First day included, YYYY-MM-DD (UTC). */
+  from: string;
+  /** Last day included, YYYY-MM-DD (UTC). */
+  to: string;
+  group: ProfitGroup;
+  by: ProfitBy;
+}
+
+export interface ProfitRow {
+  /** The first day of the period, YYYY-MM-DD (a week starts on Monday). */
+  period: string;
+  currency: string;
+  /** The partner's name, "No partner"; null when the report is by currency only. */
+  partner: string | null;
+  markup: string;
+  fees: string;
+  total: string;
+}
+
+/** Minor units per (period, currency, partner), before they are written as decimals. */
+export interface ProfitFigures {
+  period: string;
+  currency: string;
+  partner: string | null;
+  markup: number;
+  fees: number;
+}
+
+const DAY = 86_400_000;
+
+/** The [start, end) of the query's days in epoch milliseconds. */
+export function periodBounds(q: Pick<ProfitQuery, "from" | "to">): { start: number; end: number } {
+  return { start: Date.parse(`${q.from}T00:00:00Z`), end: Date.parse(`${q.to}T00:00:00Z`) + DAY };
+}
+
+/** The first day of the period `at` falls in: the day, its week's Monday, or its month's 1st. */
+export function periodOf(at: number, group: ProfitGroup): string {
+  const day = new Date(at);
+  if (group === "month") return day.toISOString().slice(0, 8) + "01";
+  if (group === "week") {
+    const sinceMonday = (day.getUTCDay() + 6) % 7;
+    return new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() - sinceMonday))
+      .toISOString().slice(0, 10);
+  }
+  return day.toISOString().slice(0, 10);
+}
+
+/** Every period from `from` to `to`, in order (the charts draw the empty ones as zero). */
+export function periodsBetween(q: Pick<ProfitQuery, "from" | "to" | "group">): string[] {
+  const { start, end } = periodBounds(q);
+  const out: string[] = [];
+  for (let at = start; at < end; at += DAY) {
+    const p = periodOf(at, q.group);
+    if (out[out.length - 1] !== p) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The partner of each customer account, by accounts.id. Partners do not exist yet: every account
+ * is under "No partner". When they do, this reads the accounts' partner and nothing else changes.
+ */
+function partnerOf(_accountId: number | null): string {
+  return NO_PARTNER;
+}
+
+interface FeeEntry {
+  at: number;
+  currency: string;
+  amount: number;
+  account_id: number | null;
+}
+
+interface PositionEntry {
+  transfer_id: number;
+  kind: string;
+  at: number;
+  currency: string;
+  amount: number;
+  account_id: number | null;
+  sell_currency: string | null;
+  buy_currency: string | null;
+  mid_rate: string | null;
+}
+
+/** The ledger's fee and markup income in [start, end), a figure per movement (minor units, signed). */
+async function incomeEntries(db: Database, start: number, end: number) {
+  // Which customer account a movement was for: its customer entry (none for a correction).
+  const customerOf = `(SELECT ca.account_id FROM ledger_entries ce
+      JOIN ledger_accounts ca ON ca.id = ce.ledger_account_id AND ca.kind = 'customer'
+      WHERE ce.transfer_id = e.transfer_id LIMIT 1)`;
+  const fees = await rowsOf<FeeEntry>(
+    db,
+    `SELECT e.created_at AS at, a.currency, e.amount, ${customerOf} AS account_id
+       FROM ledger_accounts a JOIN ledger_entries e ON e.ledger_account_id = a.id
+      WHERE a.kind = 'house' AND a.purpose = 'fee_income' AND e.created_at >= ? AND e.created_at < ?`,
+    [start, end],
+  );
+  // A payment's payout and refund carry the reference payment:<id>:payout|refund (decision 027).
+  const positions = await rowsOf<PositionEntry>(
+    db,
+    `SELECT e.transfer_id, t.kind, e.created_at AS at, a.currency, e.amount, ${customerOf} AS account_id,
+            COALESCE(c.sell_currency, p.sell_currency) AS sell_currency,
+            COALESCE(c.buy_currency, p.buy_currency) AS buy_currency,
+            COALESCE(q.mid_rate, p.mid_rate) AS mid_rate
+       FROM ledger_accounts a
+       JOIN ledger_entries e ON e.ledger_account_id = a.id
+       JOIN ledger_transfers t ON t.id = e.transfer_id
+       LEFT JOIN conversions c ON t.kind = 'conversion' AND c.transfer_id = t.id
+       LEFT JOIN quotes q ON q.id = c.quote_id
+       LEFT JOIN payments p ON t.kind IN ('payment_payout', 'payment_refund')
+            AND p.id = CAST(substr(t.reference, 9, instr(substr(t.reference, 9), ':') - 1) AS INTEGER)
+      WHERE a.kind = 'house' AND a.purpose = 'fx_position' AND e.created_at >= ? AND e.created_at < ?
+        AND t.kind IN ('conversion', 'payment_payout', 'payment_refund')
+      ORDER BY e.transfer_id`,
+    [start, end],
+  );
+  const markups: { at: number; currency: string; amount: number; account_id: number | null }[] = [];
+  const byTransfer = new Map<number, PositionEntry[]>();
+  for (const row of positions) byTransfer.set(row.transfer_id, [...(byTransfer.get(row.transfer_id) ?? []), row]);
+  for (const legs of byTransfer.values()) {
+    const first = legs[0];
+    const sold = legs.find((l) => l.currency === first.sell_currency);
+    const bought = legs.find((l) => l.currency === first.buy_currency);
+    if (!first.mid_rate || !sold || !bought) {
+      throw new Error(`Profit report: transfer ${first.transfer_id} has no conversion or payment to price it.`);
+    }
+    // A payout takes the sold currency in (positive); a refund gives it back (negative).
+    const sign = sold.amount > 0 ? 1 : -1;
+    const markup = markupOf(
+      Math.abs(sold.amount),
+      Math.abs(bought.amount),
+      first.mid_rate,
+      first.sell_currency!,
+      first.buy_currency!,
+    );
+    if (markup !== 0) {
+      markups.push({ at: first.at, currency: sold.currency, amount: sign * markup, account_id: first.account_id });
+    }
+  }
+  return { fees, markups };
+}
+
+/** The report's figures in minor units, ordered by period, currency and partner. */
+export async function profitFigures(db: Database, q: ProfitQuery): Promise<ProfitFigures[]> {
+  const { start, end } = periodBounds(q);
+  const { fees, markups } = await incomeEntries(db, start, end);
+  const rows = new Map<string, ProfitFigures>();
+  const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
+    const period = periodOf(e.at, q.group);
+    const partner = q.by === "partner" ? partnerOf(e.account_id) : null;
+    const key = `${period}\u0000${e.currency}\u0000${partner ?? ""}`;
+    const row = rows.get(key) ?? { period, currency: e.currency, partner, markup: 0, fees: 0 };
+    row[field] += n;
+    rows.set(key, row);
+  };
+  for (const e of fees) add(e, "fees", e.amount);
+  for (const e of markups) add(e, "markup", e.amount);
+  return [...rows.values()].sort((a, b) =>
+    a.period.localeCompare(b.period) || a.currency.localeCompare(b.currency) ||
+    (a.partner ?? "").localeCompare(b.partner ?? "")
+  );
+}
+
+/** The report as the API answers it: decimal strings with the currency's digits. */
+export async function profitReport(db: Database, q: ProfitQuery): Promise<ProfitRow[]> {
+  return (await profitFigures(db, q)).map((r) => {
+    const code = r.currency as CurrencyCode;
+    return {
+      period: r.period,
+      currency: r.currency,
+      partner: r.partner,
+      markup: formatMinor(code, r.markup),
+      fees: formatMinor(code, r.fees),
+      total: formatMinor(code, r.markup + r.fees),
+    };
+  });
+}
+
+/** The report's period once its defaults are filled in: the 30 days up to today (UTC). */
+export function profitQueryOf(
+  query: { from?: string; to?: string; group: ProfitGroup; by: ProfitBy },
+  now: number,
+): ProfitQuery {
+  const to = query.to ?? new Date(now).toISOString().slice(0, 10);
+  const from = query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+  return { from, to, group: query.group, by: query.by };
+}
+
+/** The longest period a report covers, and the longest by day (a chart of more days is unreadable). */
+export const MAX_DAYS = 3660;
+export const MAX_DAYS_BY_DAY = 366;
+
+/** The problem with a query's period, with the field it names, or null. */
+export function periodProblem(
+  q: Pick<ProfitQuery, "from" | "to" | "group">,
+): { field: string; message: string } | null {
+  const { start, end } = periodBounds(q);
+  if (start >= end) return { field: "to", message: "The date to is before the date from." };
+  const days = (end - start) / DAY;
+  if (days > MAX_DAYS) return { field: "from", message: `A report covers at most ${MAX_DAYS} days.` };
+  if (q.group === "day" && days > MAX_DAYS_BY_DAY) {
+    return {
+      field: "group",
+      message: `By day, a report covers at most ${MAX_DAYS_BY_DAY} days: group by week or month.`,
+    };
+  }
+  return null;
+}
+
+/** The report's CSV columns, in order. */
+export const PROFIT_CSV_COLUMNS = ["period", "currency", "partner", "markup", "fees", "total"] as const;
