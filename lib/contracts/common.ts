@@ -126,5 +126,10 @@ export function text(options: TextOptions) {
     schema = schema.min(min, { error: min === 1 ? missing : `${label} must have at least ${min} characters.` });
   }
   const tooLong = options.tooLong ?? `${label} must have at most ${max} characters.`;
-  return labelled(schema.max(max, { error: tooLong }), label);
+  const field = labelled(schema.max(max, { error: tooLong }), label);
+  if (multiline) MULTILINE_TEXTS.add(field);
+  return field;
 }
+
+/** The text fields that take line breaks: the contract walkers hold every other one to a single line. */
+export const MULTILINE_TEXTS = new WeakSet<z.ZodType>();

@@ -7,6 +7,7 @@ import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { z } from "zod";
 import type { CallContract } from "../../lib/contracts/define.ts";
+import { MULTILINE_TEXTS } from "../../lib/contracts/common.ts";
 import * as calls from "../../lib/contracts/onboarding.ts";
 import * as adminCalls from "../../lib/contracts/admin.ts";
 import * as consoleMoney from "../../lib/contracts/console-money.ts";
@@ -78,6 +79,8 @@ export interface Field {
   path: (string | number)[];
   kind: "string" | "number" | "boolean" | "choice" | "object" | "array" | "other";
   required: boolean;
+  /** A text field that takes line breaks (`text({ multiline: true })`). */
+  multiline?: boolean;
 }
 
 // zod's definitions are read as data here; their types are internal.
@@ -100,7 +103,7 @@ export function fieldsOf(
   switch (def.type) {
     case "string":
     case "template_literal":
-      return [{ path, kind: "string", required }];
+      return [{ path, kind: "string", required, multiline: MULTILINE_TEXTS.has(schema) }];
     case "number":
     case "bigint":
       return [{ path, kind: "number", required }];
