@@ -155,12 +155,16 @@ async function accountsOf(db: Database, id: number) {
  * The customer's own account as the console sees it: its balances, its pricing plan and its
  * latest payments (the 20 newest; the payout desk has the rest).
  */
-async function AccountFacts({ db, accountId, adminId }: { db: Database; accountId: number; adminId: number }) {
+async function accountFactsOf(db: Database, accountId: number, adminId: number) {
   const [balances, plan, payments] = await Promise.all([
     balancesAnswer(db, accountId),
     planForAccount(db, accountId),
     listPayments(db, accountId, { page: 1, perPage: 20 }, { userId: adminId, role: "viewer", onBehalf: true }),
   ]);
+  return { balances, plan, payments };
+}
+
+function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof accountFactsOf>>) {
   return (
     <>
       <section aria-labelledby="balances-heading" className="card">
@@ -239,6 +243,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
     accountsOf(db, id),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
+  const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
   return (
     <section className="flex max-w-4xl flex-col gap-6">
       <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
@@ -263,7 +268,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
         <h2 id="restriction-heading" className="text-lg font-semibold">Restriction</h2>
         <ConsoleRestrict customer={{ id: customer.id, name: customer.name }} restriction={restriction} />
       </section>
-      {own ? <AccountFacts db={db} accountId={own.id} adminId={c.get("user")!.id} /> : null}
+      {facts ? <AccountFacts {...facts} /> : null}
       <section aria-labelledby="review-heading" className="card flex flex-col gap-4">
         <h2 id="review-heading" className="text-lg font-semibold">Compliance review</h2>
         {answers === null

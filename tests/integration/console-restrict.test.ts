@@ -176,6 +176,41 @@ describe("what a restricted customer can do", () => {
   });
 });
 
+describe("the screens", () => {
+  const main = (html: string) => html.slice(html.indexOf("<main"), html.indexOf("</main>"));
+
+  test("the customer's console page shows the restriction, account, balances, plan and payments", async () => {
+    expectStatus(await restrict(other.id, "Sanctions screening hit"), 200);
+    const page = await admin.client.get(`/console/users/${other.id}`);
+    expectStatus(page, 200);
+    const shown = main(page.text);
+    expect(shown).toContain('data-restriction="on"');
+    expect(shown).toContain("Sanctions screening hit");
+    expect(shown).toContain(other.accountRef);
+    for (const heading of ["Restriction", "Balances", "Pricing plan", "Payments", "Audit trail"]) {
+      expect(shown).toContain(`>${heading}</h2>`);
+    }
+    expect(shown).toContain("Restricted the customer: no money can move");
+    const funded = main((await admin.client.get(`/console/users/${ada.id}`)).text);
+    expect(funded).toMatch(/GBP<\/dt><dd>[\d,.]+ available/);
+  });
+
+  test("a restricted customer's pages carry the banner, and the convert and payment forms say so", async () => {
+    for (const path of ["/account", "/account/balances"]) {
+      const html = (await other.client.get(path)).text;
+      expect(html, path).toContain('data-restricted="banner"');
+    }
+    for (const path of ["/account/convert", "/account/payment"]) {
+      const html = (await other.client.get(path)).text;
+      expect(html, path).toContain('data-restricted="form"');
+    }
+    expectStatus(await lift(other.id), 200);
+    for (const path of ["/account", "/account/convert"]) {
+      expect((await other.client.get(path)).text, path).not.toContain("data-restricted");
+    }
+  });
+});
+
 describe("filtering the customers list", () => {
   async function ids(query: string) {
     const res = await admin.client.get(`console/users?${query}`);
