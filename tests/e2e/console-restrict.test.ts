@@ -89,8 +89,7 @@ describe("restricting a customer", () => {
     await expect.poll(() => restricted.textContent()).toContain("Source of funds under review");
     expect(await admin.page.locator("main").textContent()).toContain("Restricted the customer");
 
-    // The customer still signs in and sees their balances, with the banner; the form refuses.
-    await signInThroughPages(customer.page, db, server.url, CUSTOMER.email, CUSTOMER.password);
+    // The customer (signed in when their account opened) still sees their balances, with the banner; the form refuses.
     await customer.page.goto(`${server.url}/account/balances`);
     expect(await customer.page.locator("[data-restricted=banner]").textContent()).toContain(RESTRICTED_MESSAGE);
     const refused = await askQuote(customer.page);
