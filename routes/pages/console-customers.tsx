@@ -17,7 +17,7 @@ import { currencyList } from "../../server/money/currencies.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
 import { ConsoleRestrict, ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
 import { asc, eq } from "drizzle-orm";
-import { accountMembers, accounts } from "../../db/schema.ts";
+import { accountMembers, accounts, identityChecks } from "../../db/schema.ts";
 import { restrictionOf } from "../../server/accounts/restriction.ts";
 import { balancesAnswer } from "../../server/money/balances.ts";
 import { planForAccount } from "../../server/money/plans.ts";
@@ -139,6 +139,23 @@ function AuditTrail({ entries }: { entries: AuditEntry[] }) {
   );
 }
 
+/** The identity check as the provider last answered it: its status, and its comment when it gave one. */
+async function identityOf(db: Database, id: number): Promise<string> {
+  const [row] = await db.select({
+    provider: identityChecks.provider,
+    status: identityChecks.status,
+    comment: identityChecks.moderationComment,
+    at: identityChecks.reviewedAt,
+  }).from(identityChecks).where(eq(identityChecks.userId, id));
+  if (!row) return "Not started";
+  const status =
+    { pending: "Pending", approved: "Approved", retry: "Asked to retry", rejected: "Rejected" }[row.status];
+  return [
+    `${status} (${row.provider}${row.at ? `, ${row.at.toISOString().slice(0, 10)}` : ""})`,
+    row.comment,
+  ].filter(Boolean).join(": ");
+}
+
 /** The accounts the customer belongs to, with their role on each: their own first. */
 async function accountsOf(db: Database, id: number) {
   return await db.select({
@@ -235,12 +252,13 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const found = await userWithSummary(db, id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;
-  const [answers, record, trail, restriction, memberOf] = await Promise.all([
+  const [answers, record, trail, restriction, memberOf, identity] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),
     auditEntries(db, id),
     restrictionOf(db, id),
     accountsOf(db, id),
+    identityOf(db, id),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
@@ -254,7 +272,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
           rows={[
             ["Email validated", customer.validated ? "Yes" : "No"],
             ["Profile", customer.profile ? "Saved" : "Not yet"],
-            ["Identity", customer.identity ? "Approved" : "Not approved"],
+            ["Identity", identity],
             ["Account", customer.account_ref ?? "Not open"],
             ...memberOf.map((a): [string, ReactNode] => [
               `Account ${a.accountRef}`,

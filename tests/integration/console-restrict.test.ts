@@ -187,6 +187,7 @@ describe("the screens", () => {
     expect(shown).toContain('data-restriction="on"');
     expect(shown).toContain("Sanctions screening hit");
     expect(shown).toContain(other.accountRef);
+    expect(shown).toMatch(/Identity<\/dt><dd>Approved \(sandbox/);
     for (const heading of ["Restriction", "Balances", "Pricing plan", "Payments", "Audit trail"]) {
       expect(shown).toContain(`>${heading}</h2>`);
     }
