@@ -13,6 +13,7 @@
  * when a budget fails or a benchmark cannot run, so CI shows it.
  */
 import { conversionsBench } from "./conversions.ts";
+import { customersBench } from "./customers.ts";
 import { jsWeightBench } from "./js-weight.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
@@ -31,6 +32,7 @@ const MODULES: Record<string, BenchModule> = {
   payments: paymentsBench,
   statements: statementsBench,
   transactions: transactionsBench,
+  customers: customersBench,
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {
