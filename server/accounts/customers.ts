@@ -98,10 +98,14 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
     search.step ? sql`${stepOf} = ${search.step}` : undefined,
     search.has_balance === undefined ? undefined : search.has_balance ? holdsMoney : sql`NOT ${holdsMoney}`,
   );
-  const [{ total }] = await db.select({ total: count() }).from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id))
-    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
-    .where(where);
+  // The count joins the profile and the identity check only when a filter reads them: over every
+  // customer, the joins are most of its time (docs/PERFORMANCE.md, "Customers list").
+  const counting = db.select({ total: count() }).from(users).$dynamic();
+  if (q || search.step) {
+    counting.leftJoin(profiles, eq(profiles.userId, users.id))
+      .leftJoin(identityChecks, eq(identityChecks.userId, users.id));
+  }
+  const [{ total }] = await counting.where(where);
   const rows = await db.select({
     id: users.id,
     username: users.username,
