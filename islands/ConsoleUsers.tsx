@@ -69,7 +69,9 @@ function countText(list: CustomerPage, searched: string): string {
 
 /**
  * The administrators' customer list, a page at a time: a search the server runs over names,
- * emails and account references (GET console/users?q=&page=), how many match, onboarding badges,
+ * emails and account references, with filters by type, onboarding step, restriction, balance and
+ * sign-up days (GET console/users?q=&type=&step=&restricted=&has_balance=&from=&to=&page=), how
+ * many match, onboarding badges,
  * "Act on behalf" (POST account/onbehalf, then /account) and, for a customer whose identity is
  * approved but who has no account, the compliance review that opens it
  * (POST console/users/{id}/open-account).
