@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -13,6 +13,7 @@
  * when a budget fails or a benchmark cannot run, so CI shows it.
  */
 import { conversionsBench } from "./conversions.ts";
+import { customersBench } from "./customers.ts";
 import { jsWeightBench } from "./js-weight.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
@@ -33,6 +34,7 @@ const MODULES: Record<string, BenchModule> = {
   statements: statementsBench,
   transactions: transactionsBench,
   migrations: migrationsBench,
+  customers: customersBench,
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {

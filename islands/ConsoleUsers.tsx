@@ -10,7 +10,7 @@ import { read, withQueries } from "./lib/query-client.tsx";
 import { customerKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
 import { Alert } from "./ui/alert.tsx";
-import { TextField } from "./ui/field.tsx";
+import { SelectField, TextField } from "./ui/field.tsx";
 import { Pager } from "./ui/pager.tsx";
 import { EmptyRow, MUTED, Table } from "./ui/table.tsx";
 
@@ -24,9 +24,36 @@ export interface ConsoleUsersProps {
 /** Where "Act on behalf" goes: a full page load, so the layout renders the banner. */
 export const ACT_ON_BEHALF_TARGET = "/account";
 
-const customersQuery = (q: string, page: number) =>
-  read(customerKeys.search(q, page), listCustomers, {
-    query: { ...(q ? { q } : {}), ...(page > 1 ? { page: String(page) } : {}) },
+/**
+ * The list's filters as the query string carries them (GET console/users): each narrows; an empty
+ * one is left out.
+ */
+export interface CustomerFilters {
+  type: "" | "Personal" | "Business";
+  step: "" | "verify" | "profile" | "identity" | "review" | "open";
+  restricted: "" | "true" | "false";
+  has_balance: "" | "true" | "false";
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: CustomerFilters = { type: "", step: "", restricted: "", has_balance: "", from: "", to: "" };
+
+const STEPS: [CustomerFilters["step"], string][] = [
+  ["", "Any step"],
+  ["verify", "Email to verify"],
+  ["profile", "Profile to save"],
+  ["identity", "Identity to check"],
+  ["review", "Waiting for the review"],
+  ["open", "Account open"],
+];
+
+const given = (filters: CustomerFilters) =>
+  Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== "")) as Record<string, string>;
+
+const customersQuery = (q: string, page: number, filters: CustomerFilters) =>
+  read(customerKeys.search(q, page, given(filters)), listCustomers, {
+    query: { ...(q ? { q } : {}), ...(page > 1 ? { page: String(page) } : {}), ...given(filters) },
   });
 
 /** "3 customers", or with a search "3 customers match", and which of them the page shows. */
@@ -42,7 +69,9 @@ function countText(list: CustomerPage, searched: string): string {
 
 /**
  * The administrators' customer list, a page at a time: a search the server runs over names,
- * emails and account references (GET console/users?q=&page=), how many match, onboarding badges,
+ * emails and account references, with filters by type, onboarding step, restriction, balance and
+ * sign-up days (GET console/users?q=&type=&step=&restricted=&has_balance=&from=&to=&page=), how
+ * many match, onboarding badges,
  * "Act on behalf" (POST account/onbehalf, then /account) and, for a customer whose identity is
  * approved but who has no account, the compliance review that opens it
  * (POST console/users/{id}/open-account).
@@ -53,10 +82,14 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
   /** The search text the server was last asked about. */
   const [searched, setSearched] = useState("");
   const [page, setPage] = useState(1);
+  /** The filters as chosen in the form, and as the server was last asked about them. */
+  const [filters, setFilters] = useState<CustomerFilters>(NO_FILTERS);
+  const [applied, setApplied] = useState<CustomerFilters>(NO_FILTERS);
+  const unfiltered = Object.keys(given(applied)).length === 0;
   const [reviewing, setReviewing] = useState<number | null>(null);
   const customers = useQuery({
-    ...customersQuery(searched, page),
-    initialData: searched === "" && page === 1 ? first : undefined,
+    ...customersQuery(searched, page, applied),
+    initialData: searched === "" && page === 1 && unfiltered ? first : undefined,
     placeholderData: keepPreviousData,
   });
   const act = useWrite({
@@ -72,9 +105,16 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
     event.preventDefault();
     const text = q.trim();
     setPage(1);
-    if (text === searched && page === 1) void customers.refetch();
-    else setSearched(text);
+    if (text === searched && page === 1 && JSON.stringify(filters) === JSON.stringify(applied)) {
+      void customers.refetch();
+    } else {
+      setSearched(text);
+      setApplied(filters);
+    }
   }
+
+  const choose = <K extends keyof CustomerFilters>(key: K) => (event: { currentTarget: { value: string } }) =>
+    setFilters((now) => ({ ...now, [key]: event.currentTarget.value as CustomerFilters[K] }));
 
   function opened(id: number, customer: SessionUser) {
     const user = customers.data?.items.find((u) => u.id === id);
@@ -118,6 +158,64 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
           placeholder="Name, email or account reference"
           autoComplete="off"
         />
+        <SelectField
+          id="console-users-type"
+          label="Type"
+          required={false}
+          value={filters.type}
+          onChange={choose("type")}
+        >
+          <option value="">Any type</option>
+          <option value="Personal">Personal</option>
+          <option value="Business">Business</option>
+        </SelectField>
+        <SelectField
+          id="console-users-step"
+          label="Onboarding step"
+          required={false}
+          value={filters.step}
+          onChange={choose("step")}
+        >
+          {STEPS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+        </SelectField>
+        <SelectField
+          id="console-users-restricted"
+          label="Restricted"
+          required={false}
+          value={filters.restricted}
+          onChange={choose("restricted")}
+        >
+          <option value="">Either</option>
+          <option value="true">Restricted</option>
+          <option value="false">Not restricted</option>
+        </SelectField>
+        <SelectField
+          id="console-users-balance"
+          label="Balance"
+          required={false}
+          value={filters.has_balance}
+          onChange={choose("has_balance")}
+        >
+          <option value="">Either</option>
+          <option value="true">Holds money</option>
+          <option value="false">Holds none</option>
+        </SelectField>
+        <TextField
+          id="console-users-from"
+          label="Signed up from"
+          type="date"
+          required={false}
+          value={filters.from}
+          onChange={choose("from")}
+        />
+        <TextField
+          id="console-users-to"
+          label="Signed up until"
+          type="date"
+          required={false}
+          value={filters.to}
+          onChange={choose("to")}
+        />
         <button type="submit" className="btn-outline" disabled={customers.isFetching}>
           {customers.isFetching ? "Searching…" : "Search"}
         </button>
@@ -125,11 +223,13 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
 
       {error ? <Alert>{error}</Alert> : null}
 
-      <p role="status" className={`text-sm ${MUTED}`}>{list ? countText(list, searched) : ""}</p>
+      <p role="status" className={`text-sm ${MUTED}`}>
+        {list ? countText(list, searched || (unfiltered ? "" : "filtered")) : ""}
+      </p>
 
       <Table caption="Customers" columns={CUSTOMER_COLUMNS} busy={customers.isFetching}>
         {shown.length === 0
-          ? <EmptyRow columns={CUSTOMER_COLUMNS.length}>No customer matches this search.</EmptyRow>
+          ? <EmptyRow columns={CUSTOMER_COLUMNS.length}>No customer matches this search and these filters.</EmptyRow>
           : null}
         {shown.map((user) => (
           <CustomerRows

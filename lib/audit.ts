@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = {
   "account.open": "Opened the account after the compliance review",
   "compliance.reject": "Rejected the application",
   "fees.override": "Changed the fee overrides",
+  "customer.restrict": "Restricted the customer: no money can move",
+  "customer.lift": "Lifted the customer's restriction",
   "rates.update": "Changed the rates",
   "pricing-plan.create": "Created a pricing plan",
   "pricing-plan.replace": "Changed a pricing plan",

@@ -27,6 +27,7 @@ import ConsoleReceiptsComponent from "../islands/ConsoleReceipts.tsx";
 import ConsolePayoutsComponent from "../islands/ConsolePayouts.tsx";
 import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
 import ConsoleReviewComponent from "../islands/ConsoleReview.tsx";
+import ConsoleRestrictComponent from "../islands/ConsoleRestrict.tsx";
 import PaymentFormComponent from "../islands/PaymentForm.tsx";
 import PendingPaymentComponent from "../islands/PendingPayment.tsx";
 import PendingPaymentsComponent from "../islands/PendingPayments.tsx";
@@ -68,6 +69,7 @@ export const ConsoleReceipts = island("ConsoleReceipts", ConsoleReceiptsComponen
 export const ConsolePayouts = island("ConsolePayouts", ConsolePayoutsComponent);
 export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponent);
 export const ConsoleReview = island("ConsoleReview", ConsoleReviewComponent);
+export const ConsoleRestrict = island("ConsoleRestrict", ConsoleRestrictComponent);
 export const PaymentForm = island("PaymentForm", PaymentFormComponent);
 export const PendingPayments = island("PendingPayments", PendingPaymentsComponent);
 export const PendingPayment = island("PendingPayment", PendingPaymentComponent);

@@ -7,6 +7,8 @@ import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
 export const listCustomers = call<typeof admin.listCustomers>("GET", "/console/users");
 export const openAccount = call<typeof admin.openAccount>("POST", "/console/users/:id/open-account");
 export const rejectApplication = call<typeof admin.rejectApplication>("POST", "/console/users/:id/reject");
+export const restrictCustomer = call<typeof admin.restrictCustomer>("POST", "/console/users/:id/restrict");
+export const liftRestriction = call<typeof admin.liftRestriction>("DELETE", "/console/users/:id/restrict");
 export const setFees = call<typeof consoleMoney.setFeeOverrides>("PUT", "/console/users/:id/fees");
 export const listReceipts = call<typeof consoleMoney.listReceipts>("GET", "/console/receipts");
 export const recordReceipt = call<typeof consoleMoney.recordReceipt>("POST", "/console/receipts");
@@ -39,6 +41,8 @@ export const savePlan = (isNew: boolean) =>
 /** A row of the console's customer list. */
 export type CustomerPage = AnswerOf<typeof admin.listCustomers>;
 export type ConsoleUser = CustomerPage["items"][number];
+/** Where a customer's restriction stands (decision 048). */
+export type Restriction = AnswerOf<typeof admin.getRestriction>;
 /** Money a customer sent to the company's bank account. */
 export type Receipt = AnswerOf<typeof consoleMoney.recordReceipt>;
 export type ReceiptInput = BodyOf<typeof consoleMoney.recordReceipt>;

@@ -63,6 +63,13 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
             <Badge on={user.identity} label="Identity" />
             <Badge on={user.account} label="Account open" />
           </ul>
+          {user.restricted
+            ? (
+              <span className="mt-1 inline-block rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">
+                Restricted
+              </span>
+            )
+            : null}
         </td>
         <td className={`${CELL} font-mono`}>{user.account_ref ?? "—"}</td>
         <td className={CELL}>

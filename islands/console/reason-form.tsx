@@ -9,7 +9,7 @@ import { SubmitButton } from "../ui/submit-button.tsx";
 import { type FormOptions, useForm } from "../ui/use-form.ts";
 
 export function ReasonForm<C extends CallShape>(
-  { id, label, write, input, submitLabel, pendingLabel, onCancel }: {
+  { id, label, write, input, submitLabel, pendingLabel, onCancel, missing }: {
     /** The field's id; the problem's is `${id}-error`. */
     id: string;
     /** The form's accessible name ("Reverse the receipt from Ada Lovelace"). */
@@ -20,6 +20,8 @@ export function ReasonForm<C extends CallShape>(
     submitLabel: string;
     pendingLabel: string;
     onCancel: () => void;
+    /** What an empty reason is told; a receipt's unless given. */
+    missing?: string;
   },
 ) {
   const form = useForm<C, { reason: string }>({ ...write, idempotent: true, values: { reason: "" } });
@@ -27,7 +29,7 @@ export function ReasonForm<C extends CallShape>(
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const reason = form.values.reason.trim();
-    if (!reason) return form.show({ reason: "Give the reason: it is kept with the receipt." });
+    if (!reason) return form.show({ reason: missing ?? "Give the reason: it is kept with the receipt." });
     void form.submit({ ...input, body: { reason } } as CallInput<C>);
   }
 

@@ -28,10 +28,10 @@ export const receiptKeys = {
   all: ["receipts"] as const,
 };
 
-/** The console's customer list, by search text ("" for all). */
+/** The console's customer list, by search text ("" for all), filters and page. */
 export const customerKeys = {
   all: ["customers"] as const,
-  search: (q: string, page = 1) => ["customers", { q, page }] as const,
+  search: (q: string, page = 1, filters: Record<string, string> = {}) => ["customers", { q, page, filters }] as const,
 };
 
 /** The customer an administrator acts for (GET account/onbehalf). */

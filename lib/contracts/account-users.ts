@@ -80,6 +80,7 @@ export const inviteAccountUser = defineCall({
   path: "/account/users",
   summary: "Invites someone by email to the current (business) account with a role; the link is emailed.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "users.manage",
   body: z.object({ email: emailInput, role: roleInput }),
   answer: invitation,
@@ -91,6 +92,7 @@ export const changeAccountUserRole = defineCall({
   path: "/account/users/:id",
   summary: "Changes a user's role on the current account.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "users.manage",
   params: userParams,
   body: z.object({ role: roleInput }),
@@ -102,6 +104,7 @@ export const removeAccountUser = defineCall({
   path: "/account/users/:id",
   summary: "Removes a user from the current account.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "users.manage",
   params: userParams,
   answer: z.object({ removed: z.literal(true) }),
@@ -121,6 +124,7 @@ export const revokeInvitation = defineCall({
   path: "/account/invitations/:id",
   summary: "Withdraws an invitation: its link stops working.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "users.manage",
   params: userParams,
   answer: z.object({ revoked: z.literal(true) }),
@@ -131,6 +135,7 @@ export const acceptInvitation = defineCall({
   path: "/account/users/accept",
   summary: "The signed-in person accepts an invitation sent to their email address; the session moves to that account.",
   guards: ["loggedin", "is-verified", "secondfactor", "is-user"],
+  movesMoney: false,
   body: z.object({ token: tokenInput }),
   answer: linkedAccount,
 });
@@ -158,6 +163,7 @@ export const selectAccount = defineCall({
   path: "/account/select",
   summary: "Chooses the account this session acts on (one the customer belongs to, else 404).",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   body: z.object({
     account_ref: text({
       label: "The account",

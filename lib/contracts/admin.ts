@@ -23,8 +23,42 @@ export const customerRow = z.object({
   identity: z.boolean(),
   account: z.boolean(),
   account_ref: z.string().nullable(),
+  /** Whether the customer is restricted: they can sign in and see, but no money moves (decision 048). */
+  restricted: z.boolean(),
+  /** The onboarding step the customer is at (CUSTOMER_STEPS). */
+  step: z.enum(["verify", "profile", "identity", "review", "open"]),
   created_at: timestamp,
 });
+
+/**
+ * The onboarding steps a customer can be at, in order: their email to verify, a profile to save,
+ * their identity to check, the compliance review waiting, or their account open.
+ */
+export const CUSTOMER_STEPS = ["verify", "profile", "identity", "review", "open"] as const;
+
+/** Where a customer's restriction stands (decision 048): its reason, who set or lifted it, when. */
+export const restriction = z.object({
+  restricted: z.boolean(),
+  /** Why, for the file; null when the customer is not restricted. */
+  reason: z.string().nullable(),
+  /** When the latest restriction or lift was made, and by which administrator; null if never. */
+  at: timestamp.nullable(),
+  by: z.string().nullable(),
+});
+
+const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
+const signedUp = (field: "from" | "to") =>
+  text({ label: `The date ${field}`, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field) })
+    .refine(
+      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+      {
+        error: DATE_PROBLEM(field),
+      },
+    )
+    .optional();
+const yesOrNo = (field: string) =>
+  z.enum(["true", "false"], { error: `${field} is true or false.` }).transform((v) => v === "true").optional();
 
 /** The customer an administrator acts for, with their address to copy them on what is sent. */
 export const onBehalfCustomer = sessionUser.extend({ cc_contact: z.string() });
@@ -96,13 +130,60 @@ export const listCustomers = defineCall({
   method: "GET",
   path: "/console/users",
   summary:
-    "A page of customers, newest first, optionally those whose name, email or account reference contains q; with the total that match.",
+    "A page of customers, newest first, filtered by type, onboarding step, restriction, balance and sign-up days, optionally those whose name, email or account reference contains q; with the total that match.",
   guards: CONSOLE_GUARDS,
   query: z.object({
     q: text({ label: "The search", max: 200, min: 0, wrong: "Search with one text." }).optional().default(""),
+    type: z.enum(["Personal", "Business"], { error: "type is Personal or Business." }).optional(),
+    step: z.enum(CUSTOMER_STEPS, { error: `step is one of ${CUSTOMER_STEPS.join(", ")}.` }).optional(),
+    restricted: yesOrNo("restricted"),
+    has_balance: yesOrNo("has_balance"),
+    /** Signed up on or after this day (UTC). */
+    from: signedUp("from"),
+    /** Signed up on or before this day (UTC). */
+    to: signedUp("to"),
     ...pageQuery,
   }),
   answer: pageOf(customerRow),
+});
+
+export const getRestriction = defineCall({
+  method: "GET",
+  path: "/console/users/:id/restrict",
+  summary: "Whether the customer is restricted, why, by whom and since when.",
+  guards: CONSOLE_GUARDS,
+  params: z.object({ id: idText }),
+  answer: restriction,
+});
+
+const RESTRICT_REASON = "Write why the customer is restricted (at most 500 characters): it is kept for the file.";
+
+export const restrictCustomer = defineCall({
+  method: "POST",
+  path: "/console/users/:id/restrict",
+  summary:
+    "Restricts the customer with a reason: they can sign in and see, but every money-moving call answers 403; 409 when restricted already.",
+  guards: CONSOLE_GUARDS,
+  params: z.object({ id: idText }),
+  body: z.object({
+    reason: text({
+      label: "The reason",
+      max: 500,
+      missing: RESTRICT_REASON,
+      wrong: RESTRICT_REASON,
+      tooLong: RESTRICT_REASON,
+    }),
+  }),
+  answer: restriction,
+});
+
+export const liftRestriction = defineCall({
+  method: "DELETE",
+  path: "/console/users/:id/restrict",
+  summary: "Lifts the customer's restriction: they can move money again; 409 when not restricted.",
+  guards: CONSOLE_GUARDS,
+  params: z.object({ id: idText }),
+  answer: restriction,
 });
 
 export const openAccount = defineCall({

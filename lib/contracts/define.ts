@@ -27,6 +27,12 @@ export interface CallContract {
   summary: string;
   /** Who may make it: guard names checked in order (SPEC.md section 6); none for anyone. */
   guards: readonly GuardName[];
+  /**
+   * Whether the call moves money (a conversion, a payment, an approval): refused with 403 for a
+   * restricted customer (decision 048). Every customer call that changes something must say it,
+   * true or false (tests/integration/console-restrict.test.ts walks them).
+   */
+  movesMoney?: boolean;
   /** What the customer's role on the current account must allow (lib/permissions.ts). */
   permission?: Permission;
   params?: z.ZodType;

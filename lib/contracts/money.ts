@@ -127,6 +127,7 @@ export const holdConversionQuote = defineCall({
   path: "/account/conversions/quote",
   summary: "A quote for a conversion between the customer's balances, held until expires_at.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: true,
   permission: "money.convert",
   body: z.object({
     sell_currency: currencyInput("Choose the currency to sell."),
@@ -141,6 +142,7 @@ export const executeConversion = defineCall({
   path: "/account/conversions",
   summary: "Executes a held quote once: 409 when it expired or was used, 422 when funds are short.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: true,
   permission: "money.convert",
   body: z.object({ quote_id: text({ label: "The quote", max: 64, missing: "Give the quote to execute." }) }),
   answer: conversion,

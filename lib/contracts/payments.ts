@@ -128,6 +128,7 @@ export const holdPaymentQuote = defineCall({
   path: "/account/payments/quote",
   summary: "The full cost of a payment to a recipient, held until expires_at.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: true,
   permission: "payments.prepare",
   body: z.object({
     recipient_id: idValue("Choose the recipient."),
@@ -144,6 +145,7 @@ export const makePayment = defineCall({
   path: "/account/payments",
   summary: "Makes a payment from a held quote: its money is held at once; it waits for approval when the rule says so.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: true,
   permission: "payments.prepare",
   body: z.object({
     quote_id: text({ label: "The quote", max: 64, missing: "Give the quote to pay by." }),
@@ -187,6 +189,7 @@ export const cancelPayment = defineCall({
   path: "/account/payments/:id/cancel",
   summary: "Cancels a payment not yet sent (its creator, an owner or an admin); the held money returns.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "payments.prepare",
   params: z.object({ id: idText }),
   body: z.object({
@@ -210,6 +213,7 @@ export const setApprovalRule = defineCall({
   path: "/account/approvals",
   summary: "Sets the approval rule; refused when nobody else on the account could approve.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "approvals.manage",
   body: z.object({
     mode: z.enum(["none", "all", "above"], { error: "mode is none, all or above." }),
@@ -246,6 +250,7 @@ export const approvePendingPayment = defineCall({
   path: "/account/pendingpayments/update",
   summary: "Approves a pending payment (empty body). Never one's own; 409 when it is no longer pending.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: true,
   permission: "payments.approve",
   query: byQueryId,
   answer: paymentWithTimeline,
@@ -256,6 +261,7 @@ export const rejectPendingPayment = defineCall({
   path: "/account/pendingpayments/one",
   summary: "Rejects a pending payment, with an optional reason in a JSON body; the held money returns.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "payments.approve",
   query: byQueryId,
   body: z.object({
@@ -293,6 +299,7 @@ export const readNotifications = defineCall({
   path: "/account/notifications/read",
   summary: "Marks notifications of the person signed in as read.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   body: z.object({
     ids: z.array(z.number().int().positive(), { error: "ids is a list of notification ids." }).max(100),
   }),

@@ -70,6 +70,7 @@ export const createRateAlert = defineCall({
     "(at or above, or at or below). Refused when the rate is already there, and beyond " +
     `${RATE_ALERTS_PER_ACCOUNT} alerts per account.`,
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "money.convert",
   body: rateAlertPayload,
   answer: rateAlertAnswer,
@@ -81,6 +82,7 @@ export const changeRateAlert = defineCall({
   path: "/account/ratealerts/:id",
   summary: "Pauses or resumes an alert that has not fired: a paused alert does not fire.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "money.convert",
   params: rateAlertId,
   body: z.object({
@@ -94,6 +96,7 @@ export const deleteRateAlert = defineCall({
   path: "/account/ratealerts/:id",
   summary: "Deletes an alert, fired or not.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "money.convert",
   params: rateAlertId,
   answer: z.object({ id: z.number(), deleted: z.literal(true) }),

@@ -228,6 +228,7 @@ export const addRecipient = defineCall({
   path: "/account/recipients",
   summary: "Saves a recipient of the account with bank details that fit its currency and bank country.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "recipients.manage",
   body: recipientPayload,
   answer: recipientWithHistory,
@@ -250,6 +251,7 @@ export const changeRecipient = defineCall({
   summary: "Changes a recipient's name, type, email or bank details (each change recorded); its currency and " +
     "bank country cannot change: that is a new recipient.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "recipients.manage",
   params: recipientId,
   body: recipientPayload,
@@ -261,6 +263,7 @@ export const deleteRecipient = defineCall({
   path: "/account/recipients/:id",
   summary: "Deletes a recipient: it is no longer listed or paid; payments made to it keep what they paid.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "recipients.manage",
   params: recipientId,
   answer: z.object({ id: z.number(), deleted: z.literal(true) }),

@@ -61,6 +61,7 @@ export const requestStatement = defineCall({
   summary:
     "Asks for a statement of the current account (202): its job, whose progress GET account/jobs/{id} answers, and the statement.",
   guards: CUSTOMER_GUARDS,
+  movesMoney: false,
   permission: "account.view",
   body: statementRequest,
   status: 202,

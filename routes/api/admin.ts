@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import * as calls from "../../lib/contracts/admin.ts";
 import { openAccountAfterReview, rejectApplication } from "../../server/accounts/compliance.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
+import { liftRestriction, restrictCustomer, restrictionOf } from "../../server/accounts/restriction.ts";
 import { currentOnBehalf, startOnBehalf, stopOnBehalf } from "../../server/accounts/on-behalf.ts";
 import { auditEntries } from "../../server/audit.ts";
 import { setUpPortal } from "../../server/auth/setup.ts";
@@ -56,3 +57,17 @@ route(admin, calls.rejectApplication, (c, { params, body }) =>
   ));
 
 route(admin, calls.auditLog, (c, { query }) => auditEntries(c.get("db"), query.customer));
+
+route(admin, calls.getRestriction, (c, { params }) => restrictionOf(c.get("db"), params.id));
+
+route(
+  admin,
+  calls.restrictCustomer,
+  (c, { params, body }) => restrictCustomer(c.get("db"), params.id, body.reason, c.get("user")!.id, now(c)),
+);
+
+route(
+  admin,
+  calls.liftRestriction,
+  (c, { params }) => liftRestriction(c.get("db"), params.id, c.get("user")!.id, now(c)),
+);

@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import { type AccountRole, may, type Permission } from "../../lib/permissions.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import AvatarView from "../../islands/Avatar.tsx";
-import { ColorMode, Logo, MAIN_ID, Notifications, OnBehalf, SignOut, SkipLink } from "./parts.tsx";
+import { ColorMode, Logo, MAIN_ID, Notifications, OnBehalf, Restricted, SignOut, SkipLink } from "./parts.tsx";
 
 interface NavItem {
   href: string;
@@ -159,6 +159,7 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
     <div className="flex min-h-screen flex-col" data-layout="user">
       <SkipLink />
       <OnBehalf />
+      <Restricted where="banner" />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
         <div className="flex items-center gap-4 px-4 py-3">
           <Logo />

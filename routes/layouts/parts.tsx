@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import { ColorModeToggle, NotificationQueue, OnBehalfBanner } from "../islands.ts";
 
@@ -51,6 +52,36 @@ export function OnBehalf() {
       customer={{ id: onBehalf.id, name: onBehalf.name, username: onBehalf.username, cc_contact: onBehalf.cc_contact }}
     />
   );
+}
+
+/**
+ * For a restricted customer (decision 048), or an administrator acting for one: what they cannot
+ * do and why, on every page (`banner`) and on the forms that move money. Server-rendered: it costs
+ * no JavaScript, and the restriction is read at each page load.
+ */
+export function Restricted({ where }: { where: "banner" | "form" }) {
+  const { user, onBehalf } = usePage();
+  const customer = onBehalf ?? user;
+  if (!customer?.restricted) return null;
+  return where === "banner"
+    ? (
+      <div
+        role="status"
+        data-restricted="banner"
+        className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+      >
+        <strong>Account restricted.</strong> {RESTRICTED_MESSAGE}
+      </div>
+    )
+    : (
+      <p
+        role="status"
+        data-restricted="form"
+        className="card mb-4 border-amber-300 text-sm text-amber-900 dark:text-amber-100"
+      >
+        {RESTRICTED_MESSAGE}
+      </p>
+    );
 }
 
 /**

@@ -15,7 +15,14 @@ import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
-import { ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
+import { ConsoleRestrict, ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
+import { asc, eq } from "drizzle-orm";
+import { accountMembers, accounts, identityChecks } from "../../db/schema.ts";
+import { restrictionOf } from "../../server/accounts/restriction.ts";
+import { balancesAnswer } from "../../server/money/balances.ts";
+import { planForAccount } from "../../server/money/plans.ts";
+import { listPayments } from "../../server/payments/read.ts";
+import type { Database } from "../../db/client.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
@@ -132,6 +139,112 @@ function AuditTrail({ entries }: { entries: AuditEntry[] }) {
   );
 }
 
+/** The identity check as the provider last answered it: its status, and its comment when it gave one. */
+async function identityOf(db: Database, id: number): Promise<string> {
+  const [row] = await db.select({
+    provider: identityChecks.provider,
+    status: identityChecks.status,
+    comment: identityChecks.moderationComment,
+    at: identityChecks.reviewedAt,
+  }).from(identityChecks).where(eq(identityChecks.userId, id));
+  if (!row) return "Not started";
+  const status =
+    { pending: "Pending", approved: "Approved", retry: "Asked to retry", rejected: "Rejected" }[row.status];
+  return [
+    `${status} (${row.provider}${row.at ? `, ${row.at.toISOString().slice(0, 10)}` : ""})`,
+    row.comment,
+  ].filter(Boolean).join(": ");
+}
+
+/** The accounts the customer belongs to, with their role on each: their own first. */
+async function accountsOf(db: Database, id: number) {
+  return await db.select({
+    id: accounts.id,
+    accountRef: accounts.accountRef,
+    name: accounts.name,
+    openedAt: accounts.openedAt,
+    role: accountMembers.role,
+  }).from(accountMembers).innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
+    .where(eq(accountMembers.userId, id)).orderBy(asc(accounts.id));
+}
+
+/**
+ * The customer's own account as the console sees it: its balances, its pricing plan and its
+ * latest payments (the 20 newest; the payout desk has the rest).
+ */
+async function accountFactsOf(db: Database, accountId: number, adminId: number) {
+  const [balances, plan, payments] = await Promise.all([
+    balancesAnswer(db, accountId),
+    planForAccount(db, accountId),
+    listPayments(db, accountId, { page: 1, perPage: 20 }, { userId: adminId, role: "viewer", onBehalf: true }),
+  ]);
+  return { balances, plan, payments };
+}
+
+function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof accountFactsOf>>) {
+  return (
+    <>
+      <section aria-labelledby="balances-heading" className="card">
+        <h2 id="balances-heading" className="mb-3 text-lg font-semibold">Balances</h2>
+        {balances.length
+          ? (
+            <Facts
+              rows={balances.map((
+                b,
+              ) => [
+                b.currency,
+                `${b.available} available${b.held !== b.available && Number(b.held) ? ` · ${b.held} held` : ""}`,
+              ])}
+            />
+          )
+          : <p className="text-sm">No money on the account yet.</p>}
+      </section>
+      <section aria-labelledby="plan-heading" className="card">
+        <h2 id="plan-heading" className="mb-3 text-lg font-semibold">Pricing plan</h2>
+        <p className="text-sm">
+          <a className="underline" href={`/console/pricingplan/${plan.id}`}>{plan.name}</a>
+          {plan.is_default ? " (the default plan)" : ""}
+        </p>
+      </section>
+      <section aria-labelledby="payments-heading" className="card">
+        <h2 id="payments-heading" className="mb-3 text-lg font-semibold">Payments</h2>
+        {payments.items.length
+          ? (
+            <div className="overflow-x-auto">
+              <table className="w-full text-left text-sm">
+                <caption className="sr-only">The customer's latest payments</caption>
+                <thead className={TERM}>
+                  <tr>
+                    <th scope="col" className="py-2 pr-4 font-medium">Made</th>
+                    <th scope="col" className="py-2 pr-4 font-medium">To</th>
+                    <th scope="col" className="py-2 pr-4 font-medium">Paid</th>
+                    <th scope="col" className="py-2 pr-4 font-medium">Arrives</th>
+                    <th scope="col" className="py-2 font-medium">Status</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {payments.items.map((p) => (
+                    <tr key={p.id} className="border-t border-neutral-200 dark:border-neutral-800">
+                      <td className="py-2 pr-4 whitespace-nowrap">{p.created_at.slice(0, 10)}</td>
+                      <td className="py-2 pr-4">{p.recipient.name}</td>
+                      <td className="py-2 pr-4 whitespace-nowrap">{p.sell_amount} {p.sell_currency}</td>
+                      <td className="py-2 pr-4 whitespace-nowrap">{p.buy_amount} {p.buy_currency}</td>
+                      <td className="py-2">{p.status.replaceAll("_", " ")}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {payments.total > payments.items.length
+                ? <p className={`mt-2 text-sm ${TERM}`}>The latest {payments.items.length} of {payments.total}.</p>
+                : null}
+            </div>
+          )
+          : <p className="text-sm">No payments yet.</p>}
+      </section>
+    </>
+  );
+}
+
 export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   // The page's row has checked that the id is a customer's (routes/pages.tsx).
   const id = idText.parse(c.req.param("id"));
@@ -139,11 +252,16 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const found = await userWithSummary(db, id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;
-  const [answers, record, trail] = await Promise.all([
+  const [answers, record, trail, restriction, memberOf, identity] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),
     auditEntries(db, id),
+    restrictionOf(db, id),
+    accountsOf(db, id),
+    identityOf(db, id),
   ]);
+  const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
+  const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
   return (
     <section className="flex max-w-4xl flex-col gap-6">
       <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
@@ -154,11 +272,21 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
           rows={[
             ["Email validated", customer.validated ? "Yes" : "No"],
             ["Profile", customer.profile ? "Saved" : "Not yet"],
-            ["Identity", customer.identity ? "Approved" : "Not approved"],
+            ["Identity", identity],
             ["Account", customer.account_ref ?? "Not open"],
+            ...memberOf.map((a): [string, ReactNode] => [
+              `Account ${a.accountRef}`,
+              `${a.name} · ${a.role} · opened ${a.openedAt.toISOString().slice(0, 10)}`,
+            ]),
+            ["Restricted", restriction.restricted ? yesNo(true, restriction.reason ?? undefined) : "No"],
           ]}
         />
       </div>
+      <section aria-labelledby="restriction-heading" className="card flex flex-col gap-3">
+        <h2 id="restriction-heading" className="text-lg font-semibold">Restriction</h2>
+        <ConsoleRestrict customer={{ id: customer.id, name: customer.name }} restriction={restriction} />
+      </section>
+      {facts ? <AccountFacts {...facts} /> : null}
       <section aria-labelledby="review-heading" className="card flex flex-col gap-4">
         <h2 id="review-heading" className="text-lg font-semibold">Compliance review</h2>
         {answers === null

@@ -15,7 +15,7 @@ import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
 import { currentRates } from "../../server/money/store.ts";
 import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
-import { PageTitle } from "../layouts/parts.tsx";
+import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { AllTransactionsLink, approvalsForYouCard } from "./dashboard-transactions.tsx";
 import { pendingCard } from "./payments.tsx";
 import { firedRateAlertsCard } from "./ratealerts.tsx";
@@ -184,6 +184,7 @@ export async function ConvertPage(c: Context<AppEnv>) {
   return (
     <>
       <PageTitle lead="Convert between your balances at a quoted rate.">Convert</PageTitle>
+      <Restricted where="form" />
       {/* The form and, beside it, the balances it keeps up to date: one island for both. */}
       <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
         <ConvertForm

@@ -7,7 +7,7 @@ import { balancesAnswer } from "../../server/money/balances.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { allPendingPayments, paymentWithTimeline } from "../../server/payments/read.ts";
 import { recipientChoices } from "../../server/payments/recipient.ts";
-import { PageTitle } from "../layouts/parts.tsx";
+import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { PaymentForm, PendingPayment, PendingPayments } from "../islands.ts";
 import { paymentActorOf } from "../payment-actor.ts";
 
@@ -36,6 +36,7 @@ export async function PaymentPage(c: Context<AppEnv>) {
       <PageTitle lead="Pay a recipient from one of your balances. You see the full cost before you confirm.">
         Make a payment
       </PageTitle>
+      <Restricted where="form" />
       <div className="grid gap-6 lg:grid-cols-[2fr_1fr]">
         <PaymentForm
           accountRef={accountRef}

@@ -8,6 +8,8 @@ import type { AppEnv } from "../env.ts";
 import { guards } from "../guards.ts";
 import { allowedTo } from "../accounts/permissions.ts";
 import { ok, success } from "./api.ts";
+import { Refused } from "../errors.ts";
+import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
 import { jsonBody, jsonOnly, mediaTypeOnly, valid } from "./validate.ts";
 
 /**
@@ -40,6 +42,16 @@ export type Handler<C extends CallContract> = (
   answer: AnswerWithEffect<AnswerOf<C>>,
 ) => Outcome<C> | Promise<Outcome<C>>;
 
+/**
+ * A call that moves money runs only for a customer who is not restricted (decision 048): the
+ * customer the request is for, that is, the one an administrator acts for when they do.
+ */
+const moneyMayMove: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const customer = c.get("onBehalf") ?? c.get("user");
+  if (customer?.restricted) throw new Refused(RESTRICTED_MESSAGE);
+  await next();
+};
+
 /** Every call registered through route(), for the contract tests. */
 export const REGISTERED_CALLS = new Set<CallContract>();
 
@@ -53,6 +65,7 @@ export const REGISTERED_CALLS = new Set<CallContract>();
 export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handler: Handler<C>): void {
   REGISTERED_CALLS.add(call);
   const before: MiddlewareHandler<AppEnv>[] = [guards(...call.guards)];
+  if (call.movesMoney) before.push(moneyMayMove);
   if (call.permission) before.push(allowedTo(call.permission));
   // The handler reads the data through its contract's types, not through Hono's inferred
   // validator generics (decision 010), hence the plain middleware type.

@@ -121,6 +121,19 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       body: { override_transfer_fee: true, fees: { GBP: { regular: "1.50" } } },
       subject: customer.id,
     }),
+  "POST /console/users/:id/restrict": async () => {
+    const restricted = await openCustomer(t);
+    return {
+      path: `console/users/${restricted.id}/restrict`,
+      body: { reason: "Audited restriction" },
+      subject: restricted.id,
+    };
+  },
+  "DELETE /console/users/:id/restrict": async () => {
+    const lifted = await openCustomer(t);
+    expectStatus(await admin.client.post(`console/users/${lifted.id}/restrict`, { reason: "To be lifted" }), 200);
+    return { path: `console/users/${lifted.id}/restrict`, subject: lifted.id };
+  },
   "POST /console/receipts": () =>
     Promise.resolve({
       path: "console/receipts",

@@ -175,6 +175,8 @@ const USERS: ConsoleUser[] = [
     identity: true,
     account: true,
     account_ref: "ACC-0007",
+    restricted: false,
+    step: "review",
     created_at: "2026-01-02T10:00:00.000Z",
   },
   {
@@ -187,6 +189,8 @@ const USERS: ConsoleUser[] = [
     identity: true,
     account: false,
     account_ref: null,
+    restricted: false,
+    step: "review",
     created_at: "2026-02-03T10:00:00.000Z",
   },
   {
@@ -199,6 +203,8 @@ const USERS: ConsoleUser[] = [
     identity: false,
     account: false,
     account_ref: null,
+    restricted: false,
+    step: "review",
     created_at: "2026-03-04T10:00:00.000Z",
   },
 ];

@@ -1,0 +1,112 @@
+/**
+ * The console's customers list with 100,000 customers (docs/PERFORMANCE.md, "Customers list"):
+ *
+ *   deno task bench --only customers
+ *
+ * 1. A portal of its own (main.ts, production, a fresh database) and its administrator, made over
+ *    HTTP; then CUSTOMERS customers written straight into the tables in one statement each (users,
+ *    then profiles for 80 %, approved identity checks for 70 %, open accounts for 60 %, a GBP
+ *    balance for 30 %, restricted 1 %), signed up over the last 1,000 days. The balances are
+ *    written without ledger entries: this measures the list, not the ledger.
+ * 2. Each filtered page, asked SAMPLES times over one keep-alive connection: the answer's time seen
+ *    by the client, an upper bound of the server's. p95 of each against the budget of 50 ms.
+ */
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../db/client.ts";
+import { createAdminOverHttp } from "../tests/helpers/http-customer.ts";
+import { startPortal } from "./lib/processes.ts";
+import { type BenchContext, type BenchModule, fmt, percentile, type SummaryRow, table } from "./lib/report.ts";
+
+const CUSTOMERS = 100_000;
+const SAMPLES = 50;
+const MAX_P95_MS = 50;
+const DAY = 24 * 60 * 60 * 1000;
+
+export const customersBench: BenchModule = {
+  name: "customers",
+  async run(ctx: BenchContext) {
+    const portal = await startPortal({
+      name: "portal for customers (main.ts)",
+      cpuProfileDir: ctx.options.cpuProfileDir,
+    });
+    const rows: SummaryRow[] = [];
+    try {
+      const db = await openDatabase({ url: `file:${portal.databasePath}` });
+      let cookie: string;
+      const now = Date.now();
+      try {
+        const admin = await createAdminOverHttp(portal.url, db);
+        cookie = admin.session.cookieHeader();
+        const started = performance.now();
+        const first = (await db.all<{ id: number }>(sql`SELECT coalesce(max(id), 0) + 1 AS id FROM users`))[0].id;
+        await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${CUSTOMERS - 1})
+          INSERT INTO users (username, level, type, validated, restricted, override_transfer_fee, created_at)
+          SELECT 'bench' || i || '@customers.test', 'User', CASE WHEN i % 5 = 0 THEN 'Business' ELSE 'Personal' END,
+            CASE WHEN i % 20 = 19 THEN 0 ELSE 1 END, CASE WHEN i % 100 = 7 THEN 1 ELSE 0 END, 0,
+            ${now} - (i % 1000) * ${DAY} FROM n`);
+        const last = first + CUSTOMERS - 1;
+        await db.run(sql`INSERT INTO profiles (user_id, type, data, created_at, updated_at)
+          SELECT id, type, json_object('first', 'Bench', 'last', 'Customer' || id, 'name', 'Bench Ltd ' || id), created_at, created_at
+          FROM users WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 8 AND validated = 1`);
+        await db.run(sql`INSERT INTO identity_checks (user_id, provider, status, updated_at)
+          SELECT id, 'sandbox', 'approved', created_at FROM users
+          WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 7 AND validated = 1`);
+        await db.run(sql`INSERT INTO accounts (account_ref, type, name, opened_at)
+          SELECT 'B' || printf('%08d', id), type, 'Bench ' || id, created_at FROM users
+          WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 6 AND validated = 1`);
+        await db.run(sql`INSERT INTO account_members (account_id, user_id, role, created_at)
+          SELECT a.id, CAST(substr(a.account_ref, 2) AS INTEGER), 'owner', a.opened_at FROM accounts a
+          WHERE a.account_ref LIKE 'B%'`);
+        await db.run(sql`INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
+          SELECT 'customer', a.id, 'GBP', 'balance', CASE WHEN a.id % 2 = 0 THEN 10000 ELSE 0 END, a.opened_at
+          FROM accounts a WHERE a.account_ref LIKE 'B%'`);
+        await db.run(sql`ANALYZE`);
+        console.log(`seeded ${fmt(CUSTOMERS)} customers in ${fmt((performance.now() - started) / 1000, 1)} s`);
+      } finally {
+        db.$client.close();
+      }
+
+      const get = (path: string) =>
+        fetch(`${portal.url}${path}`, { headers: { Cookie: cookie, Accept: "application/json" } });
+      const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
+      const pages: [string, string][] = [
+        ["first page (20)", "/api/console/users"],
+        ["page 100", "/api/console/users?page=100"],
+        ["type=Business", "/api/console/users?type=Business"],
+        ["step=review", "/api/console/users?step=review"],
+        ["restricted=true", "/api/console/users?restricted=true"],
+        ["has_balance=true", "/api/console/users?has_balance=true"],
+        ["signed up in one week", `/api/console/users?from=${day(507)}&to=${day(500)}`],
+        ["type+step+balance", "/api/console/users?type=Personal&step=open&has_balance=true"],
+        ["q=email text", "/api/console/users?q=bench4242"],
+      ];
+      const lines: string[][] = [];
+      for (const [name, path] of pages) {
+        const times: number[] = [];
+        let total = 0;
+        for (let i = 0; i < SAMPLES + 3; i++) {
+          const t0 = performance.now();
+          const res = await get(path);
+          const body = await res.json();
+          const ms = performance.now() - t0;
+          if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+          total = body.body.total;
+          if (i >= 3) times.push(ms);
+        }
+        times.sort((a, b) => a - b);
+        const p95 = percentile(times, 95);
+        lines.push([name, fmt(total), fmt(percentile(times, 50), 1), fmt(p95, 1)]);
+        rows.push({
+          metric: `customers ${name}: p95`,
+          value: `${fmt(p95, 1)} ms`,
+          budget: { limit: `≤ ${MAX_P95_MS} ms`, pass: p95 <= MAX_P95_MS },
+        });
+      }
+      console.log(table(["page", "total", "p50 ms", "p95 ms"], lines));
+      console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
+    } finally {
+      await portal.stop();
+    }
+    return { name: "customers", rows };
+  },
+};

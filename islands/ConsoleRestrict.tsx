@@ -1,0 +1,80 @@
+import { useState } from "react";
+import { liftRestriction, restrictCustomer, type Restriction } from "./console/calls.ts";
+import { ReasonForm } from "./console/reason-form.tsx";
+import { errorText } from "./lib/api.ts";
+import { notify } from "./lib/notification-store.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { useWrite } from "./lib/write.ts";
+import { Alert } from "./ui/alert.tsx";
+
+export interface ConsoleRestrictProps {
+  customer: { id: number; name: string };
+  restriction: Restriction;
+}
+
+/**
+ * Restricting a customer on their console page (decision 048): with a reason kept for the file
+ * (POST console/users/{id}/restrict), or lifting it (DELETE). Restricted, the customer still signs
+ * in and sees everything, but cannot convert, pay or approve. The page is loaded again afterwards,
+ * so its audit trail shows what was done.
+ */
+function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
+  const [asking, setAsking] = useState(false);
+  const done = (what: string) => {
+    notify({ title: what, description: customer.name, color: "success" });
+    location.reload();
+  };
+  const lift = useWrite({ call: liftRestriction, idempotent: true, onSuccess: () => done("Restriction lifted") });
+
+  if (restriction.restricted) {
+    return (
+      <div className="flex flex-col gap-3">
+        <p className="text-sm" data-restriction="on">
+          <strong className="text-amber-800 dark:text-amber-300">Restricted</strong>
+          {restriction.at ? ` since ${restriction.at.slice(0, 16).replace("T", " ")}` : ""}
+          {restriction.by ? ` by ${restriction.by}` : ""}: {restriction.reason}
+        </p>
+        <div>
+          <button
+            type="button"
+            className="btn-outline"
+            disabled={lift.isPending}
+            onClick={() => lift.mutate({ params: { id: String(customer.id) } })}
+          >
+            {lift.isPending ? "Lifting…" : "Lift the restriction"}
+          </button>
+        </div>
+        {lift.error ? <Alert>{errorText(lift.error)}</Alert> : null}
+      </div>
+    );
+  }
+  return (
+    <div className="flex flex-col gap-3">
+      <p className="text-sm" data-restriction="off">
+        Not restricted: the customer can convert, pay and approve payments.
+      </p>
+      {asking
+        ? (
+          <ReasonForm
+            id="restrict-reason"
+            label={`Restrict ${customer.name}`}
+            write={{ call: restrictCustomer, onSuccess: () => done("Customer restricted") }}
+            input={{ params: { id: String(customer.id) } }}
+            submitLabel="Restrict"
+            pendingLabel="Restricting…"
+            onCancel={() => setAsking(false)}
+            missing="Give the reason: it is kept for the file."
+          />
+        )
+        : (
+          <div>
+            <button type="button" className="btn-outline" aria-expanded={false} onClick={() => setAsking(true)}>
+              Restrict the customer
+            </button>
+          </div>
+        )}
+    </div>
+  );
+}
+
+export default withQueries(ConsoleRestrict);
