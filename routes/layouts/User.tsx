@@ -83,7 +83,7 @@ function NavList({ label, items, current, notBuilt, counts = NO_COUNTS }: {
               data-count={item.href}
             >
               {counts[item.href]}
-              <span className="sr-only">{" open"}</span>
+              <span className="sr-only">{OPEN_WORD}</span>
             </span>
           )}
         </a>
@@ -129,6 +129,9 @@ function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
  * `account` is the account the page acts on (the customer's, or the one an administrator acts
  * for); links the role there may not use are left out.
  */
+/** After an alert count, for a screen reader: "3 open" (the space is part of the words). */
+const OPEN_WORD = " open";
+
 export function UserLayout({ children, account, notBuilt = NONE, counts }: {
   children: ReactNode;
   account?: LayoutAccount | null;
