@@ -13,6 +13,20 @@ import { testDatabaseFile } from "../helpers/db.ts";
 const { db, path } = await testDatabaseFile();
 await db.run(sql`CREATE TABLE crash_rows (job_id INTEGER NOT NULL, item INTEGER NOT NULL)`);
 
+/**
+ * Every worker started, killed when the file ends. One afterAll at the top: a hook registered inside
+ * a test never runs (decision 035), and the workers were left running after every run.
+ */
+const workers: Deno.ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of workers) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already ended */ }
+    await child.status;
+  }
+});
+
 /** Starts tests/helpers/job-worker.ts on this database as a process of its own. */
 function startWorker(name: string) {
   const child = new Deno.Command(Deno.execPath(), {
@@ -27,12 +41,7 @@ function startWorker(name: string) {
   for (const stream of [child.stdout, child.stderr]) {
     stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
   }
-  afterAll(async () => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already ended */ }
-    await child.status;
-  });
+  workers.push(child);
   return { child, log: () => log };
 }
 
