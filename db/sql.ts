@@ -18,6 +18,12 @@ import type { Database } from "./client.ts";
 /** A Drizzle transaction on the portal database (what `db.transaction` hands its callback). */
 export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
 
+/**
+ * A LIKE pattern that finds `text` anywhere, its own `%`, `_` and `\\` taken literally. Use it with
+ * `ESCAPE '\\'` after the LIKE, so that a customer searching "50%" finds "50%" and not everything.
+ */
+export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 export interface SqlRunner {
   execute(stmt: { sql: string; args?: InArgs }): Promise<ResultSet>;
   /** The local client's cheaper execute for a statement that returns at most one row. */

@@ -1,4 +1,5 @@
 import { stringify } from "csv-stringify/sync";
+import { spreadsheetText } from "../../server/csv.ts";
 import { type Context, Hono } from "hono";
 import * as calls from "../../lib/contracts/profit.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -27,11 +28,8 @@ export const profitCalls = new Hono<AppEnv>();
 route(profitCalls, calls.profitCsv, async (c, { query }) => {
   const q = checked(c, query);
   const rows = await profitReport(c.get("db"), q);
-  // A partner's name is typed by people: one starting with = + - @ would run as a spreadsheet
-  // formula, so it is written with a leading apostrophe (as the transactions CSV does). Amounts
-  // are the server's own numbers and stay as they are.
-  const asText = (value: string) => /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  const body = stringify(rows.map((r) => ({ ...r, partner: asText(r.partner ?? "") })), {
+  // A partner's name is typed by people (server/csv.ts); the figures are the server's own.
+  const body = stringify(rows.map((r) => ({ ...r, partner: spreadsheetText(r.partner ?? "") })), {
     header: true,
     columns: [...PROFIT_CSV_COLUMNS],
   });

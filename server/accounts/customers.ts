@@ -1,4 +1,5 @@
 import { and, count, desc, eq, exists, gte, lt, or, sql } from "drizzle-orm";
+import { likeContaining } from "../../db/sql.ts";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
@@ -73,7 +74,7 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
   const page = search.page ?? 1;
   const perPage = search.per_page ?? 20;
   const q = (search.q ?? "").trim().toLowerCase().replace(/\s+/g, " ");
-  const pattern = `%${q.replace(/[%_\\]/g, (c) => `\\${c}`)}%`;
+  const pattern = likeContaining(q);
   const matching = q
     ? or(
       sql`lower(${users.username}) LIKE ${pattern} ESCAPE '\\'`,

@@ -1,5 +1,6 @@
 import { createElement } from "react";
 import { desc, eq, or, sql } from "drizzle-orm";
+import { likeContaining } from "../../db/sql.ts";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import { audit } from "../audit.ts";
@@ -43,7 +44,6 @@ const summaryOf = (row: Pick<Row, keyof Row>): EmailSummary => ({
 const WHOLE_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** `q` as a LIKE pattern that means the text itself: % and _ are not wildcards. */
-const containing = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Newest first, a page at a time; `q` finds a part of the recipient's address or of the subject
@@ -53,8 +53,8 @@ export async function listEmails(db: Database, query: { q?: string; page: number
   const q = query.q?.trim();
   const anywhere = q
     ? or(
-      sql`${emails.to} LIKE ${containing(q)} ESCAPE '\\'`,
-      sql`${emails.subject} LIKE ${containing(q)} ESCAPE '\\'`,
+      sql`${emails.to} LIKE ${likeContaining(q)} ESCAPE '\\'`,
+      sql`${emails.subject} LIKE ${likeContaining(q)} ESCAPE '\\'`,
     )
     : undefined;
   // A whole address (what an operator pastes from a customer's message) is looked up on the

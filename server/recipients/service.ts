@@ -9,7 +9,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../db/client.ts";
 import { profiles, users } from "../../db/schema.ts";
 import { recipientChanges, recipients } from "../../db/schema-payments.ts";
-import type { Tx } from "../../db/sql.ts";
+import { likeContaining, type Tx } from "../../db/sql.ts";
 import type {
   RecipientAnswer,
   RecipientChange,
@@ -76,7 +76,6 @@ const valuesOf = (row: Recipient): RecipientValues => ({
 });
 
 /** `%` and `_` typed in a search are letters, not wildcards. */
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The account's recipients that are not deleted, by name, optionally those whose name contains `search`. */
 export async function listRecipients(
@@ -87,7 +86,7 @@ export async function listRecipients(
   const where = and(
     eq(recipients.accountId, accountId),
     isNull(recipients.deletedAt),
-    query.search ? sql`${recipients.name} LIKE ${likePattern(query.search)} ESCAPE '\\'` : undefined,
+    query.search ? sql`${recipients.name} LIKE ${likeContaining(query.search)} ESCAPE '\\'` : undefined,
   );
   const [rows, [{ total }]] = await Promise.all([
     db.select().from(recipients).where(where)

@@ -1,13 +1,6 @@
 import { stringify } from "csv-stringify/sync";
+import { spreadsheetText } from "../csv.ts";
 import { plainAmount, type StatementDocument } from "./document.ts";
-
-/**
- * Text a spreadsheet would take for a formula (a recipient named "=HYPERLINK(...)") is written with
- * a leading apostrophe, as OWASP advises for CSV files opened in spreadsheets.
- */
-function safeText(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-}
 
 /** The columns of a statement's CSV, in order (docs/API.md shows an example). */
 export const CSV_COLUMNS = [
@@ -54,7 +47,7 @@ export async function statementCsv(
         section.currency,
         line.at.toISOString(),
         line.kind,
-        safeText(line.description),
+        spreadsheetText(line.description),
         line.rate ?? "",
         amount(line.amount),
         amount(line.balance),

@@ -7,6 +7,7 @@
 import { stringify } from "csv-stringify/sync";
 import type { Database } from "../../db/client.ts";
 import { MOVEMENT_KIND_NAMES } from "../../lib/contracts/transactions.ts";
+import { spreadsheetText } from "../csv.ts";
 import { type Cursor, type Movement, type MovementFilters, movementPage, movementsOf } from "./movements.ts";
 
 /** The columns, in order, with their header. */
@@ -33,13 +34,6 @@ export const CSV_COLUMNS = [
 /** Rows read from the database at once: a page of the stream. */
 export const CSV_PAGE_ROWS = 250;
 
-/**
- * A spreadsheet runs a cell that starts with = + - @ as a formula: text the customer or a payer
- * typed (a recipient named "=HYPERLINK(...)") is written with a leading apostrophe instead.
- * Amounts are never touched: they are numbers the server wrote.
- */
-const asText = (value: string | null) => value !== null && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-
 function row(m: Movement): (string | number | null)[] {
   return [
     m.created_at,
@@ -47,7 +41,7 @@ function row(m: Movement): (string | number | null)[] {
     m.kind,
     MOVEMENT_KIND_NAMES[m.kind],
     m.status,
-    asText(m.description),
+    spreadsheetText(m.description),
     m.currency,
     m.amount,
     m.held,
@@ -56,8 +50,8 @@ function row(m: Movement): (string | number | null)[] {
     m.fee,
     m.fee_currency,
     m.rate,
-    asText(m.reference),
-    asText(m.counterparty),
+    spreadsheetText(m.reference),
+    spreadsheetText(m.counterparty),
     m.payment_id,
   ];
 }

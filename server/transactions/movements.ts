@@ -12,7 +12,7 @@
 import type { InArgs } from "@libsql/client";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
-import { rowOf, rowsOf } from "../../db/sql.ts";
+import { likeContaining, rowOf, rowsOf } from "../../db/sql.ts";
 import type { LedgerTransferKind } from "../../db/schema-money.ts";
 import type {
   movementDetail as movementDetailAnswer,
@@ -57,7 +57,6 @@ const DAY_MS = 86_400_000;
 const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`);
 
 /** LIKE's own characters taken literally, so "50%" finds "50%". */
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 const STATUS_SQL = `CASE WHEN t.kind LIKE 'payment\\_%' ESCAPE '\\'
   THEN (SELECT p.status FROM payments p WHERE p.id = ${PAYMENT_ID_SQL}) ELSE 'completed' END`;
@@ -120,7 +119,7 @@ export async function movementPage(
   const args: InArgs = [];
   const onEntry: string[] = [];
   const onTransfer: string[] = [];
-  if (filters.q) args.push(likePattern(filters.q), accountId);
+  if (filters.q) args.push(likeContaining(filters.q), accountId);
   // Values as parameters, so that every page of a CSV runs the same prepared statement.
   const param = (value: number | string) => `?${args.push(value)}`;
   if (filters.from) onEntry.push(`e.created_at >= ${param(dayStart(filters.from))}`);

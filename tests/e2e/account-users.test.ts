@@ -12,6 +12,7 @@ import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
 import { businessProfile } from "../helpers/client.ts";
 import {
   lastEmailId,
+  okBody,
   openAccountThroughApi,
   openServerDatabase,
   personalProfile,
@@ -55,11 +56,6 @@ async function step(page: Page, name: string): Promise<void> {
   }
 }
 
-async function ok<T>(what: string, res: { status(): number; json(): Promise<unknown>; text(): Promise<string> }) {
-  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
-  return (await res.json() as { body: T }).body;
-}
-
 /**
  * A Business customer through the API (the sign-in tests cover those screens) whose account an
  * administrator opens after the review. `request` keeps the owner's session. Answers the account_ref.
@@ -67,22 +63,25 @@ async function ok<T>(what: string, res: { status(): number; json(): Promise<unkn
 async function openBusinessThroughApi(request: Requester, who: { email: string; password: string }) {
   const base = server.url;
   const mark = await lastEmailId(db);
-  await ok("auth/register", await request.post(`${base}/api/auth/register`, { data: { ...who, type: "Business" } }));
+  await okBody(
+    "auth/register",
+    await request.post(`${base}/api/auth/register`, { data: { ...who, type: "Business" } }),
+  );
   const mail = await waitForEmail(db, who.email, { template: "email-validation", after: mark });
   const link = /https?:\/\/\S+/.exec(mail.text)![0];
   // Registration answers only the address (decision 023); the validated session says who it is.
-  const registered = await ok<{ id: number }>(
+  const registered = await okBody<{ id: number }>(
     "validate",
     await request.post(`${base}/api/validation/validate`, { data: { token: tokenOf(link) } }),
   );
-  await ok("profile", await request.post(`${base}/api/account/profile`, { data: businessProfile() }));
-  await ok("sandbox", await request.post(`${base}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
-  await ok("confirm", await request.get(`${base}/api/sumsub/confirm`));
+  await okBody("profile", await request.post(`${base}/api/account/profile`, { data: businessProfile() }));
+  await okBody("sandbox", await request.post(`${base}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+  await okBody("confirm", await request.get(`${base}/api/sumsub/confirm`));
 
   const admin = await newPage(browser);
   await ensureAdministrator(admin.page.request, base, ADMIN);
   await signInThroughPages(admin.page, db, base, ADMIN.email, ADMIN.password);
-  const opened = await ok<{ account_ref: string }>(
+  const opened = await okBody<{ account_ref: string }>(
     "open-account",
     await admin.page.request.post(`${base}/api/console/users/${registered.id}/open-account`, {
       data: { compliance: { done: true, amount: "250000", date: todayUtc() } },
@@ -150,12 +149,12 @@ describe("account users", () => {
       await challenge.getByRole("button", { name: "Continue" }).click();
       // Like everyone, a profile and an identity check come before the account.
       await p.waitForURL(`${server.url}/register-personal`);
-      await ok(
+      await okBody(
         "profile",
         await p.request.post(`${server.url}/api/account/profile`, { data: personalProfile("Priya", "Payer") }),
       );
-      await ok("sandbox", await p.request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
-      await ok("confirm", await p.request.get(`${server.url}/api/sumsub/confirm`));
+      await okBody("sandbox", await p.request.post(`${server.url}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
+      await okBody("confirm", await p.request.get(`${server.url}/api/sumsub/confirm`));
       await p.goto(`${server.url}/auth`);
       await p.waitForURL(`${server.url}/account`);
       await hydrated(p);
@@ -202,7 +201,7 @@ describe("linked accounts", () => {
     const personal = await openAccountThroughApi(signup.page.request, db, server.url, person);
     await signup.context.close();
     const mark = await lastEmailId(db);
-    await ok(
+    await okBody(
       "invite",
       await owner.page.request.post(`${server.url}/api/account/users`, {
         data: { email: person.email, role: "viewer" },

@@ -8,7 +8,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { okBody, openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
 import { type RunningServer, startServer } from "../helpers/server.ts";
 
@@ -32,11 +32,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function ok(what: string, res: { status(): number; text(): Promise<string>; json(): Promise<unknown> }) {
-  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
-  return (await res.json() as { body: Record<string, unknown> }).body;
-}
-
 describe("the console's alerts and emails", () => {
   test("an administrator resolves the alert a large payment raised, then resends an email", async () => {
     const base = `${server.url}/api`;
@@ -53,7 +48,7 @@ describe("the console's alerts and emails", () => {
     page.setDefaultTimeout(15_000);
     await ensureAdministrator(page.request, server.url, ADMIN);
     await signInThroughPages(page, db, server.url, ADMIN.email, ADMIN.password);
-    await ok(
+    await okBody(
       "console/receipts",
       await page.request.post(`${base}/console/receipts`, {
         data: {
@@ -65,7 +60,7 @@ describe("the console's alerts and emails", () => {
         },
       }),
     );
-    const recipient = await ok(
+    const recipient = await okBody(
       "account/recipients",
       await owner.page.request.post(`${base}/account/recipients`, {
         data: {
@@ -77,13 +72,13 @@ describe("the console's alerts and emails", () => {
         },
       }),
     );
-    const quote = await ok(
+    const quote = await okBody(
       "account/payments/quote",
       await owner.page.request.post(`${base}/account/payments/quote`, {
         data: { recipient_id: recipient.id, amount: "500.00", fixed: "send", sell_currency: "GBP" },
       }),
     );
-    const payment = await ok(
+    const payment = await okBody(
       "account/payments",
       await owner.page.request.post(`${base}/account/payments`, { data: { quote_id: quote.id, reference: "Car" } }),
     );

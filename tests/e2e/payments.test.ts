@@ -14,6 +14,7 @@ import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../help
 import {
   joinAccountThroughApi,
   lastEmailId,
+  okBody,
   openAccountThroughApi,
   openServerDatabase,
   signInThroughPages,
@@ -43,11 +44,6 @@ async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("PAYMENTS_E2E_SCREENSHOTS")) await page.screenshot({ path: `/tmp/payments-e2e-${name}.png` });
 }
 
-async function ok(what: string, res: { status(): number; text(): Promise<string>; json(): Promise<unknown> }) {
-  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
-  return (await res.json() as { body: Record<string, unknown> }).body;
-}
-
 /** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
 async function join(accountId: number, role: string, first: string, last: string) {
   const person = await newPage(browser);
@@ -68,7 +64,7 @@ describe("a payment that needs approval", () => {
     const desk = await newPage(browser);
     await ensureAdministrator(desk.page.request, server.url, ADMIN);
     await signInThroughPages(desk.page, db, server.url, ADMIN.email, ADMIN.password);
-    await ok(
+    await okBody(
       "console/receipts",
       await desk.page.request.post(`${server.url}/api/console/receipts`, {
         data: {
@@ -87,7 +83,7 @@ describe("a payment that needs approval", () => {
     })).rows as unknown as { account_id: number }[];
     const payer = await join(accountId, "payer", "Paula", "Payer");
     const approver = await join(accountId, "approver", "Arthur", "Approver");
-    await ok(
+    await okBody(
       "account/recipients",
       await owner.page.request.post(`${server.url}/api/account/recipients`, {
         data: {
@@ -99,7 +95,7 @@ describe("a payment that needs approval", () => {
         },
       }),
     );
-    await ok(
+    await okBody(
       "account/approvals",
       await owner.page.request.put(`${server.url}/api/account/approvals`, {
         data: { mode: "all", thresholds: {}, new_recipient: false },
@@ -154,8 +150,8 @@ describe("a payment that needs approval", () => {
 
     // The owner may approve, but not a payment of their own: the page says why, the server refuses it.
     const base = `${server.url}/api`;
-    const listed = await ok("account/payments", await owner.page.request.get(`${base}/account/payments`));
-    const quote = await ok(
+    const listed = await okBody("account/payments", await owner.page.request.get(`${base}/account/payments`));
+    const quote = await okBody(
       "account/payments/quote",
       await owner.page.request.post(`${base}/account/payments/quote`, {
         data: {
@@ -166,7 +162,7 @@ describe("a payment that needs approval", () => {
         },
       }),
     );
-    const own = await ok(
+    const own = await okBody(
       "account/payments",
       await owner.page.request.post(`${base}/account/payments`, { data: { quote_id: quote.id, reference: "Own" } }),
     );

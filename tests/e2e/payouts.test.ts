@@ -17,6 +17,7 @@ import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../help
 import {
   joinAccountThroughApi,
   lastEmailId,
+  okBody,
   openAccountThroughApi,
   openServerDatabase,
   signInThroughPages,
@@ -53,11 +54,6 @@ async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("PAYOUTS_E2E_SCREENSHOTS")) await page.screenshot({ path: `/tmp/payouts-e2e-${name}.png` });
 }
 
-async function ok(what: string, res: { status(): number; text(): Promise<string>; json(): Promise<unknown> }) {
-  if (res.status() >= 300) throw new Error(`${what} answered ${res.status()}: ${await res.text()}`);
-  return (await res.json() as { body: Record<string, unknown> }).body;
-}
-
 /** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
 async function join(accountId: number, role: string, first: string, last: string) {
   const person = await newPage(browser);
@@ -82,7 +78,7 @@ describe("the payout desk", () => {
       const desk = await newPage(browser);
       await ensureAdministrator(desk.page.request, server.url, ADMIN);
       await signInThroughPages(desk.page, db, server.url, ADMIN.email, ADMIN.password);
-      await ok(
+      await okBody(
         "console/receipts",
         await desk.page.request.post(`${base}/console/receipts`, {
           data: {
@@ -100,7 +96,7 @@ describe("the payout desk", () => {
       })).rows as unknown as { account_id: number }[];
       const payer = await join(accountId, "payer", "Pia", "Payer");
       const approver = await join(accountId, "approver", "Anton", "Approver");
-      const recipient = await ok(
+      const recipient = await okBody(
         "account/recipients",
         await owner.page.request.post(`${base}/account/recipients`, {
           data: {
@@ -112,7 +108,7 @@ describe("the payout desk", () => {
           },
         }),
       );
-      await ok(
+      await okBody(
         "account/approvals",
         await owner.page.request.put(`${base}/account/approvals`, {
           data: { mode: "all", thresholds: {}, new_recipient: false },
@@ -120,13 +116,13 @@ describe("the payout desk", () => {
       );
 
       // The payer prepares it; it waits for approval; the approver approves it.
-      const quote = await ok(
+      const quote = await okBody(
         "account/payments/quote",
         await payer.page.request.post(`${base}/account/payments/quote`, {
           data: { recipient_id: recipient.id, amount: "250.00", fixed: "receive", sell_currency: "EUR" },
         }),
       );
-      const prepared = await ok(
+      const prepared = await okBody(
         "account/payments",
         await payer.page.request.post(`${base}/account/payments`, {
           data: { quote_id: quote.id, reference: "Rent November" },
@@ -134,7 +130,7 @@ describe("the payout desk", () => {
       );
       expect(prepared.status).toBe("pending_approval");
       const paymentId = prepared.id as number;
-      const approved = await ok(
+      const approved = await okBody(
         "account/pendingpayments/update",
         await approver.page.request.put(`${base}/account/pendingpayments/update?id=${paymentId}`, { data: {} }),
       );

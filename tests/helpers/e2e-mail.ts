@@ -137,6 +137,14 @@ async function expectOk<T>(
   return await res.json() as ApiAnswer<T>;
 }
 
+/** The body of a call that must succeed; a refusal fails the test with what the server said. */
+export async function okBody<T = Record<string, unknown>>(
+  what: string,
+  res: { status(): number; json(): Promise<unknown>; text(): Promise<string> },
+): Promise<T> {
+  return (await expectOk<T>(what, res)).body;
+}
+
 /**
  * The API shortcut to a Personal customer with an open account: register, open the emailed
  * validation token, save the profile, approve in the sandbox, confirm. `request` carries the
