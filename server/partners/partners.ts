@@ -92,7 +92,8 @@ export async function listPartners(db: Database | Tx, only?: number): Promise<Pa
     shareBps: partners.shareBps,
     createdAt: partners.createdAt,
     updatedAt: partners.updatedAt,
-    customers: sql<number>`(SELECT count(*) FROM users c WHERE c.partner_id = ${partners.id})`,
+    // Spelled out: with one table, Drizzle would write the outer id unqualified, the inner user's id.
+    customers: sql<number>`(SELECT count(*) FROM users c WHERE c.partner_id = "partners"."id")`,
   }).from(partners)
     .where(only === undefined ? undefined : eq(partners.id, only))
     .orderBy(partners.name, partners.id);
