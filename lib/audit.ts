@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = {
   "email.resend": "Sent an email again",
   "partner.create": "Created a partner",
   "partner.update": "Changed a partner",
+  "customer.partner": "Changed the customer's partner",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -11,3 +11,5 @@ export type Partner = AnswerOf<typeof partners.createPartner>;
 export const partnerKeys = {
   all: ["partners"] as const,
 };
+
+export const setCustomerPartner = call<typeof partners.setCustomerPartner>("PUT", "/console/users/:id/partner");

@@ -5,7 +5,7 @@
  * Administrators only; 404 to anyone else (decision 004).
  */
 import { z } from "zod";
-import { amountText, currencyCode, idText, text, timestamp } from "./common.ts";
+import { amountText, currencyCode, idText, idValue, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { profitQuery } from "./profit.ts";
@@ -100,6 +100,19 @@ export const updatePartner = defineCall({
   params: z.object({ id: idText }),
   body: partnerInput,
   answer: partnerRow,
+});
+
+const PARTNER_ID = "partner_id is the id of a partner, or null for none.";
+
+export const setCustomerPartner = defineCall({
+  method: "PUT",
+  path: "/console/users/:id/partner",
+  summary:
+    "Makes a customer a partner's (one who registered without the code, or with the wrong one), or nobody's with null; their commission counts from then on.",
+  guards: CONSOLE_GUARDS,
+  params: z.object({ id: idText }),
+  body: z.object({ partner_id: idValue(PARTNER_ID).nullable() }),
+  answer: z.object({ id: z.number(), partner_id: z.number().nullable(), partner: z.string().nullable() }),
 });
 
 /** Who a referral code belongs to: a partner, a customer (their account_ref), or nobody known. */

@@ -3,7 +3,13 @@ import * as calls from "../../lib/contracts/partners.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { InvalidInput } from "../../server/errors.ts";
 import { reply, route } from "../../server/http/route.ts";
-import { createPartner, listPartners, partnerDetail, updatePartner } from "../../server/partners/partners.ts";
+import {
+  createPartner,
+  listPartners,
+  partnerDetail,
+  setCustomerPartner,
+  updatePartner,
+} from "../../server/partners/partners.ts";
 import { affiliates, attributionsOf, referrals } from "../../server/partners/referrals.ts";
 import { periodProblem, profitQueryOf } from "../../server/profit/report.ts";
 
@@ -36,6 +42,12 @@ route(partnerCalls, calls.updatePartner, async (c, { params, body }) => {
   const updated = await updatePartner(c.get("db"), params.id, body, c.get("user")!.id, now(c));
   return reply(updated, { redirect: `/console/partners/${updated.id}` });
 });
+
+route(
+  partnerCalls,
+  calls.setCustomerPartner,
+  (c, { params, body }) => setCustomerPartner(c.get("db"), params.id, body.partner_id, c.get("user")!.id, now(c)),
+);
 
 route(partnerCalls, calls.listAffiliates, (c) => affiliates(c.get("db")));
 

@@ -1,6 +1,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
+import { users } from "../../db/schema.ts";
 import { partners } from "../../db/schema-partners.ts";
 import { rowsOf, type Tx } from "../../db/sql.ts";
 import {
@@ -190,4 +191,43 @@ export async function updatePartner(
     }, now);
   }, { behavior: "immediate" });
   return await onePartner(db, id);
+}
+
+export const NO_SUCH_CUSTOMER = "There is no customer with this id.";
+
+/**
+ * Makes a customer a partner's, or nobody's (`partnerId` null), as an administrator decides: for
+ * a customer who registered without the code, or with another. The commission counts the income
+ * of their account from then on: a period's commission is read from who is whose when it is read.
+ */
+export async function setCustomerPartner(
+  db: Database,
+  customerId: number,
+  partnerId: number | null,
+  by: number,
+  now: Date,
+): Promise<{ id: number; partner_id: number | null; partner: string | null }> {
+  return await db.transaction(async (tx) => {
+    const [customer] = await tx.select({ partnerId: users.partnerId }).from(users)
+      .where(and(eq(users.id, customerId), eq(users.level, "User")));
+    if (!customer) throw new NotFound(NO_SUCH_CUSTOMER);
+    const nameOf = async (id: number | null) => {
+      if (id === null) return null;
+      const [p] = await tx.select({ name: partners.name, code: partners.code }).from(partners)
+        .where(eq(partners.id, id));
+      return p;
+    };
+    const next = await nameOf(partnerId);
+    if (partnerId !== null && !next) throw new InvalidInput(NO_SUCH_PARTNER, "partner_id");
+    const before = await nameOf(customer.partnerId);
+    await tx.update(users).set({ partnerId, affiliate: next?.code ?? null }).where(eq(users.id, customerId));
+    await audit(tx, {
+      actor: by,
+      subject: customerId,
+      action: "customer.partner",
+      before: { partner_id: customer.partnerId, partner: before?.name ?? null },
+      after: { partner_id: partnerId, partner: next?.name ?? null },
+    }, now);
+    return { id: customerId, partner_id: partnerId, partner: next?.name ?? null };
+  }, { behavior: "immediate" });
 }

@@ -112,6 +112,19 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       path: "console/partners",
       body: { name: "Audited partner", code: partnerCode(), share_percent: "10" },
     }),
+  "PUT /console/users/:id/partner": async () => {
+    const created = await admin.client.post("console/partners", {
+      name: "Partner of a customer",
+      code: partnerCode(),
+      share_percent: "5",
+    });
+    expectStatus(created, 201);
+    return {
+      path: `console/users/${customer.id}/partner`,
+      body: { partner_id: created.json.body.id },
+      subject: customer.id,
+    };
+  },
   "PUT /console/partners/:id": async () => {
     const created = await admin.client.post("console/partners", {
       name: "Partner to change",

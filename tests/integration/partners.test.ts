@@ -209,6 +209,44 @@ describe("a customer who registers with the partner's code", () => {
   });
 });
 
+describe("an administrator sets a customer's partner", () => {
+  test("on a customer who registered without the code: the partner lists them, and null takes them off", async () => {
+    const partner = await createPartner({ name: "Set By Hand" });
+    const customer = await openCustomer(t);
+    const res = await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: partner.id });
+    expectStatus(res, 200);
+    expect(res.json.body).toEqual({ id: customer.id, partner_id: partner.id, partner: "Set By Hand" });
+    const listed = await admin.client.get(`console/partners/${partner.id}`);
+    expect(listed.json.body.customer_list.map((c: { id: number }) => c.id)).toEqual([customer.id]);
+    const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "customer.partner"))
+      .orderBy(desc(auditLog.id)).limit(1);
+    expect(entry).toMatchObject({
+      actorId: admin.id,
+      subjectId: customer.id,
+      before: { partner_id: null, partner: null },
+      after: { partner_id: partner.id, partner: "Set By Hand" },
+    });
+    const page = await admin.client.get(`/console/users/${customer.id}`);
+    expect(page.text).toContain('aria-label="The customer&#x27;s partner"');
+    expectStatus(await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: null }), 200);
+    expect((await admin.client.get(`console/partners/${partner.id}`)).json.body.customer_list).toEqual([]);
+  });
+
+  test("an unknown partner is a 422 on partner_id; an administrator or an unknown user is a 404", async () => {
+    const customer = await openCustomer(t);
+    const res = await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: 999999 });
+    expectStatus(res, 422);
+    expect(Object.keys(res.json.fields)).toEqual(["partner_id"]);
+    const bad = await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: "one" });
+    expectStatus(bad, 422);
+    expect(Object.keys(bad.json.fields)).toEqual(["partner_id"]);
+    const [row] = await t.db.select({ partnerId: users.partnerId }).from(users).where(eq(users.id, customer.id));
+    expect(row.partnerId).toBeNull();
+    expectStatus(await admin.client.put(`console/users/${admin.id}/partner`, { partner_id: null }), 404);
+    expectStatus(await admin.client.put("console/users/999999/partner", { partner_id: null }), 404);
+  });
+});
+
 describe("commissions", () => {
   let partner: { id: number; code: string; name: string; share_bps: number };
   let referred: OpenCustomer;
