@@ -27,6 +27,7 @@ type PartnerInput = z.output<typeof partnerInput>;
 
 export const NO_SUCH_PARTNER = "There is no partner with this id.";
 export const CODE_IN_USE = "This referral code is another partner's: choose another.";
+export const NAME_IN_USE = "Another partner has this name: partners are told apart by name in the reports.";
 
 /**
  * Whether a customer has been funded: an account of theirs was ever credited by a receipt (matched
@@ -135,10 +136,17 @@ const recorded = (p: { name: string; email: string | null; code: string; shareBp
   share_bps: p.shareBps,
 });
 
-async function refuseCodeInUse(tx: Tx, code: string, except?: number) {
-  const [other] = await tx.select({ id: partners.id }).from(partners)
-    .where(except === undefined ? eq(partners.code, code) : and(eq(partners.code, code), ne(partners.id, except)));
-  if (other) throw new InvalidInput(CODE_IN_USE, "code");
+/**
+ * A code or a name another partner has is refused: the code decides whose a new customer is, and
+ * the profit report by partner names partners by name.
+ */
+async function refuseTaken(tx: Tx, values: { code: string; name: string }, except?: number) {
+  const others = except === undefined ? undefined : ne(partners.id, except);
+  const [code] = await tx.select({ id: partners.id }).from(partners).where(and(eq(partners.code, values.code), others));
+  if (code) throw new InvalidInput(CODE_IN_USE, "code");
+  const [name] = await tx.select({ id: partners.id }).from(partners)
+    .where(and(sql`lower(${partners.name}) = lower(${values.name})`, others));
+  if (name) throw new InvalidInput(NAME_IN_USE, "name");
 }
 
 const valuesOf = (input: PartnerInput) => ({
@@ -151,7 +159,7 @@ const valuesOf = (input: PartnerInput) => ({
 export async function createPartner(db: Database, input: PartnerInput, by: number, now: Date): Promise<Partner> {
   const id = await db.transaction(async (tx) => {
     const values = valuesOf(input);
-    await refuseCodeInUse(tx, values.code);
+    await refuseTaken(tx, values);
     const [created] = await tx.insert(partners).values({ ...values, createdAt: now, createdBy: by, updatedAt: now })
       .returning({ id: partners.id });
     await audit(tx, {
@@ -181,7 +189,7 @@ export async function updatePartner(
     const [before] = await tx.select().from(partners).where(eq(partners.id, id));
     if (!before) throw new NotFound(NO_SUCH_PARTNER);
     const values = valuesOf(input);
-    await refuseCodeInUse(tx, values.code, id);
+    await refuseTaken(tx, values, id);
     await tx.update(partners).set({ ...values, updatedAt: now }).where(eq(partners.id, id));
     await audit(tx, {
       actor: by,

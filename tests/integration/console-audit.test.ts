@@ -110,11 +110,11 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
   "POST /console/partners": () =>
     Promise.resolve({
       path: "console/partners",
-      body: { name: "Audited partner", code: partnerCode(), share_percent: "10" },
+      body: { name: `Audited partner ${partners}`, code: partnerCode(), share_percent: "10" },
     }),
   "PUT /console/users/:id/partner": async () => {
     const created = await admin.client.post("console/partners", {
-      name: "Partner of a customer",
+      name: `Partner of a customer ${partners}`,
       code: partnerCode(),
       share_percent: "5",
     });
@@ -127,14 +127,14 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
   },
   "PUT /console/partners/:id": async () => {
     const created = await admin.client.post("console/partners", {
-      name: "Partner to change",
+      name: `Partner to change ${partners}`,
       code: partnerCode(),
       share_percent: "10",
     });
     expectStatus(created, 201);
     return {
       path: `console/partners/${created.json.body.id}`,
-      body: { name: "Changed partner", code: partnerCode(), share_percent: "12.5" },
+      body: { name: `Changed partner ${partners}`, code: partnerCode(), share_percent: "12.5" },
     };
   },
   "PUT /console/rates": () =>

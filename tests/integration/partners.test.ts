@@ -49,7 +49,7 @@ beforeAll(async () => {
 
 async function createPartner(fields: Record<string, unknown> = {}) {
   const res = await admin.client.post("console/partners", {
-    name: "Lisbon Introducers Lda",
+    name: `Lisbon Introducers ${++codes}`,
     email: "desk@introducers.example",
     code: newCode(),
     share_percent: "12.5",
@@ -133,6 +133,24 @@ describe("creating and changing a partner", () => {
     expect(changed.json.fields.code).toBeDefined();
     const [kept] = await t.db.select().from(partners).where(eq(partners.id, second.id));
     expect(kept.code).toBe(second.code);
+  });
+
+  test("a name another partner has, case aside, is a 422 on name", async () => {
+    const first = await createPartner({ name: "Madeira Partners" });
+    const again = await admin.client.post("console/partners", {
+      name: "MADEIRA partners",
+      code: newCode(),
+      share_percent: "5",
+    });
+    expectStatus(again, 422);
+    expect(Object.keys(again.json.fields)).toEqual(["name"]);
+    // Its own name is not another's.
+    const same = await admin.client.put(`console/partners/${first.id}`, {
+      name: "Madeira Partners",
+      code: first.code,
+      share_percent: "6",
+    });
+    expectStatus(same, 200);
   });
 
   test("PUT changes the name, code and share, audited with the values before and after; a bad share is a 422", async () => {
@@ -466,6 +484,6 @@ describe("the pages", () => {
       expect((await customer.client.get(path)).status).toBe(404);
     }
     const [unchanged] = await t.db.select().from(partners).where(and(eq(partners.id, partner.id)));
-    expect(unchanged.name).toBe("Lisbon Introducers Lda");
+    expect(unchanged.name).toBe(partner.name);
   });
 });
