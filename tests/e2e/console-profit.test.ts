@@ -1,8 +1,8 @@
 /**
  * The profit report in Chromium (issue 11, item 7): after a customer converts pounds to euros, an
  * administrator opens Profit reports from the console's menu, sees the conversion's fee and markup
- * in today's row, splits by partner (under "No partner": nobody introduced her), and downloads the CSV, whose row
- * (read with a CSV library) is the one the page shows.
+ * in today's row, splits by partner (under "No partner": nobody introduced her), and downloads the
+ * CSV, whose row (read with a CSV library) is the one the page shows.
  */
 import { parse } from "csv-parse/sync";
 import { readFileSync } from "node:fs";
