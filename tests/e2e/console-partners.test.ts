@@ -8,7 +8,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import {
   lastEmailId,
   openServerDatabase,
@@ -109,6 +109,7 @@ describe("partners", () => {
     await expect.poll(() => row.count()).toBe(1);
     expect(await row.textContent()).toContain(accountRef);
     expect(await row.textContent()).toContain("No");
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     // The customer is funded and converts 300.00 GBP to euros.
     const recorded = await page.request.post(`${server.url}/api/console/receipts`, {
@@ -142,6 +143,7 @@ describe("partners", () => {
     const signup = page.locator(`tr[data-referral="${CUSTOMER.email}"]`);
     expect(await signup.textContent()).toContain(PARTNER.code);
     expect(await signup.textContent()).toContain("Yes");
+    expect(await seriousAxeViolations(page)).toEqual([]);
 
     // The refused share was a 422, on purpose.
     expect(unexpected(problems, [422])).toEqual([]);
