@@ -26,6 +26,7 @@ import { rateAlertCalls } from "./routes/api/ratealerts.ts";
 import { recipientCalls } from "./routes/api/recipients.ts";
 import { transactionCalls } from "./routes/api/transactions.ts";
 import { profitCalls } from "./routes/api/profit.ts";
+import { partnerCalls } from "./routes/api/partners.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { migrationCalls } from "./routes/api/migrations.ts";
@@ -162,6 +163,7 @@ const CALLS = [
   consoleAdmins,
   consoleAlertCalls,
   profitCalls,
+  partnerCalls,
 ];
 
 /**

@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers,partners] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -14,6 +14,7 @@
  */
 import { conversionsBench } from "./conversions.ts";
 import { customersBench } from "./customers.ts";
+import { partnersBench } from "./partners.ts";
 import { jsWeightBench } from "./js-weight.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
@@ -35,6 +36,7 @@ const MODULES: Record<string, BenchModule> = {
   transactions: transactionsBench,
   migrations: migrationsBench,
   customers: customersBench,
+  partners: partnersBench,
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {

@@ -72,6 +72,12 @@ export const users = sqliteTable("users", {
   referralCode: text("referral_code"),
   /** The affiliate this customer belongs to, if any. */
   affiliate: text("affiliate"),
+  /**
+   * The partner who introduced this customer (db/schema-partners.ts, decision 051): set at
+   * registration from a partner's referral code. A plain integer, not a reference: users are
+   * declared before partners.
+   */
+  partnerId: integer("partner_id"),
   /** Whether the fee overrides apply; each is currency → fee in that currency (docs/decisions/025). */
   overrideTransferFee: bool("override_transfer_fee").notNull().default(false),
   overridePriorityTransferFee: text("override_priority_transfer_fee", { mode: "json" }).$type<Record<string, string>>(),
@@ -81,7 +87,7 @@ export const users = sqliteTable("users", {
   createdAt: time("created_at").notNull().$defaultFn(() => new Date()),
   /** When the user last passed the second factor: a full sign-in (the console's administrators list). */
   lastSignInAt: time("last_sign_in_at"),
-});
+}, (t) => [index("users_partner").on(t.partnerId)]);
 
 /**
  * Sessions: the cookie holds a random token, this table only its SHA-256. A session records

@@ -45,6 +45,9 @@ export const AUDIT_ACTIONS = {
   "alert.assign": "Assigned an alert",
   "alert.resolve": "Resolved an alert",
   "email.resend": "Sent an email again",
+  "partner.create": "Created a partner",
+  "partner.update": "Changed a partner",
+  "customer.partner": "Changed the customer's partner",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

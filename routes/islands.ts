@@ -42,6 +42,8 @@ import StatementsComponent from "../islands/Statements.tsx";
 import ConsoleAdminsComponent from "../islands/ConsoleAdmins.tsx";
 import ConsoleMigrationComponent from "../islands/ConsoleMigration.tsx";
 import ConsoleMigrationRunComponent from "../islands/ConsoleMigrationRun.tsx";
+import ConsolePartnerFormComponent from "../islands/ConsolePartnerForm.tsx";
+import ConsoleCustomerPartnerComponent from "../islands/ConsoleCustomerPartner.tsx";
 import { island } from "../server/render/islands.tsx";
 
 export const Avatar = island("Avatar", AvatarComponent);
@@ -88,3 +90,5 @@ import ConsoleAlertsComponent from "../islands/ConsoleAlerts.tsx";
 import EmailResendComponent from "../islands/EmailResend.tsx";
 export const ConsoleAlerts = island("ConsoleAlerts", ConsoleAlertsComponent);
 export const EmailResend = island("EmailResend", EmailResendComponent);
+export const ConsolePartnerForm = island("ConsolePartnerForm", ConsolePartnerFormComponent);
+export const ConsoleCustomerPartner = island("ConsoleCustomerPartner", ConsoleCustomerPartnerComponent);

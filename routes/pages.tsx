@@ -61,6 +61,14 @@ import { Processing } from "./pages/Processing.tsx";
 import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
+import {
+  ConsoleAffiliatesPage,
+  ConsoleAttributionsPage,
+  ConsolePartnerPage,
+  ConsolePartnersPage,
+  ConsoleReferralsPage,
+  partnerExists,
+} from "./pages/console-partners.tsx";
 import { ConsoleProfitPage } from "./pages/profit.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
@@ -313,11 +321,37 @@ export const PAGES: PageRoute[] = [
     render: ConsoleAdminsPage,
   },
   { path: "/console/alerts", title: "Alerts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleAlertsPage },
-  console_("/console/partners", "Partners", "Partners and their revenue share arrive with the console work."),
+  { path: "/console/partners", title: "Partners", layout: "user", guards: CONSOLE_GUARDS, render: ConsolePartnersPage },
+  {
+    path: "/console/partners/:id",
+    title: "Partner",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: partnerExists,
+    render: ConsolePartnerPage,
+  },
   { path: "/console/receipts", title: "Receipts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleReceiptsPage },
-  console_("/console/referrals", "Referrals", "Referral codes arrive with the console work."),
-  console_("/console/affiliates", "Affiliates", "Affiliates and commissions arrive with the console work."),
-  console_("/console/attributions", "Attributions", "Where sign-ups came from arrives with the console work."),
+  {
+    path: "/console/referrals",
+    title: "Referrals",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleReferralsPage,
+  },
+  {
+    path: "/console/affiliates",
+    title: "Affiliates",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleAffiliatesPage,
+  },
+  {
+    path: "/console/attributions",
+    title: "Attributions",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleAttributionsPage,
+  },
   { path: "/console/emails", title: "Emails", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleEmailsPage },
   {
     path: "/console/emails/:id",

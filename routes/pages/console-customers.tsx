@@ -24,6 +24,8 @@ import { planForAccount } from "../../server/money/plans.ts";
 import { listPayments } from "../../server/payments/read.ts";
 import type { Database } from "../../db/client.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { ConsoleCustomerPartner } from "../islands.ts";
+import { listPartners } from "../../server/partners/partners.ts";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
@@ -252,13 +254,14 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const found = await userWithSummary(db, id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;
-  const [answers, record, trail, restriction, memberOf, identity] = await Promise.all([
+  const [answers, record, trail, restriction, memberOf, identity, partners] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),
     auditEntries(db, id),
     restrictionOf(db, id),
     accountsOf(db, id),
     identityOf(db, id),
+    listPartners(db),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
@@ -287,6 +290,20 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
         <ConsoleRestrict customer={{ id: customer.id, name: customer.name }} restriction={restriction} />
       </section>
       {facts ? <AccountFacts {...facts} /> : null}
+      <section aria-labelledby="partner-heading" className="card flex flex-col gap-3">
+        <h2 id="partner-heading" className="text-lg font-semibold">Partner</h2>
+        <p className="text-sm">
+          {user.referralCode
+            ? `Registered with the referral code ${user.referralCode}. `
+            : "Registered without a referral code. "}
+          The partner earns their share of this customer's fee and markup income.
+        </p>
+        <ConsoleCustomerPartner
+          customer={{ id: customer.id, name: customer.name }}
+          partners={partners.map((p) => ({ id: p.id, name: p.name, code: p.code }))}
+          current={user.partnerId ?? null}
+        />
+      </section>
       <section aria-labelledby="review-heading" className="card flex flex-col gap-4">
         <h2 id="review-heading" className="text-lg font-semibold">Compliance review</h2>
         {answers === null

@@ -237,7 +237,8 @@ export async function ConsoleProfitPage(c: Context<AppEnv>) {
         lead={
           <>
             FX markup and fee income from the ledger's house accounts, in the currency the customer sold
-            {q && `, ${q.from} to ${q.to} (UTC)`}. Partners do not exist yet: all income is under “{NO_PARTNER}”.{" "}
+            {q && `, ${q.from} to ${q.to} (UTC)`}. By partner, the income of customers no partner introduced is under
+            “{NO_PARTNER}”.{" "}
             {q && (
               <a className="underline" href={withQuery("/api/console/profit.csv", { ...q })} download>
                 Download CSV

@@ -1,5 +1,7 @@
 import type { z } from "zod";
+import { eq } from "drizzle-orm";
 import { attributions, users } from "../../db/schema.ts";
+import { partners } from "../../db/schema-partners.ts";
 import type { register } from "../../lib/contracts/auth.ts";
 import { afterAnswer } from "../background.ts";
 import { Conflict, Unauthenticated } from "../errors.ts";
@@ -78,11 +80,20 @@ async function createCustomer(
 ): Promise<UserRow | null> {
   const now = new Date(deps.now());
   return await deps.db.transaction(async (tx) => {
+    // A partner's referral code makes the customer the partner's (decision 051); codes are kept in
+    // capitals, and typed in any case. Any other code is kept as typed, for the affiliates screen.
+    const code = input.referral_code || null;
+    const [partner] = code
+      ? await tx.select({ id: partners.id, code: partners.code }).from(partners)
+        .where(eq(partners.code, code.toUpperCase()))
+      : [];
     const [created] = await tx.insert(users).values({
       username: input.email,
       passwordHash,
       type: input.type,
-      referralCode: input.referral_code || null,
+      referralCode: partner?.code ?? code,
+      affiliate: partner?.code ?? null,
+      partnerId: partner?.id ?? null,
       createdAt: now,
     }).onConflictDoNothing().returning();
     if (!created) return null;

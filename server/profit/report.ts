@@ -13,9 +13,10 @@
  *   other screen counts it (`markupOf`). So fx_position(sold) grew by markup + bought ÷ mid.
  *   Corrections of the FX position are not trading income and are left out.
  * - A movement belongs to the period (UTC) of its ledger transfer's time.
- * - **Partner**: each movement is the customer account's; partners do not exist yet, so every
- *   account is under "No partner" (`partnerOf`). The rows are keyed by (period, currency,
- *   partner) already, so a partner column on accounts slots in at `partnerOf`.
+ * - **Partner**: each movement is the customer account's, and an account is the partner's who
+ *   introduced its owner (`users.partner_id`, decision 051; `partnersOfAccounts`); accounts none
+ *   introduced are under "No partner". The partners' commissions (server/partners/referrals.ts)
+ *   read the same movements through `incomeEntries`.
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf } from "../../db/sql.ts";
@@ -28,7 +29,7 @@ export type ProfitGroup = (typeof PROFIT_GROUPS)[number];
 export const PROFIT_BY = ["currency", "partner"] as const;
 export type ProfitBy = (typeof PROFIT_BY)[number];
 
-/** The name the report gives accounts no partner introduced (every account, until partners exist). */
+/** The name the report gives accounts no partner introduced. */
 export const NO_PARTNER = "No partner";
 
 export interface ProfitQuery {
@@ -90,12 +91,27 @@ export function periodsBetween(q: Pick<ProfitQuery, "from" | "to" | "group">): s
   return out;
 }
 
+/** A partner as the income is grouped by it. */
+export interface AccountPartner {
+  id: number;
+  name: string;
+}
+
 /**
- * The partner of each customer account, by accounts.id. Partners do not exist yet: every account
- * is under "No partner". When they do, this reads the accounts' partner and nothing else changes.
+ * The partner of each customer account that has one, by accounts.id: the partner who introduced
+ * the account's owner (decision 051; the first owner when there are several).
  */
-function partnerOf(_accountId: number | null): string {
-  return NO_PARTNER;
+export async function partnersOfAccounts(db: Database): Promise<Map<number, AccountPartner>> {
+  const rows = await rowsOf<{ account_id: number; id: number; name: string }>(
+    db,
+    `SELECT m.account_id, p.id, p.name
+       FROM account_members m JOIN users u ON u.id = m.user_id JOIN partners p ON p.id = u.partner_id
+      WHERE m.role = 'owner'
+      ORDER BY m.created_at DESC, m.user_id DESC`,
+    [],
+  );
+  // Newest first, so the first owner's partner is written last and stays.
+  return new Map(rows.map((r) => [r.account_id, { id: r.id, name: r.name }]));
 }
 
 interface FeeEntry {
@@ -117,8 +133,12 @@ interface PositionEntry {
   mid_rate: string | null;
 }
 
-/** The ledger's fee and markup income in [start, end), a figure per movement (minor units, signed). */
-async function incomeEntries(db: Database, start: number, end: number) {
+/**
+ * The ledger's fee and markup income in [start, end), a figure per movement (minor units, signed),
+ * each with the customer account it was earned on (null for a correction). The one query of the
+ * house's income: the profit report and the partners' commissions both read it.
+ */
+export async function incomeEntries(db: Database, start: number, end: number) {
   // Which customer account a movement was for: its customer entry (none for a correction).
   const customerOf = `(SELECT ca.account_id FROM ledger_entries ce
       JOIN ledger_accounts ca ON ca.id = ce.ledger_account_id AND ca.kind = 'customer'
@@ -179,6 +199,9 @@ async function incomeEntries(db: Database, start: number, end: number) {
 export async function profitFigures(db: Database, q: ProfitQuery): Promise<ProfitFigures[]> {
   const { start, end } = periodBounds(q);
   const { fees, markups } = await incomeEntries(db, start, end);
+  const partners = q.by === "partner" ? await partnersOfAccounts(db) : new Map<number, AccountPartner>();
+  const partnerOf = (accountId: number | null) =>
+    (accountId === null ? undefined : partners.get(accountId))?.name ?? NO_PARTNER;
   const rows = new Map<string, ProfitFigures>();
   const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
     const period = periodOf(e.at, q.group);

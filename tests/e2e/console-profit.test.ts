@@ -1,8 +1,8 @@
 /**
  * The profit report in Chromium (issue 11, item 7): after a customer converts pounds to euros, an
  * administrator opens Profit reports from the console's menu, sees the conversion's fee and markup
- * in today's row, splits by partner (all under "No partner"), and downloads the CSV, whose row
- * (read with a CSV library) is the one the page shows.
+ * in today's row, splits by partner (under "No partner": nobody introduced her), and downloads the
+ * CSV, whose row (read with a CSV library) is the one the page shows.
  */
 import { parse } from "csv-parse/sync";
 import { readFileSync } from "node:fs";
@@ -82,7 +82,7 @@ describe("profit reports", () => {
     expect(await page.locator('figure[data-chart="GBP"] svg rect').count()).toBeGreaterThan(0);
     expect(await seriousAxeViolations(page)).toEqual([]);
 
-    // By partner: partners do not exist yet.
+    // By partner: no partner introduced this customer.
     await page.getByLabel("Split by").selectOption("partner");
     await page.getByRole("button", { name: "Show" }).click();
     await page.waitForURL(/by=partner/);

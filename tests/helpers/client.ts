@@ -459,13 +459,23 @@ export async function registerCustomer(
     password?: string;
     validate?: boolean;
     client?: TestClient;
+    /** A referral code typed at registration. */
+    referralCode?: string;
+    /** What the register page saw when the visitor arrived (utm_*, referrer). */
+    attribution?: Record<string, string>;
   } = {},
 ): Promise<Customer> {
   const type = options.type ?? "Personal";
   const email = options.email ?? uniqueEmail(type.toLowerCase());
   const password = options.password ?? PASSWORD;
   const client = options.client ?? new TestClient(t);
-  const registered = await client.post("auth/register", { email, password, type });
+  const registered = await client.post("auth/register", {
+    email,
+    password,
+    type,
+    ...(options.referralCode ? { referral_code: options.referralCode } : {}),
+    ...(options.attribution ? { attribution: options.attribution } : {}),
+  });
   expectStatus(registered, 200);
   const signedIn = options.validate === false
     ? await client.post("auth/login", { email, password })

@@ -107,6 +107,36 @@ const waitingBusiness = async (): Promise<Customer> => await customerWithoutAcco
  * must succeed and leave its audit entry.
  */
 const SCENARIOS: Record<string, () => Promise<Request>> = {
+  "POST /console/partners": () =>
+    Promise.resolve({
+      path: "console/partners",
+      body: { name: `Audited partner ${partners}`, code: partnerCode(), share_percent: "10" },
+    }),
+  "PUT /console/users/:id/partner": async () => {
+    const created = await admin.client.post("console/partners", {
+      name: `Partner of a customer ${partners}`,
+      code: partnerCode(),
+      share_percent: "5",
+    });
+    expectStatus(created, 201);
+    return {
+      path: `console/users/${customer.id}/partner`,
+      body: { partner_id: created.json.body.id },
+      subject: customer.id,
+    };
+  },
+  "PUT /console/partners/:id": async () => {
+    const created = await admin.client.post("console/partners", {
+      name: `Partner to change ${partners}`,
+      code: partnerCode(),
+      share_percent: "10",
+    });
+    expectStatus(created, 201);
+    return {
+      path: `console/partners/${created.json.body.id}`,
+      body: { name: `Changed partner ${partners}`, code: partnerCode(), share_percent: "12.5" },
+    };
+  },
   "PUT /console/rates": () =>
     Promise.resolve({ path: "console/rates", body: { base: "EUR", rates: { USD: "1.1560" } } }),
   "POST /console/pricingplans": async () => ({ path: "console/pricingplans", body: await planBody("Audited plan") }),
@@ -292,6 +322,10 @@ async function planBody(name: string) {
   const { tier_currency, tiers, fees } = plans.json.body[0];
   return { name, tier_currency, tiers, fees };
 }
+
+let partners = 0;
+/** A referral code no partner has yet: scenarios run twice. */
+const partnerCode = () => `AUDIT${++partners}`;
 
 let receipts = 0;
 /** A reference no receipt had before: scenarios run twice, and a repeat would be held as a duplicate. */

@@ -45,6 +45,7 @@ const CONSOLE = [
   "/console/admins",
   "/console/alerts",
   "/console/partners",
+  "/console/partners/7",
   "/console/receipts",
   "/console/referrals",
   "/console/affiliates",
@@ -118,11 +119,17 @@ describe("a customer", () => {
 });
 
 describe("an administrator", () => {
-  // A record's page (a customer, a pricing plan, a migration run, an email) exists only for one that
+  // A record's page (a customer, a pricing plan, a migration run, an email, a partner) exists only for one that
   // exists (none here): integration tests open real ones.
   test.each(
     CONSOLE.filter((p) =>
-      !["/console/users/7", "/console/pricingplan/7", "/console/migration/7", "/console/emails/7"].includes(p)
+      ![
+        "/console/users/7",
+        "/console/pricingplan/7",
+        "/console/migration/7",
+        "/console/emails/7",
+        "/console/partners/7",
+      ].includes(p)
     ),
   )(
     "sees the console page %s",

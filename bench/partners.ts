@@ -1,0 +1,120 @@
+/**
+ * Partners, referrals, affiliates and attributions with 100,000 customers (docs/PERFORMANCE.md,
+ * "Partners and attributions"; decision 051):
+ *
+ *   deno task bench --only partners
+ *
+ * 1. A portal of its own (main.ts, production, a fresh database) and its administrator, made over
+ *    HTTP; then CUSTOMERS customers written straight into the tables, signed up over the last
+ *    1,000 days: every one with an attribution (20 campaigns, 30 referring sites), 10 % a
+ *    partner's (50 partners), 5 % with a code that is no partner's, 60 % with an account and 30 %
+ *    of those credited by a receipt (a `receipt` transfer crediting the account; the house's side
+ *    is left out: this measures the reads, not the ledger).
+ * 2. Each call, asked SAMPLES times over one keep-alive connection: the answer's time seen by the
+ *    client, an upper bound of the server's. No budget is set by the issue: the figures are
+ *    recorded, the p95 of each is held to MAX_P95_MS as a guard against a query gone quadratic.
+ */
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../db/client.ts";
+import { createAdminOverHttp } from "../tests/helpers/http-customer.ts";
+import { startPortal } from "./lib/processes.ts";
+import { type BenchContext, type BenchModule, fmt, percentile, type SummaryRow, table } from "./lib/report.ts";
+
+const CUSTOMERS = 100_000;
+const PARTNERS = 50;
+const SAMPLES = 20;
+const MAX_P95_MS = 1_000;
+const DAY = 24 * 60 * 60 * 1000;
+
+export const partnersBench: BenchModule = {
+  name: "partners",
+  async run(ctx: BenchContext) {
+    const portal = await startPortal({
+      name: "portal for partners (main.ts)",
+      cpuProfileDir: ctx.options.cpuProfileDir,
+    });
+    const rows: SummaryRow[] = [];
+    try {
+      const db = await openDatabase({ url: `file:${portal.databasePath}` });
+      let cookie: string;
+      const now = Date.now();
+      try {
+        const admin = await createAdminOverHttp(portal.url, db);
+        cookie = admin.session.cookieHeader();
+        const started = performance.now();
+        await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${PARTNERS})
+          INSERT INTO partners (name, code, share_bps, created_at, created_by, updated_at)
+          SELECT 'Bench Partner ' || i, 'BENCH' || i, 500 + i * 10, ${now}, ${admin.id}, ${now} FROM n`);
+        const first = (await db.all<{ id: number }>(sql`SELECT coalesce(max(id), 0) + 1 AS id FROM users`))[0].id;
+        await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${CUSTOMERS - 1})
+          INSERT INTO users (username, level, type, validated, restricted, override_transfer_fee, created_at,
+            referral_code, partner_id)
+          SELECT 'bench' || i || '@partners.test', 'User', 'Personal', 1, 0, 0, ${now} - (i % 1000) * ${DAY},
+            CASE WHEN i % 20 < 2 THEN 'BENCH' || (1 + i % ${PARTNERS}) WHEN i % 20 = 2 THEN 'FRIEND' || (i % 500) END,
+            CASE WHEN i % 20 < 2 THEN 1 + i % ${PARTNERS} END
+          FROM n`);
+        const last = first + CUSTOMERS - 1;
+        await db.run(sql`INSERT INTO attributions (user_id, utm_source, utm_medium, utm_campaign, referrer, created_at)
+          SELECT id, 'source' || (id % 5), 'medium' || (id % 2), 'campaign' || (id % 20),
+            'https://site' || (id % 30) || '.example/page', created_at
+          FROM users WHERE id BETWEEN ${first} AND ${last}`);
+        await db.run(sql`INSERT INTO accounts (account_ref, type, name, opened_at)
+          SELECT 'B' || printf('%08d', id), type, 'Bench ' || id, created_at FROM users
+          WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 6`);
+        await db.run(sql`INSERT INTO account_members (account_id, user_id, role, created_at)
+          SELECT a.id, CAST(substr(a.account_ref, 2) AS INTEGER), 'owner', a.opened_at FROM accounts a
+          WHERE a.account_ref LIKE 'B%'`);
+        await db.run(sql`INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
+          SELECT 'customer', a.id, 'GBP', 'balance', 10000, a.opened_at FROM accounts a WHERE a.account_ref LIKE 'B%'`);
+        await db.run(sql`INSERT INTO ledger_transfers (kind, description, reference, created_at)
+          SELECT 'receipt', 'Bench receipt', 'bench:' || a.id, a.opened_at FROM accounts a
+          WHERE a.account_ref LIKE 'B%' AND a.id % 10 < 3`);
+        await db.run(sql`INSERT INTO ledger_entries (transfer_id, ledger_account_id, currency, amount, created_at)
+          SELECT t.id, la.id, 'GBP', 10000, t.created_at FROM ledger_transfers t
+          JOIN ledger_accounts la ON la.kind = 'customer' AND la.account_id = CAST(substr(t.reference, 7) AS INTEGER)
+          WHERE t.reference LIKE 'bench:%'`);
+        await db.run(sql`ANALYZE`);
+        console.log(`seeded ${fmt(CUSTOMERS)} customers in ${fmt((performance.now() - started) / 1000, 1)} s`);
+      } finally {
+        db.$client.close();
+      }
+
+      const get = (path: string) =>
+        fetch(`${portal.url}${path}`, { headers: { Cookie: cookie, Accept: "application/json" } });
+      const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
+      const calls: [string, string][] = [
+        ["partners (50)", "/api/console/partners"],
+        ["one partner's customers (2,000)", "/api/console/partners/1"],
+        ["affiliates (every code ever)", "/api/console/affiliates"],
+        ["referrals, 30 days", "/api/console/referrals"],
+        ["attributions, 30 days", "/api/console/attributions"],
+        ["attributions, 365 days", `/api/console/attributions?from=${day(364)}&to=${day(0)}`],
+      ];
+      const lines: string[][] = [];
+      for (const [name, path] of calls) {
+        const times: number[] = [];
+        for (let i = 0; i < SAMPLES + 2; i++) {
+          const t0 = performance.now();
+          const res = await get(path);
+          const body = await res.text();
+          const ms = performance.now() - t0;
+          if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
+          if (i >= 2) times.push(ms);
+        }
+        times.sort((a, b) => a - b);
+        const p95 = percentile(times, 95);
+        lines.push([name, fmt(percentile(times, 50), 1), fmt(p95, 1)]);
+        rows.push({
+          metric: `partners ${name}: p95`,
+          value: `${fmt(p95, 1)} ms`,
+          budget: { limit: `≤ ${fmt(MAX_P95_MS)} ms`, pass: p95 <= MAX_P95_MS },
+        });
+      }
+      console.log(table(["call", "p50 ms", "p95 ms"], lines));
+      console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
+    } finally {
+      await portal.stop();
+    }
+    return { name: "partners", rows };
+  },
+};

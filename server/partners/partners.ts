@@ -1,0 +1,241 @@
+import { and, eq, ne, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { Database } from "../../db/client.ts";
+import { users } from "../../db/schema.ts";
+import { partners } from "../../db/schema-partners.ts";
+import { rowsOf, type Tx } from "../../db/sql.ts";
+import {
+  bpsOfPercent,
+  type partnerCustomer,
+  type partnerInput,
+  type partnerRow,
+  percentOfBps,
+} from "../../lib/contracts/partners.ts";
+import { audit } from "../audit.ts";
+import { InvalidInput, NotFound } from "../errors.ts";
+
+/**
+ * Partners (issue 11 item 6, decision 051): introducers with a referral code and a revenue share in
+ * basis points. A customer who registers with a partner's code is the partner's
+ * (`users.partner_id`, set in server/auth/registration.ts). Every change is audited in its own
+ * transaction.
+ */
+
+export type Partner = z.output<typeof partnerRow>;
+export type PartnerCustomer = z.output<typeof partnerCustomer>;
+type PartnerInput = z.output<typeof partnerInput>;
+
+export const NO_SUCH_PARTNER = "There is no partner with this id.";
+export const CODE_IN_USE = "This referral code is another partner's: choose another.";
+export const NAME_IN_USE = "Another partner has this name: partners are told apart by name in the reports.";
+
+/**
+ * Whether a customer has been funded: an account of theirs was ever credited by a receipt (matched
+ * at once, or allocated later), whatever happened to the money afterwards (decision 051).
+ * `user` is the SQL of the user's id.
+ */
+export const fundedSql = (user: string) =>
+  `EXISTS (SELECT 1 FROM account_members fm
+      JOIN ledger_accounts fa ON fa.account_id = fm.account_id AND fa.kind = 'customer'
+      JOIN ledger_entries fe ON fe.ledger_account_id = fa.id AND fe.amount > 0
+      JOIN ledger_transfers ft ON ft.id = fe.transfer_id AND ft.kind IN ('receipt', 'allocation')
+     WHERE fm.user_id = ${user})`;
+
+/** The account a customer owns (the first one), for its reference and name. */
+const OWNED_ACCOUNT = (user: string) =>
+  `(SELECT oa.id FROM account_members om JOIN accounts oa ON oa.id = om.account_id
+     WHERE om.user_id = ${user} AND om.role = 'owner' ORDER BY om.created_at LIMIT 1)`;
+
+/** Customers as the console lists them, with `where` on users `u` (and its arguments). */
+export async function customersWhere(
+  db: Database | Tx,
+  where: string,
+  args: (string | number)[],
+): Promise<(PartnerCustomer & { referral_code: string | null; partner_id: number | null })[]> {
+  const rows = await rowsOf<{
+    id: number;
+    email: string;
+    type: "Personal" | "Business";
+    created_at: number;
+    account_ref: string | null;
+    name: string | null;
+    funded: number;
+    referral_code: string | null;
+    partner_id: number | null;
+  }>(
+    db,
+    `SELECT u.id, u.username AS email, u.type, u.created_at, a.account_ref, a.name, u.referral_code, u.partner_id,
+            ${fundedSql("u.id")} AS funded
+       FROM users u LEFT JOIN accounts a ON a.id = ${OWNED_ACCOUNT("u.id")}
+      WHERE u.level = 'User' AND ${where}
+      ORDER BY u.created_at DESC, u.id DESC`,
+    args,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    name: r.name,
+    type: r.type,
+    signed_up_at: new Date(r.created_at).toISOString(),
+    account_ref: r.account_ref,
+    funded: !!r.funded,
+    referral_code: r.referral_code,
+    partner_id: r.partner_id,
+  }));
+}
+
+/** Every partner (by name), or one. */
+export async function listPartners(db: Database | Tx, only?: number): Promise<Partner[]> {
+  const rows = await db.select({
+    id: partners.id,
+    name: partners.name,
+    email: partners.email,
+    code: partners.code,
+    shareBps: partners.shareBps,
+    createdAt: partners.createdAt,
+    updatedAt: partners.updatedAt,
+    // Spelled out: with one table, Drizzle would write the outer id unqualified, the inner user's id.
+    customers: sql<number>`(SELECT count(*) FROM users c WHERE c.partner_id = "partners"."id")`,
+  }).from(partners)
+    .where(only === undefined ? undefined : eq(partners.id, only))
+    .orderBy(partners.name, partners.id);
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    email: r.email,
+    code: r.code,
+    share_bps: r.shareBps,
+    share_percent: percentOfBps(r.shareBps),
+    customers: Number(r.customers),
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  }));
+}
+
+export async function onePartner(db: Database | Tx, id: number): Promise<Partner> {
+  const [row] = await listPartners(db, id);
+  if (!row) throw new NotFound(NO_SUCH_PARTNER);
+  return row;
+}
+
+/** One partner with the customers they brought, newest first. */
+export async function partnerDetail(db: Database, id: number) {
+  const partner = await onePartner(db, id);
+  const customers = await customersWhere(db, "u.partner_id = ?", [id]);
+  return {
+    ...partner,
+    customer_list: customers.map(({ referral_code: _code, partner_id: _partner, ...c }) => c),
+  };
+}
+
+/** What a partner's audit entry records of them. */
+const recorded = (p: { name: string; email: string | null; code: string; shareBps: number }) => ({
+  name: p.name,
+  email: p.email,
+  code: p.code,
+  share_bps: p.shareBps,
+});
+
+/**
+ * A code or a name another partner has is refused: the code decides whose a new customer is, and
+ * the profit report by partner names partners by name.
+ */
+async function refuseTaken(tx: Tx, values: { code: string; name: string }, except?: number) {
+  const others = except === undefined ? undefined : ne(partners.id, except);
+  const [code] = await tx.select({ id: partners.id }).from(partners).where(and(eq(partners.code, values.code), others));
+  if (code) throw new InvalidInput(CODE_IN_USE, "code");
+  const [name] = await tx.select({ id: partners.id }).from(partners)
+    .where(and(sql`lower(${partners.name}) = lower(${values.name})`, others));
+  if (name) throw new InvalidInput(NAME_IN_USE, "name");
+}
+
+const valuesOf = (input: PartnerInput) => ({
+  name: input.name,
+  email: input.email || null,
+  code: input.code,
+  shareBps: bpsOfPercent(input.share_percent),
+});
+
+export async function createPartner(db: Database, input: PartnerInput, by: number, now: Date): Promise<Partner> {
+  const id = await db.transaction(async (tx) => {
+    const values = valuesOf(input);
+    await refuseTaken(tx, values);
+    const [created] = await tx.insert(partners).values({ ...values, createdAt: now, createdBy: by, updatedAt: now })
+      .returning({ id: partners.id });
+    await audit(tx, {
+      actor: by,
+      action: "partner.create",
+      before: null,
+      after: { id: created.id, ...recorded(values) },
+    }, now);
+    return created.id;
+    // IMMEDIATE: the check that the code is free and the insert are one step.
+  }, { behavior: "immediate" });
+  return await onePartner(db, id);
+}
+
+/**
+ * Changes a partner. Their customers stay theirs, whatever the code becomes: the code only decides
+ * whose the customers who register from now on are.
+ */
+export async function updatePartner(
+  db: Database,
+  id: number,
+  input: PartnerInput,
+  by: number,
+  now: Date,
+): Promise<Partner> {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(partners).where(eq(partners.id, id));
+    if (!before) throw new NotFound(NO_SUCH_PARTNER);
+    const values = valuesOf(input);
+    await refuseTaken(tx, values, id);
+    await tx.update(partners).set({ ...values, updatedAt: now }).where(eq(partners.id, id));
+    await audit(tx, {
+      actor: by,
+      action: "partner.update",
+      before: { id, ...recorded(before) },
+      after: { id, ...recorded(values) },
+    }, now);
+  }, { behavior: "immediate" });
+  return await onePartner(db, id);
+}
+
+export const NO_SUCH_CUSTOMER = "There is no customer with this id.";
+
+/**
+ * Makes a customer a partner's, or nobody's (`partnerId` null), as an administrator decides: for
+ * a customer who registered without the code, or with another. The commission counts the income
+ * of their account from then on: a period's commission is read from who is whose when it is read.
+ */
+export async function setCustomerPartner(
+  db: Database,
+  customerId: number,
+  partnerId: number | null,
+  by: number,
+  now: Date,
+): Promise<{ id: number; partner_id: number | null; partner: string | null }> {
+  return await db.transaction(async (tx) => {
+    const [customer] = await tx.select({ partnerId: users.partnerId }).from(users)
+      .where(and(eq(users.id, customerId), eq(users.level, "User")));
+    if (!customer) throw new NotFound(NO_SUCH_CUSTOMER);
+    const nameOf = async (id: number | null) => {
+      if (id === null) return null;
+      const [p] = await tx.select({ name: partners.name, code: partners.code }).from(partners)
+        .where(eq(partners.id, id));
+      return p;
+    };
+    const next = await nameOf(partnerId);
+    if (partnerId !== null && !next) throw new InvalidInput(NO_SUCH_PARTNER, "partner_id");
+    const before = await nameOf(customer.partnerId);
+    await tx.update(users).set({ partnerId, affiliate: next?.code ?? null }).where(eq(users.id, customerId));
+    await audit(tx, {
+      actor: by,
+      subject: customerId,
+      action: "customer.partner",
+      before: { partner_id: customer.partnerId, partner: before?.name ?? null },
+      after: { partner_id: partnerId, partner: next?.name ?? null },
+    }, now);
+    return { id: customerId, partner_id: partnerId, partner: next?.name ?? null };
+  }, { behavior: "immediate" });
+}
