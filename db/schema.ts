@@ -81,7 +81,24 @@ export const users = sqliteTable("users", {
   createdAt: time("created_at").notNull().$defaultFn(() => new Date()),
   /** When the user last passed the second factor: a full sign-in (the console's administrators list). */
   lastSignInAt: time("last_sign_in_at"),
-});
+  /**
+   * Kept by triggers, never written by the code (db/derived.ts, decision 052): the onboarding step
+   * the customer is at (CUSTOMER_STEPS, derived from validated, the profile, the identity check and
+   * the account) and whether an account they belong to holds money, so that the console's list
+   * filters them on an index.
+   */
+  step: text("step", { enum: ["verify", "profile", "identity", "review", "open"] }).notNull().default("verify"),
+  hasBalance: bool("has_balance").notNull().default(false),
+}, (t) => [
+  // The console's customers list (docs/PERFORMANCE.md): each filter on an index whose rows are in id
+  // order within a value, so a page newest first reads no more than it shows.
+  index("users_level_type").on(t.level, t.type),
+  // The step with the balance and the type after it: their combinations are counted on the index.
+  index("users_level_step").on(t.level, t.step, t.hasBalance, t.type),
+  index("users_level_balance").on(t.level, t.hasBalance),
+  index("users_level_restricted").on(t.level, t.restricted),
+  index("users_level_created").on(t.level, t.createdAt),
+]);
 
 /**
  * Sessions: the cookie holds a random token, this table only its SHA-256. A session records
