@@ -166,3 +166,6 @@ export async function ensureDerived(client: Client): Promise<void> {
 /** For the tests: the step and balance flag as derived now, beside the kept ones. */
 export const DERIVED_CHECK = `SELECT users.id, users.step AS kept_step, ${STEP} AS step,
   users.has_balance AS kept_balance, ${HAS_BALANCE} AS has_balance FROM users WHERE users.level = 'User'`;
+
+/** The search tables (with the FTS5 tables' own, whose names begin with theirs and "_"). */
+export const SEARCH_TABLES = ["customer_search", "email_search"] as const;
