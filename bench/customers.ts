@@ -81,7 +81,10 @@ export const customersBench: BenchModule = {
       const get = (path: string) =>
         fetch(`${portal.url}${path}`, { headers: { Cookie: cookie, Accept: "application/json" } });
       const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
-      const pages: [string, string][] = [
+      // The third element: not budgeted. A text of one or two characters has no trigram, so no
+      // index finds it: it is a scan of the search table (customers) or of the emails, measured
+      // for information (docs/PERFORMANCE.md, decision 052).
+      const pages: [string, string, "scan"?][] = [
         ["first page (20)", "/api/console/users"],
         ["page 100", "/api/console/users?page=100"],
         ["type=Business", "/api/console/users?type=Business"],
@@ -91,15 +94,15 @@ export const customersBench: BenchModule = {
         ["signed up in one week", `/api/console/users?from=${day(507)}&to=${day(500)}`],
         ["type+step+balance", "/api/console/users?type=Personal&step=open&has_balance=true"],
         ["q=email text", "/api/console/users?q=bench4242"],
-        ["q=2 letters", "/api/console/users?q=zq"],
+        ["q=2 letters", "/api/console/users?q=zq", "scan"],
         ["emails: first page", "/api/console/emails"],
         ["emails: q=address part", "/api/console/emails?q=bench4242"],
         ["emails: q=subject", "/api/console/emails?q=payment%201234"],
         ["emails: q=whole address", "/api/console/emails?q=bench4242@customers.test"],
-        ["emails: q=2 letters", "/api/console/emails?q=zq"],
+        ["emails: q=2 letters", "/api/console/emails?q=zq", "scan"],
       ];
       const lines: string[][] = [];
-      for (const [name, path] of pages) {
+      for (const [name, path, scan] of pages) {
         const times: number[] = [];
         const serverTimes: number[] = [];
         let total = 0;
@@ -123,12 +126,12 @@ export const customersBench: BenchModule = {
           fmt(percentile(serverTimes, 50), 1),
           fmt(p95, 1),
           fmt(percentile(times, 95), 1),
-          p95 <= MAX_P95_MS ? "PASS" : "FAIL",
+          scan ? "(scan)" : p95 <= MAX_P95_MS ? "PASS" : "FAIL",
         ]);
         rows.push({
           metric: `customers ${name}: server p95`,
           value: `${fmt(p95, 1)} ms`,
-          budget: { limit: `≤ ${MAX_P95_MS} ms`, pass: p95 <= MAX_P95_MS },
+          ...(scan ? {} : { budget: { limit: `≤ ${MAX_P95_MS} ms`, pass: p95 <= MAX_P95_MS } }),
         });
       }
       console.log(table(["page", "total", "server p50 ms", "server p95 ms", "client p95 ms", "budget"], lines));
