@@ -221,7 +221,12 @@ export const emails = sqliteTable("emails", {
   status: text("status", { enum: ["sent", "stored", "failed"] }).notNull(),
   error: text("error"),
   createdAt: time("created_at").notNull(),
-}, (t) => [index("emails_to").on(t.to), index("emails_created").on(t.createdAt)]);
+}, (t) => [
+  index("emails_to").on(t.to),
+  index("emails_created").on(t.createdAt),
+  // A search of 1 or 2 characters (no trigram) scans this, not the emails and their bodies (decision 052).
+  index("emails_to_subject").on(t.to, t.subject),
+]);
 
 /** Where a sign-up came from: utm_* parameters and the referrer. */
 export const attributions = sqliteTable("attributions", {

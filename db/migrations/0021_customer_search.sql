@@ -4,4 +4,5 @@ CREATE INDEX `users_level_type` ON `users` (`level`,`type`);--> statement-breakp
 CREATE INDEX `users_level_step` ON `users` (`level`,`step`,`has_balance`,`type`);--> statement-breakpoint
 CREATE INDEX `users_level_balance` ON `users` (`level`,`has_balance`);--> statement-breakpoint
 CREATE INDEX `users_level_restricted` ON `users` (`level`,`restricted`);--> statement-breakpoint
-CREATE INDEX `users_level_created` ON `users` (`level`,`created_at`);
+CREATE INDEX `users_level_created` ON `users` (`level`,`created_at`);--> statement-breakpoint
+CREATE INDEX `emails_to_subject` ON `emails` (`to`,`subject`);
