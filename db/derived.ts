@@ -96,14 +96,13 @@ const TRIGGERS: Record<string, string> = {
   members_derived_delete: `AFTER DELETE ON account_members BEGIN
     ${refreshUsers("users.id = OLD.user_id")} ${refreshSearch("users.id = OLD.user_id")} END`,
   accounts_search_ref: `AFTER UPDATE OF account_ref ON accounts BEGIN ${refreshSearch(MEMBERS_OF("NEW.id"))} END`,
-  // The ledger: only when a customer balance crosses zero, in the transaction of its postings.
+  // The ledger: only when a customer balance crosses zero, in the transaction of its postings (its
+  // accounts are never deleted: ledger_accounts_no_delete, migration 0003).
   ledger_derived_balance:
     `AFTER UPDATE OF balance ON ledger_accounts WHEN NEW.kind = 'customer' AND (OLD.balance > 0) <> (NEW.balance > 0)
     BEGIN ${refreshUsers(MEMBERS_OF("NEW.account_id"))} END`,
   ledger_derived_insert: `AFTER INSERT ON ledger_accounts WHEN NEW.kind = 'customer' AND NEW.balance > 0
     BEGIN ${refreshUsers(MEMBERS_OF("NEW.account_id"))} END`,
-  ledger_derived_delete: `AFTER DELETE ON ledger_accounts WHEN OLD.kind = 'customer' AND OLD.balance > 0
-    BEGIN ${refreshUsers(MEMBERS_OF("OLD.account_id"))} END`,
   // The FTS5 indexes of external content: told of each row added and each row taken away.
   search_text_insert: `AFTER INSERT ON customer_search_text BEGIN
     INSERT INTO customer_search (rowid, email, name, refs) VALUES (NEW.id, NEW.email, NEW.name, NEW.refs); END`,
