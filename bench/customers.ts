@@ -8,8 +8,11 @@
  *    then profiles for 80 %, approved identity checks for 70 %, open accounts for 60 %, a GBP
  *    balance for 30 %, restricted 1 %), signed up over the last 1,000 days. The balances are
  *    written without ledger entries: this measures the list, not the ledger.
+ *    Then EMAILS emails (GET console/emails), in one statement, to the customers' addresses.
  * 2. Each filtered page, asked SAMPLES times over one keep-alive connection: the answer's time seen
- *    by the client, an upper bound of the server's. p95 of each against the budget of 50 ms.
+ *    by the client, and the server's own (its Server-Timing header: from the request's arrival to
+ *    its answer, without the network and the client's queue on a loaded machine). p95 of the
+ *    server's time against the budget of 50 ms.
  */
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
@@ -18,6 +21,7 @@ import { startPortal } from "./lib/processes.ts";
 import { type BenchContext, type BenchModule, fmt, percentile, type SummaryRow, table } from "./lib/report.ts";
 
 const CUSTOMERS = 100_000;
+const EMAILS = 100_000;
 const SAMPLES = 50;
 const MAX_P95_MS = 50;
 const DAY = 24 * 60 * 60 * 1000;
@@ -60,6 +64,14 @@ export const customersBench: BenchModule = {
         await db.run(sql`INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
           SELECT 'customer', a.id, 'GBP', 'balance', CASE WHEN a.id % 2 = 0 THEN 10000 ELSE 0 END, a.opened_at
           FROM accounts a WHERE a.account_ref LIKE 'B%'`);
+        await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${EMAILS - 1})
+          INSERT INTO emails (user_id, "to", subject, template, html, text, status, created_at)
+          SELECT ${first} + i % ${sql.raw(String(CUSTOMERS))}, 'bench' || (i % ${
+          sql.raw(String(CUSTOMERS))
+        }) || '@customers.test',
+            CASE i % 3 WHEN 0 THEN 'Confirm your email address' WHEN 1 THEN 'Your payment ' || i || ' was sent'
+            ELSE 'Your sign-in code' END, 'bench', '<p>Bench email ' || i || '</p>', 'Bench email ' || i, 'stored',
+            ${now} - (i % 1000) * ${DAY} FROM n`);
         await db.run(sql`ANALYZE`);
         console.log(`seeded ${fmt(CUSTOMERS)} customers in ${fmt((performance.now() - started) / 1000, 1)} s`);
       } finally {
@@ -69,7 +81,10 @@ export const customersBench: BenchModule = {
       const get = (path: string) =>
         fetch(`${portal.url}${path}`, { headers: { Cookie: cookie, Accept: "application/json" } });
       const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
-      const pages: [string, string][] = [
+      // The third element: not budgeted. A text of one or two characters has no trigram, so no
+      // index finds it: it is a scan of the search table (customers) or of the emails, measured
+      // for information (docs/PERFORMANCE.md, decision 052).
+      const pages: [string, string, "scan"?][] = [
         ["first page (20)", "/api/console/users"],
         ["page 100", "/api/console/users?page=100"],
         ["type=Business", "/api/console/users?type=Business"],
@@ -79,10 +94,17 @@ export const customersBench: BenchModule = {
         ["signed up in one week", `/api/console/users?from=${day(507)}&to=${day(500)}`],
         ["type+step+balance", "/api/console/users?type=Personal&step=open&has_balance=true"],
         ["q=email text", "/api/console/users?q=bench4242"],
+        ["q=2 letters", "/api/console/users?q=zq", "scan"],
+        ["emails: first page", "/api/console/emails"],
+        ["emails: q=address part", "/api/console/emails?q=bench4242"],
+        ["emails: q=subject", "/api/console/emails?q=payment%201234"],
+        ["emails: q=whole address", "/api/console/emails?q=bench4242@customers.test"],
+        ["emails: q=2 letters", "/api/console/emails?q=zq", "scan"],
       ];
       const lines: string[][] = [];
-      for (const [name, path] of pages) {
+      for (const [name, path, scan] of pages) {
         const times: number[] = [];
+        const serverTimes: number[] = [];
         let total = 0;
         for (let i = 0; i < SAMPLES + 3; i++) {
           const t0 = performance.now();
@@ -90,19 +112,29 @@ export const customersBench: BenchModule = {
           const body = await res.json();
           const ms = performance.now() - t0;
           if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+          const server = Number(/app;dur=([\d.]+)/.exec(res.headers.get("Server-Timing") ?? "")?.[1]);
+          if (!Number.isFinite(server)) throw new Error(`${path}: no Server-Timing`);
           total = body.body.total;
-          if (i >= 3) times.push(ms);
+          if (i >= 3) times.push(ms), serverTimes.push(server);
         }
         times.sort((a, b) => a - b);
-        const p95 = percentile(times, 95);
-        lines.push([name, fmt(total), fmt(percentile(times, 50), 1), fmt(p95, 1)]);
+        serverTimes.sort((a, b) => a - b);
+        const p95 = percentile(serverTimes, 95);
+        lines.push([
+          name,
+          fmt(total),
+          fmt(percentile(serverTimes, 50), 1),
+          fmt(p95, 1),
+          fmt(percentile(times, 95), 1),
+          scan ? "(scan)" : p95 <= MAX_P95_MS ? "PASS" : "FAIL",
+        ]);
         rows.push({
-          metric: `customers ${name}: p95`,
+          metric: `customers ${name}: server p95`,
           value: `${fmt(p95, 1)} ms`,
-          budget: { limit: `≤ ${MAX_P95_MS} ms`, pass: p95 <= MAX_P95_MS },
+          ...(scan ? {} : { budget: { limit: `≤ ${MAX_P95_MS} ms`, pass: p95 <= MAX_P95_MS } }),
         });
       }
-      console.log(table(["page", "total", "p50 ms", "p95 ms"], lines));
+      console.log(table(["page", "total", "server p50 ms", "server p95 ms", "client p95 ms", "budget"], lines));
       console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
     } finally {
       await portal.stop();

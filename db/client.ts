@@ -9,6 +9,7 @@ import { drizzle } from "drizzle-orm/libsql/web";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { ensureDerived } from "./derived.ts";
 import { fileURLToPath } from "node:url";
 
 // Deliberately without the schema: we use no relational queries (db.query.*), and typing the
@@ -83,6 +84,8 @@ export async function migrateDatabase(db: Database): Promise<void> {
     const lastApplied = last.rows.length ? Number(last.rows[0].created_at) : undefined;
     try {
       await applyMigrationsAfter(db, lastApplied);
+      // The search tables and the triggers the schema cannot say (decision 052).
+      await ensureDerived(db.$client);
       return;
     } catch (error) {
       // Another instance applied them between our read and our batch: read again.

@@ -87,7 +87,25 @@ export const users = sqliteTable("users", {
   createdAt: time("created_at").notNull().$defaultFn(() => new Date()),
   /** When the user last passed the second factor: a full sign-in (the console's administrators list). */
   lastSignInAt: time("last_sign_in_at"),
-}, (t) => [index("users_partner").on(t.partnerId)]);
+  /**
+   * Kept by triggers, never written by the code (db/derived.ts, decision 052): the onboarding step
+   * the customer is at (CUSTOMER_STEPS, derived from validated, the profile, the identity check and
+   * the account) and whether an account they belong to holds money, so that the console's list
+   * filters them on an index.
+   */
+  step: text("step", { enum: ["verify", "profile", "identity", "review", "open"] }).notNull().default("verify"),
+  hasBalance: bool("has_balance").notNull().default(false),
+}, (t) => [
+  index("users_partner").on(t.partnerId),
+  // The console's customers list (docs/PERFORMANCE.md): each filter on an index whose rows are in id
+  // order within a value, so a page newest first reads no more than it shows.
+  index("users_level_type").on(t.level, t.type),
+  // The step with the balance and the type after it: their combinations are counted on the index.
+  index("users_level_step").on(t.level, t.step, t.hasBalance, t.type),
+  index("users_level_balance").on(t.level, t.hasBalance),
+  index("users_level_restricted").on(t.level, t.restricted),
+  index("users_level_created").on(t.level, t.createdAt),
+]);
 
 /**
  * Sessions: the cookie holds a random token, this table only its SHA-256. A session records
@@ -210,7 +228,12 @@ export const emails = sqliteTable("emails", {
   status: text("status", { enum: ["sent", "stored", "failed"] }).notNull(),
   error: text("error"),
   createdAt: time("created_at").notNull(),
-}, (t) => [index("emails_to").on(t.to), index("emails_created").on(t.createdAt)]);
+}, (t) => [
+  index("emails_to").on(t.to),
+  index("emails_created").on(t.createdAt),
+  // A search of 1 or 2 characters (no trigram) scans this, not the emails and their bodies (decision 052).
+  index("emails_to_subject").on(t.to, t.subject),
+]);
 
 /** Where a sign-up came from: utm_* parameters and the referrer. */
 export const attributions = sqliteTable("attributions", {

@@ -1,9 +1,8 @@
-import { and, count, desc, eq, exists, gte, lt, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import { likeContaining } from "../../db/sql.ts";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
-import { ledgerAccounts } from "../../db/schema-money.ts";
 import type { customerRow } from "../../lib/contracts/admin.ts";
 import { displayName } from "../auth/session-user.ts";
 
@@ -31,36 +30,27 @@ export interface CustomerSearch {
   per_page?: number;
 }
 
-/**
- * A customer's name as the search reads it: a business's name, or a person's first and last name,
- * each read from its own field of the profile (never the profile's whole stored text, where
- * "true" or "London" would match everyone).
- */
-const searchName = sql`lower(CASE ${profiles.type} WHEN 'Business'
-  THEN coalesce(json_extract(${profiles.data}, '$.name'), '')
-  ELSE trim(coalesce(json_extract(${profiles.data}, '$.first'), '') || ' ' || coalesce(json_extract(${profiles.data}, '$.last'), ''))
-  END)`;
-
 /** The customer's own account's reference (their first account), if any. */
 const ownAccountRef = sql<string | null>`(SELECT ${accounts.accountRef} FROM ${accountMembers}
   INNER JOIN ${accounts} ON ${accounts.id} = ${accountMembers.accountId}
   WHERE ${accountMembers.userId} = ${users.id} ORDER BY ${accounts.id} LIMIT 1)`;
 
 /**
- * The onboarding step a customer is at, the first not done in the order /auth checks them: their
- * email, their profile, their identity, the compliance review (no account yet), or open.
+ * The customers whose email, name (a business's name, or a person's first and last name, each
+ * read from its own field of the profile, never the whole stored text) or the reference of an
+ * account they belong to contains `q` (lower case), any case: on customer_search (db/derived.ts,
+ * decision 052). A text of 3 characters or more is a phrase of trigrams, found on the index; a
+ * shorter one has no trigram and is a LIKE over customer_search_text, the index's content.
  */
-const stepOf = sql<CustomerRow["step"]>`CASE
-  WHEN ${users.validated} = 0 THEN 'verify'
-  WHEN ${profiles.userId} IS NULL THEN 'profile'
-  WHEN coalesce(${identityChecks.status}, '') <> 'approved' THEN 'identity'
-  WHEN ${ownAccountRef} IS NULL THEN 'review'
-  ELSE 'open' END`;
-
-/** Money in any currency on an account the customer belongs to (spendable or held for a payment). */
-const holdsMoney = sql`EXISTS (SELECT 1 FROM ${accountMembers}
-  INNER JOIN ${ledgerAccounts} ON ${ledgerAccounts.accountId} = ${accountMembers.accountId}
-  WHERE ${accountMembers.userId} = ${users.id} AND ${ledgerAccounts.kind} = 'customer' AND ${ledgerAccounts.balance} > 0)`;
+function searching(q: string) {
+  if ([...q].length >= 3) {
+    const phrase = `"${q.replaceAll('"', '""')}"`;
+    return sql`${users.id} IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ${phrase})`;
+  }
+  const pattern = likeContaining(q);
+  return sql`${users.id} IN (SELECT id FROM customer_search_text WHERE email LIKE ${pattern} ESCAPE '\\'
+    OR name LIKE ${pattern} ESCAPE '\\' OR refs LIKE ${pattern} ESCAPE '\\')`;
+}
 
 const startOfDay = (day: string) => new Date(`${day}T00:00:00Z`);
 const DAY = 24 * 60 * 60 * 1000;
@@ -74,21 +64,7 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
   const page = search.page ?? 1;
   const perPage = search.per_page ?? 20;
   const q = (search.q ?? "").trim().toLowerCase().replace(/\s+/g, " ");
-  const pattern = likeContaining(q);
-  const matching = q
-    ? or(
-      sql`lower(${users.username}) LIKE ${pattern} ESCAPE '\\'`,
-      sql`${searchName} LIKE ${pattern} ESCAPE '\\'`,
-      exists(
-        db.select({ one: sql`1` }).from(accountMembers)
-          .innerJoin(accounts, eq(accounts.id, accountMembers.accountId))
-          .where(and(
-            eq(accountMembers.userId, users.id),
-            sql`lower(${accounts.accountRef}) LIKE ${pattern} ESCAPE '\\'`,
-          )),
-      ),
-    )
-    : undefined;
+  const matching = q ? searching(q) : undefined;
   const where = and(
     eq(users.level, "User"),
     matching,
@@ -96,33 +72,37 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
     search.restricted === undefined ? undefined : eq(users.restricted, search.restricted),
     search.from ? gte(users.createdAt, startOfDay(search.from)) : undefined,
     search.to ? lt(users.createdAt, new Date(startOfDay(search.to).getTime() + DAY)) : undefined,
-    search.step ? sql`${stepOf} = ${search.step}` : undefined,
-    search.has_balance === undefined ? undefined : search.has_balance ? holdsMoney : sql`NOT ${holdsMoney}`,
+    search.step ? eq(users.step, search.step) : undefined,
+    search.has_balance === undefined ? undefined : eq(users.hasBalance, search.has_balance),
   );
-  // The count joins the profile and the identity check only when a filter reads them: over every
-  // customer, the joins are most of its time (docs/PERFORMANCE.md, "Customers list").
-  const counting = db.select({ total: count() }).from(users).$dynamic();
-  if (q || search.step) {
-    counting.leftJoin(profiles, eq(profiles.userId, users.id))
-      .leftJoin(identityChecks, eq(identityChecks.userId, users.id));
-  }
-  const [{ total }] = await counting.where(where);
-  const rows = await db.select({
-    id: users.id,
-    username: users.username,
-    type: users.type,
-    validated: users.validated,
-    restricted: users.restricted,
-    step: stepOf,
-    createdAt: users.createdAt,
-    profile: profiles.data,
-    identity: identityChecks.status,
-    accountRef: ownAccountRef,
-  }).from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id))
-    .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
-    .where(where)
-    .orderBy(desc(users.id)).limit(perPage).offset((page - 1) * perPage);
+  // Every filter reads users alone (the step, the balance flag and the search are kept for it):
+  // the count joins nothing (docs/PERFORMANCE.md, "Customers list").
+  const [{ total }] = await db.select({ total: count() }).from(users).where(where);
+  // The page's ids first, on the indexes alone; then only those rows' profile, identity check and
+  // account: a page far down skips its offset without reading what it skips.
+  // Past the last match there is nothing to read (a search that matches nobody scans once, not twice).
+  const pageIds = total > (page - 1) * perPage
+    ? (await db.select({ id: users.id }).from(users).where(where)
+      .orderBy(desc(users.id)).limit(perPage).offset((page - 1) * perPage)).map((r) => r.id)
+    : [];
+  const rows = pageIds.length
+    ? await db.select({
+      id: users.id,
+      username: users.username,
+      type: users.type,
+      validated: users.validated,
+      restricted: users.restricted,
+      step: users.step,
+      createdAt: users.createdAt,
+      profile: profiles.data,
+      identity: identityChecks.status,
+      accountRef: ownAccountRef,
+    }).from(users)
+      .leftJoin(profiles, eq(profiles.userId, users.id))
+      .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
+      .where(inArray(users.id, pageIds))
+      .orderBy(desc(users.id))
+    : [];
   const items: CustomerRow[] = rows.map((r) => ({
     id: r.id,
     username: r.username,
