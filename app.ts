@@ -29,6 +29,7 @@ import { profitCalls } from "./routes/api/profit.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { migrationCalls } from "./routes/api/migrations.ts";
+import { bulkEmailCalls } from "./routes/api/bulkemails.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { registerEmailFrame } from "./routes/pages/console-alerts.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
@@ -68,6 +69,7 @@ import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
 import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
 import { migrationJob } from "./server/migrations/job.ts";
+import { bulkEmailJob } from "./server/bulkemails/job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -110,6 +112,7 @@ export const JOBS = [
   expireStatementsJob,
   migrationJob,
   unmatchedReceiptsJob,
+  bulkEmailJob,
 ];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
@@ -162,6 +165,7 @@ const CALLS = [
   consoleAdmins,
   consoleAlertCalls,
   profitCalls,
+  bulkEmailCalls,
 ];
 
 /**

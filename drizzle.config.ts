@@ -11,6 +11,7 @@ export default defineConfig({
     "./db/schema-ratealerts.ts",
     "./db/schema-statements.ts",
     "./db/schema-migrations.ts",
+    "./db/schema-bulkemails.ts",
   ],
   out: "./db/migrations",
   dbCredentials: { url: process.env.DATABASE_URL || "file:data/portal.db" },

@@ -45,6 +45,9 @@ export const AUDIT_ACTIONS = {
   "alert.assign": "Assigned an alert",
   "alert.resolve": "Resolved an alert",
   "email.resend": "Sent an email again",
+  "bulk-email.create": "Wrote a bulk email",
+  "bulk-email.send": "Sent a bulk email",
+  "marketing.unsubscribe": "Unsubscribed from bulk emails",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -62,6 +62,12 @@ import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/pa
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
 import { ConsoleProfitPage } from "./pages/profit.tsx";
+import {
+  bulkEmailExists,
+  ConsoleBulkEmailPage,
+  ConsoleBulkEmailsPage,
+  UnsubscribePage,
+} from "./pages/console-bulkemails.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -159,6 +165,8 @@ export const PAGES: PageRoute[] = [
   },
   { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },
+  // Open to anyone: a bulk email's unsubscribe link (decision 050).
+  { path: "/unsubscribe", title: "Unsubscribe", render: UnsubscribePage },
   { path: "/register", title: "Open an account", layout: "register", render: RegisterPage },
   // Open to anyone: the emailed link may be opened where nobody is signed in.
   {
@@ -349,10 +357,21 @@ export const PAGES: PageRoute[] = [
     guards: CONSOLE_GUARDS,
     render: ConsoleProfitPage,
   },
-  console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
-  console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", {
-    validate: positiveId,
-  }),
+  {
+    path: "/console/bulkemails",
+    title: "Bulk emails",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleBulkEmailsPage,
+  },
+  {
+    path: "/console/bulkemails/:id",
+    title: "Bulk email",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: bulkEmailExists,
+    render: ConsoleBulkEmailPage,
+  },
   {
     path: "/console/pricingplan",
     title: "Pricing plans and rates",

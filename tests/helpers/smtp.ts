@@ -1,0 +1,60 @@
+import type { AddressInfo } from "node:net";
+import { SMTPServer } from "smtp-server";
+
+/** One mail as a local SMTP server received it. */
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+}
+
+/**
+ * A real SMTP server (smtp-server) on a free local port, keeping what it receives: the bulk email
+ * tests and benchmark send to it through nodemailer as to any mail server. `onMail` sees each mail
+ * as it arrives (a test kills a runner after some).
+ */
+export async function startSmtp(onMail: (mail: ReceivedMail, count: number) => void = () => {}) {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    // A pool of connections, each many mails: no limit of the server's own stands in the way.
+    maxClients: 50,
+    onData(stream, session, callback) {
+      const chunks: Uint8Array[] = [];
+      stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));
+      stream.on("end", () => {
+        const mail = {
+          to: session.envelope.rcptTo.map((a) => a.address),
+          raw: new TextDecoder().decode(concat(chunks)),
+        };
+        received.push(mail);
+        onMail(mail, received.length);
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    /** How many mails each address received. */
+    perRecipient(): Map<string, number> {
+      const counts = new Map<string, number>();
+      for (const mail of received) for (const to of mail.to) counts.set(to, (counts.get(to) ?? 0) + 1);
+      return counts;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
