@@ -14,7 +14,7 @@ beforeAll(async () => {
 const get = (path: string, init?: RequestInit) => t.app.request(path, init);
 
 /** Every route of SPEC.md section 2, with a sample id where the route has one. */
-const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator", "/verify"];
+const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator", "/verify", "/unsubscribe"];
 const SIGNED_IN = [
   "/identity",
   "/register-business",
@@ -118,11 +118,17 @@ describe("a customer", () => {
 });
 
 describe("an administrator", () => {
-  // A record's page (a customer, a pricing plan, a migration run, an email) exists only for one that
-  // exists (none here): integration tests open real ones.
+  // A record's page (a customer, a pricing plan, a migration run, an email, a bulk email) exists only
+  // for one that exists (none here): integration tests open real ones.
   test.each(
     CONSOLE.filter((p) =>
-      !["/console/users/7", "/console/pricingplan/7", "/console/migration/7", "/console/emails/7"].includes(p)
+      ![
+        "/console/users/7",
+        "/console/pricingplan/7",
+        "/console/migration/7",
+        "/console/emails/7",
+        "/console/bulkemails/7",
+      ].includes(p)
     ),
   )(
     "sees the console page %s",
