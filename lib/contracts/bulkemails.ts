@@ -5,7 +5,7 @@
  * unsubscribe that every bulk email links to.
  */
 import { z } from "zod";
-import { idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
+import { idText, idValue, MULTILINE_TEXTS, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 
@@ -120,6 +120,10 @@ export const bulkRecipient = z.object({
 
 const byId = z.object({ id: idText });
 
+/** The body takes line breaks: its refinement is a schema of its own, so it is marked multi-line again. */
+const bodyText = text({ label: "The body", max: 20_000, multiline: true }).refine(...mergeFieldsKnown("The body"));
+MULTILINE_TEXTS.add(bodyText);
+
 export const createBulkEmail = defineCall({
   method: "POST",
   path: "/console/bulkemails",
@@ -128,7 +132,7 @@ export const createBulkEmail = defineCall({
   guards: CONSOLE_GUARDS,
   body: z.object({
     subject: text({ label: "The subject", max: 200 }).refine(...mergeFieldsKnown("The subject")),
-    body: text({ label: "The body", max: 20_000, multiline: true }).refine(...mergeFieldsKnown("The body")),
+    body: bodyText,
     segment: bulkSegment.optional().default({}),
   }),
   answer: bulkEmail,
