@@ -149,10 +149,11 @@ function Draft({ email }: { email: BulkEmailWithRecipients }) {
               <span className="font-medium">Subject:</span> <span data-preview-subject>{preview.data.subject}</span>
             </p>
             <iframe
+              key={preview.data.user_id}
               title="The email as the customer sees it"
               className="h-96 w-full rounded-xl border border-neutral-200 bg-white dark:border-neutral-800"
               sandbox=""
-              srcDoc={preview.data.html}
+              src={`/console/bulkemails/${email.id}/preview?user_id=${preview.data.user_id}`}
             />
           </section>
         )

@@ -1,9 +1,18 @@
-import type { Context } from "hono";
+import type { Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { CONSOLE_GUARDS } from "../../lib/contracts/guards.ts";
+import { guards } from "../../server/guards.ts";
 import { idText } from "../../lib/contracts/common.ts";
 import { MERGE_FIELDS } from "../../lib/contracts/bulkemails.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
-import { bulkEmailView, bulkEmailWithRecipients, listBulkEmails } from "../../server/bulkemails/service.ts";
+import {
+  bulkEmailView,
+  bulkEmailWithRecipients,
+  listBulkEmails,
+  previewBulkEmail,
+} from "../../server/bulkemails/service.ts";
+import { Conflict } from "../../server/errors.ts";
 import { readUnsubscribeToken } from "../../server/bulkemails/unsubscribe.ts";
 import { ConsoleBulkEmail, ConsoleBulkEmails, Unsubscribe } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
@@ -115,4 +124,26 @@ export async function UnsubscribePage(c: Context<AppEnv>) {
       </div>
     </section>
   );
+}
+
+/**
+ * A draft's preview as the HTML alone, for the frame of its page: served with its own
+ * Content-Security-Policy (server/http/security.ts emailFrameAllowances) so the email's inline
+ * styles apply, which the console's policy (inherited by a srcdoc frame) would block.
+ */
+export function registerBulkEmailFrame(app: Hono<AppEnv>): void {
+  app.get("/console/bulkemails/:id/preview", guards(...CONSOLE_GUARDS), async (c) => {
+    const id = idText.safeParse(c.req.param("id"));
+    const userId = c.req.query("user_id") ? idText.safeParse(c.req.query("user_id")) : null;
+    if (!id.success || (userId && !userId.success)) throw new HTTPException(404, { message: "Page not found" });
+    try {
+      const preview = await previewBulkEmail(c.get("db"), c.get("config").publicUrl, id.data, userId?.data);
+      return c.html(preview.html);
+    } catch (error) {
+      if (error instanceof NotFound || error instanceof Conflict) {
+        throw new HTTPException(404, { message: "Page not found" });
+      }
+      throw error;
+    }
+  });
 }
