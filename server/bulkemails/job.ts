@@ -8,7 +8,7 @@ import { personalise, renderBulkEmail, type RenderedBulkEmail } from "./template
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
 /** Mails handed to SMTP at once within a batch (the mailer's pool keeps as many connections). */
-const PARALLEL = 5;
+const PARALLEL = 10;
 
 /**
  * A batch is about a quarter of a second of mail at the throttle (at least 10, at most 100): claims

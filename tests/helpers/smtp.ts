@@ -58,3 +58,18 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/**
+ * A mail's source as a person would read it: its headers unfolded, and its base64 and
+ * quoted-printable parts decoded (the Subject and List-Unsubscribe headers, the text part).
+ */
+export function readable(mail: ReceivedMail): string {
+  const decodeBase64 = (block: string) =>
+    new TextDecoder().decode(Uint8Array.from(atob(block.replace(/\s+/g, "")), (c) => c.charCodeAt(0)));
+  return mail.raw
+    .replace(
+      /(Content-Transfer-Encoding: base64\r?\n(?:[^\r\n]+\r?\n)*\r?\n)([A-Za-z0-9+/=\r\n]+)/g,
+      (_all, head: string, block: string) => head + decodeBase64(block) + "\r\n",
+    )
+    .replace(/=\r?\n/g, "").replace(/=3D/g, "=").replace(/\r?\n[ \t]+/g, " ");
+}

@@ -8,7 +8,7 @@ import { JobRunner } from "../../server/jobs/runner.ts";
 import { insertCustomers } from "../helpers/bulk-customers.ts";
 import { type Admin, createAdmin, expectStatus, signinApp, TestClient } from "../helpers/client.ts";
 import { testJobDeps } from "../helpers/jobs.ts";
-import { type ReceivedMail, startSmtp } from "../helpers/smtp.ts";
+import { readable, type ReceivedMail, startSmtp } from "../helpers/smtp.ts";
 
 /**
  * Bulk emails (issue 11 item 5, decision 050): an administrator writes one, chooses a segment,
@@ -56,9 +56,6 @@ const bulkEmail = async (id: number, query = "") => {
   return res.json.body;
 };
 
-/** A mail's source with its soft line breaks undone (quoted-printable) and its headers unfolded. */
-const readable = (mail: ReceivedMail) =>
-  mail.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=").replace(/\r?\n[ \t]+/g, " ");
 const unsubscribeLinkOf = (mail: ReceivedMail) => /List-Unsubscribe: <([^>]+)>/.exec(readable(mail))![1];
 const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
 
