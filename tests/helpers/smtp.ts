@@ -5,6 +5,8 @@ import { SMTPServer } from "smtp-server";
 export interface ReceivedMail {
   to: string[];
   raw: string;
+  /** When it arrived (performance.now()). */
+  at: number;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function startSmtp(onMail: (mail: ReceivedMail, count: number) => v
         const mail = {
           to: session.envelope.rcptTo.map((a) => a.address),
           raw: new TextDecoder().decode(concat(chunks)),
+          at: performance.now(),
         };
         received.push(mail);
         onMail(mail, received.length);

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { bulkEmailRecipients, marketingConsents } from "../../db/schema-bulkemails.ts";
 import { ledgerAccounts } from "../../db/schema-money.ts";
 import { accountMembers, accounts, auditLog, emails, profiles } from "../../db/schema.ts";
-import { bulkEmailJob } from "../../server/bulkemails/job.ts";
+import { batchSize, bulkEmailJob } from "../../server/bulkemails/job.ts";
+import { createBulkEmail, sendBulkEmail } from "../../server/bulkemails/service.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
 import { insertCustomers } from "../helpers/bulk-customers.ts";
 import { type Admin, createAdmin, expectStatus, signinApp, TestClient } from "../helpers/client.ts";
@@ -119,6 +120,30 @@ describe("a bulk email", () => {
     });
     expectStatus(wrong, 422);
     expect(wrong.json.fields.body).toContain("{{frist_name}}");
+  });
+});
+
+describe("the throttle", () => {
+  test("sends no faster than the rate the email was sent at", async () => {
+    const people = await insertCustomers(t.db, 30, { prefix: "throttled", createdAt: at("2021-07-07") });
+    const store = () => Promise.resolve();
+    const now = new Date(t.clock.now());
+    const { id } = await createBulkEmail(
+      t.db,
+      admin.id,
+      { subject: "Slow", body: "Hi", segment: onDay("2021-07-07") },
+      now,
+      store,
+    );
+    // 20 a second: batches of 10, each taking at least half a second.
+    expect(batchSize(20)).toBe(10);
+    await sendBulkEmail(t.db, admin.id, id, 20, now, store);
+    const started = performance.now();
+    await runJobs();
+    // Each batch of 10 takes at least its half second: 30 mails at 20 a second take 1.5 s, not a blink.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_450);
+    expect(people.filter((p) => mailsTo(p.email).length !== 1)).toEqual([]);
+    expect(await bulkEmail(id)).toMatchObject({ status: "done", rate_per_second: 20, counts: { sent: 30 } });
   });
 });
 
