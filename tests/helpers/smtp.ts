@@ -14,7 +14,11 @@ export interface ReceivedMail {
  * tests and benchmark send to it through nodemailer as to any mail server. `onMail` sees each mail
  * as it arrives (a test kills a runner after some).
  */
-export async function startSmtp(onMail: (mail: ReceivedMail, count: number) => void = () => {}) {
+export async function startSmtp(
+  onMail: (mail: ReceivedMail, count: number) => void = () => {},
+  /** Addresses the server refuses (550), as a real one refuses a mailbox that does not exist. */
+  refuses: (address: string) => boolean = () => false,
+) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -22,6 +26,14 @@ export async function startSmtp(onMail: (mail: ReceivedMail, count: number) => v
     logger: false,
     // A pool of connections, each many mails: no limit of the server's own stands in the way.
     maxClients: 50,
+    // The sender's pool keeps its connections open between mails: closing does not wait for them.
+    closeTimeout: 100,
+    onRcptTo(address, _session, callback) {
+      if (refuses(address.address)) {
+        return callback(Object.assign(new Error("No such mailbox here"), { responseCode: 550 }));
+      }
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Uint8Array[] = [];
       stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));

@@ -147,6 +147,26 @@ describe("the throttle", () => {
   });
 });
 
+describe("a mail server's refusal", () => {
+  test("of one address fails that recipient with the reason and sends the others", async () => {
+    const people = await insertCustomers(t.db, 3, { prefix: "refused", createdAt: at("2021-08-08") });
+    const picky = await startSmtp(() => {}, (address) => address === people[1].email);
+    try {
+      const { id } = await draft(onDay("2021-08-08"));
+      expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+      const deps = await testJobDeps(t.db, { SMTP_URL: picky.url });
+      await new JobRunner({ db: t.db, jobs: [bulkEmailJob], deps, now: t.clock.now }).drain();
+      const done = await bulkEmail(id, "?state=failed");
+      expect(done).toMatchObject({ status: "done", counts: { total: 3, sent: 2, failed: 1 } });
+      expect(done.recipients.items).toMatchObject([{ user_id: people[1].id, state: "failed" }]);
+      expect(done.recipients.items[0].error).toContain("No such mailbox here");
+      expect([...picky.perRecipient().keys()].sort()).toEqual([people[0].email, people[2].email]);
+    } finally {
+      await picky.close();
+    }
+  });
+});
+
 describe("segments", () => {
   test("take the customers of a type, a country, a currency held and a sign-up period; partners none yet", async () => {
     const day = "2022-02-02";
