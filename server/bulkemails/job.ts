@@ -53,7 +53,13 @@ export const bulkEmailJob = defineJob("bulkemails.send", {
         .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "pending")))
         .orderBy(bulkEmailRecipients.id).limit(1);
       if (!next) break;
-      const claimed = await ctx.step(`claim from ${next.id}`, (tx) => claim(tx, bulkEmailId, next.id, size, ctx.now()));
+      // A step for its commit that holds the lease (a runner that lost the job claims nothing), but
+      // never replayed: the recipients' states are the record, and a recorded claim given again to
+      // a later attempt would send its batch a second time. Hence a key of its own for each claim.
+      const claimed = await ctx.step(
+        `claim from ${next.id} (${crypto.randomUUID()})`,
+        (tx) => claim(tx, bulkEmailId, next.id, size, ctx.now()),
+      );
       await sendBatch(ctx, bulkEmailId, rendered, claimed);
       const [{ left }] = await ctx.db.select({ left: sql<number>`count(*)` }).from(bulkEmailRecipients)
         .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "pending")));

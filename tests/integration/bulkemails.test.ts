@@ -167,6 +167,29 @@ describe("a mail server's refusal", () => {
   });
 });
 
+describe("a mail server that is down", () => {
+  test("leaves the batch waiting, and a later attempt sends it, nobody twice", async () => {
+    const people = await insertCustomers(t.db, 3, { prefix: "down", createdAt: at("2021-09-09") });
+    const { id } = await draft(onDay("2021-09-09"));
+    expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+    // Nothing listens on this port.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closedPort = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    const down = await testJobDeps(t.db, { SMTP_URL: `smtp://127.0.0.1:${closedPort}` });
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    await new JobRunner({ db: t.db, jobs: [bulkEmailJob], deps: down, now: t.clock.now }).drain();
+    quiet.mockRestore();
+    const waiting = await bulkEmail(id);
+    expect(waiting).toMatchObject({ status: "queued", counts: { total: 3, pending: 3, sent: 0, failed: 0 } });
+
+    t.clock.advance(10 * 60 * 1000);
+    await runJobs();
+    expect(await bulkEmail(id)).toMatchObject({ status: "done", counts: { total: 3, sent: 3 } });
+    expect(people.map((p) => mailsTo(p.email).length)).toEqual([1, 1, 1]);
+  });
+});
+
 describe("segments", () => {
   test("take the customers of a type, a country, a currency held and a sign-up period; partners none yet", async () => {
     const day = "2022-02-02";
