@@ -110,6 +110,8 @@ function ConsoleBulkEmail({ email: initial }: ConsoleBulkEmailProps) {
 function Draft({ email }: { email: BulkEmailWithRecipients }) {
   const [userId, setUserId] = useState("");
   const [asked, setAsked] = useState("");
+  // A bulk email cannot be unsent: the send asks once more, saying to how many.
+  const [confirming, setConfirming] = useState(false);
   const preview = useQuery(previewQuery(email.id, asked));
   const send = useWrite({ call: sendBulkEmail, idempotent: true, invalidates: [bulkEmailKeys.all] });
   return (
@@ -161,16 +163,32 @@ function Draft({ email }: { email: BulkEmailWithRecipients }) {
         ? <p className={MUTED}>Loading the preview…</p>
         : null}
       {send.isError ? <Alert title="Not sent">{errorText(send.error)}</Alert> : null}
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          send.mutate({ params: { id: email.id } });
-        }}
-      >
-        <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
-          Send to {email.segment_size} customers
-        </SubmitButton>
-      </form>
+      {confirming
+        ? (
+          <form
+            className="flex flex-wrap items-center gap-3"
+            aria-label="Confirm the send"
+            onSubmit={(event) => {
+              event.preventDefault();
+              send.mutate({ params: { id: email.id } });
+            }}
+          >
+            <p role="status">
+              It goes to {email.segment_size} customers now and cannot be taken back.
+            </p>
+            <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
+              Yes, send it now
+            </SubmitButton>
+            <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+          </form>
+        )
+        : (
+          <div>
+            <button type="button" className="btn-primary" onClick={() => setConfirming(true)}>
+              Send to {email.segment_size} customers
+            </button>
+          </div>
+        )}
     </div>
   );
 }

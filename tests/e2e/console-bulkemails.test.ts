@@ -76,6 +76,10 @@ describe("a bulk email", () => {
     await frame.locator("p", { hasText: "Hello Ada5 Lovelace," }).waitFor();
 
     await page.getByRole("button", { name: "Send to 12 customers" }).click();
+    // Asked once more, with how many it goes to.
+    const confirm = page.getByRole("form", { name: "Confirm the send" });
+    expect(await confirm.textContent()).toContain("It goes to 12 customers now");
+    await confirm.getByRole("button", { name: "Yes, send it now" }).click();
     // Its progress while it is sent, then done.
     await page.getByRole("progressbar", { name: "Sending progress" }).waitFor({ timeout: 30_000 });
     await page.getByText("12 sent, 0 failed, 0 in doubt, 0 skipped as unsubscribed, of 12.").waitFor({
