@@ -30,8 +30,10 @@ import { partnerCalls } from "./routes/api/partners.ts";
 import { security } from "./routes/api/security.ts";
 import { statementCalls } from "./routes/api/statements.ts";
 import { migrationCalls } from "./routes/api/migrations.ts";
+import { bulkEmailCalls } from "./routes/api/bulkemails.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { registerEmailFrame } from "./routes/pages/console-alerts.tsx";
+import { registerBulkEmailFrame } from "./routes/pages/console-bulkemails.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
 import { auditOnBehalf } from "./server/audit.ts";
@@ -69,6 +71,7 @@ import { rateFeedJob, rateFeedSchedule } from "./server/money/rate-feed-job.ts";
 import { rateAlertCheckJob } from "./server/ratealerts/check.ts";
 import { expireStatementsJob, expireStatementsSchedule, statementJob } from "./server/statements/job.ts";
 import { migrationJob } from "./server/migrations/job.ts";
+import { bulkEmailJob } from "./server/bulkemails/job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
@@ -111,6 +114,7 @@ export const JOBS = [
   expireStatementsJob,
   migrationJob,
   unmatchedReceiptsJob,
+  bulkEmailJob,
 ];
 
 /** The background work of one process: the job runner and the schedules that queue jobs. */
@@ -164,6 +168,7 @@ const CALLS = [
   consoleAlertCalls,
   profitCalls,
   partnerCalls,
+  bulkEmailCalls,
 ];
 
 /**
@@ -238,6 +243,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   registerPages(app, PAGES, pageCache);
   registerEmailFrame(app);
+  registerBulkEmailFrame(app);
 
   const errors = errorHandlers(ErrorPage);
   app.notFound(errors.notFound);

@@ -12,6 +12,7 @@ export default defineConfig({
     "./db/schema-statements.ts",
     "./db/schema-migrations.ts",
     "./db/schema-partners.ts",
+    "./db/schema-bulkemails.ts",
   ],
   out: "./db/migrations",
   dbCredentials: { url: process.env.DATABASE_URL || "file:data/portal.db" },

@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers,partners] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers,partners,bulkemails] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -20,6 +20,7 @@ import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
 import { statementsBench } from "./statements.ts";
 import { migrationsBench } from "./migrations.ts";
+import { bulkEmailsBench } from "./bulkemails.ts";
 import { transactionsBench } from "./transactions.ts";
 import { killAllChildren, type RunningPortal, startPortal } from "./lib/processes.ts";
 import type { BenchContext, BenchModule, BenchOptions, SummaryRow } from "./lib/report.ts";
@@ -37,6 +38,7 @@ const MODULES: Record<string, BenchModule> = {
   migrations: migrationsBench,
   customers: customersBench,
   partners: partnersBench,
+  bulkemails: bulkEmailsBench,
 };
 
 function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {

@@ -48,6 +48,9 @@ export const AUDIT_ACTIONS = {
   "partner.create": "Created a partner",
   "partner.update": "Changed a partner",
   "customer.partner": "Changed the customer's partner",
+  "bulk-email.create": "Wrote a bulk email",
+  "bulk-email.send": "Sent a bulk email",
+  "marketing.unsubscribe": "Unsubscribed from bulk emails",
 } as const;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

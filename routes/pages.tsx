@@ -70,6 +70,12 @@ import {
   partnerExists,
 } from "./pages/console-partners.tsx";
 import { ConsoleProfitPage } from "./pages/profit.tsx";
+import {
+  bulkEmailExists,
+  ConsoleBulkEmailPage,
+  ConsoleBulkEmailsPage,
+  UnsubscribePage,
+} from "./pages/console-bulkemails.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -125,7 +131,7 @@ async function customerExists(params: Record<string, string>, c: Context<AppEnv>
 const COMING_SOON = new WeakSet<PageRoute["render"]>();
 
 /** The render of a screen not built yet (ComingSoon). Use it for every such row: the menus read it (notBuilt). */
-const soon = (title: string, what: string) => {
+export const soon = (title: string, what: string) => {
   const render = () => <ComingSoon title={title} what={what} />;
   COMING_SOON.add(render);
   return render;
@@ -137,15 +143,6 @@ const soon = (title: string, what: string) => {
  */
 export const notBuilt = (pages: readonly PageRoute[] = PAGES): ReadonlySet<string> =>
   new Set(pages.filter((page) => COMING_SOON.has(page.render)).map((page) => page.path));
-
-const console_ = (path: string, title: string, what: string, extra: Partial<PageRoute> = {}): PageRoute => ({
-  path,
-  title,
-  layout: "user",
-  guards: CONSOLE_GUARDS,
-  render: soon(title, what),
-  ...extra,
-});
 
 /**
  * The profile can be changed until the account opens; after that, support changes it. Someone who
@@ -167,6 +164,8 @@ export const PAGES: PageRoute[] = [
   },
   { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },
+  // Open to anyone: a bulk email's unsubscribe link (decision 050).
+  { path: "/unsubscribe", title: "Unsubscribe", render: UnsubscribePage },
   { path: "/register", title: "Open an account", layout: "register", render: RegisterPage },
   // Open to anyone: the emailed link may be opened where nobody is signed in.
   {
@@ -383,10 +382,21 @@ export const PAGES: PageRoute[] = [
     guards: CONSOLE_GUARDS,
     render: ConsoleProfitPage,
   },
-  console_("/console/bulkemails", "Bulk emails", "Composing and sending bulk emails arrives with the console work."),
-  console_("/console/bulkemails/:id", "Bulk email", "Bulk email progress arrives with the console work.", {
-    validate: positiveId,
-  }),
+  {
+    path: "/console/bulkemails",
+    title: "Bulk emails",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    render: ConsoleBulkEmailsPage,
+  },
+  {
+    path: "/console/bulkemails/:id",
+    title: "Bulk email",
+    layout: "user",
+    guards: CONSOLE_GUARDS,
+    validate: bulkEmailExists,
+    render: ConsoleBulkEmailPage,
+  },
   {
     path: "/console/pricingplan",
     title: "Pricing plans and rates",

@@ -63,6 +63,8 @@ export interface Config {
    * (decision 041).
    */
   metricsToken?: string;
+  /** Bulk emails are sent at most this many a second (BULK_EMAIL_RATE, 50; decision 050). */
+  bulkEmailRate?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: Math.floor(positiveNumber(env.JOB_CONCURRENCY, 2, "JOB_CONCURRENCY")),
     migrateOnStart: !["0", "false", "no", "off"].includes((env.MIGRATE_ON_START ?? "").trim().toLowerCase()),
     metricsToken: env.METRICS_TOKEN || undefined,
+    bulkEmailRate: Math.floor(positiveNumber(env.BULK_EMAIL_RATE, 50, "BULK_EMAIL_RATE")),
   };
 }
 

@@ -92,8 +92,11 @@ export function identityProviderAllowances(enabled: boolean): MiddlewareHandler<
   };
 }
 
-/** The console's frame of an email's HTML (routes/pages/console-alerts.tsx). */
-const EMAIL_FRAME = /^\/console\/emails\/\d+\/html$/;
+/**
+ * The console's frames of an email's HTML (routes/pages/console-alerts.tsx) and of a bulk email's
+ * preview (routes/pages/console-bulkemails.tsx).
+ */
+const EMAIL_FRAME = /^\/console\/(emails\/\d+\/html|bulkemails\/\d+\/preview)$/;
 
 /**
  * An email's HTML as the customer's mail program shows it, in the console's sandboxed frame: its

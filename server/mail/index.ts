@@ -1,6 +1,8 @@
 /** The mail module: `createMailer` and the templates, from one import. */
 export {
   createMailer,
+  type DeliveredMail,
+  type Delivery,
   type Mailer,
   type MailerOptions,
   type MailMessage,

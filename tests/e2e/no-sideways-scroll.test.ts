@@ -167,6 +167,16 @@ describe("at 360 px wide", () => {
     });
     expect(migration.status(), await migration.text()).toBe(201);
     ids["/console/migration/:id"] = String((await migration.json()).body.id);
+    // A bulk email with a long subject, for its page (a draft: its preview and its send).
+    const bulk = await admin.page.request.post(`${server.url}/api/console/bulkemails`, {
+      data: {
+        subject: "Bartholomew, our Featherstonehaugh-Cholmondeley exchange rates have changed for {{first_name}}",
+        body: "Hello {{name}},\n\nbartholomew.featherstonehaugh-cholmondeley@example-holdings.test",
+        segment: {},
+      },
+    });
+    expect(bulk.status(), await bulk.text()).toBe(201);
+    ids["/console/bulkemails/:id"] = String((await bulk.json()).body.id);
     const visitor = await newPage(browser);
     const pages = { visitor: visitor.page, customer: customer.page, admin: admin.page };
     for (const p of Object.values(pages)) await p.setViewportSize({ width: WIDTH, height: 780 });

@@ -297,6 +297,20 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: customer.id }), 200);
     return { path: "account/onbehalf", subject: customer.id };
   },
+  "POST /console/bulkemails": () =>
+    Promise.resolve({
+      path: "console/bulkemails",
+      body: { subject: "Audited news", body: "Hello {{name}}", segment: { type: "Personal" } },
+    }),
+  "POST /console/bulkemails/:id/send": async () => {
+    const draft = await admin.client.post("console/bulkemails", {
+      subject: "Audited send",
+      body: "Hello",
+      segment: {},
+    });
+    expectStatus(draft, 201);
+    return { path: `console/bulkemails/${draft.json.body.id}/send` };
+  },
   "POST /console/migrations": () =>
     Promise.resolve({
       path: "console/migrations?dry_run=false",

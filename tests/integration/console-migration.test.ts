@@ -234,6 +234,7 @@ describe("a commit", () => {
     const mailer = deps.services.mailer;
     let crashed = false;
     deps.services.mailer = {
+      deliver: mailer.deliver,
       send: async (message) => {
         await mailer.send(message);
         crashed = true;

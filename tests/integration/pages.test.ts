@@ -14,7 +14,7 @@ beforeAll(async () => {
 const get = (path: string, init?: RequestInit) => t.app.request(path, init);
 
 /** Every route of SPEC.md section 2, with a sample id where the route has one. */
-const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator", "/verify"];
+const PUBLIC = ["/", "/setup", "/forgot", "/register", "/calculator", "/verify", "/unsubscribe"];
 const SIGNED_IN = [
   "/identity",
   "/register-business",
@@ -119,8 +119,8 @@ describe("a customer", () => {
 });
 
 describe("an administrator", () => {
-  // A record's page (a customer, a pricing plan, a migration run, an email, a partner) exists only for one that
-  // exists (none here): integration tests open real ones.
+  // A record's page (a customer, a pricing plan, a migration run, an email, a partner, a bulk email) exists
+  // only for one that exists (none here): integration tests open real ones.
   test.each(
     CONSOLE.filter((p) =>
       ![
@@ -129,6 +129,7 @@ describe("an administrator", () => {
         "/console/migration/7",
         "/console/emails/7",
         "/console/partners/7",
+        "/console/bulkemails/7",
       ].includes(p)
     ),
   )(

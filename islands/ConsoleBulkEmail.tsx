@@ -1,0 +1,217 @@
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import {
+  bulkEmailKeys,
+  bulkEmailQuery,
+  type BulkEmailWithRecipients,
+  previewQuery,
+  RECIPIENTS_PER_PAGE,
+  type RecipientState,
+  sendBulkEmail,
+} from "./bulkemails/calls.ts";
+import { errorText } from "./lib/api.ts";
+import { withQueries } from "./lib/query-client.tsx";
+import { useWrite } from "./lib/write.ts";
+import { Alert } from "./ui/alert.tsx";
+import { Pager } from "./ui/pager.tsx";
+import { SubmitButton } from "./ui/submit-button.tsx";
+import { CELL, EmptyRow, MUTED, Table } from "./ui/table.tsx";
+
+export interface ConsoleBulkEmailProps {
+  /** The email with its first page of recipients, as the server rendered it. */
+  email: BulkEmailWithRecipients;
+}
+
+/** How often an email being sent is asked again, for its progress bar. */
+const POLL_MS = 1000;
+const sending = (email: { status: string }) => email.status === "queued" || email.status === "sending";
+
+const STATE_WORDS: Record<RecipientState, string> = {
+  pending: "Waiting",
+  sending: "Being sent",
+  sent: "Sent",
+  failed: "Failed",
+  "in doubt": "In doubt (not sent again)",
+  unsubscribed: "Skipped: unsubscribed",
+};
+
+/**
+ * /console/bulkemails/{id}: a draft is previewed with a customer's data and sent; a sent email shows
+ * its progress (asked again every second while it is sent) and each recipient's state.
+ */
+function ConsoleBulkEmail({ email: initial }: ConsoleBulkEmailProps) {
+  const [page, setPage] = useState(1);
+  const [state, setState] = useState<RecipientState | "">("");
+  const first = page === 1 && state === "";
+  const query = useQuery({
+    ...bulkEmailQuery(initial.id, page, state),
+    initialData: first ? initial : undefined,
+    refetchInterval: (q) => (q.state.data && sending(q.state.data) ? POLL_MS : false),
+  });
+  const email = query.data ?? (first ? initial : null);
+  if (query.isError && !email) return <Alert>{errorText(query.error)}</Alert>;
+  if (!email) return <p className={MUTED}>Loading…</p>;
+  const pages = Math.max(1, Math.ceil(email.recipients.total / RECIPIENTS_PER_PAGE));
+  return (
+    <div className="flex flex-col gap-6" data-bulk-email={email.id} data-status={email.status}>
+      <p>
+        <span className="font-medium">To:</span> {email.segment_text}
+        {email.status === "draft" ? ` (${email.segment_size} customers now)` : ""}
+      </p>
+      {email.status === "draft" ? <Draft email={email} /> : <Progress email={email} />}
+      {email.status !== "draft"
+        ? (
+          <>
+            <label className="flex flex-col text-sm">
+              <span className="font-medium">Show</span>
+              <select
+                className="input w-auto"
+                value={state}
+                onChange={(event) => {
+                  setState(event.target.value as RecipientState | "");
+                  setPage(1);
+                }}
+              >
+                <option value="">Every recipient</option>
+                {(Object.keys(STATE_WORDS) as RecipientState[]).map((s) => (
+                  <option key={s} value={s}>{STATE_WORDS[s]}</option>
+                ))}
+              </select>
+            </label>
+            <Table
+              caption="Recipients"
+              busy={query.isFetching}
+              columns={[{ label: "Customer" }, { label: "Email" }, { label: "State" }]}
+            >
+              {email.recipients.items.length === 0
+                ? <EmptyRow columns={3}>No recipients here.</EmptyRow>
+                : email.recipients.items.map((r) => (
+                  <tr key={r.id} data-recipient={r.user_id} data-state={r.state}>
+                    <td className={CELL}>
+                      <a className="underline" href={`/console/users/${r.user_id}`}>#{r.user_id}</a>
+                    </td>
+                    <td className={`${CELL} break-all`}>{r.email}</td>
+                    <td className={CELL}>
+                      {STATE_WORDS[r.state]}
+                      {r.error ? <span className={`block text-xs ${MUTED}`}>{r.error}</span> : null}
+                    </td>
+                  </tr>
+                ))}
+            </Table>
+            <Pager label="Recipients" page={page} pages={pages} onPage={setPage} />
+          </>
+        )
+        : null}
+    </div>
+  );
+}
+
+/** A draft: its preview with a customer's data, and the send. */
+function Draft({ email }: { email: BulkEmailWithRecipients }) {
+  const [userId, setUserId] = useState("");
+  const [asked, setAsked] = useState("");
+  // A bulk email cannot be unsent: the send asks once more, saying to how many.
+  const [confirming, setConfirming] = useState(false);
+  const preview = useQuery(previewQuery(email.id, asked));
+  const send = useWrite({ call: sendBulkEmail, idempotent: true, invalidates: [bulkEmailKeys.all] });
+  return (
+    <div className="flex flex-col gap-4">
+      <form
+        className="flex flex-wrap items-end gap-3"
+        aria-label="Preview"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setAsked(userId.trim());
+        }}
+      >
+        <label className="flex flex-col text-sm">
+          <span className="font-medium">Preview with the data of customer #</span>
+          <input
+            className="field-control w-40"
+            inputMode="numeric"
+            value={userId}
+            placeholder="first of the segment"
+            onChange={(event) => setUserId(event.currentTarget.value)}
+          />
+        </label>
+        <button type="submit" className="btn-outline">Preview</button>
+      </form>
+      {preview.isError ? <Alert title="No preview">{errorText(preview.error)}</Alert> : null}
+      {preview.data
+        ? (
+          <section
+            aria-label="Preview of the email"
+            className="flex flex-col gap-2"
+            data-preview={preview.data.user_id}
+          >
+            <p className="text-sm">
+              <span className="font-medium">To:</span> {preview.data.to} (customer #{preview.data.user_id}
+              {preview.data.in_segment ? "" : ", not in the segment"})
+              <br />
+              <span className="font-medium">Subject:</span> <span data-preview-subject>{preview.data.subject}</span>
+            </p>
+            <iframe
+              key={preview.data.user_id}
+              title="The email as the customer sees it"
+              className="h-96 w-full rounded-xl border border-neutral-200 bg-white dark:border-neutral-800"
+              sandbox=""
+              src={`/console/bulkemails/${email.id}/preview?user_id=${preview.data.user_id}`}
+            />
+          </section>
+        )
+        : preview.isPending
+        ? <p className={MUTED}>Loading the preview…</p>
+        : null}
+      {send.isError ? <Alert title="Not sent">{errorText(send.error)}</Alert> : null}
+      {confirming
+        ? (
+          <form
+            className="flex flex-wrap items-center gap-3"
+            aria-label="Confirm the send"
+            onSubmit={(event) => {
+              event.preventDefault();
+              send.mutate({ params: { id: email.id } });
+            }}
+          >
+            <p role="status">
+              It goes to {email.segment_size} customers now and cannot be taken back.
+            </p>
+            <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
+              Yes, send it now
+            </SubmitButton>
+            <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+          </form>
+        )
+        : (
+          <div>
+            <button type="button" className="btn-primary" onClick={() => setConfirming(true)}>
+              Send to {email.segment_size} customers
+            </button>
+          </div>
+        )}
+    </div>
+  );
+}
+
+function Progress({ email }: { email: BulkEmailWithRecipients }) {
+  const { counts } = email;
+  const summary = `${counts.sent} sent, ${counts.failed} failed, ${counts.in_doubt} in doubt, ${counts.unsubscribed} ` +
+    "skipped as unsubscribed";
+  if (email.status === "failed") {
+    return <Alert title="The send stopped">{email.error ?? "The job failed."} {summary}.</Alert>;
+  }
+  if (email.status === "done") {
+    return <Alert tone="success" title="Sent" live>{summary}, of {counts.total}.</Alert>;
+  }
+  const { done = 0, total = 0 } = email.progress ?? {};
+  return (
+    <div role="status" className="flex flex-col gap-1 text-sm">
+      <span>
+        {email.status === "queued" ? "Waiting to start" : "Sending"}: {done} of {total} ({summary})
+      </span>
+      <progress className="w-full" max={total || 1} value={done} aria-label="Sending progress" />
+    </div>
+  );
+}
+
+export default withQueries(ConsoleBulkEmail);

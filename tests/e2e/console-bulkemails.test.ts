@@ -1,0 +1,93 @@
+/**
+ * A bulk email in Chromium (issue 11 item 5, decision 050): an administrator writes one on
+ * /console/bulkemails for a small segment (the customers who signed up on one day), previews it
+ * with a customer's data, sends it, and watches its progress until it is sent; each customer got
+ * one mail through a real SMTP server.
+ */
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import type { Database } from "../../db/client.ts";
+import { insertCustomers } from "../helpers/bulk-customers.ts";
+import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import { openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { ensureAdministrator } from "../helpers/e2e-money.ts";
+import { type RunningServer, startServer } from "../helpers/server.ts";
+import { startSmtp } from "../helpers/smtp.ts";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let server: RunningServer;
+let browser: Browser;
+let db: Database;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+
+const ADMIN = { email: "bulk-desk@portal.test", password: "desk-password-123" };
+const DAY = "2019-09-09";
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  // The portal as it runs (main.ts): its job runner sends, slowly enough to watch (4 a second).
+  server = await startServer("main.ts", {
+    APP_ENV: "test",
+    APP_SECRET: crypto.randomUUID(),
+    SMTP_URL: smtp.url,
+    BULK_EMAIL_RATE: "4",
+  });
+  db = await openServerDatabase(server);
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  db?.$client.close();
+  await server?.stop();
+  await smtp?.close();
+});
+
+describe("a bulk email", () => {
+  test("is written, previewed with a customer's data, sent to a segment, and followed until sent", async () => {
+    const people = await insertCustomers(db, 12, {
+      prefix: `e2e-${crypto.randomUUID().slice(0, 6)}`,
+      createdAt: new Date(`${DAY}T10:00:00Z`),
+    });
+
+    const { page, problems } = await newPage(browser);
+    await ensureAdministrator(page.request, server.url, ADMIN);
+    await signInThroughPages(page, db, server.url, ADMIN.email, ADMIN.password);
+    await page.goto(`${server.url}/console/bulkemails`);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "New bulk email" });
+    await form.getByLabel("Subject").fill("Better rates, {{first_name}}");
+    await form.getByLabel("Body").fill("Hello {{name}},\n\nOur euro rates are better this week.");
+    await form.getByLabel("Signed up from").fill(DAY);
+    await form.getByLabel("Signed up to").fill(DAY);
+    await form.getByRole("button", { name: "Save and preview" }).click();
+    await page.waitForURL(/\/console\/bulkemails\/\d+$/);
+    await hydrated(page);
+
+    // The preview: the first customer of the segment's data in the subject and the body.
+    const preview = page.getByRole("region", { name: "Preview of the email" });
+    await preview.waitFor();
+    expect(await preview.locator("[data-preview-subject]").textContent()).toBe("Better rates, Ada1");
+    const frame = page.frameLocator('iframe[title="The email as the customer sees it"]');
+    await frame.locator("p", { hasText: "Hello Ada1 Lovelace," }).waitFor();
+    // Another customer's data on asking.
+    await page.getByLabel("Preview with the data of customer #").fill(String(people[4].id));
+    await page.getByRole("button", { name: "Preview", exact: true }).click();
+    await frame.locator("p", { hasText: "Hello Ada5 Lovelace," }).waitFor();
+
+    await page.getByRole("button", { name: "Send to 12 customers" }).click();
+    // Asked once more, with how many it goes to.
+    const confirm = page.getByRole("form", { name: "Confirm the send" });
+    expect(await confirm.textContent()).toContain("It goes to 12 customers now");
+    await confirm.getByRole("button", { name: "Yes, send it now" }).click();
+    // Its progress while it is sent, then done.
+    await page.getByRole("progressbar", { name: "Sending progress" }).waitFor({ timeout: 30_000 });
+    await page.getByText("12 sent, 0 failed, 0 in doubt, 0 skipped as unsubscribed, of 12.").waitFor({
+      timeout: 60_000,
+    });
+    expect(await page.locator('tr[data-state="sent"]').count()).toBe(12);
+    const perRecipient = smtp.perRecipient();
+    expect(people.map((p) => perRecipient.get(p.email))).toEqual(people.map(() => 1));
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,114 @@
+import { eq } from "drizzle-orm";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
+import { jobs } from "../../db/schema-jobs.ts";
+import { users } from "../../db/schema.ts";
+import { batchSize } from "../../server/bulkemails/job.ts";
+import { createBulkEmail, sendBulkEmail } from "../../server/bulkemails/service.ts";
+import { insertCustomers } from "../helpers/bulk-customers.ts";
+import { testDatabaseFile } from "../helpers/db.ts";
+import { startSmtp } from "../helpers/smtp.ts";
+
+/**
+ * Issue 11: a bulk email to 2,000 customers through a real SMTP server, its runner killed (SIGKILL)
+ * in the middle of the send and another started: the email is finished and nobody is mailed twice
+ * (decision 050). Only the batch being sent at the kill can be in doubt: those are reported, never
+ * sent again; every other recipient got exactly one mail.
+ */
+
+const { db, path } = await testDatabaseFile();
+const RECIPIENTS = 2_000;
+/** Slow enough that the kill comes mid-send: about 5 s for all. */
+const RATE = 400;
+const KILL_AFTER = 600;
+
+const { promise: reached, resolve: reach } = Promise.withResolvers<void>();
+const smtp = await startSmtp((_mail, count) => count === KILL_AFTER && reach());
+
+/** Every worker started, killed when the file ends (decision 035: one afterAll at the top). */
+const workers: Deno.ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of workers) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already ended */ }
+    await child.status;
+  }
+  await smtp.close();
+});
+
+function startWorker(name: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "tests/helpers/bulk-worker.ts"],
+    env: { DATABASE_PATH: path, LEASE_MS: "1000", RUNNER_NAME: name, APP_ENV: "test", SMTP_URL: smtp.url },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let log = "";
+  const decoder = new TextDecoder();
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
+  }
+  workers.push(child);
+  return { child, log: () => log };
+}
+
+describe("a bulk email whose runner is killed mid-send", () => {
+  it("is finished by the next runner, mailing nobody twice and every recipient not in doubt once", async () => {
+    const [admin] = await db.insert(users).values({ username: "crash-admin@portal.test", level: "Admin" })
+      .returning({ id: users.id });
+    const people = await insertCustomers(db, RECIPIENTS, { prefix: "crash" });
+    const now = new Date();
+    const store = () => Promise.resolve();
+    const { id } = await createBulkEmail(
+      db,
+      admin.id,
+      { subject: "News", body: "Hello {{name}}", segment: {} },
+      now,
+      store,
+    );
+    await sendBulkEmail(db, admin.id, id, RATE, now, store);
+    const [{ jobId }] = await db.select({ jobId: bulkEmails.jobId }).from(bulkEmails).where(eq(bulkEmails.id, id));
+
+    const first = startWorker("first");
+    await reached;
+    first.child.kill("SIGKILL");
+    await first.child.status;
+    const [interrupted] = await db.select().from(jobs).where(eq(jobs.id, jobId!));
+    expect(interrupted, first.log()).toMatchObject({ status: "running", leaseOwner: "first", attempts: 1 });
+    const mailedBeforeTheKill = smtp.received.length;
+    expect(mailedBeforeTheKill).toBeGreaterThanOrEqual(KILL_AFTER);
+    expect(mailedBeforeTheKill).toBeLessThan(RECIPIENTS);
+
+    const second = startWorker("second");
+    await vi.waitFor(async () => {
+      const [job] = await db.select({ status: jobs.status }).from(jobs).where(eq(jobs.id, jobId!));
+      if (job.status !== "succeeded") throw new Error(`The job is ${job.status}. The runner said:\n${second.log()}`);
+    }, { timeout: 120_000, interval: 200 });
+
+    const [done] = await db.select().from(jobs).where(eq(jobs.id, jobId!));
+    expect(done).toMatchObject({ attempts: 2, leaseOwner: null });
+    const states = new Map(
+      (await db.select({ email: bulkEmailRecipients.email, state: bulkEmailRecipients.state }).from(bulkEmailRecipients)
+        .where(eq(bulkEmailRecipients.bulkEmailId, id))).map((r) => [r.email, r.state]),
+    );
+    expect(states.size).toBe(RECIPIENTS);
+    const received = smtp.perRecipient();
+    const times = (email: string) => received.get(email) ?? 0;
+    // Nobody twice.
+    expect(people.filter((p) => times(p.email) > 1)).toEqual([]);
+    // Sent means received once; not received means in doubt (the batch of the kill), nothing else.
+    expect(people.filter((p) => states.get(p.email) === "sent" && times(p.email) !== 1)).toEqual([]);
+    expect(people.filter((p) => times(p.email) === 0 && states.get(p.email) !== "in doubt")).toEqual([]);
+    const inDoubt = people.filter((p) => states.get(p.email) === "in doubt");
+    expect(inDoubt.length).toBeLessThanOrEqual(batchSize(RATE));
+    expect(people.filter((p) => !["sent", "in doubt"].includes(states.get(p.email)!))).toEqual([]);
+    // The second runner mailed the rest.
+    expect(smtp.received.length).toBeGreaterThan(mailedBeforeTheKill);
+    const [email] = await db.select({ finishedAt: bulkEmails.finishedAt }).from(bulkEmails).where(
+      eq(bulkEmails.id, id),
+    );
+    expect(email.finishedAt).not.toBeNull();
+  }, 180_000);
+});

@@ -1,0 +1,339 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { bulkEmailRecipients, marketingConsents } from "../../db/schema-bulkemails.ts";
+import { ledgerAccounts } from "../../db/schema-money.ts";
+import { accountMembers, accounts, auditLog, emails, profiles, users } from "../../db/schema.ts";
+import { partners } from "../../db/schema-partners.ts";
+import { batchSize, bulkEmailJob } from "../../server/bulkemails/job.ts";
+import { createBulkEmail, sendBulkEmail } from "../../server/bulkemails/service.ts";
+import { JobRunner } from "../../server/jobs/runner.ts";
+import { insertCustomers } from "../helpers/bulk-customers.ts";
+import { type Admin, createAdmin, expectStatus, signinApp, TestClient } from "../helpers/client.ts";
+import { testJobDeps } from "../helpers/jobs.ts";
+import { readable, type ReceivedMail, startSmtp } from "../helpers/smtp.ts";
+
+/**
+ * Bulk emails (issue 11 item 5, decision 050): an administrator writes one, chooses a segment,
+ * previews it with a customer's data and sends it; a background job mails each recipient once
+ * through SMTP; every mail's unsubscribe link works without signing in, and later bulk emails
+ * honour it while the portal's other emails still reach the customer.
+ */
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+type App = Awaited<ReturnType<typeof signinApp>>;
+let t: App;
+let admin: Admin;
+let smtp: Awaited<ReturnType<typeof startSmtp>>;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  t = await signinApp({ env: { BULK_EMAIL_RATE: "10000" } });
+  admin = await createAdmin(t);
+});
+afterAll(() => smtp.close());
+
+async function runJobs() {
+  const deps = await testJobDeps(t.db, { SMTP_URL: smtp.url });
+  await new JobRunner({ db: t.db, jobs: [bulkEmailJob], deps, now: t.clock.now }).drain();
+}
+
+/** A day nobody else in this file signed up on: each test's customers are a segment of their own. */
+const onDay = (day: string) => ({ signed_up_from: day, signed_up_to: day });
+const at = (day: string) => new Date(`${day}T12:00:00Z`);
+
+async function draft(segment: Record<string, unknown>, fields: { subject?: string; body?: string } = {}) {
+  const res = await admin.client.post("console/bulkemails", {
+    subject: fields.subject ?? "News for {{first_name}}",
+    body: fields.body ?? "Hello {{name}},\n\nOur rates got better.\nSee you soon.",
+    segment,
+  });
+  expectStatus(res, 201);
+  return res.json.body as { id: number; status: string };
+}
+
+const bulkEmail = async (id: number, query = "") => {
+  const res = await admin.client.get(`console/bulkemails/${id}${query}`);
+  expectStatus(res, 200);
+  return res.json.body;
+};
+
+const unsubscribeLinkOf = (mail: ReceivedMail) => /List-Unsubscribe: <([^>]+)>/.exec(readable(mail))![1];
+const mailsTo = (address: string) => smtp.received.filter((m) => m.to.includes(address));
+
+describe("a bulk email", () => {
+  test("goes to 2,000 customers through a real SMTP server, exactly one mail each", async () => {
+    const people = await insertCustomers(t.db, 2_000, { prefix: "two-thousand", createdAt: at("2021-05-05") });
+    const { id } = await draft(onDay("2021-05-05"));
+    const before = await bulkEmail(id);
+    expect(before).toMatchObject({ status: "draft", segment_size: 2_000, progress: null });
+
+    const sent = await admin.client.post(`console/bulkemails/${id}/send`, {});
+    expectStatus(sent, 202);
+    expect(sent.json.body).toMatchObject({ status: "queued", counts: { total: 2_000, pending: 2_000 } });
+    await runJobs();
+
+    const done = await bulkEmail(id);
+    expect(done).toMatchObject({
+      status: "done",
+      counts: { total: 2_000, sent: 2_000, pending: 0, sending: 0, failed: 0, in_doubt: 0 },
+      progress: { done: 2_000, total: 2_000 },
+    });
+    const perRecipient = smtp.perRecipient();
+    expect(people.filter((p) => perRecipient.get(p.email) !== 1)).toEqual([]);
+    // Each with their own name and their own unsubscribe link.
+    const mail = readable(mailsTo(people[41].email)[0]);
+    expect(mail).toContain("Subject: News for Ada42");
+    expect(mail).toContain("Hello Ada42 Lovelace,");
+    expect(unsubscribeLinkOf(mailsTo(people[41].email)[0])).not.toBe(unsubscribeLinkOf(mailsTo(people[42].email)[0]));
+    // The recipients a page at a time, each with its state.
+    const page = await bulkEmail(id, "?page=2&per_page=100&state=sent");
+    expect(page.recipients).toMatchObject({ page: 2, per_page: 100, total: 2_000 });
+    expect(page.recipients.items[0]).toMatchObject({ user_id: people[100].id, state: "sent", error: null });
+    // A bulk email is sent once: a second send is refused.
+    expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 409);
+  });
+
+  test("previews with a real customer's data, escaped in the HTML, and refuses a merge field that does not exist", async () => {
+    const [person] = await insertCustomers(t.db, 1, { prefix: "preview", createdAt: at("2021-06-06") });
+    await t.db.update(profiles).set({ data: { first: "Zoë <b>", last: "O'Neil", address: { country: "GB" } } })
+      .where(eq(profiles.userId, person.id));
+    const { id } = await draft(onDay("2021-06-06"), { body: "Dear {{name}} ({{email}}), account {{account_ref}}." });
+    const preview = await admin.client.get(`console/bulkemails/${id}/preview`);
+    expectStatus(preview, 200);
+    expect(preview.json.body).toMatchObject({
+      user_id: person.id,
+      to: person.email,
+      in_segment: true,
+      subject: "News for Zoë <b>",
+    });
+    expect(preview.json.body.html).toContain("Dear Zoë &lt;b&gt; O&#x27;Neil (preview-1@bulk.test), account .");
+    expect(preview.json.body.text).toContain("Dear Zoë <b> O'Neil (preview-1@bulk.test)");
+    expect(preview.json.body.text).toContain("/unsubscribe?token=preview");
+    // Any customer's data, in the segment or not; never an administrator's.
+    const other = await admin.client.get(`console/bulkemails/${id}/preview?user_id=${admin.id}`);
+    expectStatus(other, 404);
+
+    const wrong = await admin.client.post("console/bulkemails", {
+      subject: "Hi",
+      body: "Hello {{frist_name}}",
+      segment: {},
+    });
+    expectStatus(wrong, 422);
+    expect(wrong.json.fields.body).toContain("{{frist_name}}");
+  });
+});
+
+describe("the throttle", () => {
+  test("sends no faster than the rate the email was sent at", async () => {
+    const people = await insertCustomers(t.db, 30, { prefix: "throttled", createdAt: at("2021-07-07") });
+    const store = () => Promise.resolve();
+    const now = new Date(t.clock.now());
+    const { id } = await createBulkEmail(
+      t.db,
+      admin.id,
+      { subject: "Slow", body: "Hi", segment: onDay("2021-07-07") },
+      now,
+      store,
+    );
+    // 20 a second: batches of 10, each taking at least half a second.
+    expect(batchSize(20)).toBe(10);
+    await sendBulkEmail(t.db, admin.id, id, 20, now, store);
+    const started = performance.now();
+    await runJobs();
+    // Each batch of 10 takes at least its half second: 30 mails at 20 a second take 1.5 s, not a blink.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1_450);
+    expect(people.filter((p) => mailsTo(p.email).length !== 1)).toEqual([]);
+    expect(await bulkEmail(id)).toMatchObject({ status: "done", rate_per_second: 20, counts: { sent: 30 } });
+  });
+});
+
+describe("a mail server's refusal", () => {
+  test("of one address fails that recipient with the reason and sends the others", async () => {
+    const people = await insertCustomers(t.db, 3, { prefix: "refused", createdAt: at("2021-08-08") });
+    const picky = await startSmtp(() => {}, (address) => address === people[1].email);
+    try {
+      const { id } = await draft(onDay("2021-08-08"));
+      expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+      const deps = await testJobDeps(t.db, { SMTP_URL: picky.url });
+      await new JobRunner({ db: t.db, jobs: [bulkEmailJob], deps, now: t.clock.now }).drain();
+      const done = await bulkEmail(id, "?state=failed");
+      expect(done).toMatchObject({ status: "done", counts: { total: 3, sent: 2, failed: 1 } });
+      expect(done.recipients.items).toMatchObject([{ user_id: people[1].id, state: "failed" }]);
+      expect(done.recipients.items[0].error).toContain("No such mailbox here");
+      expect([...picky.perRecipient().keys()].sort()).toEqual([people[0].email, people[2].email]);
+    } finally {
+      await picky.close();
+    }
+  });
+});
+
+describe("a mail server that is down", () => {
+  test("leaves the batch waiting, and a later attempt sends it, nobody twice", async () => {
+    const people = await insertCustomers(t.db, 3, { prefix: "down", createdAt: at("2021-09-09") });
+    const { id } = await draft(onDay("2021-09-09"));
+    expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+    // Nothing listens on this port.
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const closedPort = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    const down = await testJobDeps(t.db, { SMTP_URL: `smtp://127.0.0.1:${closedPort}` });
+    const quiet = vi.spyOn(console, "error").mockImplementation(() => {});
+    await new JobRunner({ db: t.db, jobs: [bulkEmailJob], deps: down, now: t.clock.now }).drain();
+    quiet.mockRestore();
+    const waiting = await bulkEmail(id);
+    expect(waiting).toMatchObject({ status: "queued", counts: { total: 3, pending: 3, sent: 0, failed: 0 } });
+
+    t.clock.advance(10 * 60 * 1000);
+    await runJobs();
+    expect(await bulkEmail(id)).toMatchObject({ status: "done", counts: { total: 3, sent: 3 } });
+    expect(people.map((p) => mailsTo(p.email).length)).toEqual([1, 1, 1]);
+  });
+});
+
+describe("segments", () => {
+  test("take the customers of a type, a country, a currency held and a sign-up period; a partner's customers", async () => {
+    const day = "2022-02-02";
+    const [personGb] = await insertCustomers(t.db, 1, { prefix: "seg-gb", createdAt: at(day), country: "GB" });
+    const [firmDe] = await insertCustomers(t.db, 1, {
+      prefix: "seg-de",
+      createdAt: at(day),
+      type: "Business",
+      country: "DE",
+    });
+    await insertCustomers(t.db, 1, { prefix: "seg-unconfirmed", createdAt: at(day), validated: false });
+    const [later] = await insertCustomers(t.db, 1, { prefix: "seg-later", createdAt: at("2022-02-04") });
+    // The German firm holds euros.
+    const [account] = await t.db.insert(accounts).values({
+      accountRef: "B00000777",
+      type: "Business",
+      name: "Firm",
+      openedAt: at(day),
+    }).returning({ id: accounts.id });
+    await t.db.insert(accountMembers).values({
+      accountId: account.id,
+      userId: firmDe.id,
+      role: "owner",
+      createdAt: at(day),
+    });
+    await t.db.insert(ledgerAccounts).values({
+      kind: "customer",
+      accountId: account.id,
+      currency: "EUR",
+      purpose: "balance",
+      balance: 1_000,
+      createdAt: at(day),
+    });
+
+    const size = async (segment: Record<string, unknown>) => (await bulkEmail((await draft(segment)).id)).segment_size;
+    expect(await size(onDay(day))).toBe(2); // not the one whose address is unconfirmed
+    expect(await size({ ...onDay(day), type: "Business" })).toBe(1);
+    expect(await size({ ...onDay(day), country: "de" })).toBe(1);
+    expect(await size({ ...onDay(day), country: "FR" })).toBe(0);
+    expect(await size({ ...onDay(day), currency: "EUR" })).toBe(1);
+    expect(await size({ ...onDay(day), currency: "GBP" })).toBe(0);
+    expect(await size({ signed_up_from: day, signed_up_to: "2022-02-04" })).toBe(3);
+    expect(await size({ signed_up_from: "2022-02-03", signed_up_to: "2022-02-04" })).toBe(1);
+    // A partner's customers (decision 051); a partner that does not exist is refused, not empty.
+    const [partner] = await t.db.insert(partners).values({
+      name: "Introducer Ltd",
+      email: "introducer@partner.test",
+      code: "INTRO1",
+      shareBps: 1000,
+      createdAt: at(day),
+      createdBy: admin.id,
+      updatedAt: at(day),
+    }).returning({ id: partners.id });
+    expect(await size({ ...onDay(day), partner_id: partner.id })).toBe(0);
+    await t.db.update(users).set({ partnerId: partner.id }).where(eq(users.id, firmDe.id));
+    expect(await size({ ...onDay(day), partner_id: partner.id })).toBe(1);
+    const unknown = await admin.client.post("console/bulkemails", {
+      subject: "News",
+      body: "Hello",
+      segment: { partner_id: partner.id + 100 },
+    });
+    expectStatus(unknown, 422);
+    expect(unknown.json, JSON.stringify(unknown.json)).toMatchObject({
+      fields: { "segment.partner_id": "There is no such partner." },
+    });
+
+    // Sent, the recipients are the segment's customers, fixed at the send.
+    const { id } = await draft({ ...onDay(day), type: "Personal" });
+    expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+    const recipients = await t.db.select({ userId: bulkEmailRecipients.userId }).from(bulkEmailRecipients)
+      .where(eq(bulkEmailRecipients.bulkEmailId, id));
+    expect(recipients.map((r) => r.userId)).toEqual([personGb.id]);
+    expect(later.id).toBeGreaterThan(0);
+
+    const refused = await admin.client.post("console/bulkemails", {
+      subject: "Hi",
+      body: "Hello",
+      segment: { type: "Other", country: "Germany", signed_up_from: "2022-13-01" },
+    });
+    expectStatus(refused, 422);
+    expect(Object.keys(refused.json.fields).sort()).toEqual([
+      "segment.country",
+      "segment.signed_up_from",
+      "segment.type",
+    ]);
+    // Nobody in the segment: nothing to send.
+    const empty = await draft({ ...onDay(day), country: "FR" });
+    expectStatus(await admin.client.post(`console/bulkemails/${empty.id}/send`, {}), 409);
+  });
+});
+
+describe("unsubscribing", () => {
+  test("works from the link without signing in, is honoured by later bulk emails, and not by the portal's own", async () => {
+    const day = "2023-03-03";
+    const [ada, bob, cy] = await insertCustomers(t.db, 3, { prefix: "unsub", createdAt: at(day) });
+    const first = await draft(onDay(day));
+    expectStatus(await admin.client.post(`console/bulkemails/${first.id}/send`, {}), 202);
+    await runJobs();
+    expect(mailsTo(ada.email)).toHaveLength(1);
+    const link = new URL(unsubscribeLinkOf(mailsTo(ada.email)[0]));
+
+    // The link's page asks to confirm; the link alone changes nothing.
+    const visitor = new TestClient(t);
+    const page = await visitor.request("GET", `${link.pathname}${link.search}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Unsubscribe from Portal");
+    expect(await t.db.select().from(marketingConsents).where(eq(marketingConsents.userId, ada.id))).toEqual([]);
+    const token = link.searchParams.get("token")!;
+    const confirmed = await visitor.post("unsubscribe", { token });
+    expectStatus(confirmed, 200);
+    expect(confirmed.json.body.email).toBe(ada.email);
+    expectStatus(await visitor.post("unsubscribe", { token }), 200);
+    const [consent] = await t.db.select().from(marketingConsents).where(eq(marketingConsents.userId, ada.id));
+    expect(consent.bulkEmailId).toBe(first.id);
+    const audited = await t.db.select().from(auditLog)
+      .where(and(eq(auditLog.subjectId, ada.id), eq(auditLog.action, "marketing.unsubscribe")));
+    expect(audited).toHaveLength(1);
+    // A token altered or made up is refused.
+    const forged = await visitor.post("unsubscribe", { token: `${token.slice(0, -4)}AAAA` });
+    expectStatus(forged, 422);
+    expect(Object.keys(forged.json.fields)).toEqual(["token"]);
+
+    // The next bulk email leaves her out.
+    const second = await draft(onDay(day));
+    expect((await bulkEmail(second.id)).segment_size).toBe(2);
+    // Bob unsubscribes after it was sent and before his turn came: he is skipped.
+    expectStatus(await admin.client.post(`console/bulkemails/${second.id}/send`, {}), 202);
+    const bobsToken = new URL(unsubscribeLinkOf(mailsTo(bob.email)[0])).searchParams.get("token")!;
+    expectStatus(await visitor.post("unsubscribe", { token: bobsToken }), 200);
+    await runJobs();
+    expect(mailsTo(ada.email)).toHaveLength(1);
+    expect(mailsTo(bob.email)).toHaveLength(1);
+    expect(mailsTo(cy.email)).toHaveLength(2);
+    expect(await bulkEmail(second.id)).toMatchObject({
+      status: "done",
+      counts: { total: 2, sent: 1, unsubscribed: 1 },
+    });
+
+    // The portal's own emails still reach her: a forgotten password's link.
+    expectStatus(await visitor.post("auth/forgot", { username: ada.email }), 200);
+    const [reset] = await t.db.select().from(emails).where(
+      and(eq(emails.to, ada.email), eq(emails.template, "password-reset")),
+    );
+    expect(reset).toBeDefined();
+  });
+});
