@@ -62,8 +62,10 @@ function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {
     else if (arg === "--warmup") options.warmupSeconds = num();
     else if (arg === "--duration") options.durationSeconds = num();
     else if (arg === "--rounds") options.rounds = Math.floor(num());
-    else if (arg === "--paths") options.paths = next().split(",").filter(Boolean);
-    else if (arg === "--only") only = next().split(",").filter(Boolean);
+    else if (arg === "--paths") {
+      options.paths = next().split(",").filter(Boolean);
+      options.pathsGiven = true;
+    } else if (arg === "--only") only = next().split(",").filter(Boolean);
     else if (arg === "--cpu-prof") options.cpuProfileDir = resolve(next());
     else throw new Error(`Unknown option ${arg}. See the header of bench/run.ts.`);
   }
