@@ -36,7 +36,7 @@ export const PAGE_GROUPS: readonly PageGroup[] = [
 ];
 
 /** A funded customer signed in on the bench's portal: the Cookie header their browser sends. */
-async function customerCookie(portal: RunningPortal): Promise<string> {
+export async function customerCookie(portal: RunningPortal): Promise<string> {
   const mailbox = await openDatabase({ url: `file:${portal.databasePath}` });
   try {
     const admin = await createAdminOverHttp(portal.url, mailbox);

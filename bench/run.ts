@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,lighthouse,js,conversions,payments,transactions,statements,migrations,customers] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -15,6 +15,7 @@
 import { conversionsBench } from "./conversions.ts";
 import { customersBench } from "./customers.ts";
 import { jsWeightBench } from "./js-weight.ts";
+import { lighthouseBench } from "./lighthouse.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
 import { statementsBench } from "./statements.ts";
@@ -29,6 +30,7 @@ import { resolve } from "node:path";
 const MODULES: Record<string, BenchModule> = {
   js: jsWeightBench,
   page: pageBench,
+  lighthouse: lighthouseBench,
   conversions: conversionsBench,
   payments: paymentsBench,
   statements: statementsBench,
