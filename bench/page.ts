@@ -36,7 +36,15 @@ export const PAGE_GROUPS: readonly PageGroup[] = [
 ];
 
 /** A funded customer signed in on the bench's portal: the Cookie header their browser sends. */
-export async function customerCookie(portal: RunningPortal): Promise<string> {
+export function customerCookie(portal: RunningPortal): Promise<string> {
+  // One customer per portal: the benchmarks of a run share the portal, whose setup runs once.
+  let cookie = cookies.get(portal);
+  if (!cookie) cookies.set(portal, cookie = newCustomerCookie(portal));
+  return cookie;
+}
+const cookies = new WeakMap<RunningPortal, Promise<string>>();
+
+async function newCustomerCookie(portal: RunningPortal): Promise<string> {
   const mailbox = await openDatabase({ url: `file:${portal.databasePath}` });
   try {
     const admin = await createAdminOverHttp(portal.url, mailbox);
