@@ -39,7 +39,8 @@ import { siteFiles } from "./routes/static.ts";
 import { auditOnBehalf } from "./server/audit.ts";
 import { appSecret, SecretBox } from "./server/auth/encryption.ts";
 import { RateLimiter } from "./server/auth/rate-limit.ts";
-import { databaseSessions, sessionLayer, type SessionResolver } from "./server/auth/session.ts";
+import { sessionLayer, type SessionResolver } from "./server/auth/session.ts";
+import { cachedSessions } from "./server/auth/session-cache.ts";
 import { SessionStore } from "./server/auth/sessions.ts";
 import { Verifications } from "./server/auth/verification.ts";
 import type { Config } from "./server/config.ts";
@@ -230,7 +231,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.use(sameOriginOnly(() => [publicOrigin]));
   app.use(recheckAfterWrites(versions));
-  app.use(sessionLayer(deps.sessions ?? databaseSessions));
+  // A page render's session is kept in memory while the database says it is unchanged (decision 054).
+  app.use(sessionLayer(deps.sessions ?? cachedSessions(versions)));
   app.use(followRedirects(deps.redirects ?? new RedirectTable(db)));
 
   const api = new Hono<AppEnv>();

@@ -3,7 +3,7 @@
  * server it loads:
  *
  *   deno run -A bench/load.ts URL [--connections 32] [--warmup 2] [--duration 5] [--server-pid PID]
- *                             [--client tcp|fetch] [--json]
+ *                             [--client tcp|fetch] [--header 'Name: value'...] [--json]
  *
  * N concurrent loops each send GET URL over their own keep-alive connection and read the whole
  * answer. After the warm-up, the answers that complete within the measured window are counted and
@@ -28,6 +28,8 @@ export interface LoadOptions {
   serverPid?: number;
   /** "tcp" (default): a minimal HTTP/1.1 client on raw sockets; "fetch": Deno's fetch(). */
   client?: "tcp" | "fetch";
+  /** Headers sent with every request besides Host, Accept and User-Agent (a signed-in page's Cookie). */
+  headers?: [string, string][];
 }
 
 export interface LoadResult {
@@ -72,6 +74,7 @@ export async function measureLoad(url: string, options: LoadOptions): Promise<Lo
   ];
   if (options.serverPid) args.push("--server-pid", String(options.serverPid));
   if (options.client) args.push("--client", options.client);
+  for (const [name, value] of options.headers ?? []) args.push("--header", `${name}: ${value}`);
   const child = spawnTracked(
     new Deno.Command(Deno.execPath(), { args, stdin: "null", stdout: "piped", stderr: "piped" }),
   );
@@ -107,10 +110,10 @@ function cpuSeconds(pid: number | "self"): number | null {
 /** One keep-alive connection's worth of work: send GET, read the whole answer, give status and size. */
 type Requester = { request(): Promise<{ status: number; bytes: number; body: () => string }>; close(): void };
 
-function fetchRequester(url: string, client: Deno.HttpClient): Requester {
+function fetchRequester(url: string, client: Deno.HttpClient, headers: [string, string][]): Requester {
   return {
     async request() {
-      const res = await fetch(url, { client });
+      const res = await fetch(url, { client, headers });
       const body = await res.arrayBuffer();
       return { status: res.status, bytes: body.byteLength, body: () => new TextDecoder().decode(body) };
     },
@@ -132,10 +135,11 @@ function indexOfSeq(buf: Uint8Array, seq: number[], from: number, to: number): n
  * its Content-Length (or last chunk) is in. It costs the load generator far less CPU per request
  * than fetch(), so that a fast server, not the load generator, is what gets measured.
  */
-function tcpRequester(url: string): Requester {
+function tcpRequester(url: string, headers: [string, string][]): Requester {
   const target = new URL(url);
+  const extra = headers.map(([name, value]) => `${name}: ${value}\r\n`).join("");
   const request = new TextEncoder().encode(
-    `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAccept: */*\r\nUser-Agent: portal-bench\r\n\r\n`,
+    `GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\nAccept: */*\r\nUser-Agent: portal-bench\r\n${extra}\r\n`,
   );
   const latin1 = new TextDecoder("latin1");
   let conn: Deno.TcpConn | null = null;
@@ -252,7 +256,8 @@ async function generate(url: string, options: LoadOptions): Promise<LoadResult> 
   const latencies: number[] = [];
 
   async function loop() {
-    const requester = client ? fetchRequester(url, client) : tcpRequester(url);
+    const headers = options.headers ?? [];
+    const requester = client ? fetchRequester(url, client, headers) : tcpRequester(url, headers);
     try {
       while (!stop && !failure) {
         const t0 = performance.now();
@@ -335,7 +340,12 @@ function parseArgs(args: string[]): { url: string; options: LoadOptions; json: b
     else if (arg === "--duration" || arg === "-d") options.durationSeconds = value();
     else if (arg === "--server-pid") options.serverPid = value();
     else if (arg === "--json") json = true;
-    else if (arg === "--client") {
+    else if (arg === "--header" || arg === "-H") {
+      const line = args[++i] ?? "";
+      const colon = line.indexOf(":");
+      if (colon < 1) throw new Error(`${arg} needs "Name: value"`);
+      (options.headers ??= []).push([line.slice(0, colon).trim(), line.slice(colon + 1).trim()]);
+    } else if (arg === "--client") {
       const v = args[++i];
       if (v !== "tcp" && v !== "fetch") throw new Error("--client is tcp or fetch");
       options.client = v;
@@ -344,7 +354,7 @@ function parseArgs(args: string[]): { url: string; options: LoadOptions; json: b
   }
   if (!url) {
     throw new Error(
-      "Usage: deno run -A bench/load.ts URL [--connections N] [--warmup S] [--duration S] [--server-pid PID] [--client tcp|fetch] [--json]",
+      "Usage: deno run -A bench/load.ts URL [--connections N] [--warmup S] [--duration S] [--server-pid PID] [--client tcp|fetch] [--header 'Name: value'] [--json]",
     );
   }
   return { url, options, json };

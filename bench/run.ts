@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,js,conversions,payments,transactions,statements,migrations,customers,partners,bulkemails] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,lighthouse,js,conversions,payments,transactions,statements,migrations,customers,partners,bulkemails] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -16,6 +16,7 @@ import { conversionsBench } from "./conversions.ts";
 import { customersBench } from "./customers.ts";
 import { partnersBench } from "./partners.ts";
 import { jsWeightBench } from "./js-weight.ts";
+import { lighthouseBench } from "./lighthouse.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
 import { statementsBench } from "./statements.ts";
@@ -31,6 +32,7 @@ import { resolve } from "node:path";
 const MODULES: Record<string, BenchModule> = {
   js: jsWeightBench,
   page: pageBench,
+  lighthouse: lighthouseBench,
   conversions: conversionsBench,
   payments: paymentsBench,
   statements: statementsBench,
@@ -66,8 +68,10 @@ function parseArgs(args: string[]): { options: BenchOptions; only: string[] } {
     else if (arg === "--warmup") options.warmupSeconds = num();
     else if (arg === "--duration") options.durationSeconds = num();
     else if (arg === "--rounds") options.rounds = Math.floor(num());
-    else if (arg === "--paths") options.paths = next().split(",").filter(Boolean);
-    else if (arg === "--only") only = next().split(",").filter(Boolean);
+    else if (arg === "--paths") {
+      options.paths = next().split(",").filter(Boolean);
+      options.pathsGiven = true;
+    } else if (arg === "--only") only = next().split(",").filter(Boolean);
     else if (arg === "--cpu-prof") options.cpuProfileDir = resolve(next());
     else throw new Error(`Unknown option ${arg}. See the header of bench/run.ts.`);
   }

@@ -114,6 +114,8 @@ export interface PageRoute {
    * (server/render/page-cache.ts). A topic left out here would leave the page stale.
    */
   publicCache?: { shows: readonly Topic[] };
+  /** What a search engine shows under the page's title (public pages; server/render/document.tsx has the default). */
+  description?: string;
   /** The page's content; it may load data first, or answer a redirect instead. */
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
 }
@@ -157,6 +159,8 @@ export const PAGES: PageRoute[] = [
   {
     path: "/",
     title: "International payments and currency exchange",
+    description: "Hold, convert and send money in many currencies at the mid-market rate with a clear fee, " +
+      "for people and businesses.",
     // Visitors get the kept page; someone signed in is never served it (page-cache.ts), and sees
     // where to go next instead of the Sign in form (decision 039).
     publicCache: { shows: [] },
@@ -198,6 +202,7 @@ export const PAGES: PageRoute[] = [
   {
     path: "/calculator",
     title: "Currency calculator",
+    description: "What a conversion costs today: the rate, our fee and the amount that arrives, before you sign up.",
     layout: "blank",
     // The default plan's prices at the current rates.
     publicCache: { shows: ["rates", "pricing-plans"] },
@@ -448,6 +453,9 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
         : undefined;
       const rendered = renderPage(c, {
         title: page.title,
+        description: page.description,
+        // A page behind a guard is someone's own: search engines keep out of it.
+        noindex: !!page.guards?.length,
         forcedColorMode: forced,
         render: () => (
           <Layout account={account === "choose" ? null : account} notBuilt={notBuiltPaths} counts={counts}>

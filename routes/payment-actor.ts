@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { currentAccount } from "../server/accounts/current.ts";
 import type { AppEnv } from "../server/env.ts";
 import type { Viewer } from "../server/payments/answer.ts";
+import { allPendingPayments } from "../server/payments/read.ts";
 import type { Person } from "../server/payments/people.ts";
 import type { PaymentActor } from "../server/payments/transitions.ts";
 
@@ -23,4 +24,20 @@ export async function paymentActorOf(
     /** For an administrator on behalf: the customer (the islands stop reading once the mode ends). */
     actingFor: admin ? customer.id : null,
   };
+}
+
+const pendingPerRequest = new WeakMap<Request, ReturnType<typeof allPendingPayments>>();
+
+/**
+ * The account's payments waiting for approval, read once per request: the dashboard shows them in
+ * two cards (all of them, and those waiting for this viewer), and each read answers the same.
+ */
+export function pendingPaymentsOfRequest(
+  c: Context<AppEnv>,
+  accountId: number,
+  viewer: Viewer,
+): ReturnType<typeof allPendingPayments> {
+  let found = pendingPerRequest.get(c.req.raw);
+  if (!found) pendingPerRequest.set(c.req.raw, found = allPendingPayments(c.get("db"), accountId, viewer));
+  return found;
 }

@@ -6,9 +6,10 @@ import type { AppEnv } from "./env.ts";
 /**
  * Data that something keeps a copy of, by topic: the database keeps a version of each (table
  * data_versions), bumped by triggers in the transaction that changes the topic's tables
- * (migration 0006: rates are rate_tables, pricing-plans are pricing_plans).
+ * (migration 0006: rates are rate_tables, pricing-plans are pricing_plans; migration 0022: sessions
+ * are the signed-in users' sessions and summaries, server/auth/session-cache.ts).
  */
-export const TOPICS = ["rates", "pricing-plans"] as const;
+export const TOPICS = ["rates", "pricing-plans", "sessions"] as const;
 export type Topic = typeof TOPICS[number];
 
 /** Each topic's version, as last read. */

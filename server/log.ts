@@ -44,11 +44,52 @@ function levelFromEnvironment(): number {
 }
 
 let threshold = levelFromEnvironment();
+
+/**
+ * Lines for standard output, written together once per turn of the event loop: at info level
+ * every request logs a line, and one console.log per line (a synchronous write each, and console's
+ * formatting) was about a tenth of a served page's CPU (docs/PERFORMANCE.md, issue 9). Warnings and
+ * errors go out at once, after whatever is pending, so the order of the lines is kept; so does
+ * everything pending when the process ends.
+ */
+let pending = "";
+let flushing: ReturnType<typeof setTimeout> | null = null;
+const encoder = new TextEncoder();
+
+/** Writes the pending lines now. */
+export function flushLog(): void {
+  if (flushing !== null) {
+    clearTimeout(flushing);
+    flushing = null;
+  }
+  if (!pending) return;
+  const bytes = encoder.encode(pending);
+  pending = "";
+  try {
+    for (let written = 0; written < bytes.length;) written += Deno.stdout.writeSync(bytes.subarray(written));
+  } catch { /* standard output closed: nothing more can be said */ }
+}
+
+function buffered(line: string): void {
+  pending += line + "\n";
+  if (pending.length > 64 * 1024) flushLog();
+  else flushing ??= setTimeout(flushLog, 0);
+}
+
+globalThis.addEventListener("unload", flushLog);
+process.on("exit", flushLog);
+
 const CONSOLE: Record<LogLevel, (line: string) => void> = {
-  debug: (line) => console.log(line),
-  info: (line) => console.log(line),
-  warn: (line) => console.warn(line),
-  error: (line) => console.error(line),
+  debug: buffered,
+  info: buffered,
+  warn: (line) => {
+    flushLog();
+    console.warn(line);
+  },
+  error: (line) => {
+    flushLog();
+    console.error(line);
+  },
 };
 let write: ((line: string, level: LogLevel) => void) | null = null;
 

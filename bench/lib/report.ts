@@ -25,6 +25,8 @@ export interface BenchOptions {
   durationSeconds: number;
   rounds: number;
   paths: string[];
+  /** Whether --paths was given: the page bench then measures only those of its pages. */
+  pathsGiven?: boolean;
   /** Where the portal writes a V8 CPU profile of the run (--cpu-prof DIR); none by default. */
   cpuProfileDir?: string;
 }

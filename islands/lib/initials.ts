@@ -25,7 +25,20 @@ function firstLetter(word: string): string {
   return graphemes(word).find((g) => LETTER_OR_DIGIT.test(g)) ?? "";
 }
 
+/** Every signed-in page shows the person's avatar: the same few names, segmented once each. */
+const known = new Map<string, string>();
+
 export function initials(alt: string): string {
+  let found = known.get(alt);
+  if (found === undefined) {
+    found = initialsOf(alt);
+    if (known.size >= 1000) known.clear();
+    known.set(alt, found);
+  }
+  return found;
+}
+
+function initialsOf(alt: string): string {
   const letters: string[] = [];
   for (const word of alt.split(/\s+/u)) {
     if (letters.length === 2) break;

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
 import { type AccountRole, may, type Permission } from "../../lib/permissions.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import AvatarView from "../../islands/Avatar.tsx";
@@ -93,6 +94,9 @@ function NavList({ label, items, current, notBuilt, counts = NO_COUNTS }: {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/** The menus' HTML by the screens not built (one set per app) and what else they depend on. */
+const menusRendered = new WeakMap<ReadonlySet<string>, Map<string, string>>();
 const NO_COUNTS: Readonly<Record<string, number>> = {};
 
 /** The account the page acts on, as the header shows it (server/accounts/current.ts). */
@@ -146,12 +150,26 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
     ? ACCOUNT_NAV.filter((item) => !item.permission || may(account.role, item.permission))
     : ACCOUNT_NAV;
   const showAccount = !isAdmin || current.startsWith("/account");
-  const menus = (
-    <div className="flex flex-col gap-6">
-      {isAdmin && <NavList label="Console" items={CONSOLE_NAV} current={current} notBuilt={notBuilt} counts={counts} />}
-      {showAccount && <NavList label="Account" items={accountNav} current={current} notBuilt={notBuilt} />}
-    </div>
-  );
+  // The lists depend on nothing but these: rendered once per combination, then reused (issue 9: the
+  // menu, written twice, was a good part of every signed-in page's render).
+  const key = `${isAdmin} ${showAccount} ${current} ${accountNav.length} ${account?.role ?? ""} ${
+    counts ? JSON.stringify(counts) : ""
+  }`;
+  const byKey = menusRendered.get(notBuilt) ?? menusRendered.set(notBuilt, new Map()).get(notBuilt)!;
+  let html = byKey.get(key);
+  if (html === undefined) {
+    html = renderToStaticMarkup(
+      <>
+        {isAdmin && (
+          <NavList label="Console" items={CONSOLE_NAV} current={current} notBuilt={notBuilt} counts={counts} />
+        )}
+        {showAccount && <NavList label="Account" items={accountNav} current={current} notBuilt={notBuilt} />}
+      </>,
+    );
+    if (byKey.size >= 2000) byKey.clear();
+    byKey.set(key, html);
+  }
+  const menus = <div className="flex flex-col gap-6" dangerouslySetInnerHTML={{ __html: html }} />;
   // On a small screen the menu is one line, "Menu", that opens it (a <details>: keyboard and screen
   // readers know it, and it needs no script), so that the page starts in the first screen; from md
   // up it is the sidebar. The lists are written twice and only one is ever displayed (a hidden

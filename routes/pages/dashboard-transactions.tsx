@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { may } from "../../lib/permissions.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { allPendingPayments } from "../../server/payments/read.ts";
-import { paymentActorOf } from "../payment-actor.ts";
+import { paymentActorOf, pendingPaymentsOfRequest } from "../payment-actor.ts";
 
 /**
  * The dashboard's parts from the transactions work (issue 10, part 4), kept apart from
@@ -19,7 +18,7 @@ const NAMED = 3;
 export async function approvalsForYouCard(c: Context<AppEnv>) {
   const { actor, viewer } = await paymentActorOf(c);
   if (!may(viewer.role, "payments.approve")) return null;
-  const yours = (await allPendingPayments(c.get("db"), actor.accountId, viewer)).filter((p) => p.actions.approve);
+  const yours = (await pendingPaymentsOfRequest(c, actor.accountId, viewer)).filter((p) => p.actions.approve);
   return (
     <section aria-labelledby="approvals-heading" className="card lg:col-span-2" data-approvals={yours.length}>
       <h2 id="approvals-heading" className="mb-4 text-lg font-semibold">

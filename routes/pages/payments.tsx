@@ -9,7 +9,7 @@ import { allPendingPayments, paymentWithTimeline } from "../../server/payments/r
 import { recipientChoices } from "../../server/payments/recipient.ts";
 import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { PaymentForm, PendingPayment, PendingPayments } from "../islands.ts";
-import { paymentActorOf } from "../payment-actor.ts";
+import { paymentActorOf, pendingPaymentsOfRequest } from "../payment-actor.ts";
 
 /** The payment screens (issue 8 items 2, 3 and 6): each loads what it shows, so the first paint is complete. */
 
@@ -95,7 +95,7 @@ export async function pendingCard(c: Context<AppEnv>) {
     <PendingPayments
       accountRef={accountRef}
       actingFor={actingFor}
-      payments={await allPendingPayments(c.get("db"), actor.accountId, viewer)}
+      payments={await pendingPaymentsOfRequest(c, actor.accountId, viewer)}
       compact
     />
   );

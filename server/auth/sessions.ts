@@ -32,6 +32,12 @@ export interface SessionRow {
   secondFactor: boolean;
 }
 
+/** A session as read for a request, with the times that end it (ms since the epoch). */
+export interface LiveSession extends SessionRow {
+  expiresAt: number;
+  lastSeenAt: number;
+}
+
 /**
  * Database sessions: the cookie holds a random 256-bit token; the table only its SHA-256, so a
  * copy of the database cannot be used to sign in.
@@ -70,7 +76,7 @@ export class SessionStore {
   }
 
   /** The live session of this request, or null (and a stale cookie is cleared). */
-  async current(c: Context): Promise<SessionRow | null> {
+  async current(c: Context): Promise<LiveSession | null> {
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || token.length > 100) return null;
     const id = await sha256Hex(token);
@@ -81,10 +87,17 @@ export class SessionStore {
       deleteCookie(c, SESSION_COOKIE, { path: "/" });
       return null;
     }
+    let lastSeenAt = row.last_seen_at;
     if (now - row.last_seen_at > TOUCH_EVERY_MS) {
-      await this.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, id));
+      await this.touch(id, now);
+      lastSeenAt = now;
     }
-    return { id, userId: row.user_id, secondFactor: row.second_factor === 1 };
+    return { id, userId: row.user_id, secondFactor: row.second_factor === 1, expiresAt: row.expires_at, lastSeenAt };
+  }
+
+  /** Records that a session was used at `now` (its idle timeout counts from there). */
+  async touch(id: string, now: number): Promise<void> {
+    await this.db.update(sessions).set({ lastSeenAt: new Date(now) }).where(eq(sessions.id, id));
   }
 
   /**

@@ -4,8 +4,7 @@
  * Amounts are integers of minor units; currencies are ISO 4217 codes. Sign convention and rules:
  * ledger.ts.
  */
-import { and, asc, eq } from "drizzle-orm";
-import { ledgerAccounts } from "../../db/schema-money.ts";
+import { rowsOf } from "../../db/sql.ts";
 import {
   assertCurrency,
   assertPositiveAmount,
@@ -423,16 +422,13 @@ export interface Balance {
   held: number;
 }
 
+const BALANCES = `SELECT currency, purpose, balance FROM ledger_accounts
+  WHERE kind = 'customer' AND account_id = ? ORDER BY currency`;
+
 /** The customer account's balances, one per currency it ever held, by currency code. */
 export async function balancesOf(db: Executor, accountId: number): Promise<Balance[]> {
-  const rows = await db.select({
-    currency: ledgerAccounts.currency,
-    purpose: ledgerAccounts.purpose,
-    balance: ledgerAccounts.balance,
-  })
-    .from(ledgerAccounts)
-    .where(and(eq(ledgerAccounts.kind, "customer"), eq(ledgerAccounts.accountId, accountId)))
-    .orderBy(asc(ledgerAccounts.currency));
+  // Fixed SQL (db/sql.ts): every signed-in page about money reads it.
+  const rows = await rowsOf<{ currency: string; purpose: string; balance: number }>(db, BALANCES, [accountId]);
   const byCurrency = new Map<string, Balance>();
   for (const row of rows) {
     const b = byCurrency.get(row.currency) ?? { currency: row.currency, available: 0, held: 0 };

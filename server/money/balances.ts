@@ -1,6 +1,5 @@
-import { desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { ledgerAccounts, ledgerEntries, ledgerTransfers } from "../../db/schema-money.ts";
+import { rowsOf } from "../../db/sql.ts";
 import type { z } from "zod";
 import type { balance, movement } from "../../lib/contracts/money.ts";
 import { balancesOf } from "../ledger/movements.ts";
@@ -15,32 +14,30 @@ export async function balancesAnswer(db: Database, accountId: number): Promise<z
   }));
 }
 
+/**
+ * Read on every dashboard: fixed SQL (db/sql.ts), the account's balances found through the ledger
+ * accounts' index rather than a first query for their ids.
+ */
+const LATEST_MOVEMENTS = `SELECT e.id, t.kind, t.description, e.currency, e.amount, e.created_at
+  FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
+  WHERE e.ledger_account_id IN (SELECT id FROM ledger_accounts WHERE account_id = ?)
+  ORDER BY e.id DESC LIMIT ?`;
+
 /** The latest movements of an account's balances, newest first. */
 export async function latestMovements(
   db: Database,
   accountId: number,
   limit: number,
 ): Promise<z.infer<typeof movement>[]> {
-  const mine = await db.select({ id: ledgerAccounts.id }).from(ledgerAccounts).where(
-    eq(ledgerAccounts.accountId, accountId),
-  );
-  if (!mine.length) return [];
-  const rows = await db.select({
-    id: ledgerEntries.id,
-    kind: ledgerTransfers.kind,
-    description: ledgerTransfers.description,
-    currency: ledgerEntries.currency,
-    amount: ledgerEntries.amount,
-    createdAt: ledgerEntries.createdAt,
-  }).from(ledgerEntries).innerJoin(ledgerTransfers, eq(ledgerTransfers.id, ledgerEntries.transferId))
-    .where(inArray(ledgerEntries.ledgerAccountId, mine.map((m) => m.id)))
-    .orderBy(desc(ledgerEntries.id)).limit(limit);
+  const rows = await rowsOf<
+    { id: number; kind: string; description: string; currency: string; amount: number; created_at: number }
+  >(db, LATEST_MOVEMENTS, [accountId, limit]);
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
     description: r.description,
     currency: r.currency,
     amount: formatAmount(r.currency, r.amount),
-    created_at: r.createdAt.toISOString(),
+    created_at: new Date(r.created_at).toISOString(),
   }));
 }

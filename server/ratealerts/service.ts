@@ -3,8 +3,9 @@
  * and delete the alerts of an account, and the recent fired ones for the dashboard. Firing is
  * ./check.ts, run when rates change.
  */
-import { and, count, desc, eq, isNotNull } from "drizzle-orm";
+import { and, count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { columnList, fromColumns, rowsOf } from "../../db/sql.ts";
 import { rateAlerts } from "../../db/schema-ratealerts.ts";
 import type { RateAlertAnswer, RateAlertList, RateAlertPayload } from "../../lib/contracts/ratealerts.ts";
 import { RATE_ALERTS_PER_ACCOUNT } from "../../lib/ratealerts.ts";
@@ -121,11 +122,14 @@ export async function deleteRateAlert(db: Database, accountId: number, id: numbe
   return { id, deleted: true as const };
 }
 
+const FIRED_ALERTS = `SELECT ${columnList(rateAlerts)} FROM rate_alerts
+  WHERE account_id = ? AND fired_at IS NOT NULL ORDER BY fired_at DESC, id DESC LIMIT ?`;
+
 /** The account's alerts that fired, latest first (the dashboard's "Rate alerts that fired"). */
 export async function firedRateAlerts(db: Database, accountId: number, limit = 5) {
-  const rows = await db.select().from(rateAlerts)
-    .where(and(eq(rateAlerts.accountId, accountId), isNotNull(rateAlerts.firedAt)))
-    .orderBy(desc(rateAlerts.firedAt), desc(rateAlerts.id)).limit(limit);
+  // Fixed SQL (db/sql.ts): every dashboard asks, and mostly finds none.
+  const rows = (await rowsOf<Record<string, unknown>>(db, FIRED_ALERTS, [accountId, limit]))
+    .map((row) => fromColumns(rateAlerts, row));
   return rows.map((r) => ({
     id: r.id,
     sell_currency: r.sellCurrency,

@@ -14,6 +14,10 @@ import { type PageContext, PageContextValue } from "./page-context.ts";
 
 export interface DocumentOptions {
   title: string;
+  /** The page's meta description (DEFAULT_DESCRIPTION when not given). */
+  description?: string;
+  /** Keeps the page out of search engines (signed-in pages). */
+  noindex?: boolean;
   /** The page inside its layout. Rendered with the page context, so layouts can read the user. */
   render: () => ReactNode;
   status?: ContentfulStatusCode;
@@ -25,6 +29,10 @@ export interface DocumentOptions {
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]!);
 
+/** What a search engine shows for a public page that says nothing of its own. */
+export const DEFAULT_DESCRIPTION =
+  "International payments and currency exchange for people and businesses: hold, convert and send money.";
+
 /** The colour mode the visitor chose, mirrored from local storage into a cookie by the toggle. */
 export function colorModeOf(c: Context): ColorMode {
   return colorModeFromCookieHeader(c.req.header("cookie")) ?? "system";
@@ -33,6 +41,8 @@ export function colorModeOf(c: Context): ColorMode {
 /** A page rendered to HTML, before the per-response parts (nonce, headers) are added. */
 export interface RenderedPage {
   title: string;
+  /** The head's meta tags after the title: the description, or robots' noindex. */
+  meta: string;
   colorMode: ColorMode;
   forced: "light" | "dark" | null;
   body: string;
@@ -68,6 +78,9 @@ export function renderPage(c: Context<AppEnv>, options: DocumentOptions): Render
   const assets = c.get("assets");
   return {
     title: options.title,
+    meta: options.noindex
+      ? `<meta name="robots" content="noindex, nofollow">`
+      : `<meta name="description" content="${escapeHtml(options.description ?? DEFAULT_DESCRIPTION)}">`,
     colorMode: page.colorMode,
     forced,
     body,
@@ -104,7 +117,9 @@ export function sendPage(c: Context<AppEnv>, page: RenderedPage, status?: Conten
     `<!doctype html><html lang="en" data-theme="${page.colorMode}"${
       page.forced ? ` data-forced-color-mode="${page.forced}"` : ""
     }><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<title>${escapeHtml(page.title)} · Portal</title><link rel="icon" href="/favicon.svg" type="image/svg+xml">` +
+    `<title>${
+      escapeHtml(page.title)
+    } · Portal</title>${page.meta}<link rel="icon" href="/favicon.svg" type="image/svg+xml">` +
     `<link rel="stylesheet" href="${assets.stylesheet}">${head}</head><body>${page.body}${tail}</body></html>`;
   // Without a status of its own, the page keeps the one its handler set (c.status(403)).
   return status ? c.html(html, status) : c.html(html);

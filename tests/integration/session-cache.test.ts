@@ -1,0 +1,133 @@
+import { afterAll, describe, expect, vi } from "vitest";
+import { openDatabase } from "../../db/client.ts";
+import { rowOf } from "../../db/sql.ts";
+import { VERSIONS_MAX_AGE_MS } from "../../server/data-versions.ts";
+import { testApp } from "../helpers/app.ts";
+import { type Customer, expectStatus, registerCustomer, TestClient } from "../helpers/client.ts";
+import { databaseFile } from "../helpers/dying-instance.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
+
+/**
+ * A signed-in page's session and summary are kept in memory between requests (decision 054). What
+ * a customer must be able to count on: a session that ended, or a user who changed, is never used
+ * for a write or a call, in this process or another on the same database, and a page shows it on
+ * the next request in the process that made the change and within a second in another.
+ */
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
+
+const PAGE = "/account/security";
+const closers: (() => void)[] = [];
+afterAll(() => closers.forEach((close) => close()));
+
+/** A second portal process on the same database file: its own connection, page cache and session memory. */
+async function secondProcess(app: SigninApp) {
+  const database = await openDatabase({ url: `file:${await databaseFile(app.db)}` });
+  closers.push(() => database.$client.close());
+  return (await testApp({ sessions: "database", now: app.clock.now, env: { TRUST_PROXY: "1" }, database })).app;
+}
+
+const version = async (app: SigninApp) =>
+  (await rowOf<{ version: number }>(app.db, "SELECT version FROM data_versions WHERE topic = 'sessions'"))!.version;
+
+/** The customer's browser after a page render has put their session in the process's memory. */
+async function warmed(customer: Customer) {
+  expectStatus(await customer.client.get(PAGE), 200);
+  return customer.client.clone();
+}
+
+describe("in the process that signed the session out", () => {
+  test("the next page refuses the old cookie at once", async ({ customer }) => {
+    const stolen = await warmed(customer);
+    expectStatus(await stolen.get(PAGE), 200);
+    expectStatus(await customer.client.post("auth/logout", {}), 200);
+    const page = await stolen.get(PAGE);
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/");
+  });
+
+  test("a password change that ends the other sessions refuses them on the next page", async ({ app }) => {
+    const customer = await registerCustomer(app);
+    // A second browser of the same customer, signed in with the password.
+    const other = new TestClient(app);
+    expectStatus(await other.post("auth/login", { email: customer.email, password: customer.password }), 200);
+    const otherWarm = other.clone();
+    // Signing in again (no second factor yet) leaves this browser short of it: the page says where to go.
+    expect((await otherWarm.get(PAGE)).status).toBe(302);
+    expectStatus(await customer.client.get(PAGE), 200);
+    const stale = customer.client.clone();
+    const changed = await customer.client.post("account/password", {
+      current_password: customer.password,
+      password: "a brand new passphrase 7",
+    });
+    expectStatus(changed, 200);
+    expect(changed.json.body.other_sessions_ended).toBe(1);
+    // This browser's own session stays.
+    expectStatus(await stale.get(PAGE), 200);
+    expect((await other.get(PAGE)).headers.get("location")).toBe("/");
+  });
+});
+
+describe("in another process on the same database", () => {
+  test("a signed-out session's calls and writes are refused at once, its pages within a second", async ({ app }) => {
+    const second = await secondProcess(app);
+    const customer = await registerCustomer(app);
+    const there = customer.client.to(second);
+    expectStatus(await there.get(PAGE), 200);
+    const stolen = there.clone();
+
+    expectStatus(await customer.client.post("auth/logout", {}), 200);
+
+    // Calls and writes always ask the database.
+    expect(
+      (await stolen.clone().post("account/password", {
+        current_password: customer.password,
+        password: "someone else's passphrase 9",
+      })).status,
+    ).toBe(401);
+    expect((await stolen.clone().get("account/balances")).status).toBe(401);
+    // A page, once the versions it trusts are a second old: refused.
+    app.clock.advance(VERSIONS_MAX_AGE_MS);
+    const page = await stolen.get(PAGE);
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/");
+  });
+
+  test("a user whose second factor was taken back is sent to it within a second", async ({ app }) => {
+    const second = await secondProcess(app);
+    const customer = await registerCustomer(app);
+    const there = customer.client.to(second);
+    expectStatus(await there.get(PAGE), 200);
+    // An operator's change straight in the database (another process altogether).
+    await app.db.$client.execute({
+      sql: "UPDATE sessions SET second_factor = 0 WHERE user_id = ?",
+      args: [customer.id],
+    });
+    app.clock.advance(VERSIONS_MAX_AGE_MS);
+    const page = await there.get(PAGE);
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/second-factor");
+  });
+});
+
+describe("the version the kept sessions follow", () => {
+  test("moves with every change to a session, a user, a profile, an identity check or a membership, not with a session's use", async ({ app }) => {
+    const customer = await registerCustomer(app);
+    const before = await version(app);
+    await app.db.$client.execute({
+      sql: "UPDATE sessions SET last_seen_at = last_seen_at + 1 WHERE user_id = ?",
+      args: [customer.id],
+    });
+    expect(await version(app)).toBe(before);
+    await app.db.$client.execute({ sql: "UPDATE users SET validated = validated WHERE id = ?", args: [customer.id] });
+    expect(await version(app)).toBe(before + 1);
+    const triggers = await app.db.$client.execute(
+      "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%''sessions''%'",
+    );
+    expect(new Set(triggers.rows.map((row) => row.tbl_name))).toEqual(
+      new Set(["sessions", "users", "profiles", "identity_checks", "account_members"]),
+    );
+    await app.db.$client.execute({ sql: "DELETE FROM sessions WHERE user_id = ?", args: [customer.id] });
+    expect(await version(app)).toBeGreaterThan(before + 1);
+  });
+});
