@@ -120,7 +120,9 @@ describe("the version the kept sessions follow", () => {
     });
     expect(await version(app)).toBe(before);
     await app.db.$client.execute({ sql: "UPDATE users SET validated = validated WHERE id = ?", args: [customer.id] });
-    expect(await version(app)).toBe(before + 1);
+    // Once or more: the kept step (db/derived.ts) is itself an update of the user's row.
+    const afterUser = await version(app);
+    expect(afterUser).toBeGreaterThan(before);
     const triggers = await app.db.$client.execute(
       "SELECT tbl_name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%''sessions''%'",
     );
@@ -128,6 +130,6 @@ describe("the version the kept sessions follow", () => {
       new Set(["sessions", "users", "profiles", "identity_checks", "account_members"]),
     );
     await app.db.$client.execute({ sql: "DELETE FROM sessions WHERE user_id = ?", args: [customer.id] });
-    expect(await version(app)).toBeGreaterThan(before + 1);
+    expect(await version(app)).toBeGreaterThan(afterUser);
   });
 });
