@@ -96,7 +96,11 @@ describe("a retry after the process died between the conversion's commit and its
     // Dies at the first COMMIT of the request, before it runs: the key is claimed in the
     // conversion's own transaction (decision 053), so that COMMIT is the conversion's.
     let sent = false;
-    const dying = await dyingInstance(t.db, { now: t.clock.now, diesAfter: async () => sent, diesBeforeCommit: true });
+    const dying = await dyingInstance(t.db, {
+      now: t.clock.now,
+      diesAfter: () => Promise.resolve(sent),
+      diesBeforeCommit: true,
+    });
     sent = true;
     void bob.client.to(dying.app).post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
     await dying.died;
