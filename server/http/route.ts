@@ -94,37 +94,32 @@ export function route<C extends CallContract>(
   if (call.params) before.push(check("param", call.params));
   if (call.body) before.push(jsonBody(call.body) as MiddlewareHandler<AppEnv>);
   if (call.query) before.push(check("query", call.query));
-  const mark = settings.claimsKeyWithEffect ? claimsWithEffect : <H>(h: H) => h;
-  app.on(
-    call.method,
-    call.path,
-    every(...before),
-    mark(async (c: Context<AppEnv>) => {
-      const input = {
-        params: call.params ? c.req.valid("param" as never) : {},
-        query: call.query ? c.req.valid("query" as never) : {},
-        body: call.body ? c.req.valid("json" as never) : {},
-      } as InputOf<C>;
-      const status = call.status ?? 200;
-      // Set by storeWith: the answer that committed with the effect.
-      const stored: { text?: string } = {};
-      const outcome = await handler(c, input, {
-        async storeWith(tx, answer) {
-          const claim = c.get("idempotency");
-          if (!claim) return;
-          if (c.get("config").appEnv === "test") checkAnswer(call, answer);
-          const text = JSON.stringify(success(answer));
-          await claim.storeWith(tx, { status, headers: [["content-type", "application/json"]], body: text });
-          stored.text = text;
-        },
-      });
-      if (stored.text !== undefined) return c.body(stored.text, status, { "content-type": "application/json" });
-      if (outcome instanceof Response) return outcome;
-      const { body, options } = outcome instanceof Reply ? outcome : { body: outcome, options: {} };
-      if (c.get("config").appEnv === "test") checkAnswer(call, body);
-      return ok(c, body, { redirect: options.redirect, status: options.status ?? status });
-    }),
-  );
+  const respond = async (c: Context<AppEnv>) => {
+    const input = {
+      params: call.params ? c.req.valid("param" as never) : {},
+      query: call.query ? c.req.valid("query" as never) : {},
+      body: call.body ? c.req.valid("json" as never) : {},
+    } as InputOf<C>;
+    const status = call.status ?? 200;
+    // Set by storeWith: the answer that committed with the effect.
+    const stored: { text?: string } = {};
+    const outcome = await handler(c, input, {
+      async storeWith(tx, answer) {
+        const claim = c.get("idempotency");
+        if (!claim) return;
+        if (c.get("config").appEnv === "test") checkAnswer(call, answer);
+        const text = JSON.stringify(success(answer));
+        await claim.storeWith(tx, { status, headers: [["content-type", "application/json"]], body: text });
+        stored.text = text;
+      },
+    });
+    if (stored.text !== undefined) return c.body(stored.text, status, { "content-type": "application/json" });
+    if (outcome instanceof Response) return outcome;
+    const { body, options } = outcome instanceof Reply ? outcome : { body: outcome, options: {} };
+    if (c.get("config").appEnv === "test") checkAnswer(call, body);
+    return ok(c, body, { redirect: options.redirect, status: options.status ?? status });
+  };
+  app.on(call.method, call.path, every(...before), settings.claimsKeyWithEffect ? claimsWithEffect(respond) : respond);
 }
 
 /**
