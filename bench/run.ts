@@ -1,7 +1,7 @@
 /**
  * deno task bench: the performance budgets of docs/PERFORMANCE.md, measured in one run.
  *
- *   deno task bench [--only page,lighthouse,js,conversions,payments,transactions,statements,migrations,customers,partners,bulkemails] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
+ *   deno task bench [--only page,lighthouse,js,conversions,payments,quotes,transactions,statements,migrations,customers,partners,bulkemails] [--rounds 3] [--duration 5] [--warmup 2] [--connections 32]
  *                   [--paths /,/calculator] [--cpu-prof DIR]
  *
  * --cpu-prof DIR: the portal writes a V8 CPU profile of the whole run into DIR, to summarise with
@@ -19,6 +19,7 @@ import { jsWeightBench } from "./js-weight.ts";
 import { lighthouseBench } from "./lighthouse.ts";
 import { pageBench } from "./page.ts";
 import { paymentsBench } from "./payments.ts";
+import { quotesBench } from "./quotes.ts";
 import { statementsBench } from "./statements.ts";
 import { migrationsBench } from "./migrations.ts";
 import { bulkEmailsBench } from "./bulkemails.ts";
@@ -35,6 +36,7 @@ const MODULES: Record<string, BenchModule> = {
   lighthouse: lighthouseBench,
   conversions: conversionsBench,
   payments: paymentsBench,
+  quotes: quotesBench,
   statements: statementsBench,
   transactions: transactionsBench,
   migrations: migrationsBench,

@@ -35,6 +35,8 @@ for (
     APP_ENV: "production",
     APP_SECRET: crypto.randomUUID() + crypto.randomUUID(),
     QUOTE_VALIDITY_SECONDS: "3600",
+    // Funding the customer is one receipt, credited at once.
+    RECEIPT_APPROVAL_GBP: "1000000000",
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
   })
@@ -144,6 +146,20 @@ try {
       ),
     );
   }, holdMany);
+  // The convert page's real path: a quote held, then executed with an Idempotency-Key (issue 9).
+  await measure("quote + execute with a key × 16 at once (pairs)", async (i) => {
+    if (i % 16 !== 0) return;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const { id } = await holdQuote();
+        await call("POST", "account/conversions", { quote_id: id }, crypto.randomUUID());
+      }),
+    );
+  });
+  await measure("POST account/conversions/quote × 16 at once", async (i) => {
+    if (i % 16 !== 0) return;
+    await Promise.all(Array.from({ length: 16 }, () => holdQuote()));
+  });
   await measure(
     "  executeQuote() alone",
     () => executeQuote(db, { accountId, userId: customer.id }, quotes.shift()!, new Date()),

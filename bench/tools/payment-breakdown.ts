@@ -38,6 +38,8 @@ for (
     APP_ENV: "production",
     APP_SECRET: crypto.randomUUID() + crypto.randomUUID(),
     QUOTE_VALIDITY_SECONDS: "3600",
+    // Funding the customer is one receipt, credited at once.
+    RECEIPT_APPROVAL_GBP: "1000000000",
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
   })

@@ -70,7 +70,9 @@ route(moneyCalls, calls.executeConversion, async (c, { body }, answer) => {
     (tx, conversion) => answer.storeWith(tx, conversionAnswer(conversion)),
   );
   return conversionAnswer(row);
-});
+  // Every write of a conversion is in the transaction that stores its answer: its key is claimed
+  // there (decision 053).
+}, { claimsKeyWithEffect: true });
 
 route(moneyCalls, calls.listConversions, async (c, { query }) => {
   const { accountId } = await currentAccount(c);

@@ -52,6 +52,9 @@ function withTimeline(answer: AnswerWithEffect<PaymentWithTimeline>, viewer: Vie
 
 export const paymentCalls = new Hono<AppEnv>();
 
+/** Every write of these calls is in the transaction that stores their answer: their key is claimed there (decision 053). */
+const WITH_EFFECT = { claimsKeyWithEffect: true };
+
 route(paymentCalls, calls.holdPaymentQuote, async (c, { body }) => {
   const { accountId, customer } = await currentAccount(c);
   return await holdPaymentQuote(
@@ -87,7 +90,7 @@ route(paymentCalls, calls.makePayment, async (c, { body }, answer) => {
   );
   mailSoon(c);
   return made!;
-});
+}, WITH_EFFECT);
 
 route(paymentCalls, calls.listPayments, async (c, { query }) => {
   const { actor, viewer } = await paymentActorOf(c);
@@ -109,7 +112,7 @@ route(paymentCalls, calls.cancelPayment, async (c, { params, body }, answer) => 
   const made = withTimeline(answer, viewer, known);
   await cancelPayment(c.get("db"), actor, params.id, body.reason ?? null, now(c), made.alongside);
   return made.answer();
-});
+}, WITH_EFFECT);
 
 route(paymentCalls, calls.getApprovalRule, async (c) => {
   const { accountId } = await currentAccount(c);
@@ -138,7 +141,7 @@ route(paymentCalls, calls.approvePendingPayment, async (c, { query }, answer) =>
   await approvePayment(c.get("db"), actor, query.id, now(c), made.alongside);
   mailSoon(c);
   return made.answer();
-});
+}, WITH_EFFECT);
 
 route(paymentCalls, calls.rejectPendingPayment, async (c, { query, body }, answer) => {
   const { actor, viewer, known } = await paymentActorOf(c);
@@ -146,7 +149,7 @@ route(paymentCalls, calls.rejectPendingPayment, async (c, { query, body }, answe
   await rejectPayment(c.get("db"), actor, query.id, body.reason ?? null, now(c), made.alongside);
   mailSoon(c);
   return made.answer();
-});
+}, WITH_EFFECT);
 
 route(paymentCalls, calls.pagedPendingPayments, async (c, { query }) => {
   const { actor, viewer } = await paymentActorOf(c);

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { lt } from "drizzle-orm";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { matchedRoutes } from "hono/route";
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
 import { columnList, fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
@@ -62,6 +63,26 @@ export interface IdempotencyClaim {
   storeWith(tx: Tx, answer: StoredAnswer): Promise<void>;
 }
 
+/** Marks a handler whose every effect, and answer, is one transaction that calls `storeWith`. */
+const CLAIMS_WITH_EFFECT = Symbol("claims its key with its effect");
+
+/**
+ * Marks `handler` as one that claims its Idempotency-Key in its effect's own transaction
+ * (decision 053): every write it makes is in the one transaction where it calls `storeWith`, so
+ * no claim needs to be committed before it runs. server/http/route.ts marks such calls.
+ */
+export function claimsWithEffect<H extends object>(handler: H): H {
+  (handler as Record<symbol, boolean>)[CLAIMS_WITH_EFFECT] = true;
+  return handler;
+}
+
+/** Whether the handler this request reaches claims its key with its effect. */
+function claimedWithEffect(c: Context<AppEnv>): boolean {
+  const routes = matchedRoutes(c);
+  const last = routes[routes.length - 1]?.handler as unknown as Record<symbol, boolean> | undefined;
+  return last?.[CLAIMS_WITH_EFFECT] === true;
+}
+
 /**
  * Idempotency-Key for POST, PUT and DELETE, kept in the database so that every instance sees the
  * same keys. Same key and same request: the first answer replayed byte for byte; same key with
@@ -79,6 +100,8 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     const scope = scopeOf(c);
     const requestHash = await hashRequest(c);
     const now = Date.now();
+
+    if (claimedWithEffect(c)) return await claimWithEffect(c, next, db, scope, key, requestHash, now);
 
     const claim = await claimKey(db, scope, key, requestHash, now);
     if (claim !== "claimed") {
@@ -148,6 +171,94 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
 }
 
 /**
+ * A key claimed with its effect (decision 053): a read first (a key already answered is replayed,
+ * one still running is a 409, as for any call); then the handler runs with no claim written, and
+ * `storeWith` inserts the key, already answered, in the effect's own transaction. No COMMIT of its
+ * own, and nothing to release if the request fails or the process dies before the effect commits:
+ * then nothing of the request is on disk and a retry simply runs it. Two attempts with one key at
+ * once both run their handler, but only one can insert the key: the other's `storeWith` throws a
+ * Conflict, which rolls its effect back, so the effect still happens once.
+ */
+async function claimWithEffect(
+  c: Context<AppEnv>,
+  next: () => Promise<void>,
+  db: Database,
+  scope: string,
+  key: string,
+  requestHash: string,
+  now: number,
+): Promise<Response | void> {
+  const held = await readKey(db, scope, key);
+  if (held && !takeable(held, requestHash, now)) {
+    if (held.requestHash !== requestHash) {
+      return fail(c, 422, "This Idempotency-Key was already used for a different request.");
+    }
+    if (held.state === "done") return replay(held);
+    return fail(c, 409, "A request with this Idempotency-Key is still in progress.");
+  }
+  const ours = now + LOCK_MS;
+  const answered = (executor: Database | Tx, answer: StoredAnswer) =>
+    rowOf(executor, ANSWERED, [
+      scope,
+      key,
+      requestHash,
+      ours,
+      now,
+      now - IDEMPOTENCY_TTL_MS,
+      answer.status,
+      JSON.stringify(answer.headers),
+      answer.body,
+    ]);
+  const stored: { answer?: StoredAnswer } = {};
+  c.set("idempotency", {
+    async storeWith(tx, answer) {
+      if (stored.answer) throw new Error("A request stores its answer with its effect once.");
+      if (!(await answered(tx, answer))) {
+        throw new Conflict(
+          "Another request with this Idempotency-Key was answered meanwhile; this attempt did nothing.",
+        );
+      }
+      stored.answer = answer;
+    },
+  });
+
+  await next();
+
+  if (stored.answer) {
+    if (c.res.status === stored.answer.status) return;
+    // The handler stored an answer and then failed: if its transaction committed, the stored
+    // answer is the truth (the money moved), and this client gets it like any retry would.
+    const row = await readKey(db, scope, key);
+    if (row?.state === "done" && row.lockedUntil.getTime() === ours) {
+      c.res = answerOf(row);
+      return;
+    }
+  }
+  const res = c.res;
+  // An answer not stored with an effect (a refusal: nothing changed) is stored as the key's first
+  // answer like any call's, in a grouped transaction of its own. A 5xx, a 429 or a body that is
+  // not text: nothing stored, and nothing to release.
+  if (res.status >= 500 || res.status === 429) return;
+  const body = res.body === null ? "" : decodeExactly(await res.clone().arrayBuffer());
+  if (body === undefined) return;
+  const headers = STORED_HEADERS.flatMap((name) => {
+    const value = res.headers.get(name);
+    return value === null ? [] : [[name, value] as [string, string]];
+  });
+  // If another attempt answered first, its answer stays the key's.
+  await groupedTransaction(db, (tx) => answered(tx, { status: res.status, headers, body }));
+}
+
+/**
+ * Whether a held key counts as free for this request, as the claim's own condition says: past its
+ * TTL, or a running claim of the same request whose lock has passed (its process died).
+ */
+function takeable(row: Row, requestHash: string, now: number): boolean {
+  return row.createdAt.getTime() < now - IDEMPOTENCY_TTL_MS ||
+    (row.state === "running" && row.requestHash === requestHash && row.lockedUntil.getTime() < now);
+}
+
+/**
  * The scope of a request's keys: who acts, and for whom. An administrator acting on behalf of a
  * customer has a scope per customer, so a key sent for one customer never answers for another
  * (issue 14). A visitor's keys share one scope: a replay there needs the same key *and* a
@@ -212,6 +323,17 @@ const CLAIM = `INSERT INTO idempotency_keys (scope, key, request_hash, state, lo
     OR (idempotency_keys.state = 'running' AND idempotency_keys.request_hash = excluded.request_hash
       AND idempotency_keys.locked_until < ?5)
   RETURNING 1 AS claimed`;
+/** The claim and the answer in one statement, for a key claimed with its effect (decision 053). */
+const ANSWERED = `INSERT INTO idempotency_keys
+    (scope, key, request_hash, state, locked_until, created_at, response_status, response_headers, response_body)
+  VALUES (?1, ?2, ?3, 'done', ?4, ?5, ?7, ?8, ?9)
+  ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'done',
+    response_status = excluded.response_status, response_headers = excluded.response_headers,
+    response_body = excluded.response_body, locked_until = excluded.locked_until, created_at = excluded.created_at
+  WHERE idempotency_keys.created_at < ?6
+    OR (idempotency_keys.state = 'running' AND idempotency_keys.request_hash = excluded.request_hash
+      AND idempotency_keys.locked_until < ?5)
+  RETURNING 1 AS answered`;
 const HELD = `SELECT ${columnList(idempotencyKeys)} FROM idempotency_keys WHERE scope = ? AND key = ?`;
 const OURS = "scope = ? AND key = ? AND state = 'running' AND locked_until = ?";
 const STORE =

@@ -10,6 +10,7 @@ import { allowedTo } from "../accounts/permissions.ts";
 import { ok, success } from "./api.ts";
 import { Refused } from "../errors.ts";
 import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
+import { claimsWithEffect } from "./idempotency.ts";
 import { jsonBody, jsonOnly, mediaTypeOnly, valid } from "./validate.ts";
 
 /**
@@ -52,6 +53,16 @@ const moneyMayMove: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+export interface RouteOptions {
+  /**
+   * The call's Idempotency-Key is claimed in its effect's own transaction, where the handler calls
+   * `storeWith`, rather than by a commit of its own before the handler runs (decision 053). Only
+   * for a handler all of whose writes are in that one transaction: it may run twice for two
+   * attempts at once, and only the transaction that stores the key commits.
+   */
+  claimsKeyWithEffect?: boolean;
+}
+
 /** Every call registered through route(), for the contract tests. */
 export const REGISTERED_CALLS = new Set<CallContract>();
 
@@ -62,7 +73,12 @@ export const REGISTERED_CALLS = new Set<CallContract>();
  * whose answer is typed by the contract. In tests (APP_ENV=test) every answer is also parsed
  * against the contract, so a handler that drifts from it fails the test that called it.
  */
-export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handler: Handler<C>): void {
+export function route<C extends CallContract>(
+  app: Hono<AppEnv>,
+  call: C,
+  handler: Handler<C>,
+  settings: RouteOptions = {},
+): void {
   REGISTERED_CALLS.add(call);
   const before: MiddlewareHandler<AppEnv>[] = [guards(...call.guards)];
   if (call.movesMoney) before.push(moneyMayMove);
@@ -78,7 +94,7 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
   if (call.params) before.push(check("param", call.params));
   if (call.body) before.push(jsonBody(call.body) as MiddlewareHandler<AppEnv>);
   if (call.query) before.push(check("query", call.query));
-  app.on(call.method, call.path, every(...before), async (c) => {
+  const respond = async (c: Context<AppEnv>) => {
     const input = {
       params: call.params ? c.req.valid("param" as never) : {},
       query: call.query ? c.req.valid("query" as never) : {},
@@ -102,7 +118,8 @@ export function route<C extends CallContract>(app: Hono<AppEnv>, call: C, handle
     const { body, options } = outcome instanceof Reply ? outcome : { body: outcome, options: {} };
     if (c.get("config").appEnv === "test") checkAnswer(call, body);
     return ok(c, body, { redirect: options.redirect, status: options.status ?? status });
-  });
+  };
+  app.on(call.method, call.path, every(...before), settings.claimsKeyWithEffect ? claimsWithEffect(respond) : respond);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { count, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
-import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
-import { conversions, quotes } from "../../db/schema-money.ts";
+import { fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
+import { conversions } from "../../db/schema-money.ts";
 import { BalanceOutOfRange, InsufficientFunds } from "../ledger/ledger.ts";
 import { convert } from "../ledger/movements.ts";
 import { formatAmount } from "./amounts.ts";
@@ -10,8 +10,7 @@ import { amountTooLarge, MoneyError } from "./errors.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import type { FeeOverrides } from "./pricing.ts";
 import { type Fixed, quote, type QuoteAnswer, quoteAnswer } from "./quote.ts";
-import { planForAccount } from "./plans.ts";
-import { currentRates } from "./store.ts";
+import { accountPlan, latestRates } from "./pricing-inputs.ts";
 
 /**
  * Conversions between a customer's own balances: a quote held for its validity, then executed once.
@@ -34,9 +33,16 @@ export async function priceQuote(
   now: Date,
   validityMs: number,
 ) {
-  const [table, plan] = await Promise.all([currentRates(db), planForAccount(db, who.accountId)]);
+  // Fixed SQL, the JSON parsed once per text (./pricing-inputs.ts): a quote is held for every
+  // conversion, so its reads cost as much as the execution's writes did (issue 9).
+  const table = await latestRates(db);
+  const plan = await accountPlan(db, who.accountId);
   return quote({ ...request, table, plan, overrides: who.overrides, now, validityMs });
 }
+
+const INSERT_QUOTE = `INSERT INTO quotes (id, account_id, user_id, sell_currency, buy_currency, sell_minor, buy_minor,
+    fee_minor, mid_rate, rate, bps, expires_at, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /** A quote for a customer's conversion, stored so that it can be executed until it expires. */
 export async function holdQuote(
@@ -48,21 +54,24 @@ export async function holdQuote(
 ): Promise<QuoteAnswer & { id: string }> {
   const q = await priceQuote(db, request, who, now, validityMs);
   const id = crypto.randomUUID();
-  await db.insert(quotes).values({
-    id,
-    accountId: who.accountId,
-    userId: who.userId,
-    sellCurrency: q.sell_currency,
-    buyCurrency: q.buy_currency,
-    sellMinor: q.sell_minor,
-    buyMinor: q.buy_minor,
-    feeMinor: q.fee_minor,
-    midRate: q.mid_rate,
-    rate: q.rate,
-    bps: q.bps,
-    expiresAt: new Date(q.expires_at),
-    createdAt: now,
-  });
+  // Quotes held together share one COMMIT (db/group-commit.ts) with each other and with the
+  // executions beside them: alone, each was a COMMIT with its disk sync on the only thread (decision 053).
+  await groupedTransaction(db, (tx) =>
+    run(tx, INSERT_QUOTE, [
+      id,
+      who.accountId,
+      who.userId,
+      q.sell_currency,
+      q.buy_currency,
+      q.sell_minor,
+      q.buy_minor,
+      q.fee_minor,
+      q.mid_rate,
+      q.rate,
+      q.bps,
+      new Date(q.expires_at).getTime(),
+      now.getTime(),
+    ]));
   return { id, ...quoteAnswer(q) };
 }
 

@@ -3,8 +3,8 @@ import { paymentQuotes } from "../../db/schema-payments.ts";
 import { expectedArrival, railFor, RAILS } from "../../lib/payments/rails.ts";
 import { InvalidInput } from "../errors.ts";
 import type { FeeOverrides } from "../money/pricing.ts";
-import { planForAccount } from "../money/plans.ts";
-import { currentRates } from "../money/store.ts";
+import { accountPlan, latestRates } from "../money/pricing-inputs.ts";
+import { groupedTransaction } from "../../db/group-commit.ts";
 import { costAnswer } from "./answer.ts";
 import { type PaymentFixed, pricePayment } from "./pricing.ts";
 import { recipientFor } from "../recipients/index.ts";
@@ -31,7 +31,8 @@ export async function holdPaymentQuote(
 ) {
   const recipient = await recipientFor(db, who.accountId, request.recipientId);
   const { currency, country } = recipient;
-  const [table, plan] = await Promise.all([currentRates(db), planForAccount(db, who.accountId)]);
+  const table = await latestRates(db);
+  const plan = await accountPlan(db, who.accountId);
   const price = pricePayment({
     sell: request.sellCurrency,
     buy: currency,
@@ -67,7 +68,10 @@ export async function holdPaymentQuote(
     expiresAt: new Date(price.expires_at),
     createdAt: now,
   };
-  await db.insert(paymentQuotes).values(values);
+  // Held together with other writes under one COMMIT (db/group-commit.ts), not a sync of its own.
+  await groupedTransaction(db, async (tx) => {
+    await tx.insert(paymentQuotes).values(values);
+  });
   return {
     id: values.id,
     recipient_id: recipient.id,

@@ -16,7 +16,8 @@ export interface DyingInstance {
   app: Hono<AppEnv>;
   /** Resolves when the instance has died. */
   died: Promise<void>;
-  close(): void;
+  /** Closes its database, undoing a transaction its death left open (as the system would). */
+  close(): Promise<void>;
 }
 
 /** The path of a database's file (for a second connection to it). */
@@ -27,7 +28,15 @@ export async function databaseFile(db: Database): Promise<string> {
 
 export async function dyingInstance(
   of: Database,
-  options: { now: () => number; diesAfter: () => Promise<boolean> },
+  options: {
+    now: () => number;
+    diesAfter: () => Promise<boolean>;
+    /**
+     * Asks `diesAfter` before each COMMIT instead, and dies there, before the COMMIT runs: nothing
+     * of that transaction reaches the disk.
+     */
+    diesBeforeCommit?: boolean;
+  },
 ): Promise<DyingInstance> {
   const database = await openDatabase({ url: `file:${await databaseFile(of)}` });
   const client = database.$client;
@@ -48,7 +57,7 @@ export async function dyingInstance(
 
   const transaction = (tx: Transaction) =>
     deadWhenDead(
-      tx,
+      options.diesBeforeCommit ? dyingAtCommit(tx) : tx,
       (method, result) =>
         method !== "commit" ? result : Promise.resolve(result).then(async (committed) => {
           if (!(await options.diesAfter())) return committed;
@@ -57,6 +66,26 @@ export async function dyingInstance(
           return never;
         }),
     );
+  /** The transaction left open at the death: undone at close(), as a dead process's would be. */
+  let abandoned: Transaction | undefined;
+  /** The transaction whose commit (and rollback) never happens: the process is gone. */
+  function dyingAtCommit(tx: Transaction): Transaction {
+    return new Proxy(tx, {
+      get(object, property) {
+        const value = Reflect.get(object, property, object);
+        if (property !== "commit" && property !== "rollback") {
+          return typeof value === "function" ? value.bind(object) : value;
+        }
+        return async () => {
+          if (!(await options.diesAfter())) return await tx.commit();
+          abandoned = tx;
+          dead = true;
+          die();
+          return never;
+        };
+      },
+    });
+  }
   const dying = deadWhenDead(
     client,
     (method, result) => method === "transaction" ? (result as Promise<Transaction>).then(transaction) : result,
@@ -68,5 +97,12 @@ export async function dyingInstance(
     now: options.now,
     env: { TRUST_PROXY: "1" },
   });
-  return { app, died, close: () => client.close() };
+  return {
+    app,
+    died,
+    close: async () => {
+      await abandoned?.rollback().catch(() => {});
+      client.close();
+    },
+  };
 }

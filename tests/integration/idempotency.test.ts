@@ -1,6 +1,6 @@
 import { zValidator } from "@hono/zod-validator";
 import { eq } from "drizzle-orm";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import { IDEMPOTENCY_TTL_MS } from "../../lib/constants.ts";
 import type { SessionUser } from "../../server/auth/session-user.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { failureBody, ok } from "../../server/http/api.ts";
-import { idempotency, purgeExpiredIdempotencyKeys } from "../../server/http/idempotency.ts";
+import { claimsWithEffect, idempotency, purgeExpiredIdempotencyKeys } from "../../server/http/idempotency.ts";
 import { testDatabase } from "../helpers/db.ts";
 
 const db = await testDatabase();
@@ -345,6 +345,48 @@ describe("Idempotency-Key", () => {
     const replayed = await send(app, "/api/effect", { key, body: {} });
     expect(await replayed.json()).toEqual({ body: { attempt: 1 } });
     vi.restoreAllMocks();
+  });
+
+  test("a handler marked as claiming its key with its effect runs with no claim written; the key arrives with the effect", async () => {
+    await db.$client.execute("CREATE TABLE IF NOT EXISTS test_effects (key TEXT NOT NULL, attempt INTEGER NOT NULL)");
+    const seenWhileRunning: unknown[] = [];
+    let attempts = 0;
+    const app = new Hono<AppEnv>();
+    app.onError((error, c) => c.json(failureBody(409, error.message), 409));
+    app.use(async (c, next) => {
+      c.set("db", db);
+      c.set("user", { id: 1 } as SessionUser);
+      await next();
+    });
+    app.use("/api/*", idempotency());
+    app.post(
+      "/api/effect",
+      claimsWithEffect(async (c: Context<AppEnv>) => {
+        const key = c.req.header("Idempotency-Key")!;
+        seenWhileRunning.push(await rowOf(key));
+        const answer = JSON.stringify({ body: { attempt: ++attempts } });
+        await groupedTransaction(db, async (tx) => {
+          await run(tx, "INSERT INTO test_effects (key, attempt) VALUES (?, ?)", [key, attempts]);
+          await c.get("idempotency")!.storeWith(tx, {
+            status: 201,
+            headers: [["content-type", "application/json"]],
+            body: answer,
+          });
+        });
+        return c.body(answer, 201, { "content-type": "application/json" });
+      }),
+    );
+    const key = newKey();
+    const first = await send(app, "/api/effect", { key, body: {} });
+    expect([first.status, await first.text()]).toEqual([201, JSON.stringify({ body: { attempt: 1 } })]);
+    expect(seenWhileRunning, "no claim was on the disk while the handler ran").toEqual([undefined]);
+    expect((await rowOf(key))?.state).toBe("done");
+
+    const again = await send(app, "/api/effect", { key, body: {} });
+    expect([again.status, again.headers.get("Idempotent-Replayed")]).toEqual([201, "true"]);
+    expect((await send(app, "/api/effect", { key, body: { other: 1 } })).status).toBe(422);
+    const effects = await db.$client.execute({ sql: "SELECT attempt FROM test_effects WHERE key = ?", args: [key] });
+    expect(effects.rows.map((row) => row.attempt)).toEqual([1]);
   });
 
   test("a request without the header is untouched and leaves no record", async () => {

@@ -90,33 +90,83 @@ describe("a retry after the process died between the conversion's commit and its
     expect(after.EUR).toBe(quote.buy_amount);
   });
 
-  test("a crash before the commit leaves nothing: the retry, once the claim has run out, converts once", async () => {
+  test("a crash before the commit leaves nothing, not even a claim: the retry converts at once, once", async () => {
     const quote = await holdQuote(bob);
     const key = `convert-${crypto.randomUUID()}`;
-    // Dies as soon as its claim of the key is on disk, before the conversion ran.
-    const claimed = async () =>
-      (await t.db.$client.execute({ sql: "SELECT 1 FROM idempotency_keys WHERE key = ?", args: [key] })).rows.length >
-        0;
-    const dying = await dyingInstance(t.db, { now: t.clock.now, diesAfter: claimed });
+    // Dies at the first COMMIT of the request, before it runs: the key is claimed in the
+    // conversion's own transaction (decision 053), so that COMMIT is the conversion's.
+    let sent = false;
+    const dying = await dyingInstance(t.db, {
+      now: t.clock.now,
+      diesAfter: () => Promise.resolve(sent),
+      diesBeforeCommit: true,
+    });
+    sent = true;
+    void bob.client.to(dying.app).post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
+    await dying.died;
+    // The process is gone: its open transaction goes with it.
+    await dying.close();
+    expect(await conversionsOf(quote.id)).toHaveLength(0);
+    const keys = await t.db.$client.execute({ sql: "SELECT 1 FROM idempotency_keys WHERE key = ?", args: [key] });
+    expect(keys.rows, "no claim of the key reached the disk").toHaveLength(0);
+
+    // No claim to wait for: the retry runs now, and its answer is the key's from then on.
+    const retry = await bob.client.post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
+    expect(retry.status, retry.text).toBe(201);
+    const again = await bob.client.post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
+    expect(again.text).toBe(retry.text);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await conversionsOf(quote.id)).toHaveLength(1);
+  });
+
+  test("the key and the conversion reach the disk in one COMMIT, never the key alone", async () => {
+    const quote = await holdQuote(bob);
+    const key = `convert-${crypto.randomUUID()}`;
+    const seen: Array<{ key: boolean; conversion: boolean }> = [];
+    const dying = await dyingInstance(t.db, {
+      now: t.clock.now,
+      diesAfter: async () => {
+        const keys = await t.db.$client.execute({ sql: "SELECT 1 FROM idempotency_keys WHERE key = ?", args: [key] });
+        seen.push({ key: keys.rows.length > 0, conversion: (await conversionsOf(quote.id)).length > 0 });
+        return seen.at(-1)!.conversion;
+      },
+    });
     try {
       void bob.client.to(dying.app).post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
       await dying.died;
-      expect(await conversionsOf(quote.id)).toHaveLength(0);
-
-      // The claim still holds: the retry is told to come back, and nothing runs.
-      const early = await bob.client.post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
-      expect(early.status, early.text).toBe(409);
-      expect(early.json.error).toMatch(/still in progress/);
-
-      vi.spyOn(Date, "now").mockReturnValue(Date.now() + 61_000);
-      const retry = await bob.client.post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
-      expect(retry.status, retry.text).toBe(201);
-      const again = await bob.client.post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
-      expect(again.text).toBe(retry.text);
     } finally {
       dying.close();
     }
+    // Every COMMIT of the instance, its start's included: none ever wrote the one without the other.
+    expect(seen.filter((commit) => commit.key !== commit.conversion)).toEqual([]);
+    expect(seen.at(-1)).toEqual({ key: true, conversion: true });
+  });
+
+  test("two attempts with one key at once convert once: one 201, one 409, and the retry replays the 201", async () => {
+    const before = await balances(bob.client);
+    const quote = await holdQuote(bob);
+    const key = `convert-${crypto.randomUUID()}`;
+    const send = () => bob.client.post("account/conversions", { quote_id: quote.id }, { "Idempotency-Key": key });
+    const answers = await Promise.all([send(), send()]);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
+    const made = answers.find((a) => a.status === 201)!;
+    const retry = await send();
+    expect([retry.status, retry.text]).toEqual([201, made.text]);
     expect(await conversionsOf(quote.id)).toHaveLength(1);
+    expect((await balances(bob.client)).GBP).toBe(decimalOf(minorOf(before.GBP, 2) - 100_00n, 2));
+  });
+
+  test("a refusal is the key's answer too: a quote that does not exist, refused, and refused again as a replay", async () => {
+    const key = `convert-${crypto.randomUUID()}`;
+    const missing = crypto.randomUUID();
+    const first = await bob.client.post("account/conversions", { quote_id: missing }, { "Idempotency-Key": key });
+    expect(first.status, first.text).toBe(404);
+    const again = await bob.client.post("account/conversions", { quote_id: missing }, { "Idempotency-Key": key });
+    expect([again.status, again.text, again.headers.get("Idempotent-Replayed")]).toEqual([404, first.text, "true"]);
+    const other = await bob.client.post("account/conversions", { quote_id: crypto.randomUUID() }, {
+      "Idempotency-Key": key,
+    });
+    expect(other.status).toBe(422);
   });
 
   test("without a crash, the stored answer is the one the client got, byte for byte", async () => {
