@@ -25,3 +25,16 @@ export const partners = sqliteTable("partners", {
   createdBy: integer("created_by").notNull().references(() => users.id),
   updatedAt: time("updated_at").notNull(),
 }, (t) => [index("partners_name").on(t.name)]);
+
+/**
+ * Data changes that run once, in code, after the migrations (the generated SQL is never edited:
+ * the migrations are regenerated at merge). A row is a change done: running again finds it and does
+ * nothing. The first is `users.funded_at` filled from the ledger (server/partners/funded.ts,
+ * decision 055).
+ */
+export const backfills = sqliteTable("backfills", {
+  name: text("name").primaryKey(),
+  doneAt: time("done_at").notNull(),
+  /** How many rows it changed, for the record. */
+  rows: integer("rows").notNull(),
+});

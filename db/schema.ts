@@ -87,7 +87,20 @@ export const users = sqliteTable("users", {
   createdAt: time("created_at").notNull().$defaultFn(() => new Date()),
   /** When the user last passed the second factor: a full sign-in (the console's administrators list). */
   lastSignInAt: time("last_sign_in_at"),
-}, (t) => [index("users_partner").on(t.partnerId)]);
+  /**
+   * When an account of theirs was first credited by a receipt (matched at once or allocated later):
+   * "funded" on the partner screens (decision 055). Set in the transaction that credits the
+   * receipt (server/ledger/movements.ts); filled once for older databases (server/partners/funded.ts).
+   */
+  fundedAt: time("funded_at"),
+}, (t) => [
+  // The partner screens (decision 055), each read from its index alone: a partner's customers
+  // newest first a page at a time, and how many are funded; the codes typed, grouped; the
+  // sign-ups of a period and how many are funded.
+  index("users_partner").on(t.partnerId, t.createdAt, t.fundedAt),
+  index("users_referral_code").on(t.referralCode, t.partnerId, t.fundedAt),
+  index("users_signups").on(t.level, t.createdAt, t.fundedAt),
+]);
 
 /**
  * Sessions: the cookie holds a random token, this table only its SHA-256. A session records
@@ -223,7 +236,15 @@ export const attributions = sqliteTable("attributions", {
   referrer: text("referrer"),
   landingPath: text("landing_path"),
   createdAt: time("created_at").notNull(),
-});
+  /**
+   * The customer's `users.funded_at`, copied by the steps that set it (server/partners/funded.ts):
+   * the attributions report counts funded sign-ups per campaign from this table's index alone.
+   */
+  fundedAt: time("funded_at"),
+}, (t) => [
+  // The attributions report (decision 055): read in the order of its groups, no sort, no lookup.
+  index("attributions_source").on(t.utmSource, t.utmMedium, t.utmCampaign, t.referrer, t.createdAt, t.fundedAt),
+]);
 
 /**
  * What administrators did (server/audit.ts, lib/audit.ts): who (actor), for which customer

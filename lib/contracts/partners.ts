@@ -5,7 +5,7 @@
  * Administrators only; 404 to anyone else (decision 004).
  */
 import { z } from "zod";
-import { amountText, currencyCode, idText, idValue, text, timestamp } from "./common.ts";
+import { amountText, currencyCode, idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { profitQuery } from "./profit.ts";
@@ -85,10 +85,11 @@ export const createPartner = defineCall({
 export const getPartner = defineCall({
   method: "GET",
   path: "/console/partners/:id",
-  summary: "One partner with the customers they brought, newest first.",
+  summary: "One partner with a page of the customers they brought, newest first (page, per_page).",
   guards: CONSOLE_GUARDS,
   params: z.object({ id: idText }),
-  answer: partnerRow.extend({ customer_list: z.array(partnerCustomer) }),
+  query: z.object({ ...pageQuery }),
+  answer: partnerRow.extend({ customer_list: pageOf(partnerCustomer) }),
 });
 
 export const updatePartner = defineCall({

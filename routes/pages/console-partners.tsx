@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { ReactNode } from "react";
 import { idText } from "../../lib/contracts/common.ts";
-import { percentOfBps, periodQuery } from "../../lib/contracts/partners.ts";
+import { getPartner as getPartnerCall, percentOfBps, periodQuery } from "../../lib/contracts/partners.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { listPartners, type PartnerCustomer, partnerDetail } from "../../server/partners/partners.ts";
 import { affiliates, attributionsOf, referrals } from "../../server/partners/referrals.ts";
@@ -118,7 +118,13 @@ export async function partnerExists(params: Record<string, string>, c: Context<A
 
 export async function ConsolePartnerPage(c: Context<AppEnv>) {
   // The row has checked that the partner exists (partnerExists).
-  const partner = await partnerDetail(c.get("db"), idText.parse(c.req.param("id")));
+  const id = idText.parse(c.req.param("id"));
+  const parsed = getPartnerCall.query.safeParse(c.req.query());
+  const query = parsed.success ? parsed.data : { page: 1, per_page: 20 };
+  const partner = await partnerDetail(c.get("db"), id, { page: query.page, perPage: query.per_page });
+  const list = partner.customer_list;
+  const pages = Math.max(1, Math.ceil(list.total / list.per_page));
+  const link = (page: number) => `/console/partners/${id}?${new URLSearchParams({ page: String(page) })}`;
   return (
     <section>
       <p className="text-sm">
@@ -132,11 +138,11 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
         {partner.name}
       </PageTitle>
       <Section id="partner-customers" title={`Customers they brought (${partner.customers})`}>
-        {partner.customer_list.length === 0
+        {list.total === 0
           ? <Empty>Nobody has registered with {partner.code} yet.</Empty>
           : (
             <SimpleTable caption="Customers they brought" head={["Customer", "Type", "Signed up", "Account", "Funded"]}>
-              {partner.customer_list.map((customer) => (
+              {list.items.map((customer) => (
                 <tr key={customer.id} className={ROW} data-customer={customer.email}>
                   <CustomerCell customer={customer} />
                   <td className={TD}>{customer.type}</td>
@@ -147,6 +153,13 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
               ))}
             </SimpleTable>
           )}
+        {pages > 1 && (
+          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
+            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
+            <span>Page {list.page} of {pages}</span>
+            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
+          </nav>
+        )}
         <p className={`text-sm ${TERM}`}>
           Their commission per period is on <a className="link" href="/console/referrals">Referrals</a>.
         </p>

@@ -31,15 +31,10 @@ export const NAME_IN_USE = "Another partner has this name: partners are told apa
 
 /**
  * Whether a customer has been funded: an account of theirs was ever credited by a receipt (matched
- * at once, or allocated later), whatever happened to the money afterwards (decision 051).
- * `user` is the SQL of the user's id.
+ * at once, or allocated later), whatever happened to the money afterwards (decision 051), kept as
+ * `users.funded_at` (decision 055, ./funded.ts). `user` is the SQL alias of the users table.
  */
-export const fundedSql = (user: string) =>
-  `EXISTS (SELECT 1 FROM account_members fm
-      JOIN ledger_accounts fa ON fa.account_id = fm.account_id AND fa.kind = 'customer'
-      JOIN ledger_entries fe ON fe.ledger_account_id = fa.id AND fe.amount > 0
-      JOIN ledger_transfers ft ON ft.id = fe.transfer_id AND ft.kind IN ('receipt', 'allocation')
-     WHERE fm.user_id = ${user})`;
+export const fundedSql = (user: string) => `(${user}.funded_at IS NOT NULL)`;
 
 /** The account a customer owns (the first one), for its reference and name. */
 const OWNED_ACCOUNT = (user: string) =>
@@ -65,7 +60,7 @@ export async function customersWhere(
   }>(
     db,
     `SELECT u.id, u.username AS email, u.type, u.created_at, a.account_ref, a.name, u.referral_code, u.partner_id,
-            ${fundedSql("u.id")} AS funded
+            ${fundedSql("u")} AS funded
        FROM users u LEFT JOIN accounts a ON a.id = ${OWNED_ACCOUNT("u.id")}
       WHERE u.level = 'User' AND ${where}
       ORDER BY u.created_at DESC, u.id DESC`,
@@ -118,13 +113,24 @@ export async function onePartner(db: Database | Tx, id: number): Promise<Partner
   return row;
 }
 
-/** One partner with the customers they brought, newest first. */
-export async function partnerDetail(db: Database, id: number) {
+/** One partner with a page of the customers they brought, newest first. */
+export async function partnerDetail(db: Database, id: number, page = { page: 1, perPage: 20 }) {
   const partner = await onePartner(db, id);
-  const customers = await customersWhere(db, "u.partner_id = ?", [id]);
+  // The page's ids from users_partner alone, then only those rows read whole: a far page costs
+  // what the first does.
+  const customers = await customersWhere(
+    db,
+    `u.id IN (SELECT c.id FROM users c WHERE c.partner_id = ? ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?)`,
+    [id, page.perPage, (page.page - 1) * page.perPage],
+  );
   return {
     ...partner,
-    customer_list: customers.map(({ referral_code: _code, partner_id: _partner, ...c }) => c),
+    customer_list: {
+      items: customers.map(({ referral_code: _code, partner_id: _partner, ...c }) => c),
+      page: page.page,
+      per_page: page.perPage,
+      total: partner.customers,
+    },
   };
 }
 
