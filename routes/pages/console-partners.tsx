@@ -124,7 +124,11 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
   const partner = await partnerDetail(c.get("db"), id, { page: query.page, perPage: query.per_page });
   const list = partner.customer_list;
   const pages = Math.max(1, Math.ceil(list.total / list.per_page));
-  const link = (page: number) => `/console/partners/${id}?${new URLSearchParams({ page: String(page) })}`;
+  const link = (page: number) =>
+    `/console/partners/${id}?${new URLSearchParams({
+      page: String(page),
+      ...(query.per_page === 20 ? {} : { per_page: String(query.per_page) }),
+    })}`;
   return (
     <section>
       <p className="text-sm">
@@ -156,7 +160,7 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
         {pages > 1 && (
           <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
             {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
-            <span>Page {list.page} of {pages}</span>
+            <span>{`Page ${list.page} of ${pages}`}</span>
             {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
           </nav>
         )}

@@ -1,0 +1,169 @@
+import { eq } from "drizzle-orm";
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { attributions, users } from "../../db/schema.ts";
+import { rowsOf, run } from "../../db/sql.ts";
+import { backfillFunded, FUNDED_BACKFILL } from "../../server/partners/funded.ts";
+import { type Admin, expectStatus, registerCustomer } from "../helpers/client.ts";
+import { fund, type MoneyApp, moneyApp, type OpenCustomer, openCustomer, postReceipt } from "../helpers/money.ts";
+
+/**
+ * The partner screens at scale (decision 055): "funded" is a column, `users.funded_at`, set in the
+ * transaction that credits a receipt to the customer (matched at once or allocated later), copied on
+ * their attribution, filled once for a database from before the column; a partner's customers come
+ * a page at a time.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+});
+
+/** The customer's funded time and its copy on their attribution, as stored. */
+async function fundedOf(id: number) {
+  const [user] = await t.db.select({ at: users.fundedAt }).from(users).where(eq(users.id, id));
+  const [copy] = await t.db.select({ at: attributions.fundedAt }).from(attributions)
+    .where(eq(attributions.userId, id));
+  return { user: user.at?.getTime() ?? null, attribution: copy?.at?.getTime() ?? null };
+}
+
+/** The time of the ledger transfer of the given kind that credited the customer's account. */
+async function creditedAt(customer: OpenCustomer, kind: "receipt" | "allocation"): Promise<number> {
+  const [row] = await rowsOf<{ at: number }>(
+    t.db,
+    `SELECT min(tr.created_at) AS at FROM ledger_transfers tr
+       JOIN ledger_entries e ON e.transfer_id = tr.id AND e.amount > 0
+       JOIN ledger_accounts la ON la.id = e.ledger_account_id AND la.kind = 'customer'
+       JOIN accounts a ON a.id = la.account_id
+      WHERE tr.kind = ? AND a.account_ref = ?`,
+    [kind, customer.accountRef],
+  );
+  expect(row.at, `a ${kind} credited ${customer.accountRef}`).not.toBeNull();
+  return Number(row.at);
+}
+
+describe("a customer is funded", () => {
+  test("by a receipt that matched their account at once, from the receipt's time, and on their attribution", async () => {
+    const customer = await openCustomer(t);
+    expect(await fundedOf(customer.id)).toEqual({ user: null, attribution: null });
+    await fund(t, admin, customer, "GBP", "25.00");
+    const at = await creditedAt(customer, "receipt");
+    expect(await fundedOf(customer.id)).toEqual({ user: at, attribution: at });
+    // A second receipt keeps the first time.
+    await fund(t, admin, customer, "GBP", "5.00");
+    expect((await fundedOf(customer.id)).user).toBe(at);
+  });
+
+  test("by a receipt allocated to their account later, not while it waits unmatched", async () => {
+    const customer = await openCustomer(t);
+    const waiting = await postReceipt(t, admin, {
+      amount: "40.00",
+      currency: "EUR",
+      reference: "no reference we know",
+    });
+    expectStatus(waiting, 201);
+    expect(waiting.json.body.status).toBe("unmatched");
+    expect((await fundedOf(customer.id)).user).toBeNull();
+    const allocated = await admin.client.post(`console/receipts/${waiting.json.body.id}/allocate`, {
+      account_ref: customer.accountRef,
+    });
+    expectStatus(allocated, 200);
+    const at = await creditedAt(customer, "allocation");
+    expect(await fundedOf(customer.id)).toEqual({ user: at, attribution: at });
+  });
+
+  test("and the partner screens say so: the attributions count them", async () => {
+    const campaign = `figures-${Date.now()}`;
+    const attribution = { utm_source: "partner-figures", utm_medium: "test", utm_campaign: campaign };
+    const registered = await registerCustomer(t, { attribution });
+    expect(registered.id).toBeGreaterThan(0);
+    const period = `from=${t.clock.today()}&to=${new Date().toISOString().slice(0, 10)}`;
+    const res = await admin.client.get(`console/attributions?${period}`);
+    expectStatus(res, 200);
+    expect(res.json.body.by_campaign).toContainEqual({ ...attribution, signups: 1, funded: 0 });
+  });
+});
+
+describe("a database from before the column", () => {
+  test("is filled once from the ledger: a second run finds its record and changes nothing", async () => {
+    const matched = await openCustomer(t);
+    await fund(t, admin, matched, "GBP", "10.00");
+    const at = await creditedAt(matched, "receipt");
+    const never = await openCustomer(t);
+    // As the migration leaves an older database: the column empty, no backfill recorded.
+    await run(t.db, "UPDATE users SET funded_at = NULL");
+    await run(t.db, "UPDATE attributions SET funded_at = NULL");
+    await run(t.db, "DELETE FROM backfills WHERE name = ?", [FUNDED_BACKFILL]);
+
+    const marked = await backfillFunded(t.db);
+    expect(marked).toBeGreaterThanOrEqual(1);
+    expect(await fundedOf(matched.id)).toEqual({ user: at, attribution: at });
+    expect((await fundedOf(never.id)).user).toBeNull();
+    const [done] = await rowsOf<{ rows: number }>(t.db, "SELECT rows FROM backfills WHERE name = ?", [FUNDED_BACKFILL]);
+    expect(done.rows).toBe(marked);
+
+    // Run again (the next start): done already, so even a customer emptied since stays as they are.
+    await run(t.db, "UPDATE users SET funded_at = NULL WHERE id = ?", [matched.id]);
+    expect(await backfillFunded(t.db)).toBe(0);
+    expect((await fundedOf(matched.id)).user).toBeNull();
+    await run(t.db, "UPDATE users SET funded_at = ? WHERE id = ?", [at, matched.id]);
+  });
+});
+
+describe("a partner's customers", () => {
+  let partner: { id: number; code: string };
+  const emails: string[] = [];
+
+  beforeAll(async () => {
+    const res = await admin.client.post("console/partners", {
+      name: `Paging Partner ${Date.now()}`,
+      code: `PAGES${Date.now().toString(36).toUpperCase()}`,
+      share_percent: "10",
+    });
+    expectStatus(res, 201);
+    partner = res.json.body;
+    for (let i = 0; i < 3; i++) {
+      const customer = await registerCustomer(t, { referralCode: partner.code });
+      emails.unshift(customer.email);
+      // Each signs up a minute after the one before: newest first is a known order.
+      t.clock.advance(60_000);
+    }
+  });
+
+  test("come a page at a time, newest first, with the total", async () => {
+    const first = await admin.client.get(`console/partners/${partner.id}?per_page=2`);
+    expectStatus(first, 200);
+    expect(first.json.body.customers).toBe(3);
+    expect(first.json.body.customer_list).toMatchObject({ page: 1, per_page: 2, total: 3 });
+    expect(first.json.body.customer_list.items.map((c: { email: string }) => c.email)).toEqual(emails.slice(0, 2));
+    const second = await admin.client.get(`console/partners/${partner.id}?page=2&per_page=2`);
+    expectStatus(second, 200);
+    expect(second.json.body.customer_list.items.map((c: { email: string }) => c.email)).toEqual(emails.slice(2));
+    const beyond = await admin.client.get(`console/partners/${partner.id}?page=3&per_page=2`);
+    expect(beyond.json.body.customer_list.items).toEqual([]);
+  });
+
+  test("a page or a page size that is no whole number in range is a 422 naming it", async () => {
+    const page = await admin.client.get(`console/partners/${partner.id}?page=0`);
+    expectStatus(page, 422);
+    expect(Object.keys(page.json.fields)).toEqual(["page"]);
+    const size = await admin.client.get(`console/partners/${partner.id}?per_page=101`);
+    expectStatus(size, 422);
+    expect(Object.keys(size.json.fields)).toEqual(["per_page"]);
+  });
+
+  test("the partner's page shows one page and links to the next", async () => {
+    const page = await admin.client.get(`/console/partners/${partner.id}?per_page=2`);
+    expect(page.status).toBe(200);
+    const main = page.text.slice(page.text.indexOf("<main"), page.text.indexOf("</main>"));
+    expect(main).toContain(`data-customer="${emails[0]}"`);
+    expect(main).not.toContain(`data-customer="${emails[2]}"`);
+    expect(main).toContain("Page 1 of 2");
+    expect(main).toContain(`href="/console/partners/${partner.id}?page=2&amp;per_page=2"`);
+    const next = await admin.client.get(`/console/partners/${partner.id}?page=2&per_page=2`);
+    expect(next.text).toContain(`data-customer="${emails[2]}"`);
+  });
+});
