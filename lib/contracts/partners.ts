@@ -170,7 +170,7 @@ export const listReferrals = defineCall({
   method: "GET",
   path: "/console/referrals",
   summary:
-    "Who signed up with a referral code in the period, and each partner's commission: their share of the fee and markup income of their customers, from the ledger.",
+    "Who signed up with a referral code in the period, and each partner's commission: their share in force at each movement's time of the fee and markup income of their customers, from the ledger.",
   guards: CONSOLE_GUARDS,
   query: periodQuery,
   answer: z.object({

@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
-import { partners } from "../../db/schema-partners.ts";
+import { partners, partnerShares } from "../../db/schema-partners.ts";
 import { rowsOf, type Tx } from "../../db/sql.ts";
 import {
   bpsOfPercent,
@@ -168,6 +168,13 @@ export async function createPartner(db: Database, input: PartnerInput, by: numbe
     await refuseTaken(tx, values);
     const [created] = await tx.insert(partners).values({ ...values, createdAt: now, createdBy: by, updatedAt: now })
       .returning({ id: partners.id });
+    // The share's history starts with the partner (decision 055).
+    await tx.insert(partnerShares).values({
+      partnerId: created.id,
+      shareBps: values.shareBps,
+      startsAt: now,
+      createdBy: by,
+    });
     await audit(tx, {
       actor: by,
       action: "partner.create",
@@ -197,6 +204,21 @@ export async function updatePartner(
     const values = valuesOf(input);
     await refuseTaken(tx, values, id);
     await tx.update(partners).set({ ...values, updatedAt: now }).where(eq(partners.id, id));
+    if (values.shareBps !== before.shareBps) {
+      // A new share applies from now; the movements before keep the one in force then (decision 055).
+      const [known] = await tx.select({ id: partnerShares.id }).from(partnerShares)
+        .where(eq(partnerShares.partnerId, id)).limit(1);
+      if (!known) {
+        // A partner from before the history: their share until now is the one they had.
+        await tx.insert(partnerShares).values({
+          partnerId: id,
+          shareBps: before.shareBps,
+          startsAt: before.createdAt,
+          createdBy: before.createdBy,
+        });
+      }
+      await tx.insert(partnerShares).values({ partnerId: id, shareBps: values.shareBps, startsAt: now, createdBy: by });
+    }
     await audit(tx, {
       actor: by,
       action: "partner.update",

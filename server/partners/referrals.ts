@@ -166,6 +166,27 @@ async function partnersOf(db: Database, accountIds: (number | null)[]): Promise<
   return found;
 }
 
+/**
+ * The share of a partner in force at a time: the last in their history that started by then (the
+ * first one for a movement before it), or their current share when they have no history (a partner
+ * from before it whose share never changed since).
+ */
+async function sharesInForce(db: Database, current: Map<number, { share_bps: number }>) {
+  const rows = await rowsOf<{ partner_id: number; share_bps: number; starts_at: number }>(
+    db,
+    "SELECT partner_id, share_bps, starts_at FROM partner_shares ORDER BY partner_id, starts_at, id",
+  );
+  const history = new Map<number, { share_bps: number; starts_at: number }[]>();
+  for (const r of rows) history.set(r.partner_id, [...(history.get(r.partner_id) ?? []), r]);
+  return (partnerId: number, at: number): number => {
+    const shares = history.get(partnerId);
+    if (!shares?.length) return current.get(partnerId)!.share_bps;
+    let share = shares[0].share_bps;
+    for (const s of shares) if (s.starts_at <= at) share = s.share_bps;
+    return share;
+  };
+}
+
 /** Each partner's income and commission in the period, per currency, in minor units. */
 export async function commissionFigures(db: Database, period: Period) {
   const { start, end } = periodBounds(period);
@@ -178,12 +199,19 @@ export async function commissionFigures(db: Database, period: Period) {
   ]);
   const ofAccount = await partnersOf(db, [...fees, ...markups].map((e) => e.account_id));
   const byId = new Map(partners.map((p) => [p.id, p]));
-  const sums = new Map<string, { partner_id: number; currency: string; markup: number; fees: number }>();
-  const add = (e: { currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
+  const shareAt = await sharesInForce(db, byId);
+  const sums = new Map<
+    string,
+    { partner_id: number; currency: string; share_bps: number; markup: number; fees: number }
+  >();
+  const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
     const partner = e.account_id === null ? undefined : ofAccount.get(e.account_id);
     if (!partner) return;
-    const key = `${partner.id}\u0000${e.currency}`;
-    const sum = sums.get(key) ?? { partner_id: partner.id, currency: e.currency, markup: 0, fees: 0 };
+    // Each movement at the share in force at its time (decision 055).
+    const share = shareAt(partner.id, e.at);
+    const key = `${partner.id}\u0000${e.currency}\u0000${share}`;
+    const sum = sums.get(key) ??
+      { partner_id: partner.id, currency: e.currency, share_bps: share, markup: 0, fees: 0 };
     sum[field] += n;
     sums.set(key, sum);
   };
@@ -196,12 +224,12 @@ export async function commissionFigures(db: Database, period: Period) {
       ...s,
       partner: p.name,
       code: p.code,
-      share_bps: p.share_bps,
       income,
-      commission: commissionOf(income, p.share_bps),
+      commission: commissionOf(income, s.share_bps),
     };
   }).sort((a, b) =>
-    a.partner.localeCompare(b.partner) || a.partner_id - b.partner_id || a.currency.localeCompare(b.currency)
+    a.partner.localeCompare(b.partner) || a.partner_id - b.partner_id || a.currency.localeCompare(b.currency) ||
+    a.share_bps - b.share_bps
   );
 }
 

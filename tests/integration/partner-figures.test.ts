@@ -3,8 +3,18 @@ import { beforeAll, describe, expect, test, vi } from "vitest";
 import { attributions, users } from "../../db/schema.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import { backfillFunded, FUNDED_BACKFILL } from "../../server/partners/funded.ts";
-import { type Admin, expectStatus, registerCustomer } from "../helpers/client.ts";
-import { fund, type MoneyApp, moneyApp, type OpenCustomer, openCustomer, postReceipt } from "../helpers/money.ts";
+import { updatePartner } from "../../server/partners/partners.ts";
+import { type Admin, completeOnboarding, expectStatus, registerCustomer } from "../helpers/client.ts";
+import {
+  decimalOf,
+  fund,
+  minorOf,
+  type MoneyApp,
+  moneyApp,
+  type OpenCustomer,
+  openCustomer,
+  postReceipt,
+} from "../helpers/money.ts";
 
 /**
  * The partner screens at scale (decision 055): "funded" is a column, `users.funded_at`, set in the
@@ -167,3 +177,57 @@ describe("a partner's customers", () => {
     expect(next.text).toContain(`data-customer="${emails[2]}"`);
   });
 });
+
+describe("a commission at the share in force", () => {
+  test("each movement counts at the partner's share at its time: a change mid-period splits the period", async () => {
+    const code = `SHARES${Date.now().toString(36).toUpperCase()}`;
+    const name = `Share History ${Date.now()}`;
+    const created = await admin.client.post("console/partners", { name, code, share_percent: "10" });
+    expectStatus(created, 201);
+    const partner = created.json.body;
+    const registered = await registerCustomer(t, { referralCode: code });
+    const confirmed = await completeOnboarding(registered);
+    const customer: OpenCustomer = { ...registered, accountRef: confirmed.json.body.account_ref };
+    await fund(t, admin, customer, "GBP", "1000.00");
+    /** A conversion of GBP 250.00 to EUR: what it earned the house (fee and markup), in pence. */
+    const convert = async () => {
+      const quoted = await customer.client.post("account/conversions/quote", {
+        sell_currency: "GBP",
+        buy_currency: "EUR",
+        amount: "250.00",
+        fixed: "sell",
+      });
+      expectStatus(quoted, 200);
+      const shown = await customer.client.get("quote?sell=GBP&buy=EUR&amount=250.00&fixed=sell");
+      expectStatus(await customer.client.post("account/conversions", { quote_id: quoted.json.body.id }), 201);
+      return minorOf(quoted.json.body.fee, 2) + minorOf(shown.json.body.markup, 2);
+    };
+    const before = await convert();
+    // The ledger dates movements by the wall clock: the change is made at the wall clock's time too.
+    await updatePartner(t.db, partner.id, { name, email: "", code, share_percent: "20" }, admin.id, new Date());
+    const after = await convert();
+
+    const res = await admin.client.get(`console/referrals?from=${t.clock.today()}&to=${today()}`);
+    expectStatus(res, 200);
+    const mine = res.json.body.commissions.filter((c: { partner_id: number }) => c.partner_id === partner.id);
+    const at = (income: bigint, bps: bigint) => decimalOf((income * bps + 5000n) / 10000n, 2);
+    expect(mine.map((c: { share_bps: number; income: string; commission: string }) => [
+      c.share_bps,
+      c.income,
+      c.commission,
+    ])).toEqual([
+      [1000, decimalOf(before, 2), at(before, 1000n)],
+      [2000, decimalOf(after, 2), at(after, 2000n)],
+    ]);
+    const [history] = await rowsOf<{ n: number }>(
+      t.db,
+      "SELECT count(*) AS n FROM partner_shares WHERE partner_id = ?",
+      [
+        partner.id,
+      ],
+    );
+    expect(history.n).toBe(2);
+  });
+});
+
+const today = () => new Date().toISOString().slice(0, 10);
