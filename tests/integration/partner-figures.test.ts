@@ -4,6 +4,7 @@ import { attributions, users } from "../../db/schema.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import { backfillFunded, FUNDED_BACKFILL } from "../../server/partners/funded.ts";
 import { updatePartner } from "../../server/partners/partners.ts";
+import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, completeOnboarding, expectStatus, registerCustomer } from "../helpers/client.ts";
 import {
   decimalOf,
@@ -83,6 +84,14 @@ describe("a customer is funded", () => {
     expectStatus(allocated, 200);
     const at = await creditedAt(customer, "allocation");
     expect(await fundedOf(customer.id)).toEqual({ user: at, attribution: at });
+  });
+
+  test("by joining an account that a receipt credited before, from that receipt's time", async () => {
+    const owner = await businessOwner(t, admin);
+    await fund(t, admin, owner, "GBP", "60.00");
+    const at = await creditedAt(owner, "receipt");
+    const member = await memberWithRole(t, owner.client, "viewer");
+    expect((await fundedOf(member.id)).user).toBe(at);
   });
 
   test("and the partner screens say so: the attributions count them", async () => {
