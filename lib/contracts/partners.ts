@@ -170,13 +170,13 @@ export const listReferrals = defineCall({
   method: "GET",
   path: "/console/referrals",
   summary:
-    "Who signed up with a referral code in the period, and each partner's commission: their share in force at each movement's time of the fee and markup income of their customers, from the ledger.",
+    "A page of who signed up with a referral code in the period (page, per_page), and each partner's commission: their share in force at each movement's time of the fee and markup income of their customers, from the ledger.",
   guards: CONSOLE_GUARDS,
-  query: periodQuery,
+  query: periodQuery.extend(pageQuery),
   answer: z.object({
     from: z.string(),
     to: z.string(),
-    referrals: z.array(referralRow),
+    referrals: pageOf(referralRow),
     commissions: z.array(commissionRow),
   }),
 });

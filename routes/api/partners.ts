@@ -71,7 +71,15 @@ route(partnerCalls, calls.listAffiliates, (c) => timed(c, () => affiliates(c.get
 route(
   partnerCalls,
   calls.listReferrals,
-  (c, { query }) => timed(c, () => referrals(c.get("db"), periodOf(c.get("services").now(), query))),
+  (c, { query }) =>
+    timed(
+      c,
+      () =>
+        referrals(c.get("db"), periodOf(c.get("services").now(), query), {
+          page: query.page,
+          perPage: query.per_page,
+        }),
+    ),
 );
 
 route(

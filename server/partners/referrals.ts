@@ -233,13 +233,27 @@ export async function commissionFigures(db: Database, period: Period) {
   );
 }
 
-export async function referrals(db: Database, period: Period): Promise<z.output<typeof listReferrals.answer>> {
+/**
+ * A page of the period's sign-ups with a code (newest first) and every partner's commission. The
+ * page's ids come from users_signups (a lookup per sign-up of the period for its code), then only
+ * those customers are read whole (decision 055).
+ */
+export async function referrals(
+  db: Database,
+  period: Period,
+  page = { page: 1, perPage: 20 },
+): Promise<z.output<typeof listReferrals.answer>> {
   const { start, end } = periodBounds(period);
-  const referred = await customersWhere(
-    db,
-    "(u.referral_code IS NOT NULL OR u.partner_id IS NOT NULL) AND u.created_at >= ? AND u.created_at < ?",
-    [start, end],
-  );
+  const referredSql = `FROM users r WHERE r.level = 'User' AND r.created_at >= ? AND r.created_at < ?
+      AND (r.referral_code IS NOT NULL OR r.partner_id IS NOT NULL)`;
+  const [[{ total }], referred] = await Promise.all([
+    rowsOf<{ total: number }>(db, `SELECT count(*) AS total ${referredSql}`, [start, end]),
+    customersWhere(
+      db,
+      `u.id IN (SELECT r.id ${referredSql} ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?)`,
+      [start, end, page.perPage, (page.page - 1) * page.perPage],
+    ),
+  ]);
   const { rows } = await withOwners(db, referred);
   const commissions: z.output<typeof commissionRow>[] = (await commissionFigures(db, period)).map((c) => {
     const code = c.currency as CurrencyCode;
@@ -255,7 +269,12 @@ export async function referrals(db: Database, period: Period): Promise<z.output<
       commission: formatMinor(code, c.commission),
     };
   });
-  return { from: period.from, to: period.to, referrals: rows, commissions };
+  return {
+    from: period.from,
+    to: period.to,
+    referrals: { items: rows, page: page.page, per_page: page.perPage, total: Number(total) },
+    commissions,
+  };
 }
 
 /** The site a referrer address names ("news.example.com"); the text itself if it is no address. */

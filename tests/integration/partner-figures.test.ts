@@ -174,6 +174,27 @@ describe("a partner's customers", () => {
     expect(Object.keys(size.json.fields)).toEqual(["per_page"]);
   });
 
+  test("the referrals of a period come a page at a time too, each sign-up once", async () => {
+    const period = `from=${t.clock.today()}&to=${today()}`;
+    const first = await admin.client.get(`console/referrals?${period}&per_page=2`);
+    expectStatus(first, 200);
+    const { total } = first.json.body.referrals;
+    expect(total).toBeGreaterThanOrEqual(3);
+    const seen: string[] = [];
+    for (let page = 1; page <= Math.ceil(total / 2); page++) {
+      const res = await admin.client.get(`console/referrals?${period}&page=${page}&per_page=2`);
+      expectStatus(res, 200);
+      expect(res.json.body.referrals).toMatchObject({ page, per_page: 2, total });
+      seen.push(...res.json.body.referrals.items.map((r: { customer: { email: string } }) => r.customer.email));
+    }
+    expect(seen.length).toBe(total);
+    expect(new Set(seen).size).toBe(total);
+    expect(seen.filter((email) => emails.includes(email))).toEqual(emails);
+    const bad = await admin.client.get(`console/referrals?${period}&per_page=0`);
+    expectStatus(bad, 422);
+    expect(Object.keys(bad.json.fields)).toEqual(["per_page"]);
+  });
+
   test("the partner's page shows one page and links to the next", async () => {
     const page = await admin.client.get(`/console/partners/${partner.id}?per_page=2`);
     expect(page.status).toBe(200);

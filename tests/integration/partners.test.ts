@@ -338,14 +338,19 @@ describe("commissions", () => {
 
   test("the referral lists the customer as funded, and a period before it has no commission", async () => {
     const res = await admin.client.get(`console/referrals?${period()}`);
-    expect(res.json.body.referrals).toContainEqual({
+    expect(res.json.body.referrals.items).toContainEqual({
       code: partner.code,
       owner: { kind: "partner", id: partner.id, name: partner.name },
       customer: expect.objectContaining({ id: referred.id, account_ref: referred.accountRef, funded: true }),
     });
     const before = await admin.client.get("console/referrals?from=2020-01-01&to=2020-01-31");
     expectStatus(before, 200);
-    expect(before.json.body).toEqual({ from: "2020-01-01", to: "2020-01-31", referrals: [], commissions: [] });
+    expect(before.json.body).toEqual({
+      from: "2020-01-01",
+      to: "2020-01-31",
+      referrals: { items: [], page: 1, per_page: 20, total: 0 },
+      commissions: [],
+    });
   });
 
   test("the referrals page shows the commission", async () => {
