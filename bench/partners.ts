@@ -95,6 +95,7 @@ export const partnersBench: BenchModule = {
         ["one partner's customers (2,000), page 50", "/api/console/partners/1?page=50&per_page=20"],
         ["affiliates (every code ever)", "/api/console/affiliates"],
         ["referrals, 30 days", "/api/console/referrals"],
+        ["referrals, 365 days, first page", `/api/console/referrals?from=${day(364)}&to=${day(0)}`],
         ["attributions, 30 days", "/api/console/attributions"],
         ["attributions, 365 days", `/api/console/attributions?from=${day(364)}&to=${day(0)}`],
       ];

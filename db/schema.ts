@@ -96,10 +96,10 @@ export const users = sqliteTable("users", {
 }, (t) => [
   // The partner screens (decision 055), each read from its index alone: a partner's customers
   // newest first a page at a time, and how many are funded; the codes typed, grouped; the
-  // sign-ups of a period and how many are funded.
+  // sign-ups of a period, how many are funded and which came with a code.
   index("users_partner").on(t.partnerId, t.createdAt, t.fundedAt),
   index("users_referral_code").on(t.referralCode, t.partnerId, t.fundedAt),
-  index("users_signups").on(t.level, t.createdAt, t.fundedAt),
+  index("users_signups").on(t.level, t.createdAt, t.fundedAt, t.partnerId, t.referralCode),
 ]);
 
 /**

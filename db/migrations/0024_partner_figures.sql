@@ -18,7 +18,7 @@ CREATE INDEX `partner_shares_partner` ON `partner_shares` (`partner_id`,`starts_
 DROP INDEX `users_partner`;--> statement-breakpoint
 ALTER TABLE `users` ADD `funded_at` integer;--> statement-breakpoint
 CREATE INDEX `users_referral_code` ON `users` (`referral_code`,`partner_id`,`funded_at`);--> statement-breakpoint
-CREATE INDEX `users_signups` ON `users` (`level`,`created_at`,`funded_at`);--> statement-breakpoint
+CREATE INDEX `users_signups` ON `users` (`level`,`created_at`,`funded_at`,`partner_id`,`referral_code`);--> statement-breakpoint
 CREATE INDEX `users_partner` ON `users` (`partner_id`,`created_at`,`funded_at`);--> statement-breakpoint
 ALTER TABLE `attributions` ADD `funded_at` integer;--> statement-breakpoint
 CREATE INDEX `attributions_source` ON `attributions` (`utm_source`,`utm_medium`,`utm_campaign`,`referrer`,`created_at`,`funded_at`);
