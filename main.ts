@@ -12,6 +12,7 @@ import { dirname } from "node:path";
 import { deploymentCheck, loadConfig } from "./server/config.ts";
 import { loadAssets } from "./server/render/assets.ts";
 import { seedMoney } from "./server/money/store.ts";
+import { backfillFunded } from "./server/partners/funded.ts";
 import { log } from "./server/log.ts";
 import { holdPresence } from "./db/presence.ts";
 import { Draining } from "./server/http/draining.ts";
@@ -46,6 +47,8 @@ if (!config.migrateOnStart && !(await isMigrated(db))) {
 }
 const assets = loadAssets(config.distDir);
 await seedMoney(db);
+// Data changes that run once after the migrations (decision 055); done, they do nothing.
+if (config.migrateOnStart) await backfillFunded(db);
 const services = await createServices(db, config);
 const draining = new Draining();
 const app = createApp({ db, config, assets, services, draining });

@@ -10,9 +10,9 @@
  *    partner's (50 partners), 5 % with a code that is no partner's, 60 % with an account and 30 %
  *    of those credited by a receipt (a `receipt` transfer crediting the account; the house's side
  *    is left out: this measures the reads, not the ledger).
- * 2. Each call, asked SAMPLES times over one keep-alive connection: the answer's time seen by the
- *    client, an upper bound of the server's. No budget is set by the issue: the figures are
- *    recorded, the p95 of each is held to MAX_P95_MS as a guard against a query gone quadratic.
+ * 2. Each call, asked SAMPLES times over one keep-alive connection: the server's time (its
+ *    Server-Timing header, `partners;dur=`, the handler's work) and the client's. The server's p95
+ *    of each is held to MAX_SERVER_P95_MS, the customers list's budget (decision 055), PASS/FAIL.
  */
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
@@ -23,7 +23,8 @@ import { type BenchContext, type BenchModule, fmt, percentile, type SummaryRow, 
 const CUSTOMERS = 100_000;
 const PARTNERS = 50;
 const SAMPLES = 20;
-const MAX_P95_MS = 1_000;
+/** The budget (decision 055): the customers list's, 50 ms of server time at p95. */
+const MAX_SERVER_P95_MS = 50;
 const DAY = 24 * 60 * 60 * 1000;
 
 export const partnersBench: BenchModule = {
@@ -73,6 +74,12 @@ export const partnersBench: BenchModule = {
           SELECT t.id, la.id, 'GBP', 10000, t.created_at FROM ledger_transfers t
           JOIN ledger_accounts la ON la.kind = 'customer' AND la.account_id = CAST(substr(t.reference, 7) AS INTEGER)
           WHERE t.reference LIKE 'bench:%'`);
+        // What the receipt's own transaction does (server/ledger/movements.ts, decision 055).
+        await db.run(sql`UPDATE users SET funded_at = created_at WHERE id IN (
+          SELECT m.user_id FROM account_members m JOIN accounts a ON a.id = m.account_id
+           WHERE a.account_ref LIKE 'B%' AND a.id % 10 < 3)`);
+        await db.run(sql`UPDATE attributions SET funded_at = (SELECT funded_at FROM users WHERE id = user_id)
+          WHERE user_id BETWEEN ${first} AND ${last}`);
         await db.run(sql`ANALYZE`);
         console.log(`seeded ${fmt(CUSTOMERS)} customers in ${fmt((performance.now() - started) / 1000, 1)} s`);
       } finally {
@@ -84,33 +91,49 @@ export const partnersBench: BenchModule = {
       const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
       const calls: [string, string][] = [
         ["partners (50)", "/api/console/partners"],
-        ["one partner's customers (2,000)", "/api/console/partners/1"],
+        ["one partner's customers (2,000), first page", "/api/console/partners/1"],
+        ["one partner's customers (2,000), page 50", "/api/console/partners/1?page=50&per_page=20"],
         ["affiliates (every code ever)", "/api/console/affiliates"],
         ["referrals, 30 days", "/api/console/referrals"],
+        ["referrals, 365 days, first page", `/api/console/referrals?from=${day(364)}&to=${day(0)}`],
         ["attributions, 30 days", "/api/console/attributions"],
         ["attributions, 365 days", `/api/console/attributions?from=${day(364)}&to=${day(0)}`],
       ];
       const lines: string[][] = [];
       for (const [name, path] of calls) {
         const times: number[] = [];
+        const server: number[] = [];
         for (let i = 0; i < SAMPLES + 2; i++) {
           const t0 = performance.now();
           const res = await get(path);
           const body = await res.text();
           const ms = performance.now() - t0;
           if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
-          if (i >= 2) times.push(ms);
+          const dur = /partners;dur=([0-9.]+)/.exec(res.headers.get("Server-Timing") ?? "");
+          if (!dur) throw new Error(`${path}: no Server-Timing header`);
+          if (i >= 2) {
+            times.push(ms);
+            server.push(Number(dur[1]));
+          }
         }
         times.sort((a, b) => a - b);
-        const p95 = percentile(times, 95);
-        lines.push([name, fmt(percentile(times, 50), 1), fmt(p95, 1)]);
+        server.sort((a, b) => a - b);
+        const p95 = percentile(server, 95);
+        const pass = p95 <= MAX_SERVER_P95_MS;
+        lines.push([
+          name,
+          fmt(percentile(server, 50), 1),
+          fmt(p95, 1),
+          fmt(percentile(times, 95), 1),
+          pass ? "PASS" : "FAIL",
+        ]);
         rows.push({
-          metric: `partners ${name}: p95`,
+          metric: `partners ${name}: server p95`,
           value: `${fmt(p95, 1)} ms`,
-          budget: { limit: `≤ ${fmt(MAX_P95_MS)} ms`, pass: p95 <= MAX_P95_MS },
+          budget: { limit: `≤ ${fmt(MAX_SERVER_P95_MS)} ms`, pass },
         });
       }
-      console.log(table(["call", "p50 ms", "p95 ms"], lines));
+      console.log(table(["call", "server p50 ms", "server p95 ms", "client p95 ms", "budget"], lines));
       console.log(`load average: ${Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")}`);
     } finally {
       await portal.stop();

@@ -25,3 +25,31 @@ export const partners = sqliteTable("partners", {
   createdBy: integer("created_by").notNull().references(() => users.id),
   updatedAt: time("updated_at").notNull(),
 }, (t) => [index("partners_name").on(t.name)]);
+
+/**
+ * A partner's share over time (decision 055): each share they were given, from when it applies.
+ * Written with the partner's creation and with each change of share, in that transaction; a
+ * commission applies to each movement the share in force at the movement's time. A partner created
+ * before this table has no row until their share first changes: their share is then the current
+ * one, and the first change records the one before it from their creation.
+ */
+export const partnerShares = sqliteTable("partner_shares", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  partnerId: integer("partner_id").notNull().references(() => partners.id),
+  shareBps: integer("share_bps").notNull(),
+  startsAt: time("starts_at").notNull(),
+  createdBy: integer("created_by").notNull().references(() => users.id),
+}, (t) => [index("partner_shares_partner").on(t.partnerId, t.startsAt)]);
+
+/**
+ * Data changes that run once, in code, after the migrations (the generated SQL is never edited:
+ * the migrations are regenerated at merge). A row is a change done: running again finds it and does
+ * nothing. The first is `users.funded_at` filled from the ledger (server/partners/funded.ts,
+ * decision 055).
+ */
+export const backfills = sqliteTable("backfills", {
+  name: text("name").primaryKey(),
+  doneAt: time("done_at").notNull(),
+  /** How many rows it changed, for the record. */
+  rows: integer("rows").notNull(),
+});

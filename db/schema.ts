@@ -95,8 +95,19 @@ export const users = sqliteTable("users", {
    */
   step: text("step", { enum: ["verify", "profile", "identity", "review", "open"] }).notNull().default("verify"),
   hasBalance: bool("has_balance").notNull().default(false),
+  /**
+   * When an account of theirs was first credited by a receipt (matched at once or allocated later):
+   * "funded" on the partner screens (decision 055). Set in the transaction that credits the
+   * receipt (server/ledger/movements.ts); filled once for older databases (server/partners/funded.ts).
+   */
+  fundedAt: time("funded_at"),
 }, (t) => [
-  index("users_partner").on(t.partnerId),
+  // The partner screens (decision 055), each read from its index alone: a partner's customers
+  // newest first a page at a time, and how many are funded; the codes typed, grouped; the
+  // sign-ups of a period, how many are funded and which came with a code.
+  index("users_partner").on(t.partnerId, t.createdAt, t.fundedAt),
+  index("users_referral_code").on(t.referralCode, t.partnerId, t.fundedAt),
+  index("users_signups").on(t.level, t.createdAt, t.fundedAt, t.partnerId, t.referralCode),
   // The console's customers list (docs/PERFORMANCE.md): each filter on an index whose rows are in id
   // order within a value, so a page newest first reads no more than it shows.
   index("users_level_type").on(t.level, t.type),
@@ -246,7 +257,15 @@ export const attributions = sqliteTable("attributions", {
   referrer: text("referrer"),
   landingPath: text("landing_path"),
   createdAt: time("created_at").notNull(),
-});
+  /**
+   * The customer's `users.funded_at`, copied by the steps that set it (server/partners/funded.ts):
+   * the attributions report counts funded sign-ups per campaign from this table's index alone.
+   */
+  fundedAt: time("funded_at"),
+}, (t) => [
+  // The attributions report (decision 055): read in the order of its groups, no sort, no lookup.
+  index("attributions_source").on(t.utmSource, t.utmMedium, t.utmCampaign, t.referrer, t.createdAt, t.fundedAt),
+]);
 
 /**
  * What administrators did (server/audit.ts, lib/audit.ts): who (actor), for which customer

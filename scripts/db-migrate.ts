@@ -9,6 +9,7 @@
 import { isMigrated, migrateDatabase, openDatabase } from "../db/client.ts";
 import { loadConfig } from "../server/config.ts";
 import { seedMoney } from "../server/money/store.ts";
+import { backfillFunded } from "../server/partners/funded.ts";
 
 const config = loadConfig();
 const url = Deno.args[0] ?? config.databaseUrl;
@@ -31,6 +32,8 @@ try {
     const before = await applied(db);
     await migrateDatabase(db);
     await seedMoney(db);
+    // Data changes that run once after the migrations (decision 055).
+    await backfillFunded(db);
     const after = await applied(db);
     if (!(await isMigrated(db))) throw new Error("the migrations did not all apply");
     console.log(

@@ -5,7 +5,7 @@
  * Administrators only; 404 to anyone else (decision 004).
  */
 import { z } from "zod";
-import { amountText, currencyCode, idText, idValue, text, timestamp } from "./common.ts";
+import { amountText, currencyCode, idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { profitQuery } from "./profit.ts";
@@ -85,10 +85,11 @@ export const createPartner = defineCall({
 export const getPartner = defineCall({
   method: "GET",
   path: "/console/partners/:id",
-  summary: "One partner with the customers they brought, newest first.",
+  summary: "One partner with a page of the customers they brought, newest first (page, per_page).",
   guards: CONSOLE_GUARDS,
   params: z.object({ id: idText }),
-  answer: partnerRow.extend({ customer_list: z.array(partnerCustomer) }),
+  query: z.object({ ...pageQuery }),
+  answer: partnerRow.extend({ customer_list: pageOf(partnerCustomer) }),
 });
 
 export const updatePartner = defineCall({
@@ -169,13 +170,13 @@ export const listReferrals = defineCall({
   method: "GET",
   path: "/console/referrals",
   summary:
-    "Who signed up with a referral code in the period, and each partner's commission: their share of the fee and markup income of their customers, from the ledger.",
+    "A page of who signed up with a referral code in the period (page, per_page), and each partner's commission: their share in force at each movement's time of the fee and markup income of their customers, from the ledger.",
   guards: CONSOLE_GUARDS,
-  query: periodQuery,
+  query: periodQuery.extend(pageQuery),
   answer: z.object({
     from: z.string(),
     to: z.string(),
-    referrals: z.array(referralRow),
+    referrals: pageOf(referralRow),
     commissions: z.array(commissionRow),
   }),
 });

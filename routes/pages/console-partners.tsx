@@ -1,7 +1,12 @@
 import type { Context } from "hono";
 import type { ReactNode } from "react";
 import { idText } from "../../lib/contracts/common.ts";
-import { percentOfBps, periodQuery } from "../../lib/contracts/partners.ts";
+import {
+  getPartner as getPartnerCall,
+  listReferrals as listReferralsCall,
+  percentOfBps,
+  periodQuery,
+} from "../../lib/contracts/partners.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { listPartners, type PartnerCustomer, partnerDetail } from "../../server/partners/partners.ts";
 import { affiliates, attributionsOf, referrals } from "../../server/partners/referrals.ts";
@@ -118,7 +123,17 @@ export async function partnerExists(params: Record<string, string>, c: Context<A
 
 export async function ConsolePartnerPage(c: Context<AppEnv>) {
   // The row has checked that the partner exists (partnerExists).
-  const partner = await partnerDetail(c.get("db"), idText.parse(c.req.param("id")));
+  const id = idText.parse(c.req.param("id"));
+  const parsed = getPartnerCall.query.safeParse(c.req.query());
+  const query = parsed.success ? parsed.data : { page: 1, per_page: 20 };
+  const partner = await partnerDetail(c.get("db"), id, { page: query.page, perPage: query.per_page });
+  const list = partner.customer_list;
+  const pages = Math.max(1, Math.ceil(list.total / list.per_page));
+  const link = (page: number) =>
+    `/console/partners/${id}?${new URLSearchParams({
+      page: String(page),
+      ...(query.per_page === 20 ? {} : { per_page: String(query.per_page) }),
+    })}`;
   return (
     <section>
       <p className="text-sm">
@@ -132,11 +147,11 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
         {partner.name}
       </PageTitle>
       <Section id="partner-customers" title={`Customers they brought (${partner.customers})`}>
-        {partner.customer_list.length === 0
+        {list.total === 0
           ? <Empty>Nobody has registered with {partner.code} yet.</Empty>
           : (
             <SimpleTable caption="Customers they brought" head={["Customer", "Type", "Signed up", "Account", "Funded"]}>
-              {partner.customer_list.map((customer) => (
+              {list.items.map((customer) => (
                 <tr key={customer.id} className={ROW} data-customer={customer.email}>
                   <CustomerCell customer={customer} />
                   <td className={TD}>{customer.type}</td>
@@ -147,6 +162,13 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
               ))}
             </SimpleTable>
           )}
+        {pages > 1 && (
+          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
+            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
+            <span>{`Page ${list.page} of ${pages}`}</span>
+            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
+          </nav>
+        )}
         <p className={`text-sm ${TERM}`}>
           Their commission per period is on <a className="link" href="/console/referrals">Referrals</a>.
         </p>
@@ -276,7 +298,21 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
       </section>
     );
   }
-  const { referrals: rows, commissions } = await referrals(c.get("db"), period);
+  const parsed = listReferralsCall.query.safeParse(c.req.query());
+  const paging = parsed.success ? parsed.data : { page: 1, per_page: 20 };
+  const { referrals: list, commissions } = await referrals(c.get("db"), period, {
+    page: paging.page,
+    perPage: paging.per_page,
+  });
+  const rows = list.items;
+  const pages = Math.max(1, Math.ceil(list.total / list.per_page));
+  const link = (page: number) =>
+    `/console/referrals?${new URLSearchParams({
+      from: period.from,
+      to: period.to,
+      page: String(page),
+      ...(paging.per_page === 20 ? {} : { per_page: String(paging.per_page) }),
+    })}`;
   return (
     <section>
       {title}
@@ -289,7 +325,11 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
             numeric={["Markup", "Fees", "Income", "Share", "Commission"]}
           >
             {commissions.map((r) => (
-              <tr key={`${r.partner_id} ${r.currency}`} className={ROW} data-commission={`${r.code} ${r.currency}`}>
+              <tr
+                key={`${r.partner_id} ${r.currency} ${r.share_bps}`}
+                className={ROW}
+                data-commission={`${r.code} ${r.currency}`}
+              >
                 <th scope="row" className={`${TD} font-medium`}>
                   <a className="link" href={`/console/partners/${r.partner_id}`}>{r.partner}</a>
                   <span className={`block font-mono font-normal ${TERM}`}>{r.code}</span>
@@ -305,8 +345,8 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
           </SimpleTable>
         )}
       </Section>
-      <Section id="referral-signups" title={`Sign-ups with a referral code (${rows.length})`}>
-        {rows.length === 0 ? <Empty>Nobody signed up with a referral code in this period.</Empty> : (
+      <Section id="referral-signups" title={`Sign-ups with a referral code (${list.total})`}>
+        {list.total === 0 ? <Empty>Nobody signed up with a referral code in this period.</Empty> : (
           <SimpleTable
             caption="Sign-ups with a referral code"
             head={["Customer", "Code", "Owner", "Signed up", "Funded"]}
@@ -321,6 +361,13 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
               </tr>
             ))}
           </SimpleTable>
+        )}
+        {pages > 1 && (
+          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
+            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
+            <span>{`Page ${list.page} of ${pages}`}</span>
+            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
+          </nav>
         )}
       </Section>
     </section>

@@ -13,6 +13,7 @@ import { TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
 import { spendWithinLimit } from "../auth/attempts.ts";
 import { Conflict, InvalidInput, NotFound, Refused, TooMany } from "../errors.ts";
 import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
+import { markFundedOnJoining } from "../partners/funded.ts";
 import { type AccountActor, type AccountRefs, personNameOf } from "./members.ts";
 import { checkInvitedRole } from "./role-rules.ts";
 
@@ -246,6 +247,8 @@ async function join(
     .where(and(eq(accountInvitations.id, row.id), pending(now))).returning({ id: accountInvitations.id });
   if (taken.length !== 1) throw new NotFound(INVITATION_NOT_VALID);
   await tx.insert(accountMembers).values({ accountId: row.accountId, userId, role: row.role, createdAt: now });
+  // Funded is "a member of an account ever credited by a receipt" (decision 055).
+  await markFundedOnJoining(tx, userId, row.accountId);
   await audit(tx, {
     actor: userId,
     subject: userId,

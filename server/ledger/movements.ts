@@ -5,6 +5,9 @@
  * ledger.ts.
  */
 import { rowsOf } from "../../db/sql.ts";
+import { and, asc, eq } from "drizzle-orm";
+import { ledgerAccounts } from "../../db/schema-money.ts";
+import { markFunded } from "../partners/funded.ts";
 import {
   assertCurrency,
   assertPositiveAmount,
@@ -46,7 +49,7 @@ export async function creditReceipt(db: Executor, input: ReceiptInput): Promise<
     const target = input.accountId === null
       ? await houseAccount(tx, "unallocated_funds", input.currency)
       : await customerAccount(tx, input.accountId, input.currency);
-    return postTransfer(tx, {
+    const posted = await postTransfer(tx, {
       kind: "receipt",
       description: input.description ?? (input.accountId === null ? `Receipt (unallocated)` : `Receipt`),
       reference: input.reference,
@@ -56,6 +59,9 @@ export async function creditReceipt(db: Executor, input: ReceiptInput): Promise<
         { ledgerAccountId: target.id, amount: input.amount },
       ],
     });
+    // Funded in the receipt's own transaction (decision 055); not on a replay: nothing moved.
+    if (input.accountId !== null && !posted.replayed) await markFunded(tx, input.accountId, posted.transferId);
+    return posted;
   });
 }
 
@@ -114,7 +120,7 @@ export async function allocateReceipt(db: Executor, input: AllocationInput): Pro
   return await inTransaction(db, async (tx) => {
     const unallocated = await houseAccount(tx, "unallocated_funds", input.currency);
     const customer = await customerAccount(tx, input.toAccountId, input.currency);
-    return postTransfer(tx, {
+    const posted = await postTransfer(tx, {
       kind: "allocation",
       description: input.description ?? "Receipt allocated",
       reference: input.reference,
@@ -124,6 +130,8 @@ export async function allocateReceipt(db: Executor, input: AllocationInput): Pro
         { ledgerAccountId: customer.id, amount: input.amount },
       ],
     });
+    if (!posted.replayed) await markFunded(tx, input.toAccountId, posted.transferId);
+    return posted;
   });
 }
 

@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
-import { partners } from "../../db/schema-partners.ts";
+import { partners, partnerShares } from "../../db/schema-partners.ts";
 import { rowsOf, type Tx } from "../../db/sql.ts";
 import {
   bpsOfPercent,
@@ -31,15 +31,10 @@ export const NAME_IN_USE = "Another partner has this name: partners are told apa
 
 /**
  * Whether a customer has been funded: an account of theirs was ever credited by a receipt (matched
- * at once, or allocated later), whatever happened to the money afterwards (decision 051).
- * `user` is the SQL of the user's id.
+ * at once, or allocated later), whatever happened to the money afterwards (decision 051), kept as
+ * `users.funded_at` (decision 055, ./funded.ts). `user` is the SQL alias of the users table.
  */
-export const fundedSql = (user: string) =>
-  `EXISTS (SELECT 1 FROM account_members fm
-      JOIN ledger_accounts fa ON fa.account_id = fm.account_id AND fa.kind = 'customer'
-      JOIN ledger_entries fe ON fe.ledger_account_id = fa.id AND fe.amount > 0
-      JOIN ledger_transfers ft ON ft.id = fe.transfer_id AND ft.kind IN ('receipt', 'allocation')
-     WHERE fm.user_id = ${user})`;
+export const fundedSql = (user: string) => `(${user}.funded_at IS NOT NULL)`;
 
 /** The account a customer owns (the first one), for its reference and name. */
 const OWNED_ACCOUNT = (user: string) =>
@@ -65,7 +60,7 @@ export async function customersWhere(
   }>(
     db,
     `SELECT u.id, u.username AS email, u.type, u.created_at, a.account_ref, a.name, u.referral_code, u.partner_id,
-            ${fundedSql("u.id")} AS funded
+            ${fundedSql("u")} AS funded
        FROM users u LEFT JOIN accounts a ON a.id = ${OWNED_ACCOUNT("u.id")}
       WHERE u.level = 'User' AND ${where}
       ORDER BY u.created_at DESC, u.id DESC`,
@@ -118,13 +113,24 @@ export async function onePartner(db: Database | Tx, id: number): Promise<Partner
   return row;
 }
 
-/** One partner with the customers they brought, newest first. */
-export async function partnerDetail(db: Database, id: number) {
+/** One partner with a page of the customers they brought, newest first. */
+export async function partnerDetail(db: Database, id: number, page = { page: 1, perPage: 20 }) {
   const partner = await onePartner(db, id);
-  const customers = await customersWhere(db, "u.partner_id = ?", [id]);
+  // The page's ids from users_partner alone, then only those rows read whole: a far page costs
+  // what the first does.
+  const customers = await customersWhere(
+    db,
+    `u.id IN (SELECT c.id FROM users c WHERE c.partner_id = ? ORDER BY c.created_at DESC, c.id DESC LIMIT ? OFFSET ?)`,
+    [id, page.perPage, (page.page - 1) * page.perPage],
+  );
   return {
     ...partner,
-    customer_list: customers.map(({ referral_code: _code, partner_id: _partner, ...c }) => c),
+    customer_list: {
+      items: customers.map(({ referral_code: _code, partner_id: _partner, ...c }) => c),
+      page: page.page,
+      per_page: page.perPage,
+      total: partner.customers,
+    },
   };
 }
 
@@ -162,6 +168,13 @@ export async function createPartner(db: Database, input: PartnerInput, by: numbe
     await refuseTaken(tx, values);
     const [created] = await tx.insert(partners).values({ ...values, createdAt: now, createdBy: by, updatedAt: now })
       .returning({ id: partners.id });
+    // The share's history starts with the partner (decision 055).
+    await tx.insert(partnerShares).values({
+      partnerId: created.id,
+      shareBps: values.shareBps,
+      startsAt: now,
+      createdBy: by,
+    });
     await audit(tx, {
       actor: by,
       action: "partner.create",
@@ -191,6 +204,21 @@ export async function updatePartner(
     const values = valuesOf(input);
     await refuseTaken(tx, values, id);
     await tx.update(partners).set({ ...values, updatedAt: now }).where(eq(partners.id, id));
+    if (values.shareBps !== before.shareBps) {
+      // A new share applies from now; the movements before keep the one in force then (decision 055).
+      const [known] = await tx.select({ id: partnerShares.id }).from(partnerShares)
+        .where(eq(partnerShares.partnerId, id)).limit(1);
+      if (!known) {
+        // A partner from before the history: their share until now is the one they had.
+        await tx.insert(partnerShares).values({
+          partnerId: id,
+          shareBps: before.shareBps,
+          startsAt: before.createdAt,
+          createdBy: before.createdBy,
+        });
+      }
+      await tx.insert(partnerShares).values({ partnerId: id, shareBps: values.shareBps, startsAt: now, createdBy: by });
+    }
     await audit(tx, {
       actor: by,
       action: "partner.update",

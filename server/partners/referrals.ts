@@ -10,8 +10,8 @@ import type {
 } from "../../lib/contracts/partners.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
-import { incomeEntries, partnersOfAccounts, periodBounds, type ProfitQuery } from "../profit/report.ts";
-import { customersWhere, fundedSql, type PartnerCustomer } from "./partners.ts";
+import { incomeEntries, periodBounds, type ProfitQuery } from "../profit/report.ts";
+import { customersWhere, type PartnerCustomer } from "./partners.ts";
 
 /**
  * Affiliates, referrals, commissions and attributions (issue 11 item 6, decision 051).
@@ -80,19 +80,54 @@ async function withOwners(db: Database, customers: Referred[]) {
   };
 }
 
-/** Every referral code: each partner's (even without sign-ups), then every other code typed. */
+/**
+ * Every referral code: each partner's (even without sign-ups), then every other code typed. Counted
+ * by the database, grouped (decision 055): the partners' customers on users(partner_id, ...), the
+ * other codes on users(referral_code); only the codes with no partner are looked up as references.
+ */
 export async function affiliates(db: Database): Promise<z.output<typeof affiliateRow>[]> {
-  const referred = await customersWhere(db, "(u.referral_code IS NOT NULL OR u.partner_id IS NOT NULL)", []);
-  const { partners, rows } = await withOwners(db, referred);
+  const [partners, byPartner, typed] = await Promise.all([
+    rowsOf<{ id: number; name: string; code: string }>(db, "SELECT id, name, code FROM partners"),
+    // Only customers have a partner or a typed code (registration and the customer's page set
+    // them; an administrator is never a customer): no level to read, so the indexes answer alone.
+    rowsOf<{ partner_id: number; signups: number; funded: number }>(
+      db,
+      `SELECT u.partner_id, count(*) AS signups, count(u.funded_at) AS funded FROM users u INDEXED BY users_partner
+        WHERE u.partner_id IS NOT NULL GROUP BY u.partner_id`,
+    ),
+    rowsOf<{ code: string; signups: number; funded: number }>(
+      db,
+      `SELECT u.referral_code AS code, count(*) AS signups, count(u.funded_at) AS funded
+         FROM users u INDEXED BY users_referral_code
+        WHERE u.referral_code IS NOT NULL AND u.partner_id IS NULL GROUP BY u.referral_code`,
+    ),
+  ]);
   const byCode = new Map<string, z.output<typeof affiliateRow>>();
-  for (const p of partners.values()) {
+  for (const p of partners) {
     byCode.set(p.code, { code: p.code, owner: { kind: "partner", id: p.id, name: p.name }, signups: 0, funded: 0 });
   }
-  for (const r of rows) {
-    const row = byCode.get(r.code) ?? { code: r.code, owner: r.owner, signups: 0, funded: 0 };
-    row.signups += 1;
-    if (r.customer.funded) row.funded += 1;
-    byCode.set(r.code, row);
+  const counts = new Map(byPartner.map((r) => [r.partner_id, r]));
+  for (const p of partners) {
+    const row = byCode.get(p.code)!;
+    row.signups = Number(counts.get(p.id)?.signups ?? 0);
+    row.funded = Number(counts.get(p.id)?.funded ?? 0);
+  }
+  // Codes are told apart case aside ("friend1" is FRIEND1), as registration compares them.
+  const upper = new Map<string, { code: string; signups: number; funded: number }>();
+  for (const t of typed) {
+    const code = t.code.toUpperCase();
+    const sum = upper.get(code) ?? { code, signups: 0, funded: 0 };
+    sum.signups += Number(t.signups);
+    sum.funded += Number(t.funded);
+    upper.set(code, sum);
+  }
+  const owners = await customerOwners(db, [...upper.keys()].filter((code) => code && !byCode.has(code)));
+  for (const t of upper.values()) {
+    // A code typed that is (now) a partner's, by a customer who is not theirs, counts under the code.
+    const row = byCode.get(t.code) ?? { code: t.code, owner: owners.get(t.code) ?? UNKNOWN, signups: 0, funded: 0 };
+    row.signups += Number(t.signups);
+    row.funded += Number(t.funded);
+    byCode.set(t.code, row);
   }
   const order = { partner: 0, customer: 1, unknown: 2 } as const;
   return [...byCode.values()].sort((a, b) =>
@@ -108,24 +143,75 @@ export function commissionOf(income: number, bps: number): number {
   return Number(product < 0n ? -rounded : rounded);
 }
 
+/**
+ * The partner of each account given (its first owner's, as `partnersOfAccounts` of the profit
+ * report reads it), for the accounts with income in the period only: not every account there is.
+ */
+async function partnersOf(db: Database, accountIds: (number | null)[]): Promise<Map<number, { id: number }>> {
+  const ids = [...new Set(accountIds.filter((id): id is number => id !== null))];
+  const found = new Map<number, { id: number }>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await rowsOf<{ account_id: number; partner_id: number }>(
+      db,
+      `SELECT m.account_id, p.id AS partner_id
+         FROM account_members m JOIN users u ON u.id = m.user_id JOIN partners p ON p.id = u.partner_id
+        WHERE m.role = 'owner' AND m.account_id IN (${chunk.map(() => "?").join(", ")})
+        ORDER BY m.created_at DESC, m.user_id DESC`,
+      chunk,
+    );
+    // Newest first, so the first owner's partner is written last and stays.
+    for (const r of rows) found.set(r.account_id, { id: r.partner_id });
+  }
+  return found;
+}
+
+/**
+ * The share of a partner in force at a time: the last in their history that started by then (the
+ * first one for a movement before it), or their current share when they have no history (a partner
+ * from before it whose share never changed since).
+ */
+async function sharesInForce(db: Database, current: Map<number, { share_bps: number }>) {
+  const rows = await rowsOf<{ partner_id: number; share_bps: number; starts_at: number }>(
+    db,
+    "SELECT partner_id, share_bps, starts_at FROM partner_shares ORDER BY partner_id, starts_at, id",
+  );
+  const history = new Map<number, { share_bps: number; starts_at: number }[]>();
+  for (const r of rows) history.set(r.partner_id, [...(history.get(r.partner_id) ?? []), r]);
+  return (partnerId: number, at: number): number => {
+    const shares = history.get(partnerId);
+    if (!shares?.length) return current.get(partnerId)!.share_bps;
+    let share = shares[0].share_bps;
+    for (const s of shares) if (s.starts_at <= at) share = s.share_bps;
+    return share;
+  };
+}
+
 /** Each partner's income and commission in the period, per currency, in minor units. */
 export async function commissionFigures(db: Database, period: Period) {
   const { start, end } = periodBounds(period);
-  const [{ fees, markups }, ofAccount, partners] = await Promise.all([
+  const [{ fees, markups }, partners] = await Promise.all([
     incomeEntries(db, start, end),
-    partnersOfAccounts(db),
     rowsOf<{ id: number; name: string; code: string; share_bps: number }>(
       db,
       "SELECT id, name, code, share_bps FROM partners",
     ),
   ]);
+  const ofAccount = await partnersOf(db, [...fees, ...markups].map((e) => e.account_id));
   const byId = new Map(partners.map((p) => [p.id, p]));
-  const sums = new Map<string, { partner_id: number; currency: string; markup: number; fees: number }>();
-  const add = (e: { currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
+  const shareAt = await sharesInForce(db, byId);
+  const sums = new Map<
+    string,
+    { partner_id: number; currency: string; share_bps: number; markup: number; fees: number }
+  >();
+  const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
     const partner = e.account_id === null ? undefined : ofAccount.get(e.account_id);
     if (!partner) return;
-    const key = `${partner.id}\u0000${e.currency}`;
-    const sum = sums.get(key) ?? { partner_id: partner.id, currency: e.currency, markup: 0, fees: 0 };
+    // Each movement at the share in force at its time (decision 055).
+    const share = shareAt(partner.id, e.at);
+    const key = `${partner.id}\u0000${e.currency}\u0000${share}`;
+    const sum = sums.get(key) ??
+      { partner_id: partner.id, currency: e.currency, share_bps: share, markup: 0, fees: 0 };
     sum[field] += n;
     sums.set(key, sum);
   };
@@ -138,22 +224,37 @@ export async function commissionFigures(db: Database, period: Period) {
       ...s,
       partner: p.name,
       code: p.code,
-      share_bps: p.share_bps,
       income,
-      commission: commissionOf(income, p.share_bps),
+      commission: commissionOf(income, s.share_bps),
     };
   }).sort((a, b) =>
-    a.partner.localeCompare(b.partner) || a.partner_id - b.partner_id || a.currency.localeCompare(b.currency)
+    a.partner.localeCompare(b.partner) || a.partner_id - b.partner_id || a.currency.localeCompare(b.currency) ||
+    a.share_bps - b.share_bps
   );
 }
 
-export async function referrals(db: Database, period: Period): Promise<z.output<typeof listReferrals.answer>> {
+/**
+ * A page of the period's sign-ups with a code (newest first) and every partner's commission. The
+ * page's ids and the count come from users_signups alone (it holds the codes), then only
+ * those customers are read whole (decision 055).
+ */
+export async function referrals(
+  db: Database,
+  period: Period,
+  page = { page: 1, perPage: 20 },
+): Promise<z.output<typeof listReferrals.answer>> {
   const { start, end } = periodBounds(period);
-  const referred = await customersWhere(
-    db,
-    "(u.referral_code IS NOT NULL OR u.partner_id IS NOT NULL) AND u.created_at >= ? AND u.created_at < ?",
-    [start, end],
-  );
+  const referredSql =
+    `FROM users r INDEXED BY users_signups WHERE r.level = 'User' AND r.created_at >= ? AND r.created_at < ?
+      AND (r.referral_code IS NOT NULL OR r.partner_id IS NOT NULL)`;
+  const [[{ total }], referred] = await Promise.all([
+    rowsOf<{ total: number }>(db, `SELECT count(*) AS total ${referredSql}`, [start, end]),
+    customersWhere(
+      db,
+      `u.id IN (SELECT r.id ${referredSql} ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?)`,
+      [start, end, page.perPage, (page.page - 1) * page.perPage],
+    ),
+  ]);
   const { rows } = await withOwners(db, referred);
   const commissions: z.output<typeof commissionRow>[] = (await commissionFigures(db, period)).map((c) => {
     const code = c.currency as CurrencyCode;
@@ -169,7 +270,12 @@ export async function referrals(db: Database, period: Period): Promise<z.output<
       commission: formatMinor(code, c.commission),
     };
   });
-  return { from: period.from, to: period.to, referrals: rows, commissions };
+  return {
+    from: period.from,
+    to: period.to,
+    referrals: { items: rows, page: page.page, per_page: page.perPage, total: Number(total) },
+    commissions,
+  };
 }
 
 /** The site a referrer address names ("news.example.com"); the text itself if it is no address. */
@@ -184,44 +290,76 @@ export function referrerSite(referrer: string | null): string | null {
 
 type Attributions = z.output<typeof listAttributions.answer>;
 
-/** Sign-ups in the period by campaign (utm source, medium, campaign) and by referrer's site. */
+/**
+ * Sign-ups in the period by campaign (utm source, medium, campaign) and by referrer's site. The
+ * database groups the period's sign-ups by the four texts (decision 055: a few hundred groups for
+ * tens of thousands of sign-ups); the referrers are then reduced to their sites here.
+ */
 export async function attributionsOf(db: Database, period: Period): Promise<Attributions> {
   const { start, end } = periodBounds(period);
-  const rows = await rowsOf<{
+  // Read in the order of attributions_source: no sort and no lookup, whatever the period's length.
+  const grouped = await rowsOf<{
     utm_source: string | null;
     utm_medium: string | null;
     utm_campaign: string | null;
     referrer: string | null;
+    signups: number;
     funded: number;
   }>(
     db,
-    `SELECT t.utm_source, t.utm_medium, t.utm_campaign, t.referrer, ${fundedSql("u.id")} AS funded
-       FROM users u LEFT JOIN attributions t ON t.user_id = u.id
+    `SELECT t.utm_source, t.utm_medium, t.utm_campaign, t.referrer, count(*) AS signups, count(t.funded_at) AS funded
+       FROM attributions t INDEXED BY attributions_source
+      WHERE t.created_at >= ? AND t.created_at < ?
+      GROUP BY t.utm_source, t.utm_medium, t.utm_campaign, t.referrer`,
+    [start, end],
+  );
+  // Every sign-up of the period (customers, not administrators), from users_signups alone.
+  const [all] = await rowsOf<{ signups: number; funded: number }>(
+    db,
+    `SELECT count(*) AS signups, count(u.funded_at) AS funded FROM users u INDEXED BY users_signups
       WHERE u.level = 'User' AND u.created_at >= ? AND u.created_at < ?`,
     [start, end],
   );
+  // A customer with no attribution (made by a customer migration) counts as no campaign, no site.
+  const attributed = grouped.reduce((n, r) => n + Number(r.signups), 0);
+  const attributedFunded = grouped.reduce((n, r) => n + Number(r.funded), 0);
+  const rows = Number(all.signups) > attributed
+    ? [...grouped, {
+      utm_source: null,
+      utm_medium: null,
+      utm_campaign: null,
+      referrer: null,
+      signups: Number(all.signups) - attributed,
+      funded: Number(all.funded) - attributedFunded,
+    }]
+    : grouped;
   const campaigns = new Map<string, Attributions["by_campaign"][number]>();
   const referrers = new Map<string, Attributions["by_referrer"][number]>();
+  let signups = 0;
+  let funded = 0;
   for (const r of rows) {
-    const funded = r.funded ? 1 : 0;
+    const n = Number(r.signups);
+    const f = Number(r.funded);
+    signups += n;
+    funded += f;
     const key = JSON.stringify([r.utm_source, r.utm_medium, r.utm_campaign]);
     const campaign = campaigns.get(key) ??
       { utm_source: r.utm_source, utm_medium: r.utm_medium, utm_campaign: r.utm_campaign, signups: 0, funded: 0 };
-    campaign.signups += 1;
-    campaign.funded += funded;
+    campaign.signups += n;
+    campaign.funded += f;
     campaigns.set(key, campaign);
     const site = referrerSite(r.referrer);
     const referrer = referrers.get(site ?? "") ?? { referrer: site, signups: 0, funded: 0 };
-    referrer.signups += 1;
-    referrer.funded += funded;
+    referrer.signups += n;
+    referrer.funded += f;
     referrers.set(site ?? "", referrer);
   }
   const bySignups = (a: { signups: number }, b: { signups: number }) => b.signups - a.signups;
   return {
     from: period.from,
     to: period.to,
-    signups: rows.length,
-    funded: rows.filter((r) => r.funded).length,
+    signups,
+    funded,
     by_campaign: [...campaigns.values()].sort((a, b) =>
       bySignups(a, b) || JSON.stringify([a.utm_source, a.utm_medium, a.utm_campaign]).localeCompare(
         JSON.stringify([b.utm_source, b.utm_medium, b.utm_campaign]),

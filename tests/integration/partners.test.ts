@@ -211,7 +211,7 @@ describe("a customer who registers with the partner's code", () => {
     const res = await admin.client.get(`console/partners/${partner.id}`);
     expectStatus(res, 200);
     expect(res.json.body.customers).toBe(1);
-    expect(res.json.body.customer_list).toEqual([expect.objectContaining({
+    expect(res.json.body.customer_list.items).toEqual([expect.objectContaining({
       id: customer.id,
       email: customer.email,
       account_ref: customer.accountRef,
@@ -235,7 +235,7 @@ describe("an administrator sets a customer's partner", () => {
     expectStatus(res, 200);
     expect(res.json.body).toEqual({ id: customer.id, partner_id: partner.id, partner: "Set By Hand" });
     const listed = await admin.client.get(`console/partners/${partner.id}`);
-    expect(listed.json.body.customer_list.map((c: { id: number }) => c.id)).toEqual([customer.id]);
+    expect(listed.json.body.customer_list.items.map((c: { id: number }) => c.id)).toEqual([customer.id]);
     const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "customer.partner"))
       .orderBy(desc(auditLog.id)).limit(1);
     expect(entry).toMatchObject({
@@ -247,7 +247,7 @@ describe("an administrator sets a customer's partner", () => {
     const page = await admin.client.get(`/console/users/${customer.id}`);
     expect(page.text).toContain('aria-label="The customer&#x27;s partner"');
     expectStatus(await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: null }), 200);
-    expect((await admin.client.get(`console/partners/${partner.id}`)).json.body.customer_list).toEqual([]);
+    expect((await admin.client.get(`console/partners/${partner.id}`)).json.body.customer_list.items).toEqual([]);
   });
 
   test("an unknown partner is a 422 on partner_id; an administrator or an unknown user is a 404", async () => {
@@ -338,14 +338,19 @@ describe("commissions", () => {
 
   test("the referral lists the customer as funded, and a period before it has no commission", async () => {
     const res = await admin.client.get(`console/referrals?${period()}`);
-    expect(res.json.body.referrals).toContainEqual({
+    expect(res.json.body.referrals.items).toContainEqual({
       code: partner.code,
       owner: { kind: "partner", id: partner.id, name: partner.name },
       customer: expect.objectContaining({ id: referred.id, account_ref: referred.accountRef, funded: true }),
     });
     const before = await admin.client.get("console/referrals?from=2020-01-01&to=2020-01-31");
     expectStatus(before, 200);
-    expect(before.json.body).toEqual({ from: "2020-01-01", to: "2020-01-31", referrals: [], commissions: [] });
+    expect(before.json.body).toEqual({
+      from: "2020-01-01",
+      to: "2020-01-31",
+      referrals: { items: [], page: 1, per_page: 20, total: 0 },
+      commissions: [],
+    });
   });
 
   test("the referrals page shows the commission", async () => {
