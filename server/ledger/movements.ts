@@ -5,8 +5,6 @@
  * ledger.ts.
  */
 import { rowsOf } from "../../db/sql.ts";
-import { and, asc, eq } from "drizzle-orm";
-import { ledgerAccounts } from "../../db/schema-money.ts";
 import { markFunded } from "../partners/funded.ts";
 import {
   assertCurrency,
