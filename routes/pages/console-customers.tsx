@@ -26,6 +26,7 @@ import type { Database } from "../../db/client.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { ConsoleCustomerPartner } from "../islands.ts";
 import { listPartners } from "../../server/partners/partners.ts";
+import { profileFactsOf } from "../../server/profile/facts.ts";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
@@ -254,7 +255,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const found = await userWithSummary(db, id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;
-  const [answers, record, trail, restriction, memberOf, identity, partners] = await Promise.all([
+  const [answers, record, trail, restriction, memberOf, identity, partners, profile] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),
     auditEntries(db, id),
@@ -262,6 +263,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
     accountsOf(db, id),
     identityOf(db, id),
     listPartners(db),
+    profileFactsOf(db, id),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
@@ -288,6 +290,19 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       <section aria-labelledby="restriction-heading" className="card flex flex-col gap-3">
         <h2 id="restriction-heading" className="text-lg font-semibold">Restriction</h2>
         <ConsoleRestrict customer={{ id: customer.id, name: customer.name }} restriction={restriction} />
+      </section>
+      <section aria-labelledby="profile-heading" className="card flex flex-col gap-3" data-profile={customer.type}>
+        <h2 id="profile-heading" className="text-lg font-semibold">Profile</h2>
+        {profile
+          ? (
+            <>
+              <p className={`text-sm ${TERM}`}>
+                What the customer told us, as last saved on {profile.updatedAt.toISOString().slice(0, 10)}.
+              </p>
+              <Facts rows={profile.facts} />
+            </>
+          )
+          : <p className="text-sm">The customer has not saved a profile yet.</p>}
       </section>
       {facts ? <AccountFacts {...facts} /> : null}
       <section aria-labelledby="partner-heading" className="card flex flex-col gap-3">
