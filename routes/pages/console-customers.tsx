@@ -15,7 +15,7 @@ import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
-import { ConsoleRestrict, ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
+import { ConsoleActOnBehalf, ConsoleRestrict, ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
 import { asc, eq } from "drizzle-orm";
 import { accountMembers, accounts, identityChecks } from "../../db/schema.ts";
 import { restrictionOf } from "../../server/accounts/restriction.ts";
@@ -287,6 +287,10 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
           ]}
         />
       </div>
+      <ConsoleActOnBehalf
+        customer={{ id: customer.id, name: customer.name || customer.username }}
+        current={c.get("onBehalf")?.id === customer.id}
+      />
       <section aria-labelledby="restriction-heading" className="card flex flex-col gap-3">
         <h2 id="restriction-heading" className="text-lg font-semibold">Restriction</h2>
         <ConsoleRestrict customer={{ id: customer.id, name: customer.name }} restriction={restriction} />

@@ -220,6 +220,13 @@ describe("the screens", () => {
     expect(funded).toMatch(/GBP<\/dt><dd>[\d,.]+ available/);
   });
 
+  test("the list links each customer's name to their page, which offers acting on their behalf", async () => {
+    const list = main((await admin.client.get("/console/users")).text);
+    expect(list).toContain(`href="/console/users/${other.id}"`);
+    const page = main((await admin.client.get(`/console/users/${other.id}`)).text);
+    expect(page).toMatch(/<button[^>]*aria-label="Act on behalf of [^"]+"[^>]*>Act on behalf<\/button>/);
+  });
+
   test("a restricted customer's pages carry the banner, and the convert and payment forms say so", async () => {
     for (const path of ["/account", "/account/balances"]) {
       const html = (await other.client.get(path)).text;
