@@ -251,6 +251,20 @@ export const rejectApplication = defineCall({
   answer: complianceRecord,
 });
 
+/**
+ * The filters of the console's audit screen (/console/audit, a page read with its query string):
+ * who (part of an email), what (an action), for which customer, and between which UTC days.
+ */
+export const auditScreenQuery = z.object({
+  who: text({ label: "Who", max: 200, min: 0, wrong: "Who is part of an email." }).optional()
+    .transform((v) => v || undefined),
+  action: z.enum(AUDIT_ACTION_NAMES, { error: "Choose an action from the list." }).optional(),
+  customer: idText.optional(),
+  from: signedUp("from").optional(),
+  to: signedUp("to").optional(),
+  page: pageQuery.page,
+});
+
 export const auditLog = defineCall({
   method: "GET",
   path: "/console/audit",
