@@ -118,6 +118,17 @@ describe("restricting a customer", () => {
     expect((await done).status()).toBe(201);
     await expect.poll(() => customer.page.getByRole("region", { name: "Conversion receipt" }).isVisible()).toBe(true);
 
+    // From the customer's page, the administrator acts on their behalf: the account's pages, with the mode's banner.
+    await admin.page.goto(`${server.url}/console/users/${opened.id}`);
+    await hydrated(admin.page);
+    await admin.page.getByRole("button", { name: `Act on behalf of ${CUSTOMER.first} ${CUSTOMER.last}` }).click();
+    await admin.page.waitForURL(`${server.url}/account`);
+    await hydrated(admin.page);
+    const banner = admin.page.getByRole("region", { name: "Acting on behalf of a customer" });
+    await expect.poll(() => banner.isVisible()).toBe(true);
+    expect(await banner.textContent()).toContain(`You are acting on behalf of ${CUSTOMER.first} ${CUSTOMER.last}`);
+    await admin.page.request.delete(`${server.url}/api/account/onbehalf`);
+
     expect(unexpected(customer.problems, [403])).toEqual([]);
     expect(unexpected(admin.problems)).toEqual([]);
     await customer.context.close();
