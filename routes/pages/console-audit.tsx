@@ -1,4 +1,6 @@
+import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
+import { users } from "../../db/schema.ts";
 import { AUDIT_ACTION_NAMES, AUDIT_ACTIONS } from "../../lib/audit.ts";
 import { auditScreenQuery } from "../../lib/contracts/admin.ts";
 import { AUDIT_PAGE_SIZE, auditPage } from "../../server/audit.ts";
@@ -24,7 +26,16 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
   const problem = parsed.success ? null : parsed.error.issues.map((i) => i.message).join(" ");
   const customer = "customer" in filter && filter.customer !== undefined ? Number(filter.customer) : undefined;
   const result = await auditPage(c.get("db"), { ...filter, customer }, filter.page);
-  const names = await peopleByIds(c.get("db"), result.items.map((e) => e.subject_id));
+  const subjectIds = [...new Set(result.items.flatMap((e) => e.subject_id ?? []))];
+  const [names, admins] = await Promise.all([
+    peopleByIds(c.get("db"), subjectIds),
+    subjectIds.length
+      ? c.get("db").select({ id: users.id }).from(users).where(
+        and(inArray(users.id, subjectIds), eq(users.level, "Admin")),
+      )
+      : [],
+  ]);
+  const adminIds = new Set(admins.map((a) => a.id));
   const pages = Math.max(1, Math.ceil(result.total / AUDIT_PAGE_SIZE));
   const link = (page: number) => {
     const query = new URLSearchParams(Object.entries(raw).filter(([k, v]) => k !== "page" && v !== ""));
@@ -84,7 +95,12 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
           : `${result.total} ${result.total === 1 ? "entry" : "entries"}; page ${result.page} of ${pages}.`}
       </p>
       {result.items.length
-        ? <AuditTable entries={result.items} customers={new Map([...names].map(([id, p]) => [id, p.name]))} />
+        ? (
+          <AuditTable
+            entries={result.items}
+            customers={new Map([...names].map(([id, p]) => [id, { name: p.name, admin: adminIds.has(id) }]))}
+          />
+        )
         : null}
       {pages > 1
         ? (

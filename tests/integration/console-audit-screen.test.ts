@@ -87,6 +87,15 @@ describe("the audit screen", () => {
     expect(older).not.toContain("Lifted 25");
   });
 
+  test("an entry about an administrator names them, with no customer link", async () => {
+    const invited = await admin.client.post("console/admins", { email: "new.admin@example.com", name: "Grace Hopper" });
+    expect(invited.status).toBeLessThan(300);
+    const page = await admin.client.get("/console/audit?action=admin.invite");
+    const shown = text(page.text);
+    expect(shown).toContain("(administrator)");
+    expect(page.text).not.toMatch(new RegExp(`href="/console/users/${invited.json.body.id}"`));
+  });
+
   test("is the console's: 'Page not found' to a customer and a visitor, and in the console menu", async () => {
     for (const client of [ada.client, new TestClient(t)]) expectStatus(await client.get("/console/audit"), 404);
     expect((await admin.client.get("/console/users")).text).toContain('href="/console/audit"');

@@ -79,6 +79,18 @@ export function AuditChanges({ before, after }: { before: unknown; after: unknow
 
 const TERM = "text-neutral-600 dark:text-neutral-400";
 
+export interface Subject {
+  name: string;
+  admin: boolean;
+}
+
+/** Whom an entry is for: a customer links to their page; an administrator has none. */
+function Subject({ id, who }: { id: number; who: Subject | undefined }) {
+  if (!who) return <span>{`User ${id}`}</span>;
+  if (who.admin) return <span>{`${who.name} (administrator)`}</span>;
+  return <a className="underline" href={`/console/users/${id}`}>{who.name}</a>;
+}
+
 /**
  * Audit entries as a table: when, who, what (and the account), for whom when asked (the console's
  * audit screen), and what changed in words.
@@ -86,8 +98,8 @@ const TERM = "text-neutral-600 dark:text-neutral-400";
 export function AuditTable(
   { entries, customers }: {
     entries: AuditEntry[];
-    /** The names of the customers the entries are for: adds the "For whom" column. */
-    customers?: Map<number, string>;
+    /** Whom the entries are for, by id (a customer, or an administrator invited or disabled): adds the "For whom" column. */
+    customers?: Map<number, Subject>;
   },
 ) {
   return (
@@ -115,11 +127,7 @@ export function AuditTable(
                 ? (
                   <td className="py-2 pr-4">
                     {entry.subject_id
-                      ? (
-                        <a className="underline" href={`/console/users/${entry.subject_id}`}>
-                          {customers.get(entry.subject_id) || `Customer ${entry.subject_id}`}
-                        </a>
-                      )
+                      ? <Subject id={entry.subject_id} who={customers.get(entry.subject_id)} />
                       : <span className={TERM}>—</span>}
                   </td>
                 )
