@@ -1,11 +1,8 @@
 import { useState } from "react";
 import { liftRestriction, restrictCustomer, type Restriction } from "./console/calls.ts";
 import { ReasonForm } from "./console/reason-form.tsx";
-import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
-import { useWrite } from "./lib/write.ts";
-import { Alert } from "./ui/alert.tsx";
 
 export interface ConsoleRestrictProps {
   customer: { id: number; name: string };
@@ -14,7 +11,7 @@ export interface ConsoleRestrictProps {
 
 /**
  * Restricting a customer on their console page (decision 048): with a reason kept for the file
- * (POST console/users/{id}/restrict), or lifting it (DELETE). Restricted, the customer still signs
+ * (POST console/users/{id}/restrict), or lifting it with a reason too (DELETE). Restricted, the customer still signs
  * in and sees everything, but cannot convert, pay or approve. The page is loaded again afterwards,
  * so its audit trail shows what was done.
  */
@@ -24,7 +21,6 @@ function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
     notify({ title: what, description: customer.name, color: "success" });
     location.reload();
   };
-  const lift = useWrite({ call: liftRestriction, idempotent: true, onSuccess: () => done("Restriction lifted") });
 
   if (restriction.restricted) {
     return (
@@ -34,17 +30,33 @@ function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
           {restriction.at ? ` since ${restriction.at.slice(0, 16).replace("T", " ")}` : ""}
           {restriction.by ? ` by ${restriction.by}` : ""}: {restriction.reason}
         </p>
-        <div>
-          <button
-            type="button"
-            className="btn-outline"
-            disabled={lift.isPending}
-            onClick={() => lift.mutate({ params: { id: String(customer.id) } })}
-          >
-            {lift.isPending ? "Lifting…" : "Lift the restriction"}
-          </button>
-        </div>
-        {lift.error ? <Alert>{errorText(lift.error)}</Alert> : null}
+        {asking
+          ? (
+            // Lifting undoes a compliance decision: like restricting, it asks why and is confirmed
+            // by sending the form (decision 048, amended).
+            <div className="flex flex-col gap-2">
+              <p className="text-sm">
+                Lifted, {customer.name} can convert, pay and approve payments again. Say why.
+              </p>
+              <ReasonForm
+                id="lift-reason"
+                label={`Lift the restriction of ${customer.name}`}
+                write={{ call: liftRestriction, onSuccess: () => done("Restriction lifted") }}
+                input={{ params: { id: String(customer.id) } }}
+                submitLabel="Confirm lifting"
+                pendingLabel="Lifting…"
+                onCancel={() => setAsking(false)}
+                missing="Give the reason: it is kept for the file."
+              />
+            </div>
+          )
+          : (
+            <div>
+              <button type="button" className="btn-outline" aria-expanded={false} onClick={() => setAsking(true)}>
+                Lift the restriction
+              </button>
+            </div>
+          )}
       </div>
     );
   }

@@ -5,7 +5,7 @@ import { type CustomerPage, listCustomers } from "./console/calls.ts";
 import { CUSTOMER_COLUMNS, CustomerRows } from "./console/customer-rows.tsx";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
-import { onBehalfError, setOnBehalf, startOnBehalf, toCustomer } from "./lib/on-behalf.ts";
+import { ACT_ON_BEHALF_TARGET, onBehalfError, setOnBehalf, startOnBehalf, toCustomer } from "./lib/on-behalf.ts";
 import { read, withQueries } from "./lib/query-client.tsx";
 import { customerKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
@@ -20,9 +20,6 @@ export interface ConsoleUsersProps {
   /** The customer the administrator currently acts for, if any. */
   onBehalfId: number | null;
 }
-
-/** Where "Act on behalf" goes: a full page load, so the layout renders the banner. */
-export const ACT_ON_BEHALF_TARGET = "/account";
 
 /**
  * The list's filters as the query string carries them (GET console/users): each narrows; an empty

@@ -4,3 +4,10 @@
  */
 export const RESTRICTED_MESSAGE =
   "Your account is restricted: you can sign in and see everything, but you cannot convert, pay or approve payments until the restriction is lifted. Please contact support.";
+
+/**
+ * What the payout desk is told of a restricted customer's payment (decision 048, amended): it is
+ * not sent until compliance decides, by lifting the restriction or failing the payment with a reason.
+ */
+export const RESTRICTED_PAYOUT =
+  "The customer is restricted: this payment is not sent. Compliance lifts the restriction on the customer's page, or fails the payment with a reason.";

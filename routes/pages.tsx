@@ -36,6 +36,7 @@ import {
   LinkedAccountsPage,
 } from "./pages/account-users.tsx";
 import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
+import { ConsoleAuditPage } from "./pages/console-audit.tsx";
 import { ConsoleAdminsPage, ConsolePricingPlanPage, pricingPlanExists } from "./pages/console-admins.tsx";
 import { ConsoleAlertsPage, ConsoleEmailPage, ConsoleEmailsPage } from "./pages/console-alerts.tsx";
 import { Home } from "./pages/Home.tsx";
@@ -325,6 +326,7 @@ export const PAGES: PageRoute[] = [
     render: ConsoleAdminsPage,
   },
   { path: "/console/alerts", title: "Alerts", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleAlertsPage },
+  { path: "/console/audit", title: "Audit log", layout: "user", guards: CONSOLE_GUARDS, render: ConsoleAuditPage },
   { path: "/console/partners", title: "Partners", layout: "user", guards: CONSOLE_GUARDS, render: ConsolePartnersPage },
   {
     path: "/console/partners/:id",

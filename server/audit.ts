@@ -1,9 +1,9 @@
-import { desc, eq, inArray, or } from "drizzle-orm";
+import { and, count, desc, eq, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import type { Database } from "../db/client.ts";
 import { accountMembers, accounts, auditLog, users } from "../db/schema.ts";
-import type { Tx } from "../db/sql.ts";
+import { likeContaining, type Tx } from "../db/sql.ts";
 import type { AuditAction } from "../lib/audit.ts";
 import type { auditEntry } from "../lib/contracts/admin.ts";
 import type { AppEnv } from "./env.ts";
@@ -41,6 +41,9 @@ export async function audit(db: Database | Tx, entry: AuditRecord, now: Date): P
 
 export type AuditEntry = z.output<typeof auditEntry>;
 
+/** The most entries one customer's trail (and GET console/audit) answers; the audit screen pages through all. */
+export const AUDIT_LIMIT = 500;
+
 /**
  * The latest 500 entries, newest first, with who did each; only a customer's when one is given:
  * those for them and those about the accounts they belong to.
@@ -57,8 +60,64 @@ export async function auditEntries(db: Database, customerId?: number): Promise<A
     .innerJoin(users, eq(users.id, auditLog.actorId))
     .leftJoin(accounts, eq(accounts.id, auditLog.accountId))
     .where(where)
-    .orderBy(desc(auditLog.id)).limit(500);
-  return rows.map(({ entry, email, accountRef }) => ({
+    .orderBy(desc(auditLog.id)).limit(AUDIT_LIMIT);
+  return rows.map(entryOf);
+}
+
+/** What the console's audit screen (/console/audit) narrows the log by; each one given narrows. */
+export interface AuditFilter {
+  /** Part of the email of whoever did it. */
+  who?: string;
+  action?: AuditAction;
+  /** A customer: the entries for them and about the accounts they belong to. */
+  customer?: number;
+  /** UTC days, both included (YYYY-MM-DD). */
+  from?: string;
+  to?: string;
+}
+
+/** The screen's page size: enough to scan, small enough to render at once. */
+export const AUDIT_PAGE_SIZE = 50;
+
+/**
+ * A page of the whole log, newest first, as narrowed by `filter`, with how many entries match:
+ * every entry is reachable (no 500 cap), so staff can prove who did what across the console.
+ */
+export async function auditPage(db: Database, filter: AuditFilter, page: number) {
+  const day = (d: string) => new Date(`${d}T00:00:00.000Z`);
+  const nextDay = (d: string) => new Date(day(d).getTime() + 86_400_000);
+  const where = and(
+    filter.who ? sql`${users.username} LIKE ${likeContaining(filter.who)} ESCAPE '\\'` : undefined,
+    filter.action ? eq(auditLog.action, filter.action) : undefined,
+    filter.customer !== undefined
+      ? or(
+        eq(auditLog.subjectId, filter.customer),
+        inArray(
+          auditLog.accountId,
+          db.select({ id: accountMembers.accountId }).from(accountMembers)
+            .where(eq(accountMembers.userId, filter.customer)),
+        ),
+      )
+      : undefined,
+    filter.from ? gte(auditLog.at, day(filter.from)) : undefined,
+    filter.to ? lt(auditLog.at, nextDay(filter.to)) : undefined,
+  );
+  const [[{ total }], rows] = await Promise.all([
+    db.select({ total: count() }).from(auditLog).innerJoin(users, eq(users.id, auditLog.actorId)).where(where),
+    db.select({ entry: auditLog, email: users.username, accountRef: accounts.accountRef })
+      .from(auditLog)
+      .innerJoin(users, eq(users.id, auditLog.actorId))
+      .leftJoin(accounts, eq(accounts.id, auditLog.accountId))
+      .where(where)
+      .orderBy(desc(auditLog.id)).limit(AUDIT_PAGE_SIZE).offset((page - 1) * AUDIT_PAGE_SIZE),
+  ]);
+  return { items: rows.map(entryOf), page, per_page: AUDIT_PAGE_SIZE, total };
+}
+
+type EntryRow = { entry: typeof auditLog.$inferSelect; email: string; accountRef: string | null };
+
+function entryOf({ entry, email, accountRef }: EntryRow): AuditEntry {
+  return {
     id: entry.id,
     at: entry.at.toISOString(),
     actor: { id: entry.actorId, email },
@@ -67,7 +126,7 @@ export async function auditEntries(db: Database, customerId?: number): Promise<A
     action: entry.action as AuditAction,
     before: entry.before,
     after: entry.after,
-  }));
+  };
 }
 
 /**

@@ -48,7 +48,9 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
     <>
       <tr className={current ? "bg-amber-50 dark:bg-amber-950" : undefined}>
         <th scope="row" className={ROW_HEADER}>
-          {user.name || <span className={MUTED}>No name yet</span>}
+          <a className="underline" href={`/console/users/${user.id}`}>
+            {user.name || <span className={MUTED}>No name yet</span>}
+          </a>
           {current
             ? <span className="ml-2 text-xs font-semibold text-amber-800 dark:text-amber-200">(acting on behalf)</span>
             : null}

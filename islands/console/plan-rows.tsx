@@ -47,7 +47,7 @@ export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: 
     <>
       <tr>
         <th scope="row" className={ROW_HEADER}>
-          {plan.name}
+          <a className="underline" href={`/console/pricingplan/${plan.id}`}>{plan.name}</a>
           {plan.is_default
             ? (
               <span className="ml-2 rounded-full bg-primary-100 px-2 py-0.5 text-xs font-semibold text-primary-900 dark:bg-primary-900 dark:text-primary-100">

@@ -20,6 +20,9 @@ export interface OnBehalfCustomer {
   cc_contact?: string;
 }
 
+/** Where "Act on behalf" goes: a full page load, so the layout renders the banner. */
+export const ACT_ON_BEHALF_TARGET = "/account";
+
 export const getOnBehalf = call<typeof admin.currentOnBehalf>("GET", "/account/onbehalf");
 export const startOnBehalf = call<typeof admin.startOnBehalf>("POST", "/account/onbehalf");
 export const stopOnBehalf = call<typeof admin.stopOnBehalf>("DELETE", "/account/onbehalf");

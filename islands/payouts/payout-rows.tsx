@@ -72,6 +72,16 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
         </th>
         <td className={CELL}>
           <span className="block">{p.customer.name}</span>
+          {p.customer.restricted
+            ? (
+              <span
+                className="mt-1 inline-block rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100"
+                data-restricted="payout"
+              >
+                Restricted
+              </span>
+            )
+            : null}
           <span className={`block font-mono text-xs ${MUTED}`}>{p.customer.account_ref}</span>
           <span className={`block text-xs ${MUTED}`}>{`by ${p.created_by.name}`}</span>
         </td>

@@ -158,6 +158,8 @@ export const getRestriction = defineCall({
 
 const RESTRICT_REASON = "Write why the customer is restricted (at most 500 characters): it is kept for the file.";
 
+const LIFT_REASON = "Write why the restriction is lifted (at most 500 characters): it is kept for the file.";
+
 export const restrictCustomer = defineCall({
   method: "POST",
   path: "/console/users/:id/restrict",
@@ -180,9 +182,20 @@ export const restrictCustomer = defineCall({
 export const liftRestriction = defineCall({
   method: "DELETE",
   path: "/console/users/:id/restrict",
-  summary: "Lifts the customer's restriction: they can move money again; 409 when not restricted.",
+  summary:
+    "Lifts the customer's restriction with a reason kept for the file: they can move money again; 409 when not restricted.",
   guards: CONSOLE_GUARDS,
   params: z.object({ id: idText }),
+  // Lifting undoes a compliance decision: like restricting, it says why (decision 048, amended).
+  body: z.object({
+    reason: text({
+      label: "The reason",
+      max: 500,
+      missing: LIFT_REASON,
+      wrong: LIFT_REASON,
+      tooLong: LIFT_REASON,
+    }),
+  }),
   answer: restriction,
 });
 
@@ -236,6 +249,20 @@ export const rejectApplication = defineCall({
     }),
   }),
   answer: complianceRecord,
+});
+
+/**
+ * The filters of the console's audit screen (/console/audit, a page read with its query string):
+ * who (part of an email), what (an action), for which customer, and between which UTC days.
+ */
+export const auditScreenQuery = z.object({
+  who: text({ label: "Who", max: 200, min: 0, wrong: "Who is part of an email." }).optional()
+    .transform((v) => v || undefined),
+  action: z.enum(AUDIT_ACTION_NAMES, { error: "Choose an action from the list." }).optional(),
+  customer: idText.optional(),
+  from: signedUp("from").optional(),
+  to: signedUp("to").optional(),
+  page: pageQuery.page,
 });
 
 export const auditLog = defineCall({

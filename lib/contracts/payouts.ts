@@ -36,7 +36,13 @@ export const payout = z.object({
   rail_kind: z.enum(PAYOUT_QUEUES),
   rail_name: z.string(),
   /** The customer's account the money comes from. */
-  customer: z.object({ account_id: z.number(), account_ref: z.string(), name: z.string() }),
+  customer: z.object({
+    account_id: z.number(),
+    account_ref: z.string(),
+    name: z.string(),
+    /** Whoever made the payment, or an owner of the account, is restricted: the desk does not send it. */
+    restricted: z.boolean(),
+  }),
   created_by: person,
   recipient: z.object({
     name: z.string(),

@@ -69,5 +69,5 @@ route(
 route(
   admin,
   calls.liftRestriction,
-  (c, { params }) => liftRestriction(c.get("db"), params.id, c.get("user")!.id, now(c)),
+  (c, { params, body }) => liftRestriction(c.get("db"), params.id, body.reason, c.get("user")!.id, now(c)),
 );

@@ -43,6 +43,7 @@ export const CONSOLE_NAV: NavItem[] = [
   { href: "/console/bulkemails", label: "Bulk emails" },
   { href: "/console/profitReports", label: "Profit reports" },
   { href: "/console/migration", label: "Migration" },
+  { href: "/console/audit", label: "Audit log" },
   { href: "/account/security", label: "Sign-in and security" },
 ];
 

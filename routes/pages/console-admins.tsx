@@ -8,6 +8,7 @@ import { NotFound } from "../../server/errors.ts";
 import { planDetail } from "../../server/money/plan-detail.ts";
 import { ConsoleAdmins } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { AuditChanges } from "./console/audit-changes.tsx";
 
 /**
  * The console's administrators (decision 044), and one pricing plan's page (issue 11 item 9),
@@ -68,12 +69,6 @@ function SimpleTable({ caption, head, children }: { caption: string; head: strin
       </table>
     </div>
   );
-}
-
-/** What an entry's values were: the JSON, compactly. */
-function Values({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className={TERM}>—</span>;
-  return <code className="block max-w-md text-xs break-all whitespace-pre-wrap">{JSON.stringify(value)}</code>;
 }
 
 export async function ConsolePricingPlanPage(c: Context<AppEnv>) {
@@ -150,7 +145,7 @@ export async function ConsolePricingPlanPage(c: Context<AppEnv>) {
         {plan.history.length === 0
           ? <p className={`text-sm ${TERM}`}>No change recorded: the plan is as the portal first wrote it.</p>
           : (
-            <SimpleTable caption="History of changes" head={["When (UTC)", "Who", "What", "Before", "After"]}>
+            <SimpleTable caption="History of changes" head={["When (UTC)", "Who", "What", "Changes"]}>
               {plan.history.map((entry) => (
                 <tr key={entry.id} className={ROW}>
                   <td className={`${TD} whitespace-nowrap`}>{moment(entry.at)}</td>
@@ -160,10 +155,7 @@ export async function ConsolePricingPlanPage(c: Context<AppEnv>) {
                     {entry.account_ref ? <span className={`block ${TERM}`}>{entry.account_ref}</span> : null}
                   </td>
                   <td className={TD}>
-                    <Values value={entry.before} />
-                  </td>
-                  <td className={TD}>
-                    <Values value={entry.after} />
+                    <AuditChanges before={entry.before} after={entry.after} />
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { ReactNode } from "react";
-import { AUDIT_ACTIONS } from "../../lib/audit.ts";
 import { REJECTION_REASON_TEXT } from "../../lib/compliance.ts";
 import { idText } from "../../lib/contracts/common.ts";
 import {
@@ -10,12 +9,13 @@ import {
   reviewAnswersOf,
 } from "../../server/accounts/compliance.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
-import { auditEntries, type AuditEntry } from "../../server/audit.ts";
+import { AUDIT_LIMIT, auditEntries, type AuditEntry } from "../../server/audit.ts";
+import { AuditTable } from "./console/audit-changes.tsx";
 import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { feeOverridesOf } from "../../server/money/pricing.ts";
-import { ConsoleRestrict, ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
+import { ConsoleActOnBehalf, ConsoleRestrict, ConsoleReview, ConsoleUserFees, ConsoleUsers } from "../islands.ts";
 import { asc, eq } from "drizzle-orm";
 import { accountMembers, accounts, identityChecks } from "../../db/schema.ts";
 import { restrictionOf } from "../../server/accounts/restriction.ts";
@@ -26,6 +26,7 @@ import type { Database } from "../../db/client.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { ConsoleCustomerPartner } from "../islands.ts";
 import { listPartners } from "../../server/partners/partners.ts";
+import { profileFactsOf } from "../../server/profile/facts.ts";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
@@ -97,47 +98,24 @@ function ReviewRecord({ record }: { record: ComplianceRecord }) {
   );
 }
 
-/** What an audit entry's values were, compactly: "status: awaiting_approval", or the JSON. */
-function Values({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className={TERM}>—</span>;
-  return <code className="block max-w-md text-xs break-all whitespace-pre-wrap">{JSON.stringify(value)}</code>;
-}
-
-/** Everything done to or for the customer, newest first, with who did it and the values before and after. */
-function AuditTrail({ entries }: { entries: AuditEntry[] }) {
+/** Everything done to or for the customer, newest first, with who did it and what it changed. */
+function AuditTrail({ entries, customerId }: { entries: AuditEntry[]; customerId: number }) {
   if (!entries.length) return <p className="text-sm text-neutral-600 dark:text-neutral-400">Nothing recorded yet.</p>;
   return (
-    <div className="overflow-x-auto">
-      <table className="w-full text-left text-sm">
-        <thead className={TERM}>
-          <tr>
-            <th scope="col" className="py-2 pr-4 font-medium">When</th>
-            <th scope="col" className="py-2 pr-4 font-medium">Who</th>
-            <th scope="col" className="py-2 pr-4 font-medium">What</th>
-            <th scope="col" className="py-2 pr-4 font-medium">Before</th>
-            <th scope="col" className="py-2 font-medium">After</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id} className="border-t border-neutral-200 align-top dark:border-neutral-800">
-              <td className="py-2 pr-4 whitespace-nowrap">{entry.at.slice(0, 16).replace("T", " ")}</td>
-              <td className="py-2 pr-4 break-all">{entry.actor.email}</td>
-              <td className="py-2 pr-4">
-                {AUDIT_ACTIONS[entry.action]}
-                {entry.account_ref ? <span className={`block ${TERM}`}>{entry.account_ref}</span> : null}
-              </td>
-              <td className="py-2 pr-4">
-                <Values value={entry.before} />
-              </td>
-              <td className="py-2">
-                <Values value={entry.after} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <>
+      <AuditTable entries={entries} />
+      {entries.length >= AUDIT_LIMIT
+        ? (
+          <p className={`mt-2 text-sm ${TERM}`}>
+            The latest {entries.length}:{" "}
+            <a className="underline" href={`/console/audit?customer=${customerId}`}>
+              the audit screen
+            </a>{" "}
+            has them all.
+          </p>
+        )
+        : null}
+    </>
   );
 }
 
@@ -254,7 +232,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const found = await userWithSummary(db, id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;
-  const [answers, record, trail, restriction, memberOf, identity, partners] = await Promise.all([
+  const [answers, record, trail, restriction, memberOf, identity, partners, profile] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),
     auditEntries(db, id),
@@ -262,6 +240,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
     accountsOf(db, id),
     identityOf(db, id),
     listPartners(db),
+    profileFactsOf(db, id),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
@@ -285,9 +264,26 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
           ]}
         />
       </div>
+      <ConsoleActOnBehalf
+        customer={{ id: customer.id, name: customer.name || customer.username }}
+        current={c.get("onBehalf")?.id === customer.id}
+      />
       <section aria-labelledby="restriction-heading" className="card flex flex-col gap-3">
         <h2 id="restriction-heading" className="text-lg font-semibold">Restriction</h2>
         <ConsoleRestrict customer={{ id: customer.id, name: customer.name }} restriction={restriction} />
+      </section>
+      <section aria-labelledby="profile-heading" className="card flex flex-col gap-3" data-profile={customer.type}>
+        <h2 id="profile-heading" className="text-lg font-semibold">Profile</h2>
+        {profile
+          ? (
+            <>
+              <p className={`text-sm ${TERM}`}>
+                What the customer told us, as last saved on {profile.updatedAt.toISOString().slice(0, 10)}.
+              </p>
+              <Facts rows={profile.facts} />
+            </>
+          )
+          : <p className="text-sm">The customer has not saved a profile yet.</p>}
       </section>
       {facts ? <AccountFacts {...facts} /> : null}
       <section aria-labelledby="partner-heading" className="card flex flex-col gap-3">
@@ -342,7 +338,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </div>
       <section aria-labelledby="audit-heading" className="card">
         <h2 id="audit-heading" className="mb-3 text-lg font-semibold">Audit trail</h2>
-        <AuditTrail entries={trail} />
+        <AuditTrail entries={trail} customerId={customer.id} />
       </section>
     </section>
   );

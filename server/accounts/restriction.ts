@@ -69,8 +69,14 @@ export async function restrictCustomer(
   return await restrictionOf(db, id);
 }
 
-/** Lifts a customer's restriction; 409 when they are not restricted. */
-export async function liftRestriction(db: Database, id: number, by: number, now: Date): Promise<Restriction> {
+/** Lifts a customer's restriction with a reason for the file; 409 when they are not restricted. */
+export async function liftRestriction(
+  db: Database,
+  id: number,
+  reason: string,
+  by: number,
+  now: Date,
+): Promise<Restriction> {
   await db.transaction(async (tx) => {
     const [row] = await tx.select({ level: users.level, restricted: users.restricted }).from(users)
       .where(eq(users.id, id));
@@ -82,7 +88,7 @@ export async function liftRestriction(db: Database, id: number, by: number, now:
       subject: id,
       action: "customer.lift",
       before: { restricted: true },
-      after: { restricted: false },
+      after: { restricted: false, reason },
     }, now);
   });
   return await restrictionOf(db, id);

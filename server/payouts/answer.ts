@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { payout } from "../../lib/contracts/payouts.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
+import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "../payments/answer.ts";
 import { type Person, personOr } from "../payments/people.ts";
@@ -13,6 +14,8 @@ export type Payout = z.output<typeof payout>;
 export interface PayoutAccount {
   accountRef: string;
   name: string;
+  /** The payment's customer is restricted (./restricted.ts): it is not sent. */
+  restricted: boolean;
 }
 
 /** A SEPA payment goes out in a file, not on its own. */
@@ -25,14 +28,22 @@ export const awaitsRail = (row: Pick<PaymentRow, "status" | "railReference">) =>
   row.status === "submitted" && row.railReference === null;
 
 /** What the desk may do with a payment now (the server holds the same rules: ./desk.ts). */
-export function deskActions(row: Pick<PaymentRow, "status" | "rail" | "railReference">) {
+export function deskActions(row: Pick<PaymentRow, "status" | "rail" | "railReference">, restricted = false) {
   const inFile = row.rail === "sepa";
   const unconfirmed = awaitsRail(row);
+  // A restricted customer's approved payment waits for compliance; one the rail may already have is asked again.
+  const held = restricted && row.status === "approved";
   return {
-    submit: !inFile && (row.status === "approved" || unconfirmed),
+    submit: !inFile && !held && (row.status === "approved" || unconfirmed),
     complete: row.status === "submitted" && !unconfirmed,
     fail: row.status === "approved" || (row.status === "submitted" && !unconfirmed),
-    note: inFile && row.status === "approved" ? IN_A_FILE : unconfirmed ? RAIL_UNCONFIRMED : null,
+    note: held
+      ? RESTRICTED_PAYOUT
+      : inFile && row.status === "approved"
+      ? IN_A_FILE
+      : unconfirmed
+      ? RAIL_UNCONFIRMED
+      : null,
   };
 }
 
@@ -44,7 +55,12 @@ export function payoutAnswer(row: PaymentRow, account: PayoutAccount, people: Ma
     rail: row.rail,
     rail_kind: RAILS[row.rail].kind,
     rail_name: RAILS[row.rail].name,
-    customer: { account_id: row.accountId, account_ref: account.accountRef, name: account.name },
+    customer: {
+      account_id: row.accountId,
+      account_ref: account.accountRef,
+      name: account.name,
+      restricted: account.restricted,
+    },
     created_by: personOr(people, row.createdBy),
     recipient: { name, type, currency, country, details },
     sell_amount: formatAmount(row.sellCurrency, row.sellMinor),
@@ -61,6 +77,6 @@ export function payoutAnswer(row: PaymentRow, account: PayoutAccount, people: Ma
     batch_id: row.batchId,
     rail_reference: row.railReference,
     reason: row.reason,
-    actions: deskActions(row),
+    actions: deskActions(row, account.restricted),
   };
 }

@@ -5,6 +5,8 @@
  * out in the ledger, and the file is written from those payments and stored on the batch: a batch
  * exists only with its file and its payments, whatever happens to the process.
  */
+import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
+import { restrictedPayments } from "./restricted.ts";
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
@@ -59,7 +61,13 @@ export async function createSepaBatch(
     if (!waiting.length) throw new Conflict("No approved SEPA payment is waiting for a file.");
     const going: { payment: PaymentRow; railReference: string }[] = [];
     const leftOut: { payment_id: number; problems: string[] }[] = [];
+    const restricted = await restrictedPayments(tx, waiting);
     for (const payment of waiting) {
+      // A restricted customer's payment stays approved, out of the file, until compliance decides.
+      if (restricted.has(payment.id)) {
+        leftOut.push({ payment_id: payment.id, problems: [RESTRICTED_PAYOUT] });
+        continue;
+      }
       try {
         going.push({ payment, ...await rail.submit(payment) });
       } catch (error) {

@@ -16,6 +16,8 @@ import type { PaymentRow } from "../payments/answer.ts";
 import { completePayment, type DeskAction, failPayment, submitPayment } from "../payments/transitions.ts";
 import { awaitsRail, IN_A_FILE, RAIL_UNCONFIRMED } from "./answer.ts";
 import { type PayoutRail, RailRefused } from "./rail.ts";
+import { restrictedPayments } from "./restricted.ts";
+import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 
 export interface DeskOutcome {
   payment: PaymentRow;
@@ -54,6 +56,7 @@ export async function submitPayout(
   let row = await paymentRow(db, action.paymentId);
   const was = row.status;
   if (row.rail === "sepa") throw new Conflict(IN_A_FILE);
+  if (row.status === "approved" && (await restrictedPayments(db, [row])).size) throw new Conflict(RESTRICTED_PAYOUT);
   if (row.status === "approved") {
     // Paid out and audited in one transaction: the change cannot commit without its record.
     row = await db.transaction(async (tx) => {

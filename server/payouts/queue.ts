@@ -8,6 +8,7 @@ import { type Rail, RAILS } from "../../lib/payments/rails.ts";
 import { NotFound } from "../errors.ts";
 import { peopleByIds } from "../payments/people.ts";
 import { type Payout, payoutAnswer } from "./answer.ts";
+import { restrictedPayments } from "./restricted.ts";
 import { SIMULATED_RAIL_NOTE } from "./simulated-rail.ts";
 
 /** The payout desk's queues (/console/local and /console/transfer), and payments by id for its answers. */
@@ -76,6 +77,15 @@ async function payoutsWhere(db: Database | Tx, where: SQL | undefined, order: SQ
   const query = db.select({ payment: payments, accountRef: accounts.accountRef, accountName: accounts.name })
     .from(payments).innerJoin(accounts, eq(accounts.id, payments.accountId)).where(where).orderBy(order);
   const rows = limit === undefined ? await query : await query.limit(limit);
-  const people = await peopleByIds(db, rows.map((r) => r.payment.createdBy));
-  return rows.map((r) => payoutAnswer(r.payment, { accountRef: r.accountRef, name: r.accountName }, people));
+  const [people, restricted] = await Promise.all([
+    peopleByIds(db, rows.map((r) => r.payment.createdBy)),
+    restrictedPayments(db, rows.map((r) => r.payment)),
+  ]);
+  return rows.map((r) =>
+    payoutAnswer(
+      r.payment,
+      { accountRef: r.accountRef, name: r.accountName, restricted: restricted.has(r.payment.id) },
+      people,
+    )
+  );
 }

@@ -1,8 +1,8 @@
 /**
  * Restricting a customer, in Chromium (issue 11 item 1, decision 048): an administrator restricts
  * a customer with a reason on the customer's console page; the customer sees the banner on every
- * page and the convert form refuses; the administrator lifts the restriction and the customer can
- * convert.
+ * page and the convert form refuses; the administrator lifts the restriction with a reason and the
+ * customer can convert.
  */
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
@@ -80,7 +80,9 @@ describe("restricting a customer", () => {
     await admin.page.getByRole("button", { name: "Search" }).click();
     expect((await (await listed).json()).body.items.map((c: { id: number }) => c.id)).toContain(opened.id);
 
-    await admin.page.goto(`${server.url}/console/users/${opened.id}`);
+    // The customer's name in the list leads to their page.
+    await admin.page.getByRole("link", { name: `${CUSTOMER.first} ${CUSTOMER.last}` }).click();
+    await admin.page.waitForURL(`${server.url}/console/users/${opened.id}`);
     await hydrated(admin.page);
     await admin.page.getByRole("button", { name: "Restrict the customer" }).click();
     await admin.page.getByLabel("Reason").fill("Source of funds under review");
@@ -98,8 +100,13 @@ describe("restricting a customer", () => {
     await expect.poll(() => refused.convert.textContent()).toContain(RESTRICTED_MESSAGE);
     expect(await refused.convert.getByRole("region", { name: "Your quote" }).count()).toBe(0);
 
-    // Lifted: no banner, and the conversion goes through.
+    // Lifting asks why, like restricting; sending the reason confirms it. Lifted: no banner, and the conversion goes through.
     await admin.page.getByRole("button", { name: "Lift the restriction" }).click();
+    await admin.page.getByRole("button", { name: "Confirm lifting" }).click();
+    await expect.poll(() => admin.page.locator("#lift-reason-error").textContent()).toContain("Give the reason");
+    expect(await admin.page.locator("[data-restriction=on]").count()).toBe(1);
+    await admin.page.getByLabel("Reason").fill("Source of funds documented");
+    await admin.page.getByRole("button", { name: "Confirm lifting" }).click();
     await expect.poll(() => admin.page.locator("[data-restriction=off]").count()).toBe(1);
     const allowed = await askQuote(customer.page);
     expect(allowed.response.status()).toBe(200);
@@ -110,6 +117,17 @@ describe("restricting a customer", () => {
     await quote.getByRole("button", { name: "Confirm" }).click();
     expect((await done).status()).toBe(201);
     await expect.poll(() => customer.page.getByRole("region", { name: "Conversion receipt" }).isVisible()).toBe(true);
+
+    // From the customer's page, the administrator acts on their behalf: the account's pages, with the mode's banner.
+    await admin.page.goto(`${server.url}/console/users/${opened.id}`);
+    await hydrated(admin.page);
+    await admin.page.getByRole("button", { name: `Act on behalf of ${CUSTOMER.first} ${CUSTOMER.last}` }).click();
+    await admin.page.waitForURL(`${server.url}/account`);
+    await hydrated(admin.page);
+    const banner = admin.page.getByRole("region", { name: "Acting on behalf of a customer" });
+    await expect.poll(() => banner.isVisible()).toBe(true);
+    expect(await banner.textContent()).toContain(`You are acting on behalf of ${CUSTOMER.first} ${CUSTOMER.last}`);
+    await admin.page.request.delete(`${server.url}/api/account/onbehalf`);
 
     expect(unexpected(customer.problems, [403])).toEqual([]);
     expect(unexpected(admin.problems)).toEqual([]);

@@ -199,3 +199,58 @@ describe("the reviewer sees why a customer waits, beside the decision", () => {
     expect(personText).toContain("Acting on behalf of someone else No");
   });
 });
+
+describe("the reviewer sees the whole profile they approve", () => {
+  const profileSection = (html: string) => {
+    const text = html.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+    return text.slice(text.indexOf(" Profile What the customer told us"), text.indexOf(" Partner Registered"));
+  };
+
+  test("a person's page shows name, birth date, address, passport, work and money answers in words", async () => {
+    const person = await registerCustomer(t, { type: "Personal" });
+    expectStatus(await person.client.post("account/profile", personalProfile({ position: "Analyst" })), 200);
+    const shown = profileSection((await admin.client.get(`/console/users/${person.id}`)).text);
+    for (
+      const fact of [
+        "First name Ada",
+        "Last name Lovelace",
+        "Date of birth 1990-05-17",
+        "Phone number +447911123456",
+        "Passport number Passport 123456789",
+        "Address 10 Downing Street, London, SW1A 2AA, United Kingdom (GB)",
+        "Employment status Employed",
+        "Job title Analyst",
+        "Expected annual amount they will send 50000",
+        "Main source of funds Salary",
+        "Purposes of the account Family support",
+        "For their personal use Yes",
+        "How they heard about us Not given",
+      ]
+    ) expect(shown).toContain(fact);
+    expect(shown).not.toContain("{");
+  });
+
+  test("a business's page shows the company, its country, address, directors and owners", async () => {
+    const business = await customerWithoutAccount(t);
+    const shown = profileSection((await admin.client.get(`/console/users/${business.id}`)).text);
+    for (
+      const fact of [
+        "Company name Acme Trading Ltd",
+        "Company registration number 12345678",
+        "Date of incorporation 2015-03-01",
+        "Country of incorporation United Kingdom (GB)",
+        "Registered address 1 High Street, Suite 4, Leeds, West Yorkshire, LS1 1AA",
+        "Nature of business Import and export of machine parts",
+        "Contact person Grace Hopper",
+        "Directors Grace Hopper",
+        "Ultimate beneficial owners Grace Hopper",
+      ]
+    ) expect(shown).toContain(fact);
+  });
+
+  test("before a profile is saved the page says so", async () => {
+    const fresh = await registerCustomer(t, { type: "Personal" });
+    const text = (await admin.client.get(`/console/users/${fresh.id}`)).text.replace(/<[^>]+>/g, " ");
+    expect(text).toContain("The customer has not saved a profile yet.");
+  });
+});

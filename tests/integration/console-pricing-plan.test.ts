@@ -106,6 +106,13 @@ describe("one pricing plan", () => {
     expectStatus(await admin.client.get("console/pricingplans/99999"), 404);
   });
 
+  test("the plans list links each plan's name to its page", async () => {
+    const page = await admin.client.get("/console/pricingplan");
+    expectStatus(page, 200);
+    expect(page.text).toContain(`href="/console/pricingplan/${planId}"`);
+    expect(page.text).toContain(`href="/console/pricingplan/${defaultId}"`);
+  });
+
   test("customers and visitors get 404", async () => {
     for (const client of [moved.client, new TestClient(t)]) {
       expectStatus(await client.get(`console/pricingplans/${planId}`), 404);

@@ -43,7 +43,8 @@ const GBP_EUR = { sell_currency: "GBP", buy_currency: "EUR", amount: "100.00", f
 
 const restrict = (id: number, reason = "Source of funds under review") =>
   admin.client.post(`console/users/${id}/restrict`, { reason });
-const lift = (id: number) => admin.client.delete(`console/users/${id}/restrict`);
+const lift = (id: number, reason = "Source of funds documented") =>
+  admin.client.delete(`console/users/${id}/restrict`, { reason });
 
 /** Every call on a customer's account that changes something: each must say whether it moves money. */
 const customerWrites = () =>
@@ -97,7 +98,9 @@ describe("restricting and lifting", () => {
     expect(restricts).toHaveLength(1);
     const liftKey = crypto.randomUUID();
     const lifts = [0, 1].map(() =>
-      admin.client.request("DELETE", `console/users/${other.id}/restrict`, undefined, { "Idempotency-Key": liftKey })
+      admin.client.request("DELETE", `console/users/${other.id}/restrict`, { reason: "Retried lift" }, {
+        "Idempotency-Key": liftKey,
+      })
     );
     for (const res of await Promise.all(lifts)) expect([200, 409]).toContain(res.status);
     expect((await other.client.get("account/whoami")).json.body.restricted).toBe(false);
@@ -108,6 +111,23 @@ describe("restricting and lifting", () => {
     expectStatus(res, 422);
     expect(res.json.fields).toHaveProperty("reason");
     expect((await other.client.get("account/whoami")).json.body.restricted).toBe(false);
+  });
+
+  test("lifting without a reason is refused naming the field, and the customer stays restricted", async () => {
+    expectStatus(await restrict(other.id, "Checking a payment"), 200);
+    for (const body of [undefined, {}, { reason: "  " }, { reason: "x".repeat(501) }]) {
+      const res = await admin.client.delete(`console/users/${other.id}/restrict`, body);
+      expectStatus(res, 422);
+      expect(res.json.fields).toHaveProperty("reason");
+    }
+    expect((await other.client.get("account/whoami")).json.body.restricted).toBe(true);
+    expectStatus(await lift(other.id, "Payment checked: nothing found"), 200);
+    const trail = await admin.client.get(`console/audit?customer=${other.id}`);
+    expect(trail.json.body[0]).toMatchObject({
+      action: "customer.lift",
+      before: { restricted: true },
+      after: { restricted: false, reason: "Payment checked: nothing found" },
+    });
   });
 
   test("an administrator cannot be restricted, nor an unknown id", async () => {
@@ -126,7 +146,7 @@ describe("restricting and lifting", () => {
 
   test("the restriction calls are the console's: 404 to a customer", async () => {
     expectStatus(await ada.client.post(`console/users/${other.id}/restrict`, { reason: "x" }), 404);
-    expectStatus(await ada.client.delete(`console/users/${other.id}/restrict`), 404);
+    expectStatus(await ada.client.delete(`console/users/${other.id}/restrict`, { reason: "x" }), 404);
     expectStatus(await ada.client.get(`console/users/${other.id}/restrict`), 404);
   });
 });
@@ -218,6 +238,13 @@ describe("the screens", () => {
     expect(shown).toContain("Restricted the customer: no money can move");
     const funded = main((await admin.client.get(`/console/users/${ada.id}`)).text);
     expect(funded).toMatch(/GBP<\/dt><dd>[\d,.]+ available/);
+  });
+
+  test("the list links each customer's name to their page, which offers acting on their behalf", async () => {
+    const list = main((await admin.client.get("/console/users")).text);
+    expect(list).toContain(`href="/console/users/${other.id}"`);
+    const page = main((await admin.client.get(`/console/users/${other.id}`)).text);
+    expect(page).toMatch(/<button[^>]*aria-label="Act on behalf of [^"]+"[^>]*>Act on behalf<\/button>/);
   });
 
   test("a restricted customer's pages carry the banner, and the convert and payment forms say so", async () => {

@@ -44,6 +44,7 @@ const CONSOLE = [
   "/console/users/7",
   "/console/admins",
   "/console/alerts",
+  "/console/audit",
   "/console/partners",
   "/console/partners/7",
   "/console/receipts",

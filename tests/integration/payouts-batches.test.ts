@@ -1,3 +1,4 @@
+import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 import { XMLParser } from "fast-xml-parser";
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
@@ -261,5 +262,23 @@ describe("a SEPA file", () => {
     expect(res.json.fields).toEqual({ scheme: 'scheme is "sepa".' });
     expectStatus(await admin.client.get("console/payouts/batches/999999/file"), 404);
     expectStatus(await admin.client.get("console/payouts/batches/abc/file"), 422);
+  });
+});
+
+describe("a restricted customer's payments (decision 048, amended)", () => {
+  test("stay approved and out of the file, with why, until the restriction is lifted", async () => {
+    await clearWaiting();
+    const held = await pay(france, "30.00", "Held back");
+    const path = `console/users/${account.owner.id}/restrict`;
+    expectStatus(await admin.client.post(path, { reason: "Source of funds under review" }), 200);
+    const refused = await exportFile();
+    expectStatus(refused, 409);
+    expect(refused.json.error).toContain(RESTRICTED_PAYOUT);
+    expect((await account.owner.client.get(`account/payments/${held.id}`)).json.body.status).toBe("approved");
+
+    expectStatus(await admin.client.delete(path, { reason: "Source of funds shown" }), 200);
+    const made = await exportFile();
+    expectStatus(made, 201);
+    expect(made.json.body.payments.map((p: { id: number }) => p.id)).toEqual([held.id]);
   });
 });

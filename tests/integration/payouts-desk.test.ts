@@ -5,6 +5,7 @@ import { ledgerEntries, ledgerTransfers } from "../../db/schema-money.ts";
 import { notifications, paymentEvents, payments } from "../../db/schema-payments.ts";
 import { submitPayout } from "../../server/payouts/desk.ts";
 import type { PayoutRail } from "../../server/payouts/rail.ts";
+import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 import { type Admin, expectStatus, TestClient } from "../helpers/client.ts";
 import { decimalOf, expectLedgerSound, minorOf, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import { addRecipient, balanceOf, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
@@ -346,3 +347,33 @@ describe("the rules", () => {
 
 const plus = (a: string, b: string) => decimalOf(minorOf(a, 2) + minorOf(b, 2), 2);
 const minus = (a: string, b: string) => decimalOf(minorOf(a, 2) - minorOf(b, 2), 2);
+
+describe("a restricted customer's payment (decision 048, amended)", () => {
+  type Row = { id: number; customer: { restricted: boolean }; actions: { submit: boolean; note: string | null } };
+  const restrict = (reason: string) => admin.client.post(`console/users/${account.owner.id}/restrict`, { reason });
+  const lift = (reason: string) => admin.client.delete(`console/users/${account.owner.id}/restrict`, { reason });
+
+  test("the desk shows the customer restricted, refuses to send it, and compliance lifts or fails it", async () => {
+    const held = await pay(uk, "12.00");
+    const failed = await pay(uk, "13.00");
+    expectStatus(await restrict("Payment under review"), 200);
+    const rows = (await queue("rail=local")).items as unknown as Row[];
+    const shown = rows.find((p) => p.id === held.id)!;
+    expect(shown.customer.restricted).toBe(true);
+    expect(shown.actions).toMatchObject({ submit: false, note: RESTRICTED_PAYOUT });
+    const page = await admin.client.get("/console/local");
+    expect(page.text).toContain('data-restricted="payout"');
+
+    const refused = await submit(held.id);
+    expectStatus(refused, 409);
+    expect(refused.json.error).toBe(RESTRICTED_PAYOUT);
+    expect((await customerSees(held.id)).status).toBe("approved");
+    expectStatus(await fail(failed.id, "Compliance: source of funds not shown"), 200);
+
+    expectStatus(await lift("Source of funds shown"), 200);
+    const after = ((await queue("rail=local")).items as unknown as Row[]).find((p) => p.id === held.id)!;
+    expect(after).toMatchObject({ customer: { restricted: false }, actions: { submit: true } });
+    expectStatus(await submit(held.id), 200);
+    await expectLedgerSound(t.db);
+  });
+});

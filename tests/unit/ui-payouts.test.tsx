@@ -27,7 +27,7 @@ function payout(overrides: Partial<Payout> = {}): Payout {
     rail: "faster_payments",
     rail_kind: "local",
     rail_name: "UK Faster Payments",
-    customer: { account_id: 3, account_ref: "P1234567", name: "Otto Owner" },
+    customer: { account_id: 3, account_ref: "P1234567", name: "Otto Owner", restricted: false },
     created_by: PIA,
     recipient: {
       name: "Mary Smith",

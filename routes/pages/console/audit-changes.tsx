@@ -1,0 +1,144 @@
+/**
+ * An audit entry's values before and after, as staff read them: a short list of
+ * "field: old → new" in words (decision 026 keeps the values as JSON; the screens never show it).
+ * Nested values are named by their path ("fees › GBP › regular"); a field the entry only set shows
+ * its new value, one it only removed its old one. Shared by the customer page, the plan history
+ * and the console's audit screen.
+ */
+
+import { AUDIT_ACTIONS } from "../../../lib/audit.ts";
+import type { AuditEntry } from "../../../server/audit.ts";
+
+type Flat = Map<string, unknown>;
+
+/** Words for a field's key: "override_transfer_fee" → "override transfer fee", "planId" → "plan id". */
+export const fieldWords = (key: string) =>
+  /[a-z]/.test(key) // A code such as GBP stays as it is.
+    ? key.replace(/([a-z])([A-Z])/g, "$1 $2").replaceAll("_", " ").replaceAll("-", " ").toLowerCase()
+    : key;
+
+/** A value in words: yes/no, "—" for nothing, lists joined, and text as it is. */
+export function valueWords(value: unknown): string {
+  if (value === null || value === undefined || value === "") return "—";
+  if (value === true) return "yes";
+  if (value === false) return "no";
+  if (Array.isArray(value)) return value.length ? value.map(valueWords).join(", ") : "none";
+  if (typeof value === "object") {
+    return Object.entries(value as Record<string, unknown>).map(([k, v]) => `${fieldWords(k)} ${valueWords(v)}`)
+      .join(", ");
+  }
+  return String(value).replaceAll("_", " ");
+}
+
+function flatten(value: unknown, path: string[], out: Flat): Flat {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    // Two levels deep at most: deeper values are read as one ("fees › GBP: regular 1.50, priority 3.00").
+    if (path.length < 2 && entries.length) {
+      for (const [key, v] of entries) flatten(v, [...path, key], out);
+      return out;
+    }
+  }
+  out.set(path.length ? path.map(fieldWords).join(" › ") : "value", value);
+  return out;
+}
+
+export interface Change {
+  field: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** The fields that differ between before and after (or that either holds when the other is empty). */
+export function changesOf(before: unknown, after: unknown): Change[] {
+  const was = before === null || before === undefined ? new Map() : flatten(before, [], new Map());
+  const is = after === null || after === undefined ? new Map() : flatten(after, [], new Map());
+  const fields = [...new Set([...was.keys(), ...is.keys()])];
+  return fields.flatMap((field) => {
+    const a = was.has(field) ? valueWords(was.get(field)) : null;
+    const b = is.has(field) ? valueWords(is.get(field)) : null;
+    return a === b ? [] : [{ field, before: a, after: b }];
+  });
+}
+
+export function AuditChanges({ before, after }: { before: unknown; after: unknown }) {
+  const changes = changesOf(before, after);
+  if (!changes.length) return <span className="text-neutral-600 dark:text-neutral-400">—</span>;
+  return (
+    <ul className="flex flex-col gap-0.5" data-audit-changes="">
+      {changes.map((c) => (
+        <li key={c.field} className="break-words">
+          {`${c.field}: ${
+            c.before === null ? c.after : c.after === null ? `${c.before} → removed` : `${c.before} → ${c.after}`
+          }`}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+const TERM = "text-neutral-600 dark:text-neutral-400";
+
+export interface Subject {
+  name: string;
+  admin: boolean;
+}
+
+/** Whom an entry is for: a customer links to their page; an administrator has none. */
+function Subject({ id, who }: { id: number; who: Subject | undefined }) {
+  if (!who) return <span>{`User ${id}`}</span>;
+  if (who.admin) return <span>{`${who.name} (administrator)`}</span>;
+  return <a className="underline" href={`/console/users/${id}`}>{who.name}</a>;
+}
+
+/**
+ * Audit entries as a table: when, who, what (and the account), for whom when asked (the console's
+ * audit screen), and what changed in words.
+ */
+export function AuditTable(
+  { entries, customers }: {
+    entries: AuditEntry[];
+    /** Whom the entries are for, by id (a customer, or an administrator invited or disabled): adds the "For whom" column. */
+    customers?: Map<number, Subject>;
+  },
+) {
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm">
+        <thead className={TERM}>
+          <tr>
+            <th scope="col" className="py-2 pr-4 font-medium">When (UTC)</th>
+            <th scope="col" className="py-2 pr-4 font-medium">Who</th>
+            <th scope="col" className="py-2 pr-4 font-medium">What</th>
+            {customers ? <th scope="col" className="py-2 pr-4 font-medium">For whom</th> : null}
+            <th scope="col" className="py-2 font-medium">Changes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id} className="border-t border-neutral-200 align-top dark:border-neutral-800">
+              <td className="py-2 pr-4 whitespace-nowrap">{entry.at.slice(0, 16).replace("T", " ")}</td>
+              <td className="py-2 pr-4 break-all">{entry.actor.email}</td>
+              <td className="py-2 pr-4">
+                {AUDIT_ACTIONS[entry.action] ?? entry.action}
+                {entry.account_ref ? <span className={`block ${TERM}`}>{entry.account_ref}</span> : null}
+              </td>
+              {customers
+                ? (
+                  <td className="py-2 pr-4">
+                    {entry.subject_id
+                      ? <Subject id={entry.subject_id} who={customers.get(entry.subject_id)} />
+                      : <span className={TERM}>—</span>}
+                  </td>
+                )
+                : null}
+              <td className="py-2">
+                <AuditChanges before={entry.before} after={entry.after} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { type Admin, anotherAdmin, expectStatus, TestClient } from "../helpers/client.ts";
+import { type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
+import { changesOf } from "../../routes/pages/console/audit-changes.tsx";
+
+/**
+ * The console's audit screen (/console/audit) and the audit trails in words: staff find who did
+ * what across the console by who, action, customer and days, page by page; the before and after
+ * of each entry read as "field: old → new", never as JSON, there and on the customer's page.
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+let second: Admin;
+let ada: OpenCustomer;
+let bob: OpenCustomer;
+
+const text = (html: string) =>
+  html.slice(html.indexOf("<main"), html.indexOf("</main>")).replace(/<[^>]+>/g, " ").replace(/&gt;/g, ">")
+    .replace(/\s+/g, " ");
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+  second = await anotherAdmin(t);
+  ada = await openCustomer(t);
+  bob = await openCustomer(t);
+  expectStatus(await admin.client.post(`console/users/${ada.id}/restrict`, { reason: "Source of funds" }), 200);
+  expectStatus(await second.client.delete(`console/users/${ada.id}/restrict`, { reason: "Documents seen" }), 200);
+  expectStatus(await second.client.post(`console/users/${bob.id}/restrict`, { reason: "Sanctions hit" }), 200);
+});
+
+describe("the audit screen", () => {
+  test("lists every console action newest first, with who, what, for whom and the changes in words", async () => {
+    const page = await admin.client.get("/console/audit");
+    expectStatus(page, 200);
+    const shown = text(page.text);
+    expect(shown).not.toContain("Coming soon");
+    expect(shown).toContain("Audit log");
+    expect(shown).toContain("restricted: no → yes");
+    expect(shown).toContain("reason: Sanctions hit");
+    expect(shown).toContain("restricted: yes → no");
+    expect(shown).toContain("reason: Documents seen");
+    expect(shown.indexOf("Sanctions hit")).toBeLessThan(shown.indexOf("Documents seen"));
+    expect(page.text).toContain(`href="/console/users/${bob.id}"`);
+    expect(shown).not.toContain('{"restricted"');
+  });
+
+  test("filters by who, action, customer and days", async () => {
+    const byWho = text((await admin.client.get(`/console/audit?who=${encodeURIComponent(second.email)}`)).text);
+    expect(byWho).toContain("Documents seen");
+    expect(byWho).toContain("Sanctions hit");
+    expect(byWho).not.toContain("reason: Source of funds");
+    const lifts = text((await admin.client.get("/console/audit?action=customer.lift")).text);
+    expect(lifts).toContain("Documents seen");
+    expect(lifts).not.toContain("Sanctions hit");
+    const forAda = text((await admin.client.get(`/console/audit?customer=${ada.id}&action=customer.restrict`)).text);
+    expect(forAda).toContain("Source of funds");
+    expect(forAda).not.toContain("Sanctions hit");
+    const today = new Date(t.clock.now()).toISOString().slice(0, 10);
+    expect(text((await admin.client.get(`/console/audit?from=${today}&to=${today}`)).text)).toContain("Sanctions hit");
+    const before = text((await admin.client.get("/console/audit?to=2000-01-01")).text);
+    expect(before).toContain("No entry matches.");
+  });
+
+  test("a wrong filter says what is wrong and shows the unfiltered log", async () => {
+    const page = await admin.client.get("/console/audit?from=2026-13-40");
+    expectStatus(page, 200);
+    expect(text(page.text)).toContain("from is a date written YYYY-MM-DD.");
+  });
+
+  test("pages through more entries than one page holds", async () => {
+    // Ada has 2 entries already: 54 after these, more than the 50 of a page.
+    const path = `console/users/${ada.id}/restrict`;
+    for (let i = 0; i < 26; i++) {
+      expectStatus(await admin.client.post(path, { reason: `Round ${i}` }), 200);
+      expectStatus(await admin.client.delete(path, { reason: `Lifted ${i}` }), 200);
+    }
+    const first = await admin.client.get(`/console/audit?customer=${ada.id}`);
+    expect(Number(/data-audit-total="(\d+)"/.exec(first.text)![1])).toBeGreaterThanOrEqual(54);
+    expect(text(first.text)).toContain("Lifted 25");
+    expect(text(first.text)).not.toContain("Source of funds");
+    expect(first.text).toContain(`href="/console/audit?customer=${ada.id}&amp;page=2"`);
+    const older = text((await admin.client.get(`/console/audit?customer=${ada.id}&page=2`)).text);
+    expect(older).toContain("Source of funds");
+    expect(older).not.toContain("Lifted 25");
+  });
+
+  test("an entry about an administrator names them, with no customer link", async () => {
+    const invited = await admin.client.post("console/admins", { email: "new.admin@example.com", name: "Grace Hopper" });
+    expect(invited.status).toBeLessThan(300);
+    const page = await admin.client.get("/console/audit?action=admin.invite");
+    const shown = text(page.text);
+    expect(shown).toContain("(administrator)");
+    expect(page.text).not.toMatch(new RegExp(`href="/console/users/${invited.json.body.id}"`));
+  });
+
+  test("is the console's: 'Page not found' to a customer and a visitor, and in the console menu", async () => {
+    for (const client of [ada.client, new TestClient(t)]) expectStatus(await client.get("/console/audit"), 404);
+    expect((await admin.client.get("/console/users")).text).toContain('href="/console/audit"');
+  });
+});
+
+describe("changes in words", () => {
+  test("only what differs, nested fields by their path, nothing as JSON", () => {
+    expect(changesOf({ restricted: false }, { restricted: true, reason: "Sanctions hit" })).toEqual([
+      { field: "restricted", before: "no", after: "yes" },
+      { field: "reason", before: null, after: "Sanctions hit" },
+    ]);
+    expect(
+      changesOf({ fees: { GBP: { regular: "1.00" } }, name: "A" }, { fees: { GBP: { regular: "1.50" } }, name: "A" }),
+    )
+      .toEqual([{ field: "fees › GBP", before: "regular 1.00", after: "regular 1.50" }]);
+    expect(changesOf({ plan_id: 3 }, null)).toEqual([{ field: "plan id", before: "3", after: null }]);
+  });
+
+  test("the customer's page shows its trail in words", async () => {
+    const shown = text((await admin.client.get(`/console/users/${ada.id}`)).text);
+    expect(shown).toContain("reason: Documents seen");
+    expect(shown).not.toContain('{"restricted"');
+  });
+});
