@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test, vi } from "vitest";
 import type { CallContract } from "../../lib/contracts/define.ts";
 import { PAGES } from "../../routes/pages.tsx";
 import { REGISTERED_CALLS } from "../../server/http/route.ts";
-import { type ClientResponse, TestClient } from "../helpers/client.ts";
+import { type ClientResponse, expectStatus, TestClient } from "../helpers/client.ts";
+import { createAdministrator } from "../../server/auth/setup.ts";
 import { moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
 
 /**
@@ -113,4 +114,35 @@ describe("every console page answers a non-administrator exactly as an unknown p
       expect(differences, differences.join("\n")).toEqual([]);
     });
   }
+});
+
+describe("an administrator who has given only the password reaches nothing of the console", () => {
+  /** Signed in with the password, the emailed code not yet typed. */
+  async function halfSignedIn(): Promise<TestClient> {
+    const email = `half-${crypto.randomUUID().slice(0, 8)}@portal.test`;
+    const created = await createAdministrator(t.db, email, "admin password 789");
+    expect(typeof created, String(created)).toBe("number");
+    const client = new TestClient(t);
+    expectStatus(await client.post("auth/login", { email, password: "admin password 789" }), 200);
+    return client;
+  }
+
+  test("every console call is refused with no body, and every console page sends to the second factor", async () => {
+    const admin = await halfSignedIn();
+    const answered: string[] = [];
+    for (const call of consoleCalls()) {
+      const path = `/api${concrete(call.path)}`;
+      const res = await admin.request(call.method, path, call.method === "GET" ? undefined : { id: 1 }, {});
+      if (res.status < 400 || res.status >= 500 || (res.json && "body" in res.json)) {
+        answered.push(`${call.method} ${path}: ${res.status}`);
+      }
+    }
+    expect(answered, answered.join("\n")).toEqual([]);
+    const pages = PAGES.filter((page) => isConsole(page.guards));
+    for (const page of pages) {
+      const res = await admin.get(concrete(page.path));
+      expect(res.status, page.path).toBe(302);
+      expect(res.headers.get("location"), page.path).toBe("/second-factor");
+    }
+  });
 });
