@@ -45,6 +45,7 @@ export const AUDIT_ACTIONS = {
   "alert.assign": "Assigned an alert",
   "alert.resolve": "Resolved an alert",
   "email.resend": "Sent an email again",
+  "email.view": "Read an email",
   "partner.create": "Created a partner",
   "partner.update": "Changed a partner",
   "customer.partner": "Changed the customer's partner",

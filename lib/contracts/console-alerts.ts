@@ -75,6 +75,10 @@ const email = z.object({
   template: z.string(),
   status: z.enum(["sent", "stored", "failed"]),
   user_id: z.number().nullable(),
+  /** The customer's display name; null when the email is about nobody. */
+  customer_name: z.string().nullable(),
+  /** A security email (a link or code that signs in): shown redacted, never sent again (decision 057). */
+  security: z.boolean(),
   created_at: timestamp,
 });
 
@@ -95,7 +99,8 @@ export const listEmails = defineCall({
 export const getEmail = defineCall({
   method: "GET",
   path: "/console/emails/:id",
-  summary: "One email with its HTML and text as sent, and its delivery status.",
+  summary:
+    "One email with its HTML and text as sent (a security email without its links and codes), and its delivery status; the view is audited (email.view).",
   guards: CONSOLE_GUARDS,
   params: byId,
   answer: emailDetail,
@@ -104,7 +109,8 @@ export const getEmail = defineCall({
 export const resendEmail = defineCall({
   method: "POST",
   path: "/console/emails/:id/resend",
-  summary: "Sends an email again, as it was, to the same address: answers the new email, 201.",
+  summary:
+    "Sends an email again, as it was, to the same address: answers the new email, 201. A security email (a link or code that signs in) is refused: 422.",
   status: 201,
   guards: CONSOLE_GUARDS,
   params: byId,

@@ -3,7 +3,7 @@ import * as calls from "../../lib/contracts/console-alerts.ts";
 import { assignAlert, listAlerts, resolveAlert } from "../../server/alerts/console.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
-import { emailById, listEmails, resendEmail } from "../../server/mail/console.ts";
+import { listEmails, resendEmail, viewEmail } from "../../server/mail/console.ts";
 
 /** The console's alerts and emails calls (issue 11 items 3 and 4, decision 045). */
 
@@ -33,7 +33,11 @@ route(
   async (c, { query }) => await listEmails(c.get("db"), { q: query.q, page: query.page, perPage: query.per_page }),
 );
 
-route(consoleAlertCalls, calls.getEmail, async (c, { params }) => await emailById(c.get("db"), params.id));
+route(
+  consoleAlertCalls,
+  calls.getEmail,
+  async (c, { params }) => await viewEmail(c.get("db"), params.id, administrator(c), now(c), "call"),
+);
 
 route(
   consoleAlertCalls,

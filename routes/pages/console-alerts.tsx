@@ -8,7 +8,7 @@ import { listEmails as listEmailsCall } from "../../lib/contracts/console-alerts
 import { listAlerts } from "../../server/alerts/console.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
-import { emailById, listEmails } from "../../server/mail/console.ts";
+import { listEmails, viewEmail } from "../../server/mail/console.ts";
 import { ConsoleAlerts, EmailResend } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
@@ -116,7 +116,13 @@ export function registerEmailFrame(app: Hono<AppEnv>): void {
     const id = c.req.param("id");
     if (!/^[1-9][0-9]{0,15}$/.test(id)) throw new HTTPException(404, { message: "Page not found" });
     try {
-      const email = await emailById(c.get("db"), Number(id));
+      const email = await viewEmail(
+        c.get("db"),
+        Number(id),
+        c.get("user")!.id,
+        new Date(c.get("services").now()),
+        "html",
+      );
       return c.html(email.html);
     } catch (error) {
       if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
@@ -133,7 +139,13 @@ export function registerEmailFrame(app: Hono<AppEnv>): void {
 export async function ConsoleEmailPage(c: Context<AppEnv>) {
   let email;
   try {
-    email = await emailById(c.get("db"), Number(c.req.param("id")));
+    email = await viewEmail(
+      c.get("db"),
+      Number(c.req.param("id")),
+      c.get("user")!.id,
+      new Date(c.get("services").now()),
+      "page",
+    );
   } catch (error) {
     if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
     throw error;
@@ -150,12 +162,21 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
           <>
             <dt className={MUTED}>Customer</dt>
             <dd>
-              <a className="underline" href={`/console/users/${email.user_id}`}>Customer {email.user_id}</a>
+              <a className="underline" href={`/console/users/${email.user_id}`}>
+                {email.customer_name ?? "A former customer"}
+              </a>
             </dd>
           </>
         )}
       </dl>
-      <EmailResend id={email.id} to={email.to} />
+      {email.security
+        ? (
+          <p data-security-email className={MUTED}>
+            A security email: its links and codes are not kept (they sign the customer in), and it cannot be sent again.
+            Ask the customer to request a new one.
+          </p>
+        )
+        : <EmailResend id={email.id} to={email.to} />}
       <iframe
         title={`The email “${email.subject}”`}
         sandbox=""

@@ -127,7 +127,14 @@ describe("the console's alerts and emails", () => {
     const body = page.frameLocator("iframe").locator("body");
     await expect.poll(() => body.evaluate((b) => getComputedStyle(b).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
     expect(await page.frameLocator("iframe").locator("body").textContent()).toContain(subject!.slice(0, 5));
+    // The customer is named and linked, not "Customer 12".
+    expect(await page.getByRole("main").getByRole("link", { name: "Grace Hopper" }).getAttribute("href"))
+      .toMatch(/^\/console\/users\/\d+$/);
+    // Sending again asks first.
     await page.getByRole("button", { name: `Send again to ${ownerEmail}` }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "will receive this email again" }).count())
+      .toBe(1);
+    await page.getByRole("button", { name: "Yes, send it again" }).click();
     const status = page.getByRole("status").filter({ hasText: "Sent again as" });
     await expect.poll(() => status.count()).toBe(1);
     await status.getByRole("link").click();

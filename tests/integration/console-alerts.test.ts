@@ -12,6 +12,9 @@ import {
 import { type Admin, anotherAdmin, expectStatus, HOUR, personalProfile, registerCustomer } from "../helpers/client.ts";
 import { customerWithoutAccount, type MoneyApp, moneyApp, openCustomer, postReceipt } from "../helpers/money.ts";
 import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
+import { asSent, codeIn, linkIn } from "../helpers/mailbox.ts";
+import { CODE_REMOVED, LINK_REMOVED } from "../../server/mail/redact.ts";
+import { SECURITY_RESEND_REFUSED } from "../../server/mail/console.ts";
 
 /**
  * The console's alerts (issue 11 item 3, decision 045): each event that needs an administrator
@@ -225,7 +228,9 @@ describe("emails", () => {
   });
 
   test("detail has the HTML, the text and the delivery status; resend makes a new, audited email", async () => {
-    const [original] = await t.db.select().from(emails).where(eq(emails.to, account.owner.email)).limit(1);
+    // An email that signs nobody in (the account opened): a security email is never sent again (below).
+    const [original] = await t.db.select().from(emails)
+      .where(and(eq(emails.to, account.owner.email), eq(emails.template, "account-opened"))).limit(1);
     const detail = await admin.client.get(`console/emails/${original.id}`);
     expectStatus(detail, 200);
     expect(detail.json.body).toMatchObject({
@@ -235,6 +240,8 @@ describe("emails", () => {
       html: original.html,
       text: original.text,
       status: original.status,
+      security: false,
+      customer_name: "Ada Lovelace",
     });
 
     const resent = await admin.client.post(`console/emails/${original.id}/resend`);
@@ -245,6 +252,59 @@ describe("emails", () => {
     expect(entry).toMatchObject({ actorId: admin.id, before: { id: original.id }, after: { id: resent.json.body.id } });
 
     expectStatus(await admin.client.get("console/emails/999999"), 404);
+  });
+
+  test("a security email is shown without its link and code, its view is audited, and it is never sent again", async () => {
+    // The customer's address validation: a link and a code that sign in, sent whole to the customer.
+    const [kept] = await t.db.select().from(emails)
+      .where(and(eq(emails.to, account.owner.email), eq(emails.template, "email-validation"))).limit(1);
+    const sent = await asSent(t.db, kept);
+    const link = linkIn(sent.text)!;
+    const code = codeIn(sent.text)!;
+    expect(link).toContain("token=");
+    const token = new URL(link).searchParams.get("token")!;
+
+    // The database never kept them, so no administrator can read them.
+    for (const part of [kept.html, kept.text]) {
+      expect(part).not.toContain(token);
+      expect(part).not.toContain(code);
+    }
+    const viewsBefore = await t.db.select().from(auditLog).where(eq(auditLog.action, "email.view"));
+    const detail = await admin.client.get(`console/emails/${kept.id}`);
+    expectStatus(detail, 200);
+    expect(detail.json.body.security).toBe(true);
+    expect(detail.json.body.text).toContain(LINK_REMOVED);
+    expect(detail.json.body.text).not.toContain(token);
+    const page = await admin.client.get(`/console/emails/${kept.id}`);
+    const main = page.text.slice(page.text.indexOf("<main"));
+    expect(main).toContain("cannot be sent");
+    expect(main).not.toContain("Send again");
+    expect(main).not.toContain(token);
+    const views = await t.db.select().from(auditLog).where(eq(auditLog.action, "email.view"));
+    expect(views.length).toBe(viewsBefore.length + 2);
+    expect(views.at(-1)).toMatchObject({ actorId: admin.id, after: { id: kept.id, part: "page" } });
+
+    const resent = await admin.client.post(`console/emails/${kept.id}/resend`);
+    expectStatus(resent, 422);
+    expect(resent.json.error).toBe(SECURITY_RESEND_REFUSED);
+    const again = await t.db.select().from(emails).where(eq(emails.template, "email-validation"));
+    expect(again.filter((e) => e.to === account.owner.email)).toHaveLength(1);
+  });
+
+  test("an email kept before redaction is shown without its link and code", async () => {
+    const [old] = await t.db.insert(emails).values({
+      to: "old@example.com",
+      subject: "Reset your password",
+      template: "password-reset",
+      html:
+        '<a href="http://localhost/forgot?token=abc&amp;username=old">http://localhost/forgot?token=abc&amp;username=old</a>',
+      text: "Open http://localhost/forgot?token=abc&username=old or type 123456",
+      status: "stored",
+      createdAt: new Date(),
+    }).returning();
+    const detail = await admin.client.get(`console/emails/${old.id}`);
+    expect(detail.json.body.html).not.toContain("token=abc");
+    expect(detail.json.body.text).toBe(`Open ${LINK_REMOVED} or type ${CODE_REMOVED}`);
   });
 
   test("the pages: the list links each email; the email's page shows its HTML in a sandboxed frame", async () => {
