@@ -191,12 +191,20 @@ function AlertRows({ alert, admins, resolving, onResolving }: {
   );
 }
 
-/** Where to act on what the alert is about: the customer, the receipts, the payout desk. */
+/**
+ * Where to act on what the alert is about: the customer's page, the receipt's row, the payment's row
+ * on its payout desk (local or transfer; decision 057).
+ */
 function SubjectLinks({ subject }: { subject: Alert["subject"] }) {
   const links: [string, string][] = [];
   if (typeof subject.user_id === "number") links.push([`/console/users/${subject.user_id}`, "The customer"]);
-  if (typeof subject.receipt_id === "number") links.push(["/console/receipts", "Receipts"]);
-  if (typeof subject.payment_id === "number") links.push(["/console/local", "Payout desk"]);
+  if (typeof subject.receipt_id === "number") {
+    links.push([`/console/receipts#receipt-${subject.receipt_id}`, `Receipt ${subject.receipt_id}`]);
+  }
+  if (typeof subject.payment_id === "number") {
+    const desk = subject.desk === "transfer" ? "transfer" : "local";
+    links.push([`/console/${desk}#payout-${subject.payment_id}`, `Payment ${subject.payment_id} on the payout desk`]);
+  }
   if (!links.length) return null;
   return (
     <span className="mt-1 flex gap-3 text-xs">

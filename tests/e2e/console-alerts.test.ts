@@ -88,8 +88,14 @@ describe("the console's alerts and emails", () => {
     await hydrated(page);
     const menu = page.getByRole("navigation", { name: "Console" }).last();
     expect(await menu.getByRole("link", { name: /Alerts \d+ open/ }).count()).toBe(1);
-    const row = page.locator("tr", { hasText: `Payment ${payment.id} of 500.00 GBP` });
+    // It names who paid whom, and links to the customer and to the payment's row on the payout desk.
+    const row = page.locator("tr", { hasText: "Grace Hopper paid 500.00 GBP to Mary Smith" });
     await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getByRole("link", { name: `Payment ${payment.id} on the payout desk` }).getAttribute("href"))
+      .toBe(`/console/local#payout-${payment.id}`);
+    expect(await row.getByRole("link", { name: "The customer" }).getAttribute("href")).toMatch(
+      /^\/console\/users\/\d+$/,
+    );
 
     // Assigned to oneself.
     const assign = row.getByRole("form", { name: /Assign alert/ });
@@ -106,7 +112,7 @@ describe("the console's alerts and emails", () => {
     await form.getByRole("button", { name: "Resolve the alert" }).click();
     await expect.poll(() => row.count()).toBe(0);
     await page.getByRole("button", { name: "Resolved", exact: true }).click();
-    const resolved = page.locator("tr", { hasText: `Payment ${payment.id} of 500.00 GBP` });
+    const resolved = page.locator("tr", { hasText: "Grace Hopper paid 500.00 GBP to Mary Smith" });
     await expect.poll(() => resolved.count()).toBe(1);
     expect(await resolved.textContent()).toContain("Called Grace: buying a car. Fine.");
 

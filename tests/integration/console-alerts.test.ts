@@ -53,7 +53,11 @@ describe("alerts are raised by themselves, once each", () => {
     const raised = await alertsAbout("large_payment", "payment_id", large.id);
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatchObject({ severity: "warning", resolvedAt: null, createdBy: null });
-    expect(raised[0].message).toContain("1500.00 GBP");
+    // Named, not numbered: who paid how much to whom (decision 057), and on which payout desk.
+    expect(raised[0].message).toBe(
+      "Ada Lovelace paid 1500.00 GBP to Mary Smith, above the 1000 GBP that needs a second look.",
+    );
+    expect(raised[0].subject).toMatchObject({ payment_id: large.id, desk: "local" });
     expect(await alertsAbout("large_payment", "payment_id", small.id)).toHaveLength(0);
   });
 
@@ -82,7 +86,7 @@ describe("alerts are raised by themselves, once each", () => {
     const raised = await alertsAbout("payout_failed", "payment_id", payment.id);
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatchObject({ severity: "critical" });
-    expect(raised[0].message).toContain("Account closed");
+    expect(raised[0].message).toBe("Ada Lovelace's payment of 50.00 GBP to Mary Smith failed: Account closed");
   });
 
   test("an identity check the provider asks to retry raises an identity_check alert once, however often it is read", async () => {
@@ -107,6 +111,20 @@ describe("alerts are raised by themselves, once each", () => {
     expect(await alertsAbout("compliance_review", "user_id", opened.id)).toHaveLength(0);
   });
 
+  test("a compliance_review alert closes by itself when the account opens, naming who opened it", async () => {
+    const waiting = await customerWithoutAccount(t);
+    const [before] = await alertsAbout("compliance_review", "user_id", waiting.id);
+    expect(before.message).not.toMatch(/Customer \d/);
+    expect(before.resolvedAt).toBeNull();
+    const opened = await admin.client.post(`console/users/${waiting.id}/open-account`, {
+      compliance: { done: true, amount: "100000", date: t.clock.today() },
+    });
+    expectStatus(opened, 200);
+    const [after] = await alertsAbout("compliance_review", "user_id", waiting.id);
+    expect(after).toMatchObject({ resolvedBy: admin.id, resolutionNote: "Closed by itself: the account opened." });
+    expect(after.resolvedAt).not.toBeNull();
+  });
+
   test("a receipt unmatched for more than a day raises an unmatched_receipt alert, once over the job's runs", async () => {
     const res = await postReceipt(t, admin, { amount: "75.00", currency: "GBP", reference: "no ref here" });
     expectStatus(res, 201);
@@ -117,6 +135,17 @@ describe("alerts are raised by themselves, once each", () => {
     await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 25 * HOUR));
     await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 26 * HOUR));
     expect(await alertsAbout("unmatched_receipt", "receipt_id", id)).toHaveLength(1);
+
+    // Allocated: the alert closes by itself, in the allocation's transaction.
+    const allocated = await admin.client.post(`console/receipts/${id}/allocate`, {
+      account_ref: account.owner.accountRef,
+    });
+    expectStatus(allocated, 200);
+    const [closed] = await alertsAbout("unmatched_receipt", "receipt_id", id);
+    expect(closed).toMatchObject({
+      resolvedBy: admin.id,
+      resolutionNote: `Closed by itself: allocated to ${account.owner.accountRef}.`,
+    });
   });
 
   test("the look for unmatched receipts is a job the runner knows, queued every hour", () => {
