@@ -32,13 +32,18 @@ export const alert = z.object({
 export const listAlerts = defineCall({
   method: "GET",
   path: "/console/alerts",
-  summary: "Alerts by status (open unless given): open ones oldest first, the others newest first.",
+  summary:
+    "A page of alerts by status (open unless given), kind and assignee: open ones oldest first, the others newest first.",
   guards: CONSOLE_GUARDS,
   query: z.object({
     status: z.enum(ALERT_STATUSES, { error: `status is one of ${ALERT_STATUSES.join(", ")}.` }).optional()
       .default("open"),
+    kind: z.enum(ALERT_KINDS, { error: `kind is one of ${ALERT_KINDS.join(", ")}.` }).optional(),
+    /** The administrator the alerts are given to (decision 057). */
+    assigned_to: idText.optional(),
+    ...pageQuery,
   }),
-  answer: z.array(alert),
+  answer: pageOf(alert),
 });
 
 export const assignAlert = defineCall({

@@ -13,7 +13,14 @@ const administrator = (c: Context<AppEnv>) => c.get("user")!.id;
 
 export const consoleAlertCalls = new Hono<AppEnv>();
 
-route(consoleAlertCalls, calls.listAlerts, async (c, { query }) => await listAlerts(c.get("db"), query.status));
+route(consoleAlertCalls, calls.listAlerts, async (c, { query }) =>
+  await listAlerts(c.get("db"), {
+    status: query.status,
+    kind: query.kind,
+    assignedTo: query.assigned_to,
+    page: query.page,
+    perPage: query.per_page,
+  }));
 
 route(
   consoleAlertCalls,

@@ -21,7 +21,7 @@ const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
 export async function ConsoleAlertsPage(c: Context<AppEnv>) {
   const db = c.get("db");
   const [alerts, admins] = await Promise.all([
-    listAlerts(db, "open"),
+    listAlerts(db, { status: "open" }),
     db.select({ id: users.id, email: users.username }).from(users).where(eq(users.level, "Admin"))
       .orderBy(asc(users.username)),
   ]);

@@ -112,6 +112,9 @@ describe("the console's alerts and emails", () => {
     await form.getByRole("button", { name: "Resolve the alert" }).click();
     await expect.poll(() => row.count()).toBe(0);
     await page.getByRole("button", { name: "Resolved", exact: true }).click();
+    // Filtered by kind and by who it was given to.
+    await page.getByLabel("Kind").selectOption("large_payment");
+    await page.getByLabel("Assigned to").selectOption({ label: ADMIN.email });
     const resolved = page.locator("tr", { hasText: "Grace Hopper paid 500.00 GBP to Mary Smith" });
     await expect.poll(() => resolved.count()).toBe(1);
     expect(await resolved.textContent()).toContain("Called Grace: buying a car. Fine.");

@@ -159,9 +159,9 @@ describe("an administrator assigns and resolves alerts", () => {
     const payment = await pay("2000.00");
     const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
 
-    const open = await admin.client.get("console/alerts");
+    const open = await admin.client.get("console/alerts?per_page=100");
     expectStatus(open, 200);
-    const listed = (open.json.body as { id: number }[]).find((a) => a.id === raised.id);
+    const listed = (open.json.body.items as { id: number }[]).find((a) => a.id === raised.id);
     expect(listed).toMatchObject({ kind: "large_payment", assigned_to: null, resolved_at: null });
 
     const assigned = await admin.client.post(`console/alerts/${raised.id}/assign`, { admin_id: second.id });
@@ -178,10 +178,10 @@ describe("an administrator assigns and resolves alerts", () => {
       resolved_at: expect.any(String),
     });
 
-    const after = await admin.client.get("console/alerts?status=open");
-    expect((after.json.body as { id: number }[]).map((a) => a.id)).not.toContain(raised.id);
-    const done = await admin.client.get("console/alerts?status=resolved");
-    expect((done.json.body as { id: number }[]).map((a) => a.id)).toContain(raised.id);
+    const after = await admin.client.get("console/alerts?status=open&per_page=100");
+    expect((after.json.body.items as { id: number }[]).map((a) => a.id)).not.toContain(raised.id);
+    const done = await admin.client.get(`console/alerts?status=resolved&assigned_to=${second.id}`);
+    expect((done.json.body.items as { id: number }[]).map((a) => a.id)).toContain(raised.id);
 
     const again = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Twice" });
     expectStatus(again, 409);
@@ -208,6 +208,34 @@ describe("an administrator assigns and resolves alerts", () => {
     const res = await admin.client.get("console/alerts?status=closed");
     expectStatus(res, 422);
     expect(res.json.fields).toHaveProperty("status");
+    const kind = await admin.client.get("console/alerts?kind=weather");
+    expectStatus(kind, 422);
+    expect(kind.json.fields).toHaveProperty("kind");
+  });
+
+  test("filtered by kind and by assignee, a page at a time with the total (no silent stop)", async () => {
+    for (const amount of ["1100.00", "1200.00", "1300.00"]) await pay(amount);
+    const all = await admin.client.get("console/alerts?status=all&kind=large_payment&per_page=100");
+    expectStatus(all, 200);
+    const total = all.json.body.total as number;
+    expect(total).toBeGreaterThanOrEqual(3);
+    expect((all.json.body.items as { kind: string }[]).every((a) => a.kind === "large_payment")).toBe(true);
+
+    // Two at a time: every alert once across the pages, newest first, the total on each page.
+    const seen: number[] = [];
+    for (let page = 1; page <= Math.ceil(total / 2); page++) {
+      const res = await admin.client.get(`console/alerts?status=all&kind=large_payment&per_page=2&page=${page}`);
+      expect(res.json.body).toMatchObject({ page, per_page: 2, total });
+      seen.push(...(res.json.body.items as { id: number }[]).map((a) => a.id));
+    }
+    expect(seen).toEqual((all.json.body.items as { id: number }[]).map((a) => a.id));
+
+    const [mine] = await alertsAbout("large_payment", "payment_id", (await pay("1400.00")).id);
+    expectStatus(await admin.client.post(`console/alerts/${mine.id}/assign`, { admin_id: admin.id }), 200);
+    const given = await admin.client.get(`console/alerts?assigned_to=${admin.id}&per_page=100`);
+    const ids = given.json.body.items as { id: number; assigned_to: { id: number } }[];
+    expect(ids.map((a) => a.id)).toContain(mine.id);
+    expect(ids.every((a) => a.assigned_to.id === admin.id)).toBe(true);
   });
 
   test("the console menu counts the open alerts", async () => {
