@@ -10,6 +10,7 @@ import {
   assignAlert,
   listAlerts,
   resolveAlert,
+  setAlertThreshold,
 } from "./alerts/calls.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
@@ -23,6 +24,8 @@ export interface ConsoleAlertsProps {
   alerts: AlertPage;
   /** Who an alert can be given to. */
   admins: { id: number; email: string }[];
+  /** The large-payment alert's threshold in pounds (decision 057). */
+  threshold: number;
 }
 
 const COLUMNS = [
@@ -51,7 +54,7 @@ const when = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace("
  * be given to an administrator and resolved with a note of what was done. Each write's answer
  * refreshes the lists (and the next page's menu count).
  */
-function ConsoleAlerts({ alerts: initial, admins }: ConsoleAlertsProps) {
+function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProps) {
   const [filter, setFilter] = useState<AlertListFilter>({ status: "open", kind: "", assignedTo: "", page: 1 });
   const { status } = filter;
   /** A new filter starts again at the first page. */
@@ -76,6 +79,7 @@ function ConsoleAlerts({ alerts: initial, admins }: ConsoleAlertsProps) {
 
   return (
     <div className="flex flex-col gap-6">
+      <ThresholdForm initial={threshold} />
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div role="group" aria-label="Show" className="flex gap-2">
           {FILTERS.map((f) => (
@@ -278,6 +282,49 @@ function SubjectLinks({ subject }: { subject: Alert["subject"] }) {
     <span className="mt-1 flex gap-3 text-xs">
       {links.map(([href, label]) => <a key={href} className="underline" href={href}>{label}</a>)}
     </span>
+  );
+}
+
+/** The large-payment threshold, changed here instead of by a redeploy (audited; decision 057). */
+function ThresholdForm({ initial }: { initial: number }) {
+  const [gbp, setGbp] = useState(String(initial));
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = useWrite({
+    call: setAlertThreshold,
+    idempotent: true,
+    onSuccess: (answer) => {
+      setProblem(null);
+      notify({
+        title: "Threshold saved",
+        description: `Payments above ${answer.gbp} GBP raise an alert.`,
+        color: "success",
+      });
+    },
+  });
+  return (
+    <form
+      aria-label="Large-payment threshold"
+      className="flex flex-wrap items-end gap-3"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        save.mutate({ body: { gbp } }, { onError: (err) => setProblem(fieldsOf(err).gbp ?? errorText(err)) });
+      }}
+    >
+      <label className="flex flex-col text-sm">
+        <span className="field-label">Alert on payments above (GBP)</span>
+        <input
+          className="field-control w-40"
+          inputMode="numeric"
+          value={gbp}
+          onChange={(event) => setGbp(event.target.value)}
+          aria-invalid={problem ? true : undefined}
+        />
+      </label>
+      <SubmitButton pending={save.isPending} pendingLabel="Saving…" className="btn-outline">
+        Save threshold
+      </SubmitButton>
+      {problem && <p role="alert" className="field-error">{problem}</p>}
+    </form>
   );
 }
 

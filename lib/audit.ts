@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = {
   "migration.customer": "Created the customer from a migration file",
   "alert.assign": "Assigned an alert",
   "alert.resolve": "Resolved an alert",
+  "alerts.threshold": "Changed the large-payment alert threshold",
   "email.resend": "Sent an email again",
   "email.view": "Read an email",
   "partner.create": "Created a partner",

@@ -6,6 +6,7 @@ import type { AlertKind } from "../../lib/alerts.ts";
 export const listAlerts = call<typeof calls.listAlerts>("GET", "/console/alerts");
 export const assignAlert = call<typeof calls.assignAlert>("POST", "/console/alerts/:id/assign");
 export const resolveAlert = call<typeof calls.resolveAlert>("POST", "/console/alerts/:id/resolve");
+export const setAlertThreshold = call<typeof calls.setAlertThreshold>("PUT", "/console/alerts/threshold");
 export const resendEmail = call<typeof calls.resendEmail>("POST", "/console/emails/:id/resend");
 
 export type AlertPage = AnswerOf<typeof calls.listAlerts>;

@@ -73,6 +73,32 @@ export const resolveAlert = defineCall({
   answer: alert,
 });
 
+const THRESHOLD = "Enter the threshold in whole pounds, from 1 to 100000000.";
+
+/** The large-payment alert's threshold (decision 057). */
+export const alertThreshold = z.object({ gbp: z.number() });
+
+export const getAlertThreshold = defineCall({
+  method: "GET",
+  path: "/console/alerts/threshold",
+  summary: "The amount in pounds above which a payment raises a large_payment alert.",
+  guards: CONSOLE_GUARDS,
+  answer: alertThreshold,
+});
+
+export const setAlertThreshold = defineCall({
+  method: "PUT",
+  path: "/console/alerts/threshold",
+  summary: "Sets the large-payment alert threshold in whole pounds; audited (alerts.threshold).",
+  guards: CONSOLE_GUARDS,
+  body: z.object({
+    gbp: text({ label: "The threshold", max: 9, missing: THRESHOLD, wrong: THRESHOLD, tooLong: THRESHOLD })
+      .regex(/^[1-9][0-9]{0,8}$/, { error: THRESHOLD }).transform(Number)
+      .pipe(z.number().max(100_000_000, { error: THRESHOLD })),
+  }),
+  answer: alertThreshold,
+});
+
 const email = z.object({
   id: z.number(),
   to: z.string(),

@@ -3,6 +3,7 @@ import * as calls from "../../lib/contracts/console-alerts.ts";
 import { assignAlert, listAlerts, resolveAlert } from "../../server/alerts/console.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
+import { largePaymentThreshold, setLargePaymentThreshold } from "../../server/alerts/threshold.ts";
 import { listEmails, resendEmail, viewEmail } from "../../server/mail/console.ts";
 
 /** The console's alerts and emails calls (issue 11 items 3 and 4, decision 045). */
@@ -21,6 +22,19 @@ route(consoleAlertCalls, calls.listAlerts, async (c, { query }) =>
     page: query.page,
     perPage: query.per_page,
   }));
+
+route(
+  consoleAlertCalls,
+  calls.getAlertThreshold,
+  async (c) => ({ gbp: await largePaymentThreshold(c.get("db"), c.get("config").alertPaymentGbp) }),
+);
+
+route(
+  consoleAlertCalls,
+  calls.setAlertThreshold,
+  async (c, { body }) =>
+    await setLargePaymentThreshold(c.get("db"), body.gbp, c.get("config").alertPaymentGbp, administrator(c), now(c)),
+);
 
 route(
   consoleAlertCalls,

@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { users } from "../../db/schema.ts";
 import { listEmails as listEmailsCall } from "../../lib/contracts/console-alerts.ts";
 import { listAlerts } from "../../server/alerts/console.ts";
+import { largePaymentThreshold } from "../../server/alerts/threshold.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
 import { listEmails, viewEmail } from "../../server/mail/console.ts";
@@ -20,17 +21,18 @@ const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
 export async function ConsoleAlertsPage(c: Context<AppEnv>) {
   const db = c.get("db");
-  const [alerts, admins] = await Promise.all([
+  const [alerts, admins, threshold] = await Promise.all([
     listAlerts(db, { status: "open" }),
     db.select({ id: users.id, email: users.username }).from(users).where(eq(users.level, "Admin"))
       .orderBy(asc(users.username)),
+    largePaymentThreshold(db, c.get("config").alertPaymentGbp),
   ]);
   return (
     <section>
       <PageTitle lead="What needs an administrator: large payments, identity checks, unmatched receipts, failed payouts, compliance reviews and rate changes. Give each to someone, and resolve it with a note of what was done.">
         Alerts
       </PageTitle>
-      <ConsoleAlerts alerts={alerts} admins={admins} />
+      <ConsoleAlerts alerts={alerts} admins={admins} threshold={threshold} />
     </section>
   );
 }

@@ -119,6 +119,15 @@ describe("the console's alerts and emails", () => {
     await expect.poll(() => resolved.count()).toBe(1);
     expect(await resolved.textContent()).toContain("Called Grace: buying a car. Fine.");
 
+    // The large-payment threshold is set here (audited), not by a redeploy.
+    await page.getByRole("button", { name: "All", exact: true }).click();
+    const threshold = page.getByRole("form", { name: "Large-payment threshold" });
+    expect(await threshold.getByLabel("Alert on payments above (GBP)").inputValue()).toBe("100");
+    await threshold.getByLabel("Alert on payments above (GBP)").fill("750");
+    await threshold.getByRole("button", { name: "Save threshold" }).click();
+    await expect.poll(async () => (await page.request.get(`${base}/console/alerts/threshold`)).json())
+      .toEqual({ body: { gbp: 750 } });
+
     // The emails: found by the customer's address, opened, sent again.
     await page.goto(`${server.url}/console/emails`);
     await page.getByLabel("Recipient or subject").fill(ownerEmail);

@@ -61,6 +61,26 @@ describe("alerts are raised by themselves, once each", () => {
     expect(await alertsAbout("large_payment", "payment_id", small.id)).toHaveLength(0);
   });
 
+  test("the threshold is set in the console, audited, and the next payment is judged by it", async () => {
+    const shown = await admin.client.get("console/alerts/threshold");
+    expectStatus(shown, 200);
+    expect(shown.json.body).toEqual({ gbp: 1000 });
+    const bad = await admin.client.put("console/alerts/threshold", { gbp: "12.5" });
+    expectStatus(bad, 422);
+    expect(bad.json.fields).toHaveProperty("gbp");
+    expectStatus(await account.owner.client.put("console/alerts/threshold", { gbp: "1" }), 404);
+
+    const set = await admin.client.put("console/alerts/threshold", { gbp: "5000" });
+    expectStatus(set, 200);
+    expect(set.json.body).toEqual({ gbp: 5000 });
+    const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "alerts.threshold"));
+    expect(entry).toMatchObject({ actorId: admin.id, before: { gbp: 1000 }, after: { gbp: 5000 } });
+    // 1,500 GBP was large under the environment's 1,000; not under 5,000.
+    const under = await pay("1500.00");
+    expect(await alertsAbout("large_payment", "payment_id", under.id)).toHaveLength(0);
+    expectStatus(await admin.client.put("console/alerts/threshold", { gbp: "1000" }), 200);
+  });
+
   test("a payment call retried with its Idempotency-Key raises its alert once", async () => {
     const quoted = await account.owner.client.post("account/payments/quote", {
       fixed: "send",

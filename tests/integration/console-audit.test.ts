@@ -287,6 +287,7 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     path: `console/alerts/${await openAlert()}/resolve`,
     body: { note: "Looked at it: nothing wrong." },
   }),
+  "PUT /console/alerts/threshold": () => Promise.resolve({ path: "console/alerts/threshold", body: { gbp: "25000" } }),
   "POST /console/emails/:id/resend": async () => {
     // An email that signs nobody in: a security email is never sent again (decision 057).
     const [email] = await t.db.select({ id: emails.id, userId: emails.userId }).from(emails)
