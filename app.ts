@@ -75,6 +75,7 @@ import { migrationJob } from "./server/migrations/job.ts";
 import { bulkEmailJob } from "./server/bulkemails/job.ts";
 import type { IdentityProvider } from "./server/identity/provider.ts";
 import { createMailer, type MailTransport } from "./server/mail/index.ts";
+import { type Outbox, outboxBeside, testOutbox } from "./server/mail/outbox.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
 import type { Assets } from "./server/render/assets.ts";
 import { PageCache } from "./server/render/page-cache.ts";
@@ -83,9 +84,17 @@ import type { Services } from "./server/services.ts";
 export interface ServiceOptions {
   now?: () => number;
   mailTransport?: MailTransport;
+  /** Where a test reads the mail as sent (server/mail/outbox.ts); APP_ENV=test has one by default. */
+  mailOutbox?: Outbox;
   identity?: IdentityProvider;
   secretFile?: string;
 }
+
+/** A test server's outbox, beside its database file (none for a database elsewhere). */
+const outboxOf = (databaseUrl: string) =>
+  databaseUrl.startsWith("file:") && !databaseUrl.includes(":memory:")
+    ? outboxBeside(databaseUrl.slice("file:".length))
+    : undefined;
 
 /**
  * The services every handler may use (server/services.ts), built once per app from the database
@@ -93,7 +102,13 @@ export interface ServiceOptions {
  */
 export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
   const now = options.now ?? (() => Date.now());
-  const mailer = createMailer({ db, config, transport: options.mailTransport });
+  const mailer = createMailer({
+    db,
+    config,
+    transport: options.mailTransport,
+    // Tests read links and codes from the mail as sent: the stored copy has them taken out (decision 057).
+    outbox: options.mailOutbox ?? (config.appEnv === "test" ? testOutbox(db, outboxOf(config.databaseUrl)) : undefined),
+  });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),
     verifications: new Verifications(db, now),

@@ -61,3 +61,16 @@ export const administrators = sqliteTable("administrators", {
   disabledAt: time("disabled_at"),
   disabledBy: integer("disabled_by").references(() => users.id),
 });
+
+/**
+ * Settings an administrator changes in the console instead of by a redeploy (decision 057): one
+ * row per key, with who changed it last (each change is also in the audit log). Today only
+ * "alert_payment_gbp", the large-payment alert's threshold; without a row the environment's value
+ * holds.
+ */
+export const consoleSettings = sqliteTable("console_settings", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+  updatedAt: time("updated_at").notNull(),
+  updatedBy: integer("updated_by").notNull().references(() => users.id),
+});

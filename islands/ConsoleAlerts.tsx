@@ -1,7 +1,17 @@
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ALERT_KIND_NAMES } from "../lib/alerts.ts";
-import { type Alert, alertKeys, type AlertStatus, assignAlert, listAlerts, resolveAlert } from "./alerts/calls.ts";
+import { ALERT_KINDS } from "../lib/alerts.ts";
+import {
+  type Alert,
+  alertKeys,
+  type AlertListFilter,
+  type AlertPage,
+  assignAlert,
+  listAlerts,
+  resolveAlert,
+  setAlertThreshold,
+} from "./alerts/calls.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { read, withQueries } from "./lib/query-client.tsx";
@@ -10,10 +20,12 @@ import { SubmitButton } from "./ui/submit-button.tsx";
 import { CELL, DetailRow, EmptyRow, MUTED, Table } from "./ui/table.tsx";
 
 export interface ConsoleAlertsProps {
-  /** The open alerts as the server rendered them: the "open" query starts from these. */
-  alerts: Alert[];
+  /** The first page of open alerts as the server rendered it: the unfiltered query starts from it. */
+  alerts: AlertPage;
   /** Who an alert can be given to. */
   admins: { id: number; email: string }[];
+  /** The large-payment alert's threshold in pounds (decision 057). */
+  threshold: number;
 }
 
 const COLUMNS = [
@@ -23,7 +35,7 @@ const COLUMNS = [
   { label: "Actions", hidden: true },
 ];
 
-const FILTERS: { status: AlertStatus; label: string }[] = [
+const FILTERS: { status: AlertListFilter["status"]; label: string }[] = [
   { status: "open", label: "Open" },
   { status: "resolved", label: "Resolved" },
   { status: "all", label: "All" },
@@ -42,17 +54,32 @@ const when = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace("
  * be given to an administrator and resolved with a note of what was done. Each write's answer
  * refreshes the lists (and the next page's menu count).
  */
-function ConsoleAlerts({ alerts: initial, admins }: ConsoleAlertsProps) {
-  const [status, setStatus] = useState<AlertStatus>("open");
+function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProps) {
+  const [filter, setFilter] = useState<AlertListFilter>({ status: "open", kind: "", assignedTo: "", page: 1 });
+  const { status } = filter;
+  /** A new filter starts again at the first page. */
+  const refine = (change: Partial<AlertListFilter>) => setFilter({ ...filter, page: 1, ...change });
   const [resolving, setResolving] = useState<number | null>(null);
+  const unfiltered = status === "open" && !filter.kind && !filter.assignedTo && filter.page === 1;
   const query = useQuery({
-    ...read(alertKeys.list(status), listAlerts, { query: { status } }),
-    initialData: status === "open" ? initial : undefined,
+    ...read(alertKeys.list(filter), listAlerts, {
+      query: {
+        status,
+        page: String(filter.page),
+        ...(filter.kind ? { kind: filter.kind } : {}),
+        ...(filter.assignedTo ? { assigned_to: filter.assignedTo } : {}),
+      },
+    }),
+    initialData: unfiltered ? initial : undefined,
+    placeholderData: keepPreviousData,
   });
-  const shown = query.data ?? [];
+  const data = query.data;
+  const shown = data?.items ?? [];
+  const pages = data ? Math.max(1, Math.ceil(data.total / data.per_page)) : 1;
 
   return (
     <div className="flex flex-col gap-6">
+      <ThresholdForm initial={threshold} />
       <div className="flex flex-wrap items-center justify-between gap-3">
         <div role="group" aria-label="Show" className="flex gap-2">
           {FILTERS.map((f) => (
@@ -60,15 +87,39 @@ function ConsoleAlerts({ alerts: initial, admins }: ConsoleAlertsProps) {
               key={f.status}
               type="button"
               aria-pressed={status === f.status}
-              onClick={() => setStatus(f.status)}
+              onClick={() => refine({ status: f.status })}
               className={status === f.status ? "btn-primary" : "btn-outline"}
             >
               {f.label}
             </button>
           ))}
         </div>
+        <div className="flex flex-wrap items-end gap-3">
+          <label className="flex flex-col text-sm">
+            <span className="field-label">Kind</span>
+            <select
+              className="field-control"
+              value={filter.kind}
+              onChange={(event) => refine({ kind: event.target.value as AlertListFilter["kind"] })}
+            >
+              <option value="">Any kind</option>
+              {ALERT_KINDS.map((k) => <option key={k} value={k}>{ALERT_KIND_NAMES[k]}</option>)}
+            </select>
+          </label>
+          <label className="flex flex-col text-sm">
+            <span className="field-label">Assigned to</span>
+            <select
+              className="field-control"
+              value={filter.assignedTo}
+              onChange={(event) => refine({ assignedTo: event.target.value })}
+            >
+              <option value="">Anyone</option>
+              {admins.map((a) => <option key={a.id} value={String(a.id)}>{a.email}</option>)}
+            </select>
+          </label>
+        </div>
         <p role="status" className={`text-sm ${MUTED}`}>
-          {query.isPending ? "Loading…" : shown.length === 1 ? "1 alert" : `${shown.length} alerts`}
+          {query.isPending ? "Loading…" : data?.total === 1 ? "1 alert" : `${data?.total ?? 0} alerts`}
         </p>
       </div>
 
@@ -90,6 +141,27 @@ function ConsoleAlerts({ alerts: initial, admins }: ConsoleAlertsProps) {
           />
         ))}
       </Table>
+      {pages > 1 && (
+        <nav aria-label="Pages of alerts" className="flex items-center gap-3 text-sm">
+          <button
+            type="button"
+            className="btn-outline"
+            disabled={filter.page <= 1}
+            onClick={() => setFilter({ ...filter, page: filter.page - 1 })}
+          >
+            Previous
+          </button>
+          <span>Page {filter.page} of {pages}</span>
+          <button
+            type="button"
+            className="btn-outline"
+            disabled={filter.page >= pages}
+            onClick={() => setFilter({ ...filter, page: filter.page + 1 })}
+          >
+            Next
+          </button>
+        </nav>
+      )}
     </div>
   );
 }
@@ -191,17 +263,68 @@ function AlertRows({ alert, admins, resolving, onResolving }: {
   );
 }
 
-/** Where to act on what the alert is about: the customer, the receipts, the payout desk. */
+/**
+ * Where to act on what the alert is about: the customer's page, the receipt's row, the payment's row
+ * on its payout desk (local or transfer; decision 057).
+ */
 function SubjectLinks({ subject }: { subject: Alert["subject"] }) {
   const links: [string, string][] = [];
   if (typeof subject.user_id === "number") links.push([`/console/users/${subject.user_id}`, "The customer"]);
-  if (typeof subject.receipt_id === "number") links.push(["/console/receipts", "Receipts"]);
-  if (typeof subject.payment_id === "number") links.push(["/console/local", "Payout desk"]);
+  if (typeof subject.receipt_id === "number") {
+    links.push([`/console/receipts#receipt-${subject.receipt_id}`, `Receipt ${subject.receipt_id}`]);
+  }
+  if (typeof subject.payment_id === "number") {
+    const desk = subject.desk === "transfer" ? "transfer" : "local";
+    links.push([`/console/${desk}#payout-${subject.payment_id}`, `Payment ${subject.payment_id} on the payout desk`]);
+  }
   if (!links.length) return null;
   return (
     <span className="mt-1 flex gap-3 text-xs">
       {links.map(([href, label]) => <a key={href} className="underline" href={href}>{label}</a>)}
     </span>
+  );
+}
+
+/** The large-payment threshold, changed here instead of by a redeploy (audited; decision 057). */
+function ThresholdForm({ initial }: { initial: number }) {
+  const [gbp, setGbp] = useState(String(initial));
+  const [problem, setProblem] = useState<string | null>(null);
+  const save = useWrite({
+    call: setAlertThreshold,
+    idempotent: true,
+    onSuccess: (answer) => {
+      setProblem(null);
+      notify({
+        title: "Threshold saved",
+        description: `Payments above ${answer.gbp} GBP raise an alert.`,
+        color: "success",
+      });
+    },
+  });
+  return (
+    <form
+      aria-label="Large-payment threshold"
+      className="flex flex-wrap items-end gap-3"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        save.mutate({ body: { gbp } }, { onError: (err) => setProblem(fieldsOf(err).gbp ?? errorText(err)) });
+      }}
+    >
+      <label className="flex flex-col text-sm">
+        <span className="field-label">Alert on payments above (GBP)</span>
+        <input
+          className="field-control w-40"
+          inputMode="numeric"
+          value={gbp}
+          onChange={(event) => setGbp(event.target.value)}
+          aria-invalid={problem ? true : undefined}
+        />
+      </label>
+      <SubmitButton pending={save.isPending} pendingLabel="Saving…" className="btn-outline">
+        Save threshold
+      </SubmitButton>
+      {problem && <p role="alert" className="field-error">{problem}</p>}
+    </form>
   );
 }
 

@@ -202,7 +202,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
 
   return (
     <>
-      <tr>
+      <tr id={`receipt-${receipt.id}`}>
         <td className={`${CELL} whitespace-nowrap`}>{String(receipt.received_at).slice(0, 10)}</td>
         <th scope="row" className={ROW_HEADER}>
           {receipt.payer_name}

@@ -62,7 +62,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
 
   return (
     <>
-      <tr data-payout-id={p.id}>
+      <tr id={`payout-${p.id}`} data-payout-id={p.id}>
         <th scope="row" className={ROW_HEADER}>
           <span className="block">{`#${p.id}`}</span>
           <span className={`block text-xs font-normal ${MUTED}`} title={when(p.created_at)}>

@@ -32,13 +32,18 @@ export const alert = z.object({
 export const listAlerts = defineCall({
   method: "GET",
   path: "/console/alerts",
-  summary: "Alerts by status (open unless given): open ones oldest first, the others newest first.",
+  summary:
+    "A page of alerts by status (open unless given), kind and assignee: open ones oldest first, the others newest first.",
   guards: CONSOLE_GUARDS,
   query: z.object({
     status: z.enum(ALERT_STATUSES, { error: `status is one of ${ALERT_STATUSES.join(", ")}.` }).optional()
       .default("open"),
+    kind: z.enum(ALERT_KINDS, { error: `kind is one of ${ALERT_KINDS.join(", ")}.` }).optional(),
+    /** The administrator the alerts are given to (decision 057). */
+    assigned_to: idText.optional(),
+    ...pageQuery,
   }),
-  answer: z.array(alert),
+  answer: pageOf(alert),
 });
 
 export const assignAlert = defineCall({
@@ -68,6 +73,32 @@ export const resolveAlert = defineCall({
   answer: alert,
 });
 
+const THRESHOLD = "Enter the threshold in whole pounds, from 1 to 100000000.";
+
+/** The large-payment alert's threshold (decision 057). */
+export const alertThreshold = z.object({ gbp: z.number() });
+
+export const getAlertThreshold = defineCall({
+  method: "GET",
+  path: "/console/alerts/threshold",
+  summary: "The amount in pounds above which a payment raises a large_payment alert.",
+  guards: CONSOLE_GUARDS,
+  answer: alertThreshold,
+});
+
+export const setAlertThreshold = defineCall({
+  method: "PUT",
+  path: "/console/alerts/threshold",
+  summary: "Sets the large-payment alert threshold in whole pounds; audited (alerts.threshold).",
+  guards: CONSOLE_GUARDS,
+  body: z.object({
+    gbp: text({ label: "The threshold", max: 9, missing: THRESHOLD, wrong: THRESHOLD, tooLong: THRESHOLD })
+      .regex(/^[1-9][0-9]{0,8}$/, { error: THRESHOLD }).transform(Number)
+      .pipe(z.number().max(100_000_000, { error: THRESHOLD })),
+  }),
+  answer: alertThreshold,
+});
+
 const email = z.object({
   id: z.number(),
   to: z.string(),
@@ -75,6 +106,10 @@ const email = z.object({
   template: z.string(),
   status: z.enum(["sent", "stored", "failed"]),
   user_id: z.number().nullable(),
+  /** The customer's display name; null when the email is about nobody. */
+  customer_name: z.string().nullable(),
+  /** A security email (a link or code that signs in): shown redacted, never sent again (decision 057). */
+  security: z.boolean(),
   created_at: timestamp,
 });
 
@@ -95,7 +130,8 @@ export const listEmails = defineCall({
 export const getEmail = defineCall({
   method: "GET",
   path: "/console/emails/:id",
-  summary: "One email with its HTML and text as sent, and its delivery status.",
+  summary:
+    "One email with its HTML and text as sent (a security email without its links and codes), and its delivery status; the view is audited (email.view).",
   guards: CONSOLE_GUARDS,
   params: byId,
   answer: emailDetail,
@@ -104,7 +140,8 @@ export const getEmail = defineCall({
 export const resendEmail = defineCall({
   method: "POST",
   path: "/console/emails/:id/resend",
-  summary: "Sends an email again, as it was, to the same address: answers the new email, 201.",
+  summary:
+    "Sends an email again, as it was, to the same address: answers the new email, 201. A security email (a link or code that signs in) is refused: 422.",
   status: 201,
   guards: CONSOLE_GUARDS,
   params: byId,

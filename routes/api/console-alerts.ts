@@ -3,7 +3,8 @@ import * as calls from "../../lib/contracts/console-alerts.ts";
 import { assignAlert, listAlerts, resolveAlert } from "../../server/alerts/console.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
-import { emailById, listEmails, resendEmail } from "../../server/mail/console.ts";
+import { largePaymentThreshold, setLargePaymentThreshold } from "../../server/alerts/threshold.ts";
+import { listEmails, resendEmail, viewEmail } from "../../server/mail/console.ts";
 
 /** The console's alerts and emails calls (issue 11 items 3 and 4, decision 045). */
 
@@ -13,7 +14,27 @@ const administrator = (c: Context<AppEnv>) => c.get("user")!.id;
 
 export const consoleAlertCalls = new Hono<AppEnv>();
 
-route(consoleAlertCalls, calls.listAlerts, async (c, { query }) => await listAlerts(c.get("db"), query.status));
+route(consoleAlertCalls, calls.listAlerts, async (c, { query }) =>
+  await listAlerts(c.get("db"), {
+    status: query.status,
+    kind: query.kind,
+    assignedTo: query.assigned_to,
+    page: query.page,
+    perPage: query.per_page,
+  }));
+
+route(
+  consoleAlertCalls,
+  calls.getAlertThreshold,
+  async (c) => ({ gbp: await largePaymentThreshold(c.get("db"), c.get("config").alertPaymentGbp) }),
+);
+
+route(
+  consoleAlertCalls,
+  calls.setAlertThreshold,
+  async (c, { body }) =>
+    await setLargePaymentThreshold(c.get("db"), body.gbp, c.get("config").alertPaymentGbp, administrator(c), now(c)),
+);
 
 route(
   consoleAlertCalls,
@@ -33,7 +54,11 @@ route(
   async (c, { query }) => await listEmails(c.get("db"), { q: query.q, page: query.page, perPage: query.per_page }),
 );
 
-route(consoleAlertCalls, calls.getEmail, async (c, { params }) => await emailById(c.get("db"), params.id));
+route(
+  consoleAlertCalls,
+  calls.getEmail,
+  async (c, { params }) => await viewEmail(c.get("db"), params.id, administrator(c), now(c), "call"),
+);
 
 route(
   consoleAlertCalls,

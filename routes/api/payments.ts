@@ -1,3 +1,4 @@
+import { largePaymentThreshold } from "../../server/alerts/threshold.ts";
 import { alertIfLargePayment } from "../../server/alerts/triggers.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -85,7 +86,8 @@ route(paymentCalls, calls.makePayment, async (c, { body }, answer) => {
     async (tx, payment) => {
       made = paymentAnswer(payment, people, viewer);
       await answer.storeWith(tx, made);
-      await alertIfLargePayment(tx, payment, c.get("config").alertPaymentGbp, now(c));
+      const threshold = await largePaymentThreshold(tx, c.get("config").alertPaymentGbp);
+      await alertIfLargePayment(tx, payment, threshold, now(c));
     },
   );
   mailSoon(c);

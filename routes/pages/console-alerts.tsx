@@ -6,9 +6,10 @@ import { HTTPException } from "hono/http-exception";
 import { users } from "../../db/schema.ts";
 import { listEmails as listEmailsCall } from "../../lib/contracts/console-alerts.ts";
 import { listAlerts } from "../../server/alerts/console.ts";
+import { largePaymentThreshold } from "../../server/alerts/threshold.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
-import { emailById, listEmails } from "../../server/mail/console.ts";
+import { listEmails, viewEmail } from "../../server/mail/console.ts";
 import { ConsoleAlerts, EmailResend } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
@@ -20,17 +21,18 @@ const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
 export async function ConsoleAlertsPage(c: Context<AppEnv>) {
   const db = c.get("db");
-  const [alerts, admins] = await Promise.all([
-    listAlerts(db, "open"),
+  const [alerts, admins, threshold] = await Promise.all([
+    listAlerts(db, { status: "open" }),
     db.select({ id: users.id, email: users.username }).from(users).where(eq(users.level, "Admin"))
       .orderBy(asc(users.username)),
+    largePaymentThreshold(db, c.get("config").alertPaymentGbp),
   ]);
   return (
     <section>
       <PageTitle lead="What needs an administrator: large payments, identity checks, unmatched receipts, failed payouts, compliance reviews and rate changes. Give each to someone, and resolve it with a note of what was done.">
         Alerts
       </PageTitle>
-      <ConsoleAlerts alerts={alerts} admins={admins} />
+      <ConsoleAlerts alerts={alerts} admins={admins} threshold={threshold} />
     </section>
   );
 }
@@ -116,7 +118,13 @@ export function registerEmailFrame(app: Hono<AppEnv>): void {
     const id = c.req.param("id");
     if (!/^[1-9][0-9]{0,15}$/.test(id)) throw new HTTPException(404, { message: "Page not found" });
     try {
-      const email = await emailById(c.get("db"), Number(id));
+      const email = await viewEmail(
+        c.get("db"),
+        Number(id),
+        c.get("user")!.id,
+        new Date(c.get("services").now()),
+        "html",
+      );
       return c.html(email.html);
     } catch (error) {
       if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
@@ -133,7 +141,13 @@ export function registerEmailFrame(app: Hono<AppEnv>): void {
 export async function ConsoleEmailPage(c: Context<AppEnv>) {
   let email;
   try {
-    email = await emailById(c.get("db"), Number(c.req.param("id")));
+    email = await viewEmail(
+      c.get("db"),
+      Number(c.req.param("id")),
+      c.get("user")!.id,
+      new Date(c.get("services").now()),
+      "page",
+    );
   } catch (error) {
     if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
     throw error;
@@ -150,12 +164,21 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
           <>
             <dt className={MUTED}>Customer</dt>
             <dd>
-              <a className="underline" href={`/console/users/${email.user_id}`}>Customer {email.user_id}</a>
+              <a className="underline" href={`/console/users/${email.user_id}`}>
+                {email.customer_name ?? "A former customer"}
+              </a>
             </dd>
           </>
         )}
       </dl>
-      <EmailResend id={email.id} to={email.to} />
+      {email.security
+        ? (
+          <p data-security-email className={MUTED}>
+            A security email: its links and codes are not kept (they sign the customer in), and it cannot be sent again.
+            Ask the customer to request a new one.
+          </p>
+        )
+        : <EmailResend id={email.id} to={email.to} />}
       <iframe
         title={`The email “${email.subject}”`}
         sandbox=""

@@ -4,6 +4,7 @@ import { profiles, users } from "../../db/schema.ts";
 import { REJECTION_REASON_TEXT, type RejectionReason } from "../../lib/compliance.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { audit } from "../audit.ts";
+import { closeAlert } from "../alerts/alerts.ts";
 import { findUser, summaryOf } from "../auth/users.ts";
 import { Conflict, InvalidFields, InvalidInput, NotFound } from "../errors.ts";
 import { applicationRejected, type Mailer } from "../mail/index.ts";
@@ -157,6 +158,13 @@ export async function openAccountAfterReview(
       before,
       after: { done, amount: amount ?? null, date: date ?? null, rejection: null, account_ref: account.accountRef },
     }, now);
+    await closeAlert(
+      tx,
+      `compliance_review:${customer.id}`,
+      "Closed by itself: the account opened.",
+      review.adminId,
+      now,
+    );
     return account;
   });
   await account.tell();
@@ -204,6 +212,13 @@ export async function rejectApplication(
       before,
       after: { ...before, rejection: { at: now.toISOString(), reason: review.reason, note: review.note } },
     }, now);
+    await closeAlert(
+      tx,
+      `compliance_review:${customer.id}`,
+      "Closed by itself: the application was rejected.",
+      review.adminId,
+      now,
+    );
   });
   const summary = await summaryOf(db, customer, false);
   await deps.mailer.send({

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
@@ -58,4 +58,25 @@ export async function isRaised(db: Database | Tx, kind: AlertKind, subject: Reco
     )
     .limit(1);
   return row !== undefined;
+}
+
+/**
+ * Closes the open alert with this dedupe key because its cause cleared (decision 057), in the
+ * transaction of what cleared it, with a note that says so ("Closed by itself: ..."). It is
+ * resolved by the administrator whose action cleared it (`by`): every resolution names a person
+ * (the console_alerts_resolution check), and that person is who made the cause go away. Nothing
+ * when there is none open. Answers whether one closed.
+ */
+export async function closeAlert(
+  db: Database | Tx,
+  dedupeKey: string,
+  note: string,
+  by: number,
+  now: Date,
+): Promise<boolean> {
+  const closed = await db.update(consoleAlerts)
+    .set({ resolvedAt: now, resolvedBy: by, resolutionNote: note })
+    .where(and(eq(consoleAlerts.dedupeKey, dedupeKey), isNull(consoleAlerts.resolvedAt)))
+    .returning({ id: consoleAlerts.id });
+  return closed.length > 0;
 }

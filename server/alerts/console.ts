@@ -30,8 +30,6 @@ export interface AlertAnswer {
 
 const assignee = aliasedTable(users, "assignee");
 const resolver = aliasedTable(users, "resolver");
-/** The newest alerts a list shows: open ones rarely pile up past it, and resolved ones are history. */
-const LIST_LIMIT = 500;
 
 function selectAlerts(db: Database | Tx) {
   return db.select({ alert: consoleAlerts, assignee: assignee.username, resolver: resolver.username })
@@ -57,16 +55,37 @@ function answerOf({ alert, assignee, resolver }: Selected): AlertAnswer {
   };
 }
 
-/** Open alerts oldest first (what waits longest comes first); resolved and all, newest first. */
-export async function listAlerts(db: Database, status: AlertStatus = "open"): Promise<AlertAnswer[]> {
-  const where = status === "open"
-    ? isNull(consoleAlerts.resolvedAt)
-    : status === "resolved"
-    ? isNotNull(consoleAlerts.resolvedAt)
-    : undefined;
+export interface AlertFilter {
+  status?: AlertStatus;
+  kind?: AlertKind;
+  /** The administrator they are given to. */
+  assignedTo?: number;
+  page?: number;
+  perPage?: number;
+}
+
+/**
+ * A page of alerts (decision 057: filtered by kind and assignee, paged with the total, no silent
+ * stop at 500). Open alerts oldest first (what waits longest comes first); resolved and all,
+ * newest first.
+ */
+export async function listAlerts(db: Database, filter: AlertFilter = {}) {
+  const { status = "open", kind, assignedTo, page = 1, perPage = 20 } = filter;
+  const where = and(
+    status === "open"
+      ? isNull(consoleAlerts.resolvedAt)
+      : status === "resolved"
+      ? isNotNull(consoleAlerts.resolvedAt)
+      : undefined,
+    kind ? eq(consoleAlerts.kind, kind) : undefined,
+    assignedTo !== undefined ? eq(consoleAlerts.assignedTo, assignedTo) : undefined,
+  );
   const order = status === "open" ? consoleAlerts.id : desc(consoleAlerts.id);
-  const rows = await selectAlerts(db).where(where).orderBy(order).limit(LIST_LIMIT);
-  return rows.map(answerOf);
+  const [[count], rows] = await Promise.all([
+    db.select({ n: sql<number>`count(*)` }).from(consoleAlerts).where(where),
+    selectAlerts(db).where(where).orderBy(order).limit(perPage).offset((page - 1) * perPage),
+  ]);
+  return { items: rows.map(answerOf), page, per_page: perPage, total: count?.n ?? 0 };
 }
 
 /** How many alerts are open: the console menu shows it on every console page (an index-only count). */

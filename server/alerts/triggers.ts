@@ -9,6 +9,8 @@ import { defineSchedule } from "../jobs/schedules.ts";
 import { formatAmount } from "../money/amounts.ts";
 import { crossValue } from "../money/rates.ts";
 import { currentRates } from "../money/store.ts";
+import { RAILS } from "../../lib/payments/rails.ts";
+import { peopleByIds } from "../payments/people.ts";
 import { raiseAlert } from "./alerts.ts";
 
 /**
@@ -17,19 +19,37 @@ import { raiseAlert } from "./alerts.ts";
  * retried call, a repeated webhook or the next run of the daily job raises nothing twice.
  */
 
+/** The customer's display name (their email when they have no profile), or "A former customer". */
+async function customerName(db: Database | Tx, userId: number): Promise<string> {
+  return (await peopleByIds(db, [userId])).get(userId)?.name ?? "A former customer";
+}
+
+/** What an alert about a payment needs of it to name it (decision 057). */
+interface AlertedPayment {
+  id: number;
+  accountId: number;
+  createdBy: number;
+  rail?: string;
+  /** The recipient as paid (JSON text when the row came from raw SQL). */
+  recipient?: { name: string } | string;
+}
+
+/** The recipient's name, and the payout desk the payment is on ("local" or "transfer"). */
+function paymentFacts(payment: AlertedPayment): { recipient: string | null; desk: string | null } {
+  const recipient = typeof payment.recipient === "string"
+    ? (JSON.parse(payment.recipient) as { name?: string }).name ?? null
+    : payment.recipient?.name ?? null;
+  const rail = payment.rail ? (RAILS as Record<string, { kind: string }>)[payment.rail] : undefined;
+  return { recipient, desk: rail?.kind ?? null };
+}
+
 /** A receipt unmatched this long needs a person: the customer is waiting for their money. */
 export const UNMATCHED_RECEIPT_MS = 24 * 60 * 60 * 1000;
 
 /** A payment worth more than `thresholdGbp` pounds (at the current rates) gets a second look. */
 export async function alertIfLargePayment(
   tx: Database | Tx,
-  payment: {
-    id: number;
-    accountId: number;
-    sellCurrency: string;
-    sellMinor: number;
-    createdBy: number;
-  },
+  payment: AlertedPayment & { sellCurrency: string; sellMinor: number },
   thresholdGbp: number,
   now: Date,
 ): Promise<void> {
@@ -37,12 +57,13 @@ export async function alertIfLargePayment(
   const amount = formatAmount(payment.sellCurrency, payment.sellMinor);
   const pounds = crossValue(table, payment.sellCurrency, "GBP", amount, 2, Big.roundHalfEven);
   if (!pounds.gt(thresholdGbp)) return;
+  const { recipient, desk } = paymentFacts(payment);
   await raiseAlert(tx, {
     kind: "large_payment",
     severity: "warning",
-    subject: { payment_id: payment.id, account_id: payment.accountId, user_id: payment.createdBy },
-    message: `Payment ${payment.id} of ${amount} ${payment.sellCurrency} is above the ${thresholdGbp} GBP ` +
-      `that needs a second look.`,
+    subject: { payment_id: payment.id, account_id: payment.accountId, user_id: payment.createdBy, desk },
+    message: `${await customerName(tx, payment.createdBy)} paid ${amount} ${payment.sellCurrency}` +
+      `${recipient ? ` to ${recipient}` : ""}, above the ${thresholdGbp} GBP that needs a second look.`,
     dedupeKey: `large_payment:${payment.id}`,
   }, now);
 }
@@ -61,7 +82,7 @@ export async function alertIdentityCheck(
     kind: "identity_check",
     severity: status === "rejected" ? "warning" : "info",
     subject: { user_id: userId, status },
-    message: `Customer ${userId}'s identity check ${what}${comment ? `: ${comment}` : "."}`,
+    message: `${await customerName(db, userId)}'s identity check ${what}${comment ? `: ${comment}` : "."}`,
     // One per verdict: a webhook delivered twice raises once; a later attempt's verdict is new.
     dedupeKey: `identity_check:${userId}:${status}:${reviewedAt?.getTime() ?? "-"}`,
   }, now);
@@ -70,15 +91,21 @@ export async function alertIdentityCheck(
 /** A payment that failed (the rail refused it, or an administrator failed it): the customer must hear why. */
 export async function alertPayoutFailed(
   tx: Database | Tx,
-  payment: { id: number; accountId: number; createdBy: number },
+  payment: AlertedPayment & { sellCurrency?: string; sellMinor?: number },
   reason: string,
   now: Date,
 ): Promise<void> {
+  const { recipient, desk } = paymentFacts(payment);
+  const amount = payment.sellCurrency && payment.sellMinor !== undefined
+    ? ` of ${formatAmount(payment.sellCurrency, payment.sellMinor)} ${payment.sellCurrency}`
+    : "";
   await raiseAlert(tx, {
     kind: "payout_failed",
     severity: "critical",
-    subject: { payment_id: payment.id, account_id: payment.accountId, user_id: payment.createdBy },
-    message: `Payment ${payment.id} failed: ${reason}`,
+    subject: { payment_id: payment.id, account_id: payment.accountId, user_id: payment.createdBy, desk },
+    message: `${await customerName(tx, payment.createdBy)}'s payment${amount}${
+      recipient ? ` to ${recipient}` : ""
+    } failed: ${reason}`,
     dedupeKey: `payout_failed:${payment.id}`,
   }, now);
 }
@@ -89,7 +116,7 @@ export async function alertComplianceReview(db: Database | Tx, userId: number, n
     kind: "compliance_review",
     severity: "warning",
     subject: { user_id: userId },
-    message: `Customer ${userId} is waiting for a compliance review before their account opens.`,
+    message: `${await customerName(db, userId)} is waiting for a compliance review before their account opens.`,
     dedupeKey: `compliance_review:${userId}`,
   }, now);
 }

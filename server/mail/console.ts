@@ -4,8 +4,10 @@ import { likeContaining } from "../../db/sql.ts";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import { audit } from "../audit.ts";
-import { NotFound } from "../errors.ts";
+import { InvalidInput, NotFound } from "../errors.ts";
+import { peopleByIds } from "../payments/people.ts";
 import type { Mailer } from "./mailer.ts";
+import { isSecurityTemplate, shownCopy } from "./redact.ts";
 
 /**
  * The console's emails screens (issue 11, decision 045): every email the portal sent or kept, found
@@ -19,6 +21,10 @@ export interface EmailSummary {
   template: string;
   status: "sent" | "stored" | "failed";
   user_id: number | null;
+  /** The customer's display name (null when the email is about nobody, or they are gone). */
+  customer_name: string | null;
+  /** It carried a link or code that signs in: shown without it, never sent again (decision 057). */
+  security: boolean;
   created_at: string;
 }
 
@@ -30,13 +36,15 @@ export interface EmailDetail extends EmailSummary {
 
 type Row = typeof emails.$inferSelect;
 
-const summaryOf = (row: Pick<Row, keyof Row>): EmailSummary => ({
+const summaryOf = (row: Pick<Row, keyof Row>, names: Map<number, { name: string }>): EmailSummary => ({
   id: row.id,
   to: row.to,
   subject: row.subject,
   template: row.template,
   status: row.status,
   user_id: row.userId,
+  customer_name: row.userId === null ? null : names.get(row.userId)?.name ?? null,
+  security: isSecurityTemplate(row.template),
   created_at: row.createdAt.toISOString(),
 });
 
@@ -89,19 +97,52 @@ export async function listEmails(db: Database, query: { q?: string; page: number
     ? await db.select(columns).from(emails).where(where).orderBy(desc(emails.id))
       .limit(query.perPage).offset((query.page - 1) * query.perPage)
     : [];
+  const names = await peopleByIds(db, rows.map((r) => r.userId));
   return {
-    items: rows.map((r) => summaryOf(r as Row)),
+    items: rows.map((r) => summaryOf(r as Row, names)),
     page: query.page,
     per_page: query.perPage,
     total: count?.n ?? 0,
   };
 }
 
+/**
+ * One email as the console shows it: a security email without its links and codes (taken out when
+ * it was kept; an email kept before that is cleaned here, decision 057).
+ */
 export async function emailById(db: Database, id: number): Promise<EmailDetail> {
   const [row] = await db.select().from(emails).where(eq(emails.id, id));
   if (!row) throw new NotFound("There is no email with this id.");
-  return { ...summaryOf(row), html: row.html, text: row.text, error: row.error };
+  const { html, text } = shownCopy(row.template, row);
+  return { ...summaryOf(row, await peopleByIds(db, [row.userId])), html, text, error: row.error };
 }
+
+/**
+ * An administrator opens an email (its page, its HTML, the call): answered and recorded
+ * (`email.view`), so that who read which customer's mail can be proved (decision 057).
+ */
+export async function viewEmail(
+  db: Database,
+  id: number,
+  by: number,
+  now: Date,
+  part: "page" | "html" | "call",
+): Promise<EmailDetail> {
+  const email = await emailById(db, id);
+  await audit(db, {
+    actor: by,
+    subject: email.user_id,
+    action: "email.view",
+    before: null,
+    after: { id, to: email.to, subject: email.subject, part },
+  }, now);
+  return email;
+}
+
+/** What a security email's refusal to send again says (422). */
+export const SECURITY_RESEND_REFUSED = "This email carried a link or code that signs the customer in, so the console " +
+  "cannot send it again. Ask the customer to request a new one (Forgotten password, Send the code again, or a new " +
+  "invitation).";
 
 /**
  * Sends an email again, exactly as it was (its HTML and text), to the same address: a new row with
@@ -117,6 +158,7 @@ export async function resendEmail(
   now: Date,
 ): Promise<EmailDetail> {
   const original = await emailById(db, id);
+  if (original.security) throw new InvalidInput(SECURITY_RESEND_REFUSED);
   const newId = await db.transaction(async (tx) => {
     const [row] = await tx.insert(emails).values({
       userId: original.user_id,

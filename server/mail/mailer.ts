@@ -6,6 +6,8 @@ import { emails } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
 import type { RenderedEmail } from "./templates/layout.tsx";
 import { log } from "../log.ts";
+import type { Outbox } from "./outbox.ts";
+import { keptCopy } from "./redact.ts";
 
 /**
  * Outgoing mail. Every message is rendered from a React template to HTML and text, and every
@@ -18,6 +20,9 @@ import { log } from "../log.ts";
  * - without: kept as `stored`. In development one line goes to the server log with the recipient,
  *   the subject and the template's hint (the link or code), so a developer can follow the flow
  *   without a mailbox. Links and codes are secrets: nothing of them is printed in production.
+ *
+ * A security email (server/mail/redact.ts, decision 057) goes out whole but is kept with its links
+ * and codes replaced: the database never holds a live secret in an email body.
  */
 export interface Mailer {
   send(message: MailMessage): Promise<SendResult>;
@@ -91,9 +96,11 @@ export interface MailerOptions {
   config: Pick<Config, "smtpUrl" | "mailFrom" | "appEnv">;
   /** Overrides the transport built from config.smtpUrl. */
   transport?: MailTransport;
+  /** Tests only: where the message as sent is kept (server/mail/outbox.ts). */
+  outbox?: Outbox;
 }
 
-export function createMailer({ db, config, transport }: MailerOptions): Mailer {
+export function createMailer({ db, config, transport, outbox }: MailerOptions): Mailer {
   const smtp = transport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : null);
   // Made on the first bulk email: a pool of connections kept open between its mails.
   let pooled: MailTransport | null = transport ?? null;
@@ -132,11 +139,23 @@ export function createMailer({ db, config, transport }: MailerOptions): Mailer {
         }
       }
 
+      const kept = keptCopy(template, { html, text }, rendered.secrets);
       const [row] = prepared !== undefined
         ? await db.update(emails).set({ status, error }).where(eq(emails.id, prepared)).returning({ id: emails.id })
         : await db.insert(emails)
-          .values({ userId, to, subject, template, html, text, status, error, createdAt: new Date() })
+          .values({
+            userId,
+            to,
+            subject,
+            template,
+            html: kept.html,
+            text: kept.text,
+            status,
+            error,
+            createdAt: new Date(),
+          })
           .returning({ id: emails.id });
+      outbox?.keep(row.id, { to, subject, template, html, text });
 
       if (status === "failed") {
         // The row id, not the address: enough to find the message in the console, no personal data in the log.

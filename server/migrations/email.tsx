@@ -21,5 +21,5 @@ export function migrationWelcome({ link, days }: { link: string; days: number })
       </Text>
     </Layout>
   );
-  return { subject, element, logHint: link };
+  return { subject, element, logHint: link, secrets: [{ kind: "link", value: link }] };
 }

@@ -9,7 +9,7 @@ import type { AuditAction } from "../../lib/audit.ts";
 import type { ReceiptStatus } from "../../lib/money/receipts.ts";
 import { isValidAccountRef } from "../accounts/account-ref.ts";
 import { accountByRef } from "../accounts/find.ts";
-import { raiseAlert } from "../alerts/alerts.ts";
+import { closeAlert, raiseAlert } from "../alerts/alerts.ts";
 import { audit } from "../audit.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
@@ -379,6 +379,13 @@ export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef:
           reference: `allocation:receipt:${receipt.id}`,
           createdBy: by,
         });
+        await closeAlert(
+          tx,
+          `unmatched_receipt:${receipt.id}`,
+          `Closed by itself: allocated to ${accountRef}.`,
+          by,
+          now,
+        );
         return { status: "allocated", accountId: account.id, allocationTransferId: transferId };
       },
     ));

@@ -88,8 +88,14 @@ describe("the console's alerts and emails", () => {
     await hydrated(page);
     const menu = page.getByRole("navigation", { name: "Console" }).last();
     expect(await menu.getByRole("link", { name: /Alerts \d+ open/ }).count()).toBe(1);
-    const row = page.locator("tr", { hasText: `Payment ${payment.id} of 500.00 GBP` });
+    // It names who paid whom, and links to the customer and to the payment's row on the payout desk.
+    const row = page.locator("tr", { hasText: "Grace Hopper paid 500.00 GBP to Mary Smith" });
     await expect.poll(() => row.count()).toBe(1);
+    expect(await row.getByRole("link", { name: `Payment ${payment.id} on the payout desk` }).getAttribute("href"))
+      .toBe(`/console/local#payout-${payment.id}`);
+    expect(await row.getByRole("link", { name: "The customer" }).getAttribute("href")).toMatch(
+      /^\/console\/users\/\d+$/,
+    );
 
     // Assigned to oneself.
     const assign = row.getByRole("form", { name: /Assign alert/ });
@@ -106,9 +112,21 @@ describe("the console's alerts and emails", () => {
     await form.getByRole("button", { name: "Resolve the alert" }).click();
     await expect.poll(() => row.count()).toBe(0);
     await page.getByRole("button", { name: "Resolved", exact: true }).click();
-    const resolved = page.locator("tr", { hasText: `Payment ${payment.id} of 500.00 GBP` });
+    // Filtered by kind and by who it was given to.
+    await page.getByLabel("Kind").selectOption("large_payment");
+    await page.getByLabel("Assigned to").selectOption({ label: ADMIN.email });
+    const resolved = page.locator("tr", { hasText: "Grace Hopper paid 500.00 GBP to Mary Smith" });
     await expect.poll(() => resolved.count()).toBe(1);
     expect(await resolved.textContent()).toContain("Called Grace: buying a car. Fine.");
+
+    // The large-payment threshold is set here (audited), not by a redeploy.
+    await page.getByRole("button", { name: "All", exact: true }).click();
+    const threshold = page.getByRole("form", { name: "Large-payment threshold" });
+    expect(await threshold.getByLabel("Alert on payments above (GBP)").inputValue()).toBe("100");
+    await threshold.getByLabel("Alert on payments above (GBP)").fill("750");
+    await threshold.getByRole("button", { name: "Save threshold" }).click();
+    await expect.poll(async () => (await page.request.get(`${base}/console/alerts/threshold`)).json())
+      .toEqual({ body: { gbp: 750 } });
 
     // The emails: found by the customer's address, opened, sent again.
     await page.goto(`${server.url}/console/emails`);
@@ -127,7 +145,14 @@ describe("the console's alerts and emails", () => {
     const body = page.frameLocator("iframe").locator("body");
     await expect.poll(() => body.evaluate((b) => getComputedStyle(b).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
     expect(await page.frameLocator("iframe").locator("body").textContent()).toContain(subject!.slice(0, 5));
+    // The customer is named and linked, not "Customer 12".
+    expect(await page.getByRole("main").getByRole("link", { name: "Grace Hopper" }).getAttribute("href"))
+      .toMatch(/^\/console\/users\/\d+$/);
+    // Sending again asks first.
     await page.getByRole("button", { name: `Send again to ${ownerEmail}` }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "will receive this email again" }).count())
+      .toBe(1);
+    await page.getByRole("button", { name: "Yes, send it again" }).click();
     const status = page.getByRole("status").filter({ hasText: "Sent again as" });
     await expect.poll(() => status.count()).toBe(1);
     await status.getByRole("link").click();

@@ -10,6 +10,7 @@ import type { Services } from "../../server/services.ts";
 import { seedMoney } from "../../server/money/store.ts";
 import type { Config } from "../../server/config.ts";
 import { tmpdir } from "node:os";
+import { testOutbox } from "../../server/mail/outbox.ts";
 
 /** A signed-in user summary for guard tests; every onboarding step done unless overridden. */
 export function makeUser(overrides: Partial<SessionUser> = {}): SessionUser {
@@ -75,6 +76,8 @@ export async function testApp(options: TestAppOptions = {}): Promise<TestApp & {
   const services = await createServices(db, config, {
     secretFile: `${tmpdir()}/portal-test-secret`,
     now: options.now,
+    // The mail as sent, whatever APP_ENV the test sets (the kept copy of a security email is redacted).
+    mailOutbox: testOutbox(db),
     ...options.services,
   });
   const app = createApp({

@@ -4,7 +4,7 @@ import { type Database, openDatabase } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import type { Page } from "playwright-core";
 import { hydrated } from "./browser.ts";
-import type { EmailRow } from "./mailbox.ts";
+import { asSent, type EmailRow } from "./mailbox.ts";
 import type { RunningServer } from "./server.ts";
 
 export type { EmailRow };
@@ -61,7 +61,8 @@ export async function waitForEmail(db: Database, to: string, options: WaitOption
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [row] = await db.select().from(emails).where(and(...conditions)).orderBy(desc(emails.id)).limit(1);
-    if (row) return row;
+    // The message as the server sent it (a security email is kept redacted, decision 057).
+    if (row) return await asSent(db, row);
     if (Date.now() > deadline) {
       const seen = await db.select({ id: emails.id, template: emails.template }).from(emails)
         .where(sql`lower(${emails.to}) = ${to.toLowerCase()}`);

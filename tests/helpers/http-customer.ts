@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { and, desc, gt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
+import { asSent } from "./mailbox.ts";
 import { freePort, type RunningServer } from "./server.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -149,7 +150,7 @@ export async function waitForMail(
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await db.select({ text: emails.text }).from(emails)
+    const [row] = await db.select({ id: emails.id, text: emails.text }).from(emails)
       .where(
         and(
           sql`lower(${emails.to}) = ${to.toLowerCase()}`,
@@ -158,7 +159,8 @@ export async function waitForMail(
         ),
       )
       .orderBy(desc(emails.id)).limit(1);
-    if (row) return row.text;
+    // The text as the server sent it (a security email is kept redacted, decision 057).
+    if (row) return (await asSent(db, row)).text;
     if (Date.now() > deadline) {
       throw new Error(`No ${template} email to ${to} within ${timeoutMs} ms (after #${after}).`);
     }

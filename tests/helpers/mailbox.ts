@@ -1,10 +1,13 @@
 import { desc, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
+import { outboxBeside, sentInDirectory, sentInMemory } from "../../server/mail/outbox.ts";
 
 /**
  * Reading mail "as the user would": every message is kept in the `emails` table (sent or not), so a
- * test finds the newest one for an address and takes the link or code out of its text part.
+ * test finds the newest one for an address and takes the link or code out of its text part. The
+ * table keeps a security email with its links and codes taken out (decision 057), so the HTML and
+ * text answered here are the message as sent, from the test outbox (server/mail/outbox.ts).
  */
 
 export type EmailRow = typeof emails.$inferSelect;
@@ -15,7 +18,21 @@ export async function latestEmail(db: Database, to: string): Promise<EmailRow | 
     .where(sql`lower(${emails.to}) = ${to.toLowerCase()}`)
     .orderBy(desc(emails.id))
     .limit(1);
-  return row;
+  return row && await asSent(db, row);
+}
+
+/**
+ * The row with the HTML and text the customer received (the kept copy of a security email has its
+ * links and codes taken out): sent by this process, or by a server on the same database file (an
+ * end-to-end server writes its outbox beside the file).
+ */
+export async function asSent<R extends Partial<EmailRow> & { id: number }>(db: Database, row: R): Promise<R> {
+  let message = sentInMemory(db, row.id);
+  if (!message) {
+    const [main] = await db.all<{ file: string }>(sql`SELECT file FROM pragma_database_list WHERE name = 'main'`);
+    if (main?.file) message = sentInDirectory(outboxBeside(main.file), row.id);
+  }
+  return message ? { ...row, html: message.html, text: message.text } : row;
 }
 
 /** The first http(s) link in a text part, or undefined. */

@@ -12,6 +12,9 @@ import {
 import { type Admin, anotherAdmin, expectStatus, HOUR, personalProfile, registerCustomer } from "../helpers/client.ts";
 import { customerWithoutAccount, type MoneyApp, moneyApp, openCustomer, postReceipt } from "../helpers/money.ts";
 import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
+import { asSent, codeIn, linkIn } from "../helpers/mailbox.ts";
+import { CODE_REMOVED, LINK_REMOVED } from "../../server/mail/redact.ts";
+import { SECURITY_RESEND_REFUSED } from "../../server/mail/console.ts";
 
 /**
  * The console's alerts (issue 11 item 3, decision 045): each event that needs an administrator
@@ -50,8 +53,32 @@ describe("alerts are raised by themselves, once each", () => {
     const raised = await alertsAbout("large_payment", "payment_id", large.id);
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatchObject({ severity: "warning", resolvedAt: null, createdBy: null });
-    expect(raised[0].message).toContain("1500.00 GBP");
+    // Named, not numbered: who paid how much to whom (decision 057), and on which payout desk.
+    expect(raised[0].message).toBe(
+      "Ada Lovelace paid 1500.00 GBP to Mary Smith, above the 1000 GBP that needs a second look.",
+    );
+    expect(raised[0].subject).toMatchObject({ payment_id: large.id, desk: "local" });
     expect(await alertsAbout("large_payment", "payment_id", small.id)).toHaveLength(0);
+  });
+
+  test("the threshold is set in the console, audited, and the next payment is judged by it", async () => {
+    const shown = await admin.client.get("console/alerts/threshold");
+    expectStatus(shown, 200);
+    expect(shown.json.body).toEqual({ gbp: 1000 });
+    const bad = await admin.client.put("console/alerts/threshold", { gbp: "12.5" });
+    expectStatus(bad, 422);
+    expect(bad.json.fields).toHaveProperty("gbp");
+    expectStatus(await account.owner.client.put("console/alerts/threshold", { gbp: "1" }), 404);
+
+    const set = await admin.client.put("console/alerts/threshold", { gbp: "5000" });
+    expectStatus(set, 200);
+    expect(set.json.body).toEqual({ gbp: 5000 });
+    const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "alerts.threshold"));
+    expect(entry).toMatchObject({ actorId: admin.id, before: { gbp: 1000 }, after: { gbp: 5000 } });
+    // 1,500 GBP was large under the environment's 1,000; not under 5,000.
+    const under = await pay("1500.00");
+    expect(await alertsAbout("large_payment", "payment_id", under.id)).toHaveLength(0);
+    expectStatus(await admin.client.put("console/alerts/threshold", { gbp: "1000" }), 200);
   });
 
   test("a payment call retried with its Idempotency-Key raises its alert once", async () => {
@@ -79,7 +106,7 @@ describe("alerts are raised by themselves, once each", () => {
     const raised = await alertsAbout("payout_failed", "payment_id", payment.id);
     expect(raised).toHaveLength(1);
     expect(raised[0]).toMatchObject({ severity: "critical" });
-    expect(raised[0].message).toContain("Account closed");
+    expect(raised[0].message).toBe("Ada Lovelace's payment of 50.00 GBP to Mary Smith failed: Account closed");
   });
 
   test("an identity check the provider asks to retry raises an identity_check alert once, however often it is read", async () => {
@@ -104,6 +131,20 @@ describe("alerts are raised by themselves, once each", () => {
     expect(await alertsAbout("compliance_review", "user_id", opened.id)).toHaveLength(0);
   });
 
+  test("a compliance_review alert closes by itself when the account opens, naming who opened it", async () => {
+    const waiting = await customerWithoutAccount(t);
+    const [before] = await alertsAbout("compliance_review", "user_id", waiting.id);
+    expect(before.message).not.toMatch(/Customer \d/);
+    expect(before.resolvedAt).toBeNull();
+    const opened = await admin.client.post(`console/users/${waiting.id}/open-account`, {
+      compliance: { done: true, amount: "100000", date: t.clock.today() },
+    });
+    expectStatus(opened, 200);
+    const [after] = await alertsAbout("compliance_review", "user_id", waiting.id);
+    expect(after).toMatchObject({ resolvedBy: admin.id, resolutionNote: "Closed by itself: the account opened." });
+    expect(after.resolvedAt).not.toBeNull();
+  });
+
   test("a receipt unmatched for more than a day raises an unmatched_receipt alert, once over the job's runs", async () => {
     const res = await postReceipt(t, admin, { amount: "75.00", currency: "GBP", reference: "no ref here" });
     expectStatus(res, 201);
@@ -114,6 +155,17 @@ describe("alerts are raised by themselves, once each", () => {
     await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 25 * HOUR));
     await alertUnmatchedReceipts(t.db, new Date(t.clock.now() + 26 * HOUR));
     expect(await alertsAbout("unmatched_receipt", "receipt_id", id)).toHaveLength(1);
+
+    // Allocated: the alert closes by itself, in the allocation's transaction.
+    const allocated = await admin.client.post(`console/receipts/${id}/allocate`, {
+      account_ref: account.owner.accountRef,
+    });
+    expectStatus(allocated, 200);
+    const [closed] = await alertsAbout("unmatched_receipt", "receipt_id", id);
+    expect(closed).toMatchObject({
+      resolvedBy: admin.id,
+      resolutionNote: `Closed by itself: allocated to ${account.owner.accountRef}.`,
+    });
   });
 
   test("the look for unmatched receipts is a job the runner knows, queued every hour", () => {
@@ -127,9 +179,9 @@ describe("an administrator assigns and resolves alerts", () => {
     const payment = await pay("2000.00");
     const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
 
-    const open = await admin.client.get("console/alerts");
+    const open = await admin.client.get("console/alerts?per_page=100");
     expectStatus(open, 200);
-    const listed = (open.json.body as { id: number }[]).find((a) => a.id === raised.id);
+    const listed = (open.json.body.items as { id: number }[]).find((a) => a.id === raised.id);
     expect(listed).toMatchObject({ kind: "large_payment", assigned_to: null, resolved_at: null });
 
     const assigned = await admin.client.post(`console/alerts/${raised.id}/assign`, { admin_id: second.id });
@@ -146,10 +198,10 @@ describe("an administrator assigns and resolves alerts", () => {
       resolved_at: expect.any(String),
     });
 
-    const after = await admin.client.get("console/alerts?status=open");
-    expect((after.json.body as { id: number }[]).map((a) => a.id)).not.toContain(raised.id);
-    const done = await admin.client.get("console/alerts?status=resolved");
-    expect((done.json.body as { id: number }[]).map((a) => a.id)).toContain(raised.id);
+    const after = await admin.client.get("console/alerts?status=open&per_page=100");
+    expect((after.json.body.items as { id: number }[]).map((a) => a.id)).not.toContain(raised.id);
+    const done = await admin.client.get(`console/alerts?status=resolved&assigned_to=${second.id}`);
+    expect((done.json.body.items as { id: number }[]).map((a) => a.id)).toContain(raised.id);
 
     const again = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Twice" });
     expectStatus(again, 409);
@@ -176,6 +228,34 @@ describe("an administrator assigns and resolves alerts", () => {
     const res = await admin.client.get("console/alerts?status=closed");
     expectStatus(res, 422);
     expect(res.json.fields).toHaveProperty("status");
+    const kind = await admin.client.get("console/alerts?kind=weather");
+    expectStatus(kind, 422);
+    expect(kind.json.fields).toHaveProperty("kind");
+  });
+
+  test("filtered by kind and by assignee, a page at a time with the total (no silent stop)", async () => {
+    for (const amount of ["1100.00", "1200.00", "1300.00"]) await pay(amount);
+    const all = await admin.client.get("console/alerts?status=all&kind=large_payment&per_page=100");
+    expectStatus(all, 200);
+    const total = all.json.body.total as number;
+    expect(total).toBeGreaterThanOrEqual(3);
+    expect((all.json.body.items as { kind: string }[]).every((a) => a.kind === "large_payment")).toBe(true);
+
+    // Two at a time: every alert once across the pages, newest first, the total on each page.
+    const seen: number[] = [];
+    for (let page = 1; page <= Math.ceil(total / 2); page++) {
+      const res = await admin.client.get(`console/alerts?status=all&kind=large_payment&per_page=2&page=${page}`);
+      expect(res.json.body).toMatchObject({ page, per_page: 2, total });
+      seen.push(...(res.json.body.items as { id: number }[]).map((a) => a.id));
+    }
+    expect(seen).toEqual((all.json.body.items as { id: number }[]).map((a) => a.id));
+
+    const [mine] = await alertsAbout("large_payment", "payment_id", (await pay("1400.00")).id);
+    expectStatus(await admin.client.post(`console/alerts/${mine.id}/assign`, { admin_id: admin.id }), 200);
+    const given = await admin.client.get(`console/alerts?assigned_to=${admin.id}&per_page=100`);
+    const ids = given.json.body.items as { id: number; assigned_to: { id: number } }[];
+    expect(ids.map((a) => a.id)).toContain(mine.id);
+    expect(ids.every((a) => a.assigned_to.id === admin.id)).toBe(true);
   });
 
   test("the console menu counts the open alerts", async () => {
@@ -225,7 +305,9 @@ describe("emails", () => {
   });
 
   test("detail has the HTML, the text and the delivery status; resend makes a new, audited email", async () => {
-    const [original] = await t.db.select().from(emails).where(eq(emails.to, account.owner.email)).limit(1);
+    // An email that signs nobody in (the account opened): a security email is never sent again (below).
+    const [original] = await t.db.select().from(emails)
+      .where(and(eq(emails.to, account.owner.email), eq(emails.template, "account-opened"))).limit(1);
     const detail = await admin.client.get(`console/emails/${original.id}`);
     expectStatus(detail, 200);
     expect(detail.json.body).toMatchObject({
@@ -235,6 +317,8 @@ describe("emails", () => {
       html: original.html,
       text: original.text,
       status: original.status,
+      security: false,
+      customer_name: "Ada Lovelace",
     });
 
     const resent = await admin.client.post(`console/emails/${original.id}/resend`);
@@ -245,6 +329,59 @@ describe("emails", () => {
     expect(entry).toMatchObject({ actorId: admin.id, before: { id: original.id }, after: { id: resent.json.body.id } });
 
     expectStatus(await admin.client.get("console/emails/999999"), 404);
+  });
+
+  test("a security email is shown without its link and code, its view is audited, and it is never sent again", async () => {
+    // The customer's address validation: a link and a code that sign in, sent whole to the customer.
+    const [kept] = await t.db.select().from(emails)
+      .where(and(eq(emails.to, account.owner.email), eq(emails.template, "email-validation"))).limit(1);
+    const sent = await asSent(t.db, kept);
+    const link = linkIn(sent.text)!;
+    const code = codeIn(sent.text)!;
+    expect(link).toContain("token=");
+    const token = new URL(link).searchParams.get("token")!;
+
+    // The database never kept them, so no administrator can read them.
+    for (const part of [kept.html, kept.text]) {
+      expect(part).not.toContain(token);
+      expect(part).not.toContain(code);
+    }
+    const viewsBefore = await t.db.select().from(auditLog).where(eq(auditLog.action, "email.view"));
+    const detail = await admin.client.get(`console/emails/${kept.id}`);
+    expectStatus(detail, 200);
+    expect(detail.json.body.security).toBe(true);
+    expect(detail.json.body.text).toContain(LINK_REMOVED);
+    expect(detail.json.body.text).not.toContain(token);
+    const page = await admin.client.get(`/console/emails/${kept.id}`);
+    const main = page.text.slice(page.text.indexOf("<main"));
+    expect(main).toContain("cannot be sent");
+    expect(main).not.toContain("Send again");
+    expect(main).not.toContain(token);
+    const views = await t.db.select().from(auditLog).where(eq(auditLog.action, "email.view"));
+    expect(views.length).toBe(viewsBefore.length + 2);
+    expect(views.at(-1)).toMatchObject({ actorId: admin.id, after: { id: kept.id, part: "page" } });
+
+    const resent = await admin.client.post(`console/emails/${kept.id}/resend`);
+    expectStatus(resent, 422);
+    expect(resent.json.error).toBe(SECURITY_RESEND_REFUSED);
+    const again = await t.db.select().from(emails).where(eq(emails.template, "email-validation"));
+    expect(again.filter((e) => e.to === account.owner.email)).toHaveLength(1);
+  });
+
+  test("an email kept before redaction is shown without its link and code", async () => {
+    const [old] = await t.db.insert(emails).values({
+      to: "old@example.com",
+      subject: "Reset your password",
+      template: "password-reset",
+      html:
+        '<a href="http://localhost/forgot?token=abc&amp;username=old">http://localhost/forgot?token=abc&amp;username=old</a>',
+      text: "Open http://localhost/forgot?token=abc&username=old or type 123456",
+      status: "stored",
+      createdAt: new Date(),
+    }).returning();
+    const detail = await admin.client.get(`console/emails/${old.id}`);
+    expect(detail.json.body.html).not.toContain("token=abc");
+    expect(detail.json.body.text).toBe(`Open ${LINK_REMOVED} or type ${CODE_REMOVED}`);
   });
 
   test("the pages: the list links each email; the email's page shows its HTML in a sandboxed frame", async () => {

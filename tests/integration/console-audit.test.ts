@@ -1,9 +1,10 @@
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { desc, eq, gt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, notInArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { SEARCH_TABLES } from "../../db/derived.ts";
 import { auditLog, emails } from "../../db/schema.ts";
+import { SECURITY_TEMPLATES } from "../../server/mail/redact.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import { AUDIT_ACTIONS } from "../../lib/audit.ts";
 import type { CallContract } from "../../lib/contracts/define.ts";
@@ -286,9 +287,11 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     path: `console/alerts/${await openAlert()}/resolve`,
     body: { note: "Looked at it: nothing wrong." },
   }),
+  "PUT /console/alerts/threshold": () => Promise.resolve({ path: "console/alerts/threshold", body: { gbp: "25000" } }),
   "POST /console/emails/:id/resend": async () => {
+    // An email that signs nobody in: a security email is never sent again (decision 057).
     const [email] = await t.db.select({ id: emails.id, userId: emails.userId }).from(emails)
-      .where(eq(emails.to, customer.email)).limit(1);
+      .where(and(eq(emails.to, customer.email), notInArray(emails.template, [...SECURITY_TEMPLATES]))).limit(1);
     return { path: `console/emails/${email.id}/resend`, subject: email.userId ?? undefined };
   },
   "POST /account/onbehalf": () =>

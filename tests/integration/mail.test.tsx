@@ -6,17 +6,29 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { emails, users } from "../../db/schema.ts";
 import type { Config } from "../../server/config.ts";
 import {
+  accountInvitation,
   accountOpened,
+  administratorInvitation,
   createMailer,
   emailValidation,
   passwordChanged,
   passwordReset,
   type RenderedEmail,
   secondFactorCode,
+  signInPaused,
 } from "../../server/mail/index.ts";
+import { migrationWelcome } from "../../server/migrations/email.tsx";
 import { render } from "@react-email/render";
 import { testDatabase } from "../helpers/db.ts";
 import { codeIn, latestEmail, linkIn } from "../helpers/mailbox.ts";
+import {
+  CODE_REMOVED,
+  CONTENT_NOT_KEPT,
+  isSecurityTemplate,
+  keptCopy,
+  LINK_REMOVED,
+} from "../../server/mail/redact.ts";
+import { testOutbox } from "../../server/mail/outbox.ts";
 
 const db = await testDatabase();
 
@@ -154,7 +166,7 @@ describe("templates", () => {
 });
 
 describe("without SMTP_URL", () => {
-  test("the message is kept with status stored, and in development its link is printed once", async () => {
+  test("the message is kept with status stored, its link and code taken out, and in development its link is printed once", async () => {
     const log = spyLog();
     const [user] = await db.insert(users).values({ username: "dev@example.com" }).returning();
     const mailer = createMailer({ db, config: config({ appEnv: "development" }) });
@@ -175,8 +187,13 @@ describe("without SMTP_URL", () => {
       status: "stored",
       error: null,
     });
-    expect(row!.html).toContain(`href="${LINK}"`);
-    expect(linesOf(row!.text)).toContain(LINK);
+    // A security email is kept without what signs in (decision 057): the console shows a note instead.
+    expect(row!.html).not.toContain(TOKEN);
+    expect(row!.text).not.toContain(TOKEN);
+    expect(row!.text).not.toContain(CODE);
+    expect(row!.html).not.toContain(CODE);
+    expect(row!.text).toContain(LINK_REMOVED);
+    expect(row!.text).toContain(CODE_REMOVED);
     expect(log).toHaveLength(1);
     expect(log[0]).toContain("dev@example.com");
     expect(log[0]).toContain("Confirm your email address");
@@ -275,7 +292,8 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     const row = await latestEmail(db, "nobody@example.com");
     expect(row).toMatchObject({ id: result.id, status: "failed", template: "second-factor-code" });
     expect(row!.error).toContain("Mailbox unavailable");
-    expect(row!.text).toContain("123456");
+    expect(row!.text).not.toContain("123456");
+    expect(row!.text).toContain(CODE_REMOVED);
     // One warning for operators, naming the row, without the address or the code.
     expect(log).toHaveLength(1);
     expect(log[0]).toContain(`email ${result.id}`);
@@ -302,8 +320,8 @@ describe("with SMTP_URL (a real SMTP server)", () => {
 });
 
 describe("mailbox helpers", () => {
-  test("latestEmail finds the newest message for an address, whatever its case", async () => {
-    const mailer = createMailer({ db, config: config() });
+  test("latestEmail finds the newest message for an address, whatever its case, as it was sent", async () => {
+    const mailer = createMailer({ db, config: config(), outbox: testOutbox(db) });
     await mailer.send({
       to: "reader@example.com",
       template: "second-factor-code",
@@ -328,5 +346,67 @@ describe("mailbox helpers", () => {
     expect(linkIn("no link here")).toBeUndefined();
     expect(codeIn("ref P1000001, code 1234567, then 004512 and 999999")).toBe("004512");
     expect(codeIn("12345")).toBeUndefined();
+  });
+});
+
+describe("security emails (decision 057)", () => {
+  const SECURITY: [string, RenderedEmail, string[]][] = [
+    ["password-reset", passwordReset({ link: RESET }), [TOKEN]],
+    ["second-factor-code", secondFactorCode({ code: CODE }), [CODE]],
+    ["email-validation", emailValidation({ link: LINK, code: CODE }), [TOKEN, CODE]],
+    ["sign-in-paused", signInPaused({ guessed: "password", link: RESET, supportEmail: SUPPORT }), [TOKEN]],
+    [
+      "account-invitation",
+      accountInvitation({
+        invitedBy: "Ada Lovelace",
+        accountName: "Lovelace Ltd",
+        role: "viewer",
+        link: `http://localhost:8000/invite?token=${TOKEN}`,
+        expiresAt: new Date("2026-12-01T00:00:00Z"),
+      }),
+      [TOKEN],
+    ],
+    [
+      "administrator-invitation",
+      administratorInvitation({ invitedBy: "Olive Ops", link: RESET, expiresAt: new Date("2026-12-01T00:00:00Z") }),
+      [TOKEN],
+    ],
+    ["migration-welcome", migrationWelcome({ link: RESET, days: 14 }), [TOKEN]],
+  ];
+
+  test.each(SECURITY)(
+    "%s reaches the customer whole and is kept without its link or code",
+    async (template, rendered, secrets) => {
+      const sent: { html: string; text: string }[] = [];
+      const transport = { sendMail: (mail: { html: string; text: string }) => Promise.resolve(sent.push(mail)) };
+      const mailer = createMailer({ db, config: config({ smtpUrl: undefined }), transport });
+      const result = await mailer.send({ to: "secure@example.com", template, rendered });
+      expect(isSecurityTemplate(template)).toBe(true);
+      const row = await db.select().from(emails).where(eq(emails.id, result.id)).get();
+      for (const secret of secrets) {
+        expect(sent[0].text).toContain(secret);
+        expect(row!.html).not.toContain(secret);
+        expect(row!.text).not.toContain(secret);
+      }
+      expect(row!.text).toMatch(/\[(link|code) removed/);
+    },
+  );
+
+  test("an email that signs nobody in is kept whole", async () => {
+    const mailer = createMailer({ db, config: config() });
+    const result = await mailer.send({
+      to: "notice@example.com",
+      template: "password-changed",
+      rendered: passwordChanged({ supportEmail: SUPPORT }),
+    });
+    const row = await db.select().from(emails).where(eq(emails.id, result.id)).get();
+    expect(row!.text).toContain(SUPPORT);
+    expect(isSecurityTemplate("password-changed")).toBe(false);
+  });
+
+  test("a security template that names no secret keeps no body at all (fails closed)", () => {
+    const kept = keptCopy("password-reset", { html: `<a href="${RESET}">x</a>`, text: RESET });
+    expect(kept.text).toBe(CONTENT_NOT_KEPT);
+    expect(kept.html).not.toContain(TOKEN);
   });
 });

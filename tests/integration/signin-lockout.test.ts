@@ -12,7 +12,7 @@ import {
   TestClient,
 } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
-import { linkIn } from "../helpers/mailbox.ts";
+import { asSent, linkIn } from "../helpers/mailbox.ts";
 
 /**
  * A lockout that cannot be turned against the owner (issue 14, finding 4; decision 023): failures
@@ -57,7 +57,8 @@ function statusCounts(answers: ClientResponse[]): Record<number, number> {
 }
 
 async function mailsTo(app: SigninApp, to: string, template: string) {
-  return await app.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, template)));
+  const rows = await app.db.select().from(emails).where(and(eq(emails.to, to), eq(emails.template, template)));
+  return await Promise.all(rows.map((row) => asSent(app.db, row)));
 }
 
 const wrongCode = (right: string, i: number) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, "0");

@@ -33,5 +33,5 @@ export function accountInvitation(
       </Text>
     </Layout>
   );
-  return { subject, element, logHint: link };
+  return { subject, element, logHint: link, secrets: [{ kind: "link", value: link }] };
 }

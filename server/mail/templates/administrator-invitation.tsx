@@ -27,5 +27,5 @@ export function administratorInvitation({ invitedBy, link, expiresAt }: Administ
       </Text>
     </Layout>
   );
-  return { subject, element, logHint: link };
+  return { subject, element, logHint: link, secrets: [{ kind: "link", value: link }] };
 }

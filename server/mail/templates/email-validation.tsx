@@ -22,5 +22,10 @@ export function emailValidation({ name, link, code }: EmailValidationProps): Ren
       <Text style={styles.small}>If you did not open a Portal account, you can ignore this email.</Text>
     </Layout>
   );
-  return { subject, element, logHint: link };
+  return {
+    subject,
+    element,
+    logHint: link,
+    secrets: [{ kind: "link", value: link }, { kind: "code", value: code }],
+  };
 }

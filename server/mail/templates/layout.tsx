@@ -12,6 +12,7 @@ import {
   Text,
 } from "@react-email/components";
 import type { CSSProperties, ReactElement, ReactNode } from "react";
+import type { EmailSecret } from "../redact.ts";
 
 /**
  * The frame every Portal email shares: brand line, heading, content, footer. Styles are inline
@@ -106,4 +107,9 @@ export interface RenderedEmail {
   subject: string;
   element: ReactElement;
   logHint?: string;
+  /**
+   * What signs the customer in (a link, a code): sent to the customer, replaced in the copy the
+   * portal keeps (server/mail/redact.ts, decision 057). Every security template names its secrets.
+   */
+  secrets?: EmailSecret[];
 }

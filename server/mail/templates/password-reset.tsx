@@ -21,5 +21,5 @@ export function passwordReset({ link }: PasswordResetProps): RenderedEmail {
       <Text style={styles.small}>If you did not ask for this, ignore this email: your password stays as it is.</Text>
     </Layout>
   );
-  return { subject, element, logHint: link };
+  return { subject, element, logHint: link, secrets: [{ kind: "link", value: link }] };
 }

@@ -19,5 +19,5 @@ export function secondFactorCode({ code }: SecondFactorCodeProps): RenderedEmail
       </Text>
     </Layout>
   );
-  return { subject, element, logHint: `code ${code}` };
+  return { subject, element, logHint: `code ${code}`, secrets: [{ kind: "code", value: code }] };
 }

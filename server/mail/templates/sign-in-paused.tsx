@@ -38,5 +38,5 @@ export function signInPaused({ guessed, link, supportEmail }: SignInPausedProps)
       </Text>
     </Layout>
   );
-  return { subject, element, logHint: link };
+  return { subject, element, logHint: link, secrets: [{ kind: "link", value: link }] };
 }
