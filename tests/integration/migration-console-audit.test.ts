@@ -1,10 +1,6 @@
-import { migrate } from "drizzle-orm/libsql/migrator";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, expect, test } from "vitest";
-import { migrateDatabase, openDatabase } from "../../db/client.ts";
+import { expect, test } from "vitest";
+import { migrateDatabase } from "../../db/client.ts";
+import { databaseBefore } from "../helpers/migrated-before.ts";
 
 /**
  * The migration that gives the audit log its shape (db/migrations/*_console_audit_and_four_eyes,
@@ -13,24 +9,10 @@ import { migrateDatabase, openDatabase } from "../../db/client.ts";
  * path and status; a {before, after} detail is split in two; every receipt stays as it was. Afterwards the log only grows.
  */
 
-const MIGRATIONS = fileURLToPath(new URL("../../db/migrations", import.meta.url));
-const TAG = /_console_audit_and_four_eyes$/;
-const dir = mkdtempSync(join(tmpdir(), "portal-migration-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 test("audit entries and receipts survive the migration; the log refuses changes afterwards", async () => {
-  const before = join(dir, "migrations");
-  cpSync(MIGRATIONS, before, { recursive: true });
-  const journalPath = join(before, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  const index = journal.entries.findIndex((entry) => TAG.test(entry.tag));
-  expect(index, "the migration is in the journal").toBeGreaterThan(0);
-  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, index) }));
-
-  const db = await openDatabase({ url: `file:${join(dir, "portal.db")}` });
+  // A database as it was before this migration.
+  const { db, sql, dispose } = await databaseBefore(/_console_audit_and_four_eyes$/);
   try {
-    await migrate(db, { migrationsFolder: before });
-    const sql = (text: string, args: unknown[] = []) => db.$client.execute({ sql: text, args: args as never });
     const at = Date.UTC(2026, 10, 1);
     await sql(
       `INSERT INTO users (id, username, level, type, created_at) VALUES
@@ -84,6 +66,6 @@ test("audit entries and receipts survive the migration; the log refuses changes 
     await expect(sql("UPDATE audit_log SET action = 'x' WHERE id = 1")).rejects.toThrow(/append-only/);
     await expect(sql("DELETE FROM audit_log WHERE id = 1")).rejects.toThrow(/append-only/);
   } finally {
-    db.$client.close();
+    dispose();
   }
 });

@@ -1,11 +1,7 @@
-import { migrate } from "drizzle-orm/libsql/migrator";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, expect, test } from "vitest";
-import { migrateDatabase, openDatabase } from "../../db/client.ts";
+import { expect, test } from "vitest";
+import { migrateDatabase } from "../../db/client.ts";
 import { DERIVED_CHECK } from "../../db/derived.ts";
+import { databaseBefore } from "../helpers/migrated-before.ts";
 
 /**
  * A database that had customers and emails before migration *_customer_search (decision 052): once
@@ -14,24 +10,10 @@ import { DERIVED_CHECK } from "../../db/derived.ts";
  * from the next write on.
  */
 
-const MIGRATIONS = fileURLToPath(new URL("../../db/migrations", import.meta.url));
-const TAG = /_customer_search$/;
-const dir = mkdtempSync(join(tmpdir(), "portal-migration-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 test("the customers and emails already there are filled in, once", async () => {
-  const before = join(dir, "migrations");
-  cpSync(MIGRATIONS, before, { recursive: true });
-  const journalPath = join(before, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  const index = journal.entries.findIndex((entry) => TAG.test(entry.tag));
-  expect(index, "the migration is in the journal").toBeGreaterThan(0);
-  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, index) }));
-
-  const db = await openDatabase({ url: `file:${join(dir, "portal.db")}` });
+  // A database as it was before this migration.
+  const { db, sql, dispose } = await databaseBefore(/_customer_search$/);
   try {
-    await migrate(db, { migrationsFolder: before });
-    const sql = (text: string, args: unknown[] = []) => db.$client.execute({ sql: text, args: args as never });
     const at = Date.UTC(2026, 10, 1);
     const customer = async (id: number, validated: boolean) =>
       await sql(
@@ -132,6 +114,6 @@ test("the customers and emails already there are filled in, once", async () => {
     ]);
     expect((await sql(DERIVED_CHECK)).rows.filter((r) => r.kept_step !== r.step)).toEqual([]);
   } finally {
-    db.$client.close();
+    dispose();
   }
 });

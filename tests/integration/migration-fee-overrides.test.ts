@@ -1,10 +1,6 @@
-import { migrate } from "drizzle-orm/libsql/migrator";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, expect, test } from "vitest";
-import { migrateDatabase, openDatabase } from "../../db/client.ts";
+import { expect, test } from "vitest";
+import { migrateDatabase } from "../../db/client.ts";
+import { databaseBefore } from "../helpers/migrated-before.ts";
 
 /**
  * The migration that makes fee overrides per currency (db/migrations/*_fee_overrides_per_currency,
@@ -12,25 +8,10 @@ import { migrateDatabase, openDatabase } from "../../db/client.ts";
  * customer's pricing plan is written in, with that currency's digits.
  */
 
-const MIGRATIONS = fileURLToPath(new URL("../../db/migrations", import.meta.url));
-const TAG = /_fee_overrides_per_currency$/;
-const dir = mkdtempSync(join(tmpdir(), "portal-migration-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
 test("each override becomes a fee in its plan's tier currency; empty and unreadable ones are dropped", async () => {
-  // The migrations as they were before this one.
-  const before = join(dir, "migrations");
-  cpSync(MIGRATIONS, before, { recursive: true });
-  const journalPath = join(before, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8")) as { entries: { tag: string }[] };
-  const index = journal.entries.findIndex((entry) => TAG.test(entry.tag));
-  expect(index, "the migration is in the journal").toBeGreaterThan(0);
-  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, index) }));
-
-  const db = await openDatabase({ url: `file:${join(dir, "portal.db")}` });
+  // A database as it was before this migration.
+  const { db, sql, dispose } = await databaseBefore(/_fee_overrides_per_currency$/);
   try {
-    await migrate(db, { migrationsFolder: before });
-    const sql = (text: string, args: unknown[] = []) => db.$client.execute({ sql: text, args: args as never });
     const at = Date.UTC(2026, 10, 1);
     await sql(
       `INSERT INTO pricing_plans (id, name, is_default, tier_currency, tiers, fees, created_at, updated_at)
@@ -79,6 +60,6 @@ test("each override becomes a fee in its plan's tier currency; empty and unreada
       { id: 6, regular: '{"GBP":"0.29"}', priority: null },
     ]);
   } finally {
-    db.$client.close();
+    dispose();
   }
 });
