@@ -107,7 +107,8 @@ export async function createServices(db: Database, config: Config, options: Serv
     config,
     transport: options.mailTransport,
     // Tests read links and codes from the mail as sent: the stored copy has them taken out (decision 057).
-    outbox: options.mailOutbox ?? (config.appEnv === "test" ? testOutbox(db, outboxOf(config.databaseUrl)) : undefined),
+    outbox: options.mailOutbox ??
+      (config.appEnv === "test" ? testOutbox(db, config.testMailOutbox ?? outboxOf(config.databaseUrl)) : undefined),
   });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),

@@ -65,6 +65,11 @@ export interface Config {
   metricsToken?: string;
   /** Bulk emails are sent at most this many a second (BULK_EMAIL_RATE, 50; decision 050). */
   bulkEmailRate?: number;
+  /**
+   * Tests only (APP_ENV=test; TEST_MAIL_OUTBOX): the directory where the mail as sent is kept
+   * (server/mail/outbox.ts) when the database is not a local file beside which to keep it.
+   */
+  testMailOutbox?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -110,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     migrateOnStart: !["0", "false", "no", "off"].includes((env.MIGRATE_ON_START ?? "").trim().toLowerCase()),
     metricsToken: env.METRICS_TOKEN || undefined,
     bulkEmailRate: Math.floor(positiveNumber(env.BULK_EMAIL_RATE, 50, "BULK_EMAIL_RATE")),
+    testMailOutbox: appEnv === "test" ? env.TEST_MAIL_OUTBOX || undefined : undefined,
   };
 }
 

@@ -26,6 +26,7 @@ import {
   waitForMail,
 } from "../helpers/http-customer.ts";
 import { type HranaServer, startHranaServer } from "../helpers/hrana/server.ts";
+import { readOutboxFrom } from "../helpers/mailbox.ts";
 import type { RunningServer } from "../helpers/server.ts";
 
 const SEED = Number(Deno.env.get("JOURNEY_SEED") ?? Math.floor(Math.random() * 2 ** 31));
@@ -107,13 +108,20 @@ async function startBoth(shared: Shared): Promise<void> {
   if (shared === "hrana") {
     const authToken = crypto.randomUUID();
     hrana = startHranaServer({ path, authToken });
-    env = { ...ENV, DATABASE_URL: hrana.url, DATABASE_AUTH_TOKEN: authToken };
+    // No file beside which the servers could keep the mail as sent: they keep it here.
+    env = {
+      ...ENV,
+      DATABASE_URL: hrana.url,
+      DATABASE_AUTH_TOKEN: authToken,
+      TEST_MAIL_OUTBOX: join(dataDir, "outbox"),
+    };
     readerUrl = { url: hrana.url, authToken };
   }
   // Both start together on a fresh database: both apply the migrations at start (MIGRATE_ON_START's
   // default), and neither may fail for the other (decision 043).
   servers = await Promise.all([startServerOn(dataDir, "main.ts", env), startServerOn(dataDir, "main.ts", env)]);
   reader = await openDatabase(readerUrl);
+  if (shared === "hrana") readOutboxFrom(reader, join(dataDir, "outbox"));
   console.log(`[two-processes, ${shared}] seed ${SEED} (JOURNEY_SEED=${SEED} replays it)`);
   admin = new SpreadSession(urls, randomFor(0));
   const adminEmail = uniqueEmail("admin").toLowerCase();

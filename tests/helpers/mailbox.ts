@@ -21,6 +21,16 @@ export async function latestEmail(db: Database, to: string): Promise<EmailRow | 
   return row && await asSent(db, row);
 }
 
+const outboxes = new WeakMap<Database, string>();
+
+/**
+ * Servers on a remote database (Hrana) keep the mail as sent in the directory TEST_MAIL_OUTBOX
+ * names: `db`, the test's own connection to that database, reads it from there.
+ */
+export function readOutboxFrom(db: Database, directory: string): void {
+  outboxes.set(db, directory);
+}
+
 /**
  * The row with the HTML and text the customer received (the kept copy of a security email has its
  * links and codes taken out): sent by this process, or by a server on the same database file (an
@@ -28,6 +38,8 @@ export async function latestEmail(db: Database, to: string): Promise<EmailRow | 
  */
 export async function asSent<R extends Partial<EmailRow> & { id: number }>(db: Database, row: R): Promise<R> {
   let message = sentInMemory(db, row.id);
+  const elsewhere = outboxes.get(db);
+  if (!message && elsewhere) message = sentInDirectory(elsewhere, row.id);
   if (!message) {
     const [main] = await db.all<{ file: string }>(sql`SELECT file FROM pragma_database_list WHERE name = 'main'`);
     if (main?.file) message = sentInDirectory(outboxBeside(main.file), row.id);
