@@ -8,9 +8,9 @@ import { defineJob } from "../jobs/define.ts";
 import { defineSchedule } from "../jobs/schedules.ts";
 import { formatAmount } from "../money/amounts.ts";
 import { crossValue } from "../money/rates.ts";
-import { currentRates } from "../money/store.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { peopleByIds } from "../payments/people.ts";
+import { latestRates } from "../money/pricing-inputs.ts";
 import { raiseAlert } from "./alerts.ts";
 
 /**
@@ -53,7 +53,8 @@ export async function alertIfLargePayment(
   thresholdGbp: number,
   now: Date,
 ): Promise<void> {
-  const table = await currentRates(tx);
+  // Fixed SQL, its rates parsed once per table (pricing-inputs.ts): this runs for every payment made.
+  const table = await latestRates(tx);
   const amount = formatAmount(payment.sellCurrency, payment.sellMinor);
   const pounds = crossValue(table, payment.sellCurrency, "GBP", amount, 2, Big.roundHalfEven);
   if (!pounds.gt(thresholdGbp)) return;

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
+import type { Database } from "../../db/client.ts";
+import { rowOf } from "../../db/sql.ts";
 import type { DataVersions } from "../data-versions.ts";
 import type { AppEnv } from "../env.ts";
 import { databaseSessions, type SessionResolver } from "./session.ts";
@@ -32,19 +34,24 @@ const TOUCH_EVERY_MS = 1000;
  * otherwise: a sign-out or a changed role in this process shows on the next request, one made by
  * another process on the same database within a second.
  *
- * Only GET and HEAD of pages use it. Calls under /api/ and every write read the database as before,
- * so no write, and no call that answers data, is ever done for a session that has ended.
+ * Reads (GET and HEAD, pages and calls under /api/ alike) trust the versions as last read: a
+ * sign-out or a changed role made in another process shows within a second (`VERSIONS_MAX_AGE_MS`),
+ * at once in this one. Writes (any other method) trust no version read before they came: each reads
+ * the 'sessions' version from the database itself (one indexed read of data_versions) and asks the
+ * database for the session and user when it moved. That is as strict as reading the session from
+ * the database: the triggers move the version in the transaction that ends a session or changes a
+ * user, so a change committed before this read is seen, and one committed after it would have come
+ * after a read of the session too (neither is read inside the write's own transaction).
+ * (Decision 054, amended.)
  */
 export function cachedSessions(versions: DataVersions, maxEntries = 10_000): SessionResolver {
   const kept = new Map<string, Kept>();
   return async (c: Context<AppEnv>) => {
-    if ((c.req.method !== "GET" && c.req.method !== "HEAD") || c.req.path.startsWith("/api/")) {
-      return await databaseSessions(c);
-    }
     const token = getCookie(c, SESSION_COOKIE);
     if (!token || token.length > 100) return await databaseSessions(c);
     const id = await sha256Hex(token);
-    const version = (await versions.current()).get("sessions") ?? 0;
+    const reads = c.req.method === "GET" || c.req.method === "HEAD";
+    const version = reads ? (await versions.current()).get("sessions") ?? 0 : await sessionsVersionNow(c.get("db"));
     const now = c.get("services").now();
     const hit = kept.get(id);
     if (
@@ -76,3 +83,10 @@ export function cachedSessions(versions: DataVersions, maxEntries = 10_000): Ses
     return user;
   };
 }
+
+/** The 'sessions' version as the database has it now, for a write (no copy of it is trusted). */
+async function sessionsVersionNow(db: Database): Promise<number> {
+  return (await rowOf<{ version: number }>(db, SESSIONS_VERSION_SQL))?.version ?? 0;
+}
+
+const SESSIONS_VERSION_SQL = "SELECT version FROM data_versions WHERE topic = 'sessions'";

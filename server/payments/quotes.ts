@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client.ts";
-import { paymentQuotes } from "../../db/schema-payments.ts";
+import { run } from "../../db/sql.ts";
 import { expectedArrival, railFor, RAILS } from "../../lib/payments/rails.ts";
 import { InvalidInput } from "../errors.ts";
 import type { FeeOverrides } from "../money/pricing.ts";
@@ -69,9 +69,27 @@ export async function holdPaymentQuote(
     createdAt: now,
   };
   // Held together with other writes under one COMMIT (db/group-commit.ts), not a sync of its own.
-  await groupedTransaction(db, async (tx) => {
-    await tx.insert(paymentQuotes).values(values);
-  });
+  // Fixed SQL (db/sql.ts): Drizzle's insert builder cost more CPU than SQLite's insert itself.
+  await groupedTransaction(db, (tx) =>
+    run(tx, INSERT_PAYMENT_QUOTE, [
+      values.id,
+      values.accountId,
+      values.userId,
+      values.recipientId,
+      values.sellCurrency,
+      values.buyCurrency,
+      values.sellMinor,
+      values.buyMinor,
+      values.feeMinor,
+      values.midRate,
+      values.rate,
+      values.bps,
+      values.priority ? 1 : 0,
+      values.rail,
+      values.expectedArrival.getTime(),
+      values.expiresAt.getTime(),
+      values.createdAt.getTime(),
+    ]));
   return {
     id: values.id,
     recipient_id: recipient.id,
@@ -80,3 +98,8 @@ export async function holdPaymentQuote(
     expires_at: price.expires_at,
   };
 }
+
+const INSERT_PAYMENT_QUOTE = `INSERT INTO payment_quotes (id, account_id, user_id, recipient_id, sell_currency,
+    buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, priority, rail, expected_arrival, expires_at,
+    created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
