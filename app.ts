@@ -108,7 +108,12 @@ export async function createServices(db: Database, config: Config, options: Serv
     transport: options.mailTransport,
     // Tests read links and codes from the mail as sent: the stored copy has them taken out (decision 057).
     outbox: options.mailOutbox ??
-      (config.appEnv === "test" ? testOutbox(db, config.testMailOutbox ?? outboxOf(config.databaseUrl)) : undefined),
+      (config.appEnv === "test"
+        ? testOutbox(db, config.testMailOutbox ?? outboxOf(config.databaseUrl))
+        // A benchmark's production portal on this machine (deploymentCheck refuses it elsewhere).
+        : config.testMailOutbox
+        ? testOutbox(db, config.testMailOutbox)
+        : undefined),
   });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),

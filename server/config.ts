@@ -66,8 +66,9 @@ export interface Config {
   /** Bulk emails are sent at most this many a second (BULK_EMAIL_RATE, 50; decision 050). */
   bulkEmailRate?: number;
   /**
-   * Tests only (APP_ENV=test; TEST_MAIL_OUTBOX): the directory where the mail as sent is kept
-   * (server/mail/outbox.ts) when the database is not a local file beside which to keep it.
+   * Tests and benchmarks only (TEST_MAIL_OUTBOX): the directory where the mail as sent is kept
+   * (server/mail/outbox.ts), sign-in codes and links included, so that a harness signs in as a
+   * person would. `deploymentCheck` refuses it anywhere but a developer's machine.
    */
   testMailOutbox?: string;
 }
@@ -115,7 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     migrateOnStart: !["0", "false", "no", "off"].includes((env.MIGRATE_ON_START ?? "").trim().toLowerCase()),
     metricsToken: env.METRICS_TOKEN || undefined,
     bulkEmailRate: Math.floor(positiveNumber(env.BULK_EMAIL_RATE, 50, "BULK_EMAIL_RATE")),
-    testMailOutbox: appEnv === "test" ? env.TEST_MAIL_OUTBOX || undefined : undefined,
+    testMailOutbox: env.TEST_MAIL_OUTBOX || undefined,
   };
 }
 
@@ -195,6 +196,13 @@ export function deploymentCheck(env: Env): { errors: string[]; warnings: string[
           "for real checks.",
       );
     }
+  }
+
+  if (env.TEST_MAIL_OUTBOX && !local) {
+    errors.push(
+      `TEST_MAIL_OUTBOX keeps every email as sent, sign-in codes and links included: ${where}. ` +
+        "It is for tests and benchmarks on a developer's machine: unset it.",
+    );
   }
 
   const unsetBank = COMPANY_BANK_SETTINGS.filter((name) => !env[name]);

@@ -170,6 +170,9 @@ export async function startPortal(
         PUBLIC_URL: `http://127.0.0.1:${port}`,
         // Without it the portal would create data/app-secret in the working copy.
         APP_SECRET: crypto.randomUUID(),
+        // Security emails are kept without their codes (decision 057): the bench signs in with the
+        // code as sent, kept beside the database file where tests/helpers/mailbox.ts reads it.
+        TEST_MAIL_OUTBOX: `${databasePath}.outbox`,
         ...options.env,
       },
       readyPath: "/api/health",

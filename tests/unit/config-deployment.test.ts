@@ -133,4 +133,10 @@ describe("a real deployment (PUBLIC_URL not local)", () => {
     expect(deploymentCheck({ APP_ENV: "development", PUBLIC_URL: "https://staging.example.com" }).errors)
       .toHaveLength(3);
   });
+
+  test("TEST_MAIL_OUTBOX, which keeps sign-in codes as sent, is refused; on a developer's machine a benchmark may use it", () => {
+    const kept = { ...REAL, TEST_MAIL_OUTBOX: "/tmp/portal.db.outbox" };
+    expect(deploymentCheck(kept).errors).toEqual([expect.stringMatching(/TEST_MAIL_OUTBOX keeps every email as sent/)]);
+    expect(deploymentCheck({ APP_ENV: "production", TEST_MAIL_OUTBOX: "/tmp/portal.db.outbox" }).errors).toEqual([]);
+  });
 });
