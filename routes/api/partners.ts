@@ -29,19 +29,7 @@ export function periodOf(now: number, query: { from?: string; to?: string }) {
 
 const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
-/**
- * The reads of the partner screens, timed: their work's server time goes out as a Server-Timing
- * header (`partners;dur=ms`), which bench/partners.ts holds to its budget (decision 055). Only
- * around these handlers: the customers list has its own.
- */
-async function timed<T>(c: Context<AppEnv>, work: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  const answer = await work();
-  c.header("Server-Timing", `partners;dur=${(performance.now() - started).toFixed(1)}`);
-  return answer;
-}
-
-route(partnerCalls, calls.listPartners, (c) => timed(c, () => listPartners(c.get("db"))));
+route(partnerCalls, calls.listPartners, (c) => listPartners(c.get("db")));
 
 route(partnerCalls, calls.createPartner, async (c, { body }) => {
   const created = await createPartner(c.get("db"), body, c.get("user")!.id, now(c));
@@ -51,8 +39,7 @@ route(partnerCalls, calls.createPartner, async (c, { body }) => {
 route(
   partnerCalls,
   calls.getPartner,
-  (c, { params, query }) =>
-    timed(c, () => partnerDetail(c.get("db"), params.id, { page: query.page, perPage: query.per_page })),
+  (c, { params, query }) => partnerDetail(c.get("db"), params.id, { page: query.page, perPage: query.per_page }),
 );
 
 route(partnerCalls, calls.updatePartner, async (c, { params, body }) => {
@@ -66,24 +53,20 @@ route(
   (c, { params, body }) => setCustomerPartner(c.get("db"), params.id, body.partner_id, c.get("user")!.id, now(c)),
 );
 
-route(partnerCalls, calls.listAffiliates, (c) => timed(c, () => affiliates(c.get("db"))));
+route(partnerCalls, calls.listAffiliates, (c) => affiliates(c.get("db")));
 
 route(
   partnerCalls,
   calls.listReferrals,
   (c, { query }) =>
-    timed(
-      c,
-      () =>
-        referrals(c.get("db"), periodOf(c.get("services").now(), query), {
-          page: query.page,
-          perPage: query.per_page,
-        }),
-    ),
+    referrals(c.get("db"), periodOf(c.get("services").now(), query), {
+      page: query.page,
+      perPage: query.per_page,
+    }),
 );
 
 route(
   partnerCalls,
   calls.listAttributions,
-  (c, { query }) => timed(c, () => attributionsOf(c.get("db"), periodOf(c.get("services").now(), query))),
+  (c, { query }) => attributionsOf(c.get("db"), periodOf(c.get("services").now(), query)),
 );
