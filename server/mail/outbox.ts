@@ -2,12 +2,13 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * The messages as they were sent, for tests only (APP_ENV=test, decision 057). The `emails` table
+ * The messages as they were sent, for tests and benchmarks only (decision 057). The `emails` table
  * keeps a security email with its links and codes taken out, so a test that signs in "as the user
  * would" reads the link or code from what the customer received: kept here, in the test process's
  * memory (per database) and, for a server on a database file (an end-to-end server in another
- * process), as files in the directory `{database file}.outbox` beside it. Never built outside
- * tests: nothing else keeps a live secret.
+ * process), as files in the directory `{database file}.outbox` beside it or in TEST_MAIL_OUTBOX.
+ * Outside tests only TEST_MAIL_OUTBOX builds one (the benchmarks, on a developer's machine):
+ * `deploymentCheck` refuses it anywhere else, so no deployment keeps a live secret.
  */
 export interface SentMessage {
   to: string;
