@@ -75,12 +75,15 @@ export class DataVersions {
 }
 
 /**
- * After every request that may have written (any method but GET and HEAD), the versions are read
- * again before they are next trusted: whatever the request changed shows on the next page at once.
+ * After every request that may have written, the versions are read again before they are next
+ * trusted: whatever the request changed shows on the next request at once. That is any method but
+ * GET and HEAD, and every call under /api/, GET included: some GETs write (the identity provider's
+ * return, GET sumsub/confirm, opens the account), and a kept session must not outlive them.
  */
 export function recheckAfterWrites(versions: DataVersions): MiddlewareHandler<AppEnv> {
   return async function recheckVersions(c, next) {
     await next();
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") versions.changedHere();
+    const reads = c.req.method === "GET" || c.req.method === "HEAD";
+    if (!reads || c.req.path.startsWith("/api/")) versions.changedHere();
   };
 }
