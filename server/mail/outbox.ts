@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -34,7 +34,10 @@ export function testOutbox(database: object, directory?: string): Outbox {
       kept.set(id, message);
       if (directory) {
         mkdirSync(directory, { recursive: true });
-        writeFileSync(join(directory, `${id}.json`), JSON.stringify(message));
+        // Written aside and renamed: a reader in another process never sees half a message.
+        const file = join(directory, `${id}.json`);
+        writeFileSync(`${file}.part`, JSON.stringify(message));
+        renameSync(`${file}.part`, file);
       }
     },
   };

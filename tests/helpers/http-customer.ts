@@ -150,7 +150,7 @@ export async function waitForMail(
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [row] = await db.select({ id: emails.id, text: emails.text }).from(emails)
+    const [row] = await db.select({ id: emails.id, template: emails.template, text: emails.text }).from(emails)
       .where(
         and(
           sql`lower(${emails.to}) = ${to.toLowerCase()}`,
