@@ -78,7 +78,7 @@ import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { type Outbox, outboxBeside, testOutbox } from "./server/mail/outbox.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
 import type { Assets } from "./server/render/assets.ts";
-import { PageCache } from "./server/render/page-cache.ts";
+import { PageCache, publicPageAnswers } from "./server/render/page-cache.ts";
 import type { Services } from "./server/services.ts";
 
 export interface ServiceOptions {
@@ -212,6 +212,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use((deps.draining ?? new Draining()).middleware());
   // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
+  // Kept public pages go out from here, as bytes already made (decision 058).
+  const redirectTable = deps.redirects ?? new RedirectTable(db);
+  app.use(publicPageAnswers(pageCache, redirectTable, { sendKept: !deps.sessions }));
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(emailFrameAllowances());
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
@@ -254,7 +257,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use(recheckAfterWrites(versions));
   // A page render's session is kept in memory while the database says it is unchanged (decision 054).
   app.use(sessionLayer(deps.sessions ?? cachedSessions(versions)));
-  app.use(followRedirects(deps.redirects ?? new RedirectTable(db)));
+  app.use(followRedirects(redirectTable));
 
   const api = new Hono<AppEnv>();
   api.use(idempotency());

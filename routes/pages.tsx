@@ -438,6 +438,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
         throw new HTTPException(404, { message: "Page not found" });
       }
       const cached = cache && shows ? await cache.lookup(c, shows) : null;
+      if (cached) c.set("publicPage", cached);
       if (cached?.page) return sendPage(c, cached.page);
       const account = page.layout === "user" ? await layoutAccount(c) : null;
       // A page about an account, for a customer with several who has not chosen one yet.

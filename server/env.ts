@@ -5,6 +5,7 @@ import type { Config } from "./config.ts";
 import type { IdempotencyClaim } from "./http/idempotency.ts";
 import type { SessionRow } from "./auth/sessions.ts";
 import type { Assets } from "./render/assets.ts";
+import type { CacheLookup } from "./render/page-cache.ts";
 import type { Services } from "./services.ts";
 
 /**
@@ -27,6 +28,8 @@ export interface AppEnv {
     onBehalf: SessionUser | null;
     /** The request's claim on its Idempotency-Key, when it carries one (server/http/idempotency.ts). */
     idempotency: IdempotencyClaim | null;
+    /** A public page kept for every visitor, being answered (server/render/page-cache.ts): no nonce on it. */
+    publicPage?: CacheLookup;
     /** This request's id: on its log lines, its answer (X-Request-Id) and its error answers (decision 041). */
     requestId: string;
   };

@@ -41,6 +41,19 @@ export function securityHeaders(options: { https: boolean }): MiddlewareHandler<
   });
 }
 
+/**
+ * The script policy of a kept public page (server/render/page-cache.ts): its scripts are our
+ * origin's built modules, with no nonce, so that the page is the same bytes for every visitor.
+ * Nothing on such a page is anybody's input, which is what a nonce guards against; every page that
+ * shows a person's data keeps the nonce (decision 058).
+ */
+export const PUBLIC_PAGE_SCRIPT_SRC = "script-src 'self'";
+
+/** A CSP with its script policy replaced by a public page's. */
+export function withPublicPageScripts(csp: string): string {
+  return csp.replace(/script-src [^;]*/, PUBLIC_PAGE_SCRIPT_SRC);
+}
+
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**

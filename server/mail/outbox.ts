@@ -27,13 +27,14 @@ const inMemory = new WeakMap<object, Map<number, SentMessage>>();
 
 /** An outbox in this process, one per database object (each test has its own). */
 export function testOutbox(database: object, directory?: string): Outbox {
+  // Made at once: a test in another process then knows to wait for a message not yet written.
+  if (directory) mkdirSync(directory, { recursive: true });
   return {
     keep(id, message) {
       let kept = inMemory.get(database);
       if (!kept) inMemory.set(database, kept = new Map());
       kept.set(id, message);
       if (directory) {
-        mkdirSync(directory, { recursive: true });
         // Written aside and renamed: a reader in another process never sees half a message.
         const file = join(directory, `${id}.json`);
         writeFileSync(`${file}.part`, JSON.stringify(message));

@@ -102,16 +102,19 @@ function islandData(collector: IslandCollector, assets: Assets): string {
   }
 }
 
-/** The whole document of a rendered page, with this response's nonce on every script. */
+/**
+ * The whole document of a rendered page, with this response's nonce on every script; a public page
+ * kept for every visitor has none (its policy allows our origin's scripts, decision 058).
+ */
 export function sendPage(c: Context<AppEnv>, page: RenderedPage, status?: ContentfulStatusCode): Response {
   const assets = c.get("assets");
-  const nonce = c.get("secureHeadersNonce") ?? "";
+  const nonce = c.get("publicPage") ? "" : ` nonce="${c.get("secureHeadersNonce") ?? ""}"`;
   let head = "";
   let tail = "";
   if (page.islandData) {
-    for (const href of page.modules) head += `<link rel="modulepreload" href="${href}" nonce="${nonce}">`;
+    for (const href of page.modules) head += `<link rel="modulepreload" href="${href}"${nonce}>`;
     tail = `<script type="application/json" id="__islands">${page.islandData}</script>` +
-      `<script type="module" src="${assets.entry}" nonce="${nonce}"></script>`;
+      `<script type="module" src="${assets.entry}"${nonce}></script>`;
   }
   const html =
     `<!doctype html><html lang="en" data-theme="${page.colorMode}"${

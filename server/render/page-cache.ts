@@ -1,7 +1,12 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { FLASH_COOKIE } from "../../lib/notification.ts";
-import type { DataVersions, Topic } from "../data-versions.ts";
+import { SESSION_COOKIE } from "../auth/sessions.ts";
+import type { DataVersions, Topic, Versions } from "../data-versions.ts";
 import type { AppEnv } from "../env.ts";
+import { negotiateEncoding } from "../http/compression.ts";
+import type { RedirectTable } from "../http/redirects.ts";
+import { PUBLIC_PAGE_SCRIPT_SRC, withPublicPageScripts } from "../http/security.ts";
 import { colorModeOf, type RenderedPage } from "./document.tsx";
 
 /** What a lookup found: the page kept, or how to keep the page about to be rendered. */
@@ -9,7 +14,43 @@ export interface CacheLookup {
   page: RenderedPage | undefined;
   /** Keeps the page rendered for this request, at the versions read before it was rendered. */
   keep(page: RenderedPage): void;
+  /** Keeps the whole answer sent with the page, as `publicPageAnswers` serves it again. */
+  keepAnswer(res: Response): Promise<void>;
 }
+
+/**
+ * A kept page's whole answer: its headers (the security headers included) and its bytes, as they
+ * are and compressed once, so that the next visitor's answer is bytes already made.
+ */
+interface KeptAnswer {
+  headers: [string, string][];
+  identity: Uint8Array<ArrayBuffer>;
+  gzip: Uint8Array<ArrayBuffer>;
+  br: Uint8Array<ArrayBuffer>;
+}
+
+interface KeptPage {
+  page: RenderedPage;
+  shows: readonly Topic[];
+  stamp: string;
+  answer?: KeptAnswer;
+}
+
+/** The versions of the topics a page shows, as one string to compare. */
+function stampOf(versions: Versions, shows: readonly Topic[]): string {
+  let stamp = "";
+  for (const topic of shows) stamp += `${versions.get(topic)} `;
+  return stamp;
+}
+
+/** The page a visitor asks for, as a key: their colour mode, the path and the query. */
+function keyOf(c: Context<AppEnv>): string {
+  const url = c.req.url;
+  return `${colorModeOf(c)} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
+}
+
+/** A cookie that may make the answer this visitor's own: a session, or a notification to show. */
+const OWN_COOKIE = new RegExp(`(?:^|;)\\s*(?:${SESSION_COOKIE}|${FLASH_COOKIE})=`);
 
 const alreadyKept = () => {};
 
@@ -18,12 +59,16 @@ const alreadyKept = () => {};
  * (the home page, the calculator) renders to the same HTML for every visitor with the same colour
  * mode and query, so it is rendered once and kept while the data it shows is unchanged: each entry
  * carries the versions of its topics (server/data-versions.ts) when it was rendered, and a lookup
- * that finds other versions renders again (decision 015). Each answer still gets its own nonce and
- * headers (sendPage). A route opts in; a visitor with a session or a queued notification is never
- * served from here.
+ * that finds other versions renders again (decision 015). A route opts in; a visitor with a session
+ * or a queued notification is never served from here.
+ *
+ * Such a page carries no nonce: nothing on it is anybody's input, so its scripts are allowed as our
+ * own origin's (PUBLIC_PAGE_SCRIPT_SRC) and its whole answer is the same bytes for every visitor.
+ * The first answer is kept with its headers and compressed once; `publicPageAnswers` sends it to
+ * the next visitors before any other layer runs (decision 058).
  */
 export class PageCache {
-  #pages = new Map<string, { page: RenderedPage; stamp: string }>();
+  #pages = new Map<string, KeptPage>();
 
   constructor(private readonly versions: DataVersions, private readonly maxEntries = 500) {}
 
@@ -32,29 +77,86 @@ export class PageCache {
    * null when the page must be rendered for this visitor alone.
    */
   async lookup(c: Context<AppEnv>, shows: readonly Topic[]): Promise<CacheLookup | null> {
-    const key = this.#keyFor(c);
-    if (key === null) return null;
-    const versions = await this.versions.current();
-    let stamp = "";
-    for (const topic of shows) stamp += `${versions.get(topic)} `;
-    const hit = this.#pages.get(key);
-    if (hit?.stamp === stamp) return { page: hit.page, keep: alreadyKept };
-    return { page: undefined, keep: (page) => this.#keep(key, stamp, page) };
-  }
-
-  #keyFor(c: Context<AppEnv>): string | null {
     if (c.get("user") || c.req.method !== "GET") return null;
-    const cookie = c.req.header("cookie");
-    if (cookie?.includes(`${FLASH_COOKIE}=`)) return null;
-    const url = c.req.url;
-    return `${colorModeOf(c)} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
+    if (c.req.header("cookie")?.includes(`${FLASH_COOKIE}=`)) return null;
+    const key = keyOf(c);
+    const stamp = stampOf(await this.versions.current(), shows);
+    const keepAnswer = (res: Response) => this.#keepAnswer(key, stamp, res);
+    const hit = this.#pages.get(key);
+    if (hit?.stamp === stamp) return { page: hit.page, keep: alreadyKept, keepAnswer };
+    return { page: undefined, keep: (page) => this.#keep(key, { page, shows, stamp }), keepAnswer };
   }
 
-  #keep(key: string, stamp: string, page: RenderedPage): void {
+  /**
+   * The kept answer for this request, when the visitor is anonymous by their cookies alone and
+   * the page's topics are as they were; null to answer through every layer.
+   */
+  async answer(c: Context<AppEnv>): Promise<Response | null> {
+    if (c.req.method !== "GET") return null;
+    const cookie = c.req.header("cookie");
+    if (cookie && OWN_COOKIE.test(cookie)) return null;
+    const kept = this.#pages.get(keyOf(c));
+    if (!kept?.answer || stampOf(await this.versions.current(), kept.shows) !== kept.stamp) return null;
+    const encoding = negotiateEncoding(c.req.header("accept-encoding"), ["br", "gzip"]);
+    const body = encoding ? kept.answer[encoding] : kept.answer.identity;
+    const headers = new Headers(kept.answer.headers);
+    if (encoding) headers.set("content-encoding", encoding);
+    headers.set("content-length", String(body.byteLength));
+    return new Response(body, { status: 200, headers });
+  }
+
+  #keep(key: string, kept: KeptPage): void {
     // Query strings make keys unbounded: past the cap, the oldest entry goes.
     if (!this.#pages.has(key) && this.#pages.size >= this.maxEntries) {
       this.#pages.delete(this.#pages.keys().next().value!);
     }
-    this.#pages.set(key, { page, stamp });
+    this.#pages.set(key, kept);
   }
+
+  async #keepAnswer(key: string, stamp: string, res: Response): Promise<void> {
+    const kept = this.#pages.get(key);
+    // Only a plain 200 of the page as kept: a cookie set or another status is this visitor's.
+    if (kept?.stamp !== stamp || kept.answer || res.status !== 200 || res.headers.has("set-cookie")) return;
+    if (!res.headers.get("content-security-policy")?.includes(PUBLIC_PAGE_SCRIPT_SRC)) return;
+    const identity = new Uint8Array(await res.clone().arrayBuffer());
+    const headers = [...res.headers].filter(([name]) => name !== "content-length" && name !== "date");
+    const gzip = gzipSync(identity, { level: 9 });
+    const br = brotliCompressSync(identity, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: identity.byteLength },
+    });
+    kept.answer = {
+      headers,
+      identity,
+      gzip: new Uint8Array(gzip.buffer as ArrayBuffer, gzip.byteOffset, gzip.byteLength),
+      br: new Uint8Array(br.buffer as ArrayBuffer, br.byteOffset, br.byteLength),
+    };
+  }
+}
+
+/**
+ * Kept public pages, answered before the layers a visitor's own answer needs (security headers
+ * made per answer, the session, the page's render): registered inside compression (an answer
+ * already compressed passes it as it is) and before the security headers (so that the answer it
+ * keeps has them). A path the redirects table sends elsewhere is never answered here. On the way
+ * out, a public page's answer gets its script policy without a nonce and is kept for the next.
+ * Kept answers are sent only with the portal's own sessions (`sendKept`), which know an anonymous
+ * visitor by their cookies alone; a test's stand-in for them does not.
+ */
+export function publicPageAnswers(
+  cache: PageCache,
+  redirects: RedirectTable,
+  { sendKept }: { sendKept: boolean },
+): MiddlewareHandler<AppEnv> {
+  return async function publicPageAnswer(c, next) {
+    if (sendKept && c.req.method === "GET" && !(await redirects.lookup(c.req.path))) {
+      const answer = await cache.answer(c);
+      if (answer) return answer;
+    }
+    await next();
+    const kept = c.get("publicPage");
+    if (!kept) return;
+    const csp = c.res.headers.get("content-security-policy");
+    if (csp) c.res.headers.set("content-security-policy", withPublicPageScripts(csp));
+    await kept.keepAnswer(c.res);
+  };
 }

@@ -1,4 +1,5 @@
 import { desc, sql } from "drizzle-orm";
+import { existsSync } from "node:fs";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import { outboxBeside, sentInDirectory, sentInMemory } from "../../server/mail/outbox.ts";
@@ -40,22 +41,25 @@ export function readOutboxFrom(db: Database, directory: string): void {
  * test polling the table from another process can see the row before the file (it did, over Hrana).
  */
 export async function asSent<R extends Partial<EmailRow> & { id: number }>(db: Database, row: R): Promise<R> {
+  const inMemory = sentInMemory(db, row.id);
+  if (inMemory) return { ...row, html: inMemory.html, text: inMemory.text };
+  // Only a server in another process keeps mail in a directory (made when it starts).
+  const directory = outboxes.get(db) ?? await outboxBesideFile(db);
+  if (!directory) return row;
   const deadline = Date.now() + 5_000;
   for (;;) {
-    const message = await sentMessage(db, row.id);
+    const message = sentInDirectory(directory, row.id);
     if (message) return { ...row, html: message.html, text: message.text };
     if (!row.template || !isSecurityTemplate(row.template) || Date.now() > deadline) return row;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-async function sentMessage(db: Database, id: number) {
-  const message = sentInMemory(db, id);
-  if (message) return message;
-  const elsewhere = outboxes.get(db);
-  if (elsewhere) return sentInDirectory(elsewhere, id);
+/** The outbox a server on this database file keeps, if there is one. */
+async function outboxBesideFile(db: Database): Promise<string | undefined> {
   const [main] = await db.all<{ file: string }>(sql`SELECT file FROM pragma_database_list WHERE name = 'main'`);
-  return main?.file ? sentInDirectory(outboxBeside(main.file), id) : undefined;
+  const directory = main?.file ? outboxBeside(main.file) : undefined;
+  return directory && existsSync(directory) ? directory : undefined;
 }
 
 /** The first http(s) link in a text part, or undefined. */

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { redirects } from "../../db/schema.ts";
+import { VERSIONS_MAX_AGE_MS } from "../../server/data-versions.ts";
+import { PUBLIC_PAGE_SCRIPT_SRC } from "../../server/http/security.ts";
+import { INDICATIVE_RATES } from "../../server/money/rates.ts";
+import { saveRates } from "../../server/money/store.ts";
+import { signinApp } from "../helpers/client.ts";
+import { openCustomer } from "../helpers/money.ts";
+
+/**
+ * A public page kept for every visitor (decision 058): its whole answer is kept after the first
+ * visitor's and sent again, already compressed, before the session and the render, while what it
+ * shows is unchanged; a visitor with a session or a notification waiting gets a page of their own.
+ */
+
+let t: Awaited<ReturnType<typeof signinApp>>;
+beforeAll(async () => {
+  t = await signinApp();
+});
+
+const visit = (path: string, headers: Record<string, string> = {}) =>
+  t.app.request(path, { headers: { "accept-encoding": "br, gzip", ...headers } });
+
+describe("a public page kept for every visitor", () => {
+  test("the next visitor gets the first one's answer, to the byte, with the site's own scripts only", async () => {
+    // The first visitor's page is compressed as it goes out, and kept; the next ones get that.
+    const first = await visit("/calculator");
+    const second = await visit("/calculator");
+    const third = await visit("/calculator");
+    expect([first, second, third].map((res) => res.headers.get("content-encoding"))).toEqual(["gzip", "br", "br"]);
+    expect(new Uint8Array(await third.arrayBuffer())).toEqual(new Uint8Array(await second.arrayBuffer()));
+    const csp = second.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain(`${PUBLIC_PAGE_SCRIPT_SRC};`);
+    expect(csp).not.toContain("nonce-");
+    // Every header a page has is on it, each answer its own request id.
+    expect(second.headers.get("x-frame-options")).toBe("DENY");
+    expect(second.headers.get("vary")).toMatch(/accept-encoding/i);
+    expect(second.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+  });
+
+  test("new rates reach the next visitor within a second, and that page is kept in turn", async () => {
+    const page = async () => await (await t.app.request("/calculator")).text();
+    expect(await page()).not.toContain("Rates as of 2031-03-01");
+    await saveRates(t.db, { ...INDICATIVE_RATES, as_of: "2031-03-01", source: "admin" }, null);
+    t.clock.advance(VERSIONS_MAX_AGE_MS);
+    expect(await page()).toContain("Rates as of 2031-03-01");
+    expect((await visit("/calculator")).headers.get("content-encoding")).toBe("br");
+    expect(await page()).toContain("Rates as of 2031-03-01");
+  });
+
+  test("a signed-in customer gets a page of their own, with this answer's nonce", async () => {
+    await visit("/");
+    const customer = await openCustomer(t);
+    const res = await t.app.request("/", { headers: { cookie: `session=${customer.client.cookie("session")}` } });
+    const html = await res.text();
+    const nonce = /'nonce-([^']+)'/.exec(res.headers.get("content-security-policy") ?? "")?.[1];
+    expect(nonce).toBeTruthy();
+    expect(html).toContain(`nonce="${nonce}"`);
+    expect(html).not.toContain('href="/register"');
+  });
+
+  test("a visitor with a notification waiting gets the page rendered for them", async () => {
+    await visit("/");
+    const res = await t.app.request("/", { headers: { cookie: "flash=%5B%5D" } });
+    expect(res.headers.get("content-security-policy")).toMatch(/'nonce-/);
+  });
+
+  test("a redirect an operator adds for it is followed, not the kept page", async () => {
+    await visit("/calculator");
+    expect((await visit("/calculator")).status).toBe(200);
+    await t.db.insert(redirects).values({ path: "/calculator", target: "/register" });
+    // The redirects table is read again within its few seconds (server/http/redirects.ts).
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 60_000 });
+    try {
+      const res = await visit("/calculator");
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toBe("/register");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
