@@ -102,18 +102,17 @@ const outboxOf = (databaseUrl: string) =>
  */
 export async function createServices(db: Database, config: Config, options: ServiceOptions = {}): Promise<Services> {
   const now = options.now ?? (() => Date.now());
+  // Tests read links and codes from the mail as sent: the stored copy has them taken out (decision
+  // 057). Tests always keep it; elsewhere only TEST_MAIL_OUTBOX does (a benchmark's production
+  // portal on this machine: deploymentCheck refuses it off a developer's machine).
+  const keepsMailAsSent = config.appEnv === "test" || config.testMailOutbox !== undefined;
+  const outboxDirectory = config.testMailOutbox ??
+    (config.appEnv === "test" ? outboxOf(config.databaseUrl) : undefined);
   const mailer = createMailer({
     db,
     config,
     transport: options.mailTransport,
-    // Tests read links and codes from the mail as sent: the stored copy has them taken out (decision 057).
-    outbox: options.mailOutbox ??
-      (config.appEnv === "test"
-        ? testOutbox(db, config.testMailOutbox ?? outboxOf(config.databaseUrl))
-        // A benchmark's production portal on this machine (deploymentCheck refuses it elsewhere).
-        : config.testMailOutbox
-        ? testOutbox(db, config.testMailOutbox)
-        : undefined),
+    outbox: options.mailOutbox ?? (keepsMailAsSent ? testOutbox(db, outboxDirectory) : undefined),
   });
   return {
     sessions: new SessionStore(db, { secureCookies: config.appEnv === "production" }, now),

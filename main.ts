@@ -4,7 +4,7 @@
  * docs/ARCHITECTURE.md for a request's path.
  */
 import { createApp, createBackgroundWork, createServices } from "./app.ts";
-import { isMigrated, openDatabase, openMigratedDatabase } from "./db/client.ts";
+import { isMigrated, openDatabase } from "./db/client.ts";
 import { settled } from "./server/background.ts";
 import process from "node:process";
 import { mkdirSync } from "node:fs";
@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { deploymentCheck, loadConfig } from "./server/config.ts";
 import { loadAssets } from "./server/render/assets.ts";
 import { seedMoney } from "./server/money/store.ts";
-import { backfillFunded } from "./server/partners/funded.ts";
+import { migratePortal } from "./server/migrate.ts";
 import { log } from "./server/log.ts";
 import { holdPresence } from "./db/presence.ts";
 import { Draining } from "./server/http/draining.ts";
@@ -38,17 +38,15 @@ if (localFile && localFile !== ":memory:") {
 }
 // One machine migrates at start (safe when several processes start together: decision 043); a
 // release that migrates with `deno task db:migrate` first turns it off (MIGRATE_ON_START=0).
-const db = config.migrateOnStart
-  ? await openMigratedDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken })
-  : await openDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
-if (!config.migrateOnStart && !(await isMigrated(db))) {
+// Migrating runs every step after the migrations too (server/migrate.ts), as db:migrate does.
+const db = await openDatabase({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+if (config.migrateOnStart) await migratePortal(db);
+else if (!(await isMigrated(db))) {
   log.error("The database lacks committed migrations: run `deno task db:migrate` first (MIGRATE_ON_START=0).");
   Deno.exit(1);
 }
 const assets = loadAssets(config.distDir);
 await seedMoney(db);
-// Data changes that run once after the migrations (decision 055); done, they do nothing.
-if (config.migrateOnStart) await backfillFunded(db);
 const services = await createServices(db, config);
 const draining = new Draining();
 const app = createApp({ db, config, assets, services, draining });

@@ -114,7 +114,11 @@ export async function applyMigrationsAfter(db: Database, lastApplied: number | u
   ]));
 }
 
-/** Opens and migrates in one step: what the server and the tools do at start. */
+/**
+ * Opens and migrates in one step (with the derived tables and triggers): what tests and benchmarks
+ * do. The portal and its tools migrate with server/migrate.ts `migratePortal`, which also runs the
+ * data changes after the migrations (business code, which db/ does not import).
+ */
 export async function openMigratedDatabase(options: OpenOptions): Promise<Database> {
   const db = await openDatabase(options);
   await migrateDatabase(db);

@@ -115,7 +115,6 @@ export const users = sqliteTable("users", {
   index("users_level_step").on(t.level, t.step, t.hasBalance, t.type),
   index("users_level_balance").on(t.level, t.hasBalance),
   index("users_level_restricted").on(t.level, t.restricted),
-  index("users_level_created").on(t.level, t.createdAt),
 ]);
 
 /**

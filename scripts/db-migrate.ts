@@ -6,10 +6,10 @@
  * (MIGRATE_ON_START=0, and deploy.ts always; decision 043). Safe to run again, and beside running
  * instances or another run of itself: each migration is applied once.
  */
-import { isMigrated, migrateDatabase, openDatabase } from "../db/client.ts";
+import { isMigrated, openDatabase } from "../db/client.ts";
 import { loadConfig } from "../server/config.ts";
 import { seedMoney } from "../server/money/store.ts";
-import { backfillFunded } from "../server/partners/funded.ts";
+import { migratePortal } from "../server/migrate.ts";
 
 const config = loadConfig();
 const url = Deno.args[0] ?? config.databaseUrl;
@@ -30,10 +30,9 @@ try {
   const db = await openDatabase({ url, authToken });
   try {
     const before = await applied(db);
-    await migrateDatabase(db);
+    // The migrations and every step after them, as an instance that migrates at start does.
+    await migratePortal(db);
     await seedMoney(db);
-    // Data changes that run once after the migrations (decision 055).
-    await backfillFunded(db);
     const after = await applied(db);
     if (!(await isMigrated(db))) throw new Error("the migrations did not all apply");
     console.log(

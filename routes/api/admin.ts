@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import * as calls from "../../lib/contracts/admin.ts";
 import { openAccountAfterReview, rejectApplication } from "../../server/accounts/compliance.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
-import { liftRestriction, restrictCustomer, restrictionOf } from "../../server/accounts/restriction.ts";
+import { restrictionOf, setRestriction } from "../../server/accounts/restriction.ts";
 import { currentOnBehalf, startOnBehalf, stopOnBehalf } from "../../server/accounts/on-behalf.ts";
 import { auditEntries } from "../../server/audit.ts";
 import { setUpPortal } from "../../server/auth/setup.ts";
@@ -63,11 +63,13 @@ route(admin, calls.getRestriction, (c, { params }) => restrictionOf(c.get("db"),
 route(
   admin,
   calls.restrictCustomer,
-  (c, { params, body }) => restrictCustomer(c.get("db"), params.id, body.reason, c.get("user")!.id, now(c)),
+  (c, { params, body }) =>
+    setRestriction(c.get("db"), params.id, { restricted: true, reason: body.reason }, c.get("user")!.id, now(c)),
 );
 
 route(
   admin,
   calls.liftRestriction,
-  (c, { params, body }) => liftRestriction(c.get("db"), params.id, body.reason, c.get("user")!.id, now(c)),
+  (c, { params, body }) =>
+    setRestriction(c.get("db"), params.id, { restricted: false, reason: body.reason }, c.get("user")!.id, now(c)),
 );

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { auditLog, users } from "../../db/schema.ts";
 import type { restriction } from "../../lib/contracts/admin.ts";
 import type { z } from "zod";
@@ -16,7 +17,7 @@ export type Restriction = z.output<typeof restriction>;
 
 export { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
 
-async function customerRow(db: Database, id: number) {
+async function customerRow(db: Database | Tx, id: number) {
   const [row] = await db.select({ level: users.level, restricted: users.restricted }).from(users)
     .where(eq(users.id, id));
   if (!row || row.level === "Admin") throw new NotFound("There is no customer with this id.");
@@ -44,51 +45,34 @@ export async function restrictionOf(db: Database, id: number): Promise<Restricti
   };
 }
 
-/** Restricts a customer with a reason for the file; 409 when they are restricted already. */
-export async function restrictCustomer(
+/**
+ * Restricts (`restricted: true`) or lifts (`false`) a customer's restriction with a reason for the
+ * file; 409 when they stand that way already. One function for both so the two stay the same
+ * write: one transaction, the flag and its audit entry (customer.restrict / customer.lift).
+ */
+export async function setRestriction(
   db: Database,
   id: number,
-  reason: string,
+  { restricted, reason }: { restricted: boolean; reason: string },
   by: number,
   now: Date,
 ): Promise<Restriction> {
   await db.transaction(async (tx) => {
-    const [row] = await tx.select({ level: users.level, restricted: users.restricted }).from(users)
-      .where(eq(users.id, id));
-    if (!row || row.level === "Admin") throw new NotFound("There is no customer with this id.");
-    if (row.restricted) throw new Conflict("This customer is restricted already: lift it first to restrict again.");
-    await tx.update(users).set({ restricted: true }).where(eq(users.id, id));
+    const row = await customerRow(tx, id);
+    if (row.restricted === restricted) {
+      throw new Conflict(
+        restricted
+          ? "This customer is restricted already: lift it first to restrict again."
+          : "This customer is not restricted.",
+      );
+    }
+    await tx.update(users).set({ restricted }).where(eq(users.id, id));
     await audit(tx, {
       actor: by,
       subject: id,
-      action: "customer.restrict",
-      before: { restricted: false },
-      after: { restricted: true, reason },
-    }, now);
-  });
-  return await restrictionOf(db, id);
-}
-
-/** Lifts a customer's restriction with a reason for the file; 409 when they are not restricted. */
-export async function liftRestriction(
-  db: Database,
-  id: number,
-  reason: string,
-  by: number,
-  now: Date,
-): Promise<Restriction> {
-  await db.transaction(async (tx) => {
-    const [row] = await tx.select({ level: users.level, restricted: users.restricted }).from(users)
-      .where(eq(users.id, id));
-    if (!row || row.level === "Admin") throw new NotFound("There is no customer with this id.");
-    if (!row.restricted) throw new Conflict("This customer is not restricted.");
-    await tx.update(users).set({ restricted: false }).where(eq(users.id, id));
-    await audit(tx, {
-      actor: by,
-      subject: id,
-      action: "customer.lift",
-      before: { restricted: true },
-      after: { restricted: false, reason },
+      action: restricted ? "customer.restrict" : "customer.lift",
+      before: { restricted: !restricted },
+      after: { restricted, reason },
     }, now);
   });
   return await restrictionOf(db, id);

@@ -28,8 +28,9 @@ const TOUCH_EVERY_MS = 1000;
  * The signed-in user of a page render, kept in memory between requests (decision 054). A signed-in
  * page otherwise reads the session and the user's summary from the database on every request; here
  * they are read once and reused while the database's 'sessions' version (server/data-versions.ts,
- * bumped by triggers of migration 0022 on every change to a session, a user, a profile, an identity
- * check or an account membership, whoever makes it) is the one read before they were. The versions
+ * bumped by triggers of migrations 0022 and 0025 on every change to a session, to a user's columns
+ * the summary reads or their credentials (not their sign-in time or kept step), a profile, an
+ * identity check or an account membership, whoever makes it) is the one read before they were. The versions
  * are read again at once after this process answered a write, and at least once a second
  * otherwise: a sign-out or a changed role in this process shows on the next request, one made by
  * another process on the same database within a second.

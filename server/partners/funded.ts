@@ -11,8 +11,9 @@ import { rowsOf, run, type Tx } from "../../db/sql.ts";
  * - A customer who joins an account already funded is funded from the account's first receipt
  *   (`markFundedOnJoining`, in the joining transaction).
  * - `attributions.funded_at` is its copy for the attributions report, written by the same steps.
- * - A database from before the column is filled once, after the migrations (`backfillFunded`, at
- *   start and by `deno task db:migrate`), and records that it did (`backfills`).
+ * - A database from before the column is filled once, after the migrations (`backfillFunded`, run
+ *   by server/migrate.ts `migratePortal`: at start and by `deno task db:migrate`), and records that
+ *   it did (`backfills`).
  */
 
 /** The time of the first receipt or allocation crediting the customer account(s) of `account` (SQL). */

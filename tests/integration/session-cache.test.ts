@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, vi } from "vitest";
 import { openDatabase } from "../../db/client.ts";
 import { rowOf } from "../../db/sql.ts";
+import { recordSignIn } from "../../server/console/administrators.ts";
 import { VERSIONS_MAX_AGE_MS } from "../../server/data-versions.ts";
 import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
 import { testApp } from "../helpers/app.ts";
@@ -148,6 +149,33 @@ describe("in another process on the same database", () => {
   });
 });
 
+describe("a change to a user in another process", () => {
+  test("a sign-in elsewhere keeps the session in memory; a restriction shows within a second", async ({ app, admin }) => {
+    const second = await secondProcess(app);
+    const customer = await registerCustomer(app);
+    const there = customer.client.to(second);
+    const whoami = async () => {
+      const res = await there.get("account/whoami");
+      expectStatus(res, 200);
+      return res.json.body as { restricted: boolean };
+    };
+    expect((await whoami()).restricted).toBe(false);
+    const before = await version(app);
+
+    // A full sign-in of the same customer records its time on their row: no kept session is dropped.
+    await recordSignIn(app.db, customer.id, new Date(app.clock.now()));
+    expect(await version(app)).toBe(before);
+
+    expectStatus(
+      await admin.client.post(`console/users/${customer.id}/restrict`, { reason: "Source of funds under review" }),
+      200,
+    );
+    expect(await version(app)).toBeGreaterThan(before);
+    app.clock.advance(VERSIONS_MAX_AGE_MS);
+    expect((await whoami()).restricted).toBe(true);
+  });
+});
+
 describe("the version the kept sessions follow", () => {
   test("moves with every change to a session, a user, a profile, an identity check or a membership, not with a session's use", async ({ app }) => {
     const customer = await registerCustomer(app);
@@ -158,7 +186,7 @@ describe("the version the kept sessions follow", () => {
     });
     expect(await version(app)).toBe(before);
     await app.db.$client.execute({ sql: "UPDATE users SET validated = validated WHERE id = ?", args: [customer.id] });
-    // Once or more: the kept step (db/derived.ts) is itself an update of the user's row.
+    // `validated` is read into the summary (the kept step it changes, db/derived.ts, is not).
     const afterUser = await version(app);
     expect(afterUser).toBeGreaterThan(before);
     const triggers = await app.db.$client.execute(
@@ -169,5 +197,53 @@ describe("the version the kept sessions follow", () => {
     );
     await app.db.$client.execute({ sql: "DELETE FROM sessions WHERE user_id = ?", args: [customer.id] });
     expect(await version(app)).toBeGreaterThan(afterUser);
+  });
+
+  /** Sets a column of the customer's row to itself: an UPDATE OF trigger fires whatever the value. */
+  const touchColumn = (app: SigninApp, id: number, column: string) =>
+    app.db.$client.execute({ sql: `UPDATE users SET ${column} = ${column} WHERE id = ?`, args: [id] });
+
+  test("does not move with what a kept summary does not hold: sign-in time, authenticator step, kept step and balance", async ({ app }) => {
+    const customer = await registerCustomer(app);
+    const before = await version(app);
+    for (
+      const column of [
+        "last_sign_in_at",
+        "totp_last_step",
+        "step",
+        "has_balance",
+        "funded_at",
+        "partner_id",
+        "referral_code",
+        "on_behalf_of",
+        "created_at",
+      ]
+    ) {
+      await touchColumn(app, customer.id, column);
+      expect(await version(app), column).toBe(before);
+    }
+  });
+
+  test("moves with each column a kept summary is read from, and with the user's credentials", async ({ app }) => {
+    const customer = await registerCustomer(app);
+    for (
+      const column of [
+        "level",
+        "restricted",
+        "validated",
+        "type",
+        "username",
+        "affiliate",
+        "override_transfer_fee",
+        "override_priority_transfer_fee",
+        "override_regular_transfer_fee",
+        "password_hash",
+        "totp_secret",
+      ]
+    ) {
+      const before = await version(app);
+      await touchColumn(app, customer.id, column);
+      expect(await version(app), column).toBeGreaterThan(before);
+    }
   });
 });
