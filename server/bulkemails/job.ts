@@ -8,8 +8,8 @@ import { mergeValues, recipientsData } from "./recipients.ts";
 import { personalise, renderBulkEmail, type RenderedBulkEmail } from "./template.tsx";
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
-/** Mails handed to SMTP at once within a batch (the mailer's pool keeps as many connections). */
-const PARALLEL = 10;
+/** Mails handed to SMTP at once, a wave (the mailer's pool keeps as many connections): the most a crash leaves in doubt. */
+export const PARALLEL = 10;
 
 /**
  * A batch is about a quarter of a second of mail at the throttle (at least 10, at most 100): claims
