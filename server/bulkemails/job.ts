@@ -8,24 +8,27 @@ import { mergeValues, recipientsData } from "./recipients.ts";
 import { personalise, renderBulkEmail, type RenderedBulkEmail } from "./template.tsx";
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
-/** Mails handed to SMTP at once, a wave (the mailer's pool keeps as many connections): the most a crash leaves in doubt. */
+/** Mails handed to SMTP at once (the mailer's pool keeps as many connections): the most a crash leaves in doubt. */
 export const PARALLEL = 10;
+/** Lanes handing over a wave of WAVE each at once (sendBatch): one commits while the other's wave is out. */
+const LANES = 2;
+const WAVE = PARALLEL / LANES;
 
 /**
  * A batch is about a quarter of a second of mail at the throttle (at least 10, at most 100): claims
  * are commits, and jobs commit some 25-60 times a second on a busy machine, so one claim per mail
- * could never reach 200 mails a second. A crash leaves at most one wave of it in doubt (sendBatch).
+ * could never reach 200 mails a second. A crash leaves at most PARALLEL of it in doubt (sendBatch).
  */
 export const batchSize = (rate: number) => Math.max(10, Math.min(100, Math.ceil(rate / 4)));
 
 /**
  * Sends a bulk email to its recipients (decision 050), at most once each. A batch of pending
- * recipients is claimed in one step, which holds the job's lease; it is then handed to SMTP a wave
- * of PARALLEL at a time, each wave marked `sending` in a commit before it is handed over (the same
- * commit records the answers of the wave before). A job resumed after a crash finds the last
- * wave still `sending`: it may or may not have been mailed, so it becomes `in doubt` and is not
- * sent again unless an administrator decides so (sendToInDoubt); the rest of the claimed batch was
- * never handed over and is simply still pending. Who unsubscribed by the time their batch is
+ * recipients is claimed in one step, which holds the job's lease; it is then handed to SMTP in
+ * small waves, each marked `sending` in a commit before it is handed over (the same commit records
+ * the answers of the wave before). A job resumed after a crash finds the last waves (PARALLEL
+ * recipients at most) still `sending`: each may or may not have been mailed, so they become
+ * `in doubt` and are not sent again unless an administrator decides so (sendToInDoubt); the rest
+ * of the claimed batch was never handed over and is simply still pending. Who unsubscribed by the time their batch is
  * claimed is skipped.
  */
 export const bulkEmailJob = defineJob("bulkemails.send", {
@@ -117,14 +120,15 @@ type Claimed = Awaited<ReturnType<typeof claim>>;
 type Answer = { id: number; status: "sent" | "stored" | "failed"; error: string | null };
 
 /**
- * Mails a claimed batch a wave of PARALLEL at a time. One commit before each wave records the
- * answers of the wave before it and marks this wave `sending`, only those still pending (compare
- * and set: a runner that lost the job and the one that took it over never both hand over the same
- * recipient); only the ones it marked are handed to SMTP. So at any moment at most one wave is
- * `sending`: the most a crash can leave in doubt (decision 050, amended). A recipient whose mail
- * the server refused is `failed` with the reason; when every mail of the batch's first handed wave
- * failed (the server is down), that wave goes back to pending and the attempt fails, to be retried
- * later (the rest of the batch was never handed over: still pending).
+ * Mails a claimed batch in waves of WAVE, over LANES lanes at once (PARALLEL mails in flight). A
+ * lane's one commit before each of its waves records the answers of its wave before and marks this
+ * wave `sending`, only those still pending (compare and set: a runner that lost the job and the one
+ * that took it over never both hand over the same recipient); only the ones it marked are handed to
+ * SMTP. So at any moment at most PARALLEL recipients are `sending`: the most a crash can leave in
+ * doubt (decision 050, amended). A recipient whose mail the server refused is `failed` with the
+ * reason; when a whole wave fails before any mail of the batch went (the server is down), that wave
+ * goes back to pending and the attempt fails, to be retried later (the rest of the batch was never
+ * handed over: still pending).
  */
 async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: RenderedBulkEmail, batch: Claimed) {
   if (batch.length === 0) return;
@@ -145,29 +149,53 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
     });
     return { id: recipient.id, ...delivery };
   };
-  let answers: Answer[] = [];
+  let at = 0;
   let delivered = false;
-  for (let at = 0; at < batch.length; at += PARALLEL) {
-    const wave = batch.slice(at, at + PARALLEL);
-    const handed = await ctx.db.transaction(async (tx) => {
-      await record(tx, answers, ctx.now());
-      const marked = await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: ctx.now() })
-        .where(and(inArray(bulkEmailRecipients.id, wave.map((r) => r.id)), eq(bulkEmailRecipients.state, "pending")))
-        .returning({ id: bulkEmailRecipients.id });
-      return new Set(marked.map((r) => r.id));
-    });
-    answers = await Promise.all(wave.filter((r) => handed.has(r.id)).map(deliver));
-    const failed = answers.filter((a) => a.status === "failed");
-    if (!delivered && failed.length > 0 && failed.length === answers.length) {
-      await ctx.db.update(bulkEmailRecipients).set({ state: "pending", updatedAt: ctx.now() }).where(and(
-        inArray(bulkEmailRecipients.id, failed.map((a) => a.id)),
-        eq(bulkEmailRecipients.state, "sending"),
-      ));
-      throw new Error(`The mail server refused every mail of a batch (${failed[0].error}): trying again later.`);
+  let stop: unknown = null;
+  // A lane hands over a wave, waits for its answers, then in one commit records them and marks its
+  // next wave: at most one wave of each lane is `sending` at any moment. Two lanes of half the pool
+  // keep the pool busy while the other lane commits.
+  const lane = async () => {
+    let answers: Answer[] = [];
+    try {
+      while (stop === null && at < batch.length && !ctx.signal.aborted) {
+        const wave = batch.slice(at, at + WAVE);
+        at += wave.length;
+        const recorded = answers;
+        const handed = await ctx.db.transaction(async (tx) => {
+          await record(tx, recorded, ctx.now());
+          const marked = await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: ctx.now() })
+            .where(
+              and(inArray(bulkEmailRecipients.id, wave.map((r) => r.id)), eq(bulkEmailRecipients.state, "pending")),
+            )
+            .returning({ id: bulkEmailRecipients.id });
+          return new Set(marked.map((r) => r.id));
+        });
+        answers = [];
+        answers = await Promise.all(wave.filter((r) => handed.has(r.id)).map(deliver));
+        const failed = answers.filter((a) => a.status === "failed");
+        if (!delivered && failed.length > 0 && failed.length === answers.length) {
+          answers = [];
+          await ctx.db.update(bulkEmailRecipients).set({ state: "pending", updatedAt: ctx.now() }).where(and(
+            inArray(bulkEmailRecipients.id, failed.map((a) => a.id)),
+            eq(bulkEmailRecipients.state, "sending"),
+          ));
+          throw new Error(`The mail server refused every mail of a batch (${failed[0].error}): trying again later.`);
+        }
+        delivered ||= failed.length < answers.length;
+      }
+    } catch (error) {
+      stop ??= error;
+    } finally {
+      // What the mail server answered is recorded even when the lane stops (the job lost its lease).
+      if (answers.length) {
+        await ctx.db.transaction((tx) => record(tx, answers, ctx.now())).catch((error) => void (stop ??= error));
+      }
     }
-    delivered ||= failed.length < answers.length;
-  }
-  await ctx.db.transaction((tx) => record(tx, answers, ctx.now()));
+  };
+  await Promise.all(Array.from({ length: LANES }, lane));
+  if (stop !== null) throw stop;
+  ctx.signal.throwIfAborted();
 }
 
 /** Records a wave's answers: from sending, or from in doubt when another runner gave up on this one meanwhile. */

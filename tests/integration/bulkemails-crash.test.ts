@@ -12,7 +12,7 @@ import { startSmtp } from "../helpers/smtp.ts";
 /**
  * Issue 11: a bulk email to 2,000 customers through a real SMTP server, its runner killed (SIGKILL)
  * in the middle of the send and another started: the email is finished and nobody is mailed twice
- * (decision 050). Only the wave being sent at the kill (10 at most) can be in doubt: those are
+ * (decision 050). Only the mails in flight at the kill (10 at most) can be in doubt: those are
  * reported, not sent again by the job; every other recipient got exactly one mail, those of the
  * claimed batch never handed over included. Then the administrator decides to send to the in-doubt
  * ones: everyone has the email, and only they may have it twice.
