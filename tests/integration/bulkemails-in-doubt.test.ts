@@ -136,4 +136,35 @@ describe("sending a bulk email to its recipients in doubt", () => {
     // Nobody is in doubt any more: a second decision has nothing to act on.
     expectStatus(await sendInDoubt(id), 409);
   });
+
+  test("while its job is still to run is left to that job, which sends them with the rest", async () => {
+    const people = await insertCustomers(t.db, 3, {
+      prefix: "doubt-working",
+      createdAt: new Date("2018-03-03T12:00:00Z"),
+    });
+    const draft = await admin.client.post("console/bulkemails", {
+      subject: "Still going",
+      body: "Hello {{name}}",
+      segment: { signed_up_from: "2018-03-03", signed_up_to: "2018-03-03" },
+    });
+    expectStatus(draft, 201);
+    const id = draft.json.body.id as number;
+    expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+    const [{ jobId }] = await t.db.select({ jobId: bulkEmails.jobId }).from(bulkEmails).where(eq(bulkEmails.id, id));
+    // A crash of an earlier attempt left the first in doubt; the job is queued again, not run yet.
+    await t.db.update(bulkEmailRecipients).set({ state: "in doubt" })
+      .where(and(eq(bulkEmailRecipients.bulkEmailId, id), eq(bulkEmailRecipients.userId, people[0].id)));
+
+    const res = await sendInDoubt(id);
+    expectStatus(res, 202);
+    expect(res.json.body).toMatchObject({ status: "queued", counts: { pending: 3, in_doubt: 0 } });
+    const [after] = await t.db.select({ jobId: bulkEmails.jobId }).from(bulkEmails).where(eq(bulkEmails.id, id));
+    expect(after.jobId).toBe(jobId);
+
+    await runJobs();
+    const received = smtp.perRecipient();
+    expect(people.map((p) => received.get(p.email))).toEqual([1, 1, 1]);
+    const done = await admin.client.get(`console/bulkemails/${id}`);
+    expect(done.json.body).toMatchObject({ status: "done", counts: { sent: 3, in_doubt: 0, pending: 0 } });
+  });
 });
