@@ -126,9 +126,8 @@ type Answer = { id: number; status: "sent" | "stored" | "failed"; error: string 
  * that took it over never both hand over the same recipient); only the ones it marked are handed to
  * SMTP. So at any moment at most PARALLEL recipients are `sending`: the most a crash can leave in
  * doubt (decision 050, amended). A recipient whose mail the server refused is `failed` with the
- * reason; when a whole wave fails before any mail of the batch went (the server is down), that wave
- * goes back to pending and the attempt fails, to be retried later (the rest of the batch was never
- * handed over: still pending).
+ * reason; when every mail of the batch failed (the server is down), they go back to pending and the
+ * attempt fails, to be retried later.
  */
 async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: RenderedBulkEmail, batch: Claimed) {
   if (batch.length === 0) return;
@@ -151,6 +150,7 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
   };
   let at = 0;
   let delivered = false;
+  const failed: Answer[] = [];
   let stop: unknown = null;
   // A lane hands over a wave, waits for its answers, then in one commit records them and marks its
   // next wave: at most one wave of each lane is `sending` at any moment. Two lanes of half the pool
@@ -173,16 +173,10 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
         });
         answers = [];
         answers = await Promise.all(wave.filter((r) => handed.has(r.id)).map(deliver));
-        const failed = answers.filter((a) => a.status === "failed");
-        if (!delivered && failed.length > 0 && failed.length === answers.length) {
-          answers = [];
-          await ctx.db.update(bulkEmailRecipients).set({ state: "pending", updatedAt: ctx.now() }).where(and(
-            inArray(bulkEmailRecipients.id, failed.map((a) => a.id)),
-            eq(bulkEmailRecipients.state, "sending"),
-          ));
-          throw new Error(`The mail server refused every mail of a batch (${failed[0].error}): trying again later.`);
+        for (const answer of answers) {
+          if (answer.status === "failed") failed.push(answer);
+          else delivered = true;
         }
-        delivered ||= failed.length < answers.length;
       }
     } catch (error) {
       stop ??= error;
@@ -196,6 +190,14 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
   await Promise.all(Array.from({ length: LANES }, lane));
   if (stop !== null) throw stop;
   ctx.signal.throwIfAborted();
+  if (!delivered && failed.length > 0) {
+    // Not one mail of the batch went: the server is down, not these addresses. They wait again.
+    await ctx.db.update(bulkEmailRecipients).set({ state: "pending", error: null, updatedAt: ctx.now() }).where(and(
+      inArray(bulkEmailRecipients.id, failed.map((a) => a.id)),
+      eq(bulkEmailRecipients.state, "failed"),
+    ));
+    throw new Error(`The mail server refused every mail of a batch (${failed[0].error}): trying again later.`);
+  }
 }
 
 /** Records a wave's answers: from sending, or from in doubt when another runner gave up on this one meanwhile. */
