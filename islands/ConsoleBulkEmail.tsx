@@ -8,6 +8,7 @@ import {
   RECIPIENTS_PER_PAGE,
   type RecipientState,
   sendBulkEmail,
+  sendToInDoubt,
 } from "./bulkemails/calls.ts";
 import { errorText } from "./lib/api.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -31,7 +32,7 @@ const STATE_WORDS: Record<RecipientState, string> = {
   sending: "Being sent",
   sent: "Sent",
   failed: "Failed",
-  "in doubt": "In doubt (not sent again)",
+  "in doubt": "In doubt (not sent again unless you decide so)",
   unsubscribed: "Skipped: unsubscribed",
 };
 
@@ -59,6 +60,7 @@ function ConsoleBulkEmail({ email: initial }: ConsoleBulkEmailProps) {
         {email.status === "draft" ? ` (${email.segment_size} customers now)` : ""}
       </p>
       {email.status === "draft" ? <Draft email={email} /> : <Progress email={email} />}
+      {email.status !== "draft" && email.counts.in_doubt > 0 ? <InDoubt email={email} /> : null}
       {email.status !== "draft"
         ? (
           <>
@@ -190,6 +192,60 @@ function Draft({ email }: { email: BulkEmailWithRecipients }) {
           </div>
         )}
     </div>
+  );
+}
+
+/**
+ * The recipients a crash left in doubt: their mail was handed to the mail server, whose answer was
+ * never recorded. Whether to send it to them anyway is an administrator's decision (decision 050):
+ * asked once more, saying plainly that those who got it will get it twice.
+ */
+function InDoubt({ email }: { email: BulkEmailWithRecipients }) {
+  const [confirming, setConfirming] = useState(false);
+  const send = useWrite({
+    call: sendToInDoubt,
+    idempotent: true,
+    invalidates: [bulkEmailKeys.all],
+    onSuccess: () => setConfirming(false),
+  });
+  const n = email.counts.in_doubt;
+  const them = n === 1 ? "recipient" : "recipients";
+  return (
+    <section aria-label="Recipients in doubt" className="flex flex-col gap-3">
+      <p className="text-sm">
+        {n} {them}{" "}
+        in doubt: a crash came after their mail was handed to the mail server and before its answer was recorded, so
+        they may or may not have it. They are not sent it again unless you decide so (the mail provider's log can tell).
+      </p>
+      {send.isError ? <Alert title="Not sent">{errorText(send.error)}</Alert> : null}
+      {confirming
+        ? (
+          <form
+            className="flex flex-wrap items-center gap-3"
+            aria-label="Confirm sending to the recipients in doubt"
+            onSubmit={(event) => {
+              event.preventDefault();
+              send.mutate({ params: { id: email.id } });
+            }}
+          >
+            <p role="status">
+              Some of these {n} {them}{" "}
+              may already have this email: they will then receive it twice. It cannot be taken back.
+            </p>
+            <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
+              Yes, send it to them
+            </SubmitButton>
+            <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+          </form>
+        )
+        : (
+          <div>
+            <button type="button" className="btn-outline" onClick={() => setConfirming(true)}>
+              Send to the {n} in-doubt {them}
+            </button>
+          </div>
+        )}
+    </section>
   );
 }
 

@@ -7,6 +7,7 @@ export const createBulkEmail = call<typeof calls.createBulkEmail>("POST", "/cons
 export const getBulkEmail = call<typeof calls.getBulkEmail>("GET", "/console/bulkemails/:id");
 export const previewBulkEmail = call<typeof calls.previewBulkEmail>("GET", "/console/bulkemails/:id/preview");
 export const sendBulkEmail = call<typeof calls.sendBulkEmail>("POST", "/console/bulkemails/:id/send");
+export const sendToInDoubt = call<typeof calls.sendToInDoubt>("POST", "/console/bulkemails/:id/send-in-doubt");
 export const unsubscribe = call<typeof calls.unsubscribe>("POST", "/unsubscribe");
 
 export type BulkEmailWithRecipients = AnswerOf<typeof calls.getBulkEmail>;

@@ -193,6 +193,18 @@ export const sendBulkEmail = defineCall({
   status: 202,
 });
 
+export const sendToInDoubt = defineCall({
+  method: "POST",
+  path: "/console/bulkemails/:id/send-in-doubt",
+  summary: "Sends the bulk email to its recipients in doubt (a crash came after their mail was handed to SMTP " +
+    "and before its answer was recorded): they are put back to be sent by the job, and those the mail server " +
+    "had accepted receive it twice. 409 when nobody is in doubt. Answers 202 with the email.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: bulkEmail,
+  status: 202,
+});
+
 export const unsubscribe = defineCall({
   method: "POST",
   path: "/unsubscribe",

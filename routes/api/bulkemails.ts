@@ -6,6 +6,7 @@ import {
   listBulkEmails,
   previewBulkEmail,
   sendBulkEmail,
+  sendToInDoubt,
 } from "../../server/bulkemails/service.ts";
 import { unsubscribe } from "../../server/bulkemails/unsubscribe.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -50,6 +51,17 @@ route(bulkEmailCalls, calls.sendBulkEmail, async (c, { params }, answer) => {
     administrator(c),
     params.id,
     c.get("config").bulkEmailRate ?? 50,
+    now(c),
+    (tx, sent) => answer.storeWith(tx, sent),
+  );
+  return reply(email, { status: 202 });
+});
+
+route(bulkEmailCalls, calls.sendToInDoubt, async (c, { params }, answer) => {
+  const email = await sendToInDoubt(
+    c.get("db"),
+    administrator(c),
+    params.id,
     now(c),
     (tx, sent) => answer.storeWith(tx, sent),
   );

@@ -1,29 +1,35 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
+import type { Tx } from "../../db/sql.ts";
 import { defineJob, type JobContext, PermanentJobFailure } from "../jobs/define.ts";
 import { log } from "../log.ts";
 import { mergeValues, recipientsData } from "./recipients.ts";
 import { personalise, renderBulkEmail, type RenderedBulkEmail } from "./template.tsx";
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
-/** Mails handed to SMTP at once within a batch (the mailer's pool keeps as many connections). */
-const PARALLEL = 10;
+/** Mails handed to SMTP at once (the mailer's pool keeps as many connections): the most a crash leaves in doubt. */
+export const PARALLEL = 10;
+/** Lanes handing over a wave of WAVE each at once (sendBatch): one commits while the other's wave is out. */
+const LANES = 2;
+const WAVE = PARALLEL / LANES;
 
 /**
  * A batch is about a quarter of a second of mail at the throttle (at least 10, at most 100): claims
  * are commits, and jobs commit some 25-60 times a second on a busy machine, so one claim per mail
- * could never reach 200 mails a second. It is also the most a crash can leave in doubt.
+ * could never reach 200 mails a second. A crash leaves at most PARALLEL of it in doubt (sendBatch).
  */
 export const batchSize = (rate: number) => Math.max(10, Math.min(100, Math.ceil(rate / 4)));
 
 /**
  * Sends a bulk email to its recipients (decision 050), at most once each. A batch of pending
- * recipients is claimed (marked `sending`) in one step, which holds the job's lease, before any of
- * them is handed to SMTP; the results are recorded after. A job resumed after a crash finds the
- * claimed ones still `sending`: they may or may not have been mailed, so they become `in doubt`
- * and are never sent again (at most once: for marketing mail, a missed mail is better than a
- * second one). Who unsubscribed by the time their batch is claimed is skipped.
+ * recipients is claimed in one step, which holds the job's lease; it is then handed to SMTP in
+ * small waves, each marked `sending` in a commit before it is handed over (the same commit records
+ * the answers of the wave before). A job resumed after a crash finds the last waves (PARALLEL
+ * recipients at most) still `sending`: each may or may not have been mailed, so they become
+ * `in doubt` and are not sent again unless an administrator decides so (sendToInDoubt); the rest
+ * of the claimed batch was never handed over and is simply still pending. Who unsubscribed by the time their batch is
+ * claimed is skipped.
  */
 export const bulkEmailJob = defineJob("bulkemails.send", {
   payload: z.object({ bulkEmailId: z.number().int().positive() }),
@@ -52,10 +58,23 @@ export const bulkEmailJob = defineJob("bulkemails.send", {
       const [next] = await ctx.db.select({ id: bulkEmailRecipients.id }).from(bulkEmailRecipients)
         .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "pending")))
         .orderBy(bulkEmailRecipients.id).limit(1);
-      if (!next) break;
+      if (!next) {
+        // Finished only if still nobody is pending in the commit that says so: an administrator may
+        // have put the in-doubt recipients back meanwhile (sendToInDoubt), and this job sends them.
+        const finished = await ctx.step(`finish (${crypto.randomUUID()})`, async (tx) => {
+          const [waiting] = await tx.select({ id: bulkEmailRecipients.id }).from(bulkEmailRecipients)
+            .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "pending")))
+            .limit(1);
+          if (waiting) return false;
+          await tx.update(bulkEmails).set({ finishedAt: ctx.now() }).where(eq(bulkEmails.id, bulkEmailId));
+          return true;
+        });
+        if (finished) break;
+        continue;
+      }
       // A step for its commit that holds the lease (a runner that lost the job claims nothing), but
       // never replayed: the recipients' states are the record, and a recorded claim given again to
-      // a later attempt would send its batch a second time. Hence a key of its own for each claim.
+      // a later attempt would hand its batch over a second time. Hence a key of its own for each claim.
       const claimed = await ctx.step(
         `claim from ${next.id} (${crypto.randomUUID()})`,
         (tx) => claim(tx, bulkEmailId, next.id, size, ctx.now()),
@@ -68,15 +87,15 @@ export const bulkEmailJob = defineJob("bulkemails.send", {
       const wait = (claimed.length * 1000) / rate - (performance.now() - started);
       if (wait > 0) await sleep(wait, ctx.signal);
     }
-    await ctx.step(
-      "finish",
-      (tx) => tx.update(bulkEmails).set({ finishedAt: ctx.now() }).where(eq(bulkEmails.id, bulkEmailId)),
-    );
     return { bulk_email_id: bulkEmailId };
   },
 });
 
-/** Claims up to `size` pending recipients from `from` on: those unsubscribed are skipped, the rest marked sending. */
+/**
+ * Takes up to `size` pending recipients from `from` on for the next batch: those unsubscribed are
+ * marked so and skipped; the others stay pending until their wave is handed over (sendBatch), so
+ * that a crash before their turn leaves them to be sent, once, by whoever resumes the job.
+ */
 async function claim(
   tx: Parameters<Parameters<JobContext["step"]>[1]>[0],
   bulkEmailId: number,
@@ -90,77 +109,110 @@ async function claim(
     WHERE r.bulk_email_id = ${bulkEmailId} AND r.state = 'pending' AND r.id >= ${from}
     ORDER BY r.id LIMIT ${size}`);
   const out = rows.filter((r) => r.out).map((r) => r.id);
-  const sending = rows.filter((r) => !r.out);
   if (out.length) {
     await tx.update(bulkEmailRecipients).set({ state: "unsubscribed", updatedAt: now })
       .where(inArray(bulkEmailRecipients.id, out));
   }
-  if (sending.length) {
-    await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: now })
-      .where(inArray(bulkEmailRecipients.id, sending.map((r) => r.id)));
-  }
-  return sending.map((r) => ({ id: r.id, userId: r.user_id, email: r.email }));
+  return rows.filter((r) => !r.out).map((r) => ({ id: r.id, userId: r.user_id, email: r.email }));
 }
 
 type Claimed = Awaited<ReturnType<typeof claim>>;
+type Answer = { id: number; status: "sent" | "stored" | "failed"; error: string | null };
 
 /**
- * Mails a claimed batch, then records each result in one transaction. A recipient whose mail the
- * server refused is `failed` with the reason; when every mail of the batch failed (the server is
- * down), they are put back as pending and the attempt fails, to be retried later.
+ * Mails a claimed batch in waves of WAVE, over LANES lanes at once (PARALLEL mails in flight). A
+ * lane's one commit before each of its waves records the answers of its wave before and marks this
+ * wave `sending`, only those still pending (compare and set: a runner that lost the job and the one
+ * that took it over never both hand over the same recipient); only the ones it marked are handed to
+ * SMTP. So at any moment at most PARALLEL recipients are `sending`: the most a crash can leave in
+ * doubt (decision 050, amended). A recipient whose mail the server refused is `failed` with the
+ * reason; when every mail of the batch failed (the server is down), they go back to pending and the
+ * attempt fails, to be retried later.
  */
 async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: RenderedBulkEmail, batch: Claimed) {
   if (batch.length === 0) return;
   const { mailer, secretBox } = ctx.deps.services;
   const data = await recipientsData(ctx.db, batch.map((r) => r.userId));
-  const results: { id: number; status: "sent" | "stored" | "failed"; error: string | null }[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < batch.length) {
-      const recipient = batch[next++];
-      const person = data.get(recipient.userId) ??
-        {
-          userId: recipient.userId,
-          email: recipient.email,
-          type: "Personal" as const,
-          profile: null,
-          accountRef: null,
-        };
-      const link = unsubscribeUrl(
-        ctx.deps.config.publicUrl,
-        await unsubscribeToken(secretBox, recipient.userId, bulkEmailId),
-      );
-      const mail = personalise(rendered, mergeValues({ ...person, email: recipient.email }, link));
-      const delivery = await mailer.deliver({
-        to: recipient.email,
-        ...mail,
-        headers: { "List-Unsubscribe": `<${link}>` },
-      });
-      results.push({ id: recipient.id, ...delivery });
+  const deliver = async (recipient: Claimed[number]): Promise<Answer> => {
+    const person = data.get(recipient.userId) ??
+      { userId: recipient.userId, email: recipient.email, type: "Personal" as const, profile: null, accountRef: null };
+    const link = unsubscribeUrl(
+      ctx.deps.config.publicUrl,
+      await unsubscribeToken(secretBox, recipient.userId, bulkEmailId),
+    );
+    const mail = personalise(rendered, mergeValues({ ...person, email: recipient.email }, link));
+    const delivery = await mailer.deliver({
+      to: recipient.email,
+      ...mail,
+      headers: { "List-Unsubscribe": `<${link}>` },
+    });
+    return { id: recipient.id, ...delivery };
+  };
+  let at = 0;
+  let delivered = false;
+  const failed: Answer[] = [];
+  let stop: unknown = null;
+  // A lane hands over a wave, waits for its answers, then in one commit records them and marks its
+  // next wave: at most one wave of each lane is `sending` at any moment. Two lanes of half the pool
+  // keep the pool busy while the other lane commits.
+  const lane = async () => {
+    let answers: Answer[] = [];
+    try {
+      while (stop === null && at < batch.length && !ctx.signal.aborted) {
+        const wave = batch.slice(at, at + WAVE);
+        at += wave.length;
+        const recorded = answers;
+        const handed = await ctx.db.transaction(async (tx) => {
+          await record(tx, recorded, ctx.now());
+          const marked = await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: ctx.now() })
+            .where(
+              and(inArray(bulkEmailRecipients.id, wave.map((r) => r.id)), eq(bulkEmailRecipients.state, "pending")),
+            )
+            .returning({ id: bulkEmailRecipients.id });
+          return new Set(marked.map((r) => r.id));
+        });
+        answers = [];
+        answers = await Promise.all(wave.filter((r) => handed.has(r.id)).map(deliver));
+        for (const answer of answers) {
+          if (answer.status === "failed") failed.push(answer);
+          else delivered = true;
+        }
+      }
+    } catch (error) {
+      stop ??= error;
+    } finally {
+      // What the mail server answered is recorded even when the lane stops (the job lost its lease).
+      if (answers.length) {
+        await ctx.db.transaction((tx) => record(tx, answers, ctx.now())).catch((error) => void (stop ??= error));
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, batch.length) }, worker));
-  const now = ctx.now();
-  const failed = results.filter((r) => r.status === "failed");
-  if (failed.length === results.length) {
-    await ctx.db.update(bulkEmailRecipients).set({ state: "pending", updatedAt: now })
-      .where(and(inArray(bulkEmailRecipients.id, batch.map((r) => r.id)), eq(bulkEmailRecipients.state, "sending")));
+  await Promise.all(Array.from({ length: LANES }, lane));
+  if (stop !== null) throw stop;
+  ctx.signal.throwIfAborted();
+  if (!delivered && failed.length > 0) {
+    // Not one mail of the batch went: the server is down, not these addresses. They wait again.
+    await ctx.db.update(bulkEmailRecipients).set({ state: "pending", error: null, updatedAt: ctx.now() }).where(and(
+      inArray(bulkEmailRecipients.id, failed.map((a) => a.id)),
+      eq(bulkEmailRecipients.state, "failed"),
+    ));
     throw new Error(`The mail server refused every mail of a batch (${failed[0].error}): trying again later.`);
   }
-  await ctx.db.transaction(async (tx) => {
-    // From sending, or from in doubt when another runner gave up on this one meanwhile: it was sent.
-    const delivered = results.filter((r) => r.status !== "failed").map((r) => r.id);
-    if (delivered.length) {
-      await tx.update(bulkEmailRecipients).set({ state: "sent", error: null, updatedAt: now }).where(and(
-        inArray(bulkEmailRecipients.id, delivered),
-        inArray(bulkEmailRecipients.state, ["sending", "in doubt"]),
-      ));
-    }
-    for (const result of failed) {
-      await tx.update(bulkEmailRecipients).set({ state: "failed", error: result.error, updatedAt: now })
-        .where(and(eq(bulkEmailRecipients.id, result.id), inArray(bulkEmailRecipients.state, ["sending", "in doubt"])));
-    }
-  });
+}
+
+/** Records a wave's answers: from sending, or from in doubt when another runner gave up on this one meanwhile. */
+async function record(tx: Tx, answers: Answer[], now: Date) {
+  const delivered = answers.filter((a) => a.status !== "failed").map((a) => a.id);
+  if (delivered.length) {
+    await tx.update(bulkEmailRecipients).set({ state: "sent", error: null, updatedAt: now }).where(and(
+      inArray(bulkEmailRecipients.id, delivered),
+      inArray(bulkEmailRecipients.state, ["sending", "in doubt"]),
+    ));
+  }
+  for (const answer of answers.filter((a) => a.status === "failed")) {
+    await tx.update(bulkEmailRecipients).set({ state: "failed", error: answer.error, updatedAt: now })
+      .where(and(eq(bulkEmailRecipients.id, answer.id), inArray(bulkEmailRecipients.state, ["sending", "in doubt"])));
+  }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

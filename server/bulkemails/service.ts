@@ -257,3 +257,49 @@ export async function previewBulkEmail(db: Database, publicUrl: string, id: numb
   );
   return { user_id: chosen, to: recipient.email, in_segment: !!inSegment, ...rendered };
 }
+
+/**
+ * The decision a crash leaves to a person (decision 050): the recipients in doubt (their mail was
+ * handed to SMTP, its answer never recorded) are put back as pending, to be sent by the job; some
+ * may then get it twice, which the console says before it asks. The email's job sends them if it
+ * is still at work (it finishes only when nobody is pending); otherwise a new job is queued. One
+ * transaction with the audit entry; 409 when nobody is in doubt.
+ */
+export async function sendToInDoubt(
+  db: Database,
+  adminId: number,
+  id: number,
+  now: Date,
+  store: (tx: Tx, answer: BulkEmail) => Promise<void>,
+): Promise<BulkEmail> {
+  await db.transaction(async (tx) => {
+    const [found] = await tx.select({ email: bulkEmails, jobStatus: jobs.status }).from(bulkEmails)
+      .leftJoin(jobs, eq(jobs.id, bulkEmails.jobId)).where(eq(bulkEmails.id, id));
+    if (!found) throw new NotFound(NO_EMAIL);
+    const again = await tx.update(bulkEmailRecipients).set({ state: "pending", updatedAt: now })
+      .where(and(eq(bulkEmailRecipients.bulkEmailId, id), eq(bulkEmailRecipients.state, "in doubt")))
+      .returning({ id: bulkEmailRecipients.id });
+    if (again.length === 0) {
+      throw new Conflict("Nobody is in doubt for this bulk email: every recipient's mail is accounted for.");
+    }
+    const { email, jobStatus } = found;
+    // A job still at work sends them (its finish checks that nobody is pending, in the same commit).
+    const working = !email.finishedAt && (jobStatus === "queued" || jobStatus === "running");
+    if (!working) {
+      const { id: jobId } = await enqueue(tx, bulkEmailJob, { bulkEmailId: id }, {
+        createdBy: adminId,
+        uniqueKey: `bulk-email:${id}:in-doubt:${crypto.randomUUID()}`,
+        now,
+      });
+      await tx.update(bulkEmails).set({ jobId, finishedAt: null }).where(eq(bulkEmails.id, id));
+    }
+    await audit(tx, {
+      actor: adminId,
+      action: "bulk-email.send-in-doubt",
+      before: { bulk_email: id, in_doubt: again.length },
+      after: { bulk_email: id, pending: again.length },
+    }, now);
+    await store(tx, await bulkEmailView(tx, id));
+  });
+  return await bulkEmailView(db, id);
+}

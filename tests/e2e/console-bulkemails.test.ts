@@ -2,11 +2,15 @@
  * A bulk email in Chromium (issue 11 item 5, decision 050): an administrator writes one on
  * /console/bulkemails for a small segment (the customers who signed up on one day), previews it
  * with a customer's data, sends it, and watches its progress until it is sent; each customer got
- * one mail through a real SMTP server.
+ * one mail through a real SMTP server. And the recipients a crash left in doubt: the administrator
+ * is told what sending to them means, confirms, and they are mailed.
  */
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
+import { users } from "../../db/schema.ts";
 import { insertCustomers } from "../helpers/bulk-customers.ts";
 import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
 import { openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
@@ -88,6 +92,51 @@ describe("a bulk email", () => {
     expect(await page.locator('tr[data-state="sent"]').count()).toBe(12);
     const perRecipient = smtp.perRecipient();
     expect(people.map((p) => perRecipient.get(p.email))).toEqual(people.map(() => 1));
+    expect(problems).toEqual([]);
+  });
+
+  test("with recipients in doubt after a crash is sent to them when the administrator confirms", async () => {
+    const people = await insertCustomers(db, 3, { prefix: `doubt-${crypto.randomUUID().slice(0, 6)}` });
+    const { page, problems } = await newPage(browser);
+    await ensureAdministrator(page.request, server.url, ADMIN);
+    const [admin] = await db.select({ id: users.id }).from(users).where(eq(users.username, ADMIN.email));
+    // As a crash leaves it (decision 050): one recipient sent, two whose mail's answer never came.
+    const now = new Date();
+    const [email] = await db.insert(bulkEmails).values({
+      subject: "Rates news",
+      body: "Hello {{name}}",
+      segment: {},
+      createdBy: admin.id,
+      createdAt: now,
+      sentBy: admin.id,
+      sentAt: now,
+      ratePerSecond: 4,
+      finishedAt: now,
+    }).returning({ id: bulkEmails.id });
+    await db.insert(bulkEmailRecipients).values(people.map((p, i) => ({
+      bulkEmailId: email.id,
+      userId: p.id,
+      email: p.email,
+      state: i === 0 ? "sent" as const : "in doubt" as const,
+      updatedAt: now,
+    })));
+
+    await signInThroughPages(page, db, server.url, ADMIN.email, ADMIN.password);
+    await page.goto(`${server.url}/console/bulkemails/${email.id}`);
+    await hydrated(page);
+    const doubt = page.getByRole("region", { name: "Recipients in doubt" });
+    expect(await doubt.textContent()).toContain("2 recipients in doubt");
+    expect(await page.locator('tr[data-state="in doubt"]').count()).toBe(2);
+    await doubt.getByRole("button", { name: "Send to the 2 in-doubt recipients" }).click();
+    const confirm = page.getByRole("form", { name: "Confirm sending to the recipients in doubt" });
+    expect(await confirm.textContent()).toContain("may already have this email: they will then receive it twice");
+    await confirm.getByRole("button", { name: "Yes, send it to them" }).click();
+    await page.getByText("3 sent, 0 failed, 0 in doubt, 0 skipped as unsubscribed, of 3.").waitFor({
+      timeout: 60_000,
+    });
+    expect(await doubt.count()).toBe(0);
+    const perRecipient = smtp.perRecipient();
+    expect(people.map((p) => perRecipient.get(p.email))).toEqual([undefined, 1, 1]);
     expect(problems).toEqual([]);
   });
 });

@@ -12,10 +12,11 @@ export interface ReceivedMail {
 /**
  * A real SMTP server (smtp-server) on a free local port, keeping what it receives: the bulk email
  * tests and benchmark send to it through nodemailer as to any mail server. `onMail` sees each mail
- * as it arrives (a test kills a runner after some).
+ * as it arrives (a test kills a runner after some); when it answers a promise, the server keeps the
+ * mail but answers the sender only once it settles (a mail accepted whose answer never arrives).
  */
 export async function startSmtp(
-  onMail: (mail: ReceivedMail, count: number) => void = () => {},
+  onMail: (mail: ReceivedMail, count: number) => void | Promise<void> = () => {},
   /** Addresses the server refuses (550), as a real one refuses a mailbox that does not exist. */
   refuses: (address: string) => boolean = () => false,
 ) {
@@ -44,8 +45,9 @@ export async function startSmtp(
           at: performance.now(),
         };
         received.push(mail);
-        onMail(mail, received.length);
-        callback();
+        const held = onMail(mail, received.length);
+        if (held) held.then(() => callback(), () => callback());
+        else callback();
       });
     },
   });

@@ -166,6 +166,23 @@ describe("a mail server's refusal", () => {
       await picky.close();
     }
   });
+
+  test("of a whole wave's addresses still sends the rest of the batch (the server is not down)", async () => {
+    // The batch holds all 12 (the rate is high); its first wave (5) is refused whole.
+    const people = await insertCustomers(t.db, 12, { prefix: "wave-refused", createdAt: at("2021-08-18") });
+    const refused = new Set(people.slice(0, 5).map((p) => p.email));
+    const picky = await startSmtp(() => {}, (address) => refused.has(address));
+    try {
+      const { id } = await draft(onDay("2021-08-18"));
+      expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+      const deps = await testJobDeps(t.db, { SMTP_URL: picky.url });
+      await new JobRunner({ db: t.db, jobs: [bulkEmailJob], deps, now: t.clock.now }).drain();
+      expect(await bulkEmail(id)).toMatchObject({ status: "done", counts: { total: 12, sent: 7, failed: 5 } });
+      expect([...picky.perRecipient().keys()].sort()).toEqual(people.slice(5).map((p) => p.email).sort());
+    } finally {
+      await picky.close();
+    }
+  });
 });
 
 describe("a mail server that is down", () => {

@@ -6,6 +6,7 @@ import { SEARCH_TABLES } from "../../db/derived.ts";
 import { auditLog, emails } from "../../db/schema.ts";
 import { SECURITY_TEMPLATES } from "../../server/mail/redact.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
+import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
 import { AUDIT_ACTIONS } from "../../lib/audit.ts";
 import type { CallContract } from "../../lib/contracts/define.ts";
 import { type Admin, anotherAdmin, type Customer, expectStatus, uniqueEmail } from "../helpers/client.ts";
@@ -313,6 +314,29 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     });
     expectStatus(draft, 201);
     return { path: `console/bulkemails/${draft.json.body.id}/send` };
+  },
+  "POST /console/bulkemails/:id/send-in-doubt": async () => {
+    // A finished send with a recipient a crash left in doubt (decision 050), as the database holds it.
+    const now = new Date();
+    const [email] = await t.db.insert(bulkEmails).values({
+      subject: "Audited doubt",
+      body: "Hello",
+      segment: {},
+      createdBy: admin.id,
+      createdAt: now,
+      sentBy: admin.id,
+      sentAt: now,
+      ratePerSecond: 50,
+      finishedAt: now,
+    }).returning({ id: bulkEmails.id });
+    await t.db.insert(bulkEmailRecipients).values({
+      bulkEmailId: email.id,
+      userId: customer.id,
+      email: customer.email,
+      state: "in doubt",
+      updatedAt: now,
+    });
+    return { path: `console/bulkemails/${email.id}/send-in-doubt` };
   },
   "POST /console/migrations": () =>
     Promise.resolve({
