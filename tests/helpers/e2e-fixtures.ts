@@ -19,9 +19,19 @@ import { type RunningServer, startServer } from "./server.ts";
  *   (tests/helpers/e2e-mail.ts); the server stays the only writer.
  * - `browser`: Chromium (tests/helpers/browser.ts); each test opens its own pages with newPage.
  *
+ * The fixtures start inside the file's first test that names them, under its timeout: a file that
+ * keeps the e2e project's 30 s raises it (vi.setConfig), as the beforeAll it replaces had 60 s.
+ *
  * A file whose portal needs another script or settings overrides `serverSettings` at its top:
  *   const test = e2e.override("serverSettings", { scope: "file" }, () => ({ script: "main.ts", env }));
  */
+
+/** The three, for a file's own helper that needs them: `async function open({ server, db }: E2e, ...)`. */
+export interface E2e {
+  server: RunningServer;
+  db: Database;
+  browser: Browser;
+}
 
 export interface ServerSettings {
   /** The server script; tests/e2e/fixture-server.tsx when absent. */
