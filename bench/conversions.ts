@@ -30,8 +30,9 @@
  *    plain one; every 201 must be a conversions row with its ledger transfer.
  */
 import { openDatabase } from "../db/client.ts";
-import { checkLedger, formatReport } from "../server/ledger/check.ts";
+import { formatReport } from "../server/ledger/check.ts";
 import { createAdminOverHttp, fundedCustomerOverHttp, type HttpCustomer } from "../tests/helpers/http-customer.ts";
+import { checkConversions } from "./lib/conversions-check.ts";
 import { holdQuotes, measureWindow, type WindowSample } from "./lib/keep-alive.ts";
 import { PlainConversions, type PlainResult } from "./lib/plain-conversions.ts";
 import { type RunningPortal, startPortal } from "./lib/processes.ts";
@@ -290,37 +291,21 @@ export const conversionsBench: BenchModule = {
       ));
 
       // 3. The checks.
-      const reader = await openDatabase({ url: `file:${portal.databasePath}` });
-      let ledgerOk = false;
-      let ledgerValue = "";
-      try {
-        const report = await checkLedger(reader);
-        const [{ n, orphans, quotesUsed }] = (await reader.$client.execute(
-          `SELECT (SELECT COUNT(*) FROM conversions) AS n,
-                  (SELECT COUNT(*) FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id
-                     AND t.kind = 'conversion' AND t.reference = 'quote:' || c.quote_id WHERE t.id IS NULL) AS orphans,
-                  (SELECT COUNT(*) FROM quotes WHERE used_at IS NOT NULL) AS quotesUsed`,
-        )).rows as unknown as { n: number; orphans: number; quotesUsed: number }[];
-        console.log(
-          `  Ledger check of the portal's database after the run:\n${formatReport(report).replace(/^/gm, "    ")}`,
-        );
-        const problems: string[] = [];
-        if (!report.ok) problems.push(`${report.violations.length} ledger violations`);
-        if (Number(n) !== answered.total) problems.push(`${n} conversions stored but ${answered.total} answered 201`);
-        if (Number(orphans) !== 0) problems.push(`${orphans} conversions without their ledger transfer`);
-        if (Number(quotesUsed) !== Number(n)) problems.push(`${quotesUsed} quotes used for ${n} conversions`);
-        ledgerOk = problems.length === 0;
-        ledgerValue = ledgerOk
-          ? `OK: ${fmt(Number(n))} conversions = 201s, ${fmt(report.transfers)} transfers`
-          : problems.join("; ");
-        console.log(
-          `  ${fmt(answered.total)} conversions answered 201 in all (warm-ups included); ${
-            fmt(Number(n))
-          } in the database.`,
-        );
-      } finally {
-        reader.$client.close();
-      }
+      const checked = await checkConversions(portal.databasePath, answered.total);
+      console.log(
+        `  Ledger check of the portal's database after the run:\n${
+          formatReport(checked.report).replace(/^/gm, "    ")
+        }`,
+      );
+      const ledgerOk = checked.ok;
+      const ledgerValue = ledgerOk
+        ? `OK: ${fmt(checked.stored)} conversions = 201s, ${fmt(checked.report.transfers)} transfers`
+        : checked.problems.join("; ");
+      console.log(
+        `  ${fmt(answered.total)} conversions answered 201 in all (warm-ups included); ${
+          fmt(checked.stored)
+        } in the database.`,
+      );
       const plainCheck = await plain.check();
       const plainOk = plainCheck.ledger.ok && plainCheck.conversions === plain.written;
       console.log(

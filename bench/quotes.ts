@@ -15,8 +15,9 @@
  *    database: every 201 a conversion with its ledger transfer, every used quote a conversion.
  */
 import { openDatabase } from "../db/client.ts";
-import { checkLedger, formatReport } from "../server/ledger/check.ts";
+import { formatReport } from "../server/ledger/check.ts";
 import { createAdminOverHttp, fundedCustomerOverHttp } from "../tests/helpers/http-customer.ts";
+import { checkConversions } from "./lib/conversions-check.ts";
 import { measureWindow, type Target, type WindowSample } from "./lib/keep-alive.ts";
 import { startPortal } from "./lib/processes.ts";
 import { type BenchContext, type BenchModule, fmt, median, type SummaryRow, table } from "./lib/report.ts";
@@ -144,28 +145,10 @@ export const quotesBench: BenchModule = {
         lines,
       ));
 
-      const reader = await openDatabase({ url: `file:${portal.databasePath}` });
-      let ledgerOk = false;
-      let ledgerValue = "";
-      try {
-        const report = await checkLedger(reader);
-        const [{ n, orphans, quotesUsed }] = (await reader.$client.execute(
-          `SELECT (SELECT COUNT(*) FROM conversions) AS n,
-                  (SELECT COUNT(*) FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id
-                     AND t.kind = 'conversion' AND t.reference = 'quote:' || c.quote_id WHERE t.id IS NULL) AS orphans,
-                  (SELECT COUNT(*) FROM quotes WHERE used_at IS NOT NULL) AS quotesUsed`,
-        )).rows as unknown as { n: number; orphans: number; quotesUsed: number }[];
-        console.log(`  Ledger check after the run:\n${formatReport(report).replace(/^/gm, "    ")}`);
-        const problems: string[] = [];
-        if (!report.ok) problems.push(`${report.violations.length} ledger violations`);
-        if (Number(n) !== answered.total) problems.push(`${n} conversions stored but ${answered.total} answered 201`);
-        if (Number(orphans) !== 0) problems.push(`${orphans} conversions without their ledger transfer`);
-        if (Number(quotesUsed) !== Number(n)) problems.push(`${quotesUsed} quotes used for ${n} conversions`);
-        ledgerOk = problems.length === 0;
-        ledgerValue = ledgerOk ? `OK: ${fmt(Number(n))} conversions = 201s` : problems.join("; ");
-      } finally {
-        reader.$client.close();
-      }
+      const checked = await checkConversions(portal.databasePath, answered.total);
+      console.log(`  Ledger check after the run:\n${formatReport(checked.report).replace(/^/gm, "    ")}`);
+      const ledgerOk = checked.ok;
+      const ledgerValue = ledgerOk ? `OK: ${fmt(checked.stored)} conversions = 201s` : checked.problems.join("; ");
 
       const rate = median(kept.map((k) => k.perSecond));
       const us = median(kept.map((k) => k.serverCpuUs ?? NaN));
