@@ -10,28 +10,14 @@ import type { Page } from "playwright-core";
 import { describe, expect } from "vitest";
 import { checkLedger } from "../../server/ledger/check.ts";
 import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { type E2e, test } from "../helpers/e2e-fixtures.ts";
-import {
-  joinAccountThroughApi,
-  lastEmailId,
-  okBody,
-  openAccountThroughApi,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
+import { joinInBrowser, test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, okBody, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { balancesShown, definition, ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
 
 const ADMIN = { email: "desk@portal.test", password: "desk-password-123" };
 
 async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("PAYMENTS_E2E_SCREENSHOTS")) await page.screenshot({ path: `/tmp/payments-e2e-${name}.png` });
-}
-
-/** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
-async function join({ server, db, browser }: E2e, accountId: number, role: string, first: string, last: string) {
-  const person = await newPage(browser);
-  const member = await joinAccountThroughApi(person.page.request, db, server.url, { accountId, role, first, last });
-  return { ...person, ...member };
 }
 
 describe("a payment that needs approval", () => {
@@ -66,8 +52,18 @@ describe("a payment that needs approval", () => {
         sql: "SELECT account_id FROM account_members WHERE user_id = ?",
         args: [opened.id],
       })).rows as unknown as { account_id: number }[];
-      const payer = await join({ server, db, browser }, accountId, "payer", "Paula", "Payer");
-      const approver = await join({ server, db, browser }, accountId, "approver", "Arthur", "Approver");
+      const payer = await joinInBrowser({ server, db, browser }, {
+        accountId,
+        role: "payer",
+        first: "Paula",
+        last: "Payer",
+      });
+      const approver = await joinInBrowser({ server, db, browser }, {
+        accountId,
+        role: "approver",
+        first: "Arthur",
+        last: "Approver",
+      });
       await okBody(
         "account/recipients",
         await owner.page.request.post(`${server.url}/api/account/recipients`, {

@@ -13,15 +13,8 @@ import type { Page } from "playwright-core";
 import { describe, expect } from "vitest";
 import { checkLedger } from "../../server/ledger/check.ts";
 import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { type E2e, test as e2e } from "../helpers/e2e-fixtures.ts";
-import {
-  joinAccountThroughApi,
-  lastEmailId,
-  okBody,
-  openAccountThroughApi,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
+import { joinInBrowser, test as e2e } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, okBody, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
 
 const ADMIN = { email: "payout-desk@portal.test", password: "payout-desk-password-123" };
@@ -37,13 +30,6 @@ const test = e2e.override("serverSettings", { scope: "file" }, () => ({ env: COM
 
 async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("PAYOUTS_E2E_SCREENSHOTS")) await page.screenshot({ path: `/tmp/payouts-e2e-${name}.png` });
-}
-
-/** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
-async function join({ server, db, browser }: E2e, accountId: number, role: string, first: string, last: string) {
-  const person = await newPage(browser);
-  const member = await joinAccountThroughApi(person.page.request, db, server.url, { accountId, role, first, last });
-  return { ...person, ...member };
 }
 
 describe("the payout desk", () => {
@@ -79,8 +65,18 @@ describe("the payout desk", () => {
         sql: "SELECT account_id FROM account_members WHERE user_id = ?",
         args: [opened.id],
       })).rows as unknown as { account_id: number }[];
-      const payer = await join({ server, db, browser }, accountId, "payer", "Pia", "Payer");
-      const approver = await join({ server, db, browser }, accountId, "approver", "Anton", "Approver");
+      const payer = await joinInBrowser({ server, db, browser }, {
+        accountId,
+        role: "payer",
+        first: "Pia",
+        last: "Payer",
+      });
+      const approver = await joinInBrowser({ server, db, browser }, {
+        accountId,
+        role: "approver",
+        first: "Anton",
+        last: "Approver",
+      });
       const recipient = await okBody(
         "account/recipients",
         await owner.page.request.post(`${base}/account/recipients`, {

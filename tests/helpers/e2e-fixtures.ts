@@ -1,8 +1,8 @@
 import type { Browser } from "playwright-core";
 import { test as base } from "vitest";
 import type { Database } from "../../db/client.ts";
-import { launchChromium } from "./browser.ts";
-import { openServerDatabase } from "./e2e-mail.ts";
+import { launchChromium, newPage } from "./browser.ts";
+import { joinAccountThroughApi, openServerDatabase } from "./e2e-mail.ts";
 import { type RunningServer, startServer } from "./server.ts";
 
 /**
@@ -59,3 +59,15 @@ export const test = base
     onCleanup(() => browser.close());
     return browser;
   });
+
+/**
+ * Someone who joins an account with a role (joinAccountThroughApi), in a browser context of their
+ * own that stays signed in: their page, and who they are.
+ */
+export async function joinInBrowser(
+  { server, db, browser }: E2e,
+  member: { accountId: number; role: string; first: string; last: string },
+) {
+  const person = await newPage(browser);
+  return { ...person, ...await joinAccountThroughApi(person.page.request, db, server.url, member) };
+}
