@@ -1,4 +1,5 @@
 import { afterAll } from "vitest";
+import { outputOf } from "./server.ts";
 
 /** A job runner started as a process of its own, and everything it printed so far. */
 export interface WorkerProcess {
@@ -35,12 +36,7 @@ export function workerProcesses(script: string, env: Record<string, string>): (n
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    let log = "";
-    const decoder = new TextDecoder();
-    for (const stream of [child.stdout, child.stderr]) {
-      stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-    }
     workers.push(child);
-    return { child, log: () => log };
+    return { child, log: outputOf(child) };
   };
 }
