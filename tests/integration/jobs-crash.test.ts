@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { jobs, jobSteps } from "../../db/schema-jobs.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { rowsAndMails } from "../helpers/crash-job.ts";
@@ -33,7 +33,7 @@ describe("a runner killed in the middle of a job", () => {
       }
       return new Response("accepted");
     });
-    afterAll(() => recorder.shutdown());
+    onTestFinished(() => recorder.shutdown());
     const items = 6;
     const { id } = await enqueue(db, rowsAndMails, { items, recorder: `http://127.0.0.1:${recorder.addr.port}/` });
 
@@ -85,7 +85,7 @@ describe("a runner killed in the middle of a job", () => {
         if (received.length === killAfter) reach();
         return new Response("accepted");
       });
-      afterAll(() => recorder.shutdown());
+      onTestFinished(() => recorder.shutdown());
       const { id } = await enqueue(db, rowsAndMails, { items, recorder: `http://127.0.0.1:${recorder.addr.port}/` });
 
       const first = startWorker("first at random");
