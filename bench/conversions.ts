@@ -30,12 +30,13 @@
  *    plain one; every 201 must be a conversions row with its ledger transfer.
  */
 import { openDatabase } from "../db/client.ts";
-import { checkLedger, formatReport } from "../server/ledger/check.ts";
+import { formatReport } from "../server/ledger/check.ts";
 import { createAdminOverHttp, fundedCustomerOverHttp, type HttpCustomer } from "../tests/helpers/http-customer.ts";
-import { cpuSeconds, Http1Connection, machineBusySeconds } from "./lib/http1.ts";
+import { checkConversions } from "./lib/conversions-check.ts";
+import { holdQuotes, measureWindow, type WindowSample } from "./lib/keep-alive.ts";
 import { PlainConversions, type PlainResult } from "./lib/plain-conversions.ts";
 import { type RunningPortal, startPortal } from "./lib/processes.ts";
-import { type BenchContext, type BenchModule, fmt, median, percentile, type SummaryRow, table } from "./lib/report.ts";
+import { type BenchContext, type BenchModule, fmt, median, type SummaryRow, table } from "./lib/report.ts";
 
 /** Budgets (docs/PERFORMANCE.md). */
 const MIN_RATIO = 0.25;
@@ -53,20 +54,8 @@ const CONVERSION = { sell_currency: "GBP", buy_currency: "EUR", amount: "10.00",
 const DISTURBED = 0.25;
 const MAX_REMEASURES = 3;
 
-interface HttpSample {
-  conversions: number;
-  seconds: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  serverCpu: number | null;
-  serverCpuUs: number | null;
-  loaderCpu: number | null;
-  otherCpu: number | null;
-  /** The quotes ran out before the window's end (the window was cut short). */
-  exhausted: boolean;
-  quotesPerSecond: number;
-}
+/** A window of executions, and the rate at which its quotes were held before it. */
+type HttpSample = WindowSample & { quotesPerSecond: number };
 
 interface Customer {
   cookie: string;
@@ -81,133 +70,48 @@ const jsonHeaders = (cookie: string) => ({
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Holds `count` quotes per customer over HTTP (CONNECTIONS at once); answers quotes per second. */
-async function holdQuotes(url: string, customers: Customer[], count: number): Promise<number> {
-  const wanted = customers.map(() => count);
-  const started = performance.now();
-  const loop = async (i: number) => {
-    const customer = customers[i % customers.length];
-    const k = i % customers.length;
-    const conn = new Http1Connection(url);
-    try {
-      while (wanted[k] > 0) {
-        wanted[k]--;
-        const res = await conn.request(
-          "POST",
-          "/api/account/conversions/quote",
-          jsonHeaders(customer.cookie),
-          JSON.stringify(CONVERSION),
-        );
-        if (res.status !== 200) {
-          throw new Error(`POST /api/account/conversions/quote answered ${res.status}: ${res.body.slice(0, 300)}`);
-        }
-        customer.quotes.push(JSON.parse(res.body).body.id);
-      }
-    } finally {
-      conn.close();
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => loop(i)));
-  return (count * customers.length) / ((performance.now() - started) / 1000);
-}
+const holdConversionQuotes = (url: string, customers: Customer[], count: number) =>
+  holdQuotes(url, customers, count, CONNECTIONS, (customer) => ({
+    path: "/api/account/conversions/quote",
+    headers: jsonHeaders(customer.cookie),
+    body: JSON.stringify(CONVERSION),
+  }));
 
 /** Executes the held quotes for warm-up + window; counts the 201s inside the window. */
-async function executeWindow(
+function executeWindow(
   targets: RunningPortal[],
   customers: Customer[],
   warmupSeconds: number,
   durationSeconds: number,
   answered: { total: number },
   withKeys: boolean,
-): Promise<Omit<HttpSample, "quotesPerSecond">> {
-  let measuring = false;
-  let stop = false;
-  let failure: Error | null = null;
-  let count = 0;
-  const latencies: number[] = [];
-  let exhaustedAt: number | null = null;
-  let signalExhausted!: () => void;
-  const exhausted = new Promise<void>((r) => (signalExhausted = r));
-
-  const loop = async (i: number) => {
-    const customer = customers[i % customers.length];
-    // With several processes on the file, the connections are dealt out over them in turn.
-    const conn = new Http1Connection(targets[i % targets.length].url);
-    try {
-      while (!stop && !failure) {
-        const quoteId = customer.quotes.pop();
-        if (quoteId === undefined) {
-          exhaustedAt ??= performance.now();
-          signalExhausted();
-          return;
-        }
-        const t0 = performance.now();
-        const headers = withKeys
-          ? { ...jsonHeaders(customer.cookie), "Idempotency-Key": crypto.randomUUID() }
-          : jsonHeaders(customer.cookie);
-        const res = await conn.request(
-          "POST",
-          "/api/account/conversions",
-          headers,
-          JSON.stringify({ quote_id: quoteId }),
-        );
-        if (res.status !== 201) {
-          failure ??= new Error(`POST /api/account/conversions answered ${res.status}: ${res.body.slice(0, 300)}`);
-          return;
-        }
-        answered.total++;
-        if (measuring) {
-          count++;
-          latencies.push(performance.now() - t0);
-        }
+): Promise<WindowSample> {
+  // With several processes on the file, the connections are dealt out over them in turn.
+  return measureWindow({
+    targets,
+    connections: CONNECTIONS,
+    warmupSeconds,
+    durationSeconds,
+    step: async (conn, i) => {
+      const customer = customers[i % customers.length];
+      const quoteId = customer.quotes.pop();
+      if (quoteId === undefined) return false;
+      const headers = withKeys
+        ? { ...jsonHeaders(customer.cookie), "Idempotency-Key": crypto.randomUUID() }
+        : jsonHeaders(customer.cookie);
+      const res = await conn.request(
+        "POST",
+        "/api/account/conversions",
+        headers,
+        JSON.stringify({ quote_id: quoteId }),
+      );
+      if (res.status !== 201) {
+        throw new Error(`POST /api/account/conversions answered ${res.status}: ${res.body.slice(0, 300)}`);
       }
-    } catch (error) {
-      failure ??= error instanceof Error ? error : new Error(String(error));
-    } finally {
-      conn.close();
-    }
-  };
-  const loops = Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => loop(i)));
-
-  await Promise.race([sleep(warmupSeconds * 1000), exhausted, loops]);
-  if (exhaustedAt !== null) throw new Error("The quotes ran out during the warm-up: hold more quotes per round.");
-  const serversCpu = () => {
-    const each = targets.map((t) => cpuSeconds(t.pid));
-    return each.some((v) => v === null) ? null : (each as number[]).reduce((a, b) => a + b, 0);
-  };
-  const server0 = serversCpu();
-  const self0 = cpuSeconds("self");
-  const machine0 = machineBusySeconds();
-  const start = performance.now();
-  measuring = true;
-  await Promise.race([sleep(durationSeconds * 1000), exhausted, loops]);
-  measuring = false;
-  const end = exhaustedAt ?? performance.now();
-  const seconds = (end - start) / 1000;
-  const server1 = serversCpu();
-  const self1 = cpuSeconds("self");
-  const machine1 = machineBusySeconds();
-  stop = true;
-  await loops;
-  if (failure) throw failure;
-
-  const sorted = Float64Array.from(latencies).sort();
-  const serverTime = server0 !== null && server1 !== null ? server1 - server0 : null;
-  const selfTime = self0 !== null && self1 !== null ? self1 - self0 : null;
-  const otherTime = machine0 !== null && machine1 !== null && serverTime !== null && selfTime !== null
-    ? Math.max(0, machine1 - machine0 - serverTime - selfTime)
-    : null;
-  return {
-    conversions: count,
-    seconds,
-    perSecond: count / seconds,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    serverCpu: serverTime !== null ? serverTime / seconds : null,
-    serverCpuUs: serverTime !== null && count ? (serverTime / count) * 1e6 : null,
-    loaderCpu: selfTime !== null ? selfTime / seconds : null,
-    otherCpu: otherTime !== null ? otherTime / seconds : null,
-    exhausted: exhaustedAt !== null,
-  };
+      answered.total++;
+      return true;
+    },
+  });
 }
 
 const pct = (v: number | null) => (v === null ? "?" : `${fmt(v * 100)} %`);
@@ -267,7 +171,7 @@ export const conversionsBench: BenchModule = {
         withKeys: boolean,
       ): Promise<HttpSample> => {
         for (const c of customers) c.quotes.length = 0; // leftovers of an earlier window: not reused
-        const quotesPerSecond = await holdQuotes(portal.url, customers, perCustomer);
+        const quotesPerSecond = await holdConversionQuotes(portal.url, customers, perCustomer);
         return {
           ...(await executeWindow(targets, customers, warmupSeconds, durationSeconds, answered, withKeys)),
           quotesPerSecond,
@@ -387,37 +291,21 @@ export const conversionsBench: BenchModule = {
       ));
 
       // 3. The checks.
-      const reader = await openDatabase({ url: `file:${portal.databasePath}` });
-      let ledgerOk = false;
-      let ledgerValue = "";
-      try {
-        const report = await checkLedger(reader);
-        const [{ n, orphans, quotesUsed }] = (await reader.$client.execute(
-          `SELECT (SELECT COUNT(*) FROM conversions) AS n,
-                  (SELECT COUNT(*) FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id
-                     AND t.kind = 'conversion' AND t.reference = 'quote:' || c.quote_id WHERE t.id IS NULL) AS orphans,
-                  (SELECT COUNT(*) FROM quotes WHERE used_at IS NOT NULL) AS quotesUsed`,
-        )).rows as unknown as { n: number; orphans: number; quotesUsed: number }[];
-        console.log(
-          `  Ledger check of the portal's database after the run:\n${formatReport(report).replace(/^/gm, "    ")}`,
-        );
-        const problems: string[] = [];
-        if (!report.ok) problems.push(`${report.violations.length} ledger violations`);
-        if (Number(n) !== answered.total) problems.push(`${n} conversions stored but ${answered.total} answered 201`);
-        if (Number(orphans) !== 0) problems.push(`${orphans} conversions without their ledger transfer`);
-        if (Number(quotesUsed) !== Number(n)) problems.push(`${quotesUsed} quotes used for ${n} conversions`);
-        ledgerOk = problems.length === 0;
-        ledgerValue = ledgerOk
-          ? `OK: ${fmt(Number(n))} conversions = 201s, ${fmt(report.transfers)} transfers`
-          : problems.join("; ");
-        console.log(
-          `  ${fmt(answered.total)} conversions answered 201 in all (warm-ups included); ${
-            fmt(Number(n))
-          } in the database.`,
-        );
-      } finally {
-        reader.$client.close();
-      }
+      const checked = await checkConversions(portal.databasePath, answered.total);
+      console.log(
+        `  Ledger check of the portal's database after the run:\n${
+          formatReport(checked.report).replace(/^/gm, "    ")
+        }`,
+      );
+      const ledgerOk = checked.ok;
+      const ledgerValue = ledgerOk
+        ? `OK: ${fmt(checked.stored)} conversions = 201s, ${fmt(checked.report.transfers)} transfers`
+        : checked.problems.join("; ");
+      console.log(
+        `  ${fmt(answered.total)} conversions answered 201 in all (warm-ups included); ${
+          fmt(checked.stored)
+        } in the database.`,
+      );
       const plainCheck = await plain.check();
       const plainOk = plainCheck.ledger.ok && plainCheck.conversions === plain.written;
       console.log(

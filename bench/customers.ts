@@ -18,13 +18,13 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
 import { createAdminOverHttp } from "../tests/helpers/http-customer.ts";
 import { startPortal } from "./lib/processes.ts";
+import { DAY, seedCustomers, serverTimes } from "./lib/seed-customers.ts";
 import { type BenchContext, type BenchModule, fmt, percentile, type SummaryRow, table } from "./lib/report.ts";
 
 const CUSTOMERS = 100_000;
 const EMAILS = 100_000;
 const SAMPLES = 50;
 const MAX_P95_MS = 50;
-const DAY = 24 * 60 * 60 * 1000;
 
 export const customersBench: BenchModule = {
   name: "customers",
@@ -42,28 +42,21 @@ export const customersBench: BenchModule = {
         const admin = await createAdminOverHttp(portal.url, db);
         cookie = admin.session.cookieHeader();
         const started = performance.now();
-        const first = (await db.all<{ id: number }>(sql`SELECT coalesce(max(id), 0) + 1 AS id FROM users`))[0].id;
-        await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${CUSTOMERS - 1})
-          INSERT INTO users (username, level, type, validated, restricted, override_transfer_fee, created_at)
-          SELECT 'bench' || i || '@customers.test', 'User', CASE WHEN i % 5 = 0 THEN 'Business' ELSE 'Personal' END,
-            CASE WHEN i % 20 = 19 THEN 0 ELSE 1 END, CASE WHEN i % 100 = 7 THEN 1 ELSE 0 END, 0,
-            ${now} - (i % 1000) * ${DAY} FROM n`);
-        const last = first + CUSTOMERS - 1;
+        const { first, last } = await seedCustomers(db, {
+          count: CUSTOMERS,
+          domain: "customers.test",
+          now,
+          type: sql`CASE WHEN i % 5 = 0 THEN 'Business' ELSE 'Personal' END`,
+          validated: sql`CASE WHEN i % 20 = 19 THEN 0 ELSE 1 END`,
+          restricted: sql`CASE WHEN i % 100 = 7 THEN 1 ELSE 0 END`,
+          balance: sql`CASE WHEN a.id % 2 = 0 THEN 10000 ELSE 0 END`,
+        });
         await db.run(sql`INSERT INTO profiles (user_id, type, data, created_at, updated_at)
           SELECT id, type, json_object('first', 'Bench', 'last', 'Customer' || id, 'name', 'Bench Ltd ' || id), created_at, created_at
           FROM users WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 8 AND validated = 1`);
         await db.run(sql`INSERT INTO identity_checks (user_id, provider, status, updated_at)
           SELECT id, 'sandbox', 'approved', created_at FROM users
           WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 7 AND validated = 1`);
-        await db.run(sql`INSERT INTO accounts (account_ref, type, name, opened_at)
-          SELECT 'B' || printf('%08d', id), type, 'Bench ' || id, created_at FROM users
-          WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 6 AND validated = 1`);
-        await db.run(sql`INSERT INTO account_members (account_id, user_id, role, created_at)
-          SELECT a.id, CAST(substr(a.account_ref, 2) AS INTEGER), 'owner', a.opened_at FROM accounts a
-          WHERE a.account_ref LIKE 'B%'`);
-        await db.run(sql`INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
-          SELECT 'customer', a.id, 'GBP', 'balance', CASE WHEN a.id % 2 = 0 THEN 10000 ELSE 0 END, a.opened_at
-          FROM accounts a WHERE a.account_ref LIKE 'B%'`);
         await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${EMAILS - 1})
           INSERT INTO emails (user_id, "to", subject, template, html, text, status, created_at)
           SELECT ${first} + i % ${sql.raw(String(CUSTOMERS))}, 'bench' || (i % ${
@@ -78,8 +71,6 @@ export const customersBench: BenchModule = {
         db.$client.close();
       }
 
-      const get = (path: string) =>
-        fetch(`${portal.url}${path}`, { headers: { Cookie: cookie, Accept: "application/json" } });
       const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
       // The third element: not budgeted. A text of one or two characters has no trigram, so no
       // index finds it: it is a scan of the search table (customers) or of the emails, measured
@@ -103,27 +94,13 @@ export const customersBench: BenchModule = {
       ];
       const lines: string[][] = [];
       for (const [name, path, scan] of pages) {
-        const times: number[] = [];
-        const serverTimes: number[] = [];
-        let total = 0;
-        for (let i = 0; i < SAMPLES + 3; i++) {
-          const t0 = performance.now();
-          const res = await get(path);
-          const body = await res.json();
-          const ms = performance.now() - t0;
-          if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-          const server = Number(/app;dur=([\d.]+)/.exec(res.headers.get("Server-Timing") ?? "")?.[1]);
-          if (!Number.isFinite(server)) throw new Error(`${path}: no Server-Timing`);
-          total = body.body.total;
-          if (i >= 3) times.push(ms), serverTimes.push(server);
-        }
-        times.sort((a, b) => a - b);
-        serverTimes.sort((a, b) => a - b);
-        const p95 = percentile(serverTimes, 95);
+        const { server, client: times, body } = await serverTimes(`${portal.url}${path}`, cookie, SAMPLES, 3);
+        const total = JSON.parse(body).body.total;
+        const p95 = percentile(server, 95);
         lines.push([
           name,
           fmt(total),
-          fmt(percentile(serverTimes, 50), 1),
+          fmt(percentile(server, 50), 1),
           fmt(p95, 1),
           fmt(percentile(times, 95), 1),
           scan ? "(scan)" : p95 <= MAX_P95_MS ? "PASS" : "FAIL",

@@ -18,6 +18,7 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../db/client.ts";
 import { createAdminOverHttp } from "../tests/helpers/http-customer.ts";
 import { startPortal } from "./lib/processes.ts";
+import { DAY, seedCustomers, serverTimes } from "./lib/seed-customers.ts";
 import { type BenchContext, type BenchModule, fmt, percentile, type SummaryRow, table } from "./lib/report.ts";
 
 const CUSTOMERS = 100_000;
@@ -25,7 +26,6 @@ const PARTNERS = 50;
 const SAMPLES = 20;
 /** The budget (decision 055): the customers list's, 50 ms of server time at p95. */
 const MAX_SERVER_P95_MS = 50;
-const DAY = 24 * 60 * 60 * 1000;
 
 export const partnersBench: BenchModule = {
   name: "partners",
@@ -46,27 +46,21 @@ export const partnersBench: BenchModule = {
         await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${PARTNERS})
           INSERT INTO partners (name, code, share_bps, created_at, created_by, updated_at)
           SELECT 'Bench Partner ' || i, 'BENCH' || i, 500 + i * 10, ${now}, ${admin.id}, ${now} FROM n`);
-        const first = (await db.all<{ id: number }>(sql`SELECT coalesce(max(id), 0) + 1 AS id FROM users`))[0].id;
-        await db.run(sql`WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${CUSTOMERS - 1})
-          INSERT INTO users (username, level, type, validated, restricted, override_transfer_fee, created_at,
-            referral_code, partner_id)
-          SELECT 'bench' || i || '@partners.test', 'User', 'Personal', 1, 0, 0, ${now} - (i % 1000) * ${DAY},
-            CASE WHEN i % 20 < 2 THEN 'BENCH' || (1 + i % ${PARTNERS}) WHEN i % 20 = 2 THEN 'FRIEND' || (i % 500) END,
-            CASE WHEN i % 20 < 2 THEN 1 + i % ${PARTNERS} END
-          FROM n`);
-        const last = first + CUSTOMERS - 1;
+        const { first, last } = await seedCustomers(db, {
+          count: CUSTOMERS,
+          domain: "partners.test",
+          now,
+          more: {
+            referral_code:
+              sql`CASE WHEN i % 20 < 2 THEN 'BENCH' || (1 + i % ${PARTNERS}) WHEN i % 20 = 2 THEN 'FRIEND' || (i % 500) END`,
+            partner_id: sql`CASE WHEN i % 20 < 2 THEN 1 + i % ${PARTNERS} END`,
+          },
+          balance: sql`10000`,
+        });
         await db.run(sql`INSERT INTO attributions (user_id, utm_source, utm_medium, utm_campaign, referrer, created_at)
           SELECT id, 'source' || (id % 5), 'medium' || (id % 2), 'campaign' || (id % 20),
             'https://site' || (id % 30) || '.example/page', created_at
           FROM users WHERE id BETWEEN ${first} AND ${last}`);
-        await db.run(sql`INSERT INTO accounts (account_ref, type, name, opened_at)
-          SELECT 'B' || printf('%08d', id), type, 'Bench ' || id, created_at FROM users
-          WHERE id BETWEEN ${first} AND ${last} AND (id - ${first}) % 10 < 6`);
-        await db.run(sql`INSERT INTO account_members (account_id, user_id, role, created_at)
-          SELECT a.id, CAST(substr(a.account_ref, 2) AS INTEGER), 'owner', a.opened_at FROM accounts a
-          WHERE a.account_ref LIKE 'B%'`);
-        await db.run(sql`INSERT INTO ledger_accounts (kind, account_id, currency, purpose, balance, created_at)
-          SELECT 'customer', a.id, 'GBP', 'balance', 10000, a.opened_at FROM accounts a WHERE a.account_ref LIKE 'B%'`);
         await db.run(sql`INSERT INTO ledger_transfers (kind, description, reference, created_at)
           SELECT 'receipt', 'Bench receipt', 'bench:' || a.id, a.opened_at FROM accounts a
           WHERE a.account_ref LIKE 'B%' AND a.id % 10 < 3`);
@@ -86,8 +80,6 @@ export const partnersBench: BenchModule = {
         db.$client.close();
       }
 
-      const get = (path: string) =>
-        fetch(`${portal.url}${path}`, { headers: { Cookie: cookie, Accept: "application/json" } });
       const day = (ago: number) => new Date(now - ago * DAY).toISOString().slice(0, 10);
       const calls: [string, string][] = [
         ["partners (50)", "/api/console/partners"],
@@ -101,23 +93,7 @@ export const partnersBench: BenchModule = {
       ];
       const lines: string[][] = [];
       for (const [name, path] of calls) {
-        const times: number[] = [];
-        const server: number[] = [];
-        for (let i = 0; i < SAMPLES + 2; i++) {
-          const t0 = performance.now();
-          const res = await get(path);
-          const body = await res.text();
-          const ms = performance.now() - t0;
-          if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
-          const dur = /app;dur=([0-9.]+)/.exec(res.headers.get("Server-Timing") ?? "");
-          if (!dur) throw new Error(`${path}: no Server-Timing header`);
-          if (i >= 2) {
-            times.push(ms);
-            server.push(Number(dur[1]));
-          }
-        }
-        times.sort((a, b) => a - b);
-        server.sort((a, b) => a - b);
+        const { server, client: times } = await serverTimes(`${portal.url}${path}`, cookie, SAMPLES, 2);
         const p95 = percentile(server, 95);
         const pass = p95 <= MAX_SERVER_P95_MS;
         lines.push([

@@ -29,9 +29,9 @@ import {
   fundedCustomerOverHttp,
   registerOverHttp,
 } from "../tests/helpers/http-customer.ts";
-import { cpuSeconds, Http1Connection, machineBusySeconds } from "./lib/http1.ts";
+import { holdQuotes, measureWindow, type Target, type WindowSample } from "./lib/keep-alive.ts";
 import { startPortal } from "./lib/processes.ts";
-import { type BenchContext, type BenchModule, fmt, median, percentile, type SummaryRow, table } from "./lib/report.ts";
+import { type BenchContext, type BenchModule, fmt, median, type SummaryRow, table } from "./lib/report.ts";
 
 /** Budget (docs/PERFORMANCE.md). */
 const MIN_PER_SECOND = 1000;
@@ -51,18 +51,8 @@ interface Account {
   quotes: string[];
 }
 
-interface Sample {
-  payments: number;
-  seconds: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  serverCpuUs: number | null;
-  serverCpu: number | null;
-  otherCpu: number | null;
-  exhausted: boolean;
-  quotesPerSecond: number;
-}
+/** A window of payments, and the rate at which its quotes were held before it. */
+type Sample = WindowSample & { quotesPerSecond: number };
 
 const headers = (cookie: string, key?: string) => ({
   "Content-Type": "application/json",
@@ -149,137 +139,57 @@ async function setUp(url: string, databasePath: string): Promise<Account[]> {
 }
 
 /** Holds `count` payment quotes per account over HTTP; answers quotes per second. */
-async function holdQuotes(url: string, accounts: Account[], count: number): Promise<number> {
-  const wanted = accounts.map(() => count);
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, async (_, i) => {
-    const k = i % accounts.length;
-    const conn = new Http1Connection(url);
-    try {
-      while (wanted[k] > 0) {
-        wanted[k]--;
-        const res = await conn.request(
-          "POST",
-          "/api/account/payments/quote",
-          headers(accounts[k].payer),
-          JSON.stringify({ ...PAYMENT, recipient_id: accounts[k].recipientId }),
-        );
-        if (res.status !== 200) throw new Error(`POST /api/account/payments/quote answered ${res.status}: ${res.body}`);
-        accounts[k].quotes.push(JSON.parse(res.body).body.id);
-      }
-    } finally {
-      conn.close();
-    }
+const holdPaymentQuotes = (url: string, accounts: Account[], count: number) =>
+  holdQuotes(url, accounts, count, CONNECTIONS, (account) => ({
+    path: "/api/account/payments/quote",
+    headers: headers(account.payer),
+    body: JSON.stringify({ ...PAYMENT, recipient_id: account.recipientId }),
   }));
-  return (count * accounts.length) / ((performance.now() - started) / 1000);
-}
 
 /** Makes and approves payments for warm-up + window; counts those approved inside the window. */
-async function window(
-  url: string,
-  pid: number,
+function window(
+  target: Target,
   accounts: Account[],
   warmupSeconds: number,
   durationSeconds: number,
   answered: { made: number; approved: number },
-): Promise<Omit<Sample, "quotesPerSecond">> {
-  let measuring = false;
-  let stop = false;
-  let failure: Error | null = null;
-  let count = 0;
-  const latencies: number[] = [];
-  let exhaustedAt: number | null = null;
-  let signalExhausted!: () => void;
-  const exhausted = new Promise<void>((r) => (signalExhausted = r));
-
-  const loop = async (i: number) => {
-    const account = accounts[i % accounts.length];
-    const conn = new Http1Connection(url);
-    try {
-      while (!stop && !failure) {
-        const quoteId = account.quotes.pop();
-        if (quoteId === undefined) {
-          exhaustedAt ??= performance.now();
-          signalExhausted();
-          return;
-        }
-        const t0 = performance.now();
-        const made = await conn.request(
-          "POST",
-          "/api/account/payments",
-          headers(account.payer, crypto.randomUUID()),
-          JSON.stringify({ quote_id: quoteId, reference: "Bench invoice" }),
-        );
-        if (made.status !== 201) {
-          failure ??= new Error(`POST /api/account/payments answered ${made.status}: ${made.body.slice(0, 300)}`);
-          return;
-        }
-        answered.made++;
-        const { id, status } = JSON.parse(made.body).body;
-        if (status !== "pending_approval") {
-          failure ??= new Error(`A payment was ${status}, not pending approval: is the rule set?`);
-          return;
-        }
-        const approved = await conn.request(
-          "PUT",
-          `/api/account/pendingpayments/update?id=${id}`,
-          headers(account.approver, crypto.randomUUID()),
-          "{}",
-        );
-        if (approved.status !== 200) {
-          failure ??= new Error(
-            `PUT pendingpayments/update answered ${approved.status}: ${approved.body.slice(0, 300)}`,
-          );
-          return;
-        }
-        answered.approved++;
-        if (measuring) {
-          count++;
-          latencies.push(performance.now() - t0);
-        }
+): Promise<WindowSample> {
+  return measureWindow({
+    targets: [target],
+    connections: CONNECTIONS,
+    warmupSeconds,
+    durationSeconds,
+    step: async (conn, i) => {
+      const account = accounts[i % accounts.length];
+      const quoteId = account.quotes.pop();
+      if (quoteId === undefined) return false;
+      const made = await conn.request(
+        "POST",
+        "/api/account/payments",
+        headers(account.payer, crypto.randomUUID()),
+        JSON.stringify({ quote_id: quoteId, reference: "Bench invoice" }),
+      );
+      if (made.status !== 201) {
+        throw new Error(`POST /api/account/payments answered ${made.status}: ${made.body.slice(0, 300)}`);
       }
-    } catch (error) {
-      failure ??= error instanceof Error ? error : new Error(String(error));
-    } finally {
-      conn.close();
-    }
-  };
-  const loops = Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => loop(i)));
-
-  await Promise.race([sleep(warmupSeconds * 1000), exhausted, loops]);
-  if (exhaustedAt !== null) throw new Error("The quotes ran out during the warm-up: hold more quotes per round.");
-  const server0 = cpuSeconds(pid);
-  const self0 = cpuSeconds("self");
-  const machine0 = machineBusySeconds();
-  const start = performance.now();
-  measuring = true;
-  await Promise.race([sleep(durationSeconds * 1000), exhausted, loops]);
-  measuring = false;
-  const seconds = ((exhaustedAt ?? performance.now()) - start) / 1000;
-  const server1 = cpuSeconds(pid);
-  const self1 = cpuSeconds("self");
-  const machine1 = machineBusySeconds();
-  stop = true;
-  await loops;
-  if (failure) throw failure;
-
-  const sorted = Float64Array.from(latencies).sort();
-  const serverTime = server0 !== null && server1 !== null ? server1 - server0 : null;
-  const selfTime = self0 !== null && self1 !== null ? self1 - self0 : null;
-  const otherTime = machine0 !== null && machine1 !== null && serverTime !== null && selfTime !== null
-    ? Math.max(0, machine1 - machine0 - serverTime - selfTime)
-    : null;
-  return {
-    payments: count,
-    seconds,
-    perSecond: count / seconds,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    serverCpuUs: serverTime !== null && count ? (serverTime / count) * 1e6 : null,
-    serverCpu: serverTime !== null ? serverTime / seconds : null,
-    otherCpu: otherTime !== null ? otherTime / seconds : null,
-    exhausted: exhaustedAt !== null,
-  };
+      answered.made++;
+      const { id, status } = JSON.parse(made.body).body;
+      if (status !== "pending_approval") {
+        throw new Error(`A payment was ${status}, not pending approval: is the rule set?`);
+      }
+      const approved = await conn.request(
+        "PUT",
+        `/api/account/pendingpayments/update?id=${id}`,
+        headers(account.approver, crypto.randomUUID()),
+        "{}",
+      );
+      if (approved.status !== 200) {
+        throw new Error(`PUT pendingpayments/update answered ${approved.status}: ${approved.body.slice(0, 300)}`);
+      }
+      answered.approved++;
+      return true;
+    },
+  });
 }
 
 const pct = (v: number | null) => (v === null ? "?" : `${fmt(v * 100)} %`);
@@ -315,9 +225,9 @@ export const paymentsBench: BenchModule = {
         // with a wide margin. Should they run out, the window ends there (and the table says so).
         const perSecond = estimate > 0 ? estimate * 1.5 : 1500;
         const perAccount = Math.ceil((perSecond * (warmupSeconds + durationSeconds)) / ACCOUNTS) + 50;
-        const quotesPerSecond = await holdQuotes(portal.url, accounts, perAccount);
+        const quotesPerSecond = await holdPaymentQuotes(portal.url, accounts, perAccount);
         const sample = {
-          ...(await window(portal.url, portal.pid, accounts, warmupSeconds, durationSeconds, answered)),
+          ...(await window(portal, accounts, warmupSeconds, durationSeconds, answered)),
           quotesPerSecond,
         };
         estimate = Math.max(estimate, sample.perSecond);

@@ -15,11 +15,12 @@
  *    database: every 201 a conversion with its ledger transfer, every used quote a conversion.
  */
 import { openDatabase } from "../db/client.ts";
-import { checkLedger, formatReport } from "../server/ledger/check.ts";
+import { formatReport } from "../server/ledger/check.ts";
 import { createAdminOverHttp, fundedCustomerOverHttp } from "../tests/helpers/http-customer.ts";
-import { cpuSeconds, Http1Connection, machineBusySeconds } from "./lib/http1.ts";
+import { checkConversions } from "./lib/conversions-check.ts";
+import { measureWindow, type Target, type WindowSample } from "./lib/keep-alive.ts";
 import { startPortal } from "./lib/processes.ts";
-import { type BenchContext, type BenchModule, fmt, median, percentile, type SummaryRow, table } from "./lib/report.ts";
+import { type BenchContext, type BenchModule, fmt, median, type SummaryRow, table } from "./lib/report.ts";
 
 /** Budget (issue 9, docs/PERFORMANCE.md). */
 const MIN_PAIRS_PER_SECOND = 2000;
@@ -30,108 +31,52 @@ const CONVERSION = { sell_currency: "GBP", buy_currency: "EUR", amount: "10.00",
 const DISTURBED = 0.25;
 const MAX_REMEASURES = 3;
 
-interface Sample {
-  pairs: number;
-  perSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  serverCpu: number | null;
-  serverCpuUs: number | null;
-  otherCpu: number | null;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (v: number | null) => (v === null ? "?" : `${fmt(v * 100)} %`);
 
-async function pairsWindow(
-  url: string,
-  pid: number,
+/** Quote + execute pairs for warm-up + window; counts the pairs whose execution ended inside it. */
+function pairsWindow(
+  target: Target,
   cookies: string[],
   warmupSeconds: number,
   durationSeconds: number,
   answered: { total: number },
-): Promise<Sample> {
-  let measuring = false;
-  let stop = false;
-  let failure: Error | null = null;
-  let count = 0;
-  const latencies: number[] = [];
-  const loop = async (i: number) => {
-    const headers = {
-      "Content-Type": "application/json",
-      Cookie: cookies[i % cookies.length],
-      Accept: "application/json",
-    };
-    const conn = new Http1Connection(url);
-    try {
-      while (!stop && !failure) {
-        const t0 = performance.now();
-        const quoted = await conn.request(
-          "POST",
-          "/api/account/conversions/quote",
-          headers,
-          JSON.stringify(CONVERSION),
+): Promise<WindowSample> {
+  return measureWindow({
+    targets: [target],
+    connections: CONNECTIONS,
+    warmupSeconds,
+    durationSeconds,
+    step: async (conn, i) => {
+      const headers = {
+        "Content-Type": "application/json",
+        Cookie: cookies[i % cookies.length],
+        Accept: "application/json",
+      };
+      const quoted = await conn.request(
+        "POST",
+        "/api/account/conversions/quote",
+        headers,
+        JSON.stringify(CONVERSION),
+      );
+      if (quoted.status !== 200) {
+        throw new Error(
+          `POST /api/account/conversions/quote answered ${quoted.status}: ${quoted.body.slice(0, 300)}`,
         );
-        if (quoted.status !== 200) {
-          failure ??= new Error(
-            `POST /api/account/conversions/quote answered ${quoted.status}: ${quoted.body.slice(0, 300)}`,
-          );
-          return;
-        }
-        const quoteId = JSON.parse(quoted.body).body.id;
-        const res = await conn.request(
-          "POST",
-          "/api/account/conversions",
-          { ...headers, "Idempotency-Key": crypto.randomUUID() },
-          JSON.stringify({ quote_id: quoteId }),
-        );
-        if (res.status !== 201) {
-          failure ??= new Error(`POST /api/account/conversions answered ${res.status}: ${res.body.slice(0, 300)}`);
-          return;
-        }
-        answered.total++;
-        if (measuring) {
-          count++;
-          latencies.push(performance.now() - t0);
-        }
       }
-    } catch (error) {
-      failure ??= error instanceof Error ? error : new Error(String(error));
-    } finally {
-      conn.close();
-    }
-  };
-  const loops = Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => loop(i)));
-  await Promise.race([sleep(warmupSeconds * 1000), loops]);
-  const server0 = cpuSeconds(pid);
-  const self0 = cpuSeconds("self");
-  const machine0 = machineBusySeconds();
-  const start = performance.now();
-  measuring = true;
-  await Promise.race([sleep(durationSeconds * 1000), loops]);
-  measuring = false;
-  const seconds = (performance.now() - start) / 1000;
-  const server1 = cpuSeconds(pid);
-  const self1 = cpuSeconds("self");
-  const machine1 = machineBusySeconds();
-  stop = true;
-  await loops;
-  if (failure) throw failure;
-  const sorted = Float64Array.from(latencies).sort();
-  const serverTime = server0 !== null && server1 !== null ? server1 - server0 : null;
-  const selfTime = self0 !== null && self1 !== null ? self1 - self0 : null;
-  const otherTime = machine0 !== null && machine1 !== null && serverTime !== null && selfTime !== null
-    ? Math.max(0, machine1 - machine0 - serverTime - selfTime)
-    : null;
-  return {
-    pairs: count,
-    perSecond: count / seconds,
-    p50Ms: percentile(sorted, 50),
-    p99Ms: percentile(sorted, 99),
-    serverCpu: serverTime !== null ? serverTime / seconds : null,
-    serverCpuUs: serverTime !== null && count ? (serverTime / count) * 1e6 : null,
-    otherCpu: otherTime !== null ? otherTime / seconds : null,
-  };
+      const quoteId = JSON.parse(quoted.body).body.id;
+      const res = await conn.request(
+        "POST",
+        "/api/account/conversions",
+        { ...headers, "Idempotency-Key": crypto.randomUUID() },
+        JSON.stringify({ quote_id: quoteId }),
+      );
+      if (res.status !== 201) {
+        throw new Error(`POST /api/account/conversions answered ${res.status}: ${res.body.slice(0, 300)}`);
+      }
+      answered.total++;
+      return true;
+    },
+  });
 }
 
 export const quotesBench: BenchModule = {
@@ -168,11 +113,11 @@ export const quotesBench: BenchModule = {
       );
 
       const answered = { total: 0 };
-      const kept: Sample[] = [];
+      const kept: WindowSample[] = [];
       const lines: string[][] = [];
       let remeasures = 0;
       for (let round = 1; kept.length < rounds; round++) {
-        const s = await pairsWindow(portal.url, portal.pid, cookies, warmupSeconds, durationSeconds, answered);
+        const s = await pairsWindow(portal, cookies, warmupSeconds, durationSeconds, answered);
         const disturbed = (s.otherCpu ?? 0) > DISTURBED;
         const discard = disturbed && remeasures < MAX_REMEASURES;
         if (discard) remeasures++;
@@ -200,28 +145,10 @@ export const quotesBench: BenchModule = {
         lines,
       ));
 
-      const reader = await openDatabase({ url: `file:${portal.databasePath}` });
-      let ledgerOk = false;
-      let ledgerValue = "";
-      try {
-        const report = await checkLedger(reader);
-        const [{ n, orphans, quotesUsed }] = (await reader.$client.execute(
-          `SELECT (SELECT COUNT(*) FROM conversions) AS n,
-                  (SELECT COUNT(*) FROM conversions c LEFT JOIN ledger_transfers t ON t.id = c.transfer_id
-                     AND t.kind = 'conversion' AND t.reference = 'quote:' || c.quote_id WHERE t.id IS NULL) AS orphans,
-                  (SELECT COUNT(*) FROM quotes WHERE used_at IS NOT NULL) AS quotesUsed`,
-        )).rows as unknown as { n: number; orphans: number; quotesUsed: number }[];
-        console.log(`  Ledger check after the run:\n${formatReport(report).replace(/^/gm, "    ")}`);
-        const problems: string[] = [];
-        if (!report.ok) problems.push(`${report.violations.length} ledger violations`);
-        if (Number(n) !== answered.total) problems.push(`${n} conversions stored but ${answered.total} answered 201`);
-        if (Number(orphans) !== 0) problems.push(`${orphans} conversions without their ledger transfer`);
-        if (Number(quotesUsed) !== Number(n)) problems.push(`${quotesUsed} quotes used for ${n} conversions`);
-        ledgerOk = problems.length === 0;
-        ledgerValue = ledgerOk ? `OK: ${fmt(Number(n))} conversions = 201s` : problems.join("; ");
-      } finally {
-        reader.$client.close();
-      }
+      const checked = await checkConversions(portal.databasePath, answered.total);
+      console.log(`  Ledger check after the run:\n${formatReport(checked.report).replace(/^/gm, "    ")}`);
+      const ledgerOk = checked.ok;
+      const ledgerValue = ledgerOk ? `OK: ${fmt(checked.stored)} conversions = 201s` : checked.problems.join("; ");
 
       const rate = median(kept.map((k) => k.perSecond));
       const us = median(kept.map((k) => k.serverCpuUs ?? NaN));

@@ -5,16 +5,15 @@
  * them from the header and from /account/linked-accounts.
  * ACCOUNTS_E2E_SCREENSHOTS=1 keeps a screenshot of each screen in /tmp/accounts-e2e-*.png.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
+import type { Page } from "playwright-core";
+import { describe, expect } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
 import { businessProfile } from "../helpers/client.ts";
+import { type E2e, test } from "../helpers/e2e-fixtures.ts";
 import {
   lastEmailId,
   okBody,
   openAccountThroughApi,
-  openServerDatabase,
   personalProfile,
   type Requester,
   signInThroughPages,
@@ -22,11 +21,6 @@ import {
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
-
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
 
 const ADMIN = { email: "compliance@portal.test", password: "compliance-password-1" };
 const OWNER = { email: "grace@acme.test", password: "owner-password-1" };
@@ -34,18 +28,10 @@ const OWNER = { email: "grace@acme.test", password: "owner-password-1" };
 /** The business account every test works with: opened in beforeAll, its owner's page signed in. */
 let owner: { page: Page; accountRef: string };
 
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
+test.beforeAll(async ({ server, db, browser }) => {
   const { page } = await newPage(browser);
-  owner = { page, accountRef: await openBusinessThroughApi(page.request, OWNER) };
+  owner = { page, accountRef: await openBusinessThroughApi({ server, db, browser }, page.request, OWNER) };
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 const path = (page: Page) => new URL(page.url()).pathname;
 
@@ -60,7 +46,11 @@ async function step(page: Page, name: string): Promise<void> {
  * A Business customer through the API (the sign-in tests cover those screens) whose account an
  * administrator opens after the review. `request` keeps the owner's session. Answers the account_ref.
  */
-async function openBusinessThroughApi(request: Requester, who: { email: string; password: string }) {
+async function openBusinessThroughApi(
+  { server, db, browser }: E2e,
+  request: Requester,
+  who: { email: string; password: string },
+) {
   const base = server.url;
   const mark = await lastEmailId(db);
   await okBody(
@@ -92,7 +82,7 @@ async function openBusinessThroughApi(request: Requester, who: { email: string; 
 }
 
 /** The link of the newest invitation emailed to an address after `mark`. */
-async function invitationLink(email: string, mark: number): Promise<string> {
+async function invitationLink({ db }: Pick<E2e, "db">, email: string, mark: number): Promise<string> {
   const mail = await waitForEmail(db, email, { template: "account-invitation", after: mark });
   const link = /https?:\/\/\S+/.exec(mail.text)?.[0];
   if (!link) throw new Error(`No link in the invitation:\n${mail.text}`);
@@ -106,7 +96,7 @@ const headerAccount = (page: Page) =>
 describe("account users", () => {
   test(
     "an owner invites a payer, who registers through the emailed link and lands on the business account",
-    async () => {
+    async ({ server, db, browser }) => {
       const { page } = owner;
       page.setDefaultTimeout(10_000);
       const payerEmail = "priya.payer@acme.test";
@@ -125,7 +115,7 @@ describe("account users", () => {
       expect(await waiting.textContent()).toContain("payer");
 
       // The payer opens the emailed link in a browser of their own.
-      const link = await invitationLink(payerEmail, mark);
+      const link = await invitationLink({ db }, payerEmail, mark);
       expect(link.startsWith(`${server.url}/invite?token=`)).toBe(true);
       const payer = await newPage(browser);
       const p = payer.page;
@@ -178,7 +168,7 @@ describe("account users", () => {
     120_000,
   );
 
-  test("the owner changes the payer's role from the list", async () => {
+  test("the owner changes the payer's role from the list", async ({ server, db }) => {
     const { page } = owner;
     await page.goto(`${server.url}/account/users`);
     await hydrated(page);
@@ -195,77 +185,83 @@ describe("account users", () => {
 });
 
 describe("linked accounts", () => {
-  test("a person with a personal and a business account chooses one and switches between them", async () => {
-    const person = { email: "ada@home.test", password: "person-password-1", first: "Ada", last: "Lovelace" };
-    const signup = await newPage(browser);
-    const personal = await openAccountThroughApi(signup.page.request, db, server.url, person);
-    await signup.context.close();
-    const mark = await lastEmailId(db);
-    await okBody(
-      "invite",
-      await owner.page.request.post(`${server.url}/api/account/users`, {
-        data: { email: person.email, role: "viewer" },
-      }),
-    );
-    const link = await invitationLink(person.email, mark);
+  test(
+    "a person with a personal and a business account chooses one and switches between them",
+    async ({ server, db, browser }) => {
+      const person = { email: "ada@home.test", password: "person-password-1", first: "Ada", last: "Lovelace" };
+      const signup = await newPage(browser);
+      const personal = await openAccountThroughApi(signup.page.request, db, server.url, person);
+      await signup.context.close();
+      const mark = await lastEmailId(db);
+      await okBody(
+        "invite",
+        await owner.page.request.post(`${server.url}/api/account/users`, {
+          data: { email: person.email, role: "viewer" },
+        }),
+      );
+      const link = await invitationLink({ db }, person.email, mark);
 
-    const { page, context, problems } = await newPage(browser);
-    page.setDefaultTimeout(10_000);
-    // Opened signed out: sign in, and /auth brings them back to the invitation to accept it.
-    await page.goto(link);
-    await hydrated(page);
-    expect(await page.getByRole("link", { name: "Sign in" }).count()).toBe(1);
-    await signInThroughPages(page, db, server.url, person.email, person.password);
-    await page.waitForURL((url) => url.pathname === "/invite");
-    await hydrated(page);
-    await step(page, "accept");
-    await page.getByRole("button", { name: "Accept and join Acme Trading Ltd" }).click();
-    await page.waitForURL(`${server.url}/account`);
-    await hydrated(page);
-    expect(await headerAccount(page)).toBe(owner.accountRef);
+      const { page, context, problems } = await newPage(browser);
+      page.setDefaultTimeout(10_000);
+      // Opened signed out: sign in, and /auth brings them back to the invitation to accept it.
+      await page.goto(link);
+      await hydrated(page);
+      expect(await page.getByRole("link", { name: "Sign in" }).count()).toBe(1);
+      await signInThroughPages(page, db, server.url, person.email, person.password);
+      await page.waitForURL((url) => url.pathname === "/invite");
+      await hydrated(page);
+      await step(page, "accept");
+      await page.getByRole("button", { name: "Accept and join Acme Trading Ltd" }).click();
+      await page.waitForURL(`${server.url}/account`);
+      await hydrated(page);
+      expect(await headerAccount(page)).toBe(owner.accountRef);
 
-    // A new sign-in chooses again.
-    await context.clearCookies();
-    await signInThroughPages(page, db, server.url, person.email, person.password);
-    await page.waitForURL(`${server.url}/account-select`);
-    await hydrated(page);
-    await page.getByRole("button", { name: `Work on this account: Ada Lovelace (${personal.accountRef})` }).click();
-    await page.waitForURL(`${server.url}/account`);
-    await hydrated(page);
-    expect(await headerAccount(page)).toBe(personal.accountRef);
-    expect(await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count()).toBe(
-      1,
-    );
+      // A new sign-in chooses again.
+      await context.clearCookies();
+      await signInThroughPages(page, db, server.url, person.email, person.password);
+      await page.waitForURL(`${server.url}/account-select`);
+      await hydrated(page);
+      await page.getByRole("button", { name: `Work on this account: Ada Lovelace (${personal.accountRef})` }).click();
+      await page.waitForURL(`${server.url}/account`);
+      await hydrated(page);
+      expect(await headerAccount(page)).toBe(personal.accountRef);
+      expect(await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count())
+        .toBe(
+          1,
+        );
 
-    // From the header to the business account, where a viewer is offered no conversion.
-    await page.getByRole("banner").getByRole("link", { name: "Switch account" }).click();
-    await page.waitForURL(`${server.url}/account-select`);
-    await hydrated(page);
-    expect(await page.getByText("Current account").count()).toBe(1);
-    await step(page, "select");
-    await page.getByRole("button", { name: `Work on this account: Acme Trading Ltd (${owner.accountRef})` }).click();
-    await page.waitForURL(`${server.url}/account`);
-    await hydrated(page);
-    expect(await headerAccount(page)).toBe(owner.accountRef);
-    expect(await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count()).toBe(
-      0,
-    );
-    await page.goto(`${server.url}/account/convert`);
-    expect(await page.getByText("you cannot convert").count()).toBe(1);
-    await step(page, "convert-viewer");
+      // From the header to the business account, where a viewer is offered no conversion.
+      await page.getByRole("banner").getByRole("link", { name: "Switch account" }).click();
+      await page.waitForURL(`${server.url}/account-select`);
+      await hydrated(page);
+      expect(await page.getByText("Current account").count()).toBe(1);
+      await step(page, "select");
+      await page.getByRole("button", { name: `Work on this account: Acme Trading Ltd (${owner.accountRef})` }).click();
+      await page.waitForURL(`${server.url}/account`);
+      await hydrated(page);
+      expect(await headerAccount(page)).toBe(owner.accountRef);
+      expect(await page.getByRole("navigation", { name: "Account" }).getByRole("link", { name: "Convert" }).count())
+        .toBe(
+          0,
+        );
+      await page.goto(`${server.url}/account/convert`);
+      expect(await page.getByText("you cannot convert").count()).toBe(1);
+      await step(page, "convert-viewer");
 
-    // And back from /account/linked-accounts.
-    await page.goto(`${server.url}/account/linked-accounts`);
-    await hydrated(page);
-    await step(page, "linked");
-    const current = page.getByRole("listitem").filter({ hasText: "Current account" });
-    expect(await current.textContent()).toContain(owner.accountRef);
-    await page.getByRole("button", { name: `Switch to this account: Ada Lovelace (${personal.accountRef})` }).click();
-    await page.waitForURL(`${server.url}/account`);
-    await hydrated(page);
-    expect(await headerAccount(page)).toBe(personal.accountRef);
-    expect(path(page)).toBe("/account");
-    expect(unexpected(problems)).toEqual([]);
-    await context.close();
-  }, 120_000);
+      // And back from /account/linked-accounts.
+      await page.goto(`${server.url}/account/linked-accounts`);
+      await hydrated(page);
+      await step(page, "linked");
+      const current = page.getByRole("listitem").filter({ hasText: "Current account" });
+      expect(await current.textContent()).toContain(owner.accountRef);
+      await page.getByRole("button", { name: `Switch to this account: Ada Lovelace (${personal.accountRef})` }).click();
+      await page.waitForURL(`${server.url}/account`);
+      await hydrated(page);
+      expect(await headerAccount(page)).toBe(personal.accountRef);
+      expect(path(page)).toBe("/account");
+      expect(unexpected(problems)).toEqual([]);
+      await context.close();
+    },
+    120_000,
+  );
 });

@@ -4,31 +4,15 @@
  * signs in with the second factor, the first administrator sees them listed as active with their
  * last sign-in, and disables them after a confirmation: the invitee's next page is not the console.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { lastEmailId, linkIn, openServerDatabase, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
+import type { Page } from "playwright-core";
+import { describe, expect } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, linkIn, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
-
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
 
 const ADMIN = { email: "operations@portal.test", password: "operations-password-1" };
 const INVITEE = { name: "Katherine Johnson", email: "katherine@portal.test", password: "invitee-password-1" };
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 /** The row of the administrators table that names this email. */
 const rowOf = (page: Page, email: string) =>
@@ -37,7 +21,7 @@ const rowOf = (page: Page, email: string) =>
 describe("administrators", () => {
   test(
     "an administrator invites another, who sets a password from the link and signs in; then is disabled",
-    async () => {
+    async ({ server, db, browser }) => {
       const first = await newPage(browser);
       await ensureAdministrator(first.page.request, server.url, ADMIN);
       await signInThroughPages(first.page, db, server.url, ADMIN.email, ADMIN.password);

@@ -4,36 +4,21 @@
  * to themselves, resolves it with a note and finds it among the resolved ones; then finds an email
  * the portal sent the customer, opens it (its HTML in a sandboxed frame) and sends it again.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { okBody, openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test as e2e } from "../helpers/e2e-fixtures.ts";
+import { okBody, openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
 const ADMIN = { email: "alerts-desk@portal.test", password: "alerts-desk-password-123" };
 
-beforeAll(async () => {
-  // Payments above 100 GBP raise an alert: one the test can make without a fortune.
-  server = await startServer(undefined, { ALERT_PAYMENT_GBP: "100" });
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
+// Payments above 100 GBP raise an alert: one the test can make without a fortune.
+const test = e2e.override("serverSettings", { scope: "file" }, () => ({ env: { ALERT_PAYMENT_GBP: "100" } }));
 
 describe("the console's alerts and emails", () => {
-  test("an administrator resolves the alert a large payment raised, then resends an email", async () => {
+  test("an administrator resolves the alert a large payment raised, then resends an email", async ({ server, db, browser }) => {
     const base = `${server.url}/api`;
     const owner = await newPage(browser);
     const ownerEmail = `alerted-${crypto.randomUUID().slice(0, 6)}@portal.test`;

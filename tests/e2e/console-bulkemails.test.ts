@@ -5,50 +5,38 @@
  * one mail through a real SMTP server. And the recipients a crash left in doubt: the administrator
  * is told what sending to them means, confirms, and they are mailed.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { eq } from "drizzle-orm";
-import type { Database } from "../../db/client.ts";
+import { describe, expect, vi } from "vitest";
 import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
 import { users } from "../../db/schema.ts";
 import { insertCustomers } from "../helpers/bulk-customers.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test as e2e } from "../helpers/e2e-fixtures.ts";
+import { signInThroughPages } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 import { startSmtp } from "../helpers/smtp.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-let smtp: Awaited<ReturnType<typeof startSmtp>>;
-
 const ADMIN = { email: "bulk-desk@portal.test", password: "desk-password-123" };
 const DAY = "2019-09-09";
 
-beforeAll(async () => {
-  smtp = await startSmtp();
+const test = e2e
+  // The SMTP server the portal sends to, closed after the portal (fixtures end in reverse order).
+  // deno-lint-ignore no-empty-pattern
+  .extend("smtp", { scope: "file" }, async ({}, { onCleanup }) => {
+    const smtp = await startSmtp();
+    onCleanup(() => smtp.close());
+    return smtp;
+  })
   // The portal as it runs (main.ts): its job runner sends, slowly enough to watch (4 a second).
-  server = await startServer("main.ts", {
-    APP_ENV: "test",
-    APP_SECRET: crypto.randomUUID(),
-    SMTP_URL: smtp.url,
-    BULK_EMAIL_RATE: "4",
-  });
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-  await smtp?.close();
-});
+  .override("serverSettings", { scope: "file" }, ({ smtp }) => ({
+    script: "main.ts",
+    env: { APP_ENV: "test", APP_SECRET: crypto.randomUUID(), SMTP_URL: smtp.url, BULK_EMAIL_RATE: "4" },
+  }));
 
 describe("a bulk email", () => {
-  test("is written, previewed with a customer's data, sent to a segment, and followed until sent", async () => {
+  test("is written, previewed with a customer's data, sent to a segment, and followed until sent", async ({ server, db, browser, smtp }) => {
     const people = await insertCustomers(db, 12, {
       prefix: `e2e-${crypto.randomUUID().slice(0, 6)}`,
       createdAt: new Date(`${DAY}T10:00:00Z`),
@@ -95,7 +83,7 @@ describe("a bulk email", () => {
     expect(problems).toEqual([]);
   });
 
-  test("with recipients in doubt after a crash is sent to them when the administrator confirms", async () => {
+  test("with recipients in doubt after a crash is sent to them when the administrator confirms", async ({ server, db, browser, smtp }) => {
     const people = await insertCustomers(db, 3, { prefix: `doubt-${crypto.randomUUID().slice(0, 6)}` });
     const { page, problems } = await newPage(browser);
     await ensureAdministrator(page.request, server.url, ADMIN);

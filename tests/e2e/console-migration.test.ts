@@ -6,36 +6,25 @@
  * give their details, as every new customer is.
  */
 import { Buffer } from "node:buffer";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { linkIn, openServerDatabase, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test as e2e } from "../helpers/e2e-fixtures.ts";
+import { linkIn, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
 const ADMIN = { email: "migration-desk@portal.test", password: "desk-password-123" };
 
-beforeAll(async () => {
-  // The portal as it runs (main.ts): its job runner commits the migration.
-  server = await startServer("main.ts", { APP_ENV: "test", APP_SECRET: crypto.randomUUID() });
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
+// The portal as it runs (main.ts): its job runner commits the migration.
+const test = e2e.override(
+  "serverSettings",
+  { scope: "file" },
+  () => ({ script: "main.ts", env: { APP_ENV: "test", APP_SECRET: crypto.randomUUID() } }),
+);
 
 describe("a migration file", () => {
-  test("is tried as a dry run, committed, followed, and a migrated customer signs in", async () => {
+  test("is tried as a dry run, committed, followed, and a migrated customer signs in", async ({ server, db, browser }) => {
     const tag = crypto.randomUUID().slice(0, 6);
     const ada = `ada-${tag}@legacy.test`;
     const grace = `grace-${tag}@legacy.test`;

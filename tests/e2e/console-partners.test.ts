@@ -5,20 +5,11 @@
  * customer converts, /console/referrals shows the partner's commission: their share of the
  * conversion's fee and markup.
  */
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import {
-  lastEmailId,
-  openServerDatabase,
-  personalProfile,
-  signInThroughPages,
-  tokenOf,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, personalProfile, signInThroughPages, tokenOf, waitForEmail } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -26,26 +17,11 @@ const ADMIN = { email: "partnerships@portal.test", password: "partnerships-passw
 const PARTNER = { name: "Atlantic Introducers", code: `ATL${Date.now().toString(36).toUpperCase()}`, share: "20" };
 const CUSTOMER = { email: `referred-${crypto.randomUUID().slice(0, 6)}@portal.test`, password: "referred-password-1" };
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
-
 /** Minor units of a decimal string with two digits ("12.34" → 1234). */
 const pence = (text: string) => Math.round(Number(text) * 100);
 
 describe("partners", () => {
-  test("a partner's code brings a customer, listed on the partner's page, whose conversion earns a commission", async () => {
+  test("a partner's code brings a customer, listed on the partner's page, whose conversion earns a commission", async ({ server, db, browser }) => {
     const admin = await newPage(browser);
     const { page, problems } = admin;
     page.setDefaultTimeout(15_000);

@@ -6,36 +6,19 @@
  */
 import { parse } from "csv-parse/sync";
 import { readFileSync } from "node:fs";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { describe, expect, vi } from "vitest";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const ADMIN = { email: "finance@portal.test", password: "finance-password-1" };
 const CUSTOMER = { email: "ada.profit@portal.test", password: "profit-password-1", first: "Ada", last: "Lovelace" };
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
-
 describe("profit reports", () => {
-  test("after a conversion the administrator sees its fee and markup and downloads the CSV", async () => {
+  test("after a conversion the administrator sees its fee and markup and downloads the CSV", async ({ server, db, browser }) => {
     const customer = await newPage(browser);
     const ada = await openAccountThroughApi(customer.page.request, db, server.url, CUSTOMER);
 

@@ -8,35 +8,18 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { describe, expect } from "vitest";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { availableShown, ensureAdministrator, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 import { fixture } from "../unit/bank-files-xsd.ts";
-
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
 
 const ADMIN = { email: "reconciliation@portal.test", password: "reconciliation-password-1" };
 const CUSTOMER = { email: "virtanen@portal.test", password: "virtanen-password-1", first: "Anna", last: "Virtanen" };
 
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
-
 describe("importing the bank's statement file", () => {
-  test("an administrator uploads the file and sees each entry's result; the customer's balance shows the money", async () => {
+  test("an administrator uploads the file and sees each entry's result; the customer's balance shows the money", async ({ server, db, browser }) => {
     const signup = await newPage(browser);
     const customer = await openAccountThroughApi(signup.page.request, db, server.url, CUSTOMER);
     const accountRef = customer.accountRef!;

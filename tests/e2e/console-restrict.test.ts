@@ -4,14 +4,14 @@
  * page and the convert form refuses; the administrator lifts the restriction with a reason and the
  * customer can convert.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, vi } from "vitest";
 import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
+import type { RunningServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -23,22 +23,7 @@ const CUSTOMER = {
   last: "Restricto",
 };
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
-
-async function askQuote(page: Page) {
+async function askQuote(page: Page, server: RunningServer) {
   await page.goto(`${server.url}/account/convert`);
   await hydrated(page);
   const convert = page.getByRole("form", { name: "Convert" });
@@ -51,7 +36,7 @@ async function askQuote(page: Page) {
 }
 
 describe("restricting a customer", () => {
-  test("restricted, the customer sees the banner and cannot convert; lifted, they can", async () => {
+  test("restricted, the customer sees the banner and cannot convert; lifted, they can", async ({ server, db, browser }) => {
     const customer = await newPage(browser);
     customer.page.setDefaultTimeout(20_000);
     const opened = await openAccountThroughApi(customer.page.request, db, server.url, CUSTOMER);
@@ -94,7 +79,7 @@ describe("restricting a customer", () => {
     // The customer (signed in when their account opened) still sees their balances, with the banner; the form refuses.
     await customer.page.goto(`${server.url}/account/balances`);
     expect(await customer.page.locator("[data-restricted=banner]").textContent()).toContain(RESTRICTED_MESSAGE);
-    const refused = await askQuote(customer.page);
+    const refused = await askQuote(customer.page, server);
     expect(refused.response.status()).toBe(403);
     expect(await customer.page.locator("[data-restricted=form]").textContent()).toBe(RESTRICTED_MESSAGE);
     await expect.poll(() => refused.convert.textContent()).toContain(RESTRICTED_MESSAGE);
@@ -108,7 +93,7 @@ describe("restricting a customer", () => {
     await admin.page.getByLabel("Reason").fill("Source of funds documented");
     await admin.page.getByRole("button", { name: "Confirm lifting" }).click();
     await expect.poll(() => admin.page.locator("[data-restriction=off]").count()).toBe(1);
-    const allowed = await askQuote(customer.page);
+    const allowed = await askQuote(customer.page, server);
     expect(allowed.response.status()).toBe(200);
     expect(await customer.page.locator("[data-restricted]").count()).toBe(0);
     const quote = allowed.convert.getByRole("region", { name: "Your quote" });

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { startHranaServer } from "../helpers/hrana/server.ts";
-import { freePort } from "../helpers/server.ts";
+import { freePort, outputOf } from "../helpers/server.ts";
 
 const ROOT = resolve(import.meta.dirname!, "../..");
 /** What Deno Deploy allows a deployment, and nothing more. */
@@ -61,12 +61,7 @@ function startEdge(settings: Record<string, string>) {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
-  return { child, output: () => log };
+  return { child, output: outputOf(child) };
 }
 
 async function untilExit(settings: Record<string, string>) {

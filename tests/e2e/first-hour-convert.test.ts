@@ -6,33 +6,17 @@
  * Then "Skip to content" is the first thing the keyboard reaches and jumps past the menus.
  * FIRST_HOUR_E2E_SCREENSHOTS=1 keeps a screenshot of each step in /tmp/first-hour-*.png.
  */
-import type { Browser, Page, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import type { Page, Request } from "playwright-core";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { definition, ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 90_000 });
 
 const ADMIN = { email: "treasury.first-hour@portal.test", password: "first-hour-admin-1" };
 const CUSTOMER = { email: "ada.first-hour@portal.test", password: "first-hour-password-1", first: "Ada", last: "King" };
-
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("FIRST_HOUR_E2E_SCREENSHOTS")) {
@@ -50,7 +34,7 @@ function quoteRequests(page: Page): Request[] {
 }
 
 describe("a customer's first conversion", () => {
-  test("the quote shows the mid-market rate and the markup; too much is refused while typing; a receipt follows", async () => {
+  test("the quote shows the mid-market rate and the markup; too much is refused while typing; a receipt follows", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);
     const opened = await openAccountThroughApi(page.request, db, server.url, CUSTOMER);
@@ -142,9 +126,10 @@ describe("a customer's first conversion", () => {
 });
 
 describe("Skip to content", () => {
-  test.each(["/", "/calculator", "/register"])(
+  // test.for, not test.each: it hands the test its fixtures (decision 035).
+  test.for(["/", "/calculator", "/register"])(
     "on %s it is the first stop of the keyboard, shows, and jumps to the page",
-    async (path) => {
+    async (path, { server, browser }) => {
       const { page, context } = await newPage(browser);
       await page.goto(`${server.url}${path}`);
       await hydrated(page);

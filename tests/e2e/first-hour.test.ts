@@ -4,37 +4,18 @@
  * /verify; a reset link that no longer works offers a new one; the home page knows a signed-in
  * customer; changing the password.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import {
-  lastEmailId,
-  linkIn,
-  openAccountThroughApi,
-  openServerDatabase,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { type E2e, test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, linkIn, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
+// The first test also starts the portal and the browser (the file's fixtures): more than the
+// e2e project's 30 s leaves for it on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 /** A password is checked with Argon2: up to a second on a busy machine, past expect.poll's default. */
 const CHECKED = { timeout: 10_000 };
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 const path = (page: Page) => new URL(page.url()).pathname;
 
@@ -48,17 +29,17 @@ function unexpected(problems: string[], expectedStatuses: number[] = []): string
 }
 
 /** A customer with an open account, made through the API in a context of its own, then closed. */
-async function existingCustomer(email: string, password: string) {
+async function existingCustomer({ server, db, browser }: E2e, email: string, password: string) {
   const setup = await newPage(browser);
   await openAccountThroughApi(setup.page.request, db, server.url, { email, password });
   await setup.context.close();
 }
 
 describe("the first hour", () => {
-  test("a mistyped second-factor code keeps the page with the tries left; the right code then signs in", async () => {
+  test("a mistyped second-factor code keeps the page with the tries left; the right code then signs in", async ({ server, db, browser }) => {
     const email = "typo.code@portal.test";
     const password = "typo-password-1";
-    await existingCustomer(email, password);
+    await existingCustomer({ server, db, browser }, email, password);
 
     const { page, context, problems } = await newPage(browser);
     await page.goto(`${server.url}/`);
@@ -92,7 +73,7 @@ describe("the first hour", () => {
     await context.close();
   });
 
-  test("the 6-digit code from the validation email confirms the address on /verify", async () => {
+  test("the 6-digit code from the validation email confirms the address on /verify", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "code.typer@portal.test";
     await page.goto(`${server.url}/register`);
@@ -120,10 +101,10 @@ describe("the first hour", () => {
     await context.close();
   });
 
-  test("a reset link that no longer works says so on /forgot and sends a new one", async () => {
+  test("a reset link that no longer works says so on /forgot and sends a new one", async ({ server, db, browser }) => {
     const email = "old.link@portal.test";
     const password = "old-link-password-1";
-    await existingCustomer(email, password);
+    await existingCustomer({ server, db, browser }, email, password);
 
     const { page, context, problems } = await newPage(browser);
     const first = await lastEmailId(db);
@@ -158,7 +139,7 @@ describe("the first hour", () => {
     await context.close();
   });
 
-  test("a signed-in customer on / sees the way to their account, not the Sign in form", async () => {
+  test("a signed-in customer on / sees the way to their account, not the Sign in form", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "home.again@portal.test";
     await openAccountThroughApi(page.request, db, server.url, { email, password: "home-again-password-1" });
@@ -172,7 +153,7 @@ describe("the first hour", () => {
     await context.close();
   });
 
-  test("changing the password on /account/security: the old one no longer signs in, the new one does", async () => {
+  test("changing the password on /account/security: the old one no longer signs in, the new one does", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "new.password@portal.test";
     const oldPassword = "before-password-1";

@@ -1,23 +1,14 @@
 import AxeBuilder from "@axe-core/playwright";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+// The first test also starts the portal and the browser (the file's fixtures): more than the
+// e2e project's 30 s leaves for it on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 describe("colour mode", () => {
-  test("a visitor's choice survives a reload, painted before any script runs", async () => {
+  test("a visitor's choice survives a reload, painted before any script runs", async ({ server, browser }) => {
     const { page, context, problems } = await newPage(browser);
     await page.goto(`${server.url}/`);
     await hydrated(page);
@@ -44,7 +35,7 @@ describe("colour mode", () => {
     await context.close();
   });
 
-  test("a page that forces dark or light shows it whatever the visitor chose", async () => {
+  test("a page that forces dark or light shows it whatever the visitor chose", async ({ server, browser }) => {
     const { page, context, problems } = await newPage(browser);
     await context.addCookies([{ name: "color-mode", value: "light", url: server.url }]);
     await page.goto(`${server.url}/__fixtures/dark`);
@@ -63,7 +54,7 @@ describe("colour mode", () => {
 });
 
 describe("notifications", () => {
-  test("six notifications show five; the sixth appears once one is dismissed", async () => {
+  test("six notifications show five; the sixth appears once one is dismissed", async ({ server, browser }) => {
     const { page, context, problems } = await newPage(browser);
     await page.goto(`${server.url}/`);
     await hydrated(page);
@@ -85,7 +76,7 @@ describe("notifications", () => {
     await context.close();
   });
 
-  test("a notification queued by the server survives the redirect", async () => {
+  test("a notification queued by the server survives the redirect", async ({ server, browser }) => {
     const { page, context } = await newPage(browser);
     await page.goto(`${server.url}/__fixtures/flash`);
     expect(new URL(page.url()).pathname).toBe("/");
@@ -97,7 +88,7 @@ describe("notifications", () => {
   });
 });
 
-test("a broken avatar image shows the initials of its alt text", async () => {
+test("a broken avatar image shows the initials of its alt text", async ({ server, browser }) => {
   const { page, context } = await newPage(browser);
   await page.goto(`${server.url}/__fixtures/avatar`);
   await hydrated(page);
@@ -109,7 +100,7 @@ test("a broken avatar image shows the initials of its alt text", async () => {
 });
 
 describe("errors", () => {
-  test("an unknown address shows 'Page not found' with the full path, and no script", async () => {
+  test("an unknown address shows 'Page not found' with the full path, and no script", async ({ server, browser }) => {
     const { page, context } = await newPage(browser);
     const res = await page.goto(`${server.url}/account/statements/2026?format=pdf#top`);
     expect(res?.status()).toBe(404);
@@ -119,7 +110,7 @@ describe("errors", () => {
     await context.close();
   });
 
-  test("the error page's button goes home", async () => {
+  test("the error page's button goes home", async ({ server, browser }) => {
     const { page, context } = await newPage(browser);
     await page.goto(`${server.url}/console/users/abc`);
     await page.getByRole("link", { name: "Back To Home Page" }).click();
@@ -129,7 +120,7 @@ describe("errors", () => {
   });
 });
 
-test("an axe scan of the home page finds no serious violations", async () => {
+test("an axe scan of the home page finds no serious violations", async ({ server, browser }) => {
   for (const colorScheme of ["light", "dark"] as const) {
     const { page, context } = await newPage(browser, { colorScheme });
     await page.goto(`${server.url}/`);

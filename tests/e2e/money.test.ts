@@ -7,10 +7,11 @@
  * MONEY_E2E_SCREENSHOTS=1 keeps a screenshot of each step in /tmp/money-e2e-*.png.
  */
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, vi } from "vitest";
 import type { Database } from "../../db/client.ts";
 import { createAdministrator } from "../../server/auth/setup.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
 import { openAccountThroughApi, openServerDatabase, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import {
   amountOf,
@@ -24,23 +25,12 @@ import {
 } from "../helpers/e2e-money.ts";
 import { type RunningServer, startServer } from "../helpers/server.ts";
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
+// The first test also starts the portal and the browser (the file's fixtures): more than the
+// e2e project's 30 s leaves for it on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ADMIN = { email: "treasury@portal.test", password: "treasury-password-1" };
 const CHECKER = { email: "checker@portal.test", password: "checker-password-1" };
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 const path = (page: Page) => new URL(page.url()).pathname;
 
@@ -71,6 +61,7 @@ async function step(page: Page, name: string): Promise<void> {
  * through the call. Answers the customer's own browser context, still signed in from the sign-up.
  */
 async function fundedCustomer(
+  browser: Browser,
   base: string,
   mailbox: Database,
   who: { email: string; password: string; first: string; last: string },
@@ -98,7 +89,7 @@ async function fundedCustomer(
 }
 
 describe("the currency calculator", () => {
-  test("the calculator updates as a visitor types", async () => {
+  test("the calculator updates as a visitor types", async ({ server, browser }) => {
     const { page, context, problems } = await newPage(browser);
     page.setDefaultTimeout(10_000);
     const first = await quoteFromApi(page.request, server.url, {
@@ -226,7 +217,7 @@ describe("converting money", () => {
 
   test(
     "a customer funded by an administrator's receipt converts GBP to EUR and sees both balances change",
-    async () => {
+    async ({ server, db, browser }) => {
       // The customer, with an open account, through the API (the sign-in tests cover those pages).
       const signup = await newPage(browser);
       const customer = await openAccountThroughApi(signup.page.request, db, server.url, CUSTOMER);
@@ -369,9 +360,10 @@ describe("converting money", () => {
 describe("the dashboard", () => {
   const READER = { email: "cleo.reader@portal.test", password: "reader-password-1", first: "Cleo", last: "Reader" };
 
-  test("the latest movements are readable: dates apart from descriptions, each amount on one line", async () => {
+  test("the latest movements are readable: dates apart from descriptions, each amount on one line", async ({ server, db, browser }) => {
     // A reference as people write them, so the description column takes its room.
     const { page, context, problems } = await fundedCustomer(
+      browser,
       server.url,
       db,
       READER,
@@ -424,7 +416,7 @@ describe("the dashboard", () => {
 describe("receipts", () => {
   const TWICE = { email: "ben.twice@portal.test", password: "twice-password-1", first: "Ben", last: "Twice" };
 
-  test("the same receipt recorded twice is held as a likely duplicate until a second administrator releases it", async () => {
+  test("the same receipt recorded twice is held as a likely duplicate until a second administrator releases it", async ({ server, db, browser }) => {
     // The same payer, amount, reference and day, twice: two receipts, the second held (decision 026).
     const signup = await newPage(browser);
     const customer = await openAccountThroughApi(signup.page.request, db, server.url, TWICE);
@@ -510,10 +502,10 @@ describe("a quote that runs out", () => {
     await shortServer?.stop();
   });
 
-  test("an expired quote cannot be executed", async () => {
+  test("an expired quote cannot be executed", async ({ browser }) => {
     const base = shortServer.url;
     // Setup through the API: the customer, the administrator, and 100.00 GBP received for them.
-    const funded = await fundedCustomer(base, shortDb, SHORT, "100.00");
+    const funded = await fundedCustomer(browser, base, shortDb, SHORT, "100.00");
     await funded.context.close();
 
     const { page, context, problems } = await newPage(browser);

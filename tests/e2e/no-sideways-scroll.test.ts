@@ -9,24 +9,22 @@
  * compact menu is opened too: its links (and their "Coming soon" labels) must fit as well.
  * NO_SIDEWAYS_SCREENSHOTS=1 keeps a screenshot of each page in /tmp/no-sideways-*.png.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, vi } from "vitest";
 import { CONSOLE_GUARDS } from "../../lib/contracts/guards.ts";
 import { type PageRoute, PAGES } from "../../routes/pages.tsx";
-import { launchChromium, newPage } from "../helpers/browser.ts";
+import { newPage } from "../helpers/browser.ts";
 import { businessProfile } from "../helpers/client.ts";
+import { type E2e, test } from "../helpers/e2e-fixtures.ts";
 import {
   lastEmailId,
   openAccountThroughApi,
-  openServerDatabase,
   type Requester,
   signInThroughPages,
   tokenOf,
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 // About fifty pages, each loaded and measured, on a shared machine.
 vi.setConfig({ testTimeout: 300_000 });
@@ -46,25 +44,15 @@ const SKIPPED: Record<string, string> = {
     "needs a payment waiting for a second person's approval (an account with two users); its list page is visited",
 };
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
-
 type Who = "visitor" | "customer" | "admin";
 
 /** Registers through the calls and opens the emailed link: the person is at the profile step. */
-async function registered(request: Requester, email: string, type: "Personal" | "Business") {
+async function registered(
+  { server, db }: Pick<E2e, "server" | "db">,
+  request: Requester,
+  email: string,
+  type: "Personal" | "Business",
+) {
   const mark = await lastEmailId(db);
   const res = await request.post(`${server.url}/api/auth/register`, {
     data: { email, password: "phone-onboarding-password-1", type },
@@ -76,7 +64,13 @@ async function registered(request: Requester, email: string, type: "Personal" | 
   expect(validated.status(), await validated.text()).toBeLessThan(300);
 }
 
-async function called(request: Requester, method: "get" | "post", path: string, data?: unknown) {
+async function called(
+  { server }: Pick<E2e, "server">,
+  request: Requester,
+  method: "get" | "post",
+  path: string,
+  data?: unknown,
+) {
   const res = method === "get"
     ? await request.get(`${server.url}/api/${path}`)
     : await request.post(`${server.url}/api/${path}`, { data });
@@ -120,7 +114,7 @@ async function measure(page: Page, url: string, name: string) {
 }
 
 describe("at 360 px wide", () => {
-  test("no page of the site scrolls sideways: visitors', customers' and the console's", async () => {
+  test("no page of the site scrolls sideways: visitors', customers' and the console's", async ({ server, db, browser }) => {
     // The customer: an open account, funded, with one conversion and one recipient.
     const customer = await newPage(browser);
     const opened = await openAccountThroughApi(customer.page.request, db, server.url, CUSTOMER);
@@ -183,20 +177,20 @@ describe("at 360 px wide", () => {
 
     // The onboarding steps, each seen by someone at that step (in the order of PAGES).
     const personal = await newPage(browser);
-    await registered(personal.page.request, "new.personal.phone@portal.test", "Personal");
+    await registered({ server, db }, personal.page.request, "new.personal.phone@portal.test", "Personal");
     const business = await newPage(browser);
-    await registered(business.page.request, "new.business.phone@portal.test", "Business");
+    await registered({ server, db }, business.page.request, "new.business.phone@portal.test", "Business");
     const halfway = await newPage(browser);
     const onboarding: Record<string, () => Promise<Page>> = {
       "/register-personal": () => Promise.resolve(personal.page),
       "/register-business": () => Promise.resolve(business.page),
       "/identity": async () => {
-        await called(business.page.request, "post", "account/profile", businessProfile());
+        await called({ server }, business.page.request, "post", "account/profile", businessProfile());
         return business.page;
       },
       "/processing": async () => {
-        await called(business.page.request, "post", "sumsub/sandbox", { answer: "GREEN" });
-        await called(business.page.request, "get", "sumsub/confirm");
+        await called({ server }, business.page.request, "post", "sumsub/sandbox", { answer: "GREEN" });
+        await called({ server }, business.page.request, "get", "sumsub/confirm");
         return business.page;
       },
       // Signed in with the password; the emailed code not typed yet.

@@ -3,38 +3,19 @@
  * the customer's screens with the banner naming them, across reloads and a new sign-in, and back,
  * with both ends in the audit log.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
+import type { Page } from "playwright-core";
+import { expect, vi } from "vitest";
 import { ON_BEHALF_CLEAR_DELAY_MS } from "../../lib/constants.ts";
-import { hydrated, launchChromium, newPage } from "../helpers/browser.ts";
-import {
-  codeIn,
-  lastEmailId,
-  openAccountThroughApi,
-  openServerDatabase,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { codeIn, lastEmailId, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
+// The first test also starts the portal and the browser (the file's fixtures): more than the
+// e2e project's 30 s leaves for it on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ADMIN = { email: "operator@portal.test", password: "operator-password-1" };
 const CUSTOMER = { email: "Ada.Customer@portal.test", password: "customer-password-1", first: "Ada", last: "Customer" };
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 const path = (page: Page) => new URL(page.url()).pathname;
 
@@ -48,7 +29,7 @@ async function expectBanner(page: Page, text: string) {
   expect(await banner.getByRole("paragraph").first().textContent()).toContain(text);
 }
 
-test("an administrator acting on behalf of a customer and clearing it", async () => {
+test("an administrator acting on behalf of a customer and clearing it", async ({ server, db, browser }) => {
   // The customer, with an open account, through the API (the sign-in tests cover these pages).
   const customerBrowser = await newPage(browser);
   const customer = await openAccountThroughApi(customerBrowser.page.request, db, server.url, CUSTOMER);

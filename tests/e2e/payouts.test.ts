@@ -9,26 +9,13 @@
  * PAYOUTS_E2E_SCREENSHOTS=1 keeps a screenshot of each step in /tmp/payouts-e2e-*.png.
  */
 import { readFile } from "node:fs/promises";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
+import type { Page } from "playwright-core";
+import { describe, expect } from "vitest";
 import { checkLedger } from "../../server/ledger/check.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import {
-  joinAccountThroughApi,
-  lastEmailId,
-  okBody,
-  openAccountThroughApi,
-  openServerDatabase,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { joinInBrowser, test as e2e } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, okBody, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
-
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
 
 const ADMIN = { email: "payout-desk@portal.test", password: "payout-desk-password-123" };
 /** The company's account, named as the debtor of every SEPA file. */
@@ -39,32 +26,16 @@ const COMPANY_BANK = {
   COMPANY_BANK_BIC: "COBADEFFXXX",
 };
 
-beforeAll(async () => {
-  server = await startServer(undefined, COMPANY_BANK);
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
+const test = e2e.override("serverSettings", { scope: "file" }, () => ({ env: COMPANY_BANK }));
 
 async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("PAYOUTS_E2E_SCREENSHOTS")) await page.screenshot({ path: `/tmp/payouts-e2e-${name}.png` });
 }
 
-/** Someone who joins the account with a role, in a browser context of their own that stays signed in. */
-async function join(accountId: number, role: string, first: string, last: string) {
-  const person = await newPage(browser);
-  const member = await joinAccountThroughApi(person.page.request, db, server.url, { accountId, role, first, last });
-  return { ...person, ...member };
-}
-
 describe("the payout desk", () => {
   test(
     "exports an approved SEPA payment in a file and marks it arrived; the customer sees it and is emailed",
-    async () => {
+    async ({ server, db, browser }) => {
       const base = `${server.url}/api`;
       // The account: an owner funded by a receipt, a payer and an approver, a recipient in France.
       const owner = await newPage(browser);
@@ -94,8 +65,18 @@ describe("the payout desk", () => {
         sql: "SELECT account_id FROM account_members WHERE user_id = ?",
         args: [opened.id],
       })).rows as unknown as { account_id: number }[];
-      const payer = await join(accountId, "payer", "Pia", "Payer");
-      const approver = await join(accountId, "approver", "Anton", "Approver");
+      const payer = await joinInBrowser({ server, db, browser }, {
+        accountId,
+        role: "payer",
+        first: "Pia",
+        last: "Payer",
+      });
+      const approver = await joinInBrowser({ server, db, browser }, {
+        accountId,
+        role: "approver",
+        first: "Anton",
+        last: "Approver",
+      });
       const recipient = await okBody(
         "account/recipients",
         await owner.page.request.post(`${base}/account/recipients`, {

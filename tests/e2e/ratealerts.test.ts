@@ -5,38 +5,16 @@
  * notification; the alert says when it fired and at what rate, and the dashboard lists it.
  * RATEALERTS_E2E_SCREENSHOTS=1 keeps a screenshot of each step in /tmp/ratealerts-e2e-*.png.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import {
-  lastEmailId,
-  openAccountThroughApi,
-  openServerDatabase,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 90_000 });
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
 const ADMIN = { email: "rates.desk@portal.test", password: "rates-desk-password-1" };
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("RATEALERTS_E2E_SCREENSHOTS")) {
@@ -45,7 +23,7 @@ async function step(page: Page, name: string): Promise<void> {
 }
 
 describe("a rate alert", () => {
-  test("set by a customer fires when an administrator changes the rate: an email, a notification, and the time it fired", async () => {
+  test("set by a customer fires when an administrator changes the rate: an email, a notification, and the time it fired", async ({ server, db, browser }) => {
     const { page, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);
     const customer = { email: "ada.alerts@portal.test", password: "alerts-password-1", first: "Ada", last: "Lovelace" };

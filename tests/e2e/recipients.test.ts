@@ -6,32 +6,16 @@
  * author; then deletes a recipient after confirming.
  * RECIPIENTS_E2E_SCREENSHOTS=1 keeps a screenshot of each step in /tmp/recipients-e2e-*.png.
  */
-import type { Browser, Page, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase } from "../helpers/e2e-mail.ts";
+import type { Page, Request } from "playwright-core";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { openAccountThroughApi } from "../helpers/e2e-mail.ts";
 import { definition, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 // Each journey opens an account through the calls and types a few forms: more than the default 30 s
 // when the machine is shared.
 vi.setConfig({ testTimeout: 90_000 });
-
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 /** With RECIPIENTS_E2E_SCREENSHOTS set, a screenshot of the step, to look at. */
 async function step(page: Page, name: string): Promise<void> {
@@ -52,7 +36,7 @@ function recipientWrites(page: Page): Request[] {
 }
 
 describe("a customer's recipients", () => {
-  test("adds a GBP recipient, is warned while typing a wrong IBAN, changes the bank details and sees it recorded", async () => {
+  test("adds a GBP recipient, is warned while typing a wrong IBAN, changes the bank details and sees it recorded", async ({ server, db, browser }) => {
     const { page, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);
     await openAccountThroughApi(page.request, db, server.url, {
@@ -147,7 +131,7 @@ describe("a customer's recipients", () => {
     expect(unexpected(problems)).toEqual([]);
   });
 
-  test("an IBAN reads in groups of four, and a recipient is deleted only once confirmed", async () => {
+  test("an IBAN reads in groups of four, and a recipient is deleted only once confirmed", async ({ server, db, browser }) => {
     const { page, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);
     await openAccountThroughApi(page.request, db, server.url, {

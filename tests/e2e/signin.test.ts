@@ -3,24 +3,16 @@
  * the portal, a Personal customer from /register to /account, a Business customer who waits at
  * /processing for an administrator's compliance review, and a forgotten password.
  */
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import {
-  lastEmailId,
-  linkIn,
-  openAccountThroughApi,
-  openServerDatabase,
-  signInThroughPages,
-  waitForEmail,
-} from "../helpers/e2e-mail.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { type E2e, test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, linkIn, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
 import { totpAt, totpKeyFromText, totpStepAt } from "../../server/auth/totp.ts";
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
+// The first test also starts the portal and the browser (the file's fixtures): more than the
+// e2e project's 30 s leaves for it on a loaded machine.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ADMIN = { email: "admin@portal.test", password: "admin-password-1" };
 /**
@@ -28,17 +20,6 @@ const ADMIN = { email: "admin@portal.test", password: "admin-password-1" };
  * two-core machine before the browser renders anything, past expect.poll's default second.
  */
 const PASSWORD_CHECKED = { timeout: 10_000 };
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
 
 /**
  * The page's problems without the console's "Failed to load resource" lines for the HTTP statuses
@@ -58,13 +39,19 @@ const path = (page: Page) => new URL(page.url()).pathname;
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** Ensures the administrator exists (the setup call, refused with 403 once one does). */
-async function ensureAdministrator(page: Page) {
+async function ensureAdministrator({ server }: Pick<E2e, "server">, page: Page) {
   const res = await page.request.post(`${server.url}/api/setup`, { data: ADMIN });
   expect([200, 403]).toContain(res.status());
 }
 
 /** /register: the account type, email and password, then the button; lands on /verify. */
-async function register(page: Page, type: "Personal" | "Business", email: string, password: string) {
+async function register(
+  { server, db }: Pick<E2e, "server" | "db">,
+  page: Page,
+  type: "Personal" | "Business",
+  email: string,
+  password: string,
+) {
   await page.goto(`${server.url}/register`);
   await hydrated(page);
   const form = page.getByRole("form", { name: "Open an account" });
@@ -82,7 +69,13 @@ async function register(page: Page, type: "Personal" | "Business", email: string
 }
 
 /** Opens the emailed validation link in the same browser; lands on the profile form of the type. */
-async function openValidationLink(page: Page, email: string, after: number, next: string) {
+async function openValidationLink(
+  { server, db }: Pick<E2e, "server" | "db">,
+  page: Page,
+  email: string,
+  after: number,
+  next: string,
+) {
   const mail = await waitForEmail(db, email, { template: "email-validation", after });
   const link = linkIn(mail.text);
   expect(link, mail.text).toMatch(new RegExp(`^${server.url}/verify\\?token=`));
@@ -92,7 +85,7 @@ async function openValidationLink(page: Page, email: string, after: number, next
 }
 
 /** /identity with the sandbox: it says it is one, and its Approve button leads on. */
-async function approveInSandbox(page: Page) {
+async function approveInSandbox({ server }: Pick<E2e, "server">, page: Page) {
   await page.waitForURL(`${server.url}/identity`);
   await hydrated(page);
   const sandbox = page.getByRole("region", { name: /Sandbox identity provider/ });
@@ -104,14 +97,14 @@ async function approveInSandbox(page: Page) {
   await sandbox.getByRole("button", { name: "Approve (GREEN)" }).click();
 }
 
-async function signOut(page: Page) {
+async function signOut({ server }: Pick<E2e, "server">, page: Page) {
   await page.getByRole("button", { name: "Sign out" }).click();
   await page.waitForURL(`${server.url}/`);
   await hydrated(page);
 }
 
 describe("sign-in journeys", () => {
-  test("/setup on an empty database", async () => {
+  test("/setup on an empty database", async ({ server, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const first = await page.goto(`${server.url}/setup`);
     expect(first?.status()).toBe(200);
@@ -144,13 +137,13 @@ describe("sign-in journeys", () => {
     await context.close();
   });
 
-  test("a Personal customer from /register to /account", async () => {
+  test("a Personal customer from /register to /account", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "personal.customer@portal.test";
     const password = "personal-password-1";
 
-    const mark = await register(page, "Personal", email, password);
-    await openValidationLink(page, email, mark, "/register-personal");
+    const mark = await register({ server, db }, page, "Personal", email, password);
+    await openValidationLink({ server, db }, page, email, mark, "/register-personal");
     await hydrated(page);
     // The longest form, drawn by the islands' kit: nothing serious for axe.
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -174,7 +167,7 @@ describe("sign-in journeys", () => {
     await page.getByLabel("This account is for my personal use").check();
     await page.getByRole("button", { name: "Save and continue" }).click();
 
-    await approveInSandbox(page);
+    await approveInSandbox({ server }, page);
     await page.waitForURL(`${server.url}/account`);
     await hydrated(page);
     // The dashboard greets the customer, with the account opened at once.
@@ -186,7 +179,7 @@ describe("sign-in journeys", () => {
     expect(accountRef, opened.text).toBeTruthy();
     expect(await page.locator("body").innerText()).toContain(accountRef!);
 
-    await signOut(page);
+    await signOut({ server }, page);
 
     // A wrong password: 'Invalid credentials', and no code is sent.
     const signIn = page.getByRole("form", { name: "Sign in" });
@@ -211,15 +204,15 @@ describe("sign-in journeys", () => {
     await context.close();
   });
 
-  test("a Business customer stops at /processing until an administrator opens the account", async () => {
+  test("a Business customer stops at /processing until an administrator opens the account", async ({ server, db, browser }) => {
     const customer = await newPage(browser);
     const { page } = customer;
     const email = "business.customer@portal.test";
     const password = "business-password-1";
     const company = "Acme Trading Ltd";
 
-    const mark = await register(page, "Business", email, password);
-    await openValidationLink(page, email, mark, "/register-business");
+    const mark = await register({ server, db }, page, "Business", email, password);
+    await openValidationLink({ server, db }, page, email, mark, "/register-business");
 
     await page.getByLabel("Company name").fill(company);
     await page.getByLabel("Company registration number").fill("01234567");
@@ -240,7 +233,7 @@ describe("sign-in journeys", () => {
     await page.getByLabel("Paying suppliers").check();
     await page.getByRole("button", { name: "Save and continue" }).click();
 
-    await approveInSandbox(page);
+    await approveInSandbox({ server }, page);
     await page.waitForURL(`${server.url}/processing`);
     await hydrated(page);
     expect(await page.getByRole("heading", { level: 1, name: "We are reviewing your application" }).isVisible()).toBe(
@@ -252,7 +245,7 @@ describe("sign-in journeys", () => {
 
     // The administrator, in a browser of their own.
     const admin = await newPage(browser);
-    await ensureAdministrator(admin.page);
+    await ensureAdministrator({ server }, admin.page);
     await signInThroughPages(admin.page, db, server.url, ADMIN.email, ADMIN.password);
     expect(path(admin.page)).toBe("/console/users");
     await hydrated(admin.page);
@@ -295,7 +288,7 @@ describe("sign-in journeys", () => {
     await customer.context.close();
   });
 
-  test("forgot and reset", async () => {
+  test("forgot and reset", async ({ server, db, browser }) => {
     const email = "forgetful@portal.test";
     const oldPassword = "old-password-1";
     const newPassword = "new-password-2";
@@ -363,13 +356,13 @@ describe("sign-in journeys", () => {
     expect(unexpected(problems, [401])).toEqual([]);
     await context.close();
   });
-  test("an address that has an account: the same /verify, the owner gets a notice, nobody is signed in", async () => {
+  test("an address that has an account: the same /verify, the owner gets a notice, nobody is signed in", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "already.here@portal.test";
     await openAccountThroughApi(page.request, db, server.url, { email, password: "first-password-1" });
     await context.clearCookies();
 
-    const mark = await register(page, "Business", email, "another-password-2");
+    const mark = await register({ server, db }, page, "Business", email, "another-password-2");
     const notice = await waitForEmail(db, email, { template: "registration-attempt", after: mark });
     expect(notice.text).toMatch(/tried to open an account with this address/);
     // Nobody is signed in here: the header offers to sign in, and /auth goes home.
@@ -379,7 +372,7 @@ describe("sign-in journeys", () => {
     await context.close();
   });
 
-  test("the authenticator app: the password before a key, the password or a code before turning it off", async () => {
+  test("the authenticator app: the password before a key, the password or a code before turning it off", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "totp.customer@portal.test";
     const password = "totp-password-1";

@@ -6,37 +6,27 @@
  * STATEMENTS_E2E_SCREENSHOTS=1 keeps a screenshot of the page at the end in /tmp/statements-e2e-done.png.
  */
 import { readFile } from "node:fs/promises";
-import type { Browser, Response } from "playwright-core";
+import type { Response } from "playwright-core";
 import { extractText, getDocumentProxy } from "unpdf";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { test as e2e } from "../helpers/e2e-fixtures.ts";
+import { openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { ensureAdministrator, todayUtc } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
 const ADMIN = { email: "statements-desk@portal.test", password: "desk-password-123" };
 
-beforeAll(async () => {
-  // The portal as it runs (main.ts): its job runner makes the statement.
-  server = await startServer("main.ts", { APP_ENV: "test", APP_SECRET: crypto.randomUUID() });
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
+// The portal as it runs (main.ts): its job runner makes the statement.
+const test = e2e.override(
+  "serverSettings",
+  { scope: "file" },
+  () => ({ script: "main.ts", env: { APP_ENV: "test", APP_SECRET: crypto.randomUUID() } }),
+);
 
 describe("a PDF statement", () => {
-  test("is asked for on the reports page, followed as it is made, and downloaded", async () => {
+  test("is asked for on the reports page, followed as it is made, and downloaded", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const opened = await openAccountThroughApi(page.request, db, server.url, {
       email: `stella-${crypto.randomUUID().slice(0, 6)}@portal.test`,

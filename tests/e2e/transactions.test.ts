@@ -6,13 +6,11 @@
  */
 import { parse } from "csv-parse/sync";
 import { readFileSync } from "node:fs";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import type { Database } from "../../db/client.ts";
-import { hydrated, launchChromium, newPage, seriousAxeViolations } from "../helpers/browser.ts";
-import { openAccountThroughApi, openServerDatabase, signInThroughPages } from "../helpers/e2e-mail.ts";
+import { describe, expect, vi } from "vitest";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
+import { openAccountThroughApi, signInThroughPages } from "../helpers/e2e-mail.ts";
 import { definition, ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
-import { type RunningServer, startServer } from "../helpers/server.ts";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -24,23 +22,8 @@ const CUSTOMER = {
   last: "Lovelace",
 };
 
-let server: RunningServer;
-let browser: Browser;
-let db: Database;
-
-beforeAll(async () => {
-  server = await startServer();
-  db = await openServerDatabase(server);
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  db?.$client.close();
-  await server?.stop();
-});
-
 describe("a customer's transactions", () => {
-  test("filters by currency, opens a movement and downloads the filtered list as CSV", async () => {
+  test("filters by currency, opens a movement and downloads the filtered list as CSV", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);
     const customer = await openAccountThroughApi(page.request, db, server.url, CUSTOMER);

@@ -20,7 +20,7 @@ import { and, desc, gt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import { asSent } from "./mailbox.ts";
-import { freePort, type RunningServer } from "./server.ts";
+import { freePort, outputOf, type RunningServer } from "./server.ts";
 
 // ---------------------------------------------------------------------------------------------
 // A browser-like session over fetch()
@@ -379,17 +379,13 @@ export async function startServerOn(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
+  const output = outputOf(child);
   let exited = false;
   child.status.then(() => (exited = true));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited) throw new Error(`The server exited before it was healthy. Its output:\n${log}`);
+    if (exited) throw new Error(`The server exited before it was healthy. Its output:\n${output()}`);
     try {
       const res = await fetch(`${url}/api/health`);
       await res.body?.cancel();
@@ -400,7 +396,7 @@ export async function startServerOn(
         child.kill("SIGKILL");
       } catch { /* already gone */ }
       await child.status;
-      throw new Error(`The server did not become healthy in ${timeoutMs / 1000} s. Its output:\n${log}`);
+      throw new Error(`The server did not become healthy in ${timeoutMs / 1000} s. Its output:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -408,7 +404,7 @@ export async function startServerOn(
     url,
     dataDir,
     process: child,
-    output: () => log,
+    output,
     async stop() {
       if (!exited) {
         try {

@@ -12,6 +12,19 @@ export interface RunningServer {
   output(): string;
 }
 
+/**
+ * Everything a child spawned with piped stdout and stderr prints, kept as it comes: the answer
+ * reads it so far (for a failing expectation's message).
+ */
+export function outputOf(child: Deno.ChildProcess): () => string {
+  let log = "";
+  const decoder = new TextDecoder();
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
+  }
+  return () => log;
+}
+
 /** A free port on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -48,11 +61,7 @@ export async function startServer(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
+  const output = outputOf(child);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   let exited = false;
@@ -60,7 +69,7 @@ export async function startServer(
   for (;;) {
     if (exited) {
       rmSync(dataDir, { recursive: true, force: true });
-      throw new Error(`The server exited before it was healthy. Its output:\n${log}`);
+      throw new Error(`The server exited before it was healthy. Its output:\n${output()}`);
     }
     try {
       const res = await fetch(`${url}/api/health`);
@@ -71,7 +80,7 @@ export async function startServer(
       child.kill("SIGKILL");
       await child.status;
       rmSync(dataDir, { recursive: true, force: true });
-      throw new Error(`The server did not become healthy in 30 s. Its output:\n${log}`);
+      throw new Error(`The server did not become healthy in 30 s. Its output:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -79,7 +88,7 @@ export async function startServer(
     url,
     dataDir,
     process: child,
-    output: () => log,
+    output,
     async stop() {
       try {
         child.kill("SIGTERM");

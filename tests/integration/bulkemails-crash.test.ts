@@ -8,6 +8,7 @@ import { createBulkEmail, sendBulkEmail, sendToInDoubt } from "../../server/bulk
 import { insertCustomers } from "../helpers/bulk-customers.ts";
 import { testDatabaseFile } from "../helpers/db.ts";
 import { startSmtp } from "../helpers/smtp.ts";
+import { workerProcesses } from "../helpers/worker-processes.ts";
 
 /**
  * Issue 11: a bulk email to 2,000 customers through a real SMTP server, its runner killed (SIGKILL)
@@ -33,35 +34,18 @@ const smtp = await startSmtp((_mail, count) => {
   return never;
 });
 
-/** Every worker started, killed when the file ends (decision 035: one afterAll at the top). */
-const workers: Deno.ChildProcess[] = [];
+// The held answer is let go before the server closes, which waits for its sessions.
 afterAll(async () => {
   endNever();
-  for (const child of workers) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already ended */ }
-    await child.status;
-  }
   await smtp.close();
 });
-
-function startWorker(name: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "tests/helpers/bulk-worker.ts"],
-    env: { DATABASE_PATH: path, LEASE_MS: "1000", RUNNER_NAME: name, APP_ENV: "test", SMTP_URL: smtp.url },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
-  workers.push(child);
-  return { child, log: () => log };
-}
+// Registered after the SMTP server's close, so that it runs first: the runners are killed before
+// the server they send to is closed.
+const startWorker = workerProcesses("tests/helpers/bulk-worker.ts", {
+  DATABASE_PATH: path,
+  LEASE_MS: "1000",
+  SMTP_URL: smtp.url,
+});
 
 describe("a bulk email whose runner is killed mid-send", () => {
   it(

@@ -1,9 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { jobs, jobSteps } from "../../db/schema-jobs.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { rowsAndMails } from "../helpers/crash-job.ts";
 import { testDatabaseFile } from "../helpers/db.ts";
+import { workerProcesses } from "../helpers/worker-processes.ts";
 
 /**
  * Issue 10: a runner killed mid-job (SIGKILL, no chance to clean up) finishes the job after a
@@ -13,37 +14,8 @@ import { testDatabaseFile } from "../helpers/db.ts";
 const { db, path } = await testDatabaseFile();
 await db.run(sql`CREATE TABLE crash_rows (job_id INTEGER NOT NULL, item INTEGER NOT NULL)`);
 
-/**
- * Every worker started, killed when the file ends. One afterAll at the top: a hook registered inside
- * a test never runs (decision 035), and the workers were left running after every run.
- */
-const workers: Deno.ChildProcess[] = [];
-afterAll(async () => {
-  for (const child of workers) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already ended */ }
-    await child.status;
-  }
-});
-
 /** Starts tests/helpers/job-worker.ts on this database as a process of its own. */
-function startWorker(name: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "tests/helpers/job-worker.ts"],
-    env: { DATABASE_PATH: path, LEASE_MS: "1000", RUNNER_NAME: name, APP_ENV: "test" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
-  workers.push(child);
-  return { child, log: () => log };
-}
+const startWorker = workerProcesses("tests/helpers/job-worker.ts", { DATABASE_PATH: path, LEASE_MS: "1000" });
 
 describe("a runner killed in the middle of a job", () => {
   it("is resumed by the next runner, and each row and each mail happens exactly once", async () => {
@@ -61,7 +33,7 @@ describe("a runner killed in the middle of a job", () => {
       }
       return new Response("accepted");
     });
-    afterAll(() => recorder.shutdown());
+    onTestFinished(() => recorder.shutdown());
     const items = 6;
     const { id } = await enqueue(db, rowsAndMails, { items, recorder: `http://127.0.0.1:${recorder.addr.port}/` });
 
@@ -113,7 +85,7 @@ describe("a runner killed in the middle of a job", () => {
         if (received.length === killAfter) reach();
         return new Response("accepted");
       });
-      afterAll(() => recorder.shutdown());
+      onTestFinished(() => recorder.shutdown());
       const { id } = await enqueue(db, rowsAndMails, { items, recorder: `http://127.0.0.1:${recorder.addr.port}/` });
 
       const first = startWorker("first at random");

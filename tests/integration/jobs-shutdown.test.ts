@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, expect, test, vi } from "vitest";
+import { expect, onTestFinished, test, vi } from "vitest";
 import { openDatabase } from "../../db/client.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import { startServerOn } from "../helpers/http-customer.ts";
@@ -30,10 +30,12 @@ const XML = `<?xml version="1.0" encoding="UTF-8"?>
 test("SIGTERM gives a running job back, and the next start finishes it", async () => {
   let holding = true;
   const { promise: asked, resolve: feedAsked } = Promise.withResolvers<void>();
+  // Let go only when the test ends, so that the feed can shut down.
+  const { promise: testEnded, resolve: endTest } = Promise.withResolvers<void>();
   const feed = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async () => {
     feedAsked();
     // While holding, the answer never comes: the reading is in flight when the portal stops.
-    if (holding) await new Promise(() => {});
+    if (holding) await testEnded;
     return new Response(XML, { headers: { "content-type": "text/xml" } });
   });
   const env = {
@@ -43,13 +45,16 @@ test("SIGTERM gives a running job back, and the next start finishes it", async (
   };
   const dataDir = mkdtempSync(join(tmpdir(), "portal-jobs-"));
   let server: RunningServer = await startServerOn(dataDir, "main.ts", env, STARTUP_MS);
-  afterAll(async () => {
+  // When the test ends (an afterAll registered inside a test never runs, decision 035: the portal
+  // was left running after every run).
+  onTestFinished(async () => {
     await server.stop();
+    endTest();
     await feed.shutdown().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   });
   const db = await openDatabase({ url: `file:${join(dataDir, "portal.db")}` });
-  afterAll(() => db.$client.close());
+  onTestFinished(() => db.$client.close());
   const feedJob = async () => (await db.select().from(jobs).where(eq(jobs.kind, "rates.ecb_feed")))[0];
 
   await asked;

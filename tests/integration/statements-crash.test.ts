@@ -1,12 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import { extractText, getDocumentProxy } from "unpdf";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { accounts, users } from "../../db/schema.ts";
 import { jobs, jobSteps } from "../../db/schema-jobs.ts";
 import { statements } from "../../db/schema-statements.ts";
 import { creditReceipt } from "../../server/ledger/movements.ts";
 import { requestStatement } from "../../server/statements/service.ts";
 import { testDatabaseFile } from "../helpers/db.ts";
+import { workerProcesses } from "../helpers/worker-processes.ts";
 
 /**
  * A statement's job killed (SIGKILL) while it draws the PDF is resumed by another process's runner,
@@ -16,27 +17,7 @@ import { testDatabaseFile } from "../helpers/db.ts";
 const { db, path } = await testDatabaseFile();
 const LINES = 3_000;
 
-function startWorker(name: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "tests/helpers/statement-worker.ts"],
-    env: { DATABASE_PATH: path, LEASE_MS: "1000", RUNNER_NAME: name, APP_ENV: "test" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
-  afterAll(async () => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already ended */ }
-    await child.status;
-  });
-  return { child, log: () => log };
-}
+const startWorker = workerProcesses("tests/helpers/statement-worker.ts", { DATABASE_PATH: path, LEASE_MS: "1000" });
 
 describe("a statement's job killed while it draws the PDF", () => {
   it("is finished by the next runner, the file made and stored once", async () => {
