@@ -122,10 +122,16 @@ function emit(level: LogLevel, msg: string, fields: Record<string, unknown> = {}
   }
   let text: string;
   try {
-    text = JSON.stringify(line, (_key, value) => typeof value === "bigint" ? value.toString() : value);
+    // Without a replacer first: one is called for every key of every line, a request's line
+    // included, and only a big integer needs it (JSON.stringify throws on one).
+    text = JSON.stringify(line);
   } catch {
-    // A field that cannot be written (a cycle): the line still goes out, without its fields.
-    text = JSON.stringify({ time: line.time, level, msg, ...context, fields: "(not serialisable)" });
+    try {
+      text = JSON.stringify(line, (_key, value) => typeof value === "bigint" ? value.toString() : value);
+    } catch {
+      // A field that cannot be written (a cycle): the line still goes out, without its fields.
+      text = JSON.stringify({ time: line.time, level, msg, ...context, fields: "(not serialisable)" });
+    }
   }
   if (write) write(text, level);
   else CONSOLE[level](text);

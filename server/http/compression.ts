@@ -77,7 +77,7 @@ export function compression(): MiddlewareHandler {
     await next();
     const res = c.res;
     const type = res.headers.get("content-type");
-    if (!res.body || !type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return;
+    if (!type || !COMPRESSIBLE_CONTENT_TYPE_REGEX.test(type)) return;
     if (!res.headers.get("vary")?.toLowerCase().includes("accept-encoding")) {
       res.headers.append("vary", "Accept-Encoding");
     }
@@ -87,6 +87,10 @@ export function compression(): MiddlewareHandler {
     if (!encoding) return;
     const length = Number(res.headers.get("content-length") ?? NaN);
     if (length < COMPRESSION_THRESHOLD) return;
+    // Read last: asking a Response for its body makes a stream of bytes it would otherwise hand to
+    // the server whole, and an answer that is not compressed here (a kept page, a built asset, a
+    // small one) should keep that.
+    if (!res.body) return;
 
     const reader = res.body.getReader();
     const first = await reader.read();

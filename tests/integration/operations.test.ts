@@ -11,7 +11,7 @@ import type { AppEnv } from "../../server/env.ts";
 import { Draining } from "../../server/http/draining.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { defineJob } from "../../server/jobs/define.ts";
-import { captureLog } from "../../server/log.ts";
+import { captureLog, log } from "../../server/log.ts";
 import { DURATION_BUCKETS } from "../../server/metrics.ts";
 import { makeUser, testApp } from "../helpers/app.ts";
 import { z } from "zod";
@@ -32,6 +32,18 @@ function logLines(): Record<string, unknown>[] {
 }
 
 describe("the log", () => {
+  test("a line with a big integer writes it as text; one with a field it cannot write still goes out", () => {
+    const lines = logLines();
+    log.info("ledger total", { total_minor: 12345678901234567890n, currency: "GBP" });
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    log.info("odd field", { cycle });
+    expect(lines.map(({ msg, total_minor, currency, fields }) => ({ msg, total_minor, currency, fields }))).toEqual([
+      { msg: "ledger total", total_minor: "12345678901234567890", currency: "GBP", fields: undefined },
+      { msg: "odd field", total_minor: undefined, currency: undefined, fields: "(not serialisable)" },
+    ]);
+  });
+
   test("one JSON line per request, with its id, method, route pattern, status and duration; the id is on the answer", async () => {
     const t = await testApp();
     const lines = logLines();
