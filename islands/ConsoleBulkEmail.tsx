@@ -4,12 +4,15 @@ import {
   bulkEmailKeys,
   bulkEmailQuery,
   type BulkEmailWithRecipients,
+  deleteBulkEmail,
   previewQuery,
   RECIPIENTS_PER_PAGE,
   type RecipientState,
   sendBulkEmail,
   sendToInDoubt,
+  updateBulkEmail,
 } from "./bulkemails/calls.ts";
+import { ComposeForm } from "./bulkemails/compose-form.tsx";
 import { errorText } from "./lib/api.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { useWrite } from "./lib/write.ts";
@@ -21,7 +24,12 @@ import { CELL, EmptyRow, MUTED, Table } from "./ui/table.tsx";
 export interface ConsoleBulkEmailProps {
   /** The email with its first page of recipients, as the server rendered it. */
   email: BulkEmailWithRecipients;
+  /** For correcting a draft in the compose form: the merge fields, and the partners by name. */
+  mergeFields: Record<string, string>;
+  partners: { id: number; name: string }[];
 }
+
+type Compose = Pick<ConsoleBulkEmailProps, "mergeFields" | "partners">;
 
 /** How often an email being sent is asked again, for its progress bar. */
 const POLL_MS = 1000;
@@ -40,7 +48,7 @@ const STATE_WORDS: Record<RecipientState, string> = {
  * /console/bulkemails/{id}: a draft is previewed with a customer's data and sent; a sent email shows
  * its progress (asked again every second while it is sent) and each recipient's state.
  */
-function ConsoleBulkEmail({ email: initial }: ConsoleBulkEmailProps) {
+function ConsoleBulkEmail({ email: initial, mergeFields, partners }: ConsoleBulkEmailProps) {
   const [page, setPage] = useState(1);
   const [state, setState] = useState<RecipientState | "">("");
   const first = page === 1 && state === "";
@@ -59,7 +67,9 @@ function ConsoleBulkEmail({ email: initial }: ConsoleBulkEmailProps) {
         <span className="font-medium">To:</span> {email.segment_text}
         {email.status === "draft" ? ` (${email.segment_size} customers now)` : ""}
       </p>
-      {email.status === "draft" ? <Draft email={email} /> : <Progress email={email} />}
+      {email.status === "draft"
+        ? <Draft email={email} compose={{ mergeFields, partners }} />
+        : <Progress email={email} />}
       {email.status !== "draft" && email.counts.in_doubt > 0 ? <InDoubt email={email} /> : null}
       {email.status !== "draft"
         ? (
@@ -108,14 +118,41 @@ function ConsoleBulkEmail({ email: initial }: ConsoleBulkEmailProps) {
   );
 }
 
-/** A draft: its preview with a customer's data, and the send. */
-function Draft({ email }: { email: BulkEmailWithRecipients }) {
+/**
+ * A draft: its preview with a customer's data, and the send; until then it can be corrected in the
+ * compose form (saving refreshes the preview) or deleted, behind a confirmation.
+ */
+function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Compose }) {
   const [userId, setUserId] = useState("");
   const [asked, setAsked] = useState("");
   // A bulk email cannot be unsent: the send asks once more, saying to how many.
   const [confirming, setConfirming] = useState(false);
+  const [editing, setEditing] = useState(false);
   const preview = useQuery(previewQuery(email.id, asked));
   const send = useWrite({ call: sendBulkEmail, idempotent: true, invalidates: [bulkEmailKeys.all] });
+  const update = useWrite({
+    call: updateBulkEmail,
+    idempotent: true,
+    invalidates: [bulkEmailKeys.all],
+    onSuccess: () => setEditing(false),
+  });
+  if (editing) {
+    return (
+      <ComposeForm
+        {...compose}
+        initial={email}
+        label="Edit the draft"
+        submitLabel="Save and preview"
+        pending={update.isPending}
+        error={update.error}
+        onSubmit={(body) => update.mutate({ params: { id: email.id }, body })}
+        onCancel={() => {
+          update.reset();
+          setEditing(false);
+        }}
+      />
+    );
+  }
   return (
     <div className="flex flex-col gap-4">
       <form
@@ -153,7 +190,8 @@ function Draft({ email }: { email: BulkEmailWithRecipients }) {
               <span className="font-medium">Subject:</span> <span data-preview-subject>{preview.data.subject}</span>
             </p>
             <iframe
-              key={preview.data.user_id}
+              // Asked again once the draft is saved: the frame shows the new text, not the old.
+              key={`${preview.data.user_id}:${preview.dataUpdatedAt}`}
               title="The email as the customer sees it"
               className="h-96 w-full rounded-xl border border-neutral-200 bg-white dark:border-neutral-800"
               sandbox=""
@@ -191,7 +229,44 @@ function Draft({ email }: { email: BulkEmailWithRecipients }) {
             </button>
           </div>
         )}
+      {confirming ? null : (
+        <div className="flex flex-wrap gap-3">
+          <button type="button" className="btn-outline" onClick={() => setEditing(true)}>Edit</button>
+          <DeleteDraft email={email} />
+        </div>
+      )}
     </div>
+  );
+}
+
+/** Deletes the draft, asked once more; then back to the list, where it is gone. */
+function DeleteDraft({ email }: { email: BulkEmailWithRecipients }) {
+  const [confirming, setConfirming] = useState(false);
+  const remove = useWrite({
+    call: deleteBulkEmail,
+    idempotent: true,
+    invalidates: [bulkEmailKeys.all],
+    onSuccess: () => location.assign("/console/bulkemails"),
+  });
+  if (!confirming) {
+    return <button type="button" className="btn-ghost" onClick={() => setConfirming(true)}>Delete draft</button>;
+  }
+  return (
+    <form
+      className="flex flex-wrap items-center gap-3"
+      aria-label="Confirm the deletion"
+      onSubmit={(event) => {
+        event.preventDefault();
+        remove.mutate({ params: { id: email.id } });
+      }}
+    >
+      <p role="status">Delete the draft “{email.subject}”? It cannot be brought back.</p>
+      {remove.isError ? <Alert title="Not deleted">{errorText(remove.error)}</Alert> : null}
+      <SubmitButton pending={remove.isPending} pendingLabel="Deleting…" className="btn-primary">
+        Yes, delete it
+      </SubmitButton>
+      <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+    </form>
   );
 }
 

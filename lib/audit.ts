@@ -52,6 +52,8 @@ export const AUDIT_ACTIONS = {
   "customer.partner": "Changed the customer's partner",
   "bulk-email.create": "Wrote a bulk email",
   "bulk-email.send": "Sent a bulk email",
+  "bulk-email.update": "Corrected a bulk email draft",
+  "bulk-email.delete": "Deleted a bulk email draft",
   "bulk-email.send-in-doubt": "Sent a bulk email to its recipients in doubt",
   "marketing.unsubscribe": "Unsubscribed from bulk emails",
 } as const;

@@ -6,6 +6,8 @@ import { read } from "../lib/query-client.tsx";
 export const createBulkEmail = call<typeof calls.createBulkEmail>("POST", "/console/bulkemails");
 export const getBulkEmail = call<typeof calls.getBulkEmail>("GET", "/console/bulkemails/:id");
 export const previewBulkEmail = call<typeof calls.previewBulkEmail>("GET", "/console/bulkemails/:id/preview");
+export const updateBulkEmail = call<typeof calls.updateBulkEmail>("PUT", "/console/bulkemails/:id");
+export const deleteBulkEmail = call<typeof calls.deleteBulkEmail>("DELETE", "/console/bulkemails/:id");
 export const sendBulkEmail = call<typeof calls.sendBulkEmail>("POST", "/console/bulkemails/:id/send");
 export const sendToInDoubt = call<typeof calls.sendToInDoubt>("POST", "/console/bulkemails/:id/send-in-doubt");
 export const unsubscribe = call<typeof calls.unsubscribe>("POST", "/unsubscribe");

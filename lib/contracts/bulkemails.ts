@@ -124,19 +124,41 @@ const byId = z.object({ id: idText });
 const bodyText = text({ label: "The body", max: 20_000, multiline: true }).refine(...mergeFieldsKnown("The body"));
 MULTILINE_TEXTS.add(bodyText);
 
+/** What an administrator writes: the same for a new draft and for its correction. */
+const draftBody = z.object({
+  subject: text({ label: "The subject", max: 200 }).refine(...mergeFieldsKnown("The subject")),
+  body: bodyText,
+  segment: bulkSegment.optional().default({}),
+});
+
 export const createBulkEmail = defineCall({
   method: "POST",
   path: "/console/bulkemails",
   summary: "Saves a bulk email as a draft: its subject, its body (merge fields {{name}}, {{first_name}}, {{email}}, " +
     "{{account_ref}}) and its segment. Nobody is mailed until it is sent.",
   guards: CONSOLE_GUARDS,
-  body: z.object({
-    subject: text({ label: "The subject", max: 200 }).refine(...mergeFieldsKnown("The subject")),
-    body: bodyText,
-    segment: bulkSegment.optional().default({}),
-  }),
+  body: draftBody,
   answer: bulkEmail,
   status: 201,
+});
+
+export const updateBulkEmail = defineCall({
+  method: "PUT",
+  path: "/console/bulkemails/:id",
+  summary: "Corrects a draft: its subject, body and segment, as the create takes them. 409 once it was sent.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  body: draftBody,
+  answer: bulkEmail,
+});
+
+export const deleteBulkEmail = defineCall({
+  method: "DELETE",
+  path: "/console/bulkemails/:id",
+  summary: "Deletes a draft: nobody was mailed, nothing of it is kept but its audit entry. 409 once it was sent.",
+  guards: CONSOLE_GUARDS,
+  params: byId,
+  answer: z.object({ deleted: z.literal(true) }),
 });
 
 export const listBulkEmails = defineCall({

@@ -3,10 +3,12 @@ import * as calls from "../../lib/contracts/bulkemails.ts";
 import {
   bulkEmailWithRecipients,
   createBulkEmail,
+  deleteBulkEmail,
   listBulkEmails,
   previewBulkEmail,
   sendBulkEmail,
   sendToInDoubt,
+  updateBulkEmail,
 } from "../../server/bulkemails/service.ts";
 import { unsubscribe } from "../../server/bulkemails/unsubscribe.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -44,6 +46,25 @@ route(
   calls.previewBulkEmail,
   (c, { params, query }) => previewBulkEmail(c.get("db"), c.get("config").publicUrl, params.id, query.user_id),
 );
+
+route(bulkEmailCalls, calls.updateBulkEmail, (c, { params, body }, answer) =>
+  updateBulkEmail(
+    c.get("db"),
+    administrator(c),
+    params.id,
+    body,
+    now(c),
+    (tx, changed) => answer.storeWith(tx, changed),
+  ));
+
+route(bulkEmailCalls, calls.deleteBulkEmail, (c, { params }, answer) =>
+  deleteBulkEmail(
+    c.get("db"),
+    administrator(c),
+    params.id,
+    now(c),
+    (tx, gone) => answer.storeWith(tx, gone),
+  ));
 
 route(bulkEmailCalls, calls.sendBulkEmail, async (c, { params }, answer) => {
   const email = await sendBulkEmail(

@@ -89,7 +89,10 @@ export async function bulkEmailExists(params: Record<string, string>, c: Context
 /** /console/bulkemails/{id}: a draft's preview and send, or a sent one's progress and recipients. */
 export async function ConsoleBulkEmailPage(c: Context<AppEnv>) {
   const id = idText.parse(c.req.param("id"));
-  const email = await bulkEmailWithRecipients(c.get("db"), id, { page: 1, per_page: 50 });
+  const [email, partners] = await Promise.all([
+    bulkEmailWithRecipients(c.get("db"), id, { page: 1, per_page: 50 }),
+    listPartners(c.get("db")),
+  ]);
   return (
     <section>
       <PageTitle
@@ -103,7 +106,11 @@ export async function ConsoleBulkEmailPage(c: Context<AppEnv>) {
       >
         {email.subject}
       </PageTitle>
-      <ConsoleBulkEmail email={email} />
+      <ConsoleBulkEmail
+        email={email}
+        mergeFields={MERGE_FIELDS}
+        partners={partners.map(({ id, name }) => ({ id, name }))}
+      />
       <p className="mt-6">
         <a className="btn-ghost" href="/console/bulkemails">All bulk emails</a>
       </p>

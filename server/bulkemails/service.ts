@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import { bulkEmailRecipients, bulkEmails, type BulkRecipientState } from "../../db/schema-bulkemails.ts";
@@ -35,12 +35,7 @@ export async function createBulkEmail(
   store: (tx: Tx, answer: BulkEmail) => Promise<void>,
 ): Promise<BulkEmail> {
   const id = await db.transaction(async (tx) => {
-    // A partner that does not exist would make an empty segment look like a choice that worked.
-    if (draft.segment.partner_id !== undefined) {
-      const [partner] = await tx.select({ id: partners.id }).from(partners)
-        .where(eq(partners.id, draft.segment.partner_id));
-      if (!partner) throw new InvalidInput("There is no such partner.", "segment.partner_id");
-    }
+    await checkPartner(tx, draft.segment);
     const [row] = await tx.insert(bulkEmails).values({ ...draft, createdBy: adminId, createdAt: now })
       .returning({ id: bulkEmails.id });
     await audit(tx, {
@@ -53,6 +48,79 @@ export async function createBulkEmail(
     return row.id;
   });
   return await bulkEmailView(db, id);
+}
+
+const SENT_ALREADY = "This bulk email was sent already: write a new one to send it again.";
+
+/** A partner that does not exist would make an empty segment look like a choice that worked. */
+async function checkPartner(tx: Tx, segment: BulkSegment) {
+  if (segment.partner_id === undefined) return;
+  const [partner] = await tx.select({ id: partners.id }).from(partners).where(eq(partners.id, segment.partner_id));
+  if (!partner) throw new InvalidInput("There is no such partner.", "segment.partner_id");
+}
+
+/** The draft `id` in `tx`: 404 unknown, 409 once sent (its recipients and record are fixed then). */
+async function draftIn(tx: Tx, id: number, refusal: string) {
+  const [email] = await tx.select().from(bulkEmails).where(eq(bulkEmails.id, id));
+  if (!email) throw new NotFound(NO_EMAIL);
+  if (email.sentAt) throw new Conflict(`This bulk email was sent already: ${refusal}`);
+  return email;
+}
+
+/**
+ * Corrects a draft (a typo, the wrong segment), audited with its subject and segment before and
+ * after (not the body, which can be long) in the same transaction; 409 once sent. The update is
+ * conditional on it still being a draft, so a send racing it cannot be followed by a change.
+ */
+export async function updateBulkEmail(
+  db: Database,
+  adminId: number,
+  id: number,
+  draft: BulkEmailDraft,
+  now: Date,
+  store: (tx: Tx, answer: BulkEmail) => Promise<void>,
+): Promise<BulkEmail> {
+  await db.transaction(async (tx) => {
+    const before = await draftIn(tx, id, "write a new one to say something else.");
+    await checkPartner(tx, draft.segment);
+    const changed = await tx.update(bulkEmails)
+      .set({ subject: draft.subject, body: draft.body, segment: draft.segment })
+      .where(and(eq(bulkEmails.id, id), isNull(bulkEmails.sentAt))).returning({ id: bulkEmails.id });
+    if (changed.length === 0) throw new Conflict(SENT_ALREADY);
+    await audit(tx, {
+      actor: adminId,
+      action: "bulk-email.update",
+      before: { bulk_email: id, subject: before.subject, segment: before.segment },
+      after: { bulk_email: id, subject: draft.subject, segment: draft.segment },
+    }, now);
+    await store(tx, await bulkEmailView(tx, id));
+  });
+  return await bulkEmailView(db, id);
+}
+
+/** Deletes a draft, audited (its subject and segment are what remains of it); 409 once sent. */
+export async function deleteBulkEmail(
+  db: Database,
+  adminId: number,
+  id: number,
+  now: Date,
+  store: (tx: Tx, answer: { deleted: true }) => Promise<void>,
+): Promise<{ deleted: true }> {
+  const answer = { deleted: true } as const;
+  await db.transaction(async (tx) => {
+    const before = await draftIn(tx, id, "its record stays; write a new one to say something else.");
+    const gone = await tx.delete(bulkEmails).where(and(eq(bulkEmails.id, id), isNull(bulkEmails.sentAt)))
+      .returning({ id: bulkEmails.id });
+    if (gone.length === 0) throw new Conflict(SENT_ALREADY);
+    await audit(tx, {
+      actor: adminId,
+      action: "bulk-email.delete",
+      before: { bulk_email: id, subject: before.subject, segment: before.segment },
+      after: null,
+    }, now);
+    await store(tx, answer);
+  });
+  return answer;
 }
 
 /**
@@ -71,7 +139,7 @@ export async function sendBulkEmail(
   await db.transaction(async (tx) => {
     const [email] = await tx.select().from(bulkEmails).where(eq(bulkEmails.id, id));
     if (!email) throw new NotFound(NO_EMAIL);
-    if (email.sentAt) throw new Conflict("This bulk email was sent already: write a new one to send it again.");
+    if (email.sentAt) throw new Conflict(SENT_ALREADY);
     await tx.run(sql`INSERT INTO ${bulkEmailRecipients} (bulk_email_id, user_id, email, state, updated_at)
       SELECT ${id}, ${users.id}, ${users.username}, 'pending', ${now.getTime()}
       FROM ${segmentFrom} WHERE ${segmentWhere(email.segment)} ORDER BY ${users.id}`);

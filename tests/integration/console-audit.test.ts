@@ -306,6 +306,27 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       path: "console/bulkemails",
       body: { subject: "Audited news", body: "Hello {{name}}", segment: { type: "Personal" } },
     }),
+  "PUT /console/bulkemails/:id": async () => {
+    const draft = await admin.client.post("console/bulkemails", {
+      subject: "Audited typo",
+      body: "Hello",
+      segment: {},
+    });
+    expectStatus(draft, 201);
+    return {
+      path: `console/bulkemails/${draft.json.body.id}`,
+      body: { subject: "Audited correction", body: "Hello {{name}}", segment: {} },
+    };
+  },
+  "DELETE /console/bulkemails/:id": async () => {
+    const draft = await admin.client.post("console/bulkemails", {
+      subject: "Audited mistake",
+      body: "Hello",
+      segment: {},
+    });
+    expectStatus(draft, 201);
+    return { path: `console/bulkemails/${draft.json.body.id}` };
+  },
   "POST /console/bulkemails/:id/send": async () => {
     const draft = await admin.client.post("console/bulkemails", {
       subject: "Audited send",
