@@ -134,7 +134,13 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
     call: updateBulkEmail,
     idempotent: true,
     invalidates: [bulkEmailKeys.all],
-    onSuccess: () => setEditing(false),
+    onSuccess: (saved) => {
+      setEditing(false);
+      // The page's heading is the subject, rendered by the server outside this island: it would
+      // still show the typo just corrected.
+      const heading = document.querySelector("main h1");
+      if (heading) heading.textContent = saved.subject;
+    },
   });
   if (editing) {
     return (
@@ -245,7 +251,9 @@ function DeleteDraft({ email }: { email: BulkEmailWithRecipients }) {
   const remove = useWrite({
     call: deleteBulkEmail,
     idempotent: true,
-    invalidates: [bulkEmailKeys.all],
+    // Nothing to refresh: the page is left for the list (rendered by the server), and asking this
+    // email's queries again would only fetch 404s for the draft just deleted.
+    invalidates: [],
     onSuccess: () => location.assign("/console/bulkemails"),
   });
   if (!confirming) {

@@ -3,7 +3,8 @@
  * /console/bulkemails for a small segment (the customers who signed up on one day), previews it
  * with a customer's data, sends it, and watches its progress until it is sent; each customer got
  * one mail through a real SMTP server. And the recipients a crash left in doubt: the administrator
- * is told what sending to them means, confirms, and they are mailed.
+ * is told what sending to them means, confirms, and they are mailed. And a draft with a typo:
+ * corrected in the same form, prefilled, then deleted.
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
@@ -125,6 +126,51 @@ describe("a bulk email", () => {
     expect(await doubt.count()).toBe(0);
     const perRecipient = smtp.perRecipient();
     expect(people.map((p) => perRecipient.get(p.email))).toEqual([undefined, 1, 1]);
+    expect(problems).toEqual([]);
+  });
+
+  test("draft with a typo is corrected in its form, then deleted and gone from the list", async ({ server, db, browser }) => {
+    const day = "2019-10-10";
+    await insertCustomers(db, 1, {
+      prefix: `draft-${crypto.randomUUID().slice(0, 6)}`,
+      createdAt: new Date(`${day}T10:00:00Z`),
+    });
+    const { page, problems } = await newPage(browser);
+    await ensureAdministrator(page.request, server.url, ADMIN);
+    await signInThroughPages(page, db, server.url, ADMIN.email, ADMIN.password);
+    await page.goto(`${server.url}/console/bulkemails`);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "New bulk email" });
+    await form.getByLabel("Subject").fill("Beter rates");
+    await form.getByLabel("Body").fill("Hello {{name}}");
+    await form.getByLabel("Signed up from").fill(day);
+    await form.getByLabel("Signed up to").fill(day);
+    await form.getByRole("button", { name: "Save and preview" }).click();
+    await page.waitForURL(/\/console\/bulkemails\/\d+$/);
+    await hydrated(page);
+    const subject = page.locator("[data-preview-subject]");
+    await page.getByText("Beter rates", { exact: true }).and(subject).waitFor();
+
+    await page.getByRole("button", { name: "Edit" }).click();
+    const edit = page.getByRole("form", { name: "Edit the draft" });
+    // Prefilled with the draft as saved.
+    expect(await edit.getByLabel("Subject").inputValue()).toBe("Beter rates");
+    expect(await edit.getByLabel("Signed up from").inputValue()).toBe(day);
+    await edit.getByLabel("Subject").fill("Better rates");
+    await edit.getByRole("button", { name: "Save and preview" }).click();
+    // The preview is asked again: the corrected subject, in the heading too.
+    await page.getByText("Better rates", { exact: true }).and(subject).waitFor();
+    expect(await page.locator("main h1").textContent()).toBe("Better rates");
+    expect(await edit.count()).toBe(0);
+
+    const draftPath = new URL(page.url()).pathname;
+    await page.getByRole("button", { name: "Delete draft" }).click();
+    const confirm = page.getByRole("form", { name: "Confirm the deletion" });
+    await confirm.getByRole("button", { name: "Yes, delete it" }).click();
+    await page.waitForURL(/\/console\/bulkemails$/);
+    await hydrated(page);
+    await page.locator("main").getByRole("heading", { name: "Latest bulk emails" }).waitFor();
+    expect(await page.locator(`main a[href="${draftPath}"]`).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 });
