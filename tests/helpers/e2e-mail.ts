@@ -1,14 +1,12 @@
 import { join } from "node:path";
-import { and, desc, gt, inArray, sql } from "drizzle-orm";
 import { type Database, openDatabase } from "../../db/client.ts";
-import { emails } from "../../db/schema.ts";
 import type { Page } from "playwright-core";
 import { hydrated } from "./browser.ts";
-import { asSent, type EmailRow } from "./mailbox.ts";
+import { codeIn, type EmailRow, lastEmailId, linkIn, waitForEmail, type WaitOptions } from "./mailbox.ts";
 import type { RunningServer } from "./server.ts";
 
-export type { EmailRow };
-export { codeIn, linkIn } from "./mailbox.ts";
+export type { EmailRow, WaitOptions };
+export { codeIn, lastEmailId, linkIn, waitForEmail };
 
 /**
  * The mailbox of an end-to-end test: the running server keeps every email in its database's
@@ -18,68 +16,6 @@ export { codeIn, linkIn } from "./mailbox.ts";
  */
 export function openServerDatabase(server: RunningServer): Promise<Database> {
   return openDatabase({ url: "file:" + join(server.dataDir, "portal.db") });
-}
-
-export interface WaitOptions {
-  /**
-   * Only an email of this template ("email-validation", "second-factor-code", "password-reset"...),
-   * or of one of these templates.
-   */
-  template?: string | string[];
-  /** Only an email whose text contains this. */
-  containing?: string;
-  /**
-   * Only an email newer than this: a row seen before (or its id), or a moment (by createdAt).
-   * Without it, the first matching email is answered, however old.
-   */
-  after?: EmailRow | number | Date | null;
-  /** How long to wait, in ms (default 10 s). */
-  timeoutMs?: number;
-}
-
-/** The id of the newest email in the table (0 when none): a mark to wait for what comes after. */
-export async function lastEmailId(db: Database): Promise<number> {
-  const [row] = await db.select({ id: emails.id }).from(emails).orderBy(desc(emails.id)).limit(1);
-  return row?.id ?? 0;
-}
-
-/**
- * Polls until an email to `to` (compared without case) arrives that matches `template` and is
- * newer than `after`, and answers the newest such email. Throws after the timeout, listing what
- * the address did receive.
- */
-export async function waitForEmail(db: Database, to: string, options: WaitOptions = {}): Promise<EmailRow> {
-  const { template, containing, after = null, timeoutMs = 10_000 } = options;
-  const conditions = [sql`lower(${emails.to}) = ${to.toLowerCase()}`];
-  if (typeof template === "string") conditions.push(sql`${emails.template} = ${template}`);
-  else if (template) conditions.push(inArray(emails.template, template));
-  if (containing) conditions.push(sql`instr(${emails.text}, ${containing}) > 0`);
-  if (typeof after === "number") conditions.push(gt(emails.id, after));
-  else if (after instanceof Date) conditions.push(gt(emails.createdAt, after));
-  else if (after) conditions.push(gt(emails.id, after.id));
-
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await db.select().from(emails).where(and(...conditions)).orderBy(desc(emails.id)).limit(1);
-    // The message as the server sent it (a security email is kept redacted, decision 057).
-    if (row) return await asSent(db, row);
-    if (Date.now() > deadline) {
-      const seen = await db.select({ id: emails.id, template: emails.template }).from(emails)
-        .where(sql`lower(${emails.to}) = ${to.toLowerCase()}`);
-      throw new Error(
-        `No ${[template ?? "email"].flat().join(" or ")}${
-          containing ? ` containing "${containing}"` : ""
-        } for ${to} within ${timeoutMs} ms` +
-          (after === null
-            ? ""
-            : ` (after ${
-              after instanceof Date ? after.toISOString() : typeof after === "number" ? `#${after}` : `#${after.id}`
-            })`) +
-          `. That address has: ${seen.map((s) => `#${s.id} ${s.template}`).join(", ") || "nothing"}.`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -16,10 +16,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { and, desc, gt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { emails } from "../../db/schema.ts";
-import { asSent } from "./mailbox.ts";
+import { lastEmailId, waitForEmail } from "./mailbox.ts";
 import { freePort, outputOf, type RunningServer } from "./server.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -134,13 +132,9 @@ export function expectAnswer<T = unknown>(what: string, answer: HttpAnswer, stat
 // ---------------------------------------------------------------------------------------------
 // The mailbox: the server's `emails` table (APP_ENV=test, or no SMTP_URL, keeps every message there)
 
-/** The id of the newest email (0 when none): a mark to wait for what comes after. */
-export async function lastEmailId(db: Database): Promise<number> {
-  const [row] = await db.select({ id: emails.id }).from(emails).orderBy(desc(emails.id)).limit(1);
-  return row?.id ?? 0;
-}
+export { lastEmailId };
 
-/** Polls until an email of `template` to `to`, newer than the mark `after`, is in the table; answers its text. */
+/** Polls until an email of `template` to `to`, newer than the mark `after`, is in the table; answers its text as sent. */
 export async function waitForMail(
   db: Database,
   to: string,
@@ -148,24 +142,7 @@ export async function waitForMail(
   after: number,
   timeoutMs = 10_000,
 ): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await db.select({ id: emails.id, template: emails.template, text: emails.text }).from(emails)
-      .where(
-        and(
-          sql`lower(${emails.to}) = ${to.toLowerCase()}`,
-          sql`${emails.template} = ${template}`,
-          gt(emails.id, after),
-        ),
-      )
-      .orderBy(desc(emails.id)).limit(1);
-    // The text as the server sent it (a security email is kept redacted, decision 057).
-    if (row) return (await asSent(db, row)).text;
-    if (Date.now() > deadline) {
-      throw new Error(`No ${template} email to ${to} within ${timeoutMs} ms (after #${after}).`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  return (await waitForEmail(db, to, { template, after, timeoutMs })).text;
 }
 
 function codeIn(text: string): string {
