@@ -46,13 +46,26 @@ const BROTLI_PER_ANSWER = {
   },
 };
 
-function compressWhole(body: Uint8Array, encoding: Encoding): Uint8Array<ArrayBuffer> {
+/** How hard to compress: per answer while the visitor waits, or once for an answer kept (page-cache.ts). */
+export interface Effort {
+  brotliQuality: number;
+  gzipLevel: number;
+}
+
+const PER_ANSWER: Effort = { brotliQuality: 4, gzipLevel: 6 };
+
+/** A whole body compressed with `encoding`, as bytes a Response sends as they are. */
+export function compressWhole(body: Uint8Array, encoding: Encoding, effort = PER_ANSWER): Uint8Array<ArrayBuffer> {
   const out = encoding === "br"
     ? brotliCompressSync(body, {
       ...BROTLI_PER_ANSWER,
-      params: { ...BROTLI_PER_ANSWER.params, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+      params: {
+        ...BROTLI_PER_ANSWER.params,
+        [constants.BROTLI_PARAM_QUALITY]: effort.brotliQuality,
+        [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+      },
     })
-    : gzipSync(body, { level: 6 });
+    : gzipSync(body, { level: effort.gzipLevel });
   return new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.byteLength);
 }
 
