@@ -78,7 +78,8 @@ import { createMailer, type MailTransport } from "./server/mail/index.ts";
 import { type Outbox, outboxBeside, testOutbox } from "./server/mail/outbox.ts";
 import { EmailOutbox } from "./server/notifications/email-outbox.ts";
 import type { Assets } from "./server/render/assets.ts";
-import { PageCache, publicPageAnswers } from "./server/render/page-cache.ts";
+import { keepPublicPageAnswers, PageCache } from "./server/render/page-cache.ts";
+import { answerKeptPagesFirst } from "./server/http/front-door.ts";
 import type { Services } from "./server/services.ts";
 
 export interface ServiceOptions {
@@ -208,12 +209,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // (decision 041).
   const metrics = deps.metrics ?? new HttpMetrics();
   app.use(requestLog(metrics));
-  app.use((deps.draining ?? new Draining()).middleware());
+  const draining = deps.draining ?? new Draining();
+  app.use(draining.middleware());
   // Then: it compresses what every other layer made (decision 034).
   app.use(compression());
-  // Kept public pages go out from here, as bytes already made (decision 058).
+  // A public page's answer is kept here for the next visitors, whom the front door answers
+  // (decisions 058, 059; answerKeptPagesFirst below).
   const redirectTable = deps.redirects ?? new RedirectTable(db);
-  app.use(publicPageAnswers(pageCache, redirectTable, { sendKept: !deps.sessions }));
+  app.use(keepPublicPageAnswers());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(emailFrameAllowances());
   app.use(securityHeaders({ https: config.publicUrl.startsWith("https:") }));
@@ -273,5 +276,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const errors = errorHandlers(ErrorPage);
   app.notFound(errors.notFound);
   app.onError(errors.onError);
+  // Kept public pages are answered before every layer above (decision 059), with the portal's own
+  // sessions only: they know an anonymous visitor by their cookies alone, a test's stand-in does not.
+  if (!deps.sessions) answerKeptPagesFirst(app, { cache: pageCache, redirects: redirectTable, metrics, draining });
   return app;
 }

@@ -36,6 +36,13 @@ function Hydrated({ children, onReady }: { children: ReactNode; onReady: () => v
   return children;
 }
 
+/** Lets the browser handle input and paint before the next piece of work. */
+function yieldToMain(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (scheduler?.yield) return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 async function hydrateIslands() {
   const block = document.getElementById("__islands");
   if (!block?.textContent) return;
@@ -57,6 +64,9 @@ async function hydrateIslands() {
       reloadAfterChunkFailure();
       return;
     }
+    // Each island in a task of its own: the page stays responsive between them (a phone's main
+    // thread is never held for all of them at once).
+    await yieldToMain();
     await new Promise<void>((ready) => {
       hydrateRoot(element, createElement(Hydrated, { onReady: ready, children: createElement(component, props) }));
     });

@@ -41,10 +41,9 @@ export class DataVersions {
 
   /** The current versions: those last read, unless they are a second old or this process wrote since. */
   current(): Promise<Versions> {
+    const known = this.peek();
+    if (known) return Promise.resolve(known);
     const now = this.now();
-    // A clock that went back makes the last read's age unknown: read again.
-    const fresh = this.#readAtChange === this.#changes && now >= this.#readAt && now - this.#readAt < this.maxAgeMs;
-    if (fresh) return Promise.resolve(this.#versions);
     // Concurrent requests share one read, unless it started before this process's latest change.
     if (this.#reading?.change !== this.#changes) {
       const reading = { change: this.#changes, done: this.#read(this.#changes, now) };
@@ -54,6 +53,17 @@ export class DataVersions {
       }).catch(() => {});
     }
     return this.#reading!.done;
+  }
+
+  /**
+   * The current versions when they are known without a read (as `current` would return them at
+   * once); undefined when `current` would read them first.
+   */
+  peek(): Versions | undefined {
+    const now = this.now();
+    // A clock that went back makes the last read's age unknown: read again.
+    const fresh = this.#readAtChange === this.#changes && now >= this.#readAt && now - this.#readAt < this.maxAgeMs;
+    return fresh ? this.#versions : undefined;
   }
 
   /** This process may have changed data (it answered a write): read the versions again before trusting them. */

@@ -24,6 +24,15 @@ export class RedirectTable {
     return this.#byPath.get(path);
   }
 
+  /**
+   * Whether the path is redirected, from the table as loaded, without waiting: `null` when the
+   * table is older than its `ttlMs` (then `lookup` reads it again).
+   */
+  peek(path: string): { target: Target | undefined } | null {
+    if (this.now() - this.#loadedAt > this.ttlMs) return null;
+    return { target: this.#byPath.get(path) };
+  }
+
   /** Reloads at once (after an operator edits the table on this instance). */
   refresh(): Promise<void> {
     this.#loading ??= (async () => {

@@ -15,7 +15,7 @@ export const UNMATCHED_ROUTE = "(unmatched)";
  * by the client (or a proxy) is logged beside it as `upstream_id`, never trusted in its place, so
  * that nobody can make their requests' lines look like someone else's.
  */
-function newRequestId(): string {
+export function newRequestId(): string {
   const bytes = crypto.getRandomValues(ID_BYTES);
   let id = "";
   for (const b of bytes) id += HEX[b];
@@ -64,8 +64,6 @@ export function requestLog(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
         await next();
       } finally {
         const duration = performance.now() - started;
-        const route = routeOf(c);
-        const status = c.res.status;
         c.res.headers.set(REQUEST_ID_HEADER, id);
         // The server's own time, apart from the network and the client's queue: what the
         // benchmarks' budgets are about (docs/PERFORMANCE.md). To administrators only: to anyone
@@ -73,21 +71,55 @@ export function requestLog(metrics: HttpMetrics): MiddlewareHandler<AppEnv> {
         if (c.get("user")?.level === "Admin") {
           c.res.headers.set("Server-Timing", `app;dur=${duration.toFixed(1)}`);
         }
-        metrics.observe(c.req.method, route, status, duration / 1000);
-        const fields = {
+        recordRequest(metrics, {
+          id,
           method: c.req.method,
-          route,
+          route: routeOf(c),
           path: c.req.path,
-          status,
-          duration_ms: Math.round(duration * 10) / 10,
-          // Who asked (an id, no personal data): the customer's other requests are then a search away.
-          user_id: c.get("user")?.id,
-          on_behalf_of: c.get("onBehalf")?.id,
-          ...(upstream ? { upstream_id: upstream } : {}),
-        };
-        if (status >= 500) log.warn("request failed", fields);
-        else log.info("request", fields);
+          status: c.res.status,
+          durationMs: duration,
+          userId: c.get("user")?.id,
+          onBehalfOf: c.get("onBehalf")?.id,
+          upstream,
+        });
       }
     });
   };
+}
+
+/** A request answered, as its log line and the metrics know it. */
+export interface AnsweredRequest {
+  id: string;
+  method: string;
+  /** The route's pattern (routeOf), not the path. */
+  route: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  userId?: number;
+  onBehalfOf?: number;
+  /** The id a client or a proxy sent as X-Request-Id, if any. */
+  upstream?: string;
+}
+
+/**
+ * Its count in the metrics and its one line in the log, for every answer: those of the app's
+ * layers (requestLog) and the kept public pages answered before them (server/http/front-door.ts).
+ */
+export function recordRequest(metrics: HttpMetrics, answered: AnsweredRequest): void {
+  metrics.observe(answered.method, answered.route, answered.status, answered.durationMs / 1000);
+  const fields = {
+    request_id: answered.id,
+    method: answered.method,
+    route: answered.route,
+    path: answered.path,
+    status: answered.status,
+    duration_ms: Math.round(answered.durationMs * 10) / 10,
+    // Who asked (an id, no personal data): the customer's other requests are then a search away.
+    user_id: answered.userId,
+    on_behalf_of: answered.onBehalfOf,
+    ...(answered.upstream ? { upstream_id: answered.upstream } : {}),
+  };
+  if (answered.status >= 500) log.warn("request failed", fields);
+  else log.info("request", fields);
 }

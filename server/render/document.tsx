@@ -112,7 +112,9 @@ export function sendPage(c: Context<AppEnv>, page: RenderedPage, status?: Conten
   let head = "";
   let tail = "";
   if (page.islandData) {
-    for (const href of page.modules) head += `<link rel="modulepreload" href="${href}"${nonce}>`;
+    // At low priority: the stylesheet is the one request the first paint waits for, and the
+    // server-rendered page is readable before its islands hydrate (decision 059).
+    for (const href of page.modules) head += `<link rel="modulepreload" href="${href}" fetchpriority="low"${nonce}>`;
     tail = `<script type="application/json" id="__islands">${page.islandData}</script>` +
       `<script type="module" src="${assets.entry}"${nonce}></script>`;
   }

@@ -4,16 +4,16 @@ import { SESSION_COOKIE } from "../auth/sessions.ts";
 import type { DataVersions, Topic, Versions } from "../data-versions.ts";
 import type { AppEnv } from "../env.ts";
 import { compressWhole, negotiateEncoding } from "../http/compression.ts";
-import type { RedirectTable } from "../http/redirects.ts";
 import { PUBLIC_PAGE_SCRIPT_SRC, withPublicPageScripts } from "../http/security.ts";
-import { colorModeOf, type RenderedPage } from "./document.tsx";
+import type { RenderedPage } from "./document.tsx";
+import { colorModeFromCookieHeader } from "../../lib/color-mode.ts";
 
 /** What a lookup found: the page kept, or how to keep the page about to be rendered. */
 export interface CacheLookup {
   page: RenderedPage | undefined;
   /** Keeps the page rendered for this request, at the versions read before it was rendered. */
   keep(page: RenderedPage): void;
-  /** Keeps the whole answer sent with the page, as `publicPageAnswers` serves it again. */
+  /** Keeps the whole answer sent with the page, as the front door serves it again (server/http/front-door.ts). */
   keepAnswer(res: Response): Promise<void>;
 }
 
@@ -43,9 +43,8 @@ function stampOf(versions: Versions, shows: readonly Topic[]): string {
 }
 
 /** The page a visitor asks for, as a key: their colour mode, the path and the query. */
-function keyOf(c: Context<AppEnv>): string {
-  const url = c.req.url;
-  return `${colorModeOf(c)} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
+function keyOf(url: string, cookieHeader: string | null | undefined): string {
+  return `${colorModeFromCookieHeader(cookieHeader) ?? "system"} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
 }
 
 /** A cookie that may make the answer this visitor's own: a session, or a notification to show. */
@@ -63,7 +62,7 @@ const alreadyKept = () => {};
  *
  * Such a page carries no nonce: nothing on it is anybody's input, so its scripts are allowed as our
  * own origin's (PUBLIC_PAGE_SCRIPT_SRC) and its whole answer is the same bytes for every visitor.
- * The first answer is kept with its headers and compressed once; `publicPageAnswers` sends it to
+ * The first answer is kept with its headers and compressed once; the front door (server/http/front-door.ts) sends it to
  * the next visitors before any other layer runs (decision 058).
  */
 export class PageCache {
@@ -78,7 +77,7 @@ export class PageCache {
   async lookup(c: Context<AppEnv>, shows: readonly Topic[]): Promise<CacheLookup | null> {
     if (c.get("user") || c.req.method !== "GET") return null;
     if (c.req.header("cookie")?.includes(`${FLASH_COOKIE}=`)) return null;
-    const key = keyOf(c);
+    const key = keyOf(c.req.url, c.req.header("cookie"));
     const stamp = stampOf(await this.versions.current(), shows);
     const keepAnswer = (res: Response) => this.#keepAnswer(key, stamp, res);
     const hit = this.#pages.get(key);
@@ -88,20 +87,26 @@ export class PageCache {
 
   /**
    * The kept answer for this request, when the visitor is anonymous by their cookies alone and
-   * the page's topics are as they were; null to answer through every layer.
+   * the page's topics are known, without a read, to be as they were; null to answer through every
+   * layer (which reads what is not known, and keeps the page again).
    */
-  async answer(c: Context<AppEnv>): Promise<Response | null> {
-    if (c.req.method !== "GET") return null;
-    const cookie = c.req.header("cookie");
+  answer(request: Request): Response | null {
+    if (request.method !== "GET") return null;
+    const cookie = request.headers.get("cookie");
     if (cookie && OWN_COOKIE.test(cookie)) return null;
-    const kept = this.#pages.get(keyOf(c));
-    if (!kept?.answer || stampOf(await this.versions.current(), kept.shows) !== kept.stamp) return null;
-    const encoding = negotiateEncoding(c.req.header("accept-encoding"), ["br", "gzip"]);
+    const kept = this.#pages.get(keyOf(request.url, cookie));
+    if (!kept?.answer) return null;
+    const versions = this.versions.peek();
+    if (!versions || stampOf(versions, kept.shows) !== kept.stamp) return null;
+    const encoding = negotiateEncoding(request.headers.get("accept-encoding") ?? undefined, ["br", "gzip"]);
     const body = encoding ? kept.answer[encoding] : kept.answer.identity;
-    const headers = new Headers(kept.answer.headers);
+    // Set one by one on the answer's own headers: in Deno 2.9 a Headers object (or a list) handed to
+    // the constructor is checked and copied twice, about three times the cost (bench/bare-server.ts).
+    const res = new Response(body);
+    const headers = res.headers;
+    for (const [name, value] of kept.answer.headers) headers.set(name, value);
     if (encoding) headers.set("content-encoding", encoding);
-    headers.set("content-length", String(body.byteLength));
-    return new Response(body, { status: 200, headers });
+    return res;
   }
 
   #keep(key: string, kept: KeptPage): void {
@@ -119,6 +124,10 @@ export class PageCache {
     if (!res.headers.get("content-security-policy")?.includes(PUBLIC_PAGE_SCRIPT_SRC)) return;
     const identity = new Uint8Array(await res.clone().arrayBuffer());
     const headers = [...res.headers].filter(([name]) => name !== "content-length" && name !== "date");
+    // Its forms are chosen by Accept-Encoding, whatever this first answer said.
+    if (!headers.some(([name, value]) => name === "vary" && /accept-encoding/i.test(value))) {
+      headers.push(["vary", "Accept-Encoding"]);
+    }
     // Brotli's quality 5: under a millisecond for /calculator (2,252 bytes of 8,224); quality 11
     // saves some 270 bytes more for 22 ms, which a visitor inventing query strings (each a page kept
     // anew) could make the server spend at will.
@@ -133,24 +142,14 @@ export class PageCache {
 }
 
 /**
- * Kept public pages, answered before the layers a visitor's own answer needs (security headers
- * made per answer, the session, the page's render): registered inside compression (an answer
- * already compressed passes it as it is) and before the security headers (so that the answer it
- * keeps has them). A path the redirects table sends elsewhere is never answered here. On the way
- * out, a public page's answer gets its script policy without a nonce and is kept for the next.
- * Kept answers are sent only with the portal's own sessions (`sendKept`), which know an anonymous
- * visitor by their cookies alone; a test's stand-in for them does not.
+ * On the way out of a public page kept for every visitor: its script policy without a nonce, and
+ * its whole answer kept for the next visitors, whom `answerKeptPagesFirst`
+ * (server/http/front-door.ts) answers before any layer of the app. Registered inside compression
+ * (what it keeps is the page as rendered; it compresses that itself) and before the security
+ * headers (so that the answer it keeps has them).
  */
-export function publicPageAnswers(
-  cache: PageCache,
-  redirects: RedirectTable,
-  { sendKept }: { sendKept: boolean },
-): MiddlewareHandler<AppEnv> {
-  return async function publicPageAnswer(c, next) {
-    if (sendKept && c.req.method === "GET") {
-      const answer = await cache.answer(c);
-      if (answer && !(await redirects.lookup(c.req.path))) return answer;
-    }
+export function keepPublicPageAnswers(): MiddlewareHandler<AppEnv> {
+  return async function keepPublicPageAnswer(c, next) {
     await next();
     const kept = c.get("publicPage");
     if (!kept) return;

@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, test, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { redirects } from "../../db/schema.ts";
 import { VERSIONS_MAX_AGE_MS } from "../../server/data-versions.ts";
+import { captureLog } from "../../server/log.ts";
 import { PUBLIC_PAGE_SCRIPT_SRC } from "../../server/http/security.ts";
 import { INDICATIVE_RATES } from "../../server/money/rates.ts";
 import { saveRates } from "../../server/money/store.ts";
@@ -78,5 +79,46 @@ describe("a public page kept for every visitor", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe("a kept answer, sent before the app's layers (decision 059)", () => {
+  const TOKEN = "metrics-token-of-this-test-0123456789";
+  let restore: (() => void) | null = null;
+  afterEach(() => {
+    restore?.();
+    restore = null;
+  });
+
+  test("is logged with its own request id and counted in the metrics, as every answer is", async () => {
+    const app = (await signinApp({ env: { METRICS_TOKEN: TOKEN } })).app;
+    const visitOnce = () => app.request("/calculator?from=GBP", { headers: { "accept-encoding": "br" } });
+    await visitOnce();
+    const lines: Record<string, unknown>[] = [];
+    restore = captureLog((line) => lines.push(JSON.parse(line)), "info");
+    const kept = await visitOnce();
+    expect(kept.headers.get("content-encoding")).toBe("br");
+    const id = kept.headers.get("x-request-id");
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(lines).toEqual([expect.objectContaining({
+      msg: "request",
+      request_id: id,
+      method: "GET",
+      route: "/calculator",
+      path: "/calculator",
+      status: 200,
+    })]);
+    const metrics = await (await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(metrics).toContain('portal_http_requests_total{method="GET",route="/calculator",status="200"} 2');
+  });
+
+  test("is not sent for a path with escapes: the router decodes it, and the page goes through every layer", async () => {
+    const app = (await signinApp()).app;
+    const encodingOf = async (path: string) =>
+      (await app.request(path, { headers: { "accept-encoding": "br, gzip" } })).headers.get("content-encoding");
+    // Kept answers go out as brotli; an answer made through the layers is compressed with gzip.
+    for (const path of ["/calculator?q=%41", "/calcul%61tor"]) await encodingOf(path);
+    expect(await encodingOf("/calculator?q=%41")).toBe("br");
+    expect(await encodingOf("/calcul%61tor")).toBe("gzip");
   });
 });

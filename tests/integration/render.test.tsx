@@ -51,6 +51,15 @@ describe("islands on a page", () => {
     expect(islands.find((i) => i.name === "ColorModeToggle")?.src).toBe("");
   });
 
+  test("the stylesheet comes before the islands' modules: they are preloaded at low priority, so the page paints first", async () => {
+    t.signIn(null);
+    const home = await (await t.app.request("/")).text();
+    const links = [...home.matchAll(/<link rel="(stylesheet|modulepreload)"[^>]*>/g)].map((m) => m[0]);
+    expect(links[0]).toContain('rel="stylesheet"');
+    expect(links.length).toBeGreaterThan(1);
+    for (const link of links.slice(1)) expect(link).toContain('fetchpriority="low"');
+  });
+
   test("the manifest: each island's module and what it imports; the layouts' islands come with the entry", () => {
     const assets = assetsFromManifest({
       "islands/client.ts": { file: "assets/client-A.js", isEntry: true },
