@@ -85,6 +85,9 @@ function buffered(line: string): void {
 
 globalThis.addEventListener("unload", flushLog);
 process.on("exit", flushLog);
+// A process that dies of an uncaught error gets no unload: what it logged last is what matters most.
+globalThis.addEventListener("error", () => flushLog());
+globalThis.addEventListener("unhandledrejection", () => flushLog());
 
 const CONSOLE: Record<LogLevel, (line: string) => void> = {
   debug: buffered,

@@ -36,20 +36,21 @@ function pathOf(url: string): string {
 export function keptAnswer(request: Request, { cache, redirects, metrics, draining }: FrontDoorParts): Response | null {
   if (draining.stopping || request.method !== "GET") return null;
   const started = performance.now();
-  const path = pathOf(request.url);
+  const url = request.url;
+  const path = pathOf(url);
   // A path an operator redirects is the redirect's (and the table, when due, is read by the app's
-  // layer); one with escapes (%) is the router's to decode.
+  // layer); a path with escapes, or a fragment (which no browser sends), is the router's to read.
   const redirect = redirects.peek(path);
-  if (!redirect || redirect.target || path.includes("%")) return null;
-  const res = cache.answer(request);
-  if (!res) return null;
+  if (!redirect || redirect.target || path.includes("%") || url.includes("#")) return null;
+  const kept = cache.answer(request);
+  if (!kept) return null;
+  const res = kept.response;
   const id = newRequestId();
   res.headers.set(REQUEST_ID_HEADER, id);
   recordRequest(metrics, {
     id,
     method: "GET",
-    // Kept pages are routes without parameters: the path is the route.
-    route: path,
+    route: kept.route,
     path,
     status: res.status,
     durationMs: performance.now() - started,

@@ -6,6 +6,7 @@ import type { AppEnv } from "../env.ts";
 import { compressWhole, negotiateEncoding } from "../http/compression.ts";
 import { PUBLIC_PAGE_SCRIPT_SRC, withPublicPageScripts } from "../http/security.ts";
 import type { RenderedPage } from "./document.tsx";
+import { routeOf } from "../http/request-log.ts";
 import { colorModeFromCookieHeader } from "../../lib/color-mode.ts";
 
 /** What a lookup found: the page kept, or how to keep the page about to be rendered. */
@@ -13,8 +14,11 @@ export interface CacheLookup {
   page: RenderedPage | undefined;
   /** Keeps the page rendered for this request, at the versions read before it was rendered. */
   keep(page: RenderedPage): void;
-  /** Keeps the whole answer sent with the page, as the front door serves it again (server/http/front-door.ts). */
-  keepAnswer(res: Response): Promise<void>;
+  /**
+   * Keeps the whole answer sent with the page (`route`: the route that answered), as the front
+   * door serves it again (server/http/front-door.ts).
+   */
+  keepAnswer(res: Response, route: string): Promise<void>;
 }
 
 /**
@@ -22,6 +26,8 @@ export interface CacheLookup {
  * are and compressed once, so that the next visitor's answer is bytes already made.
  */
 interface KeptAnswer {
+  /** The route that answered (routeOf): the label of the answer's log line and metrics. */
+  route: string;
   headers: [string, string][];
   identity: Uint8Array<ArrayBuffer>;
   gzip: Uint8Array<ArrayBuffer>;
@@ -79,7 +85,7 @@ export class PageCache {
     if (c.req.header("cookie")?.includes(`${FLASH_COOKIE}=`)) return null;
     const key = keyOf(c.req.url, c.req.header("cookie"));
     const stamp = stampOf(await this.versions.current(), shows);
-    const keepAnswer = (res: Response) => this.#keepAnswer(key, stamp, res);
+    const keepAnswer = (res: Response, route: string) => this.#keepAnswer(key, stamp, res, route);
     const hit = this.#pages.get(key);
     if (hit?.stamp === stamp) return { page: hit.page, keep: alreadyKept, keepAnswer };
     return { page: undefined, keep: (page) => this.#keep(key, { page, shows, stamp }), keepAnswer };
@@ -90,7 +96,7 @@ export class PageCache {
    * the page's topics are known, without a read, to be as they were; null to answer through every
    * layer (which reads what is not known, and keeps the page again).
    */
-  answer(request: Request): Response | null {
+  answer(request: Request): { response: Response; route: string } | null {
     if (request.method !== "GET") return null;
     const cookie = request.headers.get("cookie");
     if (cookie && OWN_COOKIE.test(cookie)) return null;
@@ -106,7 +112,7 @@ export class PageCache {
     const headers = res.headers;
     for (const [name, value] of kept.answer.headers) headers.set(name, value);
     if (encoding) headers.set("content-encoding", encoding);
-    return res;
+    return { response: res, route: kept.answer.route };
   }
 
   #keep(key: string, kept: KeptPage): void {
@@ -117,7 +123,7 @@ export class PageCache {
     this.#pages.set(key, kept);
   }
 
-  async #keepAnswer(key: string, stamp: string, res: Response): Promise<void> {
+  async #keepAnswer(key: string, stamp: string, res: Response, route: string): Promise<void> {
     const kept = this.#pages.get(key);
     // Only a plain 200 of the page as kept: a cookie set or another status is this visitor's.
     if (kept?.stamp !== stamp || kept.answer || res.status !== 200 || res.headers.has("set-cookie")) return;
@@ -125,14 +131,15 @@ export class PageCache {
     const identity = new Uint8Array(await res.clone().arrayBuffer());
     const headers = [...res.headers].filter(([name]) => name !== "content-length" && name !== "date");
     // Its forms are chosen by Accept-Encoding, whatever this first answer said.
-    if (!headers.some(([name, value]) => name === "vary" && /accept-encoding/i.test(value))) {
-      headers.push(["vary", "Accept-Encoding"]);
-    }
+    const vary = headers.find(([name]) => name === "vary");
+    if (!vary) headers.push(["vary", "Accept-Encoding"]);
+    else if (!/accept-encoding/i.test(vary[1])) vary[1] += ", Accept-Encoding";
     // Brotli's quality 5: under a millisecond for /calculator (2,252 bytes of 8,224); quality 11
     // saves some 270 bytes more for 22 ms, which a visitor inventing query strings (each a page kept
     // anew) could make the server spend at will.
     const once = { brotliQuality: 5, gzipLevel: 9 };
     kept.answer = {
+      route,
       headers,
       identity,
       gzip: compressWhole(identity, "gzip", once),
@@ -155,6 +162,6 @@ export function keepPublicPageAnswers(): MiddlewareHandler<AppEnv> {
     if (!kept) return;
     const csp = c.res.headers.get("content-security-policy");
     if (csp) c.res.headers.set("content-security-policy", withPublicPageScripts(csp));
-    await kept.keepAnswer(c.res);
+    await kept.keepAnswer(c.res, routeOf(c));
   };
 }

@@ -2,6 +2,9 @@ import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { redirects } from "../../db/schema.ts";
 import { VERSIONS_MAX_AGE_MS } from "../../server/data-versions.ts";
 import { captureLog } from "../../server/log.ts";
+import { createApp } from "../../app.ts";
+import { Draining } from "../../server/http/draining.ts";
+import { loadAssets } from "../../server/render/assets.ts";
 import { PUBLIC_PAGE_SCRIPT_SRC } from "../../server/http/security.ts";
 import { INDICATIVE_RATES } from "../../server/money/rates.ts";
 import { saveRates } from "../../server/money/store.ts";
@@ -76,6 +79,8 @@ describe("a public page kept for every visitor", () => {
       const res = await visit("/calculator");
       expect(res.status).toBe(302);
       expect(res.headers.get("location")).toBe("/register");
+      // The table is loaded now: the front door, which would have the kept page, leaves it to the redirect.
+      expect((await visit("/calculator")).status).toBe(302);
     } finally {
       vi.useRealTimers();
     }
@@ -92,11 +97,12 @@ describe("a kept answer, sent before the app's layers (decision 059)", () => {
 
   test("is logged with its own request id and counted in the metrics, as every answer is", async () => {
     const app = (await signinApp({ env: { METRICS_TOKEN: TOKEN } })).app;
-    const visitOnce = () => app.request("/calculator?from=GBP", { headers: { "accept-encoding": "br" } });
+    const visitOnce = () => app.request("/calculator?from=GBP", { headers: { "accept-encoding": "br, gzip" } });
     await visitOnce();
     const lines: Record<string, unknown>[] = [];
     restore = captureLog((line) => lines.push(JSON.parse(line)), "info");
     const kept = await visitOnce();
+    // Brotli: the kept answer (an answer made through the layers is compressed with gzip).
     expect(kept.headers.get("content-encoding")).toBe("br");
     const id = kept.headers.get("x-request-id");
     expect(id).toMatch(/^[0-9a-f]{16}$/);
@@ -110,6 +116,36 @@ describe("a kept answer, sent before the app's layers (decision 059)", () => {
     })]);
     const metrics = await (await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(metrics).toContain('portal_http_requests_total{method="GET",route="/calculator",status="200"} 2');
+  });
+
+  test("counts a crafted fragment under its route, not as a series of its own", async () => {
+    const app = (await signinApp({ env: { METRICS_TOKEN: TOKEN } })).app;
+    for (const path of ["/calculator#a", "/calculator#a", "/calculator#b", "/calculator#b"]) await app.request(path);
+    const metrics = await (await app.request("/metrics", { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(metrics).toContain('portal_http_requests_total{method="GET",route="/calculator",status="200"} 4');
+    expect(metrics).not.toContain("#a");
+  });
+
+  test("is refused, like every request, once the portal is stopping", async () => {
+    const t = await signinApp();
+    const draining = new Draining();
+    const app = createApp({
+      db: t.db,
+      config: t.config,
+      assets: loadAssets(t.config.distDir),
+      services: t.services,
+      draining,
+    });
+    const visit = () => app.request("/calculator", { headers: { "accept-encoding": "br, gzip" } });
+    await visit();
+    expect((await visit()).headers.get("content-encoding")).toBe("br");
+    const lines: Record<string, unknown>[] = [];
+    restore = captureLog((line) => lines.push(JSON.parse(line)), "info");
+    void draining.drain(1000);
+    const refused = await visit();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("connection")).toBe("close");
+    expect(lines).toEqual([expect.objectContaining({ msg: "request failed", route: "/calculator", status: 503 })]);
   });
 
   test("is not sent for a path with escapes: the router decodes it, and the page goes through every layer", async () => {
