@@ -78,7 +78,13 @@ export async function lighthouse(url: string, headers: Record<string, string> = 
     `--chrome-flags=--headless=new --no-sandbox --disable-gpu`,
   ];
   if (Object.keys(headers).length) args.push(`--extra-headers=${JSON.stringify(headers)}`);
-  const out = await run("node", args, { env: { CHROME_PATH: CHROMIUM } });
+  let out = await run("node", args, { env: { CHROME_PATH: CHROMIUM } });
+  // Lighthouse sometimes misses the navigation's start in Chromium's trace and says to run it
+  // again (NO_NAVSTART): a fault of the recording, not of the page. At most twice more, then it counts.
+  for (let retry = 0; retry < 2 && out.code !== 0 && out.stderr.includes("NO_NAVSTART"); retry++) {
+    console.log(`  ${new URL(url).pathname}: Lighthouse missed the navigation's start (NO_NAVSTART); again`);
+    out = await run("node", args, { env: { CHROME_PATH: CHROMIUM } });
+  }
   if (out.code !== 0) throw new Error(`Lighthouse failed on ${url} (exit ${out.code}): ${out.stderr.slice(-2000)}`);
   // deno-lint-ignore no-explicit-any
   const report = JSON.parse(out.stdout) as any;
