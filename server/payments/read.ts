@@ -3,7 +3,7 @@ import type { Database } from "../../db/client.ts";
 import { paymentEvents, payments } from "../../db/schema-payments.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import { NotFound } from "../errors.ts";
-import { fromColumns, rowsOf, type Tx } from "../../db/sql.ts";
+import { columnList, fromColumns, rowsOf, type Tx } from "../../db/sql.ts";
 import { eventAnswer, paymentAnswer, type PaymentRow, type Viewer } from "./answer.ts";
 import { peopleByIds, type Person } from "./people.ts";
 
@@ -41,9 +41,15 @@ export function listPayments(
 
 const pending = (accountId: number) => and(eq(payments.accountId, accountId), eq(payments.status, "pending_approval"));
 
+const ALL_PENDING = `SELECT ${columnList(payments)} FROM payments
+  WHERE account_id = ? AND status = 'pending_approval' ORDER BY id`;
+
 /** Every payment of the account waiting for approval, oldest first (the order they were asked in). */
 export async function allPendingPayments(db: Database, accountId: number, viewer: Viewer) {
-  const rows = await db.select().from(payments).where(pending(accountId)).orderBy(asc(payments.id));
+  // Fixed SQL (db/sql.ts): every dashboard asks, and the query builder's select of the payment's
+  // columns was a sixth of a dashboard's CPU (decision 059).
+  const rows = (await rowsOf<Record<string, unknown>>(db, ALL_PENDING, [accountId]))
+    .map((row) => fromColumns(payments, row));
   return await answers(db, rows, viewer);
 }
 
