@@ -9,7 +9,6 @@
 import { PAGES } from "../routes/pages.tsx";
 import { openDatabase } from "../db/client.ts";
 import {
-  createAdminOverHttp,
   fundedCustomerOverHttp,
   HttpSession,
   registerOverHttp,
@@ -23,6 +22,7 @@ import {
   stylesheetsOfHtml,
 } from "./lib/page-scripts.ts";
 import type { RunningPortal } from "./lib/processes.ts";
+import { portalAdmin } from "./page.ts";
 import { type BenchContext, type BenchModule, type BenchResult, fmt, kb, table } from "./lib/report.ts";
 import { fetchTransferred } from "./lib/transferred.ts";
 
@@ -67,7 +67,7 @@ export async function measurePage(origin: string, path: string, who: string, coo
 async function signedInPages(portal: RunningPortal): Promise<Array<{ path: string; who: string; cookie: string }>> {
   const mailbox = await openDatabase({ url: `file:${portal.databasePath}` });
   try {
-    const admin = await createAdminOverHttp(portal.url, mailbox);
+    const admin = await portalAdmin(portal);
     const customer = await fundedCustomerOverHttp(portal.url, mailbox, admin, { funds: { GBP: "1000.00" } });
     const person = await registerOverHttp(portal.url, mailbox, { type: "Personal" });
     const business = await registerOverHttp(portal.url, mailbox, { type: "Business" });

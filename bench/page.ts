@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { openDatabase } from "../db/client.ts";
-import { createAdminOverHttp, fundedCustomerOverHttp } from "../tests/helpers/http-customer.ts";
+import { createAdminOverHttp, fundedCustomerOverHttp, type HttpAdmin } from "../tests/helpers/http-customer.ts";
 import { type LoadResult, measureLoad } from "./load.ts";
 import { type RunningPortal, startServer, tempDir } from "./lib/processes.ts";
 import { type BenchContext, type BenchModule, type BenchResult, fmt, median, table } from "./lib/report.ts";
@@ -44,10 +44,33 @@ export function customerCookie(portal: RunningPortal): Promise<string> {
 }
 const cookies = new WeakMap<RunningPortal, Promise<string>>();
 
+/**
+ * The portal's first administrator, signed in: made once per portal (its setup answers only once),
+ * for every benchmark of the run that needs one.
+ */
+export function portalAdmin(portal: RunningPortal): Promise<HttpAdmin> {
+  let admin = admins.get(portal);
+  if (!admin) {
+    admins.set(
+      portal,
+      admin = (async () => {
+        const mailbox = await openDatabase({ url: `file:${portal.databasePath}` });
+        try {
+          return await createAdminOverHttp(portal.url, mailbox);
+        } finally {
+          mailbox.$client.close();
+        }
+      })(),
+    );
+  }
+  return admin;
+}
+const admins = new WeakMap<RunningPortal, Promise<HttpAdmin>>();
+
 async function newCustomerCookie(portal: RunningPortal): Promise<string> {
   const mailbox = await openDatabase({ url: `file:${portal.databasePath}` });
   try {
-    const admin = await createAdminOverHttp(portal.url, mailbox);
+    const admin = await portalAdmin(portal);
     const customer = await fundedCustomerOverHttp(portal.url, mailbox, admin, { funds: { GBP: "1000.00" } });
     return customer.session.cookieHeader();
   } finally {
