@@ -47,7 +47,7 @@ const ALL_PENDING = `SELECT ${columnList(payments)} FROM payments
 /** Every payment of the account waiting for approval, oldest first (the order they were asked in). */
 export async function allPendingPayments(db: Database, accountId: number, viewer: Viewer) {
   // Fixed SQL (db/sql.ts): every dashboard asks, and the query builder's select of the payment's
-  // columns was a sixth of a dashboard's CPU (decision 059).
+  // columns was a sixth of a dashboard's CPU (docs/PERFORMANCE.md, "Kept pages at the front door").
   const rows = (await rowsOf<Record<string, unknown>>(db, ALL_PENDING, [accountId]))
     .map((row) => fromColumns(payments, row));
   return await answers(db, rows, viewer);
