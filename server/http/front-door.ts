@@ -5,10 +5,10 @@
  * goes through the layers as before, which read what is due and keep the page again.
  *
  * Why in front of Hono and not as its first layer: for a kept page the routing, the chain of
- * layers and the request's log context cost about twice what the answer itself does
- * (docs/PERFORMANCE.md, "Kept pages answered at the front door"). The answer still gets what every
- * answer gets from the outer layers: its request id (X-Request-Id), its line in the log and its
- * count in the metrics.
+ * layers and the request's log context cost more than the answer itself (docs/PERFORMANCE.md,
+ * "Kept pages at the front door, and the first paint"). The answer still gets what every answer
+ * gets from the outer layers: its request id (X-Request-Id), its line in the log and its count in
+ * the metrics.
  */
 import type { Hono } from "hono";
 import type { AppEnv } from "../env.ts";

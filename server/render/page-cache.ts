@@ -76,8 +76,9 @@ const alreadyKept = () => {};
  *
  * Such a page carries no nonce: nothing on it is anybody's input, so its scripts are allowed as our
  * own origin's (PUBLIC_PAGE_SCRIPT_SRC) and its whole answer is the same bytes for every visitor.
- * The first answer is kept with its headers and compressed once; the front door (server/http/front-door.ts) sends it to
- * the next visitors before any other layer runs (decision 058).
+ * The first answer is kept with its headers and compressed once; the front door
+ * (server/http/front-door.ts) sends it to the next visitors before any layer runs (decisions 058,
+ * 059).
  */
 export class PageCache {
   #pages = new Map<string, KeptPage>();
