@@ -16,18 +16,21 @@ export function quoteDeadline(sentAt: number, validitySeconds: number): number {
 /** Whole seconds left, never below zero. */
 export const secondsLeft = (deadline: number, now: number): number => Math.max(0, Math.ceil((deadline - now) / 1000));
 
-/** The seconds left until `deadline` (null: none), ticking once a second until it is reached. */
+/**
+ * The seconds left until `deadline` (null: none), ticking once a second until it is reached. Each
+ * render reads the clock: a time kept in state would be the one of the last tick, and the first
+ * render of a new quote would count from when the page opened (a quote of 3 s shown as valid for
+ * 60 s, until the next effect).
+ */
 export function useSecondsLeft(deadline: number | null): number {
-  const [now, setNow] = useState(() => Date.now());
+  const [, setTick] = useState(0);
   useEffect(() => {
     if (deadline === null) return;
-    setNow(Date.now());
     const id = setInterval(() => {
-      const t = Date.now();
-      setNow(t);
-      if (t >= deadline) clearInterval(id);
+      setTick((tick) => tick + 1);
+      if (Date.now() >= deadline) clearInterval(id);
     }, 1000);
     return () => clearInterval(id);
   }, [deadline]);
-  return deadline === null ? 0 : secondsLeft(deadline, now);
+  return deadline === null ? 0 : secondsLeft(deadline, Date.now());
 }

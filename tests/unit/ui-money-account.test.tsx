@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import Balances, { type BalancesProps } from "../../islands/Balances.tsx";
 import ConvertForm, { type ConvertFormProps, QUOTE_EXPIRED } from "../../islands/ConvertForm.tsx";
 import { addAmount } from "../../islands/lib/amounts.ts";
+import { quoteDeadline, useSecondsLeft } from "../../islands/money/countdown.ts";
 import { notifications } from "../../islands/lib/notification-store.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
 import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
@@ -300,6 +301,21 @@ describe("ConvertForm", () => {
     expect(calls).toHaveLength(1);
     expect(screen.getByLabelText("Amount to sell").getAttribute("aria-invalid")).toBe("true");
     expect(screen.getAllByText("The amount must be more than the fee of 1.00 GBP.").length).toBeGreaterThan(0);
+  });
+
+  test("a quote held long after the page opened counts down from its own validity, never more", async () => {
+    const seen: number[] = [];
+    function Countdown({ deadline }: { deadline: number | null }) {
+      const left = useSecondsLeft(deadline);
+      seen.push(left);
+      return createElement("p", null, left);
+    }
+    const view = render(createElement(Countdown, { deadline: null }));
+    await settle(60_000);
+    view.rerender(createElement(Countdown, { deadline: quoteDeadline(Date.now(), 3) }));
+    await settle(1000);
+    expect(Math.max(...seen)).toBe(3);
+    expect(seen.at(-1)).toBe(2);
   });
 
   test("the countdown follows this browser's clock from the request, whatever the server's clock says", async () => {
