@@ -137,9 +137,7 @@ export async function sendBulkEmail(
   store: (tx: Tx, answer: BulkEmail) => Promise<void>,
 ): Promise<BulkEmail> {
   await db.transaction(async (tx) => {
-    const [email] = await tx.select().from(bulkEmails).where(eq(bulkEmails.id, id));
-    if (!email) throw new NotFound(NO_EMAIL);
-    if (email.sentAt) throw new Conflict(SENT_ALREADY);
+    const email = await draftIn(tx, id, "write a new one to send it again.");
     await tx.run(sql`INSERT INTO ${bulkEmailRecipients} (bulk_email_id, user_id, email, state, updated_at)
       SELECT ${id}, ${users.id}, ${users.username}, 'pending', ${now.getTime()}
       FROM ${segmentFrom} WHERE ${segmentWhere(email.segment)} ORDER BY ${users.id}`);

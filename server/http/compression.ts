@@ -37,15 +37,6 @@ export function negotiateEncoding(
   return preference.find((encoding) => (q.get(encoding) ?? q.get("*") ?? 0) > 0) ?? null;
 }
 
-// Brotli, when it is the one the browser accepts: quality 4 in a 64 KB window.
-const BROTLI_PER_ANSWER = {
-  params: {
-    [constants.BROTLI_PARAM_QUALITY]: 4,
-    [constants.BROTLI_PARAM_LGWIN]: 16,
-    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-  },
-};
-
 /** How hard to compress: per answer while the visitor waits, or once for an answer kept (page-cache.ts). */
 export interface Effort {
   brotliQuality: number;
@@ -53,6 +44,15 @@ export interface Effort {
 }
 
 const PER_ANSWER: Effort = { brotliQuality: 4, gzipLevel: 6 };
+
+// Brotli, when it is the one the browser accepts: the answer's quality in a 64 KB window.
+const BROTLI_PER_ANSWER = {
+  params: {
+    [constants.BROTLI_PARAM_QUALITY]: PER_ANSWER.brotliQuality,
+    [constants.BROTLI_PARAM_LGWIN]: 16,
+    [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+  },
+};
 
 /** A whole body compressed with `encoding`, as bytes a Response sends as they are. */
 export function compressWhole(body: Uint8Array, encoding: Encoding, effort = PER_ANSWER): Uint8Array<ArrayBuffer> {
@@ -143,7 +143,7 @@ function compressPieces(
 ): ReadableStream<Uint8Array> {
   const compressor = encoding === "br"
     ? createBrotliCompress({ ...BROTLI_PER_ANSWER, flush: constants.BROTLI_OPERATION_FLUSH })
-    : createGzip({ level: 6, flush: constants.Z_SYNC_FLUSH });
+    : createGzip({ level: PER_ANSWER.gzipLevel, flush: constants.Z_SYNC_FLUSH });
   const write = (piece: Uint8Array) => new Promise<void>((done) => compressor.write(piece, () => done()));
   let ended = false;
   return new ReadableStream<Uint8Array>({
