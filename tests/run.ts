@@ -7,11 +7,26 @@
  */
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 
 const VITEST = "npm:vitest@4.1.12";
 const outDir = mkdtempSync(join(tmpdir(), "portal-tests-"));
+
+interface ReportFile {
+  name: string;
+  status: string;
+  message?: string;
+  assertionResults: { fullName: string; status: string; failureMessages?: string[] }[];
+}
+
+/**
+ * Every failed test by file and name, repeated above the closing line: a CI log is often read
+ * from its end, and a flaky failure among thousands of passing tests must be found there.
+ */
+const failures: string[] = [];
+const firstLine = (text: string | undefined) =>
+  stripVTControlCharacters(text ?? "").split("\n").find((l) => l.trim())?.trim().slice(0, 300) ?? "";
 
 interface Counts {
   passed: number;
@@ -40,14 +55,24 @@ async function runProject(project: string, extraEnv: Record<string, string> = {}
   }).output();
   if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
   const json = JSON.parse(readFileSync(report, "utf8"));
+  const files: ReportFile[] = json.testResults ?? [];
   // A suite that failed to load counts as a failure even though none of its tests ran.
-  const brokenFiles =
-    (json.testResults ?? []).filter((f: { status: string; assertionResults: unknown[] }) =>
-      f.status === "failed" && f.assertionResults.length === 0
-    ).length;
+  const brokenFiles = files.filter((f) => f.status === "failed" && f.assertionResults.length === 0);
+  for (const file of brokenFiles) {
+    failures.push(`${project}: ${relative(Deno.cwd(), file.name)} did not load: ${firstLine(file.message)}`);
+  }
+  for (const file of files) {
+    for (const test of file.assertionResults.filter((t) => t.status === "failed")) {
+      failures.push(
+        `${project}: ${relative(Deno.cwd(), file.name)} > ${test.fullName}\n    ${
+          firstLine(test.failureMessages?.[0])
+        }`,
+      );
+    }
+  }
   return {
     passed: json.numPassedTests ?? 0,
-    failed: (json.numFailedTests ?? 0) + brokenFiles,
+    failed: (json.numFailedTests ?? 0) + brokenFiles.length,
     ok: code === 0,
   };
 }
@@ -128,8 +153,10 @@ if (chromium) {
   results.push({ passed: 0, failed: 1, ok: false });
 }
 
-if (typeCheckErrors) console.error(`\nThe type check failed:\n${typeCheckErrors}`);
-for (const findings of toolFindings) console.error(`\n${findings}`);
+// On stdout, next to the closing line, where a CI log's end is read.
+if (typeCheckErrors) console.log(`\nThe type check failed:\n${typeCheckErrors}`);
+for (const findings of toolFindings) console.log(`\n${findings}`);
+if (failures.length) console.log(`\nFailed tests:\n${failures.map((f) => `  ${f}`).join("\n")}`);
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log(`\n${passed} passed, ${failed} failed`);
