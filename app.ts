@@ -215,7 +215,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use(compression());
   // A public page's answer is kept here for the next visitors, whom the front door answers
   // (decisions 058, 059; answerKeptPagesFirst below).
-  const redirectTable = deps.redirects ?? new RedirectTable(db);
+  const redirectTable = deps.redirects ?? new RedirectTable(db, 5_000, services.now);
   app.use(keepPublicPageAnswers());
   app.use(identityProviderAllowances(!!config.sumsub));
   app.use(emailFrameAllowances());

@@ -17,6 +17,11 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.{ts,tsx}", "tests/integration/**/*.test.{ts,tsx}"],
           setupFiles: ["tests/helpers/setup.ts"],
           pool: "forks",
+          // A test's time is not what it checks: the integration tests sign people up (Argon2 at
+          // 19 MiB each) and start processes, which on a loaded CI machine can take past vitest's
+          // default 5 s. Timing budgets are the benchmarks' (deno task bench).
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
         },
       },
       {

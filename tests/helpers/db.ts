@@ -48,7 +48,9 @@ export async function openTestDatabase(): Promise<{ db: Database; path: string; 
     };
   }
   const authToken = crypto.randomUUID();
-  const server = startHranaServer({ path, authToken });
+  // Under a loaded CI machine the last of twenty writers waits for nineteen others: the lock wait is
+  // generous, as a Turso primary's busy timeout is not what these tests check.
+  const server = startHranaServer({ path, authToken, lockWaitMs: 30_000 });
   const db = await openMigratedDatabase({ url: server.url, authToken });
   return {
     db,

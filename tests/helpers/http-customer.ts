@@ -382,6 +382,7 @@ export async function startServerOn(
     dataDir,
     process: child,
     output,
+    outputAtEnd: () => output.atEnd,
     async stop() {
       if (!exited) {
         try {

@@ -8,21 +8,36 @@ export interface RunningServer {
   dataDir: string;
   process: Deno.ChildProcess;
   stop(): Promise<void>;
-  /** Everything the server printed, for failure messages. */
+  /** Everything the server printed so far, for failure messages. */
   output(): string;
+  /** Everything the server printed, once its output has closed (after it exited). */
+  outputAtEnd(): Promise<string>;
 }
 
 /**
  * Everything a child spawned with piped stdout and stderr prints, kept as it comes: the answer
- * reads it so far (for a failing expectation's message).
+ * reads it so far (for a failing expectation's message). The two streams are kept a whole line at a
+ * time, so that a line one of them writes in two pieces is never cut by the other's; `atEnd` is
+ * everything, once both streams have closed (a process's status can come before its last output).
  */
-export function outputOf(child: Deno.ChildProcess): () => string {
+export function outputOf(child: Deno.ChildProcess): (() => string) & { atEnd: Promise<string> } {
   let log = "";
-  const decoder = new TextDecoder();
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.pipeTo(new WritableStream({ write: (chunk) => void (log += decoder.decode(chunk)) })).catch(() => {});
-  }
-  return () => log;
+  const partial = ["", ""];
+  const closed = [child.stdout, child.stderr].map((stream, i) => {
+    const decoder = new TextDecoder();
+    return stream.pipeTo(
+      new WritableStream({
+        write(chunk) {
+          const text = partial[i] + decoder.decode(chunk, { stream: true });
+          const end = text.lastIndexOf("\n") + 1;
+          log += text.slice(0, end);
+          partial[i] = text.slice(end);
+        },
+      }),
+    ).catch(() => {});
+  });
+  const output = () => log + partial.join("");
+  return Object.assign(output, { atEnd: Promise.all(closed).then(output) });
 }
 
 /** A free port on 127.0.0.1. */
@@ -89,6 +104,7 @@ export async function startServer(
     dataDir,
     process: child,
     output,
+    outputAtEnd: () => output.atEnd,
     async stop() {
       try {
         child.kill("SIGTERM");

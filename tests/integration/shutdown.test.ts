@@ -91,7 +91,7 @@ test("SIGTERM during a stream of conversions loses no acknowledged conversion an
   const inFlight = JSON.parse(answer.slice(answer.indexOf("{"), answer.lastIndexOf("}") + 1)).body;
   expect(inFlight).toMatchObject({ quote_id: quote.json.body.id, sell_amount: "25.00" });
   outcome.answered.push(inFlight);
-  const output = server.output();
+  const output = await server.outputAtEnd();
   expect(outcome.unexpected, "answers before the signal").toEqual([]);
   expect(status.code, output.slice(-3000)).toBe(0);
 

@@ -155,7 +155,7 @@ describe("the list and a recipient's card", () => {
     expect(calls[0].headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
     expect(titles()).toEqual(["Jean Dupont deleted"]);
     // The list is asked again: the deleted recipient is gone from it.
-    await vi.waitFor(() => screen.getByRole("cell", { name: "No recipients yet." }));
+    await vi.waitFor(() => screen.getByRole("cell", { name: "No recipients yet." }), { timeout: 5_000 });
     expect(calls.map((c) => `${c.method} ${c.path}`)).toEqual([
       "DELETE account/recipients/5",
       "GET account/recipients",
