@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { offersPriority, type Rail } from "../lib/payments/rail-rules.ts";
 import { referenceProblemUnder, type ReferenceRules } from "../lib/payments/reference.ts";
 import { errorText, fieldsOf, statusOf } from "./lib/api.ts";
 import { isPositive } from "./lib/amounts.ts";
@@ -32,7 +33,7 @@ export interface RecipientChoice {
   name: string;
   currency: string;
   country: string;
-  rail: string;
+  rail: Rail;
   rail_name: string;
   reference_max: number;
   reference: ReferenceRules;
@@ -53,6 +54,8 @@ export interface PaymentFormProps {
 
 export const QUOTE_EXPIRED = "This quote has expired. Get the full cost again to pay.";
 const ENTER_AMOUNT = "Enter what you send or what the recipient gets.";
+/** The server's refusal of an expired quote (server/payments/create.ts). */
+const expired = (err: unknown) => statusOf(err) === 409 && errorText(err).startsWith("This quote has expired");
 
 interface Asked {
   recipientId: number;
@@ -151,7 +154,13 @@ function PaymentForm(
     setQuote(null);
     const sentAt = Date.now();
     const result = await form.submit({
-      body: { recipient_id: recipient.id, amount, fixed, sell_currency: sell, priority },
+      body: {
+        recipient_id: recipient.id,
+        amount,
+        fixed,
+        sell_currency: sell,
+        priority: priority && offersPriority(recipient.rail),
+      },
     });
     if (!result.ok) return;
     form.set("sendAmount", result.answer.sell_amount);
@@ -163,7 +172,11 @@ function PaymentForm(
     if (!quote || left === 0 || confirmation.isPending) return;
     confirmation.mutate({ body: { quote_id: quote.answer.id, reference } }, {
       onError(err) {
-        if (statusOf(err) === 409) setQuote((q) => (q ? { ...q, deadline: 0 } : q));
+        if (statusOf(err) !== 409) return;
+        // Expired: the cost stays on screen, marked so, with its button to price it again. Any other
+        // conflict (the recipient deleted, their bank details changed) makes this cost wrong: it goes.
+        if (expired(err)) setQuote((q) => (q ? { ...q, deadline: 0 } : q));
+        else setQuote(null);
       },
     });
   }
@@ -172,9 +185,13 @@ function PaymentForm(
     change({ sendAmount: "", receiveAmount: "", fixed: "send", reference: "" });
   }
 
-  const refused = confirmation.error
-    ? (statusOf(confirmation.error) === 409 ? QUOTE_EXPIRED : errorText(confirmation.error))
-    : null;
+  // A refused confirmation says why in the server's words (the recipient deleted, their bank details
+  // changed, the quote used), but an expired quote in this screen's (its button is "Get the full cost").
+  const refused = !confirmation.error
+    ? null
+    : expired(confirmation.error)
+    ? QUOTE_EXPIRED
+    : errorText(confirmation.error);
   const fields = { ...form.fields, ...fieldsOf(confirmation.error) };
   const available = balances.data.find((b) => b.currency === sell)?.available;
   const held = balances.data.filter((b) => isPositive(b.available)).map((b) => b.currency);
@@ -242,7 +259,9 @@ function PaymentForm(
                 </fieldset>
               </div>
 
-              {recipient
+              {recipient && !offersPriority(recipient.rail)
+                ? <p className="text-sm">{`Speed: arrives ${recipient.speeds.regular}.`}</p>
+                : recipient
                 ? (
                   <fieldset>
                     <legend className="mb-1 field-label">Speed</legend>
@@ -271,7 +290,6 @@ function PaymentForm(
                 id="payment-reference"
                 label="Reference for the recipient"
                 value={reference}
-                maxLength={recipient?.reference_max}
                 onChange={(event) => change({ reference: event.currentTarget.value })}
                 hint={recipient
                   ? `Up to ${recipient.reference_max} characters, shown on the recipient's statement: ${recipient.reference.charactersText}.`
@@ -293,7 +311,7 @@ function PaymentForm(
                     className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900"
                   >
                     <h2 id="payment-cost-title" className="text-base font-semibold">The full cost</h2>
-                    <CostList cost={quote.answer} arrival={arrivalText(quote.answer.expected_arrival, Date.now())} />
+                    <CostList cost={quote.answer} arrival={arrivalText(quote.answer)} />
                     <p aria-live="polite" aria-atomic="true" className="text-sm font-medium">
                       {left === 0 ? "This quote has expired." : (
                         <>

@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { UNPAID_STATUSES } from "../lib/payments/statuses.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -119,7 +120,10 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
           {p.approved_by ? ` Approved by ${p.approved_by.name} on ${when(p.approved_at!)}.` : ""}
         </p>
         {p.reason ? <p className="text-sm">{`Reason: ${p.reason}`}</p> : null}
-        <CostList cost={p} arrival={arrivalText(p.expected_arrival, Date.parse(p.created_at))} />
+        <CostList
+          cost={p}
+          arrival={(UNPAID_STATUSES as readonly string[]).includes(p.status) ? null : arrivalText(p)}
+        />
       </section>
 
       <section className="card space-y-3" aria-labelledby="payment-recipient-title">

@@ -3,6 +3,7 @@
  * the mid-market rate, our rate, the markup in money, the fee, the total debited, what arrives, by
  * which rail and when (decision 030).
  */
+import { arrivesInstantly } from "../../lib/payments/rail-rules.ts";
 import { Amount } from "../ui/amount.tsx";
 import type { PaymentQuote } from "./calls.ts";
 
@@ -20,16 +21,19 @@ type Cost = Pick<
   | "rate"
   | "markup"
   | "priority"
+  | "rail"
   | "rail_name"
   | "expected_arrival"
 >;
 
-/** "Tue 3 Mar 2026", or "at once" for a moment within the minute of `now`. */
-export function arrivalText(expected: string, now: number): string {
-  const at = Date.parse(expected);
-  if (Math.abs(at - now) < 60_000) return "within seconds";
+/**
+ * "within seconds" on a rail's instant scheme, else "by Tue 3 Mar 2026": the rail and speed say
+ * which, not how near the expected time is (the same business day is not within seconds).
+ */
+export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">): string {
+  if (arrivesInstantly(cost.rail, cost.priority)) return "within seconds";
   return `by ${
-    new Date(at).toLocaleDateString("en-GB", {
+    new Date(Date.parse(cost.expected_arrival)).toLocaleDateString("en-GB", {
       weekday: "short",
       day: "numeric",
       month: "short",
@@ -39,7 +43,8 @@ export function arrivalText(expected: string, now: number): string {
   }`;
 }
 
-export function CostList({ cost, arrival }: { cost: Cost; arrival: string }) {
+/** `arrival` is null for a payment that ended without arriving (rejected, cancelled, failed). */
+export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null }) {
   const converts = cost.rate !== null;
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
@@ -76,8 +81,12 @@ export function CostList({ cost, arrival }: { cost: Cost; arrival: string }) {
       <dd className="text-right font-semibold">
         <Amount amount={cost.buy_amount} currency={cost.buy_currency} />
       </dd>
-      <dt className={TERM}>Expected to arrive</dt>
-      <dd className="text-right">{`${arrival} (${cost.rail_name})`}</dd>
+      {arrival === null ? null : (
+        <>
+          <dt className={TERM}>Expected to arrive</dt>
+          <dd className="text-right">{`${arrival} (${cost.rail_name})`}</dd>
+        </>
+      )}
     </dl>
   );
 }

@@ -163,6 +163,20 @@ export function referenceProblem(rail: Rail, reference: string): string | null {
   return referenceProblemUnder(referenceRules(rail), reference);
 }
 
+/** Whether a payment on this rail at this speed arrives within seconds (an instant scheme). */
+export function arrivesInstantly(rail: Rail, priority: boolean): boolean {
+  return (priority ? RAILS[rail].priority : RAILS[rail].regular).instant;
+}
+
+/**
+ * Whether paying for priority makes the money arrive sooner on this rail: on UK Faster Payments a
+ * regular payment already arrives within seconds, so there is no priority to offer or charge for.
+ */
+export function offersPriority(rail: Rail): boolean {
+  const { regular, priority } = RAILS[rail];
+  return regular.instant !== priority.instant || regular.businessDays !== priority.businessDays;
+}
+
 /** When a payment on this rail is expected: "within seconds", "the next business day"... */
 export function speedText(rail: Rail, priority: boolean): string {
   const arrival = priority ? RAILS[rail].priority : RAILS[rail].regular;

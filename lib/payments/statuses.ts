@@ -15,6 +15,9 @@ export const PAYMENT_STATUSES = [
 ] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
+/** Ended without reaching the recipient: no arrival is expected any more. */
+export const UNPAID_STATUSES = ["rejected", "cancelled", "failed"] as const satisfies readonly PaymentStatus[];
+
 /** Money is held for these: the payment may still be paid out or released. */
 export const OPEN_STATUSES = ["pending_approval", "approved"] as const satisfies readonly PaymentStatus[];
 

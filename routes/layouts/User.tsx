@@ -221,7 +221,17 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
               </span>
             )}
           </summary>
-          <div className="px-4 pb-4">{menus}</div>
+          <div className="px-4 pb-4">
+            {/* The header has no room for the account on a phone: the opened menu names it. */}
+            {account && (
+              <p className="mb-4 text-sm text-neutral-600 dark:text-neutral-400" data-menu-account>
+                {"Account: "}
+                <span className="font-semibold text-neutral-900 dark:text-neutral-100">{account.name}</span>{" "}
+                <span className="font-mono">{account.account_ref}</span>
+              </p>
+            )}
+            {menus}
+          </div>
         </details>
         <aside className="hidden border-neutral-200 p-4 md:block md:w-60 md:border-r dark:border-neutral-800">
           {menus}

@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { run } from "../../db/sql.ts";
-import { expectedArrival, railFor, RAILS } from "../../lib/payments/rails.ts";
+import { expectedArrival, offersPriority, railFor, RAILS, speedText } from "../../lib/payments/rails.ts";
 import { InvalidInput } from "../errors.ts";
 import type { FeeOverrides } from "../money/pricing.ts";
 import { accountPlan, latestRates } from "../money/pricing-inputs.ts";
@@ -48,6 +48,13 @@ export async function holdPaymentQuote(
   const route = railFor(currency, country);
   if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
   const rail = route.rail;
+  // Charging the priority fee for nothing faster would be taking money for nothing.
+  if (request.priority && !offersPriority(rail)) {
+    throw new InvalidInput(
+      `A ${RAILS[rail].name} arrives ${speedText(rail, false)} already: there is no priority to pay for.`,
+      "priority",
+    );
+  }
   const values = {
     id: crypto.randomUUID(),
     accountId: who.accountId,

@@ -54,6 +54,11 @@ describe("the menu of the signed-in pages", () => {
       await menu.focus();
       await page.keyboard.press("Enter");
       await expect.poll(() => convert.isVisible()).toBe(true);
+      // The header has no room for the account on a phone: the opened menu says which it is.
+      const accountRef = await page.locator("[data-current-account]").getAttribute("data-current-account");
+      const named = page.locator("[data-menu-account]");
+      expect(await named.isVisible()).toBe(true);
+      expect(await named.textContent()).toContain(accountRef);
       await convert.click();
       await page.waitForURL(`${server.url}/account/convert`);
       expect(problems).toEqual([]);

@@ -89,6 +89,26 @@ describe("the full cost, before confirming", () => {
     expect(res.json.body.expected_arrival, "SEPA Instant").toBe(new Date(t.clock.now()).toISOString());
   });
 
+  test("priority is not sold where a regular payment already arrives within seconds (UK Faster Payments)", async () => {
+    const res = await quotePayment(account.owner.client, {
+      recipient_id: gbpRecipient,
+      amount: "20.00",
+      sell_currency: "GBP",
+      priority: true,
+    });
+    expectStatus(res, 422);
+    expect(res.json.fields.priority).toBe(
+      "A UK bank transfer (Faster Payments) arrives within seconds already: there is no priority to pay for.",
+    );
+    const regular = await quotePayment(account.owner.client, {
+      recipient_id: gbpRecipient,
+      amount: "20.00",
+      sell_currency: "GBP",
+    });
+    expectStatus(regular, 200);
+    expect(regular.json.body).toMatchObject({ fee: "1.00", priority: false, rail: "faster_payments" });
+  });
+
   test("fixed on what they receive: that amount arrives exactly and the total is computed", async () => {
     const res = await quotePayment(account.owner.client, {
       recipient_id: eurRecipient,

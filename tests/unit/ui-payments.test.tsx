@@ -19,6 +19,7 @@ import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
 const settle = (ms = 0) => act(() => vi.advanceTimersByTimeAsync(ms));
 
+const NO_ACTIONS = { approve: false, reject: false, cancel: false, note: null };
 const PAULA = { id: 11, name: "Paula Payer", email: "paula@example.com" };
 const ARTHUR = { id: 12, name: "Arthur Approver", email: "arthur@example.com" };
 
@@ -111,6 +112,41 @@ describe("the pending list", () => {
 });
 
 describe("a payment's page", () => {
+  const arrival = () => screen.getByText("Expected to arrive").nextElementSibling?.textContent;
+
+  test("says when it is expected by the rail's speed: a same-day ACH payment is not 'within seconds'", () => {
+    fakeApi({});
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({
+          priority: true,
+          rail: "ach",
+          rail_name: "ACH transfer",
+          // Same Day ACH: the confirmation's own business day, at the same time.
+          expected_arrival: "2026-03-02T09:00:00.000Z",
+        })}
+      />,
+    );
+    expect(arrival()).toBe("by Mon, 2 Mar 2026 (ACH transfer)");
+    cleanup();
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment({ id: 6, priority: true })} />);
+    expect(arrival(), "SEPA Instant").toBe("within seconds (SEPA transfer)");
+  });
+
+  test("a rejected payment expects no arrival", () => {
+    fakeApi({});
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ status: "rejected", reason: "Wrong invoice", actions: NO_ACTIONS })}
+      />,
+    );
+    expect(screen.queryByText("Expected to arrive")).toBeNull();
+  });
+
   test("one's own payment: no Approve or Reject, and the reason said", () => {
     fakeApi({});
     render(
@@ -212,7 +248,32 @@ describe("the payment form", () => {
     )
       .toBeGreaterThan(0);
     expect(calls).toHaveLength(0);
-    expect(screen.getByLabelText("Reference for the recipient").getAttribute("maxlength")).toBe("18");
+  });
+
+  test("a UK recipient is offered no priority: a regular payment already arrives within seconds", async () => {
+    fakeApi({});
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    expect(screen.queryByRole("radio", { name: /Priority/ })).toBeNull();
+    expect(screen.getByText("Speed: arrives within seconds.")).toBeTruthy();
+  });
+
+  test("a reference too long for the rail is kept as typed and named, never cut short", async () => {
+    const calls = fakeApi({});
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    const typed = "Invoice 42 / March and April 2026";
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: typed } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    const field = screen.getByLabelText("Reference for the recipient") as HTMLInputElement;
+    expect(field.value).toBe(typed);
+    expect(field.hasAttribute("maxlength")).toBe(false);
+    expect(screen.getAllByText(/carries a reference of at most 18 characters; this one has 33/).length).toBeGreaterThan(
+      0,
+    );
+    expect(calls).toHaveLength(0);
   });
 
   test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {
