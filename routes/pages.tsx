@@ -515,5 +515,11 @@ async function layoutAccount(c: Context<AppEnv>): Promise<LayoutAccount | "choos
   if (!customerOf(c)?.account) return null;
   const { current, linked } = await accountChoice(c);
   if (!current) return linked > 1 ? "choose" : null;
-  return { name: current.name, account_ref: current.accountRef, role: current.role, several: linked > 1 };
+  return {
+    name: current.name,
+    account_ref: current.accountRef,
+    role: current.role,
+    several: linked > 1,
+    restricted: current.ownerRestricted,
+  };
 }

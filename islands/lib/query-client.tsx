@@ -70,6 +70,13 @@ export function createQueryClient(): QueryClient {
     onSuccess(_data, _variables, _result, mutation) {
       for (const queryKey of mutation.meta?.invalidates ?? []) stale.push({ queryKey, exact: false });
     },
+    // A write refused for what is on the server (409, or a 422 such as "Not enough USD: your balance
+    // is ...") is often refused because this screen is behind it (another tab spent the money): what
+    // the write would have changed is read again, so the screen shows what the refusal says.
+    onError(error, _variables, _result, mutation) {
+      if (!(error instanceof ApiCallError) || (error.status !== 409 && error.status !== 422)) return;
+      for (const queryKey of mutation.meta?.invalidates ?? []) stale.push({ queryKey, exact: false });
+    },
     onSettled(_data, _error, _variables, _result, mutation) {
       if (resetsTheBatch(mutation.meta?.method)) writing--;
       // A DELETE refreshes what it changed at once, unless a write's pause is running.

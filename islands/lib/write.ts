@@ -26,8 +26,22 @@ export function useWrite<C extends CallShape>({ call, invalidates, idempotent = 
     if (last.current?.input !== text) last.current = { input: text, key: newIdempotencyKey() };
     return last.current.key;
   };
+  // The same write while it is still on its way (a double-click, before the button shows it busy)
+  // is that request's answer, not a second request: the server would answer it 409 "still in
+  // progress", or the other's effect would refuse it, and that refusal would show beside the success.
+  const inFlight = useRef<{ key: string; answer: Promise<AnswerOf<C>> } | null>(null);
+  const send = (input: CallInput<C>): Promise<AnswerOf<C>> => {
+    if (!idempotent) return api.send(call, input, {});
+    const key = keyFor(input);
+    if (inFlight.current?.key === key) return inFlight.current.answer;
+    const answer = api.send(call, input, { idempotencyKey: key }).finally(() => {
+      if (inFlight.current?.answer === answer) inFlight.current = null;
+    });
+    inFlight.current = { key, answer };
+    return answer;
+  };
   return useMutation<AnswerOf<C>, Error, CallInput<C>>({
-    mutationFn: (input) => api.send(call, input, idempotent ? { idempotencyKey: keyFor(input) } : {}),
+    mutationFn: send,
     meta: { method: call.method, invalidates },
     onSuccess(answer, input) {
       last.current = null;

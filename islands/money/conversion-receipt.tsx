@@ -10,7 +10,10 @@ const TERM = "text-neutral-600 dark:text-neutral-400";
 /** Where a ledger transfer of the account is shown. */
 export const movementPath = (transferId: number) => `/account/transactions/${transferId}`;
 
-/** "27 Nov 2026, 11:42:05", in the browser's time zone: the moment as the customer lived it. */
+/**
+ * "27 Nov 2026, 11:42:05 GMT+1", in the browser's time zone (the moment as the customer lived it),
+ * named: the movement's page says its times in UTC, and two unnamed times would seem to disagree.
+ */
 export function receiptTime(iso: string, timeZone?: string): string {
   return new Date(iso).toLocaleString("en-GB", {
     day: "numeric",
@@ -19,6 +22,7 @@ export function receiptTime(iso: string, timeZone?: string): string {
     hour: "2-digit",
     minute: "2-digit",
     second: "2-digit",
+    timeZoneName: "short",
     timeZone,
   });
 }

@@ -20,6 +20,11 @@ export interface Membership {
   name: string;
   type: "Personal" | "Business";
   role: AccountRole;
+  /**
+   * An owner of the account is restricted (decision 048, amended): its money does not move, by
+   * anyone on it. Read with the account a request acts on; not by the list of memberships.
+   */
+  ownerRestricted?: boolean;
 }
 
 /**
@@ -27,7 +32,9 @@ export interface Membership {
  * choice first when the customer belongs to it, else their first account, with how many they have.
  */
 const CURRENT_ACCOUNT = `SELECT m.account_id, m.role, a.account_ref, a.name, a.type, s.current_account_id AS chosen,
-    (SELECT count(*) FROM account_members c WHERE c.user_id = m.user_id) AS linked
+    (SELECT count(*) FROM account_members c WHERE c.user_id = m.user_id) AS linked,
+    EXISTS (SELECT 1 FROM account_members o JOIN users u ON u.id = o.user_id
+      WHERE o.account_id = m.account_id AND o.role = 'owner' AND u.restricted = 1) AS owner_restricted
   FROM account_members m JOIN accounts a ON a.id = m.account_id LEFT JOIN sessions s ON s.id = ?
   WHERE m.user_id = ? ORDER BY m.account_id = s.current_account_id DESC, m.account_id LIMIT 1`;
 
@@ -39,6 +46,7 @@ interface CurrentAccountRow {
   type: "Personal" | "Business";
   chosen: number | null;
   linked: number;
+  owner_restricted: number;
 }
 
 export interface AccountChoice {
@@ -65,6 +73,7 @@ export async function accountChoiceOf(db: Database, userId: number, sessionId: s
     name: row.name,
     type: row.type,
     role: row.role,
+    ownerRestricted: Boolean(row.owner_restricted),
   };
   const linked = Number(row.linked);
   return { current: row.account_id === row.chosen || linked === 1 ? membership : null, linked };

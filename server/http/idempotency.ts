@@ -177,7 +177,8 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
  * own, and nothing to release if the request fails or the process dies before the effect commits:
  * then nothing of the request is on disk and a retry simply runs it. Two attempts with one key at
  * once both run their handler, but only one can insert the key: the other's `storeWith` throws a
- * Conflict, which rolls its effect back, so the effect still happens once.
+ * Conflict, which rolls its effect back, so the effect still happens once; and the other, refused,
+ * gets the first one's answer, as any retry would.
  */
 async function claimWithEffect(
   c: Context<AppEnv>,
@@ -245,8 +246,12 @@ async function claimWithEffect(
     const value = res.headers.get(name);
     return value === null ? [] : [[name, value] as [string, string]];
   });
-  // If another attempt answered first, its answer stays the key's.
-  await groupedTransaction(db, (tx) => answered(tx, { status: res.status, headers, body }));
+  if (await groupedTransaction(db, (tx) => answered(tx, { status: res.status, headers, body }))) return;
+  // Another attempt with this key answered first: two at once, whose effect is most often why this
+  // one was refused ("This quote was already used"). The key's first answer is every attempt's, so
+  // a double-click shows the conversion made, not a refusal beside it.
+  const first = await readKey(db, scope, key);
+  if (first?.state === "done" && first.requestHash === requestHash) c.res = replay(first);
 }
 
 /**

@@ -9,7 +9,8 @@ import { guards } from "../guards.ts";
 import { allowedTo } from "../accounts/permissions.ts";
 import { ok, success } from "./api.ts";
 import { Refused } from "../errors.ts";
-import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
+import { ACCOUNT_RESTRICTED_MESSAGE, RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
+import { accountChoice } from "../accounts/current.ts";
 import { claimsWithEffect } from "./idempotency.ts";
 import { jsonBody, jsonOnly, mediaTypeOnly, valid } from "./validate.ts";
 
@@ -45,11 +46,17 @@ export type Handler<C extends CallContract> = (
 
 /**
  * A call that moves money runs only for a customer who is not restricted (decision 048): the
- * customer the request is for, that is, the one an administrator acts for when they do.
+ * customer the request is for, that is, the one an administrator acts for when they do; and only
+ * on an account none of whose owners is restricted (amended: the payout desk already holds such an
+ * account's payments, and another member must not move its money meanwhile). The account is the
+ * one the handler acts on, read once per request.
  */
 const moneyMayMove: MiddlewareHandler<AppEnv> = async (c, next) => {
   const customer = c.get("onBehalf") ?? c.get("user");
   if (customer?.restricted) throw new Refused(RESTRICTED_MESSAGE);
+  if (customer && (await accountChoice(c)).current?.ownerRestricted) {
+    throw new Refused(ACCOUNT_RESTRICTED_MESSAGE);
+  }
   await next();
 };
 

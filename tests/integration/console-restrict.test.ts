@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import type { CallContract } from "../../lib/contracts/define.ts";
-import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
+import { ACCOUNT_RESTRICTED_MESSAGE, RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
 import { REGISTERED_CALLS } from "../../server/http/route.ts";
 import { type Admin, type Customer, expectStatus, registerCustomer } from "../helpers/client.ts";
 import {
@@ -13,6 +13,7 @@ import {
   type OpenCustomer,
   openCustomer,
 } from "../helpers/money.ts";
+import { addMember, paymentAccount } from "../helpers/payments.ts";
 
 /**
  * Restricting a customer (issue 11 item 1, decision 048): the administrator restricts with a
@@ -305,5 +306,27 @@ describe("filtering the customers list", () => {
       expectStatus(res, 422);
       expect(res.json.fields, query).toHaveProperty(field);
     }
+  });
+});
+
+// Last: its customers would change the filtered lists above.
+describe("an account whose owner is restricted", () => {
+  test("nobody else on it moves its money, and their pages say why; lifted, they can", async () => {
+    const account = await paymentAccount(t, admin, { GBP: "500.00" });
+    const payer = await addMember(t, account, "payer");
+    expectStatus(await restrict(account.owner.id, "Sanctions screening hit"), 200);
+    const before = await balances(payer.client);
+    const quote = await payer.client.post("account/conversions/quote", GBP_EUR);
+    expectStatus(quote, 403);
+    expect(quote.json.error).toBe(ACCOUNT_RESTRICTED_MESSAGE);
+    expect(await balances(payer.client)).toEqual(before);
+    const page = (await payer.client.get("/account")).text;
+    expect(page).toContain('data-restricted="account"');
+
+    expectStatus(await lift(account.owner.id), 200);
+    const held = await payer.client.post("account/conversions/quote", GBP_EUR);
+    expectStatus(held, 200);
+    expectStatus(await payer.client.post("account/conversions", { quote_id: held.json.body.id }), 201);
+    expect((await payer.client.get("/account")).text).not.toContain("data-restricted");
   });
 });

@@ -130,7 +130,7 @@ describe("every post or put aborts and resets the current batch after a 100 ms p
     list.unsubscribe();
   });
 
-  test("what a save says it changes is read again after the pause, once; a failed save changes nothing", async () => {
+  test("what a save says it changes is read again after the pause, once; so it is after a refusal for what is on the server", async () => {
     const calls = fakeApi((c) => (c.method === "GET" ? [200, { body: ["a list"] }] : [200, { body: {} }]));
     const client = createQueryClient();
     const list = shown(client, ["pending-payments", "P1"]);
@@ -151,10 +151,16 @@ describe("every post or put aborts and resets the current batch after a 100 ms p
     await settle(BATCH_RESET_PAUSE_MS * 5);
     expect(reads(calls)).toHaveLength(3); // once
 
+    // Refused for what is on the server (done meanwhile, in another tab): the screen is behind it.
     const refused = fakeApi((c) => (c.method === "GET" ? [200, { body: [] }] : [409, { error: "Done.", message: "" }]));
     expect(await write(client, update, [["pending-payments"]])).toBeInstanceOf(ApiCallError);
     await settle(BATCH_RESET_PAUSE_MS * 5);
-    expect(reads(refused)).toEqual([]);
+    expect(reads(refused).map((c) => c.path)).toEqual(["account/pendingpayments/all"]);
+    // Refused for who is asking: nothing shown is behind, nothing is read again.
+    const forbidden = fakeApi((c) => (c.method === "GET" ? [200, { body: [] }] : [403, { error: "No.", message: "" }]));
+    expect(await write(client, update, [["pending-payments"]])).toBeInstanceOf(ApiCallError);
+    await settle(BATCH_RESET_PAUSE_MS * 5);
+    expect(reads(forbidden)).toEqual([]);
     list.unsubscribe();
     other.unsubscribe();
   });

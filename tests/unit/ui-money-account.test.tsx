@@ -245,13 +245,30 @@ describe("ConvertForm", () => {
       "Rate: 1 GBP = 1.182000 EUR",
       "Fee (included in what you sold): 1.00 GBP",
     ]);
-    expect(rows[5]).toMatch(/^Time: 22 Nov 2026, \d\d:\d\d:05$/);
+    // In the browser's zone, named (the movement's page says UTC).
+    expect(rows[5]).toMatch(/^Time: 22 Nov 2026, \d\d:\d\d:05 \S+$/);
     expect(receipt.getByRole("link", { name: "See the movement" }).getAttribute("href")).toBe(
       "/account/transactions/31",
     );
     // Typing a new amount starts a new conversion: the receipt goes.
     fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "10.00" } });
     expect(screen.queryByRole("region", { name: "Conversion receipt" })).toBeNull();
+  });
+
+  test("a double-click on Confirm converts once: one request, its receipt, and no refusal beside it", async () => {
+    const calls = fakeApi((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return [200, { body: AFTER }];
+    });
+    await quoted();
+    const confirm = screen.getByRole("button", { name: "Confirm" });
+    fireEvent.click(confirm);
+    fireEvent.click(confirm);
+    await settle();
+    expect(calls.filter((c) => c.path === "account/conversions")).toHaveLength(1);
+    expect(screen.getByRole("region", { name: "Conversion receipt" })).toBeTruthy();
+    expect(screen.queryAllByRole("alert").map((alert) => alert.textContent)).toEqual([""]);
   });
 
   test("a 409 says the quote expired and offers a new one", async () => {
