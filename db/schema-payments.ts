@@ -84,6 +84,11 @@ export const paymentQuotes = sqliteTable("payment_quotes", {
   expiresAt: time("expires_at").notNull(),
   usedAt: time("used_at"),
   createdAt: time("created_at").notNull(),
+  /**
+   * The recipient's bank details this cost was shown for (JSON, keys sorted): confirming refuses
+   * a quote whose recipient's details changed since. Null for a quote held before it was recorded.
+   */
+  recipientDetails: text("recipient_details"),
 }, (t) => [index("payment_quotes_account").on(t.accountId)]);
 
 export { PAYMENT_STATUSES, type PaymentStatus };

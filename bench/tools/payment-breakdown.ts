@@ -160,7 +160,7 @@ try {
       quotes.map((id) => ({
         sql: `INSERT INTO payment_quotes SELECT ?, account_id, user_id, recipient_id, sell_currency, buy_currency,
                 sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, priority, rail, expected_arrival, expires_at,
-                NULL, created_at FROM payment_quotes WHERE id = ?`,
+                NULL, created_at, recipient_details FROM payment_quotes WHERE id = ?`,
         args: [id, template],
       })),
       "write",

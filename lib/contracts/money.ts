@@ -180,7 +180,7 @@ export const getFunding = defineCall({
 export const latestMovements = defineCall({
   method: "GET",
   path: "/account/movements",
-  summary: "The latest ledger movements of the account's balances, newest first.",
+  summary: "The latest movements of the account's available balances, newest first: a hold shows once.",
   guards: CUSTOMER_GUARDS,
   permission: "account.view",
   query: z.object({

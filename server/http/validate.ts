@@ -1,5 +1,5 @@
 import { zValidator } from "@hono/zod-validator";
-import type { MiddlewareHandler, ValidationTargets } from "hono";
+import type { HonoRequest, MiddlewareHandler, ValidationTargets } from "hono";
 import type { z } from "zod";
 import { ApiError } from "./api.ts";
 
@@ -43,17 +43,27 @@ export function isJsonContentType(header: string | undefined): boolean {
   return parameters.every((p) => !p.startsWith("charset=") || /^charset="?utf-8"?$/.test(p));
 }
 
-/** A request that carries no body: no Content-Type, no Transfer-Encoding, and no length or a length of 0. */
-function sentNoBody(request: Request): boolean {
-  const { headers } = request;
+/**
+ * A request that carries no body: no Content-Type, no Transfer-Encoding, no length or a length of
+ * 0, and nothing in it. Over HTTP/1.1 a request without a length or chunked framing has no body
+ * (RFC 9112 section 6.3: a DELETE sent by curl without -d, or by fetch without a body), yet Deno
+ * hands it over as an empty stream, not a null body, so the headers decide, and what arrived (the
+ * body limit has already read it: server/http/body-limit.ts) is checked to be empty, so that bytes
+ * sent without any framing header (HTTP/2 needs none) are never taken for no body.
+ */
+async function sentNoBody(request: HonoRequest): Promise<boolean> {
+  const { headers } = request.raw;
   if (headers.has("content-type") || headers.has("transfer-encoding")) return false;
   const length = headers.get("content-length");
-  return request.body === null || length === "0";
+  if (length !== null && length.trim() !== "0") return false;
+  return request.raw.body === null || (await request.arrayBuffer()).byteLength === 0;
 }
 
 /** Refuses a body that is not declared as JSON (415). */
 export const jsonOnly: MiddlewareHandler = async function jsonOnly(c, next) {
-  if (!sentNoBody(c.req.raw) && !isJsonContentType(c.req.header("content-type"))) throw new ApiError(415, NOT_JSON);
+  if (!isJsonContentType(c.req.header("content-type")) && !(await sentNoBody(c.req))) {
+    throw new ApiError(415, NOT_JSON);
+  }
   await next();
 };
 
@@ -85,7 +95,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export function jsonBody<T extends z.ZodType>(schema: T): MiddlewareHandler {
   return async function jsonBody(c, next) {
     let value: unknown;
-    if (sentNoBody(c.req.raw)) {
+    if (await sentNoBody(c.req)) {
       // No body at all (as SPEC.md's DELETE calls are sent): an empty object, which the schema
       // then accepts (every field optional) or refuses naming the fields it needs.
       value = {};

@@ -16,14 +16,19 @@ export async function balancesAnswer(db: Database, accountId: number): Promise<z
 
 /**
  * Read on every dashboard: fixed SQL (db/sql.ts), the account's balances found through the ledger
- * accounts' index rather than a first query for their ids.
+ * accounts' index rather than a first query for their ids. Only the available money's entries: a
+ * hold moves money from available to held, and its held entry listed too showed every hold and
+ * release twice, as -X and +X under one text. /account/transactions shows a hold the same way, as
+ * its amount leaving available (server/transactions/movements.ts).
  */
 const LATEST_MOVEMENTS = `SELECT e.id, t.kind, t.description, e.currency, e.amount, e.created_at
   FROM ledger_entries e JOIN ledger_transfers t ON t.id = e.transfer_id
-  WHERE e.ledger_account_id IN (SELECT id FROM ledger_accounts WHERE account_id = ?)
+  WHERE e.ledger_account_id IN (
+    SELECT id FROM ledger_accounts WHERE kind = 'customer' AND account_id = ? AND purpose = 'balance'
+  )
   ORDER BY e.id DESC LIMIT ?`;
 
-/** The latest movements of an account's balances, newest first. */
+/** The latest movements of an account's available balances, newest first. */
 export async function latestMovements(
   db: Database,
   accountId: number,

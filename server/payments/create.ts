@@ -18,6 +18,7 @@ import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
 import { approvalRuleFor, needsApproval } from "./approval-rules.ts";
 import { notifyPayment } from "./notify.ts";
+import { detailsVersion } from "./quotes.ts";
 import { recipientFor, recipientSnapshot } from "../recipients/index.ts";
 import { type Alongside, recordEvents } from "./transitions.ts";
 
@@ -43,12 +44,16 @@ interface QuoteRow {
   bps: number;
   priority: number;
   rail: Rail;
+  recipient_details: string | null;
 }
 
 const USE_QUOTE = `UPDATE payment_quotes SET used_at = ?1
   WHERE id = ?2 AND account_id = ?3 AND used_at IS NULL AND expires_at > ?1
   RETURNING id, recipient_id, sell_currency, buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps,
-    priority, rail`;
+    priority, rail, recipient_details`;
+
+const DETAILS_CHANGED =
+  "This recipient's bank details changed since this cost was shown. Get the full cost again to pay.";
 
 const INSERT_PAYMENT = `INSERT INTO payments (account_id, recipient_id, recipient, quote_id, sell_currency, sell_minor,
     buy_currency, buy_minor, fee_minor, mid_rate, rate, bps, priority, rail, reference, status, expected_arrival,
@@ -90,6 +95,10 @@ export async function createPayment(
       if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
       if (currency !== quote.buy_currency || route.rail !== quote.rail) {
         throw new Conflict("This recipient's bank details changed since the quote. Get a new quote.");
+      }
+      // The cost was shown for the details the quote recorded: a payment never goes to others.
+      if (quote.recipient_details !== null && quote.recipient_details !== detailsVersion(recipient.details)) {
+        throw new Conflict(DETAILS_CHANGED);
       }
 
       const rule = await approvalRuleFor(tx, maker.accountId);

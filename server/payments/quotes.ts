@@ -74,6 +74,7 @@ export async function holdPaymentQuote(
     expectedArrival: expectedArrival(rail, request.priority, now),
     expiresAt: new Date(price.expires_at),
     createdAt: now,
+    recipientDetails: detailsVersion(recipient.details),
   };
   // Held together with other writes under one COMMIT (db/group-commit.ts), not a sync of its own.
   // Fixed SQL (db/sql.ts): Drizzle's insert builder cost more CPU than SQLite's insert itself.
@@ -96,6 +97,7 @@ export async function holdPaymentQuote(
       values.expectedArrival.getTime(),
       values.expiresAt.getTime(),
       values.createdAt.getTime(),
+      values.recipientDetails,
     ]));
   return {
     id: values.id,
@@ -108,5 +110,13 @@ export async function holdPaymentQuote(
 
 const INSERT_PAYMENT_QUOTE = `INSERT INTO payment_quotes (id, account_id, user_id, recipient_id, sell_currency,
     buy_currency, sell_minor, buy_minor, fee_minor, mid_rate, rate, bps, priority, rail, expected_arrival, expires_at,
-    created_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    created_at, recipient_details)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * The recipient's bank details as a quote records them (JSON, keys sorted, so that the same details
+ * always read the same): a payment is confirmed only to the details its cost was shown for.
+ */
+export function detailsVersion(details: Record<string, string>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(details).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)));
+}

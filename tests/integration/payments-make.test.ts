@@ -306,6 +306,58 @@ describe("confirming", () => {
     expect(res.json.error).toBe("This recipient was deleted. Choose another recipient.");
   });
 
+  test("a cost shown for the recipient's old bank details does not pay the new ones: 409, nothing held, the full cost again pays them", async () => {
+    const recipient = await addRecipient(t, account, { name: "Tom Atkins", currency: "GBP", country: "GB" });
+    const shown = await quotePayment(account.owner.client, {
+      recipient_id: recipient,
+      amount: "25.00",
+      sell_currency: "GBP",
+    });
+    expectStatus(shown, 200);
+    const newDetails = { sort_code: "089999", account_number: "66374958" };
+    const changed = await account.owner.client.put(`account/recipients/${recipient}`, {
+      name: "Tom Atkins",
+      type: "person",
+      currency: "GBP",
+      country: "GB",
+      details: newDetails,
+    });
+    expectStatus(changed, 200);
+    const before = await balanceOf(account.owner.client, "GBP");
+
+    const res = await account.owner.client.post("account/payments", { quote_id: shown.json.body.id, reference: "A" });
+    expectStatus(res, 409);
+    expect(res.json.error).toBe(
+      "This recipient's bank details changed since this cost was shown. Get the full cost again to pay.",
+    );
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
+    expect(await t.db.select().from(payments).where(eq(payments.recipientId, recipient))).toEqual([]);
+
+    const again = await pay(account.owner.client, { recipient_id: recipient, amount: "25.00", sell_currency: "GBP" });
+    expectStatus(again, 201);
+    expect(again.json.body.recipient.details).toEqual(newDetails);
+  });
+
+  test("a change of the recipient's name alone still pays on the cost shown", async () => {
+    const recipient = await addRecipient(t, account, { name: "Tom Atkins", currency: "GBP", country: "GB" });
+    const shown = await quotePayment(account.owner.client, {
+      recipient_id: recipient,
+      amount: "5.00",
+      sell_currency: "GBP",
+    });
+    const renamed = await account.owner.client.put(`account/recipients/${recipient}`, {
+      name: "Thomas Atkins",
+      type: "person",
+      currency: "GBP",
+      country: "GB",
+      details: { sort_code: "200000", account_number: "55779911" },
+    });
+    expectStatus(renamed, 200);
+    const res = await account.owner.client.post("account/payments", { quote_id: shown.json.body.id, reference: "B" });
+    expectStatus(res, 201);
+    expect(res.json.body.recipient.name).toBe("Thomas Atkins");
+  });
+
   test("the list shows the account's payments, newest first, by status when asked", async () => {
     const all = await account.owner.client.get("account/payments?per_page=2");
     expectStatus(all, 200);

@@ -101,3 +101,44 @@ describe("/account/pendingpayments", () => {
     expect((list.props.payments as { id: number }[]).map((p) => p.id)).toEqual([waiting.id]);
   });
 });
+
+describe("the dashboard's latest movements", () => {
+  /** The rows of the dashboard's "Latest movements" table, as their [what, amount] cells' text. */
+  async function movementRows(client: TestClient): Promise<string[][]> {
+    const res = await client.get("/account");
+    expectStatus(res, 200);
+    const table = /id="movements-heading"[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(res.text)![1];
+    const text = (html: string) => html.replace(/<[^>]*>/g, "").trim();
+    return table.split("</tr>").filter((row) => row.includes("<td")).map((row) =>
+      row.split("</td>").slice(1, 3).map(text)
+    );
+  }
+
+  test("a payment's hold shows once, as money leaving what is available, and its release once, as money back", async () => {
+    const recipient = await addRecipient(t, account, { name: "Ann Hale", currency: "GBP", country: "GB" });
+    const cancelled = await paid(account.owner.client, {
+      recipient_id: recipient,
+      amount: "40.00",
+      sell_currency: "GBP",
+    });
+    expectStatus(await account.owner.client.post(`account/payments/${cancelled.id}/cancel`, {}), 200);
+
+    const res = await account.owner.client.get("account/movements");
+    expectStatus(res, 200);
+    const ofPayment = (id: number) =>
+      (res.json.body as { description: string; currency: string; amount: string }[])
+        .filter((m) => m.description.startsWith(`Payment ${id}:`)).map((m) => [m.description, m.amount, m.currency]);
+    expect(ofPayment(waiting.id)).toEqual([[`Payment ${waiting.id}: money held`, "-25.00", "GBP"]]);
+    expect(ofPayment(cancelled.id)).toEqual([
+      [`Payment ${cancelled.id}: held money released`, "40.00", "GBP"],
+      [`Payment ${cancelled.id}: money held`, "-40.00", "GBP"],
+    ]);
+
+    const rows = (await movementRows(viewer.client)).filter(([what]) => what.startsWith("Payment "));
+    expect(rows).toEqual([
+      [`Payment ${cancelled.id}: held money released`, "+40.00 GBP"],
+      [`Payment ${cancelled.id}: money held`, "-40.00 GBP"],
+      [`Payment ${waiting.id}: money held`, "-25.00 GBP"],
+    ]);
+  });
+});

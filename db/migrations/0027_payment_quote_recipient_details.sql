@@ -1,0 +1,1 @@
+ALTER TABLE `payment_quotes` ADD `recipient_details` text;
