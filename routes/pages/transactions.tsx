@@ -140,14 +140,15 @@ function MovementRows({ items }: { items: Movement[] }) {
           <tr>
             <th scope="col" className="py-2 pr-4 font-medium">Date</th>
             <th scope="col" className="py-2 pr-4 font-medium">What</th>
-            <th scope="col" className="py-2 pr-4 font-medium">Status</th>
+            <th scope="col" className="hidden py-2 pr-4 font-medium sm:table-cell">Status</th>
             <th scope="col" className="py-2 text-right font-medium">Amount</th>
           </tr>
         </thead>
         <tbody>
           {items.map((m) => (
             <tr key={m.id} className="border-t border-neutral-200 dark:border-neutral-800" data-movement={m.id}>
-              <td className="py-2 pr-4 whitespace-nowrap">{when(m.created_at)}</td>
+              {/* On a phone the four columns do not fit: the date wraps, the status goes under what it is. */}
+              <td className="py-2 pr-4 sm:whitespace-nowrap">{when(m.created_at)}</td>
               <td className="py-2 pr-4">
                 <a className="font-medium underline" href={`/account/transactions/${m.id}`}>
                   {MOVEMENT_KIND_NAMES[m.kind]}
@@ -157,8 +158,9 @@ function MovementRows({ items }: { items: Movement[] }) {
                     {[m.counterparty, m.reference].filter(Boolean).join(" · ")}
                   </span>
                 )}
+                <span className="block text-neutral-600 sm:hidden dark:text-neutral-400">{STATUS_NAMES[m.status]}</span>
               </td>
-              <td className="py-2 pr-4">{STATUS_NAMES[m.status]}</td>
+              <td className="hidden py-2 pr-4 sm:table-cell">{STATUS_NAMES[m.status]}</td>
               <td className="py-2 text-right font-mono whitespace-nowrap">
                 <Amount m={m} />
               </td>

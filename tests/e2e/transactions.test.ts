@@ -64,6 +64,14 @@ describe("a customer's transactions", () => {
     expect(await row.textContent()).not.toContain("GBP");
     expect(await seriousAxeViolations(page)).toEqual([]);
 
+    // On a phone the amount is in sight, not scrolled off the side of the list.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const amount = row.locator("td").last();
+    const box = (await amount.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await amount.isVisible()).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 800 });
+
     // Its page: who paid, and what it did to the balance.
     await row.getByRole("link", { name: "Money received" }).click();
     await page.waitForURL(/\/account\/transactions\/\d+$/);
