@@ -13,7 +13,8 @@ import { useForm } from "./ui/use-form.ts";
  * to /auth. A 401 shows and toasts 'Invalid credentials' (SPEC.md section 8); any other failure,
  * such as the 429 after too many attempts, shows the server's text.
  */
-function LoginForm() {
+/** `registerHref`: the registration, with where the visitor came from (lib/attribution.ts). */
+function LoginForm({ registerHref = "/register" }: { registerHref?: string }) {
   const form = useForm({
     call: login,
     navigates: true,
@@ -51,7 +52,7 @@ function LoginForm() {
       <SubmitButton pending={form.submitting} pendingLabel="Signing in…">Sign in</SubmitButton>
       <p className="flex flex-wrap justify-between gap-2 text-sm">
         <a href="/forgot" className={LINK}>Forgotten password?</a>
-        <a href="/register" className={LINK}>Open an account</a>
+        <a href={registerHref} className={LINK}>Open an account</a>
       </p>
     </form>
   );

@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
+import { withAttribution } from "../../lib/attribution.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import { ColorMode, Logo, MAIN_ID, Notifications, OnBehalf, SignOut, SkipLink } from "./parts.tsx";
 
 /** Default layout: public pages, with the site header and footer. */
 export function DefaultLayout({ children }: { children: ReactNode }) {
-  const { user } = usePage();
+  const { user, path } = usePage();
   return (
     <div className="flex min-h-screen flex-col">
       <SkipLink />
@@ -28,7 +29,7 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
               : (
                 <>
                   <a className="nav-link" href="/">Sign in</a>
-                  <a className="btn-primary" href="/register">Open an account</a>
+                  <a className="btn-primary" href={withAttribution("/register", path)}>Open an account</a>
                 </>
               )}
           </div>

@@ -1,9 +1,12 @@
 import type { SessionUser } from "../../server/auth/session-user.ts";
 import { AUTH_ORDER, evaluateGuards, homeOf } from "../../server/guards.ts";
+import { withAttribution } from "../../lib/attribution.ts";
+import { usePage } from "../../server/render/page-context.ts";
 import { SignInCard } from "./onboarding.tsx";
 
 /** Home: what the portal is for, and signing in; for someone signed in, where to go next. */
 export function Home({ user = null }: { user?: SessionUser | null }) {
+  const { path } = usePage();
   return (
     <div className="grid gap-10 md:grid-cols-2 md:items-center">
       <section>
@@ -13,7 +16,7 @@ export function Home({ user = null }: { user?: SessionUser | null }) {
           quoted rate and pay people abroad.
         </p>
         <div className="mt-6 flex flex-wrap gap-3">
-          {user ? null : <a className="btn-primary" href="/register">Open an account</a>}
+          {user ? null : <a className="btn-primary" href={withAttribution("/register", path)}>Open an account</a>}
           <a className="btn-ghost" href="/calculator">See our rates</a>
         </div>
       </section>

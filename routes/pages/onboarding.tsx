@@ -1,4 +1,6 @@
 import type { Context } from "hono";
+import { UTM_PARAMS, withAttribution } from "../../lib/attribution.ts";
+import { usePage } from "../../server/render/page-context.ts";
 import { customerOf } from "../../server/accounts/current.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
 import { resetLinkWorks } from "../../server/auth/password-reset.ts";
@@ -28,11 +30,12 @@ import { PageTitle } from "../layouts/parts.tsx";
 /** The screens of the sign-in journey: each a title, a short lead, and its island with the data it needs. */
 
 export function SignInCard() {
+  const { path } = usePage();
   return (
     <section aria-labelledby="sign-in" className="card">
       <h2 id="sign-in" className="text-xl font-semibold">Sign in</h2>
       <div className="mt-4">
-        <LoginForm />
+        <LoginForm registerHref={withAttribution("/register", path)} />
       </div>
     </section>
   );
@@ -75,12 +78,10 @@ export async function ForgotPage(c: Context<AppEnv>) {
   );
 }
 
-const UTM = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
-
 export function RegisterPage(c: Context<AppEnv>) {
   // Marketing attribution: the utm_* of the address the visitor arrived with, and where from.
   const attribution: Record<string, string> = {};
-  for (const key of UTM) {
+  for (const key of UTM_PARAMS) {
     const value = c.req.query(key);
     if (value) attribution[key] = value.slice(0, 500);
   }

@@ -442,6 +442,21 @@ describe("attributions", () => {
   });
 });
 
+describe("a visitor brought by a campaign or a partner", () => {
+  test("keeps them from the home page to the registration", async () => {
+    const landing = "utm_source=google&utm_medium=cpc&utm_campaign=spring&ref=ACME10&lang=en";
+    const carried = "/register?utm_source=google&amp;utm_medium=cpc&amp;utm_campaign=spring&amp;ref=ACME10";
+    const html = await (await t.app.request(`/?${landing}`)).text();
+    // The header's button, the page's own, and the sign-in card's link.
+    expect(html.split(`href="${carried}"`).length - 1).toBe(3);
+    const register = await (await t.app.request(carried.replaceAll("&amp;", "&"))).text();
+    expect(register).toContain('"referralCode":"ACME10"');
+    expect(register).toContain('"utm_campaign":"spring"');
+    // A visitor who came with nothing is sent to the plain registration.
+    expect(await (await t.app.request("/")).text()).toContain('href="/register"');
+  });
+});
+
 describe("the pages", () => {
   test("the partners page lists a partner, and the partner's page their customers", async () => {
     const partner = await createPartner({ name: "Page Partner" });
