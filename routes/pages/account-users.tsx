@@ -6,7 +6,16 @@ import { listInvitations, previewInvitation } from "../../server/accounts/invita
 import { linkedAccounts } from "../../server/accounts/linked.ts";
 import { listAccountUsers } from "../../server/accounts/members.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { AccountSelect, AccountUsers, InvitationAccept, InvitationRegister, LinkedAccounts } from "../islands.ts";
+import { currencyList } from "../../server/money/currencies.ts";
+import { approvalRuleAnswer } from "../../server/payments/approval-rules.ts";
+import {
+  AccountSelect,
+  AccountUsers,
+  ApprovalRule,
+  InvitationAccept,
+  InvitationRegister,
+  LinkedAccounts,
+} from "../islands.ts";
 import { PageTitle, SignOut } from "../layouts/parts.tsx";
 
 /** Account users, linked accounts and invitations (decision 028): each page loads what it shows. */
@@ -20,9 +29,10 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
   const db = c.get("db");
   const manages = may(role, "users.manage");
   const business = accountType === "Business";
-  const [users, invitations] = await Promise.all([
+  const [users, invitations, rule] = await Promise.all([
     listAccountUsers(db, accountId, customer.id),
     manages && business ? listInvitations(db, accountId, now(c)) : Promise.resolve([]),
+    business ? approvalRuleAnswer(db, accountId) : Promise.resolve(null),
   ]);
   return (
     <section className="flex max-w-4xl flex-col gap-6">
@@ -48,6 +58,18 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
         isOwner={role === "owner"}
         roles={roles}
       />
+      {rule && (
+        // Maker-checker (issue 8): a personal account has nobody else to approve, so no rule.
+        <section aria-labelledby="approval-rule-heading" className="card flex min-w-0 flex-col gap-3">
+          <h2 id="approval-rule-heading" className="text-lg font-semibold">Approval of payments</h2>
+          <ApprovalRule
+            accountRef={accountRef}
+            rule={rule}
+            canManage={may(role, "approvals.manage")}
+            currencies={currencyList().map(({ code, name }) => ({ code, name }))}
+          />
+        </section>
+      )}
     </section>
   );
 }
