@@ -6,6 +6,7 @@ import { listInvitations, previewInvitation } from "../../server/accounts/invita
 import { linkedAccounts } from "../../server/accounts/linked.ts";
 import { listAccountUsers } from "../../server/accounts/members.ts";
 import type { AppEnv } from "../../server/env.ts";
+import { balancesAnswer } from "../../server/money/balances.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { approvalRuleAnswer } from "../../server/payments/approval-rules.ts";
 import {
@@ -24,15 +25,26 @@ const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
 const roles = ACCOUNT_ROLES.map((role) => ({ role, description: ROLE_DESCRIPTIONS[role] }));
 
+/** An approval amount's currencies: those the account holds first, then GBP (the portal's own), then the rest. */
+function thresholdCurrencies(held: string[]) {
+  const first = [...held, "GBP"];
+  const rank = (code: string) => first.includes(code) ? first.indexOf(code) : first.length;
+  return currencyList()
+    .map(({ code, name }) => ({ code, name }))
+    .sort((a, b) => rank(a.code) - rank(b.code));
+}
+
 export async function AccountUsersPage(c: Context<AppEnv>) {
   const { accountId, accountRef, accountName, accountType, role, customer } = await currentAccount(c);
   const db = c.get("db");
   const manages = may(role, "users.manage");
   const business = accountType === "Business";
-  const [users, invitations, rule] = await Promise.all([
+  const setsRule = may(role, "approvals.manage");
+  const [users, invitations, rule, balances] = await Promise.all([
     listAccountUsers(db, accountId, customer.id),
     manages && business ? listInvitations(db, accountId, now(c)) : Promise.resolve([]),
     business ? approvalRuleAnswer(db, accountId) : Promise.resolve(null),
+    business && setsRule ? balancesAnswer(db, accountId) : Promise.resolve([]),
   ]);
   return (
     <section className="flex max-w-4xl flex-col gap-6">
@@ -65,8 +77,8 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
           <ApprovalRule
             accountRef={accountRef}
             rule={rule}
-            canManage={may(role, "approvals.manage")}
-            currencies={currencyList().map(({ code, name }) => ({ code, name }))}
+            canManage={setsRule}
+            currencies={setsRule ? thresholdCurrencies(balances.map((b) => b.currency)) : []}
           />
         </section>
       )}

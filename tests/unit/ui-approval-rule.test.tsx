@@ -135,4 +135,31 @@ describe("ApprovalRule", () => {
     expect(document.body.textContent).toContain("No payment needs approval");
     expect(titles()).toEqual([]);
   });
+
+  test("sent again after a refusal (an approver invited meanwhile), the same rule is asked anew, not replayed", async () => {
+    const nobody =
+      "You are the only user of this account, so nobody could approve your payments. Invite an approver first.";
+    const saved: Rule = { ...NO_RULE, mode: "all", updated_by: OLGA, updated_at: "2026-11-27T10:00:00.000Z" };
+    let puts = 0;
+    const calls = fakeApi({
+      "PUT account/approvals": () =>
+        ++puts === 1
+          ? [422, { error: nobody, message: "Unprocessable Entity", fields: { mode: nobody } }]
+          : [200, { body: saved }],
+      "GET account/approvals": [200, { body: saved }],
+    });
+    render(<ApprovalRule {...props()} />);
+    await settle();
+    fireEvent.click(within(form()).getByLabelText("Every payment needs approval"));
+    fireEvent.click(within(form()).getByRole("button", { name: "Save the rule" }));
+    await settle();
+    expect(document.getElementById("approval-mode-error")!.textContent).toBe(nobody);
+    fireEvent.click(within(form()).getByRole("button", { name: "Save the rule" }));
+    await settle(500);
+    const keys = calls.filter((c) => c.method === "PUT").map((c) => c.headers.get(IDEMPOTENCY_HEADER));
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).not.toBe(keys[0]);
+    expect(titles()).toEqual(["Approval rule saved"]);
+    expect(document.getElementById("approval-mode-error")).toBeNull();
+  });
 });
