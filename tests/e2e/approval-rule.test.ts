@@ -70,6 +70,9 @@ describe("the approval rule", () => {
       // The owner, on a phone: the rule as it is, then the form.
       const { page } = owner;
       page.setDefaultTimeout(15_000);
+      // A hydration warning of the business owner's page (tests/e2e/hydration.test.ts walks a personal account's).
+      const warnings: string[] = [];
+      page.on("console", (message) => message.type() === "warning" && warnings.push(message.text()));
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(`${server.url}/account/users`);
       await hydrated(page);
@@ -149,6 +152,7 @@ describe("the approval rule", () => {
       await step(checker, "4-waiting");
 
       expect(unexpected(owner.problems, [422])).toEqual([]);
+      expect(warnings).toEqual([]);
       expect(unexpected(payer.problems)).toEqual([]);
       expect(unexpected(approver.problems)).toEqual([]);
       for (const c of [owner.context, payer.context, approver.context]) await c.close();
