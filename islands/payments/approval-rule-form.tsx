@@ -6,7 +6,7 @@
  * the field they are about, in the server's words.
  */
 import { useQueryClient } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { type FormEvent, useEffect, useRef } from "react";
 import { notify } from "../lib/notification-store.ts";
 import { approvalRuleKeys } from "../lib/query-keys.ts";
 import { FormAlert } from "../ui/alert.tsx";
@@ -61,6 +61,8 @@ export function ApprovalRuleForm({ accountRef, rule, currencies }: {
     invalidates: [approvalRuleKeys.of(accountRef)],
     onSuccess(saved) {
       queries.setQueryData(approvalRuleKeys.of(accountRef), saved);
+      // The amounts as the server wrote them ("100" is kept as "100.00").
+      if (saved.mode === "above") form.set("rows", rowsOf(saved, currencies));
       notify({
         title: "Approval rule saved",
         description: "It applies to the payments prepared from now on.",
@@ -76,6 +78,14 @@ export function ApprovalRuleForm({ accountRef, rule, currencies }: {
     ["mode", "thresholds", "new_recipient"].includes(path) || path.startsWith("rows.") ||
     (mode === "above" && rows.some((r) => path === `thresholds.${r.currency}`));
 
+  // After a row is added or removed, focus goes to a control of the row it concerns, not the page.
+  const focusAfter = useRef<string | null>(null);
+  useEffect(() => {
+    if (!focusAfter.current) return;
+    document.getElementById(focusAfter.current)?.focus();
+    focusAfter.current = null;
+  });
+
   const setRows = (next: Threshold[]) => {
     form.set("rows", next);
     form.clearProblems("rows");
@@ -84,6 +94,11 @@ export function ApprovalRuleForm({ accountRef, rule, currencies }: {
   const addRow = () => {
     const unused = currencies.find((c) => !rows.some((r) => r.currency === c.code));
     setRows([...rows, { currency: unused?.code ?? currencies[0]?.code ?? "GBP", amount: "" }]);
+    focusAfter.current = `approval-threshold-${rows.length}-currency`;
+  };
+  const removeRow = (i: number) => {
+    setRows(rows.filter((_, j) => j !== i));
+    focusAfter.current = `approval-threshold-${Math.max(0, i - 1)}-amount`;
   };
   const changeRow = (i: number, key: keyof Threshold, value: string) => {
     form.clearProblems(`thresholds.${rows[i].currency}`);
@@ -167,7 +182,7 @@ export function ApprovalRuleForm({ accountRef, rule, currencies }: {
                       <button
                         type="button"
                         className="btn-ghost"
-                        onClick={() => setRows(rows.filter((_, j) => j !== i))}
+                        onClick={() => removeRow(i)}
                         aria-label={`Remove the ${row.currency} amount`}
                       >
                         Remove

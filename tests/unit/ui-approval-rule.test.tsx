@@ -74,18 +74,20 @@ describe("ApprovalRule", () => {
     // The amounts are asked for only when the rule looks at amounts.
     expect(within(form()).queryByLabelText("Amount in GBP")).toBeNull();
     fireEvent.click(within(form()).getByLabelText("Payments of an amount or more need approval"));
-    fireEvent.change(within(form()).getByLabelText("Amount in GBP"), { target: { value: "100.00" } });
+    fireEvent.change(within(form()).getByLabelText("Amount in GBP"), { target: { value: "100" } });
     fireEvent.click(within(form()).getByLabelText(/first payment to a new recipient/));
     fireEvent.click(within(form()).getByRole("button", { name: "Save the rule" }));
     await settle(500);
     const put = calls.find((c) => c.method === "PUT")!;
     expect(put).toMatchObject({
       path: "account/approvals",
-      body: { mode: "above", thresholds: { GBP: "100.00" }, new_recipient: true },
+      body: { mode: "above", thresholds: { GBP: "100" }, new_recipient: true },
     });
     expect(put.headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
     expect(titles()).toEqual(["Approval rule saved"]);
     expect(document.body.textContent).toContain("A payment of 100.00 GBP or more needs");
+    // The amount as the server wrote it.
+    expect((within(form()).getByLabelText("Amount in GBP") as HTMLInputElement).value).toBe("100.00");
   });
 
   test("rows of currencies: added, given twice refused before sending, removed", async () => {
@@ -94,8 +96,9 @@ describe("ApprovalRule", () => {
     await settle();
     fireEvent.click(within(form()).getByLabelText("Payments of an amount or more need approval"));
     fireEvent.click(within(form()).getByRole("button", { name: "Add a currency" }));
-    // The new row takes a currency not used yet.
+    // The new row takes a currency not used yet, and the focus.
     expect((within(form()).getByLabelText("Currency 2") as HTMLSelectElement).value).toBe("EUR");
+    expect(document.activeElement).toBe(within(form()).getByLabelText("Currency 2"));
     fireEvent.change(within(form()).getByLabelText("Currency 2"), { target: { value: "GBP" } });
     fireEvent.change(within(form()).getAllByLabelText("Amount in GBP")[0], { target: { value: "100" } });
     fireEvent.change(within(form()).getAllByLabelText("Amount in GBP")[1], { target: { value: "200" } });
@@ -105,6 +108,7 @@ describe("ApprovalRule", () => {
     expect(calls.filter((c) => c.method === "PUT")).toHaveLength(0);
     fireEvent.click(within(form()).getAllByRole("button", { name: "Remove the GBP amount" })[1]);
     expect(within(form()).getAllByLabelText("Amount in GBP")).toHaveLength(1);
+    expect(document.activeElement).toBe(within(form()).getByLabelText("Amount in GBP"));
     expect(within(form()).queryByText("GBP is given twice: one amount per currency.")).toBeNull();
   });
 
