@@ -8,7 +8,7 @@
  */
 import type { Page } from "playwright-core";
 import { describe, expect } from "vitest";
-import { hydrated, newPage } from "../helpers/browser.ts";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import { openBusinessThroughApi } from "../helpers/e2e-business.ts";
 import { joinInBrowser, test } from "../helpers/e2e-fixtures.ts";
 import { okBody, signInThroughPages } from "../helpers/e2e-mail.ts";
@@ -101,6 +101,7 @@ describe("the approval rule", () => {
       );
       expect(await form.getByLabel("Payments of an amount or more need approval").getAttribute("aria-invalid"))
         .toBe("true");
+      expect(await seriousAxeViolations(page)).toEqual([]);
       await step(page, "2-refused");
 
       // An approver joins; the same form is saved, without a page load.
