@@ -163,7 +163,7 @@ export function UserRows({ accountRef, user, manageable, roles, opened, onOpen }
                   aria-label={`Change the role of ${user.name}`}
                   onClick={() => toggle("role")}
                 >
-                  Change role
+                  Change the role
                 </button>
                 <button
                   type="button"

@@ -49,6 +49,12 @@ export const pendingPaymentKeys = {
   one: (accountRef: string, id: number) => ["pending-payments", accountRef, id] as const,
 };
 
+/** An account's approval rule (GET account/approvals), by account_ref. */
+export const approvalRuleKeys = {
+  all: ["approval-rule"] as const,
+  of: (accountRef: string) => ["approval-rule", accountRef] as const,
+};
+
 /** The account's payments, whatever their status. */
 export const paymentKeys = {
   all: ["payments"] as const,

@@ -4,7 +4,15 @@
  */
 import { type QueryKey, useMutation } from "@tanstack/react-query";
 import { useRef } from "react";
-import { type AnswerOf, api, type Call, type CallInput, type CallShape, newIdempotencyKey } from "./api.ts";
+import {
+  type AnswerOf,
+  api,
+  ApiCallError,
+  type Call,
+  type CallInput,
+  type CallShape,
+  newIdempotencyKey,
+} from "./api.ts";
 
 export interface WriteOptions<C extends CallShape> {
   call: Call<C>;
@@ -12,7 +20,8 @@ export interface WriteOptions<C extends CallShape> {
   invalidates?: readonly QueryKey[];
   /**
    * Sends an Idempotency-Key: the same one while the same input is sent again (a retry after a
-   * failure runs once), a new one after a success (the same receipt twice is two receipts). Off
+   * failure runs once), a new one after a success (the same receipt twice is two receipts) or a
+   * refusal (a 4xx but 409 and 429: nothing ran, so nothing can run twice). Off
    * for the sign-in calls, whose answer sets a cookie that a replayed answer would not carry.
    */
   idempotent?: boolean;
@@ -47,5 +56,17 @@ export function useWrite<C extends CallShape>({ call, invalidates, idempotent = 
       last.current = null;
       onSuccess?.(answer, input);
     },
+    onError(error) {
+      // A refusal changed nothing, and the server keeps it as the key's answer: the same input sent
+      // after the person put something right elsewhere (invited an approver) is asked anew, not
+      // replayed. The key stays for what may have run or may still be running: no answer, a 5xx,
+      // a 409 (the key in use), a 429.
+      if (refusal(error)) last.current = null;
+    },
   });
 }
+
+/** A 4xx that says the call was refused, not that it may have run (409) or was not run yet (429). */
+const refusal = (error: unknown) =>
+  error instanceof ApiCallError && error.status >= 400 && error.status < 500 && error.status !== 409 &&
+  error.status !== 429;

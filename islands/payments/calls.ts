@@ -17,11 +17,14 @@ export const rejectPendingPayment = call<typeof payments.rejectPendingPayment>(
   "DELETE",
   "/account/pendingpayments/one",
 );
+export const getApprovalRule = call<typeof payments.getApprovalRule>("GET", "/account/approvals");
+export const setApprovalRule = call<typeof payments.setApprovalRule>("PUT", "/account/approvals");
 
 export type PaymentQuote = AnswerOf<typeof payments.holdPaymentQuote>;
 export type Payment = AnswerOf<typeof payments.makePayment>;
 export type PaymentWithTimeline = AnswerOf<typeof payments.onePendingPayment>;
 export type PaymentPage = AnswerOf<typeof payments.listPayments>;
+export type ApprovalRule = AnswerOf<typeof payments.getApprovalRule>;
 /** What the customer fixes: what they send, or what the recipient receives. */
 export type PaymentFixed = BodyOf<typeof payments.holdPaymentQuote>["fixed"];
 

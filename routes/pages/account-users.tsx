@@ -6,7 +6,17 @@ import { listInvitations, previewInvitation } from "../../server/accounts/invita
 import { linkedAccounts } from "../../server/accounts/linked.ts";
 import { listAccountUsers } from "../../server/accounts/members.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { AccountSelect, AccountUsers, InvitationAccept, InvitationRegister, LinkedAccounts } from "../islands.ts";
+import { balancesAnswer } from "../../server/money/balances.ts";
+import { currencyList } from "../../server/money/currencies.ts";
+import { approvalRuleAnswer } from "../../server/payments/approval-rules.ts";
+import {
+  AccountSelect,
+  AccountUsers,
+  ApprovalRule,
+  InvitationAccept,
+  InvitationRegister,
+  LinkedAccounts,
+} from "../islands.ts";
 import { PageTitle, SignOut } from "../layouts/parts.tsx";
 
 /** Account users, linked accounts and invitations (decision 028): each page loads what it shows. */
@@ -15,14 +25,26 @@ const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
 const roles = ACCOUNT_ROLES.map((role) => ({ role, description: ROLE_DESCRIPTIONS[role] }));
 
+/** An approval amount's currencies: those the account holds first, then GBP (the portal's own), then the rest. */
+function thresholdCurrencies(held: string[]) {
+  const first = [...held, "GBP"];
+  const rank = (code: string) => first.includes(code) ? first.indexOf(code) : first.length;
+  return currencyList()
+    .map(({ code, name }) => ({ code, name }))
+    .sort((a, b) => rank(a.code) - rank(b.code));
+}
+
 export async function AccountUsersPage(c: Context<AppEnv>) {
   const { accountId, accountRef, accountName, accountType, role, customer } = await currentAccount(c);
   const db = c.get("db");
   const manages = may(role, "users.manage");
   const business = accountType === "Business";
-  const [users, invitations] = await Promise.all([
+  const setsRule = may(role, "approvals.manage");
+  const [users, invitations, rule, balances] = await Promise.all([
     listAccountUsers(db, accountId, customer.id),
     manages && business ? listInvitations(db, accountId, now(c)) : Promise.resolve([]),
+    business ? approvalRuleAnswer(db, accountId) : Promise.resolve(null),
+    business && setsRule ? balancesAnswer(db, accountId) : Promise.resolve([]),
   ]);
   return (
     <section className="flex max-w-4xl flex-col gap-6">
@@ -48,6 +70,18 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
         isOwner={role === "owner"}
         roles={roles}
       />
+      {rule && (
+        // Maker-checker (issue 8): a personal account has nobody else to approve, so no rule.
+        <section aria-labelledby="approval-rule-heading" className="card flex min-w-0 flex-col gap-3">
+          <h2 id="approval-rule-heading" className="text-lg font-semibold">Approval of payments</h2>
+          <ApprovalRule
+            accountRef={accountRef}
+            rule={rule}
+            canManage={setsRule}
+            currencies={setsRule ? thresholdCurrencies(balances.map((b) => b.currency)) : []}
+          />
+        </section>
+      )}
     </section>
   );
 }

@@ -8,19 +8,17 @@
 import type { Page } from "playwright-core";
 import { describe, expect } from "vitest";
 import { hydrated, newPage } from "../helpers/browser.ts";
-import { businessProfile } from "../helpers/client.ts";
+import { openBusinessThroughApi } from "../helpers/e2e-business.ts";
 import { type E2e, test } from "../helpers/e2e-fixtures.ts";
 import {
   lastEmailId,
   okBody,
   openAccountThroughApi,
   personalProfile,
-  type Requester,
   signInThroughPages,
-  tokenOf,
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
-import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
+import { unexpected } from "../helpers/e2e-money.ts";
 
 const ADMIN = { email: "compliance@portal.test", password: "compliance-password-1" };
 const OWNER = { email: "grace@acme.test", password: "owner-password-1" };
@@ -30,7 +28,7 @@ let owner: { page: Page; accountRef: string };
 
 test.beforeAll(async ({ server, db, browser }) => {
   const { page } = await newPage(browser);
-  owner = { page, accountRef: await openBusinessThroughApi({ server, db, browser }, page.request, OWNER) };
+  owner = { page, accountRef: await openBusinessThroughApi({ server, db, browser }, page.request, OWNER, ADMIN) };
 }, 120_000);
 
 const path = (page: Page) => new URL(page.url()).pathname;
@@ -40,45 +38,6 @@ async function step(page: Page, name: string): Promise<void> {
   if (Deno.env.get("ACCOUNTS_E2E_SCREENSHOTS")) {
     await page.screenshot({ path: `/tmp/accounts-e2e-${name}.png`, fullPage: true });
   }
-}
-
-/**
- * A Business customer through the API (the sign-in tests cover those screens) whose account an
- * administrator opens after the review. `request` keeps the owner's session. Answers the account_ref.
- */
-async function openBusinessThroughApi(
-  { server, db, browser }: E2e,
-  request: Requester,
-  who: { email: string; password: string },
-) {
-  const base = server.url;
-  const mark = await lastEmailId(db);
-  await okBody(
-    "auth/register",
-    await request.post(`${base}/api/auth/register`, { data: { ...who, type: "Business" } }),
-  );
-  const mail = await waitForEmail(db, who.email, { template: "email-validation", after: mark });
-  const link = /https?:\/\/\S+/.exec(mail.text)![0];
-  // Registration answers only the address (decision 023); the validated session says who it is.
-  const registered = await okBody<{ id: number }>(
-    "validate",
-    await request.post(`${base}/api/validation/validate`, { data: { token: tokenOf(link) } }),
-  );
-  await okBody("profile", await request.post(`${base}/api/account/profile`, { data: businessProfile() }));
-  await okBody("sandbox", await request.post(`${base}/api/sumsub/sandbox`, { data: { answer: "GREEN" } }));
-  await okBody("confirm", await request.get(`${base}/api/sumsub/confirm`));
-
-  const admin = await newPage(browser);
-  await ensureAdministrator(admin.page.request, base, ADMIN);
-  await signInThroughPages(admin.page, db, base, ADMIN.email, ADMIN.password);
-  const opened = await okBody<{ account_ref: string }>(
-    "open-account",
-    await admin.page.request.post(`${base}/api/console/users/${registered.id}/open-account`, {
-      data: { compliance: { done: true, amount: "250000", date: todayUtc() } },
-    }),
-  );
-  await admin.context.close();
-  return opened.account_ref;
 }
 
 /** The link of the newest invitation emailed to an address after `mark`. */

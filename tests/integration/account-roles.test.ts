@@ -5,7 +5,7 @@ import * as moneyCalls from "../../lib/contracts/money.ts";
 import { ACCOUNT_ROLES, type AccountRole } from "../../lib/permissions.ts";
 import { businessOwner, type Member, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, type ClientResponse, expectStatus, type TestClient, uniqueEmail } from "../helpers/client.ts";
-import { fund, type MoneyApp, moneyApp } from "../helpers/money.ts";
+import { fund, type MoneyApp, moneyApp, openCustomer } from "../helpers/money.ts";
 
 /**
  * Each role sees and does only what lib/permissions.ts allows it, checked through the app: viewers
@@ -94,6 +94,23 @@ describe.each(ACCOUNT_ROLES)("a %s", (role) => {
     expect(text.includes("on this account you cannot convert")).toBe(!preparers[role]);
     expect(page.text.includes('"name":"ConvertForm"')).toBe(preparers[role]);
   });
+
+  test("the users page shows the approval rule, and the form that changes it only to an owner or admin", async () => {
+    const page = await people[role].get("/account/users");
+    expect(page.status).toBe(200);
+    const text = page.text.replaceAll("<!-- -->", "");
+    expect(text).toContain('<h2 id="approval-rule-heading" class="text-lg font-semibold">Approval of payments</h2>');
+    expect(text).toContain("No payment needs approval: a payment is sent once it is made.");
+    expect(text.includes('aria-label="Approval rule"')).toBe(role === "owner" || role === "admin");
+  });
+});
+
+test("a personal account's users page has no approval rule: nobody else could approve", async () => {
+  const personal = await openCustomer(t);
+  const page = await personal.client.get("/account/users");
+  expect(page.status).toBe(200);
+  expect(page.text).toContain("This is a personal account");
+  expect(page.text).not.toContain("Approval of payments");
 });
 
 describe("every call about the current account says which permission it needs", () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { MAX_TRANSFERRED_JS_BYTES, scriptsOfPage, type Sent } from "../../bench/lib/page-scripts.ts";
 import { PAGES } from "../../routes/pages.tsx";
+import { businessOwner } from "../helpers/account-users.ts";
 import { registerCustomer, signIn, TestClient } from "../helpers/client.ts";
 import { fundedCustomer, type MoneyApp, moneyApp } from "../helpers/money.ts";
 
@@ -32,6 +33,8 @@ describe("the JavaScript a page loads, as transferred", () => {
       { who: "an administrator on behalf of the customer", client: onBehalf },
       { who: "a Personal registrant", client: (await registerCustomer(t, { type: "Personal" })).client },
       { who: "a Business registrant", client: (await registerCustomer(t, { type: "Business" })).client },
+      // A business account's owner: /account/users adds the approval rule's form to the users'.
+      { who: "a business owner", client: (await businessOwner(t, app.admin)).client },
     );
   }, 60_000);
 
@@ -78,5 +81,6 @@ describe("the JavaScript a page loads, as transferred", () => {
     }
     expect(weighed.some((line) => line.startsWith("/console/pricingplan as an administrator"))).toBe(true);
     expect(weighed.some((line) => line.startsWith("/account as an administrator on behalf"))).toBe(true);
+    expect(weighed.some((line) => line.startsWith("/account/users as a business owner"))).toBe(true);
   }, 120_000);
 });
