@@ -27,7 +27,11 @@ function LoginForm({ registerHref = "/register" }: { registerHref?: string }) {
     const body = { email: textOf(data, "email"), password: String(data.get("password") ?? "") };
     const result = await form.submit({ body });
     if (result.ok) rememberUser(result.answer);
-    else if (result.failure?.status === 401) notify({ title: INVALID_CREDENTIALS, color: "error" });
+    // One toast however many tries: errors stay until dismissed, and a stack of the same one would
+    // cover the form on a phone.
+    else if (result.failure?.status === 401) {
+      notify({ id: "sign-in-refused", title: INVALID_CREDENTIALS, color: "error" });
+    }
   }
 
   return (

@@ -37,7 +37,9 @@ function SecondFactorForm({ method, email }: SecondFactorFormProps) {
     const token = codeOf(new FormData(event.currentTarget));
     const result = await check.submit({ body: { token } });
     if (result.ok) rememberUser(result.answer);
-    else if (result.failure?.status === 401) notify({ title: BAD_CREDENTIALS, color: "error" });
+    else if (result.failure?.status === 401) {
+      notify({ id: "second-factor-refused", title: BAD_CREDENTIALS, color: "error" });
+    }
   }
 
   async function sendCode() {

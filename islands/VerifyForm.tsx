@@ -56,7 +56,9 @@ function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
       return;
     }
     setCheckingLink(false);
-    if (result.failure?.status === 401) notify({ title: BAD_CREDENTIALS, description: EXPIRED, color: "error" });
+    if (result.failure?.status === 401) {
+      notify({ id: "verify-refused", title: BAD_CREDENTIALS, description: EXPIRED, color: "error" });
+    }
   }
 
   useEffect(() => {

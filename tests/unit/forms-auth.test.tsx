@@ -52,6 +52,10 @@ describe("LoginForm", () => {
     expect(titles()).toEqual(["error: Invalid credentials"]);
     expect(assign).not.toHaveBeenCalled();
     expect(screen.getByRole("button", { name: "Sign in" })).toHaveProperty("disabled", false);
+    // Tried again, and refused again: still one toast, not a stack of them over the form.
+    fireEvent.click(screen.getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(screen.getByRole("button", { name: "Sign in" })).toHaveProperty("disabled", false));
+    expect(titles()).toEqual(["error: Invalid credentials"]);
   });
 
   test("a 429 shows the server's text", async () => {
