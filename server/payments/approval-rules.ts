@@ -74,12 +74,23 @@ export async function approvalRuleAnswer(db: Database, accountId: number) {
 export async function needsApproval(
   executor: Database | Tx,
   rule: ApprovalRule,
-  payment: { sellCurrency: string; sellMinor: number; recipientId: number; detailsChangedAt: number },
+  payment: {
+    sellCurrency: string;
+    sellMinor: number;
+    buyCurrency: string;
+    buyMinor: number;
+    recipientId: number;
+    detailsChangedAt: number;
+  },
 ): Promise<boolean> {
   if (rule.mode === "all") return true;
   if (rule.mode === "above") {
-    const threshold = rule.thresholds[payment.sellCurrency];
-    if (threshold !== undefined && payment.sellMinor >= threshold) return true;
+    // Either side: what is debited, or what the recipient gets. With a threshold in pounds only, a
+    // payment of 1,739 GBP to a pound recipient must not escape it by being paid from euros.
+    const sold = rule.thresholds[payment.sellCurrency];
+    if (sold !== undefined && payment.sellMinor >= sold) return true;
+    const bought = rule.thresholds[payment.buyCurrency];
+    if (bought !== undefined && payment.buyMinor >= bought) return true;
   }
   if (!rule.newRecipient) return false;
   const paidBefore = await rowOf(

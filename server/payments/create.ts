@@ -105,6 +105,8 @@ export async function createPayment(
       const waits = await needsApproval(tx, rule, {
         sellCurrency: quote.sell_currency,
         sellMinor: quote.sell_minor,
+        buyCurrency: quote.buy_currency,
+        buyMinor: quote.buy_minor,
         recipientId: recipient.id,
         detailsChangedAt: recipient.detailsChangedAt.getTime(),
       });

@@ -80,19 +80,32 @@ describe("the approval rule", () => {
     expect(events.map((e) => e.event)).toEqual(["created", "approval_requested"]);
   });
 
-  test("above an amount, per currency: from the threshold up; a currency without one never waits", async () => {
+  test("above an amount, per currency, on either side: from the threshold up; a payment with none never waits", async () => {
     await setRule(account.owner.client, { mode: "above", thresholds: { GBP: "1000.00", EUR: "500" } });
     expect((await account.owner.client.get("account/approvals")).json.body.thresholds).toEqual({
       GBP: "1000.00",
       EUR: "500.00",
     });
+    await setRule(account.owner.client, { mode: "above", thresholds: { GBP: "1000.00" } });
     expect((await send(payer, "999.99")).status).toBe("approved");
     expect((await send(payer, "1000.00")).status).toBe("pending_approval");
+    await setRule(account.owner.client, { mode: "above", thresholds: { EUR: "500" } });
     expect((await send(payer, "499.99", "EUR")).status).toBe("approved");
     expect((await send(payer, "500.00", "EUR")).status).toBe("pending_approval");
+    expect((await send(payer, "300.00", "GBP")).status, "about 340 EUR arrive").toBe("approved");
+    expect((await send(payer, "500.00", "GBP")).status, "about 570 EUR arrive, paid from pounds").toBe(
+      "pending_approval",
+    );
+    // Either side counts: what is debited, or what the recipient gets.
     const usd = await addRecipient(t, account, { currency: "USD", country: "US" });
-    await setRule(account.owner.client, { mode: "above", thresholds: { USD: "1.00" } });
-    expect((await send(payer, "5000.00", "GBP", usd)).status, "GBP has no threshold now").toBe("approved");
+    await setRule(account.owner.client, { mode: "above", thresholds: { USD: "1000.00" } });
+    expect((await send(payer, "100.00", "GBP", usd)).status, "about 127 USD arrive").toBe("approved");
+    expect((await send(payer, "1000.00", "GBP", usd)).status, "about 1,270 USD arrive, paid from pounds").toBe(
+      "pending_approval",
+    );
+    expect((await send(payer, "5000.00", "GBP")).status, "to euros from pounds: no threshold on either side").toBe(
+      "approved",
+    );
   });
 
   test("a new recipient, and new bank details, wait until one payment to them is approved", async () => {
