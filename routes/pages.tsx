@@ -59,7 +59,7 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
-import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
+import { PaymentPage, PendingPaymentPage, PendingPaymentsPage, switchToPaymentsAccount } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
 import {
@@ -119,6 +119,11 @@ export interface PageRoute {
   description?: string;
   /** The page's content; it may load data first, or answer a redirect instead. */
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
+  /**
+   * Runs before the page reads the account it acts on: a page about a record of another of the
+   * customer's accounts switches to it and answers a redirect (decision 060); null goes on.
+   */
+  switchAccount?: (c: Context<AppEnv>) => Promise<Response | null>;
 }
 
 /** A page of a record exists only at the record's canonical id ("5", never "05" or "0x5"). */
@@ -290,6 +295,7 @@ export const PAGES: PageRoute[] = [
     layout: "user",
     guards: CUSTOMER_GUARDS,
     validate: positiveId,
+    switchAccount: switchToPaymentsAccount,
     render: PendingPaymentPage,
   },
   { path: "/account/recipients", title: "Recipients", layout: "user", guards: CUSTOMER_GUARDS, render: RecipientsPage },
@@ -440,6 +446,8 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const cached = cache && shows ? await cache.lookup(c, shows) : null;
       if (cached) c.set("publicPage", cached);
       if (cached?.page) return sendPage(c, cached.page);
+      const switched = page.switchAccount ? await page.switchAccount(c) : null;
+      if (switched) return switched;
       const account = page.layout === "user" ? await layoutAccount(c) : null;
       // A page about an account, for a customer with several who has not chosen one yet.
       if (account === "choose" && page.guards?.includes("has-account")) return c.redirect(ACCOUNT_SELECT, 302);
