@@ -39,7 +39,9 @@ import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers
 import { ConsoleAuditPage } from "./pages/console-audit.tsx";
 import { ConsoleAdminsPage, ConsolePricingPlanPage, pricingPlanExists } from "./pages/console-admins.tsx";
 import { ConsoleAlertsPage, ConsoleEmailPage, ConsoleEmailsPage } from "./pages/console-alerts.tsx";
-import { Home } from "./pages/Home.tsx";
+import { Home, nextStepOf } from "./pages/Home.tsx";
+import { NoAccount } from "./pages/NoAccount.tsx";
+import { removedFromEveryAccount } from "../server/accounts/removed.ts";
 import {
   BalancesPage,
   CalculatorPage,
@@ -59,7 +61,7 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
-import { PaymentPage, PendingPaymentPage, PendingPaymentsPage } from "./pages/payments.tsx";
+import { PaymentPage, PendingPaymentPage, PendingPaymentsPage, switchToPaymentsAccount } from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
 import {
@@ -119,6 +121,11 @@ export interface PageRoute {
   description?: string;
   /** The page's content; it may load data first, or answer a redirect instead. */
   render: (c: Context<AppEnv>) => ReactNode | Response | Promise<ReactNode | Response>;
+  /**
+   * Runs before the page reads the account it acts on: a page about a record of another of the
+   * customer's accounts switches to it and answers a redirect (decision 060); null goes on.
+   */
+  switchAccount?: (c: Context<AppEnv>) => Promise<Response | null>;
 }
 
 /** A page of a record exists only at the record's canonical id ("5", never "05" or "0x5"). */
@@ -156,6 +163,9 @@ function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>)
   return customer.account && customer.identity ? c.redirect("/auth") : render();
 }
 
+/** Where someone removed from every account they belonged to is told so (server/accounts/removed.ts). */
+const NO_ACCOUNT = "/no-account";
+
 export const PAGES: PageRoute[] = [
   {
     path: "/",
@@ -165,7 +175,10 @@ export const PAGES: PageRoute[] = [
     // Visitors get the kept page; someone signed in is never served it (page-cache.ts), and sees
     // where to go next instead of the Sign in form (decision 039).
     publicCache: { shows: [] },
-    render: (c) => <Home user={c.get("user")} />,
+    render: async (c) => {
+      const user = c.get("user");
+      return <Home user={user} next={user ? await noAccountInstead(c, nextStepOf(user)) : undefined} />;
+    },
   },
   { path: "/setup", title: "Set up the portal", layout: "blank", render: SetupPage },
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },
@@ -216,6 +229,7 @@ export const PAGES: PageRoute[] = [
     render: async (c) => {
       const customer = customerOf(c)!;
       if (customer.account) return c.redirect("/auth");
+      if (await removedFromEveryAccount(c.get("db"), customer.id)) return c.redirect(NO_ACCOUNT);
       const reason = await rejectionOf(c.get("db"), customer.id);
       return (
         <Processing
@@ -224,6 +238,18 @@ export const PAGES: PageRoute[] = [
             : null}
         />
       );
+    },
+  },
+  {
+    // Someone removed from every account they belonged to: what happened, not a review that is not.
+    path: NO_ACCOUNT,
+    title: "No account",
+    guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"],
+    render: async (c) => {
+      const customer = customerOf(c)!;
+      if (customer.account) return c.redirect("/auth");
+      const removed = await removedFromEveryAccount(c.get("db"), customer.id);
+      return removed ? <NoAccount accountName={removed.accountName} /> : c.redirect("/processing");
     },
   },
   {
@@ -290,6 +316,7 @@ export const PAGES: PageRoute[] = [
     layout: "user",
     guards: CUSTOMER_GUARDS,
     validate: positiveId,
+    switchAccount: switchToPaymentsAccount,
     render: PendingPaymentPage,
   },
   { path: "/account/recipients", title: "Recipients", layout: "user", guards: CUSTOMER_GUARDS, render: RecipientsPage },
@@ -440,6 +467,8 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const cached = cache && shows ? await cache.lookup(c, shows) : null;
       if (cached) c.set("publicPage", cached);
       if (cached?.page) return sendPage(c, cached.page);
+      const switched = page.switchAccount ? await page.switchAccount(c) : null;
+      if (switched) return switched;
       const account = page.layout === "user" ? await layoutAccount(c) : null;
       // A page about an account, for a customer with several who has not chosen one yet.
       if (account === "choose" && page.guards?.includes("has-account")) return c.redirect(ACCOUNT_SELECT, 302);
@@ -496,7 +525,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
     const verdict = evaluateGuards(steps, user);
     if (!verdict.pass) {
       if ("notFound" in verdict) throw new HTTPException(404, { message: "Page not found" });
-      return c.redirect(verdict.to, 302);
+      return c.redirect(await noAccountInstead(c, verdict.to), 302);
     }
     if (user!.level !== "Admin") {
       const { current, linked } = await accountChoice(c);
@@ -504,6 +533,16 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
     }
     return c.redirect(homeOf(user!), 302);
   });
+}
+
+/**
+ * /processing is for an application under review; someone removed from every account they were in
+ * goes to /no-account instead (server/accounts/removed.ts).
+ */
+async function noAccountInstead(c: Context<AppEnv>, to: string): Promise<string> {
+  const customer = customerOf(c);
+  if (to !== "/processing" || !customer) return to;
+  return (await removedFromEveryAccount(c.get("db"), customer.id)) ? NO_ACCOUNT : to;
 }
 
 /**

@@ -5,7 +5,7 @@ import { usePage } from "../../server/render/page-context.ts";
 import { SignInCard } from "./onboarding.tsx";
 
 /** Home: what the portal is for, and signing in; for someone signed in, where to go next. */
-export function Home({ user = null }: { user?: SessionUser | null }) {
+export function Home({ user = null, next }: { user?: SessionUser | null; next?: string }) {
   const { path } = usePage();
   return (
     <div className="grid gap-10 md:grid-cols-2 md:items-center">
@@ -20,7 +20,7 @@ export function Home({ user = null }: { user?: SessionUser | null }) {
           <a className="btn-ghost" href="/calculator">See our rates</a>
         </div>
       </section>
-      {user ? <NextStepCard user={user} /> : <SignInCard />}
+      {user ? <NextStepCard user={user} next={next} /> : <SignInCard />}
     </div>
   );
 }
@@ -57,6 +57,11 @@ const STEPS: Record<string, { title: string; lead: string; action: string }> = {
     lead: "We will email you as soon as your account is open.",
     action: "See my application",
   },
+  "/no-account": {
+    title: "You are no longer a member of any account",
+    lead: "Ask the account's owner to invite you again.",
+    action: "See what happened",
+  },
   "/account": {
     title: "Your account",
     lead: "Your balances, conversions and payments.",
@@ -81,8 +86,9 @@ export function nextStepOf(user: SessionUser): string {
   return !verdict.pass && "to" in verdict ? verdict.to : homeOf(user);
 }
 
-function NextStepCard({ user }: { user: SessionUser }) {
-  const to = nextStepOf(user);
+/** `next`: where the server found the person goes, when it knows more than the summary (/no-account). */
+function NextStepCard({ user, next }: { user: SessionUser; next?: string }) {
+  const to = next ?? nextStepOf(user);
   const step = STEPS[to] ?? STEPS["/account"];
   return (
     <section aria-labelledby="next-step" className="card">

@@ -1,0 +1,28 @@
+import type { Database } from "../../db/client.ts";
+import { rowOf } from "../../db/sql.ts";
+
+/**
+ * Someone who belongs to no account because they were removed from the account they were in (an
+ * owner or admin of it took them off: the audit log's 'account-users.remove' names them). Nobody
+ * reviews anything for them, so /processing ("We are reviewing your application") would be untrue.
+ * Not so while their own application waits for a compliance review (its alert is open) or was
+ * rejected: /processing says what those are about. Read only for a customer with no account.
+ */
+const REMOVED = `SELECT (SELECT a.name FROM audit_log l JOIN accounts a ON a.id = l.account_id
+    WHERE l.action = 'account-users.remove' AND json_extract(l.before, '$.user_id') = ?
+    ORDER BY l.id DESC LIMIT 1) AS account_name
+  WHERE NOT EXISTS (SELECT 1 FROM account_members m WHERE m.user_id = ?)
+    AND NOT EXISTS (SELECT 1 FROM profiles p WHERE p.user_id = ? AND p.rejected_at IS NOT NULL)
+    AND NOT EXISTS (SELECT 1 FROM console_alerts c WHERE c.dedupe_key = ? AND c.resolved_at IS NULL)`;
+// The audit log is read last, only when the cheap checks by key leave nothing else to say.
+
+/** The account the customer was last removed from, when that is why they have none; else null. */
+export async function removedFromEveryAccount(db: Database, userId: number): Promise<{ accountName: string } | null> {
+  const row = await rowOf<{ account_name: string | null }>(db, REMOVED, [
+    userId,
+    userId,
+    userId,
+    `compliance_review:${userId}`,
+  ]);
+  return row?.account_name ? { accountName: row.account_name } : null;
+}

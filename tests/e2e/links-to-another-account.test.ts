@@ -1,0 +1,122 @@
+/**
+ * The link of an "approval needed" email opened in Chromium while the approver works on their own
+ * personal account (decision 060): the payment's page opens on the payment's account, with a
+ * notification saying so, and the header names that account.
+ */
+import { describe, expect } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, okBody, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
+import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
+
+const ADMIN = { email: "links-desk@portal.test", password: "desk-password-123" };
+
+describe("a link to a payment of another of the person's accounts", () => {
+  test(
+    "opens the payment on its account and says the session now works on it",
+    async ({ server, db, browser }) => {
+      const base = server.url;
+      const owner = await newPage(browser);
+      const opened = await openAccountThroughApi(owner.page.request, db, base, {
+        email: `olga-${crypto.randomUUID().slice(0, 6)}@portal.test`,
+        password: "owner password 123",
+        first: "Olga",
+        last: "Owner",
+      });
+      const desk = await newPage(browser);
+      await ensureAdministrator(desk.page.request, base, ADMIN);
+      await signInThroughPages(desk.page, db, base, ADMIN.email, ADMIN.password);
+      await okBody(
+        "console/receipts",
+        await desk.page.request.post(`${base}/api/console/receipts`, {
+          data: {
+            amount: "1000.00",
+            currency: "GBP",
+            payer_name: "Olga Owner",
+            reference: opened.accountRef,
+            received_at: todayUtc(),
+          },
+        }),
+      );
+      await desk.context.close();
+      const [{ account_id: accountId }] = (await db.$client.execute({
+        sql: "SELECT account_id FROM account_members WHERE user_id = ?",
+        args: [opened.id],
+      })).rows as unknown as { account_id: number }[];
+
+      // The approver has a personal account of their own and is an approver of Olga's.
+      const approver = await newPage(browser);
+      const email = `ada-${crypto.randomUUID().slice(0, 6)}@portal.test`;
+      const own = await openAccountThroughApi(approver.page.request, db, base, {
+        email,
+        password: "approver password 123",
+        first: "Ada",
+        last: "Lovelace",
+      });
+      await db.$client.execute({
+        sql: "INSERT INTO account_members (account_id, user_id, role, created_at) VALUES (?, ?, 'approver', ?)",
+        args: [accountId, own.id, Date.now()],
+      });
+      await okBody(
+        "account/select",
+        await approver.page.request.post(`${base}/api/account/select`, { data: { account_ref: own.accountRef } }),
+      );
+
+      const recipient = await okBody<{ id: number }>(
+        "account/recipients",
+        await owner.page.request.post(`${base}/api/account/recipients`, {
+          data: {
+            name: "Jean Dupont",
+            type: "person",
+            currency: "EUR",
+            country: "FR",
+            details: { iban: "FR1420041010050500013M02606" },
+          },
+        }),
+      );
+      await okBody(
+        "account/approvals",
+        await owner.page.request.put(`${base}/api/account/approvals`, {
+          data: { mode: "all", thresholds: {}, new_recipient: false },
+        }),
+      );
+      const quote = await okBody<{ id: string }>(
+        "account/payments/quote",
+        await owner.page.request.post(`${base}/api/account/payments/quote`, {
+          data: { recipient_id: recipient.id, amount: "100.00", fixed: "send", priority: false, sell_currency: "GBP" },
+        }),
+      );
+      const mark = await lastEmailId(db);
+      await okBody(
+        "account/payments",
+        await owner.page.request.post(`${base}/api/account/payments`, {
+          data: { quote_id: quote.id, reference: "Invoice 42" },
+        }),
+      );
+      const told = await waitForEmail(db, email, { template: "payment-approval-needed", after: mark });
+      const link = /https?:\/\/\S+\/account\/pendingpayments\/\d+/.exec(told.text)?.[0];
+      expect(link, told.text).toBeDefined();
+
+      // Working on the personal account, the approver opens the emailed link.
+      const { page, problems } = approver;
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${base}/account`);
+      await hydrated(page);
+      const header = page.getByRole("banner").locator("[data-current-account]");
+      expect(await header.getAttribute("data-current-account")).toBe(own.accountRef);
+      await page.goto(link!);
+      await hydrated(page);
+      expect(page.url()).toBe(link);
+      expect(await header.getAttribute("data-current-account")).toBe(opened.accountRef);
+      const toasts = page.getByRole("region", { name: "Notifications" });
+      await expect.poll(() => toasts.getByText("You are now working on Olga Owner.").isVisible()).toBe(true);
+      await page.getByRole("heading", { name: /to Jean Dupont/ }).waitFor();
+      expect(await page.getByRole("button", { name: "Approve" }).count()).toBe(1);
+      if (Deno.env.get("LINKS_E2E_SCREENSHOTS")) await page.screenshot({ path: "/tmp/links-e2e-payment.png" });
+      expect(unexpected(problems)).toEqual([]);
+      await approver.context.close();
+      await owner.context.close();
+    },
+    180_000,
+  );
+});

@@ -1,0 +1,110 @@
+import { beforeAll, describe, expect, test, vi } from "vitest";
+import { accountMembers } from "../../db/schema.ts";
+import { businessOwner } from "../helpers/account-users.ts";
+import { type Admin, expectStatus, signIn, TestClient } from "../helpers/client.ts";
+import { fund, type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
+import { accountIdOf, addRecipient, paid, type PaymentAccount, setRule } from "../helpers/payments.ts";
+
+/**
+ * The link of an "approval needed" email opened while the approver works on another of their
+ * accounts (decision 060): the page switches the session to the payment's account and says so. A
+ * payment of an account the person does not belong to stays "not found".
+ */
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
+
+let t: MoneyApp;
+let admin: Admin;
+let business: OpenCustomer;
+let account: PaymentAccount;
+/** An approver of the business account who also has a personal account of their own. */
+let approver: OpenCustomer;
+let paymentId: number;
+
+beforeAll(async () => {
+  ({ t, admin } = await moneyApp());
+  business = await businessOwner(t, admin);
+  await fund(t, admin, business, "EUR", "5000.00");
+  account = { accountId: await accountIdOf(t.db, business.id), owner: { ...business, name: "Acme" }, members: [] };
+  approver = await openCustomer(t);
+  await t.db.insert(accountMembers).values({
+    accountId: account.accountId,
+    userId: approver.id,
+    role: "approver",
+    createdAt: new Date(),
+  });
+  const recipient = await addRecipient(t, account, { name: "Jean Dupont", currency: "EUR", country: "FR" });
+  await setRule(business.client, { mode: "all" });
+  const payment = await paid(business.client, { recipient_id: recipient, amount: "120.00", sell_currency: "EUR" });
+  expect(payment.status).toBe("pending_approval");
+  paymentId = payment.id;
+});
+
+/** The approver in a new browser, working on their personal account. */
+async function onPersonalAccount(): Promise<TestClient> {
+  const client = new TestClient(t);
+  await signIn(client, approver.email, approver.password);
+  expectStatus(await client.post("account/select", { account_ref: approver.accountRef }), 200);
+  return client;
+}
+
+const currentRef = async (client: TestClient) =>
+  ((await client.get("account/linked")).json.body as { account_ref: string; current: boolean }[])
+    .find((a) => a.current)?.account_ref;
+
+describe("the emailed link to a payment of another of the person's accounts", () => {
+  test("switches the session to the payment's account, says so, and shows the payment", async () => {
+    const client = await onPersonalAccount();
+    const link = `/account/pendingpayments/${paymentId}`;
+    const first = await client.get(link);
+    expect(first.status).toBe(302);
+    expect(first.headers.get("location")).toBe(link);
+    // The notification goes with the redirect, for the page it leads to (the e2e test sees it shown).
+    expect(first.setCookies.find((cookie) => cookie.name === "flash")?.value).toContain(
+      "You are now working on Acme Trading Ltd.",
+    );
+    const page = await client.get(link);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`data-current-account="${business.accountRef}"`);
+    expect(page.text).toContain("Invoice 17");
+    expect(await currentRef(client)).toBe(business.accountRef);
+  });
+
+  test("a session with two accounts and none chosen goes to the payment too", async () => {
+    const client = new TestClient(t);
+    await signIn(client, approver.email, approver.password);
+    const link = `/account/pendingpayments/${paymentId}`;
+    const first = await client.get(link);
+    expect(first.headers.get("location")).toBe(link);
+    expect((await client.get(link)).status).toBe(200);
+    expect(await currentRef(client)).toBe(business.accountRef);
+  });
+
+  test("on the payment's account already, the page shows it at once", async () => {
+    const page = await business.client.get(`/account/pendingpayments/${paymentId}`);
+    expect(page.status).toBe(200);
+    expect(page.setCookies.map((cookie) => cookie.name)).not.toContain("flash");
+  });
+
+  test("a payment of an account the person does not belong to is not found, and nothing switches", async () => {
+    const stranger = await openCustomer(t);
+    const page = await stranger.client.get(`/account/pendingpayments/${paymentId}`);
+    expect(page.status).toBe(404);
+    expect(page.text).not.toContain("Acme");
+    expect(await currentRef(stranger.client)).toBe(stranger.accountRef);
+    const client = await onPersonalAccount();
+    expect((await client.get("/account/pendingpayments/999999")).status).toBe(404);
+    expect(await currentRef(client)).toBe(approver.accountRef);
+  });
+
+  test("an administrator acting on behalf keeps the account chosen: not found on the other one", async () => {
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: approver.id }), 200);
+    try {
+      expectStatus(await admin.client.post("account/select", { account_ref: approver.accountRef }), 200);
+      expect((await admin.client.get(`/account/pendingpayments/${paymentId}`)).status).toBe(404);
+      expect(await currentRef(admin.client)).toBe(approver.accountRef);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+  });
+});
