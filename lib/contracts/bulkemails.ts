@@ -5,6 +5,8 @@
  * unsubscribe that every bulk email links to.
  */
 import { z } from "zod";
+import { isCountryCode } from "../bank-details/countries.ts";
+import { isCurrency } from "../money/currencies.ts";
 import { idText, idValue, MULTILINE_TEXTS, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
@@ -61,10 +63,20 @@ const day = (field: string) =>
  */
 export const bulkSegment = z.object({
   type: z.enum(["Personal", "Business"], { error: "type is Personal or Business." }).optional(),
+  // A code that exists in no list would make an empty segment look like a choice that worked.
   country: text({ label: "The country", max: 2, wrong: "country is a two-letter ISO code such as GB." })
-    .toUpperCase().regex(/^[A-Z]{2}$/, { error: "country is a two-letter ISO code such as GB." }).optional(),
+    .toUpperCase().regex(/^[A-Z]{2}$/, { error: "country is a two-letter ISO code such as GB.", abort: true })
+    .refine(isCountryCode, {
+      error: (issue) => `country ${String(issue.input)} is not a country we know: a two-letter ISO code such as GB.`,
+    })
+    .optional(),
   currency: text({ label: "The currency", max: 3, wrong: "currency is a three-letter code such as EUR." })
-    .toUpperCase().regex(/^[A-Z]{3}$/, { error: "currency is a three-letter code such as EUR." }).optional(),
+    .toUpperCase().regex(/^[A-Z]{3}$/, { error: "currency is a three-letter code such as EUR.", abort: true })
+    // Not the guard itself: a segment's currency stays a string where stored segments are read.
+    .refine((code): boolean => isCurrency(code), {
+      error: (issue) => `currency ${String(issue.input)} is not a currency we support: such as EUR.`,
+    })
+    .optional(),
   signed_up_from: day("signed_up_from").optional(),
   signed_up_to: day("signed_up_to").optional(),
   partner_id: idValue("partner_id is the id of a partner, a whole number from 1.").optional(),
