@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { ALERT_KIND_NAMES } from "../lib/alerts.ts";
 import { ALERT_KINDS } from "../lib/alerts.ts";
 import {
@@ -18,6 +18,21 @@ import { read, withQueries } from "./lib/query-client.tsx";
 import { useWrite } from "./lib/write.ts";
 import { SubmitButton } from "./ui/submit-button.tsx";
 import { CELL, DetailRow, EmptyRow, MUTED, Table } from "./ui/table.tsx";
+
+/**
+ * The console menu's open-alert count, drawn by the server (routes/layouts/User.tsx), kept true
+ * without a reload: set from each reading of the open alerts, and one less for each resolved here.
+ * A count that reaches 0 hides its badge; one not drawn (there were none) is not added.
+ */
+function showOpenCount(next: (count: number) => number) {
+  for (const badge of document.querySelectorAll('[data-count="/console/alerts"]')) {
+    const number = badge.firstChild;
+    if (!number) continue;
+    const count = next(Number(number.textContent));
+    if (count > 0) number.textContent = String(count);
+    else badge.remove();
+  }
+}
 
 export interface ConsoleAlertsProps {
   /** The first page of open alerts as the server rendered it: the unfiltered query starts from it. */
@@ -74,6 +89,12 @@ function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProp
     placeholderData: keepPreviousData,
   });
   const data = query.data;
+  const openTotal = status === "open" && !filter.kind && !filter.assignedTo && data && !query.isPlaceholderData
+    ? data.total
+    : null;
+  useEffect(() => {
+    if (openTotal !== null) showOpenCount(() => openTotal);
+  }, [openTotal]);
   const shown = data?.items ?? [];
   const pages = data ? Math.max(1, Math.ceil(data.total / data.per_page)) : 1;
 
@@ -337,6 +358,7 @@ function ResolveForm({ alert, onDone }: { alert: Alert; onDone: () => void }) {
     invalidates: [alertKeys.all],
     onSuccess: (answer) => {
       notify({ title: `Alert ${answer.id} resolved`, color: "success" });
+      showOpenCount((count) => count - 1);
       onDone();
     },
   });

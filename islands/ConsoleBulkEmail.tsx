@@ -35,6 +35,9 @@ type Compose = Pick<ConsoleBulkEmailProps, "mergeFields" | "partners">;
 const POLL_MS = 1000;
 const sending = (email: { status: string }) => email.status === "queued" || email.status === "sending";
 
+/** A segment's size in words: "1 customer", "12 customers". */
+const customers = (n: number) => n === 1 ? "1 customer" : `${n} customers`;
+
 const STATE_WORDS: Record<RecipientState, string> = {
   pending: "Waiting",
   sending: "Being sent",
@@ -65,7 +68,7 @@ function ConsoleBulkEmail({ email: initial, mergeFields, partners }: ConsoleBulk
     <div className="flex flex-col gap-6" data-bulk-email={email.id} data-status={email.status}>
       <p>
         <span className="font-medium">To:</span> {email.segment_text}
-        {email.status === "draft" ? ` (${email.segment_size} customers now)` : ""}
+        {email.status === "draft" ? ` (${customers(email.segment_size)} now)` : ""}
       </p>
       {email.status === "draft"
         ? <Draft email={email} compose={{ mergeFields, partners }} />
@@ -220,7 +223,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
             }}
           >
             <p role="status">
-              It goes to {email.segment_size} customers now and cannot be taken back.
+              It goes to {customers(email.segment_size)} now and cannot be taken back.
             </p>
             <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
               Yes, send it now
@@ -231,7 +234,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
         : (
           <div>
             <button type="button" className="btn-primary" onClick={() => setConfirming(true)}>
-              Send to {email.segment_size} customers
+              Send to {customers(email.segment_size)}
             </button>
           </div>
         )}

@@ -5,6 +5,8 @@
  * unsubscribe that every bulk email links to.
  */
 import { z } from "zod";
+import { isCountryCode } from "../bank-details/countries.ts";
+import { isCurrency } from "../money/currencies.ts";
 import { idText, idValue, MULTILINE_TEXTS, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
@@ -48,7 +50,8 @@ const mergeFieldsKnown = (label: string) =>
 const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
 const day = (field: string) =>
   text({ label: field, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field) })
+    // Aborts: a text that is no date is told so once, not again by the calendar check below.
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field), abort: true })
     .refine(
       (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
       { error: DATE_PROBLEM(field) },
@@ -60,10 +63,20 @@ const day = (field: string) =>
  */
 export const bulkSegment = z.object({
   type: z.enum(["Personal", "Business"], { error: "type is Personal or Business." }).optional(),
+  // A code that exists in no list would make an empty segment look like a choice that worked.
   country: text({ label: "The country", max: 2, wrong: "country is a two-letter ISO code such as GB." })
-    .toUpperCase().regex(/^[A-Z]{2}$/, { error: "country is a two-letter ISO code such as GB." }).optional(),
+    .toUpperCase().regex(/^[A-Z]{2}$/, { error: "country is a two-letter ISO code such as GB.", abort: true })
+    .refine(isCountryCode, {
+      error: (issue) => `country ${String(issue.input)} is not a country we know: a two-letter ISO code such as GB.`,
+    })
+    .optional(),
   currency: text({ label: "The currency", max: 3, wrong: "currency is a three-letter code such as EUR." })
-    .toUpperCase().regex(/^[A-Z]{3}$/, { error: "currency is a three-letter code such as EUR." }).optional(),
+    .toUpperCase().regex(/^[A-Z]{3}$/, { error: "currency is a three-letter code such as EUR.", abort: true })
+    // Not the guard itself: a segment's currency stays a string where stored segments are read.
+    .refine((code): boolean => isCurrency(code), {
+      error: (issue) => `currency ${String(issue.input)} is not a currency we support: such as EUR.`,
+    })
+    .optional(),
   signed_up_from: day("signed_up_from").optional(),
   signed_up_to: day("signed_up_to").optional(),
   partner_id: idValue("partner_id is the id of a partner, a whole number from 1.").optional(),

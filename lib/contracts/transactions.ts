@@ -116,7 +116,8 @@ export const movementPage = z.object({
 const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
 const date = (field: string) =>
   text({ label: `The date ${field}`, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field) })
+    // Aborts: a text that is no date is told so once, not again by the calendar check below.
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field), abort: true })
     .refine(
       (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
       {

@@ -38,10 +38,22 @@ export interface RenderedBulkEmail {
   text: string;
 }
 
+/**
+ * The plain text keeps headings as written: html-to-text upper-cases them by default, which turned
+ * the subject's "{{first_name}}" into "{{FIRST_NAME}}", a field `personalise` then did not know.
+ */
+const HEADINGS_AS_WRITTEN = ["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({
+  selector,
+  options: { uppercase: false },
+}));
+
 /** The template rendered once, merge fields still in place. */
 export async function renderBulkEmail(email: { subject: string; body: string }): Promise<RenderedBulkEmail> {
   const { subject, element } = bulkEmailTemplate(email);
-  const [html, text] = await Promise.all([render(element), render(element, { plainText: true })]);
+  const [html, text] = await Promise.all([
+    render(element),
+    render(element, { plainText: true, htmlToTextOptions: { selectors: HEADINGS_AS_WRITTEN } }),
+  ]);
   return { subject, html, text };
 }
 

@@ -73,6 +73,9 @@ describe("the console's alerts and emails", () => {
     await hydrated(page);
     const menu = page.getByRole("navigation", { name: "Console" }).last();
     expect(await menu.getByRole("link", { name: /Alerts \d+ open/ }).count()).toBe(1);
+    const badge = menu.locator('[data-count="/console/alerts"]');
+    const openInMenu = async () => (await badge.count()) ? Number((await badge.textContent())!.replace(/\D/g, "")) : 0;
+    const openBefore = await openInMenu();
     // It names who paid whom, and links to the customer and to the payment's row on the payout desk.
     const row = page.locator("tr", { hasText: "Grace Hopper paid 500.00 GBP to Mary Smith" });
     await expect.poll(() => row.count()).toBe(1);
@@ -96,6 +99,8 @@ describe("the console's alerts and emails", () => {
     await form.getByLabel("What was done").fill("Called Grace: buying a car. Fine.");
     await form.getByRole("button", { name: "Resolve the alert" }).click();
     await expect.poll(() => row.count()).toBe(0);
+    // The menu counts one open alert less, without a reload.
+    await expect.poll(openInMenu).toBe(openBefore - 1);
     await page.getByRole("button", { name: "Resolved", exact: true }).click();
     // Filtered by kind and by who it was given to.
     await page.getByLabel("Kind").selectOption("large_payment");

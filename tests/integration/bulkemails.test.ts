@@ -293,6 +293,18 @@ describe("segments", () => {
       "segment.signed_up_from",
       "segment.type",
     ]);
+    // A country or a currency that does not exist is refused, naming the field, not an empty segment.
+    for (
+      const [segment, field, words] of [
+        [{ country: "XX" }, "segment.country", "XX is not a country"],
+        [{ currency: "ABC" }, "segment.currency", "ABC is not a currency"],
+      ] as const
+    ) {
+      const wrong = await admin.client.post("console/bulkemails", { subject: "Hi", body: "Hello", segment });
+      expectStatus(wrong, 422);
+      expect(Object.keys(wrong.json.fields)).toEqual([field]);
+      expect(wrong.json.fields[field]).toContain(words);
+    }
     // Nobody in the segment: nothing to send.
     const empty = await draft({ ...onDay(day), country: "FR" });
     expectStatus(await admin.client.post(`console/bulkemails/${empty.id}/send`, {}), 409);

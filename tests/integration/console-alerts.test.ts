@@ -327,6 +327,14 @@ describe("emails", () => {
     expect(resent.json.body).toMatchObject({ to: original.to, subject: original.subject, html: original.html });
     const [entry] = await t.db.select().from(auditLog).where(eq(auditLog.action, "email.resend"));
     expect(entry).toMatchObject({ actorId: admin.id, before: { id: original.id }, after: { id: resent.json.body.id } });
+    // The audit trail says what happened: the email was sent again, nothing was removed.
+    const trail = await admin.client.get("/console/audit?action=email.resend");
+    expectStatus(trail, 200);
+    const shown = trail.text.replace(/<[^>]+>/g, " ");
+    expect(shown).toContain(`email: #${original.id} → sent again as #${resent.json.body.id}`);
+    expect(shown).toContain(`to: ${original.to}`);
+    expect(shown).toContain(`status of #${original.id} then: ${original.status}`);
+    expect(shown).not.toContain("removed");
 
     expectStatus(await admin.client.get("console/emails/999999"), 404);
   });

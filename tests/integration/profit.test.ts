@@ -118,6 +118,12 @@ describe("the report after two conversions", () => {
     expect(res.text).toContain("The date to is before the date from.");
     expect(res.text).not.toContain("profit.csv");
   });
+
+  test("a date that is not one is explained once", async () => {
+    const res = await admin.client.get("/console/profitReports?from=bad");
+    expect(res.status).toBe(200);
+    expect(res.text.split("from is a date written YYYY-MM-DD.")).toHaveLength(2);
+  });
 });
 
 describe("refusals", () => {

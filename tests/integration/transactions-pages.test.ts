@@ -83,6 +83,13 @@ describe("/account/transactions", () => {
     expect(rowsOf(res.text)).toEqual([]);
     expect(res.text).not.toContain("Download CSV");
   });
+
+  test("a date that is not one is explained once", async () => {
+    const res = await viewer.client.get("/account/transactions?from=garbage");
+    expectStatus(res, 200);
+    expect(res.text.split("from is a date written YYYY-MM-DD.")).toHaveLength(2);
+    expect(rowsOf(res.text)).toEqual([]);
+  });
 });
 
 describe("/account/transactions/{id}", () => {

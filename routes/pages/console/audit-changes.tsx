@@ -49,8 +49,33 @@ export interface Change {
   after: string | null;
 }
 
-/** The fields that differ between before and after (or that either holds when the other is empty). */
-export function changesOf(before: unknown, after: unknown): Change[] {
+/**
+ * Actions whose before and after are not one thing's old and new values, in their own words. A
+ * resend records the email sent again (with its status then) as before and the new email as after:
+ * compared field by field, that read "status: sent → removed", as if something were deleted.
+ */
+const CHANGES_OF_ACTION: Record<string, (before: Record<string, unknown>, after: Record<string, unknown>) => Change[]> =
+  {
+    "email.resend": (before, after) => [
+      { field: "email", before: `#${before.id}`, after: `sent again as #${after.id}` },
+      { field: "to", before: null, after: valueWords(after.to) },
+      { field: "subject", before: null, after: valueWords(after.subject) },
+      ...(before.status
+        ? [{ field: `status of #${before.id} then`, before: null, after: valueWords(before.status) }]
+        : []),
+    ],
+  };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * The fields that differ between before and after (or that either holds when the other is empty);
+ * for an action of CHANGES_OF_ACTION, what it did in its own words.
+ */
+export function changesOf(before: unknown, after: unknown, action?: string): Change[] {
+  const own = action ? CHANGES_OF_ACTION[action] : undefined;
+  if (own && isRecord(before) && isRecord(after)) return own(before, after);
   const was = before === null || before === undefined ? new Map() : flatten(before, [], new Map());
   const is = after === null || after === undefined ? new Map() : flatten(after, [], new Map());
   const fields = [...new Set([...was.keys(), ...is.keys()])];
@@ -61,8 +86,8 @@ export function changesOf(before: unknown, after: unknown): Change[] {
   });
 }
 
-export function AuditChanges({ before, after }: { before: unknown; after: unknown }) {
-  const changes = changesOf(before, after);
+export function AuditChanges({ before, after, action }: { before: unknown; after: unknown; action?: string }) {
+  const changes = changesOf(before, after, action);
   if (!changes.length) return <span className="text-neutral-600 dark:text-neutral-400">—</span>;
   return (
     <ul className="flex flex-col gap-0.5" data-audit-changes="">
@@ -133,7 +158,7 @@ export function AuditTable(
                 )
                 : null}
               <td className="py-2">
-                <AuditChanges before={entry.before} after={entry.after} />
+                <AuditChanges before={entry.before} after={entry.after} action={entry.action} />
               </td>
             </tr>
           ))}
