@@ -49,21 +49,39 @@ export function useWrite<C extends CallShape>({ call, invalidates, idempotent = 
     inFlight.current = { key, answer };
     return answer;
   };
-  return useMutation<AnswerOf<C>, Error, CallInput<C>>({
+  // Only the input that finished gives up its key: another sent meanwhile keeps its own for a retry.
+  const finished = (input: CallInput<C>) => {
+    if (last.current?.input === JSON.stringify(input)) last.current = null;
+  };
+  /** The input of the mutation on its way, from the click on. */
+  const mutating = useRef<string | null>(null);
+  const mutation = useMutation<AnswerOf<C>, Error, CallInput<C>>({
     mutationFn: send,
     meta: { method: call.method, invalidates },
     onSuccess(answer, input) {
-      last.current = null;
+      finished(input);
       onSuccess?.(answer, input);
     },
-    onError(error) {
+    onError(error, input) {
       // A refusal changed nothing, and the server keeps it as the key's answer: the same input sent
       // after the person put something right elsewhere (invited an approver) is asked anew, not
       // replayed. The key stays for what may have run or may still be running: no answer, a 5xx,
       // a 409 (the key in use), a 429.
-      if (refusal(error)) last.current = null;
+      if (refusal(error)) finished(input);
+    },
+    onSettled(_answer, _error, input) {
+      if (mutating.current === JSON.stringify(input)) mutating.current = null;
     },
   });
+  // A second click on the same write while it is on its way is not a second mutation either (its
+  // success would be told twice). Marked when mutate is called: the request itself starts later.
+  const mutate: typeof mutation.mutate = (input, options) => {
+    const text = JSON.stringify(input);
+    if (idempotent && mutating.current === text) return;
+    mutating.current = text;
+    mutation.mutate(input, options);
+  };
+  return { ...mutation, mutate };
 }
 
 /** A 4xx that says the call was refused, not that it may have run (409) or was not run yet (429). */

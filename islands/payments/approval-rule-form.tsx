@@ -151,8 +151,9 @@ export function ApprovalRuleForm({ accountRef, rule, currencies }: {
           >
             <legend className="field-label">The amount from which a payment needs approval</legend>
             <p id="approval-thresholds-hint" className="field-hint">
-              One amount per currency, compared with the total a payment takes from that balance, fee included. Payments
-              from a currency not listed need no approval for their amount.
+              One amount per currency, compared with the total a payment takes from a balance in that currency (fee
+              included) and with what a recipient in that currency gets. A payment with neither side listed needs no
+              approval for its amount.
             </p>
             <ul className="flex flex-col gap-3">
               {rows.map((row, i) => (

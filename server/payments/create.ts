@@ -94,7 +94,7 @@ export async function createPayment(
       const route = railFor(currency, country);
       if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
       if (currency !== quote.buy_currency || route.rail !== quote.rail) {
-        throw new Conflict("This recipient's bank details changed since the quote. Get a new quote.");
+        throw new Conflict(DETAILS_CHANGED);
       }
       // The cost was shown for the details the quote recorded: a payment never goes to others.
       if (quote.recipient_details !== null && quote.recipient_details !== detailsVersion(recipient.details)) {

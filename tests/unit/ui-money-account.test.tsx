@@ -268,6 +268,8 @@ describe("ConvertForm", () => {
     await settle();
     expect(calls.filter((c) => c.path === "account/conversions")).toHaveLength(1);
     expect(screen.getByRole("region", { name: "Conversion receipt" })).toBeTruthy();
+    // Told once.
+    expect(notifications.snapshot().visible.filter((n) => n.color === "success")).toHaveLength(1);
     expect(screen.queryAllByRole("alert").map((alert) => alert.textContent)).toEqual([""]);
   });
 
