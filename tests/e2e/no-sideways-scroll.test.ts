@@ -42,6 +42,8 @@ const CUSTOMER = {
 const SKIPPED: Record<string, string> = {
   "/account/pendingpayments/:id":
     "needs a payment waiting for a second person's approval (an account with two users); its list page is visited",
+  "/no-account":
+    "needs someone removed from every account they belonged to (tests/integration/no-account.test.ts); a heading and three lines of text in the default layout, whose other pages are visited",
 };
 
 type Who = "visitor" | "customer" | "admin";
