@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { AUDIT_ACTION_NAMES } from "../audit.ts";
 import { REJECTION_REASONS } from "../compliance.ts";
-import { idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
+import { calendarDay, idText, idValue, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 import { newEmail, newPassword } from "./auth.ts";
@@ -46,18 +46,7 @@ export const restriction = z.object({
   by: z.string().nullable(),
 });
 
-const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
-const signedUp = (field: "from" | "to") =>
-  text({ label: `The date ${field}`, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
-    // Aborts: a text that is no date is told so once, not again by the calendar check below.
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field), abort: true })
-    .refine(
-      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-      {
-        error: DATE_PROBLEM(field),
-      },
-    )
-    .optional();
+const signedUp = (field: "from" | "to") => calendarDay(field).optional();
 const yesOrNo = (field: string) =>
   z.enum(["true", "false"], { error: `${field} is true or false.` }).transform((v) => v === "true").optional();
 

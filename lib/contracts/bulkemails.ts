@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { isCountryCode } from "../bank-details/countries.ts";
 import { isCurrency } from "../money/currencies.ts";
-import { idText, idValue, MULTILINE_TEXTS, pageOf, pageQuery, text, timestamp } from "./common.ts";
+import { calendarDay, idText, idValue, MULTILINE_TEXTS, pageOf, pageQuery, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 
@@ -47,15 +47,7 @@ const mergeFieldsKnown = (label: string) =>
     },
   ] as const;
 
-const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
-const day = (field: string) =>
-  text({ label: field, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
-    // Aborts: a text that is no date is told so once, not again by the calendar check below.
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field), abort: true })
-    .refine(
-      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-      { error: DATE_PROBLEM(field) },
-    );
+const day = (field: string) => calendarDay(field, field);
 
 /**
  * Who a bulk email goes to: the customers who match every filter given (all customers when none

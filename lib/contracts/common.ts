@@ -131,5 +131,20 @@ export function text(options: TextOptions) {
   return field;
 }
 
+/**
+ * A calendar day written YYYY-MM-DD (a filter's first or last day, UTC), told once when it is not
+ * one: the format check aborts, so a text that is no date is not refused again by the calendar
+ * check, which catches a day that does not exist (2026-02-30).
+ */
+export function calendarDay(field: string, label = `The date ${field}`) {
+  const problem = `${field} is a date written YYYY-MM-DD.`;
+  return text({ label, max: 10, wrong: problem, missing: problem })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: problem, abort: true })
+    .refine(
+      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+      { error: problem },
+    );
+}
+
 /** The text fields that take line breaks: the contract walkers hold every other one to a single line. */
 export const MULTILINE_TEXTS = new WeakSet<z.ZodType>();

@@ -3,23 +3,14 @@
  * currency and partner, read from the ledger's house accounts; as JSON and as CSV.
  */
 import { z } from "zod";
-import { amountText, currencyCode, text } from "./common.ts";
+import { amountText, calendarDay, currencyCode } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 
 export const PROFIT_GROUPS = ["day", "week", "month"] as const;
 export const PROFIT_BY = ["currency", "partner"] as const;
 
-const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
-const date = (field: string) =>
-  text({ label: `The date ${field}`, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
-    // Aborts: a text that is no date is told so once, not again by the calendar check below.
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field), abort: true })
-    .refine(
-      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-      { error: DATE_PROBLEM(field) },
-    )
-    .optional();
+const date = (field: string) => calendarDay(field).optional();
 
 /** What the report covers; the last 30 days (UTC) by day and by currency when nothing is given. */
 export const profitQuery = z.object({

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { PaymentStatus } from "../payments/statuses.ts";
-import { amountText, currencyCode, currencyInput, idText, rateText, text, timestamp } from "./common.ts";
+import { amountText, calendarDay, currencyCode, currencyInput, idText, rateText, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 import { paymentWithTimeline } from "./payments.ts";
@@ -113,18 +113,7 @@ export const movementPage = z.object({
   next_cursor: z.string().nullable(),
 });
 
-const DATE_PROBLEM = (field: string) => `${field} is a date written YYYY-MM-DD.`;
-const date = (field: string) =>
-  text({ label: `The date ${field}`, max: 10, wrong: DATE_PROBLEM(field), missing: DATE_PROBLEM(field) })
-    // Aborts: a text that is no date is told so once, not again by the calendar check below.
-    .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_PROBLEM(field), abort: true })
-    .refine(
-      (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-      {
-        error: DATE_PROBLEM(field),
-      },
-    )
-    .optional();
+const date = (field: string) => calendarDay(field).optional();
 
 /** The filters the list and the CSV share: each narrows; none given is every movement. */
 export const movementFilters = {
