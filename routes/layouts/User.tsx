@@ -1,7 +1,6 @@
 import type { ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { type AccountRole, may, type Permission } from "../../lib/permissions.ts";
-import { ACCOUNT_RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import AvatarView from "../../islands/Avatar.tsx";
 import { ColorMode, Logo, MAIN_ID, Notifications, OnBehalf, Restricted, SignOut, SkipLink } from "./parts.tsx";
@@ -147,7 +146,7 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
   /** Counts beside console links (routes/pages.tsx: the open alerts, for administrators). */
   counts?: Readonly<Record<string, number>>;
 }) {
-  const { user, onBehalf, path } = usePage();
+  const { user, path } = usePage();
   const current = path.split("?")[0];
   const isAdmin = user?.level === "Admin";
   const accountNav = account
@@ -184,16 +183,7 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
     <div className="flex min-h-screen flex-col" data-layout="user">
       <SkipLink />
       <OnBehalf />
-      <Restricted where="banner" />
-      {account?.restricted && !(onBehalf ?? user)?.restricted && (
-        <div
-          role="status"
-          data-restricted="account"
-          className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
-        >
-          <strong>Account restricted.</strong> {ACCOUNT_RESTRICTED_MESSAGE}
-        </div>
-      )}
+      <Restricted where="banner" account={account?.restricted} />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
         <div className="flex items-center gap-4 px-4 py-3">
           <Logo />

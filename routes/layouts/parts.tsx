@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
+import { ACCOUNT_RESTRICTED_MESSAGE, RESTRICTED_MESSAGE } from "../../lib/restriction.ts";
 import { usePage } from "../../server/render/page-context.ts";
 import { ColorModeToggle, NotificationQueue, OnBehalfBanner } from "../islands.ts";
 
@@ -56,21 +56,24 @@ export function OnBehalf() {
 
 /**
  * For a restricted customer (decision 048), or an administrator acting for one: what they cannot
- * do and why, on every page (`banner`) and on the forms that move money. Server-rendered: it costs
- * no JavaScript, and the restriction is read at each page load.
+ * do and why, on every page (`banner`) and on the forms that move money. The banner also tells
+ * everyone else on an account whose owner is restricted (`account`, decision 048 amended) that its
+ * money does not move. Server-rendered: it costs no JavaScript, and the restriction is read at each
+ * page load.
  */
-export function Restricted({ where }: { where: "banner" | "form" }) {
+export function Restricted({ where, account = false }: { where: "banner" | "form"; account?: boolean }) {
   const { user, onBehalf } = usePage();
   const customer = onBehalf ?? user;
-  if (!customer?.restricted) return null;
+  const own = !!customer?.restricted;
+  if (!own && !(where === "banner" && account)) return null;
   return where === "banner"
     ? (
       <div
         role="status"
-        data-restricted="banner"
+        data-restricted={own ? "banner" : "account"}
         className="border-b border-amber-300 bg-amber-50 px-4 py-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
       >
-        <strong>Account restricted.</strong> {RESTRICTED_MESSAGE}
+        <strong>Account restricted.</strong> {own ? RESTRICTED_MESSAGE : ACCOUNT_RESTRICTED_MESSAGE}
       </div>
     )
     : (
