@@ -35,20 +35,7 @@ export function useWrite<C extends CallShape>({ call, invalidates, idempotent = 
     if (last.current?.input !== text) last.current = { input: text, key: newIdempotencyKey() };
     return last.current.key;
   };
-  // The same write while it is still on its way (a double-click, before the button shows it busy)
-  // is that request's answer, not a second request: the server would answer it 409 "still in
-  // progress", or the other's effect would refuse it, and that refusal would show beside the success.
-  const inFlight = useRef<{ key: string; answer: Promise<AnswerOf<C>> } | null>(null);
-  const send = (input: CallInput<C>): Promise<AnswerOf<C>> => {
-    if (!idempotent) return api.send(call, input, {});
-    const key = keyFor(input);
-    if (inFlight.current?.key === key) return inFlight.current.answer;
-    const answer = api.send(call, input, { idempotencyKey: key }).finally(() => {
-      if (inFlight.current?.answer === answer) inFlight.current = null;
-    });
-    inFlight.current = { key, answer };
-    return answer;
-  };
+  const send = (input: CallInput<C>) => api.send(call, input, idempotent ? { idempotencyKey: keyFor(input) } : {});
   // Only the input that finished gives up its key: another sent meanwhile keeps its own for a retry.
   const finished = (input: CallInput<C>) => {
     if (last.current?.input === JSON.stringify(input)) last.current = null;
@@ -73,8 +60,10 @@ export function useWrite<C extends CallShape>({ call, invalidates, idempotent = 
       if (mutating.current === JSON.stringify(input)) mutating.current = null;
     },
   });
-  // A second click on the same write while it is on its way is not a second mutation either (its
-  // success would be told twice). Marked when mutate is called: the request itself starts later.
+  // The same write while it is still on its way (a double-click, before the button shows it busy)
+  // is not sent again: the server would answer it 409 "still in progress", or the other's effect
+  // would refuse it, and its success would be told twice. Marked when mutate is called, as the
+  // request itself starts later. (A form's submit has its own guard: islands/ui/use-form.ts.)
   const mutate: typeof mutation.mutate = (input, options) => {
     const text = JSON.stringify(input);
     if (idempotent && mutating.current === text) return;
