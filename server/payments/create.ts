@@ -93,13 +93,11 @@ export async function createPayment(
       const { currency, country } = recipient;
       const route = railFor(currency, country);
       if (!route.ok) throw new InvalidInput(route.message, "recipient_id");
-      if (currency !== quote.buy_currency || route.rail !== quote.rail) {
-        throw new Conflict(DETAILS_CHANGED);
-      }
-      // The cost was shown for the details the quote recorded: a payment never goes to others.
-      if (quote.recipient_details !== null && quote.recipient_details !== detailsVersion(recipient.details)) {
-        throw new Conflict(DETAILS_CHANGED);
-      }
+      // The cost was shown for the recipient's currency, rail and bank details as the quote recorded
+      // them: a payment never goes to others.
+      const changed = currency !== quote.buy_currency || route.rail !== quote.rail ||
+        (quote.recipient_details !== null && quote.recipient_details !== detailsVersion(recipient.details));
+      if (changed) throw new Conflict(DETAILS_CHANGED);
 
       const rule = await approvalRuleFor(tx, maker.accountId);
       const waits = await needsApproval(tx, rule, {
