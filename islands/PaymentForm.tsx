@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { offersPriority, type Rail } from "../lib/payments/rail-rules.ts";
 import { referenceProblemUnder, type ReferenceRules } from "../lib/payments/reference.ts";
-import { errorText, fieldsOf, statusOf } from "./lib/api.ts";
+import { codeOf, errorText, fieldsOf, statusOf } from "./lib/api.ts";
 import { isPositive } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -54,8 +54,8 @@ export interface PaymentFormProps {
 
 export const QUOTE_EXPIRED = "This quote has expired. Get the full cost again to pay.";
 const ENTER_AMOUNT = "Enter what you send or what the recipient gets.";
-/** The server's refusal of an expired quote (server/payments/create.ts). */
-const expired = (err: unknown) => statusOf(err) === 409 && errorText(err).startsWith("This quote has expired");
+/** The server's refusal of an expired quote (server/payments/create.ts), by its code, not its words. */
+const expired = (err: unknown) => codeOf(err) === "quote_expired";
 
 interface Asked {
   recipientId: number;
