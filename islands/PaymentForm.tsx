@@ -38,7 +38,16 @@ export interface RecipientChoice {
   reference_max: number;
   reference: ReferenceRules;
   speeds: { regular: string; priority: string };
+  /** The last 4 characters of their account number or IBAN, shown masked; null without one. */
+  account_ending: string | null;
 }
+
+/**
+ * A recipient as the list offers it: two of one name are told apart by their currency and, as
+ * banks do, the end of their account number, masked ("Ana Lima · EUR · FR · ••••3000").
+ */
+export const recipientLabel = (r: RecipientChoice) =>
+  [r.name, r.currency, r.country, r.account_ending ? `••••${r.account_ending}` : null].filter(Boolean).join(" · ");
 
 export interface PaymentFormProps {
   accountRef: string;
@@ -216,9 +225,7 @@ function PaymentForm(
                 error={fields.recipient_id}
                 hint={recipient ? `${recipient.currency} · paid by ${recipient.rail_name}` : undefined}
               >
-                {recipients.map((r) => (
-                  <option key={r.id} value={r.id}>{`${r.name} · ${r.currency} · ${r.country}`}</option>
-                ))}
+                {recipients.map((r) => <option key={r.id} value={r.id}>{recipientLabel(r)}</option>)}
               </SelectField>
 
               <div className="grid gap-4 sm:grid-cols-2">

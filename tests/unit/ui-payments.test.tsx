@@ -250,10 +250,36 @@ describe("the payment form", () => {
       reference_max: 18,
       reference: referenceRules("faster_payments"),
       speeds: { regular: "within seconds", priority: "within seconds" },
+      account_ending: "4958",
     }],
     recipientId: null,
     validitySeconds: 30,
   };
+
+  test("two recipients of one name are told apart in the list by their currency and account ending, masked", async () => {
+    const ana = {
+      ...PROPS.recipients[0],
+      name: "Ana Lima",
+      currency: "EUR",
+      country: "FR",
+      rail: "sepa" as const,
+      rail_name: "SEPA transfer",
+      reference: referenceRules("sepa"),
+    };
+    fakeApi({});
+    render(
+      <PaymentForm
+        {...PROPS}
+        recipients={[{ ...ana, id: 7, account_ending: "3000" }, { ...ana, id: 8, account_ending: "1234" }]}
+      />,
+    );
+    await settle();
+    const options = within(screen.getByLabelText("Recipient")).getAllByRole("option");
+    expect(options.map((o) => o.textContent)).toEqual([
+      "Ana Lima · EUR · FR · ••••3000",
+      "Ana Lima · EUR · FR · ••••1234",
+    ]);
+  });
 
   test("a reference the rail cannot carry is named before anything is sent", async () => {
     const calls = fakeApi({});
