@@ -47,12 +47,19 @@ const refreshUsers = (which: string) => `UPDATE users SET step = ${STEP}, has_ba
 /**
  * A customer's name as the search reads it: a business's name, or a person's first and last name,
  * each read from its own field of the profile (never the whole stored text, where "true" or
- * "London" would match everyone).
+ * "London" would match everyone). A migrated customer who has saved no profile yet (decision 049)
+ * is found by the names the migration's file gave (company_name, or first_name and last_name), the
+ * ones their profile form starts from; their profile, once saved, has the last word.
  */
-const NAME = `(SELECT lower(CASE profiles.type WHEN 'Business'
+const NAME = `coalesce((SELECT lower(CASE profiles.type WHEN 'Business'
     THEN coalesce(json_extract(profiles.data, '$.name'), '')
     ELSE trim(coalesce(json_extract(profiles.data, '$.first'), '') || ' ' || coalesce(json_extract(profiles.data, '$.last'), ''))
-    END) FROM profiles WHERE profiles.user_id = users.id)`;
+    END) FROM profiles WHERE profiles.user_id = users.id),
+  (SELECT lower(CASE json_extract(migration_rows.data, '$.type') WHEN 'Business'
+    THEN coalesce(json_extract(migration_rows.data, '$.company_name'), '')
+    ELSE trim(coalesce(json_extract(migration_rows.data, '$.first_name'), '') || ' ' ||
+      coalesce(json_extract(migration_rows.data, '$.last_name'), ''))
+    END) FROM migration_rows WHERE migration_rows.user_id = users.id ORDER BY migration_rows.id DESC LIMIT 1))`;
 
 /**
  * The references of the accounts the customer belongs to, one a line: a search text never holds a
@@ -96,6 +103,10 @@ const TRIGGERS: Record<string, string> = {
   members_derived_delete: `AFTER DELETE ON account_members BEGIN
     ${refreshUsers("users.id = OLD.user_id")} ${refreshSearch("users.id = OLD.user_id")} END`,
   accounts_search_ref: `AFTER UPDATE OF account_ref ON accounts BEGIN ${refreshSearch(MEMBERS_OF("NEW.id"))} END`,
+  // A migration's job creates the customer, then links its line to them: their name is on the line.
+  migration_search_customer: `AFTER UPDATE OF user_id ON migration_rows WHEN NEW.user_id IS NOT NULL BEGIN ${
+    refreshSearch("users.id = NEW.user_id")
+  } END`,
   // The ledger: only when a customer balance crosses zero, in the transaction of its postings (its
   // accounts are never deleted: ledger_accounts_no_delete, migration 0003).
   ledger_derived_balance:

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { errorText, statusOf } from "./lib/api.ts";
+import { codeOf, errorText, statusOf } from "./lib/api.ts";
 import { addAmount, exceeds, isPositive } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -91,7 +91,8 @@ interface Asked {
  * money, the fee). An amount to sell above the available balance is refused while it is typed, and
  * a quote that would sell more than it (an amount to receive) is not offered.
  * Success toasts "Converted 100.00 GBP to 117.01 EUR", resets the form and shows the receipt, with
- * a link to the movement; a 409 says the quote expired and offers a new one; a 422 shows its text.
+ * a link to the movement; a quote refused as expired (its `code`) says so in this screen's words and
+ * offers a new one; any other refusal (a quote used already, funds short) shows the server's text.
  *
  * Beside the form, the balances, from the page's balances query: after a conversion they change at
  * once by the amounts converted, then the query is read again from the server, which has the last
@@ -187,14 +188,15 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     if (!quote || left === 0 || confirmation.isPending) return;
     confirmation.mutate({ body: { quote_id: quote.answer.id } }, {
       onError(err) {
-        // The server refused it: count it as run out here too, so Confirm is off and a new quote offered.
+        // The quote can no longer be used (expired, or spent): count it as run out here too, so
+        // Confirm is off and a new quote offered.
         if (statusOf(err) === 409) setQuote((q) => (q ? { ...q, deadline: 0 } : q));
       },
     });
   }
 
   const refused = confirmation.error
-    ? (statusOf(confirmation.error) === 409 ? QUOTE_EXPIRED : errorText(confirmation.error))
+    ? (codeOf(confirmation.error) === "quote_expired" ? QUOTE_EXPIRED : errorText(confirmation.error))
     : null;
   const fields = form.fields;
   const pending = form.submitting ? "quote" : confirmation.isPending ? "confirm" : null;

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { offersPriority, type Rail } from "../lib/payments/rail-rules.ts";
 import { referenceProblemUnder, type ReferenceRules } from "../lib/payments/reference.ts";
-import { errorText, fieldsOf, statusOf } from "./lib/api.ts";
+import { codeOf, errorText, fieldsOf, statusOf } from "./lib/api.ts";
 import { isPositive } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -38,7 +38,16 @@ export interface RecipientChoice {
   reference_max: number;
   reference: ReferenceRules;
   speeds: { regular: string; priority: string };
+  /** The last 4 characters of their account number or IBAN, shown masked; null without one. */
+  account_ending: string | null;
 }
+
+/**
+ * A recipient as the list offers it: two of one name are told apart by their currency and, as
+ * banks do, the end of their account number, masked ("Ana Lima · EUR · FR · ••••3000").
+ */
+export const recipientLabel = (r: RecipientChoice) =>
+  [r.name, r.currency, r.country, r.account_ending ? `••••${r.account_ending}` : null].filter(Boolean).join(" · ");
 
 export interface PaymentFormProps {
   accountRef: string;
@@ -54,8 +63,8 @@ export interface PaymentFormProps {
 
 export const QUOTE_EXPIRED = "This quote has expired. Get the full cost again to pay.";
 const ENTER_AMOUNT = "Enter what you send or what the recipient gets.";
-/** The server's refusal of an expired quote (server/payments/create.ts). */
-const expired = (err: unknown) => statusOf(err) === 409 && errorText(err).startsWith("This quote has expired");
+/** The server's refusal of an expired quote (server/payments/create.ts), by its code, not its words. */
+const expired = (err: unknown) => codeOf(err) === "quote_expired";
 
 interface Asked {
   recipientId: number;
@@ -216,9 +225,7 @@ function PaymentForm(
                 error={fields.recipient_id}
                 hint={recipient ? `${recipient.currency} · paid by ${recipient.rail_name}` : undefined}
               >
-                {recipients.map((r) => (
-                  <option key={r.id} value={r.id}>{`${r.name} · ${r.currency} · ${r.country}`}</option>
-                ))}
+                {recipients.map((r) => <option key={r.id} value={r.id}>{recipientLabel(r)}</option>)}
               </SelectField>
 
               <div className="grid gap-4 sm:grid-cols-2">

@@ -8,7 +8,7 @@ import { jobQuery, requestStatement, type Statement, type StatementBody, stateme
 import { Alert, FormAlert } from "./ui/alert.tsx";
 import { SelectField, TextField } from "./ui/field.tsx";
 import { SubmitButton } from "./ui/submit-button.tsx";
-import { CELL, EmptyRow, MUTED, Table } from "./ui/table.tsx";
+import { CELL, EmptyRow, MUTED, PHONE_HIDDEN, PHONE_ONLY, Table } from "./ui/table.tsx";
 
 export interface StatementsProps {
   accountRef: string;
@@ -93,29 +93,47 @@ function StatementList({ accountRef, initial }: { accountRef: string; initial: S
     <Table
       caption="Your statements of the last 7 days"
       busy={query.isFetching}
-      columns={[{ label: "Period" }, { label: "Currency" }, { label: "Format" }, { label: "Available until" }, {
-        label: "File",
-      }]}
+      columns={[
+        { label: "Period" },
+        { label: "Currency", hiddenOnPhone: true },
+        { label: "Format", hiddenOnPhone: true },
+        { label: "Available until", hiddenOnPhone: true },
+        { label: "File" },
+      ]}
     >
-      {rows.length === 0
-        ? <EmptyRow columns={5}>No statement yet: ask for one above.</EmptyRow>
-        : rows.map((s) => (
+      {rows.length === 0 ? <EmptyRow columns={5}>No statement yet: ask for one above.</EmptyRow> : rows.map((s) => {
+        const currency = s.currency ?? "All currencies";
+        const until = s.expires_at ? `${shortTime(s.expires_at)} UTC` : "-";
+        // On a phone five columns do not fit (the page scrolled sideways, the download link off
+        // screen): the currency and format go under the period, the date it is kept to under its link.
+        return (
           <tr key={s.id} data-statement-id={s.id}>
-            <td className={`${CELL} whitespace-nowrap`}>{s.from} to {s.to}</td>
-            <td className={CELL}>{s.currency ?? "All currencies"}</td>
-            <td className={CELL}>{FORMAT_NAMES[s.format]}</td>
-            <td className={CELL}>{s.expires_at ? `${shortTime(s.expires_at)} UTC` : "-"}</td>
+            <td className={`${CELL} sm:whitespace-nowrap`}>
+              {s.from} to {s.to}
+              <span className={`${PHONE_ONLY} ${MUTED}`}>{currency} · {FORMAT_NAMES[s.format]}</span>
+            </td>
+            <td className={`${CELL} ${PHONE_HIDDEN}`}>{currency}</td>
+            <td className={`${CELL} ${PHONE_HIDDEN}`}>{FORMAT_NAMES[s.format]}</td>
+            <td className={`${CELL} ${PHONE_HIDDEN}`}>{until}</td>
             <td className={CELL}>
               {s.file_url
                 ? (
-                  <a className="text-primary-700 underline dark:text-primary-300" href={s.file_url} download>
+                  <a
+                    className="break-all text-primary-700 underline sm:break-normal dark:text-primary-300"
+                    href={s.file_url}
+                    download
+                  >
                     Download {s.file_name}
                   </a>
                 )
                 : <span className={MUTED}>{s.state === "failed" ? "Failed: ask again" : "Being made…"}</span>}
+              {s.expires_at
+                ? <span className={`${PHONE_ONLY} ${MUTED}`} data-available-until>Available until {until}</span>
+                : null}
             </td>
           </tr>
-        ))}
+        );
+      })}
     </Table>
   );
 }

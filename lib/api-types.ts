@@ -9,10 +9,22 @@ export interface ApiSuccess<T> {
   redirect?: string;
 }
 
+/**
+ * What a screen must tell apart among refusals of one status, named for programs: the words in
+ * `error` are for people and may be reworded at any time, these never are (docs/API.md).
+ * quote_expired and quote_used: a conversion's or payment's quote that ran out or was spent;
+ * recipient_deleted and details_changed: a payment's recipient gone, or their currency, rail or
+ * bank details changed since its cost was shown.
+ */
+export const REFUSAL_CODES = ["quote_expired", "quote_used", "recipient_deleted", "details_changed"] as const;
+export type RefusalCode = typeof REFUSAL_CODES[number];
+
 /** A failure: `error` is text for the user, `message` the HTTP status text. */
 export interface ApiFailure {
   error: string;
   message: string;
+  /** Which refusal this is, for a screen that acts on it (RefusalCode); only where one is named. */
+  code?: RefusalCode;
   /** Validation failures (422) name each failing field with its problem. */
   fields?: Record<string, string>;
   redirect?: string;

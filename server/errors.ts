@@ -15,11 +15,15 @@ export type RefusalKind =
   | "unavailable"
   | "upstream";
 
+import type { RefusalCode } from "../lib/api-types.ts";
+
 export interface RefusalDetails {
   /** Every failing input by path, when a form has several problems at once. */
   fields?: Record<string, string>;
   /** The screen the person goes to next, when the refusal says where ("/auth"). */
   next?: string;
+  /** Which refusal this is, for a screen that must tell it from others of its status (`code`). */
+  code?: RefusalCode;
 }
 
 export class DomainError extends Error {
@@ -41,6 +45,10 @@ export class DomainError extends Error {
 
   get next(): string | undefined {
     return this.details.next;
+  }
+
+  get code(): RefusalCode | undefined {
+    return this.details.code;
   }
 }
 

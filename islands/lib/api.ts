@@ -1,13 +1,13 @@
 /**
  * The one way islands call the server (SPEC.md section 7, DESIGN.md section 6). Every call goes to
  * /api/<path>, sends and accepts JSON, and answers `{"body", "redirect"?}` or, on failure,
- * `{"error", "message", "fields"?, "redirect"?}`. A call is named by its contract's type
+ * `{"error", "message", "fields"?, "redirect"?, "code"?}`. A call is named by its contract's type
  * (lib/contracts, with `import type`), so its payload and answer are the server's own.
  * Reads and writes reach it through TanStack Query (query-client.tsx), which owns cancellation.
  */
 import type { z } from "zod";
 import type { Method } from "../../lib/contracts/define.ts";
-import { type ApiFailure, type ApiSuccess, IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+import { type ApiFailure, type ApiSuccess, IDEMPOTENCY_HEADER, type RefusalCode } from "../../lib/api-types.ts";
 import { carryToNextPage } from "./carried-notification.ts";
 import { type Query, withQuery } from "./query-string.ts";
 import { userStore } from "./user-store.ts";
@@ -80,6 +80,8 @@ export class ApiCallError extends Error {
     message: string,
     readonly fields?: Record<string, string>,
     readonly redirect?: string,
+    /** Which refusal it is, when the server names one: what a screen decides on, never `error`'s words. */
+    readonly code?: RefusalCode,
   ) {
     super(message);
   }
@@ -90,6 +92,9 @@ export const errorText = (err: unknown): string => (err instanceof ApiCallError 
 
 /** The problems by field of a failed call (a 422's `fields`), or none. */
 export const fieldsOf = (err: unknown): Record<string, string> => (err instanceof ApiCallError && err.fields) || {};
+
+/** Which refusal a failed call was (the answer's `code`, e.g. "quote_expired"), or none. */
+export const codeOf = (err: unknown): RefusalCode | undefined => (err instanceof ApiCallError ? err.code : undefined);
 
 /** The HTTP status of a failed call; 0 when the server was not reached or it was no ApiCallError. */
 export const statusOf = (err: unknown): number => (err instanceof ApiCallError ? err.status : 0);
@@ -176,6 +181,7 @@ export function createApi(deps: ApiDeps = {}): Api {
       failure?.message || response.statusText,
       failure?.fields,
       failure?.redirect,
+      failure?.code,
     );
     if (response.status === 401) {
       // SPEC.md section 4: a 401 on any call clears the user and sends the visitor to '/'. Already

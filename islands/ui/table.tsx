@@ -10,7 +10,17 @@ export interface Column {
   numeric?: boolean;
   /** For screen readers only ("Actions" above a column of buttons). */
   hidden?: boolean;
+  /**
+   * Left out on a phone (below `sm`), where the row says it under another cell instead: its cells
+   * take PHONE_HIDDEN, the text shown in their place PHONE_ONLY (decision 040, phone width).
+   */
+  hiddenOnPhone?: boolean;
 }
+
+/** A cell of a column left out on a phone (Column.hiddenOnPhone). */
+export const PHONE_HIDDEN = "hidden sm:table-cell";
+/** What a phone shows, under another cell, in place of the columns it leaves out. */
+export const PHONE_ONLY = "block sm:hidden";
 
 export const CELL = "px-4 py-3";
 export const NUMBER = "px-4 py-3 text-right whitespace-nowrap tabular-nums";
@@ -41,7 +51,13 @@ export function Table({ caption, columns, busy, className, children }: {
         <thead className="sticky top-0 bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">
           <tr>
             {columns.map((column, i) => (
-              <th key={i} scope="col" className={`${CELL} font-semibold ${column.numeric ? "text-right" : ""}`}>
+              <th
+                key={i}
+                scope="col"
+                className={`${CELL} font-semibold ${column.numeric ? "text-right" : ""} ${
+                  column.hiddenOnPhone ? PHONE_HIDDEN : ""
+                }`}
+              >
                 {column.hidden ? <span className="sr-only">{column.label}</span> : column.label}
               </th>
             ))}

@@ -18,6 +18,7 @@ import {
   LinkedAccounts,
 } from "../islands.ts";
 import { PageTitle, SignOut } from "../layouts/parts.tsx";
+import { momentInUtc } from "../../lib/moment.ts";
 
 /** Account users, linked accounts and invitations (decision 028): each page loads what it shows. */
 
@@ -152,7 +153,7 @@ export async function InvitePage(c: Context<AppEnv>) {
   const user = c.get("user");
   const intro = (
     <>
-      <PageTitle lead={`Until ${invitation.expiresAt.toUTCString()}`}>Join {invitation.accountName}</PageTitle>
+      <PageTitle lead={`Until ${momentInUtc(invitation.expiresAt)}`}>Join {invitation.accountName}</PageTitle>
       <p className="mb-4">
         {invitation.invitedBy} invited <strong>{invitation.email}</strong> to use the Portal account of{" "}
         {invitation.accountName} as <strong>{invitation.role}</strong>: {ROLE_DESCRIPTIONS[invitation.role]}

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ApiFailure, ApiSuccess } from "../../lib/api-types.ts";
+import type { ApiFailure, ApiSuccess, RefusalCode } from "../../lib/api-types.ts";
 import type { AppEnv } from "../env.ts";
 import { statusText } from "./status.ts";
 
@@ -32,7 +32,7 @@ export class ApiError extends HTTPException {
   constructor(
     status: ContentfulStatusCode,
     readonly userMessage: string,
-    readonly extra: { fields?: Record<string, string>; redirect?: string } = {},
+    readonly extra: { fields?: Record<string, string>; redirect?: string; code?: RefusalCode } = {},
   ) {
     super(status, { message: userMessage });
   }
@@ -42,6 +42,7 @@ export function failureBody(status: number, error: string, extra: ApiError["extr
   const failure: ApiFailure = { error, message: statusText(status) };
   if (extra.fields) failure.fields = extra.fields;
   if (extra.redirect) failure.redirect = extra.redirect;
+  if (extra.code) failure.code = extra.code;
   return failure;
 }
 

@@ -86,10 +86,11 @@ export function errorHandlers(Page: ErrorPage): { onError: ErrorHandler<AppEnv>;
       const err = thrown instanceof BalanceOutOfRange ? amountTooLarge(thrown) : thrown;
       if (err instanceof ApiError) return answer(c, err.status as ContentfulStatusCode, err.userMessage, err.extra);
       if (err instanceof DomainError) {
-        const { fields, next } = err;
+        const { fields, next, code } = err;
         return answer(c, REFUSAL_STATUS[err.kind], err.message, {
           ...(fields ? { fields } : {}),
           ...(next ? { redirect: next } : {}),
+          ...(code ? { code } : {}),
         });
       }
       if (err instanceof HTTPException) {

@@ -6,7 +6,7 @@
  * defaults), answers as the server sends them.
  */
 import { z } from "zod";
-import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+import { IDEMPOTENCY_HEADER, REFUSAL_CODES } from "../../lib/api-types.ts";
 import type { CallContract } from "../../lib/contracts/define.ts";
 import { DEFAULT_BODY_LIMIT } from "../../lib/contracts/define.ts";
 
@@ -178,6 +178,11 @@ export function openApiDocument(calls: Iterable<CallContract>): OpenApiDocument 
           properties: {
             error: { type: "string", description: "What went wrong, for the user." },
             message: { type: "string", description: "The HTTP status text." },
+            code: {
+              type: "string",
+              enum: [...REFUSAL_CODES],
+              description: "Which refusal this is, for a program; only on the refusals that name one.",
+            },
             fields: { type: "object", additionalProperties: { type: "string" } },
             redirect: { type: "string" },
           },

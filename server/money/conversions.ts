@@ -137,8 +137,10 @@ export async function executeQuote(
           ],
         );
         if (!quote) throw new NotFound("There is no such quote for this account.");
-        if (quote.used_at !== null) throw new Conflict("This quote was already used. Get a new quote.");
-        throw new Conflict("This quote has expired. Get a new quote.");
+        if (quote.used_at !== null) {
+          throw new Conflict("This quote was already used. Get a new quote.", { code: "quote_used" });
+        }
+        throw new Conflict("This quote has expired. Get a new quote.", { code: "quote_expired" });
       }
       const { transferId } = await convert(tx, {
         accountId: who.accountId,

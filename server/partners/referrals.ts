@@ -320,17 +320,28 @@ export async function attributionsOf(db: Database, period: Period): Promise<Attr
       WHERE u.level = 'User' AND u.created_at >= ? AND u.created_at < ?`,
     [start, end],
   );
-  // A customer with no attribution (made by a customer migration) counts as no campaign, no site.
+  // A customer made by a customer migration (decision 049) did not sign up: they were brought over
+  // from the old system, on the day of its run. Taken away, they are no sign-up and no funded one.
+  const [migrated] = await rowsOf<{ signups: number; funded: number }>(
+    db,
+    `SELECT count(*) AS signups, count(u.funded_at) AS funded FROM users u
+      WHERE u.id IN (SELECT user_id FROM migration_rows WHERE user_id IS NOT NULL)
+        AND u.level = 'User' AND u.created_at >= ? AND u.created_at < ?`,
+    [start, end],
+  );
+  // A customer who signed up with no attribution (a login made by accepting an account invitation)
+  // counts as no campaign, no site.
   const attributed = grouped.reduce((n, r) => n + Number(r.signups), 0);
   const attributedFunded = grouped.reduce((n, r) => n + Number(r.funded), 0);
-  const rows = Number(all.signups) > attributed
+  const signedUp = Number(all.signups) - Number(migrated.signups);
+  const rows = signedUp > attributed
     ? [...grouped, {
       utm_source: null,
       utm_medium: null,
       utm_campaign: null,
       referrer: null,
-      signups: Number(all.signups) - attributed,
-      funded: Number(all.funded) - attributedFunded,
+      signups: signedUp - attributed,
+      funded: Number(all.funded) - Number(migrated.funded) - attributedFunded,
     }]
     : grouped;
   const campaigns = new Map<string, Attributions["by_campaign"][number]>();

@@ -80,14 +80,18 @@ export async function createPayment(
           [request.quoteId, maker.accountId],
         );
         if (!held) throw new NotFound("There is no such payment quote for this account.");
-        if (held.used_at !== null) throw new Conflict("This quote was already used. Get a new quote.");
-        throw new Conflict("This quote has expired. Get a new quote.");
+        if (held.used_at !== null) {
+          throw new Conflict("This quote was already used. Get a new quote.", { code: "quote_used" });
+        }
+        throw new Conflict("This quote has expired. Get a new quote.", { code: "quote_expired" });
       }
       const problem = referenceProblem(quote.rail, reference);
       if (problem) throw new InvalidInput(problem, "reference");
 
       const recipient = await recipientFor(tx, maker.accountId, quote.recipient_id).catch((error) => {
-        if (error instanceof NotFound) throw new Conflict("This recipient was deleted. Choose another recipient.");
+        if (error instanceof NotFound) {
+          throw new Conflict("This recipient was deleted. Choose another recipient.", { code: "recipient_deleted" });
+        }
         throw error;
       });
       const { currency, country } = recipient;
@@ -97,7 +101,7 @@ export async function createPayment(
       // them: a payment never goes to others.
       const changed = currency !== quote.buy_currency || route.rail !== quote.rail ||
         (quote.recipient_details !== null && quote.recipient_details !== detailsVersion(recipient.details));
-      if (changed) throw new Conflict(DETAILS_CHANGED);
+      if (changed) throw new Conflict(DETAILS_CHANGED, { code: "details_changed" });
 
       const rule = await approvalRuleFor(tx, maker.accountId);
       const waits = await needsApproval(tx, rule, {

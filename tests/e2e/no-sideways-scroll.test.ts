@@ -6,14 +6,16 @@
  * at that step (a Personal and a Business customer who just confirmed their address, the Business
  * one again with its profile saved and then checked, someone signed in with the password only). A
  * path parameter takes the id of a real record; see SKIPPED for the one page left out and why. On the signed-in layout the
- * compact menu is opened too: its links (and their "Coming soon" labels) must fit as well.
+ * compact menu is opened too: its links (and their "Coming soon" labels) must fit as well. The
+ * customer has a statement ready, and its list is checked again at 390 px: until when it is kept and
+ * its download link are on screen, and axe finds nothing serious.
  * NO_SIDEWAYS_SCREENSHOTS=1 keeps a screenshot of each page in /tmp/no-sideways-*.png.
  */
 import type { Page } from "playwright-core";
 import { describe, expect, vi } from "vitest";
 import { CONSOLE_GUARDS } from "../../lib/contracts/guards.ts";
 import { type PageRoute, PAGES } from "../../routes/pages.tsx";
-import { newPage } from "../helpers/browser.ts";
+import { newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import { businessProfile } from "../helpers/client.ts";
 import { type E2e, test } from "../helpers/e2e-fixtures.ts";
 import {
@@ -30,6 +32,8 @@ import { ensureAdministrator, todayUtc } from "../helpers/e2e-money.ts";
 vi.setConfig({ testTimeout: 300_000 });
 
 const WIDTH = 360;
+/** A common phone's width, at which the statements list is checked once more (its columns read). */
+const PHONE = 390;
 const ADMIN = { email: "admin.phone@portal.test", password: "phone-admin-password-1" };
 const CUSTOMER = {
   email: "ada.phone@portal.test",
@@ -151,6 +155,15 @@ describe("at 360 px wide", () => {
       },
     });
     expect(recipient.status(), await recipient.text()).toBe(201);
+    // A statement made and downloadable, so that the reports page has a row with every column.
+    const statement = await customer.page.request.post(`${server.url}/api/account/statements`, {
+      data: { currency: null, from: todayUtc(), to: todayUtc(), format: "csv" },
+    });
+    expect(statement.status(), await statement.text()).toBe(202);
+    await expect.poll(async () => {
+      const listed = await customer.page.request.get(`${server.url}/api/account/statements`);
+      return (await listed.json()).body.items[0]?.state;
+    }, { timeout: 30_000 }).toBe("ready");
 
     // A real record for each path parameter.
     const ids: Record<string, string> = { "/console/users/:id": String(opened.id) };
@@ -231,6 +244,25 @@ describe("at 360 px wide", () => {
     );
     if (wide.length) console.log(`Wider than ${WIDTH} px:\n${wide.join("\n")}`);
     expect(wide).toEqual([]);
+
+    // At a common phone's 390 px the statements list shows, without scrolling sideways, until when
+    // a statement is kept and its download link, and stays accessible.
+    await customer.page.setViewportSize({ width: PHONE, height: 844 });
+    await customer.page.goto(`${server.url}/account/reports`);
+    await customer.page.waitForLoadState("networkidle");
+    expect((await overflow(customer.page)).width).toBeLessThanOrEqual(PHONE);
+    const row = customer.page.locator("tr[data-statement-id]").first();
+    const inView = async (what: ReturnType<Page["locator"]>) => {
+      const box = (await what.boundingBox())!;
+      return box.x >= 0 && box.x + box.width <= PHONE;
+    };
+    const until = row.locator("[data-available-until]");
+    expect(await until.isVisible()).toBe(true);
+    expect(await until.textContent()).toMatch(/^Available until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+    expect(await inView(until)).toBe(true);
+    const link = row.getByRole("link", { name: /^Download statement-/ });
+    expect(await inView(link)).toBe(true);
+    expect(await seriousAxeViolations(customer.page)).toEqual([]);
     for (const opened of [visitor, customer, admin, personal, business, halfway]) await opened.context.close();
   });
 });

@@ -398,6 +398,16 @@ export function expectRefusedWithTriesLeft(res: ClientResponse, what: string, le
 }
 
 /** The newest email to an address, or a failure naming the address. */
+/**
+ * A moment as customers read it, worked out here on its own: "5 Dec 2026, 09:05 UTC" (the format
+ * of lib/moment.ts), so that a test compares the text shown with what it should be.
+ */
+export function inUtcWords(at: Date): string {
+  const month = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][at.getUTCMonth()];
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${at.getUTCDate()} ${month} ${at.getUTCFullYear()}, ${two(at.getUTCHours())}:${two(at.getUTCMinutes())} UTC`;
+}
+
 export async function mailTo(db: Database, to: string) {
   const email = await latestEmail(db, to);
   if (!email) throw new Error(`No email to ${to}`);

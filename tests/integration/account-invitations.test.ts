@@ -16,6 +16,7 @@ import {
   emailedCode,
   expectStatus,
   HOUR,
+  inUtcWords,
   mailTo,
   PASSWORD,
   signIn,
@@ -52,6 +53,23 @@ describe("an invitation", () => {
     expect(row.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(token);
     expect(row.expiresAt.getTime() - row.createdAt.getTime()).toBe(7 * 24 * HOUR);
+  });
+
+  test("says until when it works in the email and on its page, the time zone named UTC as our other times, never GMT", async () => {
+    const email = uniqueEmail("expiry");
+    const res = await invite(owner.client, email, "viewer");
+    expectStatus(res, 201);
+    const [row] = await t.db.select().from(accountInvitations).where(eq(accountInvitations.id, res.json.body.id));
+    const until = inUtcWords(row.expiresAt);
+    const mail = await mailTo(t.db, email);
+    const text = mail.text.replace(/\s+/g, " ");
+    expect(text).toContain(`The link works once, until ${until}.`);
+    expect(text).not.toContain("GMT");
+    const token = await invitationToken(t, email);
+    const page = await new TestClient(t).get(`/invite?token=${encodeURIComponent(token)}`);
+    expectStatus(page, 200);
+    expect(page.text).toContain(`Until ${until}`);
+    expect(page.text).not.toContain("GMT");
   });
 
   test("is for a business account: a personal account's owner is told so and nothing is sent", async () => {

@@ -10,6 +10,8 @@ import {
   emailedToken,
   expectStatus,
   HOUR,
+  inUtcWords,
+  mailTo,
   registerCustomer,
   signIn,
   signinApp,
@@ -89,6 +91,15 @@ describe("inviting an administrator", () => {
     const row = await listed(id);
     expect(row.status).toBe("active");
     expect(row.last_sign_in_at).toBe(new Date(t.clock.now()).toISOString());
+  });
+
+  test("the email says until when the link works, the time zone named UTC as our other times, never GMT", async () => {
+    const email = uniqueEmail("invited");
+    const sent = t.clock.now();
+    expectStatus(await admin.client.post("console/admins", { email, name: "Punctual Reader" }), 201);
+    const text = (await mailTo(t.db, email)).text.replace(/\s+/g, " ");
+    expect(text).toContain(`The link works once, until ${inUtcWords(new Date(sent + 72 * HOUR))}.`);
+    expect(text).not.toContain("GMT");
   });
 
   test("the link expires after 72 hours; inviting again sends a new one", async () => {

@@ -255,6 +255,39 @@ describe("a commit", () => {
   });
 });
 
+describe("a migrated customer in the console", () => {
+  test("is found by the name the file gave before saving a profile, and is no sign-up in the attributions", async () => {
+    const day = `from=${t.clock.today()}&to=${t.clock.today()}`;
+    const before = await admin.client.get(`console/attributions?${day}`);
+    expectStatus(before, 200);
+    const stem = `Quill${Date.now().toString(36)}`;
+    const [ada, firm] = [person(), person()];
+    const csv = [
+      HEADER,
+      `${ada.legacyId},${ada.email},Personal,Wilhelmina,${stem}feather,,+44 20 7946 0000,GB,London,1980-02-03`,
+      `${firm.legacyId},${firm.email},Business,Ada,Lovelace,${stem} Holdings Ltd,+44 20 7946 0001,GB,London,1980-02-03`,
+    ].join("\r\n");
+    expectStatus(await upload(csv, false), 201);
+    await runJobs();
+    const idOf = async (email: string) =>
+      (await t.db.select({ id: users.id }).from(users).where(eq(users.username, email)))[0].id;
+    const [adaId, firmId] = [await idOf(ada.email), await idOf(firm.email)];
+    expect(await t.db.select().from(profiles).where(inArray(profiles.userId, [adaId, firmId]))).toEqual([]);
+
+    const found = async (q: string) =>
+      (await admin.client.get(`console/users?q=${encodeURIComponent(q)}`)).json.body.items.map((c: { id: number }) =>
+        c.id
+      );
+    expect(await found(`Wilhelmina ${stem}FEATHER`)).toEqual([adaId]);
+    expect(await found(`${stem} holdings`)).toEqual([firmId]);
+
+    // Created today, but brought over, not signed up: the day's sign-ups are as they were.
+    const after = await admin.client.get(`console/attributions?${day}`);
+    expectStatus(after, 200);
+    expect(after.json.body).toEqual(before.json.body);
+  });
+});
+
 describe("the runs", () => {
   test("are listed newest first", async () => {
     const list = await admin.client.get("console/migrations?per_page=2");

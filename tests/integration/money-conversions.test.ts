@@ -145,11 +145,13 @@ describe("a held quote executed once", () => {
     const again = await ada.client.post("account/conversions", { quote_id: first.id });
     expectStatus(again, 409);
     expect(again.json.error).toMatch(/already used/);
+    expect(again.json.code).toBe("quote_used");
     const keyed = await ada.client.post("account/conversions", { quote_id: first.id }, {
       "Idempotency-Key": "another-key-1",
     });
     expectStatus(keyed, 409);
     expect(keyed.json.error).toMatch(/already used/);
+    expect(keyed.json.code).toBe("quote_used");
     expect(await ledgerSnapshot()).toEqual(before);
     expect(await balances(ada.client)).toEqual({ GBP: "900.00", EUR: first.buy_amount });
   });
@@ -188,6 +190,7 @@ describe("refused conversions change nothing", () => {
     const res = await ada.client.post("account/conversions", { quote_id: q.id });
     expectStatus(res, 409);
     expect(res.json.error).toMatch(/expired/);
+    expect(res.json.code).toBe("quote_expired");
     expect(await ledgerSnapshot()).toEqual(before);
   });
 

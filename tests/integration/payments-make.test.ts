@@ -263,6 +263,7 @@ describe("confirming", () => {
     const again = await account.owner.client.post("account/payments", { quote_id: quote.json.body.id, reference: "A" });
     expectStatus(again, 409);
     expect(again.json.error).toBe("This quote was already used. Get a new quote.");
+    expect(again.json.code).toBe("quote_used");
 
     const late = await quotePayment(account.owner.client, {
       recipient_id: eurRecipient,
@@ -276,6 +277,8 @@ describe("confirming", () => {
     });
     expectStatus(expired, 409);
     expect(expired.json.error).toBe("This quote has expired. Get a new quote.");
+    // What a screen decides on: a name that stays when the words change (docs/API.md).
+    expect(expired.json.code).toBe("quote_expired");
   });
 
   test("when the balance is short: 422 naming the shortfall, and nothing changes", async () => {
@@ -304,6 +307,7 @@ describe("confirming", () => {
     const res = await account.owner.client.post("account/payments", { quote_id: quote.json.body.id, reference: "A" });
     expectStatus(res, 409);
     expect(res.json.error).toBe("This recipient was deleted. Choose another recipient.");
+    expect(res.json.code).toBe("recipient_deleted");
   });
 
   test("a cost shown for the recipient's old bank details does not pay the new ones: 409, nothing held, the full cost again pays them", async () => {
@@ -330,6 +334,7 @@ describe("confirming", () => {
     expect(res.json.error).toBe(
       "This recipient's bank details changed since this cost was shown. Get the full cost again to pay.",
     );
+    expect(res.json.code).toBe("details_changed");
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     expect(await t.db.select().from(payments).where(eq(payments.recipientId, recipient))).toEqual([]);
 

@@ -63,6 +63,34 @@ describe("/account/payment", () => {
     expect(form.props.accountRef).toBe(account.owner.accountRef);
   });
 
+  test("two recipients of one name come with the end of their account number only, to tell them apart", async () => {
+    const first = await addRecipient(t, account, {
+      name: "Ana Lima",
+      currency: "EUR",
+      country: "FR",
+      details: { iban: "FR1420041010050500013M02606" },
+    });
+    const second = await addRecipient(t, account, {
+      name: "Ana Lima",
+      currency: "EUR",
+      country: "DE",
+      details: { iban: "DE89370400440532013000" },
+    });
+    const res = await payer.client.get("/account/payment");
+    const form = island(await islandsOn(payer.client, "/account/payment"), "PaymentForm");
+    const anas = (form.props.recipients as { id: number; account_ending: string | null }[])
+      .filter((r) => r.id === first || r.id === second);
+    expect(anas.map((r) => [r.id, r.account_ending])).toEqual([[first, "2606"], [second, "3000"]]);
+    // The page carries no whole account number.
+    expect(res.text).not.toContain("FR1420041010050500013M02606");
+    expect(res.text).not.toContain("DE89370400440532013000");
+    // Gone again: the other tests of this file see the account with its one recipient.
+    await t.db.$client.execute({
+      sql: "UPDATE recipients SET deleted_at = 1 WHERE id IN (?, ?)",
+      args: [first, second],
+    });
+  });
+
   test("says so to someone whose role does not prepare payments, with no form", async () => {
     const res = await viewer.client.get("/account/payment");
     expectStatus(res, 200);

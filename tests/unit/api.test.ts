@@ -4,6 +4,7 @@ import {
   ApiCallError,
   call,
   type CallShape,
+  codeOf,
   createApi,
   FALLBACK_ERROR,
   isAbort,
@@ -142,6 +143,16 @@ describe("answers", () => {
     expect(err.error).toBe("Please correct the form.");
     expect(err.message).toBe("Unprocessable Content");
     expect(err.fields).toEqual({ amount: "Required" });
+  });
+
+  test("a refusal's code is kept, for a screen that decides on it rather than on the words", async () => {
+    const { api } = setup([
+      409,
+      { error: "This quote has expired. Get a new quote.", message: "Conflict", code: "quote_expired" },
+    ]);
+    const err = await failureOf(api.send(post("/account/conversions"), { body: { quote_id: "q" } }));
+    expect(codeOf(err)).toBe("quote_expired");
+    expect(codeOf(new Error("not a call"))).toBeUndefined();
   });
 
   test("a failure without text falls back to the generic message and the HTTP status text", async () => {

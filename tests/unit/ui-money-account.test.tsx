@@ -273,15 +273,30 @@ describe("ConvertForm", () => {
     expect(screen.queryAllByRole("alert").map((alert) => alert.textContent)).toEqual([""]);
   });
 
-  test("a 409 says the quote expired and offers a new one", async () => {
-    fakeApi((
-      call,
-    ) => (call.path === "account/conversions/quote" ? [200, { body: QUOTE }] : fail(409, "The quote has expired.")));
+  test("a quote refused as expired says so and offers a new one, by its code whatever the server's words", async () => {
+    fakeApi((call) =>
+      call.path === "account/conversions/quote"
+        ? [200, { body: QUOTE }]
+        : [409, { error: "Quote no longer valid (reworded).", message: "", code: "quote_expired" }]
+    );
     await quoted();
     fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
     await settle();
     expect(screen.getByRole("alert").textContent).toBe(QUOTE_EXPIRED);
     expect((screen.getByRole("button", { name: "Confirm" }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByRole("button", { name: "Get a new quote" })).toBeTruthy();
+  });
+
+  test("a quote refused as used already says the server's words, not 'expired', and offers a new one", async () => {
+    fakeApi((call) =>
+      call.path === "account/conversions/quote"
+        ? [200, { body: QUOTE }]
+        : [409, { error: "This quote was already used. Get a new quote.", message: "", code: "quote_used" }]
+    );
+    await quoted();
+    fireEvent.click(screen.getByRole("button", { name: "Confirm" }));
+    await settle();
+    expect(screen.getByRole("alert").textContent).toBe("This quote was already used. Get a new quote.");
     expect(screen.getByRole("button", { name: "Get a new quote" })).toBeTruthy();
   });
 

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import PaymentForm, { type PaymentFormProps } from "../../islands/PaymentForm.tsx";
+import PaymentForm, { type PaymentFormProps, QUOTE_EXPIRED } from "../../islands/PaymentForm.tsx";
 import PendingPayment from "../../islands/PendingPayment.tsx";
 import PendingPayments from "../../islands/PendingPayments.tsx";
 import { setOnBehalf } from "../../islands/lib/on-behalf.ts";
@@ -215,6 +215,27 @@ describe("a payment's page", () => {
 });
 
 describe("the payment form", () => {
+  /** A held quote as POST account/payments/quote answers it (the cost shown before Confirm). */
+  const QUOTED = {
+    id: "pq-1",
+    recipient_id: 3,
+    sell_currency: "GBP",
+    sell_amount: "50.00",
+    buy_currency: "GBP",
+    buy_amount: "49.00",
+    fee: "1.00",
+    fee_currency: "GBP",
+    mid_rate: null,
+    rate: null,
+    markup: null,
+    priority: false,
+    rail: "faster_payments",
+    rail_kind: "local",
+    rail_name: "UK bank transfer (Faster Payments)",
+    expected_arrival: "2030-01-01T00:00:00.000Z",
+    reference_max: 18,
+    expires_at: "2030-01-01T00:00:30.000Z",
+  };
   const PROPS: PaymentFormProps = {
     accountRef: "P1",
     currencies: [{ code: "GBP", name: "Pound Sterling", minor_units: 2 }],
@@ -229,10 +250,36 @@ describe("the payment form", () => {
       reference_max: 18,
       reference: referenceRules("faster_payments"),
       speeds: { regular: "within seconds", priority: "within seconds" },
+      account_ending: "4958",
     }],
     recipientId: null,
     validitySeconds: 30,
   };
+
+  test("two recipients of one name are told apart in the list by their currency and account ending, masked", async () => {
+    const ana = {
+      ...PROPS.recipients[0],
+      name: "Ana Lima",
+      currency: "EUR",
+      country: "FR",
+      rail: "sepa" as const,
+      rail_name: "SEPA transfer",
+      reference: referenceRules("sepa"),
+    };
+    fakeApi({});
+    render(
+      <PaymentForm
+        {...PROPS}
+        recipients={[{ ...ana, id: 7, account_ending: "3000" }, { ...ana, id: 8, account_ending: "1234" }]}
+      />,
+    );
+    await settle();
+    const options = within(screen.getByLabelText("Recipient")).getAllByRole("option");
+    expect(options.map((o) => o.textContent)).toEqual([
+      "Ana Lima · EUR · FR · ••••3000",
+      "Ana Lima · EUR · FR · ••••1234",
+    ]);
+  });
 
   test("a reference the rail cannot carry is named before anything is sent", async () => {
     const calls = fakeApi({});
@@ -274,6 +321,47 @@ describe("the payment form", () => {
       0,
     );
     expect(calls).toHaveLength(0);
+  });
+
+  test("a quote refused as expired keeps the cost, marked expired, by the answer's code whatever its words", async () => {
+    fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "POST account/payments": [409, { error: "Your price ran out (reworded).", message: "", code: "quote_expired" }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent March" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    const cost = screen.getByRole("region", { name: "The full cost" });
+    fireEvent.click(within(cost).getByRole("button", { name: "Confirm and pay" }));
+    await settle();
+    expect(screen.getAllByText(QUOTE_EXPIRED).length).toBeGreaterThan(0);
+    expect(screen.queryByText("Your price ran out (reworded).")).toBeNull();
+    expect(within(screen.getByRole("region", { name: "The full cost" })).getByText("This quote has expired."))
+      .toBeTruthy();
+  });
+
+  test("another conflict (bank details changed) shows the server's words and drops the cost", async () => {
+    const changed = "This recipient's bank details changed since this cost was shown. Get the full cost again to pay.";
+    fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "POST account/payments": [409, { error: changed, message: "", code: "details_changed" }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent March" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    fireEvent.click(
+      within(screen.getByRole("region", { name: "The full cost" })).getByRole("button", { name: "Confirm and pay" }),
+    );
+    await settle();
+    expect(screen.getAllByText(changed).length).toBeGreaterThan(0);
+    expect(screen.queryByText(QUOTE_EXPIRED)).toBeNull();
+    expect(screen.queryByRole("region", { name: "The full cost" })).toBeNull();
   });
 
   test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {

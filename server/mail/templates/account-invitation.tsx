@@ -1,6 +1,7 @@
 import { Text } from "@react-email/components";
 import { type AccountRole, ROLE_DESCRIPTIONS } from "../../../lib/permissions.ts";
 import { ActionLink, Layout, type RenderedEmail, styles } from "./layout.tsx";
+import { momentInUtc } from "../../../lib/moment.ts";
 
 export interface AccountInvitationProps {
   /** Who invited them: the account user's name. */
@@ -28,7 +29,7 @@ export function accountInvitation(
       <ActionLink href={link} label="Accept the invitation" />
       <Text style={styles.small}>
         The link works once, until{" "}
-        {expiresAt.toUTCString()}. If you have no Portal login yet, you will choose a password and confirm who you are
+        {momentInUtc(expiresAt)}. If you have no Portal login yet, you will choose a password and confirm who you are
         before you can use the account. If you did not expect this invitation, you can ignore this email.
       </Text>
     </Layout>

@@ -1,5 +1,6 @@
 import { Text } from "@react-email/components";
 import { ActionLink, Layout, type RenderedEmail, styles } from "./layout.tsx";
+import { momentInUtc } from "../../../lib/moment.ts";
 
 export interface AdministratorInvitationProps {
   /** Who invited them: the inviting administrator's name, else their email. */
@@ -23,7 +24,7 @@ export function administratorInvitation({ invitedBy, link, expiresAt }: Administ
       </Text>
       <ActionLink href={link} label="Choose your password" />
       <Text style={styles.small}>
-        The link works once, until {expiresAt.toUTCString()}. If you did not expect this invitation, ignore this email.
+        The link works once, until {momentInUtc(expiresAt)}. If you did not expect this invitation, ignore this email.
       </Text>
     </Layout>
   );
