@@ -73,49 +73,39 @@ export async function assignmentsOf(db: Database | Tx, userId: number): Promise<
 
 /**
  * The partner of the first owner of each account given at each time asked: `at(accountId, time)`
- * is the partner id then, or null. Reads the owners of those accounts only, then their histories on
- * partner_assignments_user (user_id, starts_at), 500 at a time: a period's income costs what its
- * accounts do, not what every customer does.
+ * is the partner id then, or null. One query for the accounts with income in the period only (a
+ * JSON array of their ids, so any number in one statement): each account's first owner on the
+ * members' key, then their history on partner_assignments_user (user_id, starts_at); a period's
+ * income costs what its accounts do, not what every customer does.
  */
 export async function partnersAtTimes(
   db: Database,
   accountIds: (number | null)[],
 ): Promise<(accountId: number | null, at: number) => number | null> {
   const ids = [...new Set(accountIds.filter((id): id is number => id !== null))];
-  const ownerOf = new Map<number, number>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const rows = await rowsOf<{ account_id: number; user_id: number }>(
+  // Only the first owner's history (decision 051: the first owner's partner), oldest change first;
+  // an account whose owner has none gives no row.
+  const rows = ids.length
+    ? await rowsOf<{ account_id: number; partner_id: number | null; starts_at: number }>(
       db,
-      `SELECT m.account_id, m.user_id FROM account_members m
-        WHERE m.role = 'owner' AND m.account_id IN (${chunk.map(() => "?").join(", ")})
-        ORDER BY m.created_at DESC, m.user_id DESC`,
-      chunk,
-    );
-    // Newest first, so the first owner is written last and stays (decision 051: the first owner's partner).
-    for (const r of rows) ownerOf.set(r.account_id, r.user_id);
-  }
-  const owners = [...new Set(ownerOf.values())];
+      `SELECT j.value AS account_id, pa.partner_id, pa.starts_at
+         FROM json_each(?) j
+         JOIN partner_assignments pa INDEXED BY partner_assignments_user
+           ON pa.user_id = (SELECT m.user_id FROM account_members m WHERE m.account_id = j.value AND m.role = 'owner'
+                             ORDER BY m.created_at, m.user_id LIMIT 1)
+        ORDER BY j.value, pa.starts_at, pa.id`,
+      [JSON.stringify(ids)],
+    )
+    : [];
   const history = new Map<number, { partner_id: number | null; starts_at: number }[]>();
-  for (let i = 0; i < owners.length; i += 500) {
-    const chunk = owners.slice(i, i + 500);
-    const rows = await rowsOf<{ user_id: number; partner_id: number | null; starts_at: number }>(
-      db,
-      `SELECT pa.user_id, pa.partner_id, pa.starts_at FROM partner_assignments pa INDEXED BY partner_assignments_user
-        WHERE pa.user_id IN (${chunk.map(() => "?").join(", ")})
-        ORDER BY pa.user_id, pa.starts_at, pa.id`,
-      chunk,
-    );
-    for (const r of rows) {
-      const list = history.get(r.user_id) ?? [];
-      list.push({ partner_id: r.partner_id, starts_at: Number(r.starts_at) });
-      history.set(r.user_id, list);
-    }
+  for (const r of rows) {
+    const list = history.get(r.account_id) ?? [];
+    list.push({ partner_id: r.partner_id, starts_at: Number(r.starts_at) });
+    history.set(r.account_id, list);
   }
   return (accountId, at) => {
-    const owner = accountId === null ? undefined : ownerOf.get(accountId);
-    const list = owner === undefined ? undefined : history.get(owner);
-    if (!list) return null;
+    const list = accountId === null ? undefined : history.get(accountId);
+    if (!list?.length) return null;
     // The last change that started by then; a movement before the first is nobody's.
     let lo = 0;
     let hi = list.length;
