@@ -230,30 +230,36 @@ function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof ac
 function PartnerHistory({ assignments, customerId }: { assignments: Assignment[]; customerId: number }) {
   if (!assignments.length) return <p className={`text-sm ${TERM}`}>No partner so far.</p>;
   return (
-    <table className="w-full text-left text-sm" aria-label="Partner history">
-      <thead>
-        <tr className={TERM}>
-          <th scope="col" className="py-2 pr-4 font-medium">From (UTC)</th>
-          <th scope="col" className="py-2 pr-4 font-medium">Partner</th>
-          <th scope="col" className="py-2 font-medium">By</th>
-        </tr>
-      </thead>
-      <tbody>
-        {assignments.map((a, i) => (
-          <tr key={i} className="border-t border-neutral-200 dark:border-neutral-800" data-assignment={a.starts_at}>
-            <td className="py-2 pr-4 whitespace-nowrap">{a.starts_at.slice(0, 16).replace("T", " ")}</td>
-            <td className="py-2 pr-4">
-              {a.partner_id === null
-                ? "No partner"
-                : <a className="link" href={`/console/partners/${a.partner_id}`}>{a.partner}</a>}
-            </td>
-            <td className="py-2">
-              {a.by_id === null ? "Recorded from sign-up" : a.by_id === customerId ? "Registered with the code" : a.by}
-            </td>
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm" aria-label="Partner history">
+        <thead>
+          <tr className={TERM}>
+            <th scope="col" className="py-2 pr-4 font-medium">From (UTC)</th>
+            <th scope="col" className="py-2 pr-4 font-medium">Partner</th>
+            <th scope="col" className="py-2 font-medium">By</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {assignments.map((a, i) => (
+            <tr key={i} className="border-t border-neutral-200 dark:border-neutral-800" data-assignment={a.starts_at}>
+              <td className="py-2 pr-4 whitespace-nowrap">{a.starts_at.slice(0, 16).replace("T", " ")}</td>
+              <td className="py-2 pr-4">
+                {a.partner_id === null
+                  ? "No partner"
+                  : <a className="link" href={`/console/partners/${a.partner_id}`}>{a.partner}</a>}
+              </td>
+              <td className="py-2">
+                {a.by_id === null
+                  ? "Recorded from sign-up"
+                  : a.by_id === customerId
+                  ? "Registered with the code"
+                  : a.by}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
