@@ -148,6 +148,29 @@ describe("a customer with income, assigned to a partner, moved to another, then 
   });
 });
 
+describe("the console's change of partner", () => {
+  test("is recorded from the time it is made, by the administrator, and choosing the same partner again records nothing", async () => {
+    const partner = await createPartner("Porto Desk");
+    const customer = await openCustomer(t);
+    const history = () =>
+      rowsOf<{ partner_id: number | null; starts_at: number; created_by: number }>(
+        t.db,
+        "SELECT partner_id, starts_at, created_by FROM partner_assignments WHERE user_id = ? ORDER BY id",
+        [customer.id],
+      );
+    expect(await history()).toEqual([]);
+    expectStatus(await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: partner.id }), 200);
+    expectStatus(await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: partner.id }), 200);
+    expect(await history()).toEqual([{ partner_id: partner.id, starts_at: t.clock.now(), created_by: admin.id }]);
+    t.clock.advance(60_000);
+    expectStatus(await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: null }), 200);
+    expect((await history()).map((h) => [h.partner_id, h.starts_at])).toEqual([
+      [partner.id, t.clock.now() - 60_000],
+      [null, t.clock.now()],
+    ]);
+  });
+});
+
 describe("the profit report by partner over a period spanning moves", () => {
   test("adds up to the house's fee income and to the report by currency, whatever the split", async () => {
     const partner = await createPartner("Aveiro Introducers");
