@@ -42,6 +42,28 @@ export const partnerShares = sqliteTable("partner_shares", {
 }, (t) => [index("partner_shares_partner").on(t.partnerId, t.startsAt)]);
 
 /**
+ * Whose customer a customer was, and from when (decision 062): one row per change of
+ * `users.partner_id`, written in the same transaction as the change (registration with a partner's
+ * code, an administrator's assignment); `partner_id` null is "nobody's" from then. `users.partner_id`
+ * stays the current one, for the lists and segments; a commission and the profit report by partner
+ * give each ledger movement to the partner of this history at the movement's time, so assigning,
+ * moving or unassigning a customer never changes an earlier period's figures. A customer with a
+ * partner from before the table gets one row from their sign-up (`backfillAssignments`).
+ */
+export const partnerAssignments = sqliteTable("partner_assignments", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  userId: integer("user_id").notNull().references(() => users.id),
+  /** The partner from `starts_at`; null: nobody's from then. */
+  partnerId: integer("partner_id").references(() => partners.id),
+  startsAt: time("starts_at").notNull(),
+  /**
+   * Who made it: the administrator who assigned, the customer themselves when they registered with
+   * the code; null for the row recorded from `users.partner_id` when the history began.
+   */
+  createdBy: integer("created_by").references(() => users.id),
+}, (t) => [index("partner_assignments_user").on(t.userId, t.startsAt)]);
+
+/**
  * Data changes that run once, in code, after the migrations (the generated SQL is never edited:
  * the migrations are regenerated at merge). A row is a change done: running again finds it and does
  * nothing. The first is `users.funded_at` filled from the ledger (server/partners/funded.ts,

@@ -1,4 +1,5 @@
 import { type Database, migrateDatabase } from "../db/client.ts";
+import { backfillAssignments } from "./partners/assignments.ts";
 import { backfillFunded } from "./partners/funded.ts";
 
 /**
@@ -23,4 +24,6 @@ export async function migratePortal(db: Database): Promise<void> {
 const DATA_STEPS: readonly ((db: Database) => Promise<unknown>)[] = [
   // users.funded_at from the ledger, for a database whose receipts came before the column.
   backfillFunded,
+  // One partner_assignments row from sign-up for each customer with a partner before the history (decision 062).
+  backfillAssignments,
 ];

@@ -26,6 +26,7 @@ import type { Database } from "../../db/client.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { ConsoleCustomerPartner } from "../islands.ts";
 import { listPartners } from "../../server/partners/partners.ts";
+import { type Assignment, assignmentsOf } from "../../server/partners/assignments.ts";
 import { profileFactsOf } from "../../server/profile/facts.ts";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
@@ -225,6 +226,43 @@ function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof ac
   );
 }
 
+/** Whose customer they were and from when (decision 062), newest first: what the commissions read. */
+function PartnerHistory({ assignments, customerId }: { assignments: Assignment[]; customerId: number }) {
+  if (!assignments.length) return <p className={`text-sm ${TERM}`}>No partner so far.</p>;
+  return (
+    <div className="overflow-x-auto">
+      <table className="w-full text-left text-sm" aria-label="Partner history">
+        <thead>
+          <tr className={TERM}>
+            <th scope="col" className="py-2 pr-4 font-medium">From (UTC)</th>
+            <th scope="col" className="py-2 pr-4 font-medium">Partner</th>
+            <th scope="col" className="py-2 font-medium">By</th>
+          </tr>
+        </thead>
+        <tbody>
+          {assignments.map((a, i) => (
+            <tr key={i} className="border-t border-neutral-200 dark:border-neutral-800" data-assignment={a.starts_at}>
+              <td className="py-2 pr-4 whitespace-nowrap">{a.starts_at.slice(0, 16).replace("T", " ")}</td>
+              <td className="py-2 pr-4">
+                {a.partner_id === null
+                  ? "No partner"
+                  : <a className="link" href={`/console/partners/${a.partner_id}`}>{a.partner}</a>}
+              </td>
+              <td className="py-2">
+                {a.by_id === null
+                  ? "Recorded from sign-up"
+                  : a.by_id === customerId
+                  ? "Registered with the code"
+                  : a.by}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   // The page's row has checked that the id is a customer's (routes/pages.tsx).
   const id = idText.parse(c.req.param("id"));
@@ -232,7 +270,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   const found = await userWithSummary(db, id, false);
   if (!found || found.user.level === "Admin") return null;
   const { user, summary: customer } = found;
-  const [answers, record, trail, restriction, memberOf, identity, partners, profile] = await Promise.all([
+  const [answers, record, trail, restriction, memberOf, identity, partners, profile, assignments] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),
     auditEntries(db, id),
@@ -241,6 +279,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
     identityOf(db, id),
     listPartners(db),
     profileFactsOf(db, id),
+    assignmentsOf(db, id),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
@@ -292,13 +331,15 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
           {user.referralCode
             ? `Registered with the referral code ${user.referralCode}. `
             : "Registered without a referral code. "}
-          The partner earns their share of this customer's fee and markup income.
+          A partner earns their share of this customer's fee and markup income while the customer is theirs: a change
+          applies from the time it is made.
         </p>
         <ConsoleCustomerPartner
           customer={{ id: customer.id, name: customer.name }}
           partners={partners.map((p) => ({ id: p.id, name: p.name, code: p.code }))}
           current={user.partnerId ?? null}
         />
+        <PartnerHistory assignments={assignments} customerId={customer.id} />
       </section>
       <section aria-labelledby="review-heading" className="card flex flex-col gap-4">
         <h2 id="review-heading" className="text-lg font-semibold">Compliance review</h2>

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { eq } from "drizzle-orm";
 import { attributions, users } from "../../db/schema.ts";
 import { partners } from "../../db/schema-partners.ts";
+import { recordAssignment } from "../partners/assignments.ts";
 import type { register } from "../../lib/contracts/auth.ts";
 import { afterAnswer } from "../background.ts";
 import { Conflict, Unauthenticated } from "../errors.ts";
@@ -97,6 +98,10 @@ async function createCustomer(
       createdAt: now,
     }).onConflictDoNothing().returning();
     if (!created) return null;
+    // The partner's from sign-up, in the history the commissions read (decision 062).
+    if (partner) {
+      await recordAssignment(tx, { userId: created.id, partnerId: partner.id, startsAt: now, createdBy: created.id });
+    }
     const a = input.attribution ?? {};
     await tx.insert(attributions).values({
       userId: created.id,

@@ -12,6 +12,7 @@ import {
   percentOfBps,
 } from "../../lib/contracts/partners.ts";
 import { audit } from "../audit.ts";
+import { recordAssignment, recordEarlierPartner } from "./assignments.ts";
 import { InvalidInput, NotFound } from "../errors.ts";
 
 /**
@@ -233,8 +234,9 @@ export const NO_SUCH_CUSTOMER = "There is no customer with this id.";
 
 /**
  * Makes a customer a partner's, or nobody's (`partnerId` null), as an administrator decides: for
- * a customer who registered without the code, or with another. The commission counts the income
- * of their account from then on: a period's commission is read from who is whose when it is read.
+ * a customer who registered without the code, or with another. The change applies from now: it is
+ * recorded in the customer's partner history (decision 062), and each movement of their account
+ * counts for the partner they were with at its time, so no earlier period's figures change.
  */
 export async function setCustomerPartner(
   db: Database,
@@ -257,6 +259,11 @@ export async function setCustomerPartner(
     if (partnerId !== null && !next) throw new InvalidInput(NO_SUCH_PARTNER, "partner_id");
     const before = await nameOf(customer.partnerId);
     await tx.update(users).set({ partnerId, affiliate: next?.code ?? null }).where(eq(users.id, customerId));
+    // From now on only: the income before stays with whoever the customer was with then (decision 062).
+    if (partnerId !== customer.partnerId) {
+      await recordEarlierPartner(tx, customerId, customer.partnerId);
+      await recordAssignment(tx, { userId: customerId, partnerId, startsAt: now, createdBy: by });
+    }
     await audit(tx, {
       actor: by,
       subject: customerId,

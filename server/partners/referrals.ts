@@ -11,6 +11,7 @@ import type {
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
 import { incomeEntries, periodBounds, type ProfitQuery } from "../profit/report.ts";
+import { partnersAtTimes } from "./assignments.ts";
 import { customersWhere, type PartnerCustomer } from "./partners.ts";
 
 /**
@@ -20,8 +21,9 @@ import { customersWhere, type PartnerCustomer } from "./partners.ts";
  *   of an account they own (a customer who tells a friend "register with P12345678"), or to nobody
  *   known. Only partners earn a commission: customers' referrals are listed, not paid.
  * - A partner's commission for a period is their share (basis points) of the fee and markup income
- *   of their customers' accounts in the period, per currency, read by the profit report's own query
- *   (`incomeEntries`), so the two screens never disagree; rounded once per partner and currency,
+ *   of the accounts of the customers who were theirs at each movement's time (decision 062), per
+ *   currency, read by the profit report's own query (`incomeEntries`) and partner lookup
+ *   (`partnersAtTimes`), so the two screens never disagree; rounded once per partner and currency,
  *   half away from zero. A refund in the period lowers it.
  */
 
@@ -144,29 +146,6 @@ export function commissionOf(income: number, bps: number): number {
 }
 
 /**
- * The partner of each account given (its first owner's, as `partnersOfAccounts` of the profit
- * report reads it), for the accounts with income in the period only: not every account there is.
- */
-async function partnersOf(db: Database, accountIds: (number | null)[]): Promise<Map<number, { id: number }>> {
-  const ids = [...new Set(accountIds.filter((id): id is number => id !== null))];
-  const found = new Map<number, { id: number }>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const rows = await rowsOf<{ account_id: number; partner_id: number }>(
-      db,
-      `SELECT m.account_id, p.id AS partner_id
-         FROM account_members m JOIN users u ON u.id = m.user_id JOIN partners p ON p.id = u.partner_id
-        WHERE m.role = 'owner' AND m.account_id IN (${chunk.map(() => "?").join(", ")})
-        ORDER BY m.created_at DESC, m.user_id DESC`,
-      chunk,
-    );
-    // Newest first, so the first owner's partner is written last and stays.
-    for (const r of rows) found.set(r.account_id, { id: r.partner_id });
-  }
-  return found;
-}
-
-/**
  * The share of a partner in force at a time: the last in their history that started by then (the
  * first one for a movement before it), or their current share when they have no history (a partner
  * from before it whose share never changed since).
@@ -197,7 +176,8 @@ export async function commissionFigures(db: Database, period: Period) {
       "SELECT id, name, code, share_bps FROM partners",
     ),
   ]);
-  const ofAccount = await partnersOf(db, [...fees, ...markups].map((e) => e.account_id));
+  // Each movement is the partner's whose customer the account's owner was at its time (decision 062).
+  const partnerAt = await partnersAtTimes(db, [...fees, ...markups].map((e) => e.account_id));
   const byId = new Map(partners.map((p) => [p.id, p]));
   const shareAt = await sharesInForce(db, byId);
   const sums = new Map<
@@ -205,13 +185,13 @@ export async function commissionFigures(db: Database, period: Period) {
     { partner_id: number; currency: string; share_bps: number; markup: number; fees: number }
   >();
   const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
-    const partner = e.account_id === null ? undefined : ofAccount.get(e.account_id);
-    if (!partner) return;
+    const partnerId = partnerAt(e.account_id, e.at);
+    if (partnerId === null) return;
     // Each movement at the share in force at its time (decision 055).
-    const share = shareAt(partner.id, e.at);
-    const key = `${partner.id}\u0000${e.currency}\u0000${share}`;
+    const share = shareAt(partnerId, e.at);
+    const key = `${partnerId}\u0000${e.currency}\u0000${share}`;
     const sum = sums.get(key) ??
-      { partner_id: partner.id, currency: e.currency, share_bps: share, markup: 0, fees: 0 };
+      { partner_id: partnerId, currency: e.currency, share_bps: share, markup: 0, fees: 0 };
     sum[field] += n;
     sums.set(key, sum);
   };

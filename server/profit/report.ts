@@ -13,16 +13,18 @@
  *   other screen counts it (`markupOf`). So fx_position(sold) grew by markup + bought ÷ mid.
  *   Corrections of the FX position are not trading income and are left out.
  * - A movement belongs to the period (UTC) of its ledger transfer's time.
- * - **Partner**: each movement is the customer account's, and an account is the partner's who
- *   introduced its owner (`users.partner_id`, decision 051; `partnersOfAccounts`); accounts none
- *   introduced are under "No partner". The partners' commissions (server/partners/referrals.ts)
- *   read the same movements through `incomeEntries`.
+ * - **Partner**: each movement is the customer account's, and it is the partner's whose customer the
+ *   account's owner was at the movement's time (their partner history, decision 062;
+ *   `partnersAtTimes`), so moving a customer changes no earlier period; movements of nobody's
+ *   customers are under "No partner". The partners' commissions (server/partners/referrals.ts)
+ *   read the same movements through `incomeEntries` and the same `partnersAtTimes`.
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf } from "../../db/sql.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
 import { markupOf } from "../money/quote.ts";
+import { partnersAtTimes } from "../partners/assignments.ts";
 
 export const PROFIT_GROUPS = ["day", "week", "month"] as const;
 export type ProfitGroup = (typeof PROFIT_GROUPS)[number];
@@ -89,29 +91,6 @@ export function periodsBetween(q: Pick<ProfitQuery, "from" | "to" | "group">): s
     if (out[out.length - 1] !== p) out.push(p);
   }
   return out;
-}
-
-/** A partner as the income is grouped by it. */
-export interface AccountPartner {
-  id: number;
-  name: string;
-}
-
-/**
- * The partner of each customer account that has one, by accounts.id: the partner who introduced
- * the account's owner (decision 051; the first owner when there are several).
- */
-export async function partnersOfAccounts(db: Database): Promise<Map<number, AccountPartner>> {
-  const rows = await rowsOf<{ account_id: number; id: number; name: string }>(
-    db,
-    `SELECT m.account_id, p.id, p.name
-       FROM account_members m JOIN users u ON u.id = m.user_id JOIN partners p ON p.id = u.partner_id
-      WHERE m.role = 'owner'
-      ORDER BY m.created_at DESC, m.user_id DESC`,
-    [],
-  );
-  // Newest first, so the first owner's partner is written last and stays.
-  return new Map(rows.map((r) => [r.account_id, { id: r.id, name: r.name }]));
 }
 
 interface FeeEntry {
@@ -199,13 +178,22 @@ export async function incomeEntries(db: Database, start: number, end: number) {
 export async function profitFigures(db: Database, q: ProfitQuery): Promise<ProfitFigures[]> {
   const { start, end } = periodBounds(q);
   const { fees, markups } = await incomeEntries(db, start, end);
-  const partners = q.by === "partner" ? await partnersOfAccounts(db) : new Map<number, AccountPartner>();
-  const partnerOf = (accountId: number | null) =>
-    (accountId === null ? undefined : partners.get(accountId))?.name ?? NO_PARTNER;
+  const partnerAt = q.by === "partner"
+    ? await partnersAtTimes(db, [...fees, ...markups].map((e) => e.account_id))
+    : () => null;
+  const names = q.by === "partner"
+    ? new Map(
+      (await rowsOf<{ id: number; name: string }>(db, "SELECT id, name FROM partners")).map((p) => [p.id, p.name]),
+    )
+    : new Map<number, string>();
+  const partnerOf = (e: { at: number; account_id: number | null }) => {
+    const id = partnerAt(e.account_id, e.at);
+    return (id === null ? undefined : names.get(id)) ?? NO_PARTNER;
+  };
   const rows = new Map<string, ProfitFigures>();
   const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
     const period = periodOf(e.at, q.group);
-    const partner = q.by === "partner" ? partnerOf(e.account_id) : null;
+    const partner = q.by === "partner" ? partnerOf(e) : null;
     const key = `${period}\u0000${e.currency}\u0000${partner ?? ""}`;
     const row = rows.get(key) ?? { period, currency: e.currency, partner, markup: 0, fees: 0 };
     row[field] += n;

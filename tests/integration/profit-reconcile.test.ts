@@ -10,7 +10,10 @@
  *   at the mid rate, rounded half up, computed here with big.js), and with it the house's
  *   fx_position account's change over the period is exactly markup + what was bought valued at
  *   mid − what was paid out in that currency;
- * - the same totals whatever the grouping (day, week, month) and split (currency, partner).
+ * - the same totals whatever the grouping (day, week, month) and split (currency, partner);
+ * - by partner, each partner's fees and markup are those of the movements made while the account's
+ *   owner was their customer: the customers move between two partners and none at random times
+ *   (decision 062), and a move changes nothing before it.
  *
  * The movements are the ledger's own (server/ledger/movements.ts), on a migrated database; the
  * conversion, quote and payment rows beside them are written directly, holding what the report
@@ -24,7 +27,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, test, vi } from "vitest";
 import { type Database, openMigratedDatabase } from "../../db/client.ts";
-import { accounts, users } from "../../db/schema.ts";
+import { accountMembers, accounts, users } from "../../db/schema.ts";
+import { partners } from "../../db/schema-partners.ts";
 import { ledgerAccounts } from "../../db/schema-money.ts";
 import {
   convert,
@@ -36,7 +40,8 @@ import {
   settlePayment,
 } from "../../server/ledger/movements.ts";
 import { minorUnits } from "../../server/money/currencies.ts";
-import { type ProfitBy, profitFigures, type ProfitGroup } from "../../server/profit/report.ts";
+import { NO_PARTNER, type ProfitBy, profitFigures, type ProfitGroup } from "../../server/profit/report.ts";
+import { setCustomerPartner } from "../../server/partners/partners.ts";
 import { checkLedger } from "../../server/ledger/check.ts";
 
 vi.setConfig({ testTimeout: 300_000 });
@@ -86,6 +91,14 @@ const trade = (type: Trade["type"]) =>
     sameCurrency: type === "payment" ? fc.boolean() : fc.constant(false),
     refundAfter: type === "payment" ? fc.option(fc.integer({ min: 0, max: 4 })) : fc.constant(null),
   }) as fc.Arbitrary<Trade>;
+/** A customer's move to partner 0 or 1, or to none (2), on a day, after the step of its index. */
+type Move = { day: number; customer: number; after: number; partner: number };
+const move: fc.Arbitrary<Move> = fc.record({
+  day,
+  customer,
+  after: fc.integer({ min: 0, max: 24 }),
+  partner: fc.integer({ min: 0, max: 2 }),
+});
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 4, arbitrary: trade("conversion") },
   { weight: 3, arbitrary: trade("payment") },
@@ -139,7 +152,8 @@ test("the report's fees and markup for any period equal the change of the house 
       day,
       fc.integer({ min: 0, max: 11 }),
       fc.constantFrom<ProfitGroup>("day", "week", "month"),
-      async (steps, first, length, group) => {
+      fc.array(move, { maxLength: 6 }),
+      async (steps, first, length, group, moves) => {
         const from = first;
         const to = Math.min(11, first + length);
         const { db, close } = await freshDatabase();
@@ -156,6 +170,48 @@ test("the report's fees and markup for any period equal the change of the house 
           }
           const [admin] = await db.insert(users).values({ username: "admin@example.com", level: "Admin" })
             .returning({ id: users.id });
+          // Each account's owner, a customer since START, and the two partners they move between.
+          const owners: number[] = [];
+          for (const [i, accountId] of customers.entries()) {
+            const [owner] = await db.insert(users).values({ username: `p${i}@example.com`, createdAt: new Date(START) })
+              .returning({ id: users.id });
+            await db.insert(accountMembers).values({
+              accountId,
+              userId: owner.id,
+              role: "owner",
+              createdAt: new Date(START),
+            });
+            owners.push(owner.id);
+          }
+          const partnerIds: number[] = [];
+          for (const name of ["Partner A", "Partner B"]) {
+            const [p] = await db.insert(partners).values({
+              name,
+              code: name.replace(" ", "").toUpperCase(),
+              shareBps: 1000,
+              createdAt: new Date(START),
+              createdBy: admin.id,
+              updatedAt: new Date(START),
+            }).returning({ id: partners.id });
+            partnerIds.push(p.id);
+          }
+          const names = ["Partner A", "Partner B", NO_PARTNER];
+          // Between the steps' times (i * 1000 ms into the day, a settlement 500 after): never at one.
+          const moveAt = (m: Move, j: number) => START + m.day * DAY + m.after * 1000 + 250 + j;
+          /** The model's partner (an index of names) of a customer at a time: the last move by then. */
+          const partnerAt = (c: number, at: number) => {
+            let found = 2;
+            let since = -Infinity;
+            moves.forEach((m, j) => {
+              if (m.customer === c && moveAt(m, j) <= at && moveAt(m, j) >= since) {
+                found = m.partner;
+                since = moveAt(m, j);
+              }
+            });
+            return found;
+          };
+          /** The model, by partner: fees and markup per `partner:currency` over the period. */
+          const byPartner = new Map<string, number>();
           // One recipient per customer, for the payment rows.
           for (const accountId of customers) {
             await db.run(sql`INSERT INTO recipients (id, account_id, name, type, currency, country, details,
@@ -165,7 +221,13 @@ test("the report's fees and markup for any period equal the change of the house 
 
           // Every movement at its time; a payment's refund is an event of its own, days later.
           type Event = { at: number; run: () => Promise<void> };
-          const events: Event[] = [];
+          const events: Event[] = moves.map((m, j) => ({
+            at: moveAt(m, j),
+            run: async () => {
+              const partnerId = m.partner === 2 ? null : partnerIds[m.partner];
+              await setCustomerPartner(db, owners[m.customer], partnerId, admin.id, new Date(moveAt(m, j)));
+            },
+          }));
           /** The model, over the period only: markup and (bought at mid − paid out) per currency. */
           const markup = new Map<string, number>();
           const positionOther = new Map<string, number>();
@@ -186,6 +248,7 @@ test("the report's fees and markup for any period equal the change of the house 
                     (owedFees.get(s.currency) ?? 0);
                   const amount = Math.floor((fees * s.permille) / 1000);
                   if (amount <= 0) return;
+                  if (inPeriod(at)) bump(byPartner, `fees:${names[partnerAt(s.customer, at)]}:${s.currency}`, -amount);
                   const [feeAccount] = await db.select().from(ledgerAccounts)
                     .where(sql`kind = 'house' AND purpose = 'fee_income' AND currency = ${s.currency}`);
                   // A receipt first, so that the customer has a balance in the currency to receive it.
@@ -221,7 +284,11 @@ test("the report's fees and markup for any period equal the change of the house 
             const id = ++seq;
             const fx = !s.sameCurrency;
             const book = (at: number, sign: 1 | -1) => {
-              if (!inPeriod(at) || !fx) return;
+              if (!inPeriod(at)) return;
+              const partner = names[partnerAt(s.customer, at)];
+              bump(byPartner, `fees:${partner}:${sell}`, sign * s.fee);
+              if (!fx) return;
+              bump(byPartner, `markup:${partner}:${sell}`, sign * (s.converted - atMid(bought, mid, sell, buy)));
               bump(markup, sell, sign * (s.converted - atMid(bought, mid, sell, buy)));
               bump(positionOther, sell, sign * atMid(bought, mid, sell, buy));
               bump(positionOther, buy, -sign * bought);
@@ -329,13 +396,19 @@ test("the report's fees and markup for any period equal the change of the house 
               s.markup += r.markup;
               s.fees += r.fees;
               sums.set(r.currency, s);
-              if (by === "partner") expect(r.partner).toBe("No partner");
-              else expect(r.partner).toBeNull();
+              if (by === "partner") {
+                got.set(`fees:${r.partner}:${r.currency}`, (got.get(`fees:${r.partner}:${r.currency}`) ?? 0) + r.fees);
+                const key = `markup:${r.partner}:${r.currency}`;
+                got.set(key, (got.get(key) ?? 0) + r.markup);
+              } else expect(r.partner).toBeNull();
             }
             return sums;
           };
+          const got = new Map<string, number>();
           const report = await totals("currency");
           expect(await totals("partner")).toEqual(report);
+          const nonZero = (m: Map<string, number>) => new Map([...m].filter(([, n]) => n !== 0));
+          expect(nonZero(got), "by partner").toEqual(nonZero(byPartner));
           for (const c of CURRENCIES) {
             const change = (purpose: string) =>
               (after!.get(`${purpose}:${c}`) ?? 0) - (before!.get(`${purpose}:${c}`) ?? 0);
