@@ -193,8 +193,10 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
             createdAt: ctx.now(),
             bulkEmailId,
             mergeValues: m.values,
-          }))).returning({ id: emails.id });
-          return going.map((m, i) => ({ mail: m, emailId: rows[i].id }));
+          }))).returning({ id: emails.id, userId: emails.userId });
+          // By customer (one mail each in a wave): SQLite does not promise RETURNING's order.
+          const rowOf = new Map(rows.map((row) => [row.userId, row.id]));
+          return going.map((m) => ({ mail: m, emailId: rowOf.get(m.recipient.userId)! }));
         });
         answers = [];
         answers = await Promise.all(handed.map(({ mail, emailId }) => deliver(mail, emailId)));
