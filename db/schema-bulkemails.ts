@@ -31,6 +31,12 @@ export const bulkEmails = sqliteTable("bulk_emails", {
   jobId: integer("job_id").references(() => jobs.id, { onDelete: "set null" }),
   /** When the job had handled every recipient. */
   finishedAt: time("finished_at"),
+  /**
+   * The template as the job rendered it for the send, merge fields still in place (decision 061):
+   * written once, so that every mail of the send, and the console's copy of each, is this filled in.
+   */
+  renderedHtml: text("rendered_html"),
+  renderedText: text("rendered_text"),
 });
 
 export const bulkEmailRecipients = sqliteTable("bulk_email_recipients", {

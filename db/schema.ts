@@ -235,9 +235,20 @@ export const emails = sqliteTable("emails", {
   template: text("template").notNull(),
   html: text("html").notNull(),
   text: text("text").notNull(),
-  status: text("status", { enum: ["sent", "stored", "failed"] }).notNull(),
+  /**
+   * sent, stored (kept: no mail server), failed; a bulk email's mail is written before it is handed
+   * to SMTP and is `in doubt` until the server's answer is recorded (decision 061).
+   */
+  status: text("status", { enum: ["sent", "stored", "failed", "in doubt"] }).notNull(),
   error: text("error"),
   createdAt: time("created_at").notNull(),
+  /**
+   * The bulk email this mail was one of (decision 061): its `html` and `text` are then empty, and
+   * its content is the bulk email's rendering filled with `mergeValues`, the values it was sent with.
+   * Not a foreign key: only a draft, which has no mails, can be deleted.
+   */
+  bulkEmailId: integer("bulk_email_id"),
+  mergeValues: text("merge_values", { mode: "json" }).$type<Record<string, string>>(),
 }, (t) => [
   index("emails_to").on(t.to),
   index("emails_created").on(t.createdAt),

@@ -104,12 +104,15 @@ const email = z.object({
   to: z.string(),
   subject: z.string(),
   template: z.string(),
-  status: z.enum(["sent", "stored", "failed"]),
+  /** in doubt: a bulk email's mail handed to the mail server whose answer was never recorded (decision 061). */
+  status: z.enum(["sent", "stored", "failed", "in doubt"]),
   user_id: z.number().nullable(),
   /** The customer's display name; null when the email is about nobody. */
   customer_name: z.string().nullable(),
   /** A security email (a link or code that signs in): shown redacted, never sent again (decision 057). */
   security: z.boolean(),
+  /** The bulk email this mail was one of (decision 061); null for the portal's other emails. */
+  bulk_email_id: z.number().nullable(),
   created_at: timestamp,
 });
 
@@ -141,7 +144,7 @@ export const resendEmail = defineCall({
   method: "POST",
   path: "/console/emails/:id/resend",
   summary:
-    "Sends an email again, as it was, to the same address: answers the new email, 201. A security email (a link or code that signs in) is refused: 422.",
+    "Sends an email again, as it was, to the same address: answers the new email, 201. A security email (a link or code that signs in) is refused: 422; a bulk email's mail: 409, naming its bulk email.",
   status: 201,
   guards: CONSOLE_GUARDS,
   params: byId,

@@ -37,7 +37,12 @@ export async function ConsoleAlertsPage(c: Context<AppEnv>) {
   );
 }
 
-const STATUS_WORDS = { sent: "Sent", stored: "Kept (no mail server)", failed: "Failed" } as const;
+const STATUS_WORDS = {
+  sent: "Sent",
+  stored: "Kept (no mail server)",
+  failed: "Failed",
+  "in doubt": "In doubt (handed to the mail server, no answer recorded)",
+} as const;
 
 /**
  * Every email the portal sent or kept, newest first, with a search by recipient or subject: a plain
@@ -90,6 +95,14 @@ export async function ConsoleEmailsPage(c: Context<AppEnv>) {
                 <td className={CELL}>{e.to}</td>
                 <td className={CELL}>
                   <a className="font-medium underline" href={`/console/emails/${e.id}`}>{e.subject}</a>
+                  {e.bulk_email_id !== null && (
+                    <>
+                      {" "}
+                      <a className={`text-xs underline ${MUTED}`} href={`/console/bulkemails/${e.bulk_email_id}`}>
+                        Bulk email {e.bulk_email_id}
+                      </a>
+                    </>
+                  )}
                 </td>
                 <td className={CELL}>{STATUS_WORDS[e.status]}</td>
               </tr>
@@ -160,6 +173,17 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
         <dd data-status={email.status}>{STATUS_WORDS[email.status]}{email.error ? `: ${email.error}` : ""}</dd>
         <dt className={MUTED}>Template</dt>
         <dd>{email.template}</dd>
+        {email.bulk_email_id !== null && (
+          <>
+            <dt className={MUTED}>Bulk email</dt>
+            <dd>
+              <a className="underline" href={`/console/bulkemails/${email.bulk_email_id}`} data-bulk-email>
+                Bulk email {email.bulk_email_id}
+              </a>{" "}
+              (this customer's mail of it, with the values it was sent with)
+            </dd>
+          </>
+        )}
         {email.user_id !== null && (
           <>
             <dt className={MUTED}>Customer</dt>
@@ -176,6 +200,15 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
           <p data-security-email className={MUTED}>
             A security email: its links and codes are not kept (they sign the customer in), and it cannot be sent again.
             Ask the customer to request a new one.
+          </p>
+        )
+        : email.bulk_email_id !== null
+        ? (
+          <p data-bulk-mail className={MUTED}>
+            One customer's mail of a bulk email: it is not sent again from here. Its sends are decided on{" "}
+            <a className="underline" href={`/console/bulkemails/${email.bulk_email_id}`}>
+              the bulk email's page
+            </a>, which leaves out those who unsubscribed.
           </p>
         )
         : <EmailResend id={email.id} to={email.to} />}

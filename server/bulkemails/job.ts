@@ -1,11 +1,13 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
+import { emails } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import { defineJob, type JobContext, PermanentJobFailure } from "../jobs/define.ts";
 import { log } from "../log.ts";
+import { BULK_MAIL_TEMPLATE, renderingForSend } from "./mails.ts";
 import { mergeValues, recipientsData } from "./recipients.ts";
-import { personalise, renderBulkEmail, type RenderedBulkEmail } from "./template.tsx";
+import { personalise, type RenderedBulkEmail } from "./template.tsx";
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
 /** Mails handed to SMTP at once (the mailer's pool keeps as many connections): the most a crash leaves in doubt. */
@@ -49,7 +51,7 @@ export const bulkEmailJob = defineJob("bulkemails.send", {
         bulk_email_id: bulkEmailId,
       });
     }
-    const rendered = await renderBulkEmail(email);
+    const rendered = await renderingForSend(ctx.db, email);
     const [{ total }] = await ctx.db.select({ total: sql<number>`count(*)` }).from(bulkEmailRecipients)
       .where(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId));
     for (;;) {
@@ -117,7 +119,8 @@ async function claim(
 }
 
 type Claimed = Awaited<ReturnType<typeof claim>>;
-type Answer = { id: number; status: "sent" | "stored" | "failed"; error: string | null };
+/** A mail's answer: `id` the recipient's, `emailId` its row in `emails` (decision 061). */
+type Answer = { id: number; emailId: number; status: "sent" | "stored" | "failed"; error: string | null };
 
 /**
  * Mails a claimed batch in waves of WAVE, over LANES lanes at once (PARALLEL mails in flight). A
@@ -133,20 +136,25 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
   if (batch.length === 0) return;
   const { mailer, secretBox } = ctx.deps.services;
   const data = await recipientsData(ctx.db, batch.map((r) => r.userId));
-  const deliver = async (recipient: Claimed[number]): Promise<Answer> => {
+  // A recipient's mail, filled before its wave's commit: that commit keeps it in `emails` (decision 061).
+  const prepare = async (recipient: Claimed[number]) => {
     const person = data.get(recipient.userId) ??
       { userId: recipient.userId, email: recipient.email, type: "Personal" as const, profile: null, accountRef: null };
     const link = unsubscribeUrl(
       ctx.deps.config.publicUrl,
       await unsubscribeToken(secretBox, recipient.userId, bulkEmailId),
     );
-    const mail = personalise(rendered, mergeValues({ ...person, email: recipient.email }, link));
+    const values = mergeValues({ ...person, email: recipient.email }, link);
+    return { recipient, link, values, mail: personalise(rendered, values) };
+  };
+  type Prepared = Awaited<ReturnType<typeof prepare>>;
+  const deliver = async ({ recipient, link, mail }: Prepared, emailId: number): Promise<Answer> => {
     const delivery = await mailer.deliver({
       to: recipient.email,
       ...mail,
       headers: { "List-Unsubscribe": `<${link}>` },
     });
-    return { id: recipient.id, ...delivery };
+    return { id: recipient.id, emailId, ...delivery };
   };
   let at = 0;
   let delivered = false;
@@ -162,6 +170,7 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
         const wave = batch.slice(at, at + WAVE);
         at += wave.length;
         const recorded = answers;
+        const mails = await Promise.all(wave.map(prepare));
         const handed = await ctx.db.transaction(async (tx) => {
           await record(tx, recorded, ctx.now());
           const marked = await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: ctx.now() })
@@ -169,10 +178,28 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
               and(inArray(bulkEmailRecipients.id, wave.map((r) => r.id)), eq(bulkEmailRecipients.state, "pending")),
             )
             .returning({ id: bulkEmailRecipients.id });
-          return new Set(marked.map((r) => r.id));
+          const ids = new Set(marked.map((r) => r.id));
+          const going = mails.filter((m) => ids.has(m.recipient.id));
+          if (going.length === 0) return [];
+          // Each mail's row in the emails, written with its claim: in doubt until its answer is recorded.
+          const rows = await tx.insert(emails).values(going.map((m) => ({
+            userId: m.recipient.userId,
+            to: m.recipient.email,
+            subject: m.mail.subject,
+            template: BULK_MAIL_TEMPLATE,
+            html: "",
+            text: "",
+            status: "in doubt" as const,
+            createdAt: ctx.now(),
+            bulkEmailId,
+            mergeValues: m.values,
+          }))).returning({ id: emails.id, userId: emails.userId });
+          // By customer (one mail each in a wave): SQLite does not promise RETURNING's order.
+          const rowOf = new Map(rows.map((row) => [row.userId, row.id]));
+          return going.map((m) => ({ mail: m, emailId: rowOf.get(m.recipient.userId)! }));
         });
         answers = [];
-        answers = await Promise.all(wave.filter((r) => handed.has(r.id)).map(deliver));
+        answers = await Promise.all(handed.map(({ mail, emailId }) => deliver(mail, emailId)));
         for (const answer of answers) {
           if (answer.status === "failed") failed.push(answer);
           else delivered = true;
@@ -209,9 +236,15 @@ async function record(tx: Tx, answers: Answer[], now: Date) {
       inArray(bulkEmailRecipients.state, ["sending", "in doubt"]),
     ));
   }
+  // The mails' rows say what the server answered: sent, or kept when no mail server is set.
+  for (const status of ["sent", "stored"] as const) {
+    const ids = answers.filter((a) => a.status === status).map((a) => a.emailId);
+    if (ids.length) await tx.update(emails).set({ status }).where(inArray(emails.id, ids));
+  }
   for (const answer of answers.filter((a) => a.status === "failed")) {
     await tx.update(bulkEmailRecipients).set({ state: "failed", error: answer.error, updatedAt: now })
       .where(and(eq(bulkEmailRecipients.id, answer.id), inArray(bulkEmailRecipients.state, ["sending", "in doubt"])));
+    await tx.update(emails).set({ status: "failed", error: answer.error }).where(eq(emails.id, answer.emailId));
   }
 }
 

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, getTableColumns, inArray, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import { bulkEmailRecipients, bulkEmails, type BulkRecipientState } from "../../db/schema-bulkemails.ts";
@@ -193,7 +193,9 @@ async function countsFor(db: Database | Tx, ids: number[]): Promise<Map<number, 
 
 async function emailsWhere(db: Database | Tx, where: ReturnType<typeof eq> | undefined, limit: number, offset = 0) {
   const sender = sql<string | null>`(SELECT ${users.username} FROM ${users} WHERE ${users.id} = ${bulkEmails.sentBy})`;
-  return await db.select({ email: bulkEmails, by: users.username, sentBy: sender, job: jobs }).from(bulkEmails)
+  // Not the send's rendering (some KB each, decision 061): the console's views never show it.
+  const { renderedHtml: _html, renderedText: _text, ...columns } = getTableColumns(bulkEmails);
+  return await db.select({ email: columns, by: users.username, sentBy: sender, job: jobs }).from(bulkEmails)
     .innerJoin(users, eq(users.id, bulkEmails.createdBy))
     .leftJoin(jobs, eq(jobs.id, bulkEmails.jobId))
     .where(where).orderBy(desc(bulkEmails.id)).limit(limit).offset(offset);

@@ -4,7 +4,8 @@ import { likeContaining } from "../../db/sql.ts";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import { audit } from "../audit.ts";
-import { InvalidInput, NotFound } from "../errors.ts";
+import { bulkMailContent } from "../bulkemails/mails.ts";
+import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import { peopleByIds } from "../payments/people.ts";
 import type { Mailer } from "./mailer.ts";
 import { isSecurityTemplate, shownCopy } from "./redact.ts";
@@ -19,12 +20,15 @@ export interface EmailSummary {
   to: string;
   subject: string;
   template: string;
-  status: "sent" | "stored" | "failed";
+  /** `in doubt`: a bulk email's mail handed to SMTP whose answer was never recorded (decisions 050, 061). */
+  status: "sent" | "stored" | "failed" | "in doubt";
   user_id: number | null;
   /** The customer's display name (null when the email is about nobody, or they are gone). */
   customer_name: string | null;
   /** It carried a link or code that signs in: shown without it, never sent again (decision 057). */
   security: boolean;
+  /** The bulk email this mail was one of (its page is /console/bulkemails/{id}); null for the others. */
+  bulk_email_id: number | null;
   created_at: string;
 }
 
@@ -45,6 +49,7 @@ const summaryOf = (row: Pick<Row, keyof Row>, names: Map<number, { name: string 
   user_id: row.userId,
   customer_name: row.userId === null ? null : names.get(row.userId)?.name ?? null,
   security: isSecurityTemplate(row.template),
+  bulk_email_id: row.bulkEmailId,
   created_at: row.createdAt.toISOString(),
 });
 
@@ -90,6 +95,7 @@ export async function listEmails(db: Database, query: { q?: string; page: number
     status: emails.status,
     userId: emails.userId,
     createdAt: emails.createdAt,
+    bulkEmailId: emails.bulkEmailId,
   };
   const [count] = await db.select({ n: sql<number>`count(*)` }).from(emails).where(where);
   // Past the last match there is nothing to read (a search that matches nothing scans once, not twice).
@@ -113,7 +119,10 @@ export async function listEmails(db: Database, query: { q?: string; page: number
 export async function emailById(db: Database, id: number): Promise<EmailDetail> {
   const [row] = await db.select().from(emails).where(eq(emails.id, id));
   if (!row) throw new NotFound("There is no email with this id.");
-  const { html, text } = shownCopy(row.template, row);
+  // A bulk email's mail keeps the values it was filled with, not a copy of its HTML (decision 061).
+  const { html, text } = row.bulkEmailId !== null
+    ? await bulkMailContent(db, row.bulkEmailId, row.mergeValues)
+    : shownCopy(row.template, row);
   return { ...summaryOf(row, await peopleByIds(db, [row.userId])), html, text, error: row.error };
 }
 
@@ -145,6 +154,16 @@ export const SECURITY_RESEND_REFUSED = "This email carried a link or code that s
   "invitation).";
 
 /**
+ * What a bulk email's mail answers to "send again" (409, decision 061): marketing mail goes only to
+ * those who still consent, and the bulk email's own page is where its sends are decided (its
+ * in-doubt recipients are sent to from there), so one customer's copy is not mailed from here.
+ */
+export const bulkResendRefused = (bulkEmailId: number) =>
+  `This mail is one of bulk email ${bulkEmailId}'s, so it cannot be sent again from here: ` +
+  `a bulk email's mails are sent from its page, /console/bulkemails/${bulkEmailId} ` +
+  "(where its recipients in doubt can be sent to, and those who unsubscribed are left out).";
+
+/**
  * Sends an email again, exactly as it was (its HTML and text), to the same address: a new row with
  * its own delivery status. The row and its audit entry commit together first (no resend without its
  * record); the SMTP send follows, outside the transaction (a slow mail server holds no write lock),
@@ -159,6 +178,7 @@ export async function resendEmail(
 ): Promise<EmailDetail> {
   const original = await emailById(db, id);
   if (original.security) throw new InvalidInput(SECURITY_RESEND_REFUSED);
+  if (original.bulk_email_id !== null) throw new Conflict(bulkResendRefused(original.bulk_email_id));
   const newId = await db.transaction(async (tx) => {
     const [row] = await tx.insert(emails).values({
       userId: original.user_id,

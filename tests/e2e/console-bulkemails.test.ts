@@ -4,7 +4,8 @@
  * with a customer's data, sends it, and watches its progress until it is sent; each customer got
  * one mail through a real SMTP server. And the recipients a crash left in doubt: the administrator
  * is told what sending to them means, confirms, and they are mailed. And a draft with a typo:
- * corrected in the same form, prefilled, then deleted.
+ * corrected in the same form, prefilled, then deleted. Each customer's mail is then on the emails
+ * screen, as it was sent, linked to its bulk email (decision 061).
  */
 import { eq } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
@@ -81,6 +82,24 @@ describe("a bulk email", () => {
     expect(await page.locator('tr[data-state="sent"]').count()).toBe(12);
     const perRecipient = smtp.perRecipient();
     expect(people.map((p) => perRecipient.get(p.email))).toEqual(people.map(() => 1));
+    const bulkEmailPage = page.url();
+
+    // "Did Ada5 get it, and what did it say?": the emails screen finds her mail (decision 061).
+    await page.goto(`${server.url}/console/emails`);
+    await page.getByLabel("Recipient or subject").fill(people[4].email);
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByText(`1 email for “${people[4].email}”`).waitFor();
+    const row = page.locator("tr[data-email]");
+    expect(await row.locator("td").nth(3).textContent()).toBe("Sent");
+    await row.getByRole("link", { name: "Better rates, Ada5" }).click();
+    await page.waitForURL(/\/console\/emails\/\d+$/);
+    await page.frameLocator('iframe[title="The email “Better rates, Ada5”"]')
+      .locator("p", { hasText: "Hello Ada5 Lovelace," }).waitFor();
+    // Not sent again from here: its page says where its sends are decided, and links there.
+    expect(await page.getByRole("button", { name: /Send again/ }).count()).toBe(0);
+    expect(await page.locator("[data-bulk-mail]").textContent()).toContain("it is not sent again from here");
+    await page.locator("[data-bulk-email]").click();
+    await page.waitForURL(bulkEmailPage);
     expect(problems).toEqual([]);
   });
 

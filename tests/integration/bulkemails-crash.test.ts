@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
 import { jobs } from "../../db/schema-jobs.ts";
-import { users } from "../../db/schema.ts";
+import { emails, users } from "../../db/schema.ts";
 import { PARALLEL } from "../../server/bulkemails/job.ts";
 import { createBulkEmail, sendBulkEmail, sendToInDoubt } from "../../server/bulkemails/service.ts";
 import { insertCustomers } from "../helpers/bulk-customers.ts";
@@ -110,6 +110,16 @@ describe("a bulk email whose runner is killed mid-send", () => {
         eq(bulkEmails.id, id),
       );
       expect(email.finishedAt).not.toBeNull();
+      // The console's emails hold a row for each mail handed over, saying the same (decision 061).
+      const kept = async () => {
+        const statuses = new Map<string, string[]>();
+        const rows = await db.select({ to: emails.to, status: emails.status }).from(emails)
+          .where(eq(emails.bulkEmailId, id)).orderBy(emails.id);
+        for (const row of rows) statuses.set(row.to, [...(statuses.get(row.to) ?? []), row.status]);
+        return (email: string) => (statuses.get(email) ?? []).join(", ");
+      };
+      const keptAtFirst = await kept();
+      expect(people.filter((p) => keptAtFirst(p.email) !== states.get(p.email))).toEqual([]);
 
       // The administrator decides to send it to the in-doubt ones: the second runner sends them.
       const decided = await sendToInDoubt(db, admin.id, id, new Date(), store);
@@ -130,6 +140,10 @@ describe("a bulk email whose runner is killed mid-send", () => {
       expect(people.filter((p) => (atLast.get(p.email) ?? 0) === 0)).toEqual([]);
       expect(people.filter((p) => !doubted.has(p.email) && atLast.get(p.email) !== 1)).toEqual([]);
       expect(people.filter((p) => atLast.get(p.email)! > 2)).toEqual([]);
+      // Each of their two mails is there: the one in doubt, and the one sent since.
+      const keptAtLast = await kept();
+      expect(people.filter((p) => keptAtLast(p.email) !== (doubted.has(p.email) ? "in doubt, sent" : "sent")))
+        .toEqual([]);
       const [after] = await db.select({ finishedAt: bulkEmails.finishedAt }).from(bulkEmails).where(
         eq(bulkEmails.id, id),
       );

@@ -8,7 +8,7 @@ import { batchSize, bulkEmailJob } from "../../server/bulkemails/job.ts";
 import { createBulkEmail, sendBulkEmail } from "../../server/bulkemails/service.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
 import { insertCustomers } from "../helpers/bulk-customers.ts";
-import { type Admin, createAdmin, expectStatus, signinApp, TestClient } from "../helpers/client.ts";
+import { type Admin, createAdmin, expectStatus, registerCustomer, signinApp, TestClient } from "../helpers/client.ts";
 import { testJobDeps } from "../helpers/jobs.ts";
 import { readable, type ReceivedMail, startSmtp } from "../helpers/smtp.ts";
 
@@ -162,6 +162,11 @@ describe("a mail server's refusal", () => {
       expect(done.recipients.items).toMatchObject([{ user_id: people[1].id, state: "failed" }]);
       expect(done.recipients.items[0].error).toContain("No such mailbox here");
       expect([...picky.perRecipient().keys()].sort()).toEqual([people[0].email, people[2].email]);
+      // The console's emails say the same of each mail (decision 061).
+      const failed = await admin.client.get(`console/emails?q=${encodeURIComponent(people[1].email)}`);
+      expect(failed.json.body.items).toMatchObject([{ bulk_email_id: id, status: "failed" }]);
+      const sent = await admin.client.get(`console/emails?q=${encodeURIComponent(people[0].email)}`);
+      expect(sent.json.body.items).toMatchObject([{ bulk_email_id: id, status: "sent" }]);
     } finally {
       await picky.close();
     }
@@ -364,5 +369,70 @@ describe("unsubscribing", () => {
       and(eq(emails.to, ada.email), eq(emails.template, "password-reset")),
     );
     expect(reset).toBeDefined();
+  });
+});
+
+describe("in the console's emails (decision 061)", () => {
+  test("each customer's mail is found by address and subject, reads as it was sent, and is not sent again from there", async () => {
+    const day = "2023-04-04";
+    const [ada, bob] = await insertCustomers(t.db, 2, { prefix: "console-mail", createdAt: at(day) });
+    const { id } = await draft(onDay(day), {
+      subject: "Autumn rates for {{first_name}}",
+      body: "Dear {{name}},\n\nOur autumn rates are in.",
+    });
+    expectStatus(await admin.client.post(`console/bulkemails/${id}/send`, {}), 202);
+    await runJobs();
+    const received = mailsTo(ada.email);
+    expect(received).toHaveLength(1);
+
+    // An operator asked "did Ada get our newsletter?" searches her address.
+    const byAddress = await admin.client.get(`console/emails?q=${encodeURIComponent(ada.email)}`);
+    expectStatus(byAddress, 200);
+    expect(byAddress.json.body.items).toEqual([expect.objectContaining({
+      to: ada.email,
+      subject: "Autumn rates for Ada1",
+      status: "sent",
+      user_id: ada.id,
+      bulk_email_id: id,
+    })]);
+    const mail = byAddress.json.body.items[0];
+    // By its subject: both customers' mails, each with the subject they received.
+    const bySubject = await admin.client.get(`console/emails?q=${encodeURIComponent("Autumn rates")}`);
+    expect(bySubject.json.body.items.map((e: { to: string; subject: string }) => [e.to, e.subject]).sort()).toEqual([
+      [ada.email, "Autumn rates for Ada1"],
+      [bob.email, "Autumn rates for Ada2"],
+    ]);
+
+    // She changes her name afterwards: the console still shows what she was sent.
+    await t.db.update(profiles).set({ data: { first: "Augusta", last: "King", address: { country: "GB" } } })
+      .where(eq(profiles.userId, ada.id));
+    const detail = await admin.client.get(`console/emails/${mail.id}`);
+    expectStatus(detail, 200);
+    expect(detail.json.body).toMatchObject({ subject: "Autumn rates for Ada1", status: "sent", bulk_email_id: id });
+    expect(detail.json.body.html).toContain("Dear Ada1 Lovelace,");
+    expect(detail.json.body.text).toContain("Dear Ada1 Lovelace,");
+    expect(detail.json.body.html).not.toContain("Augusta");
+    // Her own unsubscribe link, the one in the mail she received.
+    expect(detail.json.body.text).toContain(unsubscribeLinkOf(received[0]));
+    const frame = await admin.client.request("GET", `/console/emails/${mail.id}/html`);
+    expect(frame.text).toContain("Dear Ada1 Lovelace,");
+    // Its page links to the bulk email, and offers no "Send again".
+    const page = await admin.client.request("GET", `/console/emails/${mail.id}`);
+    expect(page.text).toContain(`href="/console/bulkemails/${id}"`);
+    expect(page.text).not.toContain("Send again");
+    const list = await admin.client.request("GET", `/console/emails?q=${encodeURIComponent(ada.email)}`);
+    expect(list.text).toContain(`href="/console/bulkemails/${id}"`);
+
+    // Sending one customer's copy again is refused, naming the bulk email; nobody is mailed.
+    const again = await admin.client.post(`console/emails/${mail.id}/resend`);
+    expectStatus(again, 409);
+    expect(again.json.error).toContain(`/console/bulkemails/${id}`);
+    expect(mailsTo(ada.email)).toHaveLength(1);
+    expect(await t.db.select().from(emails).where(eq(emails.to, ada.email))).toHaveLength(1);
+
+    // Nobody but an administrator sees it.
+    const customer = await registerCustomer(t);
+    expectStatus(await customer.client.get(`console/emails/${mail.id}`), 404);
+    expectStatus(await customer.client.get(`console/emails?q=${encodeURIComponent(ada.email)}`), 404);
   });
 });
