@@ -1,3 +1,5 @@
+import type { RefusalCode } from "../lib/api-types.ts";
+
 /**
  * Refusals from the business rules, in words for the customer or the administrator. Services throw
  * them with plain values and know nothing of HTTP; the app's error handler turns each kind into its
@@ -14,8 +16,6 @@ export type RefusalKind =
   | "limited"
   | "unavailable"
   | "upstream";
-
-import type { RefusalCode } from "../lib/api-types.ts";
 
 export interface RefusalDetails {
   /** Every failing input by path, when a form has several problems at once. */
