@@ -1,4 +1,5 @@
-import { Link, Text } from "@react-email/components";
+import { Link } from "@react-email/link";
+import { Text } from "@react-email/text";
 import { render } from "@react-email/render";
 import { MERGE_FIELDS, type MergeField } from "../../lib/contracts/bulkemails.ts";
 import { Layout, type RenderedEmail, styles } from "../mail/templates/layout.tsx";

@@ -1,4 +1,4 @@
-import { Text } from "@react-email/components";
+import { Text } from "@react-email/text";
 import { ActionLink, Layout, type RenderedEmail, styles } from "../mail/templates/layout.tsx";
 
 /** Sent to each customer a committed migration created: the new portal has no password of theirs yet. */

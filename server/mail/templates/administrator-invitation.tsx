@@ -1,4 +1,4 @@
-import { Text } from "@react-email/components";
+import { Text } from "@react-email/text";
 import { ActionLink, Layout, type RenderedEmail, styles } from "./layout.tsx";
 import { momentInUtc } from "../../../lib/moment.ts";
 

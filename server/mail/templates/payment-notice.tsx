@@ -1,4 +1,6 @@
-import { Link, Section, Text } from "@react-email/components";
+import { Link } from "@react-email/link";
+import { Section } from "@react-email/section";
+import { Text } from "@react-email/text";
 import { ActionLink, Layout, type RenderedEmail, styles } from "./layout.tsx";
 
 export interface PaymentNoticeItem {
