@@ -10,7 +10,7 @@ import type {
 } from "../../lib/contracts/partners.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
-import { incomeEntries, periodBounds, type ProfitQuery } from "../profit/report.ts";
+import { incomeEntries, type IncomeEntry, periodBounds, type ProfitQuery } from "../profit/report.ts";
 import { partnersAtTimes } from "./assignments.ts";
 import { customersWhere, type PartnerCustomer } from "./partners.ts";
 
@@ -24,7 +24,8 @@ import { customersWhere, type PartnerCustomer } from "./partners.ts";
  *   of the accounts of the customers who were theirs at each movement's time (decision 062), per
  *   currency, read by the profit report's own query (`incomeEntries`) and partner lookup
  *   (`partnersAtTimes`), so the two screens never disagree; rounded once per partner and currency,
- *   half away from zero. A refund in the period lowers it.
+ *   half away from zero. A refund in the period lowers it: the commission of the partner, at the
+ *   share, of the payout it reverses (decision 065), whoever the customer's partner is now.
  */
 
 type Owner = z.output<typeof codeOwner>;
@@ -184,11 +185,12 @@ export async function commissionFigures(db: Database, period: Period) {
     string,
     { partner_id: number; currency: string; share_bps: number; markup: number; fees: number }
   >();
-  const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
-    const partnerId = partnerAt(e.account_id, e.at);
+  const add = (e: IncomeEntry, field: "markup" | "fees", n: number) => {
+    // A refund counts for the partner, at the share, of the payout it reverses (decision 065).
+    const partnerId = partnerAt(e.account_id, e.attributed_at);
     if (partnerId === null) return;
     // Each movement at the share in force at its time (decision 055).
-    const share = shareAt(partnerId, e.at);
+    const share = shareAt(partnerId, e.attributed_at);
     const key = `${partnerId}\u0000${e.currency}\u0000${share}`;
     const sum = sums.get(key) ??
       { partner_id: partnerId, currency: e.currency, share_bps: share, markup: 0, fees: 0 };

@@ -15,7 +15,8 @@
  * - A movement belongs to the period (UTC) of its ledger transfer's time.
  * - **Partner**: each movement is the customer account's, and it is the partner's whose customer the
  *   account's owner was at the movement's time (their partner history, decision 062;
- *   `partnersAtTimes`), so moving a customer changes no earlier period; movements of nobody's
+ *   `partnersAtTimes`), so moving a customer changes no earlier period; a payment's refund is the
+ *   partner's of the payout it reverses (decision 065); movements of nobody's
  *   customers are under "No partner". The partners' commissions (server/partners/referrals.ts)
  *   read the same movements through `incomeEntries` and the same `partnersAtTimes`.
  */
@@ -95,15 +96,21 @@ export function periodsBetween(q: Pick<ProfitQuery, "from" | "to" | "group">): s
 
 interface FeeEntry {
   at: number;
+  /** The time whose partner and share it counts for (see `incomeEntries`). */
+  attributed_at: number;
   currency: string;
   amount: number;
   account_id: number | null;
 }
 
+/** A movement's income: see `incomeEntries`. */
+export type IncomeEntry = FeeEntry;
+
 interface PositionEntry {
   transfer_id: number;
   kind: string;
   at: number;
+  attributed_at: number;
   currency: string;
   amount: number;
   account_id: number | null;
@@ -116,23 +123,36 @@ interface PositionEntry {
  * The ledger's fee and markup income in [start, end), a figure per movement (minor units, signed),
  * each with the customer account it was earned on (null for a correction). The one query of the
  * house's income: the profit report and the partners' commissions both read it.
+ *
+ * Each entry has two times: `at`, its ledger time, which puts it in a period (decision 047), and
+ * `attributed_at`, the time whose partner and share it counts for (decision 065). They are the
+ * same but for a payment's refund, which reverses its payout (decision 027): it counts for the
+ * partner, at the share, of the payout it takes back, even if the customer has moved since, so the
+ * partner who earned commission on the payout is the one who loses it.
  */
 export async function incomeEntries(db: Database, start: number, end: number) {
   // Which customer account a movement was for: its customer entry (none for a correction).
   const customerOf = `(SELECT ca.account_id FROM ledger_entries ce
       JOIN ledger_accounts ca ON ca.id = ce.ledger_account_id AND ca.kind = 'customer'
       WHERE ce.transfer_id = e.transfer_id LIMIT 1)`;
+  // A refund's payout: the same payment's reference, step payout (ledger_transfers_reference).
+  const attributedAt = `CASE WHEN t.kind = 'payment_refund'
+      THEN COALESCE((SELECT po.created_at FROM ledger_transfers po
+             WHERE po.kind = 'payment_payout' AND po.reference = substr(t.reference, 1, length(t.reference) - 6) || 'payout'),
+           e.created_at)
+      ELSE e.created_at END`;
   const fees = await rowsOf<FeeEntry>(
     db,
-    `SELECT e.created_at AS at, a.currency, e.amount, ${customerOf} AS account_id
+    `SELECT e.created_at AS at, ${attributedAt} AS attributed_at, a.currency, e.amount, ${customerOf} AS account_id
        FROM ledger_accounts a JOIN ledger_entries e ON e.ledger_account_id = a.id
+       JOIN ledger_transfers t ON t.id = e.transfer_id
       WHERE a.kind = 'house' AND a.purpose = 'fee_income' AND e.created_at >= ? AND e.created_at < ?`,
     [start, end],
   );
   // A payment's payout and refund carry the reference payment:<id>:payout|refund (decision 027).
   const positions = await rowsOf<PositionEntry>(
     db,
-    `SELECT e.transfer_id, t.kind, e.created_at AS at, a.currency, e.amount, ${customerOf} AS account_id,
+    `SELECT e.transfer_id, t.kind, e.created_at AS at, ${attributedAt} AS attributed_at, a.currency, e.amount, ${customerOf} AS account_id,
             COALESCE(c.sell_currency, p.sell_currency) AS sell_currency,
             COALESCE(c.buy_currency, p.buy_currency) AS buy_currency,
             COALESCE(q.mid_rate, p.mid_rate) AS mid_rate
@@ -148,7 +168,7 @@ export async function incomeEntries(db: Database, start: number, end: number) {
       ORDER BY e.transfer_id`,
     [start, end],
   );
-  const markups: { at: number; currency: string; amount: number; account_id: number | null }[] = [];
+  const markups: IncomeEntry[] = [];
   const byTransfer = new Map<number, PositionEntry[]>();
   for (const row of positions) byTransfer.set(row.transfer_id, [...(byTransfer.get(row.transfer_id) ?? []), row]);
   for (const legs of byTransfer.values()) {
@@ -168,7 +188,13 @@ export async function incomeEntries(db: Database, start: number, end: number) {
       first.buy_currency!,
     );
     if (markup !== 0) {
-      markups.push({ at: first.at, currency: sold.currency, amount: sign * markup, account_id: first.account_id });
+      markups.push({
+        at: first.at,
+        attributed_at: first.attributed_at,
+        currency: sold.currency,
+        amount: sign * markup,
+        account_id: first.account_id,
+      });
     }
   }
   return { fees, markups };
@@ -186,12 +212,12 @@ export async function profitFigures(db: Database, q: ProfitQuery): Promise<Profi
       (await rowsOf<{ id: number; name: string }>(db, "SELECT id, name FROM partners")).map((p) => [p.id, p.name]),
     )
     : new Map<number, string>();
-  const partnerOf = (e: { at: number; account_id: number | null }) => {
-    const id = partnerAt(e.account_id, e.at);
+  const partnerOf = (e: IncomeEntry) => {
+    const id = partnerAt(e.account_id, e.attributed_at);
     return (id === null ? undefined : names.get(id)) ?? NO_PARTNER;
   };
   const rows = new Map<string, ProfitFigures>();
-  const add = (e: { at: number; currency: string; account_id: number | null }, field: "markup" | "fees", n: number) => {
+  const add = (e: IncomeEntry, field: "markup" | "fees", n: number) => {
     const period = periodOf(e.at, q.group);
     const partner = q.by === "partner" ? partnerOf(e) : null;
     const key = `${period}\u0000${e.currency}\u0000${partner ?? ""}`;

@@ -3,6 +3,7 @@ import { rowsOf, run } from "../../db/sql.ts";
 import { ASSIGNMENTS_BACKFILL, backfillAssignments } from "../../server/partners/assignments.ts";
 import { setCustomerPartner } from "../../server/partners/partners.ts";
 import { type Admin, completeOnboarding, expectStatus, registerCustomer } from "../helpers/client.ts";
+import { accountIdOf, addRecipient, paid } from "../helpers/payments.ts";
 import {
   decimalOf,
   fund,
@@ -230,6 +231,45 @@ describe("a customer who registers with a partner's code", () => {
     const page = await admin.client.get(`/console/users/${customer.id}`);
     const table = page.text.slice(page.text.indexOf('aria-label="Partner history"'));
     expect(table.slice(0, table.indexOf("</table>"))).toContain("Registered with the code");
+  });
+});
+
+describe("a payment refunded after its customer moved to another partner", () => {
+  test("is taken back from the partner who earned on it, at their share, not charged to the new one", async () => {
+    // Dan registered with ACME's code (10 %), paid 500 USD from GBP, the desk sent it; the
+    // administrator moved him to BETA (20 %), then the payout failed and was refunded.
+    const acme = await createPartner("ACME Introducers");
+    const beta = await createPartner("BETA Introducers", "20");
+    const registered = await registerCustomer(t, { referralCode: acme.code });
+    const confirmed = await completeOnboarding(registered);
+    const dan: OpenCustomer = { ...registered, accountRef: confirmed.json.body.account_ref };
+    await fund(t, admin, dan, "GBP", "1000.00");
+    const account = { accountId: await accountIdOf(t.db, dan.id), owner: dan, members: [] };
+    const recipient = await addRecipient(t, account as never, { currency: "USD", country: "US" });
+    const payment = await paid(dan.client, {
+      recipient_id: recipient,
+      amount: "500.00",
+      fixed: "receive",
+      sell_currency: "GBP",
+    });
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/submit`, {}), 200);
+    const [earned] = await commissionsOf(acme.id);
+    expect(minorOf(earned.income, 2)).toBeGreaterThan(minorOf(payment.fee, 2));
+
+    await setCustomerPartner(t.db, dan.id, beta.id, admin.id, new Date());
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Account closed" }), 200);
+
+    // The refund reverses the payout for ACME, at ACME's share: nothing left to either.
+    expect(await commissionsOf(acme.id)).toEqual([expect.objectContaining({
+      share_bps: 1000,
+      currency: "GBP",
+      income: "0.00",
+      commission: "0.00",
+    })]);
+    expect(await commissionsOf(beta.id)).toEqual([]);
+    const rows = await profitByPartner();
+    expect(rows.filter((r) => r.partner === acme.name).map((r) => r.total)).toEqual(["0.00"]);
+    expect(rows.filter((r) => r.partner === beta.name)).toEqual([]);
   });
 });
 

@@ -13,7 +13,9 @@
  * - the same totals whatever the grouping (day, week, month) and split (currency, partner);
  * - by partner, each partner's fees and markup are those of the movements made while the account's
  *   owner was their customer: the customers move between two partners and none at random times
- *   (decision 062), and a move changes nothing before it.
+ *   (decision 062), and a move changes nothing before it; a payment's refund counts for the partner
+ *   of the payout it reverses, in the period of the refund (decision 065), some of them with the
+ *   customer moved between the payout and the refund.
  *
  * The movements are the ledger's own (server/ledger/movements.ts), on a migrated database; the
  * conversion, quote and payment rows beside them are written directly, holding what the report
@@ -70,6 +72,11 @@ type Trade = {
   sameCurrency: boolean;
   /** Days after its payout when a payment's payout fails and is refunded; null: it settles. */
   refundAfter: number | null;
+  /**
+   * A refunded payment's customer moved to partner 0 or 1, or to none (2), between its payout and
+   * its refund; null: no such move.
+   */
+  moveBeforeRefund: number | null;
 };
 type FeeRefund = { type: "fee_refund"; day: number; customer: number; currency: Currency; permille: number };
 type Step = Trade | FeeRefund;
@@ -90,6 +97,7 @@ const trade = (type: Trade["type"]) =>
     bps: fc.integer({ min: 0, max: 300 }),
     sameCurrency: type === "payment" ? fc.boolean() : fc.constant(false),
     refundAfter: type === "payment" ? fc.option(fc.integer({ min: 0, max: 4 })) : fc.constant(null),
+    moveBeforeRefund: type === "payment" ? fc.option(fc.integer({ min: 0, max: 2 })) : fc.constant(null),
   }) as fc.Arbitrary<Trade>;
 /** A customer's move to partner 0 or 1, or to none (2), on a day, after the step of its index. */
 type Move = { day: number; customer: number; after: number; partner: number };
@@ -153,9 +161,18 @@ test("the report's fees and markup for any period equal the change of the house 
       fc.integer({ min: 0, max: 11 }),
       fc.constantFrom<ProfitGroup>("day", "week", "month"),
       fc.array(move, { maxLength: 6 }),
-      async (steps, first, length, group, moves) => {
+      async (steps, first, length, group, randomMoves) => {
         const from = first;
         const to = Math.min(11, first + length);
+        // The moves between a payout and its refund: right after the payout (step i at i * 1000 ms).
+        const moves = [
+          ...randomMoves,
+          ...steps.flatMap((s, i): Move[] =>
+            s.type === "payment" && s.refundAfter !== null && s.moveBeforeRefund !== null
+              ? [{ day: s.day, customer: s.customer, after: i, partner: s.moveBeforeRefund }]
+              : []
+          ),
+        ];
         const { db, close } = await freshDatabase();
         try {
           const customers: number[] = [];
@@ -283,9 +300,10 @@ test("the report's fees and markup for any period equal the change of the house 
             const sellAmount = s.converted + s.fee;
             const id = ++seq;
             const fx = !s.sameCurrency;
-            const book = (at: number, sign: 1 | -1) => {
+            // In the period of `at`, for the partner at `attributedAt` (a refund: its payout's time).
+            const book = (at: number, sign: 1 | -1, attributedAt = at) => {
               if (!inPeriod(at)) return;
-              const partner = names[partnerAt(s.customer, at)];
+              const partner = names[partnerAt(s.customer, attributedAt)];
               bump(byPartner, `fees:${partner}:${sell}`, sign * s.fee);
               if (!fx) return;
               bump(byPartner, `markup:${partner}:${sell}`, sign * (s.converted - atMid(bought, mid, sell, buy)));
@@ -370,7 +388,7 @@ test("the report's fees and markup for any period equal the change of the house 
                   await db.run(sql`UPDATE payments SET status = 'failed' WHERE id = ${id}`);
                 },
               });
-              book(refundAt, -1);
+              book(refundAt, -1, at);
             }
           });
           events.sort((a, b) => a.at - b.at);
