@@ -70,7 +70,11 @@ export const users = sqliteTable("users", {
   totpLastStep: integer("totp_last_step"),
   /** The referral code given at registration, if any. */
   referralCode: text("referral_code"),
-  /** The affiliate this customer belongs to, if any. */
+  /**
+   * The partner's code the customer registered with, if it was one (the session summary's
+   * `affiliate`): a fact of the sign-up, as `referral_code` is; the partner now is `partner_id`
+   * (decision 065).
+   */
   affiliate: text("affiliate"),
   /**
    * The partner who introduced this customer (db/schema-partners.ts, decision 051): set at

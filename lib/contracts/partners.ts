@@ -146,9 +146,13 @@ export const listAffiliates = defineCall({
 export const periodQuery = profitQuery.pick({ from: true, to: true });
 
 export const referralRow = z.object({
+  /** The code the customer typed at sign-up (in capitals): a fact of the sign-up, never rewritten. */
   code: z.string(),
+  /** Whose that code is now. */
   owner: codeOwner,
   customer: partnerCustomer,
+  /** The partner the customer is with now (decision 062), which may be another code's or none. */
+  partner: z.object({ id: z.number(), name: z.string() }).nullable(),
 });
 
 export const commissionRow = z.object({

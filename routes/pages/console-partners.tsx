@@ -146,11 +146,12 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
       >
         {partner.name}
       </PageTitle>
-      <Section id="partner-customers" title={`Customers they brought (${partner.customers})`}>
+      <Section id="partner-customers" title={`Their customers now (${partner.customers})`}>
         {list.total === 0
-          ? <Empty>Nobody has registered with {partner.code} yet.</Empty>
+          // Their customers now (users.partner_id): who registered with the code is on Referrals.
+          ? <Empty>{`${partner.name} has no customers now.`}</Empty>
           : (
-            <SimpleTable caption="Customers they brought" head={["Customer", "Type", "Signed up", "Account", "Funded"]}>
+            <SimpleTable caption="Their customers now" head={["Customer", "Type", "Signed up", "Account", "Funded"]}>
               {list.items.map((customer) => (
                 <tr key={customer.id} className={ROW} data-customer={customer.email}>
                   <CustomerCell customer={customer} />
@@ -349,13 +350,18 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
         {list.total === 0 ? <Empty>Nobody signed up with a referral code in this period.</Empty> : (
           <SimpleTable
             caption="Sign-ups with a referral code"
-            head={["Customer", "Code", "Owner", "Signed up", "Funded"]}
+            head={["Customer", "Code", "Owner", "Partner now", "Signed up", "Funded"]}
           >
             {rows.map((r) => (
               <tr key={r.customer.id} className={ROW} data-referral={r.customer.email}>
                 <CustomerCell customer={r.customer} />
                 <td className={`${TD} font-mono`}>{r.code}</td>
                 <OwnerCell owner={r.owner} />
+                <td className={TD}>
+                  {r.partner
+                    ? <a className="link" href={`/console/partners/${r.partner.id}`}>{r.partner.name}</a>
+                    : <span className={TERM}>None</span>}
+                </td>
                 <td className={TD}>{day(r.customer.signed_up_at)}</td>
                 <td className={TD}>{r.customer.funded ? "Yes" : "No"}</td>
               </tr>

@@ -258,7 +258,9 @@ export async function setCustomerPartner(
     const next = await nameOf(partnerId);
     if (partnerId !== null && !next) throw new InvalidInput(NO_SUCH_PARTNER, "partner_id");
     const before = await nameOf(customer.partnerId);
-    await tx.update(users).set({ partnerId, affiliate: next?.code ?? null }).where(eq(users.id, customerId));
+    // Only the partner: the code the customer registered with, and the session's `affiliate` read
+    // from it, are facts of the sign-up (decision 065).
+    await tx.update(users).set({ partnerId }).where(eq(users.id, customerId));
     // From now on only: the income before stays with whoever the customer was with then (decision 062).
     if (partnerId !== customer.partnerId) {
       await recordEarlierPartner(tx, customerId, customer.partnerId);

@@ -54,66 +54,51 @@ interface Referred extends PartnerCustomer {
   partner_id: number | null;
 }
 
-/** The code and owner of each referred customer: their partner's, else the code they typed. */
+/**
+ * Each referred customer with the code they typed at sign-up and its owner (a partner's code, an
+ * account's reference, or nobody known), and, apart, the partner they are with now (decision 065:
+ * an administrator's assignment changes the partner, never the code a customer registered with).
+ */
 async function withOwners(db: Database, customers: Referred[]) {
-  const partners = new Map(
-    (await rowsOf<{ id: number; name: string; code: string }>(db, "SELECT id, name, code FROM partners")).map((p) => [
-      p.id,
-      p,
-    ]),
-  );
-  const typed = [
-    ...new Set(customers.filter((c) => c.partner_id === null).map((c) => (c.referral_code ?? "").toUpperCase())),
-  ];
+  const partners = await rowsOf<{ id: number; name: string; code: string }>(db, "SELECT id, name, code FROM partners");
+  const byId = new Map(partners.map((p) => [p.id, p]));
+  const byCode = new Map(partners.map((p) => [p.code, p]));
+  const typed = [...new Set(customers.map((c) => (c.referral_code ?? "").toUpperCase()))]
+    .filter((code) => code && !byCode.has(code));
   const owners = await customerOwners(db, typed);
-  return {
-    partners,
-    rows: customers.map(({ referral_code, partner_id, ...customer }) => {
-      const partner = partner_id === null ? undefined : partners.get(partner_id);
-      if (partner) {
-        return {
-          code: partner.code,
-          owner: { kind: "partner", id: partner.id, name: partner.name } as Owner,
-          customer,
-        };
-      }
-      const code = (referral_code ?? "").toUpperCase();
-      return { code, owner: owners.get(code) ?? UNKNOWN, customer };
-    }),
-  };
+  return customers.map(({ referral_code, partner_id, ...customer }) => {
+    const code = (referral_code ?? "").toUpperCase();
+    const codePartner = byCode.get(code);
+    const owner: Owner = codePartner
+      ? { kind: "partner", id: codePartner.id, name: codePartner.name }
+      : owners.get(code) ?? UNKNOWN;
+    const now = partner_id === null ? undefined : byId.get(partner_id);
+    return { code, owner, customer, partner: now ? { id: now.id, name: now.name } : null };
+  });
 }
 
 /**
- * Every referral code: each partner's (even without sign-ups), then every other code typed. Counted
- * by the database, grouped (decision 055): the partners' customers on users(partner_id, ...), the
- * other codes on users(referral_code); only the codes with no partner are looked up as references.
+ * Every referral code: each partner's (even without sign-ups), then every other code typed. A
+ * code's sign-ups are the customers who typed it at registration (`users.referral_code`, a fact of
+ * the sign-up), whoever their partner is now: an administrator's assignment moves a customer's
+ * income, not their sign-up (decision 065). Counted by the database, grouped on
+ * users(referral_code) (decision 055); only the codes no partner has are looked up as references.
  */
 export async function affiliates(db: Database): Promise<z.output<typeof affiliateRow>[]> {
-  const [partners, byPartner, typed] = await Promise.all([
+  const [partners, typed] = await Promise.all([
     rowsOf<{ id: number; name: string; code: string }>(db, "SELECT id, name, code FROM partners"),
-    // Only customers have a partner or a typed code (registration and the customer's page set
-    // them; an administrator is never a customer): no level to read, so the indexes answer alone.
-    rowsOf<{ partner_id: number; signups: number; funded: number }>(
-      db,
-      `SELECT u.partner_id, count(*) AS signups, count(u.funded_at) AS funded FROM users u INDEXED BY users_partner
-        WHERE u.partner_id IS NOT NULL GROUP BY u.partner_id`,
-    ),
+    // Only customers have a typed code (registration sets it; an administrator is never a
+    // customer): no level to read, so the index answers alone.
     rowsOf<{ code: string; signups: number; funded: number }>(
       db,
       `SELECT u.referral_code AS code, count(*) AS signups, count(u.funded_at) AS funded
          FROM users u INDEXED BY users_referral_code
-        WHERE u.referral_code IS NOT NULL AND u.partner_id IS NULL GROUP BY u.referral_code`,
+        WHERE u.referral_code IS NOT NULL GROUP BY u.referral_code`,
     ),
   ]);
   const byCode = new Map<string, z.output<typeof affiliateRow>>();
   for (const p of partners) {
     byCode.set(p.code, { code: p.code, owner: { kind: "partner", id: p.id, name: p.name }, signups: 0, funded: 0 });
-  }
-  const counts = new Map(byPartner.map((r) => [r.partner_id, r]));
-  for (const p of partners) {
-    const row = byCode.get(p.code)!;
-    row.signups = Number(counts.get(p.id)?.signups ?? 0);
-    row.funded = Number(counts.get(p.id)?.funded ?? 0);
   }
   // Codes are told apart case aside ("friend1" is FRIEND1), as registration compares them.
   const upper = new Map<string, { code: string; signups: number; funded: number }>();
@@ -126,7 +111,6 @@ export async function affiliates(db: Database): Promise<z.output<typeof affiliat
   }
   const owners = await customerOwners(db, [...upper.keys()].filter((code) => code && !byCode.has(code)));
   for (const t of upper.values()) {
-    // A code typed that is (now) a partner's, by a customer who is not theirs, counts under the code.
     const row = byCode.get(t.code) ?? { code: t.code, owner: owners.get(t.code) ?? UNKNOWN, signups: 0, funded: 0 };
     row.signups += Number(t.signups);
     row.funded += Number(t.funded);
@@ -226,9 +210,10 @@ export async function referrals(
   page = { page: 1, perPage: 20 },
 ): Promise<z.output<typeof listReferrals.answer>> {
   const { start, end } = periodBounds(period);
+  // Who typed a code at sign-up: a customer an administrator gave a partner typed none.
   const referredSql =
     `FROM users r INDEXED BY users_signups WHERE r.level = 'User' AND r.created_at >= ? AND r.created_at < ?
-      AND (r.referral_code IS NOT NULL OR r.partner_id IS NOT NULL)`;
+      AND r.referral_code IS NOT NULL`;
   const [[{ total }], referred] = await Promise.all([
     rowsOf<{ total: number }>(db, `SELECT count(*) AS total ${referredSql}`, [start, end]),
     customersWhere(
@@ -237,7 +222,7 @@ export async function referrals(
       [start, end, page.perPage, (page.page - 1) * page.perPage],
     ),
   ]);
-  const { rows } = await withOwners(db, referred);
+  const rows = await withOwners(db, referred);
   const commissions: z.output<typeof commissionRow>[] = (await commissionFigures(db, period)).map((c) => {
     const code = c.currency as CurrencyCode;
     return {

@@ -342,6 +342,7 @@ describe("commissions", () => {
       code: partner.code,
       owner: { kind: "partner", id: partner.id, name: partner.name },
       customer: expect.objectContaining({ id: referred.id, account_ref: referred.accountRef, funded: true }),
+      partner: { id: partner.id, name: partner.name },
     });
     const before = await admin.client.get("console/referrals?from=2020-01-01&to=2020-01-31");
     expectStatus(before, 200);
@@ -405,6 +406,48 @@ describe("affiliates", () => {
     });
     const page = await admin.client.get("/console/affiliates");
     expect(page.text).toContain(`data-code="${partner.code}"`);
+  });
+});
+
+describe("a customer given another partner by an administrator", () => {
+  test("keeps the code they registered with: referrals, affiliates and their session say it, the partner now apart", async () => {
+    const acme = await createPartner({ name: "ACME Referrals" });
+    const beta = await createPartner({ name: "BETA Referrals" });
+    const dan = await referredCustomer(acme.code);
+    const bob = await openCustomer(t);
+    for (const customer of [dan, bob]) {
+      expectStatus(await admin.client.put(`console/users/${customer.id}/partner`, { partner_id: beta.id }), 200);
+    }
+
+    const res = await admin.client.get(`console/referrals?${period()}&per_page=100`);
+    expectStatus(res, 200);
+    const items = res.json.body.referrals.items as { customer: { id: number } }[];
+    // Bob typed no code: he is BETA's customer, not a sign-up with a code.
+    expect(items.filter((r) => r.customer.id === bob.id)).toEqual([]);
+    expect(items.filter((r) => r.customer.id === dan.id)).toEqual([{
+      code: acme.code,
+      owner: { kind: "partner", id: acme.id, name: acme.name },
+      customer: expect.objectContaining({ id: dan.id }),
+      partner: { id: beta.id, name: beta.name },
+    }]);
+    const page = await admin.client.get(`/console/referrals?${period()}&per_page=100`);
+    const row = page.text.slice(page.text.indexOf(`data-referral="${dan.email}"`));
+    expect(row.slice(0, row.indexOf("</tr>"))).toContain(`>${beta.name}</a>`);
+
+    const codes = await admin.client.get("console/affiliates");
+    const byCode = (code: string) => codes.json.body.find((r: { code: string }) => r.code === code);
+    expect(byCode(acme.code)).toMatchObject({ signups: 1 });
+    expect(byCode(beta.code)).toMatchObject({ signups: 0 });
+
+    expect((await dan.client.get("account/whoami")).json.body.affiliate).toBe(acme.code);
+    expect((await bob.client.get("account/whoami")).json.body.affiliate).toBeNull();
+    const [row2] = await t.db.select({ referralCode: users.referralCode }).from(users).where(eq(users.id, bob.id));
+    expect(row2.referralCode).toBeNull();
+
+    // ACME's page lists its customers now: none, and says so without denying Dan's sign-up.
+    const acmePage = await admin.client.get(`/console/partners/${acme.id}`);
+    expect(acmePage.text).not.toContain("Nobody has registered");
+    expect(acmePage.text).toContain(`${acme.name} has no customers now.`);
   });
 });
 
