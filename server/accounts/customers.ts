@@ -4,7 +4,7 @@ import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, accounts, identityChecks, profiles, users } from "../../db/schema.ts";
 import type { customerRow } from "../../lib/contracts/admin.ts";
-import { displayName } from "../auth/session-user.ts";
+import { customerName, migrationLineOf, migrationNames } from "./customer-name.ts";
 
 /** One customer as the console's list shows them: who, and how far their onboarding is. */
 export type CustomerRow = z.output<typeof customerRow>;
@@ -97,6 +97,7 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
       profile: profiles.data,
       identity: identityChecks.status,
       accountRef: ownAccountRef,
+      migrated: sql<unknown>`${sql.raw(migrationLineOf(`"users"."id"`))}`,
     }).from(users)
       .leftJoin(profiles, eq(profiles.userId, users.id))
       .leftJoin(identityChecks, eq(identityChecks.userId, users.id))
@@ -106,7 +107,13 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
   const items: CustomerRow[] = rows.map((r) => ({
     id: r.id,
     username: r.username,
-    name: displayName(r.type, r.profile as { name?: string; first?: string; last?: string } | null, r.username),
+    // As the search finds them: the profile's name, else the migration line's (decision 065).
+    name: customerName(
+      r.type,
+      r.profile as { name?: string; first?: string; last?: string } | null,
+      migrationNames(r.migrated),
+      r.username,
+    ),
     type: r.type,
     validated: r.validated,
     profile: !!r.profile,

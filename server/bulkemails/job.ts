@@ -139,7 +139,14 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
   // A recipient's mail, filled before its wave's commit: that commit keeps it in `emails` (decision 061).
   const prepare = async (recipient: Claimed[number]) => {
     const person = data.get(recipient.userId) ??
-      { userId: recipient.userId, email: recipient.email, type: "Personal" as const, profile: null, accountRef: null };
+      {
+        userId: recipient.userId,
+        email: recipient.email,
+        type: "Personal" as const,
+        profile: null,
+        migrated: null,
+        accountRef: null,
+      };
     const link = unsubscribeUrl(
       ctx.deps.config.publicUrl,
       await unsubscribeToken(secretBox, recipient.userId, bulkEmailId),

@@ -13,7 +13,7 @@
  */
 import type { Database } from "../../db/client.ts";
 import { rowOf, rowsOf, run } from "../../db/sql.ts";
-import { displayName } from "../auth/session-user.ts";
+import { customerName, migrationLineOf, migrationNames } from "../accounts/customer-name.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
@@ -146,9 +146,12 @@ export class EmailOutbox {
        ORDER BY id LIMIT ?`,
       [userId, waiting.last, LISTED],
     );
-    const person = await rowOf<{ username: string; type: "Personal" | "Business"; data: string | null }>(
+    const person = await rowOf<
+      { username: string; type: "Personal" | "Business"; data: string | null; migrated: string | null }
+    >(
       this.#db,
-      "SELECT u.username, u.type, p.data FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?",
+      `SELECT u.username, u.type, p.data, ${migrationLineOf("u.id")} AS migrated
+         FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?`,
       [userId],
     );
     if (person) {
@@ -159,7 +162,12 @@ export class EmailOutbox {
         userId,
         template: single ? templateOf(listed[0].kind) : "payment-updates",
         rendered: paymentNotice({
-          name: displayName(person.type, person.data ? JSON.parse(person.data) : null, person.username),
+          name: customerName(
+            person.type,
+            person.data ? JSON.parse(person.data) : null,
+            migrationNames(person.migrated),
+            person.username,
+          ),
           items: listed.map((n) => ({ title: n.title, body: n.body, href: n.link ? `${base}${n.link}` : null })),
           more: waiting.n - listed.length,
           portalUrl: `${base}/account`,

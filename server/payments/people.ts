@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { rowsOf, type Tx } from "../../db/sql.ts";
-import { displayName } from "../auth/session-user.ts";
+import { customerName, migrationLineOf, migrationNames } from "../accounts/customer-name.ts";
 
 /** Someone a payment's timeline names: a user of the account, or an administrator. */
 export interface Person {
@@ -13,15 +13,19 @@ export interface Person {
 export async function peopleByIds(executor: Database | Tx, ids: Iterable<number | null>): Promise<Map<number, Person>> {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
   if (!wanted.length) return new Map();
-  const rows = await rowsOf<{ id: number; username: string; type: "Personal" | "Business"; data: string | null }>(
+  const rows = await rowsOf<
+    { id: number; username: string; type: "Personal" | "Business"; data: string | null; migrated: string | null }
+  >(
     executor,
-    `SELECT u.id, u.username, u.type, p.data FROM users u LEFT JOIN profiles p ON p.user_id = u.id
+    `SELECT u.id, u.username, u.type, p.data, ${migrationLineOf("u.id")} AS migrated
+       FROM users u LEFT JOIN profiles p ON p.user_id = u.id
      WHERE u.id IN (${wanted.map(() => "?").join(", ")})`,
     wanted,
   );
   return new Map(rows.map((r) => [r.id, {
     id: r.id,
-    name: displayName(r.type, r.data ? JSON.parse(r.data) : null, r.username),
+    // The customer's name as every console screen gives it (decision 065).
+    name: customerName(r.type, r.data ? JSON.parse(r.data) : null, migrationNames(r.migrated), r.username),
     email: r.username,
   }]));
 }

@@ -17,6 +17,7 @@ import {
   uniqueEmail,
 } from "../helpers/client.ts";
 import { testJobDeps } from "../helpers/jobs.ts";
+import { mergeValues, recipientsData } from "../../server/bulkemails/recipients.ts";
 
 /**
  * Customer migrations (issue 11 item 8, decision 049): an administrator uploads a CSV of legacy
@@ -280,6 +281,31 @@ describe("a migrated customer in the console", () => {
       );
     expect(await found(`Wilhelmina ${stem}FEATHER`)).toEqual([adaId]);
     expect(await found(`${stem} holdings`)).toEqual([firmId]);
+
+    // Named by the same names wherever the console and the bulk mails name them (decision 065).
+    const named = async (q: string) =>
+      (await admin.client.get(`console/users?q=${encodeURIComponent(q)}`)).json.body.items.map((c: { name: string }) =>
+        c.name
+      );
+    expect(await named(ada.email)).toEqual([`Wilhelmina ${stem}feather`]);
+    expect(await named(firm.email)).toEqual([`${stem} Holdings Ltd`]);
+    const page = await admin.client.get(`/console/users/${adaId}`);
+    expect(page.text).toContain(`Wilhelmina ${stem}feather</h1>`);
+    const mails = await admin.client.get(`console/emails?q=${encodeURIComponent(ada.email)}`);
+    expectStatus(mails, 200);
+    expect(mails.json.body.items.map((m: { customer_name: string }) => m.customer_name)).toEqual([
+      `Wilhelmina ${stem}feather`,
+    ]);
+    const merged = await recipientsData(t.db, [adaId, firmId]);
+    expect(mergeValues(merged.get(adaId)!, "https://unsubscribe.example")).toMatchObject({
+      name: `Wilhelmina ${stem}feather`,
+      first_name: "Wilhelmina",
+      email: ada.email,
+    });
+    expect(mergeValues(merged.get(firmId)!, "https://unsubscribe.example")).toMatchObject({
+      name: `${stem} Holdings Ltd`,
+      first_name: `${stem} Holdings Ltd`,
+    });
 
     // Created today, but brought over, not signed up: the day's sign-ups are as they were.
     const after = await admin.client.get(`console/attributions?${day}`);
