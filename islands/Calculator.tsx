@@ -23,7 +23,18 @@ export const QUOTE_DEBOUNCE_MS = 250;
 
 /** Where "Convert now" and "Sign in to convert" go. */
 export const CONVERT_PATH = "/account/convert";
-export const SIGN_IN_PATH = "/#sign-in";
+
+/**
+ * "Convert now" carries what the calculator shows (the pair, the amount and which side it is on),
+ * so the convert page starts from it (routes/pages/money.tsx reads it, ignoring what is not valid).
+ * A visitor not signed in goes the same way: the page sends them to sign in and, once signed in,
+ * /auth brings them back to it (server/guards.ts AFTER_SIGN_IN).
+ */
+export function convertHref({ sell, buy, fixed, amount }: { sell: string; buy: string; fixed: Fixed; amount: string }) {
+  const query = new URLSearchParams({ sell, buy, fixed });
+  if (amount.trim()) query.set("amount", amount.trim());
+  return `${CONVERT_PATH}?${query}`;
+}
 
 /** "Rates as of 2026-11-20 (ecb)" / "(admin, indicative)"; the word is not repeated when the source is "indicative". */
 export function ratesLine({ as_of, source, indicative }: CalculatorProps["rates"]): string {
@@ -165,7 +176,7 @@ function Calculator({ currencies, initial, signedIn, quote: firstQuote, rates }:
 
       <div className="flex flex-wrap items-center justify-between gap-3">
         <p className="text-xs text-neutral-600 dark:text-neutral-400">{ratesLine(rates)}</p>
-        <a className="btn-primary" href={signedIn ? CONVERT_PATH : SIGN_IN_PATH}>
+        <a className="btn-primary" href={convertHref({ sell, buy, fixed, amount })}>
           {signedIn ? "Convert now" : "Sign in to convert"}
         </a>
       </div>

@@ -33,6 +33,11 @@ export interface ConvertFormProps {
   balances: Balance[];
   /** How long a quote is held (QUOTE_VALIDITY_SECONDS): the countdown's length. */
   validitySeconds: number;
+  /**
+   * What the page was opened with (the calculator's "Convert now": its pair, amount and fixed side),
+   * as far as it is valid; else the form starts from the first balance with money.
+   */
+  start?: { sell?: string; buy?: string; fixed?: Fixed; amount?: string };
 }
 
 export const QUOTE_EXPIRED = "This quote has expired. Get a new quote to convert.";
@@ -98,7 +103,7 @@ interface Asked {
  * once by the amounts converted, then the query is read again from the server, which has the last
  * word.
  */
-function ConvertForm({ currencies, accountRef, balances: initialBalances, validitySeconds }: ConvertFormProps) {
+function ConvertForm({ currencies, accountRef, balances: initialBalances, validitySeconds, start }: ConvertFormProps) {
   const hydrated = useHydrated();
   const queries = useQueryClient();
   const balances = useQuery({ ...balancesQuery(accountRef), initialData: initialBalances });
@@ -107,13 +112,15 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
   const [receipt, setReceipt] = useState<Conversion | null>(null);
   const left = useSecondsLeft(quote?.deadline ?? null);
 
-  const firstSell = defaultSell(initialBalances, currencies);
+  const firstSell = start?.sell ?? defaultSell(initialBalances, currencies);
+  const firstBuy = start?.buy && start.buy !== firstSell ? start.buy : defaultBuy(firstSell, currencies);
+  const firstFixed = start?.fixed ?? "sell";
   const asked: Asked = {
     sell: firstSell,
-    buy: defaultBuy(firstSell, currencies),
-    fixed: "sell",
-    sellAmount: "",
-    buyAmount: "",
+    buy: firstBuy,
+    fixed: firstFixed,
+    sellAmount: firstFixed === "sell" ? start?.amount ?? "" : "",
+    buyAmount: firstFixed === "buy" ? start?.amount ?? "" : "",
   };
   const form = useForm({ call: holdConversionQuote, values: asked });
   const confirmation = useWrite({

@@ -7,6 +7,7 @@ import { idText } from "../lib/contracts/common.ts";
 import type { Topic } from "../server/data-versions.ts";
 import type { AppEnv } from "../server/env.ts";
 import {
+  afterSignIn,
   AUTH_ORDER,
   CONSOLE_GUARDS,
   CUSTOMER_GUARDS,
@@ -513,7 +514,8 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
   // have no customer profile: for them the steps end with the second factor. A customer who opened
   // an invitation before signing in goes back to it once signed in; one with several accounts and
-  // none chosen for this session chooses first.
+  // none chosen for this session chooses first; one sent to sign in from a page that remembers it
+  // (server/guards.ts AFTER_SIGN_IN: "Convert now" on the calculator) goes on to it.
   app.get("/auth", async (c) => {
     const user = c.get("user");
     const steps = user?.level === "Admin" ? AUTH_ORDER.slice(0, 3) : AUTH_ORDER;
@@ -531,7 +533,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const { current, linked } = await accountChoice(c);
       if (!current && linked > 1) return c.redirect(ACCOUNT_SELECT, 302);
     }
-    return c.redirect(homeOf(user!), 302);
+    return c.redirect((user!.level !== "Admin" && afterSignIn(c)) || homeOf(user!), 302);
   });
 }
 

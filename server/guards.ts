@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { every } from "hono/combine";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { HTTPException } from "hono/http-exception";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { AppEnv } from "./env.ts";
@@ -67,6 +68,38 @@ export function subjectOf(name: GuardName, c: Context<AppEnv>): SessionUser | nu
   return ABOUT_THE_SESSION.has(name) ? c.get("user") : (c.get("onBehalf") ?? c.get("user"));
 }
 
+/**
+ * Pages a visitor not signed in is brought back to once signed in, with their query (the
+ * calculator's "Convert now" carries its pair and amount): the guard remembers the page in a
+ * cookie for an hour and sends them to the sign-in form; /auth sends them on to it once every
+ * onboarding step is done (afterSignIn).
+ */
+const AFTER_SIGN_IN_PAGES = new Set(["/account/convert"]);
+export const AFTER_SIGN_IN = "after_sign_in";
+
+function rememberForSignIn(c: Context<AppEnv>): boolean {
+  if (c.get("user") || c.req.method !== "GET" || !AFTER_SIGN_IN_PAGES.has(c.req.path)) return false;
+  const url = new URL(c.req.url);
+  setCookie(c, AFTER_SIGN_IN, `${url.pathname}${url.search}`, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Lax",
+    secure: c.get("config").appEnv === "production",
+    maxAge: 60 * 60,
+  });
+  return true;
+}
+
+/** The page remembered before signing in (taken: it is used once), if it is still one of ours. */
+export function afterSignIn(c: Context<AppEnv>): string | null {
+  const remembered = getCookie(c, AFTER_SIGN_IN);
+  if (remembered === undefined) return null;
+  deleteCookie(c, AFTER_SIGN_IN, { path: "/" });
+  // Only a path of this site (never "//elsewhere"), of the pages above.
+  if (!remembered.startsWith("/") || remembered.startsWith("//")) return null;
+  return AFTER_SIGN_IN_PAGES.has(new URL(remembered, "http://x").pathname) ? remembered : null;
+}
+
 function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
   const check = RULES[name];
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -80,6 +113,7 @@ function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
         ? new ApiError(403, "You cannot do this yet.", { redirect: verdict.to })
         : new ApiError(401, "Please sign in.", { redirect: verdict.to });
     }
+    if (rememberForSignIn(c)) return c.redirect("/#sign-in", 302);
     return c.redirect(verdict.to, 302);
   };
   Object.defineProperty(middleware, "name", { value: `guard:${name}` });

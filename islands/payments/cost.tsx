@@ -47,7 +47,9 @@ export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arr
 export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null }) {
   const converts = cost.rate !== null;
   return (
-    <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
+    // As the calculator's price list: the terms take what room is left and wrap; a rate or an amount
+    // stays on one line ("1 GBP = / 1.137656 / EUR" at 390 px was hard to read).
+    <dl className="grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-2 text-sm">
       <dt className={TERM}>Total debited</dt>
       <dd className="text-right font-semibold">
         <Amount amount={cost.sell_amount} currency={cost.sell_currency} />
@@ -60,11 +62,13 @@ export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null
         ? (
           <>
             <dt className={TERM}>Mid-market rate</dt>
-            <dd className="text-right tabular-nums">
+            <dd className="text-right whitespace-nowrap tabular-nums">
               {`1 ${cost.sell_currency} = ${cost.mid_rate} ${cost.buy_currency}`}
             </dd>
             <dt className={TERM}>Our rate</dt>
-            <dd className="text-right tabular-nums">{`1 ${cost.sell_currency} = ${cost.rate} ${cost.buy_currency}`}</dd>
+            <dd className="text-right whitespace-nowrap tabular-nums">
+              {`1 ${cost.sell_currency} = ${cost.rate} ${cost.buy_currency}`}
+            </dd>
             <dt className={TERM}>Our markup on the rate (included)</dt>
             <dd className="text-right">
               <Amount amount={cost.markup ?? ""} currency={cost.sell_currency} />
@@ -84,7 +88,8 @@ export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null
       {arrival === null ? null : (
         <>
           <dt className={TERM}>Expected to arrive</dt>
-          <dd className="text-right">{`${arrival} (${cost.rail_name})`}</dd>
+          {/* Narrower than its text, so that it wraps rather than widen the values' column. */}
+          <dd className="max-w-36 text-right">{`${arrival} (${cost.rail_name})`}</dd>
         </>
       )}
     </dl>

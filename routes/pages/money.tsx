@@ -1,5 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
+import { readAmount } from "../../lib/money/amounts.ts";
+import { isCurrency } from "../../lib/money/currencies.ts";
 import { may } from "../../lib/permissions.ts";
 import { accountChoice, currentAccount, customerOf } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -167,6 +169,29 @@ export async function BalancesPage(c: Context<AppEnv>) {
   );
 }
 
+/**
+ * Where the convert form starts when the page is opened with a query (the calculator's "Convert
+ * now": sell, buy, fixed, amount). A link is not a form: what is not valid (a currency we do not
+ * support, the same currency twice, an amount the currency cannot have) is ignored, not refused.
+ */
+export function convertStart(query: Record<string, string | undefined>) {
+  const code = (value: string | undefined) => {
+    const upper = value?.trim().toUpperCase();
+    return isCurrency(upper) ? upper : undefined;
+  };
+  const sell = code(query.sell);
+  const buy = code(query.buy) === sell ? undefined : code(query.buy);
+  const fixed = query.fixed === "buy" && buy
+    ? "buy" as const
+    : query.fixed === "sell" && sell
+    ? "sell" as const
+    : undefined;
+  const currency = fixed === "buy" ? buy : fixed === "sell" ? sell : undefined;
+  const reading = currency && query.amount !== undefined ? readAmount(currency, query.amount) : undefined;
+  const amount = reading?.minor !== undefined && reading.minor > 0 ? query.amount!.trim() : undefined;
+  return { sell, buy, fixed: amount ? fixed : undefined, amount };
+}
+
 export async function ConvertPage(c: Context<AppEnv>) {
   const { accountId, accountRef, role } = await currentAccount(c);
   if (!may(role, "money.convert")) {
@@ -192,6 +217,7 @@ export async function ConvertPage(c: Context<AppEnv>) {
           accountRef={accountRef}
           balances={balances}
           validitySeconds={c.get("config").quoteValiditySeconds}
+          start={convertStart(c.req.query())}
         />
       </div>
     </>

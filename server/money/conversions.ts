@@ -184,6 +184,8 @@ export async function executeQuote(
         } ${error.currency} and this conversion needs ${
           formatAmount(error.currency, error.required)
         } ${error.currency}.`,
+        // As a payment refused the same way: the amount (to sell) is what is short.
+        "amount",
       );
     }
     throw error;

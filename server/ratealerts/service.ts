@@ -51,6 +51,12 @@ export async function listRateAlerts(db: Database, accountId: number): Promise<R
   return { items: rows.map((row) => answerOf(row, table)), limit: RATE_ALERTS_PER_ACCOUNT, rates_as_of: table.as_of };
 }
 
+/** Why an alert is refused, set or resumed, when the rate is already at or past its target. */
+function alreadyReached(sell: string, buy: string, rate: string, target: string, direction: "above" | "below") {
+  return `The rate is already 1 ${sell} = ${rate} ${buy}, ${direction === "above" ? "at or above" : "at or below"} ` +
+    `${target}: choose a target the rate has not reached.`;
+}
+
 /**
  * Sets an alert. Refused (422 naming the field): a currency we do not support, the same currency
  * twice, a target the rate is already at or past (it would fire at the next rate change for
@@ -78,11 +84,7 @@ export async function createRateAlert(
     const rate = watchedRate(table, sell, buy);
     if (rate === null) throw new InvalidInput(`There is no rate for ${sell} to ${buy} yet.`, "buy_currency");
     if (reached(rate, target, direction)) {
-      throw new InvalidInput(
-        `The rate is already 1 ${sell} = ${rate} ${buy}, ${direction === "above" ? "at or above" : "at or below"} ` +
-          `${target}: choose a target the rate has not reached.`,
-        "target_rate",
-      );
+      throw new InvalidInput(alreadyReached(sell, buy, rate, target, direction), "target_rate");
     }
     const [row] = await tx.insert(rateAlerts).values({
       accountId,
@@ -97,7 +99,12 @@ export async function createRateAlert(
   });
 }
 
-/** Pauses or resumes an alert that has not fired (a fired alert is finished: 409). */
+/**
+ * Pauses or resumes an alert that has not fired (a fired alert is finished: 409). Resuming a paused
+ * alert whose target the rate has already reached is refused as setting it is (422, the same words,
+ * naming `paused`), and it stays paused: it would fire at the next change for nothing the customer
+ * waited for (decision 038).
+ */
 export async function changeRateAlert(
   db: Database,
   accountId: number,
@@ -110,9 +117,21 @@ export async function changeRateAlert(
       fields: { paused: "This alert has fired: set a new one to watch again." },
     });
   }
-  const [changed] = await db.update(rateAlerts).set({ paused })
-    .where(and(eq(rateAlerts.id, id), eq(rateAlerts.accountId, accountId))).returning();
-  return answerOf(changed, await currentRates(db));
+  return await db.transaction(async (tx) => {
+    const table = await currentRates(tx);
+    if (row.paused && !paused) {
+      const rate = watchedRate(table, row.sellCurrency, row.buyCurrency);
+      if (rate !== null && reached(rate, row.targetRate, row.direction)) {
+        throw new InvalidInput(
+          alreadyReached(row.sellCurrency, row.buyCurrency, rate, row.targetRate, row.direction),
+          "paused",
+        );
+      }
+    }
+    const [changed] = await tx.update(rateAlerts).set({ paused })
+      .where(and(eq(rateAlerts.id, id), eq(rateAlerts.accountId, accountId))).returning();
+    return answerOf(changed, table);
+  });
 }
 
 /** Deletes an alert, fired or not. */

@@ -19,7 +19,7 @@ import { currencyName, readableAmount, type StatementDocument, statementTime } f
  * A statement as PDF (decision 037), drawn with pdf-lib in the standard Helvetica fonts, so the text
  * is real text (a reader can select it, a test extracts it) and no font file is embedded. A4
  * portrait: the company and the account at the top of the first page; per currency its opening
- * balance, a table (date, type, description, rate, amount, balance) and its closing balance; every
+ * balance, a table (date, type, description, rate, amount, held, balance) and its closing balance; every
  * page's foot names the account_ref, the period and the page.
  *
  * The table's cells are written as raw text operators, one page's at a time: pdf-lib's drawText
@@ -34,14 +34,21 @@ const ROW = 12;
 const GREY = rgb(0.35, 0.35, 0.35);
 const RULE = rgb(0.75, 0.75, 0.75);
 
-/** The table's columns: where each starts and how wide it is; amounts are right-aligned. */
+/**
+ * The table's columns: where each starts and how wide it is; amounts are right-aligned. A statement
+ * is a record, so nothing in it is cut: a description or rate longer than its column goes on over
+ * further lines of its row. The rate's column takes a six-decimal rate with both currencies
+ * ("1 GBP = 203.387372 JPY") on one line. `held` is the part of the balance held for payments, as
+ * the CSV's column: a hold or release line moves money between available and held with amount 0.
+ */
 const COLUMNS = {
   date: { x: MARGIN, width: 64 },
-  type: { x: MARGIN + 66, width: 48 },
-  description: { x: MARGIN + 116, width: 176 },
-  rate: { x: MARGIN + 294, width: 90 },
-  amount: { x: MARGIN + 386, width: 66 },
-  balance: { x: MARGIN + 454, width: 61 },
+  type: { x: MARGIN + 66, width: 44 },
+  description: { x: MARGIN + 114, width: 136 },
+  rate: { x: MARGIN + 254, width: 96 },
+  amount: { x: MARGIN + 354, width: 54 },
+  held: { x: MARGIN + 412, width: 48 },
+  balance: { x: MARGIN + 464, width: 51 },
 };
 
 /**
@@ -121,18 +128,35 @@ class Writer {
     });
   }
 
-  /** Text cut to a width, with "..." when it does not fit. */
-  fitted(text: string, width: number, size = SIZE): string {
+  /**
+   * Text as the lines it takes in a width: broken between words, and a word wider than the width
+   * broken where it must; nothing is left out.
+   */
+  wrapped(text: string, width: number, size = SIZE): string[] {
     const t = winAnsi(text);
-    if (this.font.widthOfTextAtSize(t, size) <= width) return t;
-    // The longest start that fits with "...", found by halving.
-    let [low, high] = [0, t.length];
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      if (this.font.widthOfTextAtSize(`${t.slice(0, mid)}...`, size) <= width) low = mid;
-      else high = mid - 1;
+    // Most cells fit on one line: one measure.
+    if (this.font.widthOfTextAtSize(t, size) <= width) return [t];
+    const fits = (s: string) => this.font.widthOfTextAtSize(s, size) <= width;
+    const lines: string[] = [];
+    let line = "";
+    for (const word of t.split(" ")) {
+      const joined = line === "" ? word : `${line} ${word}`;
+      if (fits(joined)) {
+        line = joined;
+        continue;
+      }
+      if (line !== "") lines.push(line);
+      line = word;
+      // A word wider than the column on its own: as many characters a line as fit.
+      while (!fits(line)) {
+        let end = 1;
+        while (end < line.length && fits(line.slice(0, end + 1))) end++;
+        lines.push(line.slice(0, end));
+        line = line.slice(end);
+      }
     }
-    return `${t.slice(0, low)}...`;
+    if (line !== "") lines.push(line);
+    return lines;
   }
 
   right(text: string, column: { x: number; width: number }, bold = false) {
@@ -186,8 +210,8 @@ export async function statementPdf(
   w.text(doc.company.name, A4.width - MARGIN - 240, { size: 12, bold: true });
   w.text("Statement", MARGIN, { size: 18, bold: true });
   w.y -= 16;
-  for (const line of doc.company.details) {
-    w.text(w.fitted(line, 240, 7), A4.width - MARGIN - 240, { size: 7, color: GREY });
+  for (const line of doc.company.details.flatMap((detail) => w.wrapped(detail, 240, 7))) {
+    w.text(line, A4.width - MARGIN - 240, { size: 7, color: GREY });
     w.y -= 10;
   }
   w.y -= 4;
@@ -217,6 +241,7 @@ export async function statementPdf(
       w.cell("Description", COLUMNS.description.x, true);
       w.cell("Rate", COLUMNS.rate.x, true);
       w.right("Amount", COLUMNS.amount, true);
+      w.right("Held", COLUMNS.held, true);
       w.right("Balance", COLUMNS.balance, true);
       w.y -= ROW;
       w.rule();
@@ -235,14 +260,23 @@ export async function statementPdf(
       w.y -= ROW;
     }
     for (const line of section.lines) {
-      w.room(1, head);
+      const description = w.wrapped(line.description, COLUMNS.description.width);
+      const rate = line.rate ? w.wrapped(line.rate, COLUMNS.rate.width) : [];
+      const rows = Math.max(description.length, rate.length, 1);
+      // A row's lines stay on one page.
+      w.room(rows, head);
       w.cell(statementTime(line.at), COLUMNS.date.x);
       w.cell(line.kind, COLUMNS.type.x);
-      w.cell(w.fitted(line.description, COLUMNS.description.width), COLUMNS.description.x);
-      if (line.rate) w.cell(w.fitted(line.rate, COLUMNS.rate.width), COLUMNS.rate.x);
       w.right(money(line.amount), COLUMNS.amount);
+      w.right(money(line.held), COLUMNS.held);
       w.right(money(line.balance), COLUMNS.balance);
-      w.y -= ROW;
+      const top = w.y;
+      for (let i = 0; i < rows; i++) {
+        w.y = top - i * ROW;
+        if (description[i]) w.cell(description[i], COLUMNS.description.x);
+        if (rate[i]) w.cell(rate[i], COLUMNS.rate.x);
+      }
+      w.y = top - rows * ROW;
       if (++done % every === 0) await onRows(done);
     }
     w.room(3);

@@ -103,6 +103,26 @@ describe("a payment that needs approval", () => {
       expect(await definition(cost, "Our markup on the rate (included)")).toMatch(/^\d+\.\d\d GBP$/);
       expect(await definition(cost, "The recipient gets")).toMatch(/^\d+\.\d\d EUR$/);
       expect(await definition(cost, "Expected to arrive")).toMatch(/SEPA transfer/);
+      // On a phone each rate stays on one line ("1 GBP = / 1.137656 / EUR" is hard to read), and
+      // the page does not scroll sideways for it.
+      const wide = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await step(page, "1-full-cost-390");
+      for (const term of ["Mid-market rate", "Our rate"]) {
+        const rate = cost.locator("dt").filter({ hasText: new RegExp(`^${term}$`) }).locator(
+          "xpath=following-sibling::dd[1]",
+        );
+        // The lines its text takes (the cell itself stretches to its row's height).
+        const lines = await rate.evaluate((dd) => {
+          const text = document.createRange();
+          text.selectNodeContents(dd);
+          return new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
+        });
+        expect(lines, `${term} at 390 px`).toBe(1);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth))
+        .toBe(true);
+      if (wide) await page.setViewportSize(wide);
       await step(page, "1-full-cost");
       const mark = await lastEmailId(db);
       await cost.getByRole("button", { name: "Confirm and pay" }).click();

@@ -139,7 +139,22 @@ describe("an alert that the rate crosses", () => {
     const again = await customer.client.put(`account/ratealerts/${waiting.id}`, { paused: false });
     expectStatus(again, 409);
 
-    // Resumed while the rate is past its target, the paused one fires at the next change.
+    // Resuming while the rate is past its target is refused as setting it would be; it stays paused
+    // and does not fire at the next change.
+    const resumed = await customer.client.put(`account/ratealerts/${paused.id}`, { paused: false });
+    expectStatus(resumed, 422);
+    expect(resumed.json.error).toBe(
+      "The rate is already 1 GBP = 1.169591 EUR, at or above 1.15: choose a target the rate has not reached.",
+    );
+    expect(Object.keys(resumed.json.fields)).toEqual(["paused"]);
+    expect(await alertRow(paused.id)).toMatchObject({ paused: true, firedAt: null });
+    t.clock.advance(60_000);
+    await adminSetsGbp("0.857");
+    expect((await alertRow(paused.id)).firedAt).toBeNull();
+
+    // Back short of the target, it resumes, and fires when the rate next crosses it.
+    t.clock.advance(60_000);
+    await adminSetsGbp("0.88");
     expectStatus(await customer.client.put(`account/ratealerts/${paused.id}`, { paused: false }), 200);
     t.clock.advance(60_000);
     await adminSetsGbp("0.856");

@@ -8,7 +8,7 @@ import { statementPdf } from "../../server/statements/pdf.ts";
 
 /**
  * The statement's files as files (decision 037): names in any script never stop a PDF (Helvetica
- * reads WinAnsi only), long descriptions are cut to their column, and a CSV cell a spreadsheet would
+ * reads WinAnsi only), nothing is cut (long cells go on over further lines), and a CSV cell a spreadsheet would
  * run as a formula is written as text.
  */
 
@@ -48,11 +48,43 @@ describe("a PDF statement", () => {
     expect(text).toContain("Closing balance on 2026-11-27: 40.00 GBP");
   });
 
-  test("cuts a description too long for its column, and keeps the amounts whole", async () => {
-    const text = await pdfText(await statementPdf(doc([`Receipt from ${"A very long payer name ".repeat(8)}`])));
-    expect(text).toMatch(/Receipt from A very long payer name .*\.\.\./);
-    expect(text).not.toContain("A very long payer name ".repeat(8).trim());
+  test("keeps a long description and a six-decimal rate whole, over further lines of their row", async () => {
+    const long = "Payment 8 to Joe Bloggs (Invoice 42): failed, money returned to the account the same day";
+    const statement = doc([long]);
+    statement.sections[0].lines[0].rate = "1 GBP = 203.387372 JPY";
+    const text = await pdfText(await statementPdf(statement));
+    expect(text).not.toContain("...");
+    // The extracted text puts each of the row's lines apart: the words all come back, in order.
+    expect(text.replace(/\s+/g, " ")).toContain("1 GBP = 203.387372 JPY");
+    for (const word of long.split(" ")) expect(text).toContain(word);
+    expect(text.replace(/\s+/g, " ")).toMatch(/Payment 8 to Joe .*failed, .*money .*returned .*same day/);
     expect(text).toContain("10.00");
+  });
+
+  test("a word wider than its column is broken, not cut", async () => {
+    const word = "Receipt-from-an-unusually-long-payer-name-without-any-spaces-at-all-end";
+    const text = await pdfText(await statementPdf(doc([word])));
+    expect(text.replace(/\s+/g, "")).toContain(word);
+  });
+
+  test("shows the held part of the balance, so a hold line of amount 0 reconciles as the CSV does", async () => {
+    const statement = doc(["Receipt from Ann"]);
+    statement.sections[0].lines.push({
+      transferId: 9,
+      at: AT,
+      kind: "hold",
+      description: "Payment 8 to Joe Bloggs: held",
+      rate: null,
+      amount: 0,
+      balance: 1000,
+      held: 750,
+    });
+    statement.sections[0].closingHeld = 750;
+    const text = await pdfText(await statementPdf(statement));
+    expect(text).toContain("Held");
+    expect(text).toContain("hold Payment 8 to Joe Bloggs: held");
+    // Its amount, held and balance: nothing moved in or out, 7.50 of the 10.00 is now held.
+    expect(text).toContain("0.00 7.50 10.00");
   });
 });
 

@@ -97,6 +97,15 @@ describe("ConvertForm", () => {
     expect(screen.getByLabelText("Amount to sell").getAttribute("inputmode")).toBe("decimal");
   });
 
+  test("starts from what the page was opened with (the calculator's Convert now)", () => {
+    fakeApi(() => [200, { body: QUOTE }]);
+    render(<ConvertForm {...PROPS} start={{ sell: "EUR", buy: "GBP", fixed: "buy", amount: "50.00" }} />);
+    expect((screen.getByLabelText("Currency to sell") as HTMLSelectElement).value).toBe("EUR");
+    expect((screen.getByLabelText("Currency to receive") as HTMLSelectElement).value).toBe("GBP");
+    expect((screen.getByLabelText("Amount to receive") as HTMLInputElement).value).toBe("50.00");
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("");
+  });
+
   test("the server render has the buttons disabled until hydrated", () => {
     const html = renderToString(<ConvertForm {...PROPS} />);
     expect(html).toMatch(/<button type="submit"[^>]*disabled/);

@@ -193,13 +193,20 @@ describe("Calculator", () => {
     expect(receive().value).toBe("100.00");
   });
 
-  test("links to the conversion when signed in, to sign-in otherwise", () => {
+  test("links to the conversion with the pair, the amount and the fixed side, signed in or not", async () => {
     fakeApi(quoteRoute, { delayMs: 50 });
+    const link = "/account/convert?sell=GBP&buy=EUR&fixed=sell&amount=100.00";
     const { unmount } = render(<Calculator {...PROPS} />);
-    expect(screen.getByRole("link", { name: "Sign in to convert" }).getAttribute("href")).toBe("/#sign-in");
+    // Not signed in, the convert page sends the visitor to sign in and brings them back to it.
+    expect(screen.getByRole("link", { name: "Sign in to convert" }).getAttribute("href")).toBe(link);
     unmount();
     render(<Calculator {...PROPS} signedIn />);
-    expect(screen.getByRole("link", { name: "Convert now" }).getAttribute("href")).toBe("/account/convert");
+    expect(screen.getByRole("link", { name: "Convert now" }).getAttribute("href")).toBe(link);
+    fireEvent.change(receive(), { target: { value: "80" } });
+    await settle(300);
+    expect(screen.getByRole("link", { name: "Convert now" }).getAttribute("href")).toBe(
+      "/account/convert?sell=GBP&buy=EUR&fixed=buy&amount=80",
+    );
   });
 
   test("without a server quote it asks for one once hydrated", async () => {
