@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { UNPAID_STATUSES } from "../lib/payments/statuses.ts";
+import { isUnpaid, moneyBackText } from "../lib/payments/money-back.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -95,6 +95,7 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   });
   const busy = approval.isPending || rejection.isPending || cancellation.isPending;
   const id = String(p.id);
+  const moneyBack = moneyBackText(p);
 
   function reject(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -120,10 +121,8 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
           {p.approved_by ? ` Approved by ${p.approved_by.name} on ${when(p.approved_at!)}.` : ""}
         </p>
         {p.reason ? <p className="text-sm">{`Reason: ${p.reason}`}</p> : null}
-        <CostList
-          cost={p}
-          arrival={(UNPAID_STATUSES as readonly string[]).includes(p.status) ? null : arrivalText(p)}
-        />
+        {moneyBack ? <Alert tone="info" live={false}>{moneyBack}</Alert> : null}
+        <CostList cost={p} status={p.status} arrival={isUnpaid(p.status) ? null : arrivalText(p)} />
       </section>
 
       <section className="card space-y-3" aria-labelledby="payment-recipient-title">

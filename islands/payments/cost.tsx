@@ -3,6 +3,7 @@
  * the mid-market rate, our rate, the markup in money, the fee, the total debited, what arrives, by
  * which rail and when (decision 030).
  */
+import { costLabels } from "../../lib/payments/money-back.ts";
 import { arrivesInstantly } from "../../lib/payments/rail-rules.ts";
 import { Amount } from "../ui/amount.tsx";
 import type { PaymentQuote } from "./calls.ts";
@@ -43,12 +44,17 @@ export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arr
   }`;
 }
 
-/** `arrival` is null for a payment that ended without arriving (rejected, cancelled, failed). */
-export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null }) {
+/**
+ * `arrival` is null for a payment that ended without arriving (rejected, cancelled, failed);
+ * `status` is the payment's, when it has one: the totals of an unpaid one are what they would have
+ * been, not what was debited and arrives.
+ */
+export function CostList({ cost, arrival, status }: { cost: Cost; arrival: string | null; status?: string }) {
   const converts = cost.rate !== null;
+  const labels = costLabels(status ?? "draft");
   return (
     <dl className="grid grid-cols-[auto_1fr] gap-x-6 gap-y-2 text-sm">
-      <dt className={TERM}>Total debited</dt>
+      <dt className={TERM}>{labels.debited}</dt>
       <dd className="text-right font-semibold">
         <Amount amount={cost.sell_amount} currency={cost.sell_currency} />
       </dd>
@@ -77,7 +83,7 @@ export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null
             <dd className="text-right">None: nothing is converted</dd>
           </>
         )}
-      <dt className={TERM}>The recipient gets</dt>
+      <dt className={TERM}>{labels.arrives}</dt>
       <dd className="text-right font-semibold">
         <Amount amount={cost.buy_amount} currency={cost.buy_currency} />
       </dd>

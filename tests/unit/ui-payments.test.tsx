@@ -147,6 +147,41 @@ describe("a payment's page", () => {
     expect(screen.queryByText("Expected to arrive")).toBeNull();
   });
 
+  test("a failed, rejected or cancelled payment says its money is back, and its cost is what it would have been", () => {
+    fakeApi({});
+    const EVENT = { at: "2026-03-02T10:00:00.000Z", actor: null, on_behalf_admin: null, note: null };
+    const cases: [Partial<PaymentWithTimeline>, string][] = [
+      [
+        { status: "failed", events: [{ ...EVENT, event: "submitted" }, { ...EVENT, event: "failed" }] },
+        "The payment failed after it was sent and was refunded: 100.00 GBP is back in your balance.",
+      ],
+      [
+        { status: "failed", events: [{ ...EVENT, event: "failed" }] },
+        "The payment failed before it was sent, so nothing was sent: 100.00 GBP is back in your balance.",
+      ],
+      [{ status: "rejected" }, "The payment was rejected, so it was never sent: 100.00 GBP is back in your balance."],
+      [{ status: "cancelled" }, "The payment was cancelled before it was sent: 100.00 GBP is back in your balance."],
+    ];
+    for (const [i, [overrides, said]] of cases.entries()) {
+      render(
+        <PendingPayment
+          accountRef="P1"
+          actingFor={null}
+          payment={payment({ id: 40 + i, reason: "Bank refused", actions: NO_ACTIONS, ...overrides })}
+        />,
+      );
+      expect(screen.getByText(said)).toBeTruthy();
+      expect(screen.queryByText("Total debited")).toBeNull();
+      expect(screen.queryByText("The recipient gets")).toBeNull();
+      expect(screen.getByText("Would have been debited").nextElementSibling?.textContent).toBe("100.00 GBP");
+      expect(screen.getByText("The recipient would have got").nextElementSibling?.textContent).toBe("110.93 EUR");
+      cleanup();
+    }
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment({ id: 49, status: "completed" })} />);
+    expect(screen.getByText("Total debited")).toBeTruthy();
+    expect(screen.queryByText(/is back in your balance/)).toBeNull();
+  });
+
   test("one's own payment: no Approve or Reject, and the reason said", () => {
     fakeApi({});
     render(
