@@ -399,6 +399,44 @@ describe("the payment form", () => {
     expect(screen.queryByRole("region", { name: "The full cost" })).toBeNull();
   });
 
+  test("an amount to send above what is available is refused while typing, as the convert form does: no quote", async () => {
+    const calls = fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "GET account/balances": [200, { body: PROPS.balances }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "5000.00" } });
+    expect(screen.getByText("That is more than your available 500.00 GBP.")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    expect(calls.filter((c) => c.method === "POST")).toEqual([]);
+    expect(screen.queryByRole("region", { name: "The full cost" })).toBeNull();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "500.00" } });
+    expect(screen.queryByText("That is more than your available 500.00 GBP.")).toBeNull();
+  });
+
+  test("what they receive fixed: a cost debiting more than is available is shown, with why it cannot be confirmed", async () => {
+    const calls = fakeApi({
+      "POST account/payments/quote": [200, { body: { ...QUOTED, sell_amount: "601.00", buy_amount: "600.00" } }],
+      "GET account/balances": [200, { body: PROPS.balances }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount they receive (GBP)"), { target: { value: "600.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    const cost = screen.getByRole("region", { name: "The full cost" });
+    expect(within(cost).getByText("It would debit 601.00 GBP. That is more than your available 500.00 GBP."))
+      .toBeTruthy();
+    const pay = within(cost).getByRole("button", { name: "Confirm and pay" }) as HTMLButtonElement;
+    expect(pay.disabled).toBe(true);
+    fireEvent.click(pay);
+    await settle();
+    expect(calls.map((c) => `${c.method} ${c.path}`)).not.toContain("POST account/payments");
+  });
+
   test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {
     const { events: _events, ...made } = payment({ sell_currency: "GBP", buy_currency: "GBP", rate: null });
     const calls = fakeApi({
