@@ -96,6 +96,8 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   const busy = approval.isPending || rejection.isPending || cancellation.isPending;
   const id = String(p.id);
   const moneyBack = moneyBackText(p);
+  /** When it arrived, if the timeline says (no expectation is shown for an arrived payment). */
+  const arrivedAt = p.events.findLast((e) => e.event === "completed")?.at;
 
   function reject(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -122,7 +124,9 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
         </p>
         {p.reason ? <p className="text-sm">{`Reason: ${p.reason}`}</p> : null}
         {moneyBack ? <Alert tone="info" live={false}>{moneyBack}</Alert> : null}
-        <CostList cost={p} status={p.status} arrival={isUnpaid(p.status) ? null : arrivalText(p)} />
+        {p.status === "completed"
+          ? <CostList cost={p} status={p.status} arrival={arrivedAt ? when(arrivedAt) : null} arrivalLabel="Arrived" />
+          : <CostList cost={p} status={p.status} arrival={isUnpaid(p.status) ? null : arrivalText(p, p.status)} />}
       </section>
 
       <section className="card space-y-3" aria-labelledby="payment-recipient-title">

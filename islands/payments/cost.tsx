@@ -4,7 +4,7 @@
  * which rail and when (decision 030).
  */
 import { costLabels } from "../../lib/payments/money-back.ts";
-import { arrivesInstantly } from "../../lib/payments/rail-rules.ts";
+import { arrivesInstantly, speedAfterSendingText } from "../../lib/payments/rail-rules.ts";
 import { Amount } from "../ui/amount.tsx";
 import type { PaymentQuote } from "./calls.ts";
 
@@ -27,11 +27,17 @@ type Cost = Pick<
   | "expected_arrival"
 >;
 
+/** A payment's statuses before it is sent: when it arrives is counted from its sending. */
+const NOT_SENT: readonly string[] = ["pending_approval", "approved"];
+
 /**
  * "within seconds" on a rail's instant scheme, else "by Tue 3 Mar 2026": the rail and speed say
- * which, not how near the expected time is (the same business day is not within seconds).
+ * which, not how near the expected time is (the same business day is not within seconds). A payment
+ * not sent yet (`status` waiting for approval or approved, in the payout desk's queue) is expected
+ * from when it is sent ("within seconds of being sent"): its expected date assumed it was sent at once.
  */
-export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">): string {
+export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">, status?: string): string {
+  if (status && NOT_SENT.includes(status)) return speedAfterSendingText(cost.rail, cost.priority);
   if (arrivesInstantly(cost.rail, cost.priority)) return "within seconds";
   return `by ${
     new Date(Date.parse(cost.expected_arrival)).toLocaleDateString("en-GB", {
@@ -49,7 +55,13 @@ export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arr
  * `status` is the payment's, when it has one: the totals of an unpaid one are what they would have
  * been, not what was debited and arrives.
  */
-export function CostList({ cost, arrival, status }: { cost: Cost; arrival: string | null; status?: string }) {
+export function CostList({ cost, arrival, status, arrivalLabel = "Expected to arrive" }: {
+  cost: Cost;
+  arrival: string | null;
+  status?: string;
+  /** "Arrived" for a payment that did, with when. */
+  arrivalLabel?: string;
+}) {
   const converts = cost.rate !== null;
   const labels = costLabels(status ?? "draft");
   return (
@@ -89,7 +101,7 @@ export function CostList({ cost, arrival, status }: { cost: Cost; arrival: strin
       </dd>
       {arrival === null ? null : (
         <>
-          <dt className={TERM}>Expected to arrive</dt>
+          <dt className={TERM}>{arrivalLabel}</dt>
           <dd className="text-right">{`${arrival} (${cost.rail_name})`}</dd>
         </>
       )}

@@ -121,6 +121,7 @@ describe("a payment's page", () => {
         accountRef="P1"
         actingFor={null}
         payment={payment({
+          status: "submitted",
           priority: true,
           rail: "ach",
           rail_name: "ACH transfer",
@@ -131,8 +132,42 @@ describe("a payment's page", () => {
     );
     expect(arrival()).toBe("by Mon, 2 Mar 2026 (ACH transfer)");
     cleanup();
-    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment({ id: 6, priority: true })} />);
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 6, status: "submitted", priority: true })}
+      />,
+    );
     expect(arrival(), "SEPA Instant").toBe("within seconds (SEPA transfer)");
+  });
+
+  test("one not sent yet is expected from when it is sent; an arrived one says when it arrived", () => {
+    fakeApi({});
+    const EVENT = { actor: null, on_behalf_admin: null, note: null };
+    const shown = (overrides: Partial<PaymentWithTimeline>) => {
+      render(
+        <PendingPayment accountRef="P1" actingFor={null} payment={payment({ actions: NO_ACTIONS, ...overrides })} />,
+      );
+      const row = screen.queryByText(/^(Expected to arrive|Arrived)$/, { selector: "dt" });
+      const said = row ? `${row.textContent}: ${row.nextElementSibling?.textContent}` : null;
+      cleanup();
+      return said;
+    };
+    // Approved, waiting in the payout desk's queue: not "within seconds" while nobody has sent it.
+    expect(shown({ id: 60, status: "approved", priority: true })).toBe(
+      "Expected to arrive: within seconds of being sent (SEPA transfer)",
+    );
+    expect(shown({ id: 61, status: "pending_approval" })).toBe(
+      "Expected to arrive: the next business day after it is sent (SEPA transfer)",
+    );
+    expect(shown({ id: 62, status: "submitted" })).toBe("Expected to arrive: by Tue, 3 Mar 2026 (SEPA transfer)");
+    expect(shown({
+      id: 63,
+      status: "completed",
+      events: [{ ...EVENT, event: "completed", at: "2026-03-03T08:15:00.000Z" }],
+    })).toBe("Arrived: 3 Mar 2026, 08:15 UTC (SEPA transfer)");
+    expect(shown({ id: 64, status: "completed", events: [] })).toBeNull();
   });
 
   test("a rejected payment expects no arrival", () => {
