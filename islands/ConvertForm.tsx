@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { codeOf, errorText, statusOf } from "./lib/api.ts";
-import { addAmount, exceeds, isPositive } from "./lib/amounts.ts";
+import { addAmount, exceeds, isPositive, overBalance } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { balanceKeys } from "./lib/query-keys.ts";
@@ -43,15 +43,8 @@ export interface ConvertFormProps {
 export const QUOTE_EXPIRED = "This quote has expired. Get a new quote to convert.";
 const ENTER_AMOUNT = "Enter the amount to sell or the amount to receive.";
 
-/**
- * Why an amount to sell is not offered a quote: it is more than the balance's available amount.
- * The server refuses it too, when the conversion is executed (422 "Not enough ...").
- */
-export function overBalance(currency: string, available: string | undefined): string {
-  return available === undefined || !isPositive(available)
-    ? `You have no ${currency} available to sell.`
-    : `That is more than your available ${available} ${currency}.`;
-}
+/** Why an amount to sell is not offered a quote (islands/lib/amounts.ts, shared with the payment form). */
+export { overBalance };
 
 /** Currencies offered first as what to buy. */
 const USUAL_BUYS = ["EUR", "GBP", "USD"];

@@ -3,7 +3,7 @@ import { type FormEvent, useState } from "react";
 import { offersPriority, type Rail } from "../lib/payments/rail-rules.ts";
 import { referenceProblemUnder, type ReferenceRules } from "../lib/payments/reference.ts";
 import { codeOf, errorText, fieldsOf, statusOf } from "./lib/api.ts";
-import { isPositive } from "./lib/amounts.ts";
+import { exceeds, isPositive, overBalance } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { balanceKeys } from "./lib/query-keys.ts";
@@ -20,7 +20,7 @@ import {
   type PaymentQuote,
 } from "./payments/calls.ts";
 import { arrivalText, CostList } from "./payments/cost.tsx";
-import { FormAlert, Status } from "./ui/alert.tsx";
+import { Alert, FormAlert, Status } from "./ui/alert.tsx";
 import { AmountInput } from "./ui/amount.tsx";
 import { CurrencySelect } from "./ui/currency-select.tsx";
 import { SelectField, TextField } from "./ui/field.tsx";
@@ -155,6 +155,7 @@ function PaymentForm(
     const amount = (fixed === "send" ? sendAmount : receiveAmount).trim();
     const problems: Record<string, string> = {};
     if (!amount) problems.amount = ENTER_AMOUNT;
+    else if (tooMuch) problems.amount = tooMuch;
     const badReference = referenceProblemUnder(recipient.reference, reference);
     if (badReference) problems.reference = badReference;
     confirmation.reset();
@@ -178,7 +179,7 @@ function PaymentForm(
   }
 
   function confirm() {
-    if (!quote || left === 0 || confirmation.isPending) return;
+    if (!quote || left === 0 || confirmation.isPending || debitsTooMuch) return;
     confirmation.mutate({ body: { quote_id: quote.answer.id, reference } }, {
       onError(err) {
         if (statusOf(err) !== 409) return;
@@ -203,6 +204,22 @@ function PaymentForm(
     : errorText(confirmation.error);
   const fields = { ...form.fields, ...fieldsOf(confirmation.error) };
   const available = balances.data.find((b) => b.currency === sell)?.available;
+  /** Checked while typing, as the convert form does: an amount to send above what is available. */
+  const tooMuch = fixed === "send" && sendAmount.trim() !== "" &&
+      (available === undefined ? true : exceeds(sell, sendAmount, available))
+    ? overBalance(sell, available, "send")
+    : null;
+  /**
+   * What they receive fixed: only the quote says what it debits. A cost above what is available is
+   * shown, with why it cannot be confirmed (the server would refuse it: 422 "Not enough ...").
+   */
+  const quotedAvailable = quote ? balances.data.find((b) => b.currency === quote.answer.sell_currency)?.available : "";
+  const debitsTooMuch = quote && (quotedAvailable === undefined ||
+      exceeds(quote.answer.sell_currency, quote.answer.sell_amount, quotedAvailable))
+    ? `It would debit ${quote.answer.sell_amount} ${quote.answer.sell_currency}. ${
+      overBalance(quote.answer.sell_currency, quotedAvailable, "send")
+    }`
+    : null;
   const held = balances.data.filter((b) => isPositive(b.available)).map((b) => b.currency);
   const offered = currencies.filter((c) => held.includes(c.code) || c.code === recipient?.currency || c.code === sell);
   const pending = form.submitting ? "quote" : confirmation.isPending ? "confirm" : null;
@@ -247,7 +264,7 @@ function PaymentForm(
                     onChange={(event) =>
                       change({ sendAmount: event.currentTarget.value, receiveAmount: "", fixed: "send" })}
                     hint={available === undefined ? `You hold no ${sell}` : `Available: ${available} ${sell}`}
-                    error={fixed === "send" ? fields.amount : undefined}
+                    error={fixed === "send" ? tooMuch ?? fields.amount : undefined}
                     className="text-lg"
                   />
                 </fieldset>
@@ -327,12 +344,13 @@ function PaymentForm(
                         </>
                       )}
                     </p>
+                    {debitsTooMuch ? <Alert>{debitsTooMuch}</Alert> : null}
                     <div className="flex flex-wrap gap-3">
                       <button
                         type="button"
                         className="btn-primary"
                         onClick={confirm}
-                        disabled={!hydrated || left === 0 || pending !== null}
+                        disabled={!hydrated || left === 0 || pending !== null || debitsTooMuch !== null}
                         aria-busy={pending === "confirm" || undefined}
                       >
                         {pending === "confirm" ? "Paying…" : "Confirm and pay"}

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { UNPAID_STATUSES } from "../lib/payments/statuses.ts";
+import { isUnpaid, moneyBackText } from "../lib/payments/money-back.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -95,6 +95,9 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   });
   const busy = approval.isPending || rejection.isPending || cancellation.isPending;
   const id = String(p.id);
+  const moneyBack = moneyBackText(p);
+  /** When it arrived, if the timeline says (no expectation is shown for an arrived payment). */
+  const arrivedAt = p.events.findLast((e) => e.event === "completed")?.at;
 
   function reject(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -120,10 +123,10 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
           {p.approved_by ? ` Approved by ${p.approved_by.name} on ${when(p.approved_at!)}.` : ""}
         </p>
         {p.reason ? <p className="text-sm">{`Reason: ${p.reason}`}</p> : null}
-        <CostList
-          cost={p}
-          arrival={(UNPAID_STATUSES as readonly string[]).includes(p.status) ? null : arrivalText(p)}
-        />
+        {moneyBack ? <Alert tone="info" live={false}>{moneyBack}</Alert> : null}
+        {p.status === "completed"
+          ? <CostList cost={p} status={p.status} arrival={arrivedAt ? when(arrivedAt) : null} arrivalLabel="Arrived" />
+          : <CostList cost={p} status={p.status} arrival={isUnpaid(p.status) ? null : arrivalText(p, p.status)} />}
       </section>
 
       <section className="card space-y-3" aria-labelledby="payment-recipient-title">

@@ -62,7 +62,13 @@ import {
   VerifyPage,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
-import { PaymentPage, PendingPaymentPage, PendingPaymentsPage, switchToPaymentsAccount } from "./pages/payments.tsx";
+import {
+  PaymentPage,
+  PaymentsPage,
+  PendingPaymentPage,
+  PendingPaymentsPage,
+  switchToPaymentsAccount,
+} from "./pages/payments.tsx";
 import { ConsoleLocalPage, ConsoleTransferPage } from "./pages/payouts.tsx";
 import { ConsoleMigrationPage, ConsoleMigrationRunPage, migrationRunExists } from "./pages/console-migration.tsx";
 import {
@@ -304,6 +310,7 @@ export const PAGES: PageRoute[] = [
     validate: positiveId,
     render: TransactionPage,
   },
+  { path: "/account/payments", title: "Payments", layout: "user", guards: CUSTOMER_GUARDS, render: PaymentsPage },
   {
     path: "/account/pendingpayments",
     title: "Pending payments",

@@ -28,3 +28,14 @@ export function exceeds(currency: string, amount: string, available: string): bo
   const b = readAmount(currency, available).minor;
   return a !== undefined && b !== undefined && a > b;
 }
+
+/**
+ * Why an amount is not offered a quote: it is more than the balance's available amount (the
+ * convert form sells it, the payment form sends it). The server refuses it too, when the
+ * conversion or payment is made (422 "Not enough ...").
+ */
+export function overBalance(currency: string, available: string | undefined, verb: "sell" | "send" = "sell"): string {
+  return available === undefined || !isPositive(available)
+    ? `You have no ${currency} available to ${verb}.`
+    : `That is more than your available ${available} ${currency}.`;
+}

@@ -58,6 +58,9 @@ export const approvalRuleKeys = {
 /** The account's payments, whatever their status. */
 export const paymentKeys = {
   all: ["payments"] as const,
+  /** A page of the account's payments, of one status ("" for all). */
+  list: (accountRef: string, status: string, page: number) =>
+    ["payments", accountRef, "list", { status, page }] as const,
 };
 
 /** The identity provider's review of the signed-in customer (GET sumsub/confirm). */

@@ -3,7 +3,8 @@
  * the mid-market rate, our rate, the markup in money, the fee, the total debited, what arrives, by
  * which rail and when (decision 030).
  */
-import { arrivesInstantly } from "../../lib/payments/rail-rules.ts";
+import { costLabels } from "../../lib/payments/money-back.ts";
+import { arrivesInstantly, speedAfterSendingText } from "../../lib/payments/rail-rules.ts";
 import { Amount } from "../ui/amount.tsx";
 import type { PaymentQuote } from "./calls.ts";
 
@@ -26,11 +27,17 @@ type Cost = Pick<
   | "expected_arrival"
 >;
 
+/** A payment's statuses before it is sent: when it arrives is counted from its sending. */
+const NOT_SENT: readonly string[] = ["pending_approval", "approved"];
+
 /**
  * "within seconds" on a rail's instant scheme, else "by Tue 3 Mar 2026": the rail and speed say
- * which, not how near the expected time is (the same business day is not within seconds).
+ * which, not how near the expected time is (the same business day is not within seconds). A payment
+ * not sent yet (`status` waiting for approval or approved, in the payout desk's queue) is expected
+ * from when it is sent ("within seconds of being sent"): its expected date assumed it was sent at once.
  */
-export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">): string {
+export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">, status?: string): string {
+  if (status && NOT_SENT.includes(status)) return speedAfterSendingText(cost.rail, cost.priority);
   if (arrivesInstantly(cost.rail, cost.priority)) return "within seconds";
   return `by ${
     new Date(Date.parse(cost.expected_arrival)).toLocaleDateString("en-GB", {
@@ -43,14 +50,25 @@ export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arr
   }`;
 }
 
-/** `arrival` is null for a payment that ended without arriving (rejected, cancelled, failed). */
-export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null }) {
+/**
+ * `arrival` is null for a payment that ended without arriving (rejected, cancelled, failed);
+ * `status` is the payment's, when it has one: the totals of an unpaid one are what they would have
+ * been, not what was debited and arrives.
+ */
+export function CostList({ cost, arrival, status, arrivalLabel = "Expected to arrive" }: {
+  cost: Cost;
+  arrival: string | null;
+  status?: string;
+  /** "Arrived" for a payment that did, with when. */
+  arrivalLabel?: string;
+}) {
   const converts = cost.rate !== null;
+  const labels = costLabels(status ?? "draft");
   return (
     // As the calculator's price list: the terms take what room is left and wrap; a rate or an amount
     // stays on one line ("1 GBP = / 1.137656 / EUR" at 390 px was hard to read).
     <dl className="grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-2 text-sm">
-      <dt className={TERM}>Total debited</dt>
+      <dt className={TERM}>{labels.debited}</dt>
       <dd className="text-right font-semibold">
         <Amount amount={cost.sell_amount} currency={cost.sell_currency} />
       </dd>
@@ -81,13 +99,13 @@ export function CostList({ cost, arrival }: { cost: Cost; arrival: string | null
             <dd className="text-right">None: nothing is converted</dd>
           </>
         )}
-      <dt className={TERM}>The recipient gets</dt>
+      <dt className={TERM}>{labels.arrives}</dt>
       <dd className="text-right font-semibold">
         <Amount amount={cost.buy_amount} currency={cost.buy_currency} />
       </dd>
       {arrival === null ? null : (
         <>
-          <dt className={TERM}>Expected to arrive</dt>
+          <dt className={TERM}>{arrivalLabel}</dt>
           {/* Narrower than its text, so that it wraps rather than widen the values' column. */}
           <dd className="max-w-36 text-right">{`${arrival} (${cost.rail_name})`}</dd>
         </>

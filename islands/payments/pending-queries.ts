@@ -13,7 +13,7 @@ import { allPendingPayments, onePendingPayment } from "./calls.ts";
  * behalf is not read again once that mode is cleared (or is another customer's): the banner leaves
  * the page, and the customer's payments are no longer the administrator's to fetch.
  */
-const readable = (actingFor: number | null) => () =>
+export const readable = (actingFor: number | null) => () =>
   actingFor === null || (onBehalfStore.get()?.id ?? null) === actingFor;
 
 /** The account's payments waiting for approval: the pending list and the dashboard read it. */

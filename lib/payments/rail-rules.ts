@@ -185,6 +185,20 @@ export function speedText(rail: Rail, priority: boolean): string {
   return arrival.businessDays === 1 ? "the next business day" : `in ${arrival.businessDays} business days`;
 }
 
+/**
+ * When a payment not sent yet (waiting for approval, or approved and waiting for the payout desk)
+ * is expected, counted from when it is sent: "within seconds of being sent", "the next business day
+ * after it is sent"...
+ */
+export function speedAfterSendingText(rail: Rail, priority: boolean): string {
+  const arrival = priority ? RAILS[rail].priority : RAILS[rail].regular;
+  if (arrival.instant) return "within seconds of being sent";
+  if (arrival.businessDays === 0) return "the same business day it is sent";
+  return arrival.businessDays === 1
+    ? "the next business day after it is sent"
+    : `${arrival.businessDays} business days after it is sent`;
+}
+
 const DAY_MS = 86_400_000;
 const isWeekend = (at: Date) => at.getUTCDay() === 0 || at.getUTCDay() === 6;
 

@@ -45,3 +45,18 @@ export const STATUS_NAMES: Readonly<Record<PaymentStatus, string>> = {
   cancelled: "Cancelled",
   failed: "Failed",
 };
+
+/**
+ * Where a payment stands, as the end of a sentence that refuses to act on it ("This payment can no
+ * longer be cancelled: it has arrived."): every refusal that names a payment's status says it so.
+ */
+export const STATUS_SENTENCES: Readonly<Record<PaymentStatus, string>> = {
+  draft: "it is only a quote",
+  pending_approval: "it is waiting for approval",
+  approved: "it has been approved",
+  submitted: "it has been sent",
+  completed: "it has arrived",
+  rejected: "it was rejected",
+  cancelled: "it was cancelled",
+  failed: "it failed",
+};

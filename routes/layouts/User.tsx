@@ -17,6 +17,7 @@ export const ACCOUNT_NAV: NavItem[] = [
   { href: "/account/balances", label: "Balances" },
   { href: "/account/convert", label: "Convert", permission: "money.convert" },
   { href: "/account/payment", label: "Make a payment", permission: "payments.prepare" },
+  { href: "/account/payments", label: "Payments" },
   { href: "/account/pendingpayments", label: "Pending payments" },
   { href: "/account/recipients", label: "Recipients" },
   { href: "/account/transactions", label: "Transactions" },

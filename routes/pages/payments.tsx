@@ -10,10 +10,11 @@ import { selectAccount } from "../../server/accounts/linked.ts";
 import { flash } from "../../server/render/flash.ts";
 import { balancesAnswer } from "../../server/money/balances.ts";
 import { currencyList } from "../../server/money/currencies.ts";
-import { allPendingPayments, paymentWithTimeline } from "../../server/payments/read.ts";
+import { allPendingPayments, listPayments, paymentWithTimeline } from "../../server/payments/read.ts";
+import { PAYMENTS_PER_PAGE } from "../../islands/payments/list-query.ts";
 import { recipientChoices } from "../../server/payments/recipient.ts";
 import { PageTitle, Restricted } from "../layouts/parts.tsx";
-import { PaymentForm, PendingPayment, PendingPayments } from "../islands.ts";
+import { PaymentForm, Payments, PendingPayment, PendingPayments } from "../islands.ts";
 import { paymentActorOf, pendingPaymentsOfRequest } from "../payment-actor.ts";
 
 /** The payment screens (issue 8 items 2, 3 and 6): each loads what it shows, so the first paint is complete. */
@@ -72,6 +73,20 @@ export async function PendingPaymentsPage(c: Context<AppEnv>) {
   );
 }
 
+/** Every payment of the account, newest first (issue 8 item 6); each row opens the payment's page. */
+export async function PaymentsPage(c: Context<AppEnv>) {
+  const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
+  const first = await listPayments(c.get("db"), actor.accountId, { page: 1, perPage: PAYMENTS_PER_PAGE }, viewer);
+  return (
+    <>
+      <PageTitle lead="Every payment made from your account, newest first, with its status. Open one to see its timeline.">
+        Payments
+      </PageTitle>
+      <Payments accountRef={accountRef} actingFor={actingFor} payments={first} />
+    </>
+  );
+}
+
 /** The payment's page, whatever its status now (links in emails keep working: decision 030). */
 export async function PendingPaymentPage(c: Context<AppEnv>) {
   const { actor, viewer, accountRef, actingFor } = await paymentActorOf(c);
@@ -85,7 +100,21 @@ export async function PendingPaymentPage(c: Context<AppEnv>) {
   }
   return (
     <>
-      <PageTitle lead={<a className="underline" href="/account/pendingpayments">All pending payments</a>}>
+      <PageTitle
+        lead={
+          <>
+            <a className="underline" href="/account/payments">All payments</a>
+            {payment.status === "pending_approval"
+              ? (
+                <>
+                  {" · "}
+                  <a className="underline" href="/account/pendingpayments">All pending payments</a>
+                </>
+              )
+              : null}
+          </>
+        }
+      >
         Payment
       </PageTitle>
       <PendingPayment accountRef={accountRef} actingFor={actingFor} payment={payment} />

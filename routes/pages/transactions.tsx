@@ -19,6 +19,7 @@ import {
   parseCursor,
 } from "../../server/transactions/movements.ts";
 import { Timeline, when } from "../../islands/payments/timeline.tsx";
+import { costLabels, moneyBackText } from "../../lib/payments/money-back.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { paymentActorOf } from "../payment-actor.ts";
 
@@ -262,6 +263,9 @@ export async function TransactionPage(c: Context<AppEnv>) {
     if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
     throw error;
   }
+  // A payment that ended unpaid: its money came back, and its cost is what it would have been.
+  const moneyBack = m.payment ? moneyBackText(m.payment) : null;
+  const labels = costLabels(m.payment?.status ?? "completed");
   return (
     <>
       <PageTitle lead={<a className="underline" href="/account/transactions">All transactions</a>}>
@@ -285,11 +289,12 @@ export async function TransactionPage(c: Context<AppEnv>) {
         {m.cost && (
           <section className="card" aria-labelledby="cost-heading">
             <h2 id="cost-heading" className="mb-2 text-lg font-semibold">Full cost</h2>
+            {moneyBack && <p className="mb-2 text-sm font-medium" data-money-back>{moneyBack}</p>}
             <dl>
-              <Row label={m.payment ? "Debited from your balance" : "Sold"}>
+              <Row label={m.payment ? (moneyBack ? labels.debited : "Debited from your balance") : "Sold"}>
                 {`${m.cost.sell_amount} ${m.cost.sell_currency}`}
               </Row>
-              <Row label={m.payment ? "The recipient gets" : "Bought"}>
+              <Row label={m.payment ? labels.arrives : "Bought"}>
                 {`${m.cost.buy_amount} ${m.cost.buy_currency}`}
               </Row>
               {m.cost.mid_rate && (

@@ -16,7 +16,7 @@ import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
 import { payments } from "../../db/schema-payments.ts";
 import { fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
-import { type PaymentEvent, STATUS_NAMES } from "../../lib/payments/statuses.ts";
+import { type PaymentEvent, STATUS_SENTENCES } from "../../lib/payments/statuses.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { alertPayoutFailed } from "../alerts/triggers.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
@@ -111,7 +111,7 @@ async function whyNot(
   return { status: row.status, createdBy: row.created_by };
 }
 
-const isNow = (status: PaymentRow["status"]) => STATUS_NAMES[status].toLowerCase();
+const isNow = (status: PaymentRow["status"]) => STATUS_SENTENCES[status];
 
 function reasonOf(reason: string | null | undefined, required: string | null): string | null {
   const text = reason?.trim() || null;
@@ -164,7 +164,7 @@ export function approvePayment(
     if (!row) {
       const found = await whyNot(tx, paymentId, actor.accountId);
       if (found.createdBy === actor.userId) throw new Refused(NOT_ONE_S_OWN);
-      throw new Conflict(`This payment is no longer waiting for approval: it is ${isNow(found.status)}.`);
+      throw new Conflict(`This payment is no longer waiting for approval: ${isNow(found.status)}.`);
     }
     await recordEvents(tx, row.id, ["approved"], { actorId: actor.userId, now });
     await told(tx, row, "approved", actor.userId, now, actor.name);
@@ -197,7 +197,7 @@ export function rejectPayment(
       if (found.createdBy === actor.userId) {
         throw new Refused("You prepared this payment: cancel it instead of rejecting it.");
       }
-      throw new Conflict(`This payment is no longer waiting for approval: it is ${isNow(found.status)}.`);
+      throw new Conflict(`This payment is no longer waiting for approval: ${isNow(found.status)}.`);
     }
     await releasePayment(tx, paymentMoney(row, actor.userId));
     await recordEvents(tx, row.id, ["rejected"], { actorId: actor.userId, note: why, now });
@@ -237,7 +237,7 @@ export function cancelPayment(
       if (!mayCancel(found, viewer)) {
         throw new Refused("Only the person who prepared a payment, an owner or an admin can cancel it.");
       }
-      throw new Conflict(`This payment can no longer be cancelled: it is ${isNow(found.status)}.`);
+      throw new Conflict(`This payment can no longer be cancelled: ${isNow(found.status)}.`);
     }
     await releasePayment(tx, paymentMoney(row, actor.userId));
     await recordEvents(tx, row.id, ["cancelled"], {
@@ -338,5 +338,5 @@ async function deskConflict(tx: Executor, paymentId: number, what: string): Prom
   if (row.status === "approved" && row.batch_id !== null) {
     return new Conflict(`Payment ${paymentId} is already in batch ${row.batch_id}.`);
   }
-  return new Conflict(`Payment ${paymentId} cannot be marked ${what}: it is ${isNow(row.status)}.`);
+  return new Conflict(`Payment ${paymentId} cannot be marked ${what}: ${isNow(row.status)}.`);
 }

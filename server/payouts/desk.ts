@@ -8,7 +8,7 @@
 import type { Database } from "../../db/client.ts";
 import { payments } from "../../db/schema-payments.ts";
 import { fromColumns, rowOf, type Tx } from "../../db/sql.ts";
-import { STATUS_NAMES } from "../../lib/payments/statuses.ts";
+import { STATUS_SENTENCES } from "../../lib/payments/statuses.ts";
 import { audit } from "../audit.ts";
 import type { AuditAction } from "../../lib/audit.ts";
 import { Conflict, NotFound } from "../errors.ts";
@@ -37,7 +37,7 @@ async function paymentRow(db: Database | Tx, id: number): Promise<PaymentRow> {
   return fromColumns(payments, row);
 }
 
-const isNow = (row: PaymentRow) => STATUS_NAMES[row.status].toLowerCase();
+const isNow = (row: PaymentRow) => STATUS_SENTENCES[row.status];
 
 /**
  * Sends an approved payment to `rail`: first, in one transaction, its status becomes submitted and
@@ -65,7 +65,7 @@ export async function submitPayout(
       return sent;
     });
   } else if (!awaitsRail(row)) {
-    throw new Conflict(`Payment ${row.id} cannot be sent: it is ${isNow(row)}${row.railReference ? " already" : ""}.`);
+    throw new Conflict(`Payment ${row.id} cannot be sent: ${isNow(row)}${row.railReference ? " already" : ""}.`);
   }
   let railReference: string;
   try {

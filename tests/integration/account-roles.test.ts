@@ -41,6 +41,8 @@ const ACTIONS: [string, Can, (client: TestClient) => Promise<ClientResponse>][] 
   ["see the latest movements", everyone, (c) => c.get("account/movements")],
   ["see the account's users", everyone, (c) => c.get("account/users")],
   ["see the linked accounts", everyone, (c) => c.get("account/linked")],
+  ["see the payments", everyone, (c) => c.get("account/payments")],
+  ["see the payments' page", everyone, (c) => c.get("/account/payments")],
   [
     "get a conversion quote",
     preparers,
@@ -84,6 +86,7 @@ describe.each(ACCOUNT_ROLES)("a %s", (role) => {
     expect(nav.includes('href="/account/convert"')).toBe(preparers[role]);
     expect(nav.includes('href="/account/payment"')).toBe(preparers[role]);
     expect(nav).toContain('href="/account/users"');
+    expect(nav).toContain('href="/account/payments"');
     expect(page.text.includes('class="btn-primary" href="/account/convert"')).toBe(preparers[role]);
   });
 

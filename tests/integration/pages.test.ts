@@ -32,6 +32,7 @@ const ACCOUNT = [
   "/account/balances",
   "/account/ratealerts",
   "/account/transactions",
+  "/account/payments",
   "/account/pendingpayments",
   "/account/pendingpayments/7",
   "/account/recipients",
@@ -100,6 +101,7 @@ const ACCOUNT_SOON = ACCOUNT.filter((p) =>
     "/account/payment",
     "/account/reports",
     "/account/transactions",
+    "/account/payments",
   ].includes(p) && !p.startsWith("/account/pendingpayments")
 );
 

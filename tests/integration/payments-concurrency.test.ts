@@ -51,7 +51,7 @@ describe("two approvers approving the same payment at once", () => {
       const answers = await Promise.all(approvers.map((a) => approve(a.client, p.id)));
       expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
       const conflict = answers.find((a) => a.status === 409)!;
-      expect(conflict.json.error).toBe("This payment is no longer waiting for approval: it is approved.");
+      expect(conflict.json.error).toBe("This payment is no longer waiting for approval: it has been approved.");
       const winner = approvers[answers.findIndex((a) => a.status === 200)];
       const [row] = await t.db.select().from(payments).where(eq(payments.id, p.id));
       expect(row.approvedBy).toBe(winner.id);
@@ -80,7 +80,7 @@ describe("approve racing cancel", () => {
         expect(events).toEqual(["created", "approval_requested", "approved", "cancelled"]);
       } else {
         expectStatus(approved, 409);
-        expect(approved.json.error).toBe("This payment is no longer waiting for approval: it is cancelled.");
+        expect(approved.json.error).toBe("This payment is no longer waiting for approval: it was cancelled.");
         expect(events).toEqual(["created", "approval_requested", "cancelled"]);
       }
       expect(await balanceOf(account.owner.client, "GBP"), "the hold was released once").toEqual(before);

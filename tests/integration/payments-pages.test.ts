@@ -130,6 +130,36 @@ describe("/account/pendingpayments", () => {
   });
 });
 
+describe("/account/payments", () => {
+  test("lists the account's payments, newest first, to everyone on it, a viewer too, from the menu", async () => {
+    for (const who of [viewer, approver, account.owner]) {
+      const list = island(await islandsOn(who.client, "/account/payments"), "Payments");
+      expect(list.props).toMatchObject({ accountRef: account.owner.accountRef, actingFor: null });
+      const first = list.props.payments as { items: { id: number; status: string }[]; total: number; page: number };
+      expect(first.page).toBe(1);
+      expect(first.items[0]).toMatchObject({ id: waiting.id, status: "pending_approval" });
+      expect(first.items.map((p) => p.id)).toEqual([...first.items.map((p) => p.id)].sort((a, b) => b - a));
+      const res = await who.client.get("/account/payments");
+      const nav = /<nav aria-label="Account"[\s\S]*?<\/nav>/.exec(res.text)?.[0] ?? "";
+      expect(nav).toContain('href="/account/payments" class="nav-link" aria-current="page"');
+    }
+  });
+
+  test("is another account's list for another account", async () => {
+    const stranger = await paymentAccount(t, admin);
+    const list = island(await islandsOn(stranger.owner.client, "/account/payments"), "Payments");
+    expect((list.props.payments as { items: unknown[] }).items).toEqual([]);
+  });
+
+  test("a payment's page leads back to every payment, and to the pending ones while it waits", async () => {
+    const res = await approver.client.get(`/account/pendingpayments/${waiting.id}`);
+    expectStatus(res, 200);
+    const main = /<main[\s\S]*<\/main>/.exec(res.text)![0];
+    expect(main).toContain('href="/account/payments">All payments</a>');
+    expect(main).toContain('href="/account/pendingpayments">All pending payments</a>');
+  });
+});
+
 describe("the dashboard's latest movements", () => {
   /** The rows of the dashboard's "Latest movements" table, as their [what, amount] cells' text. */
   async function movementRows(client: TestClient): Promise<string[][]> {

@@ -277,10 +277,18 @@ describe("the rules", () => {
   test("twice is once: a second submit, complete or fail is a conflict and moves nothing", async () => {
     const p = await pay(uk, "12.00");
     expectStatus(await submit(p.id), 200);
-    expectStatus(await submit(p.id), 409);
+    const again = await submit(p.id);
+    expectStatus(again, 409);
+    expect(again.json.error).toBe(`Payment ${p.id} cannot be sent: it has been sent already.`);
     expectStatus(await complete(p.id), 200);
     expectStatus(await complete(p.id), 409);
-    expectStatus(await fail(p.id, "Too late."), 409);
+    // Each status is said as a sentence, not as its name lower-cased ("it is arrived").
+    const late = await fail(p.id, "Too late.");
+    expectStatus(late, 409);
+    expect(late.json.error).toBe(`Payment ${p.id} cannot be marked failed: it has arrived.`);
+    const cancelled = await account.owner.client.post(`account/payments/${p.id}/cancel`, {});
+    expectStatus(cancelled, 409);
+    expect(cancelled.json.error).toBe("This payment can no longer be cancelled: it has arrived.");
     const transfers = await t.db.select().from(ledgerTransfers).where(
       like(ledgerTransfers.reference, `payment:${p.id}:%`),
     );

@@ -179,3 +179,23 @@ describe("/account/transactions, page after page", () => {
     expect([...rowsOf(first.text), ...rowsOf(second.text)]).toEqual(every);
   });
 });
+
+describe("a payment that failed after it was sent", () => {
+  test("its refund's page says the money is back, and the cost is what it would have been", async () => {
+    const recipient = await addRecipient(t, account, { name: "Rita Refund", currency: "GBP", country: "GB" });
+    const made = await paid(payer.client, { recipient_id: recipient, amount: "30.00", sell_currency: "GBP" });
+    expectStatus(await approver.client.put(`account/pendingpayments/update?id=${made.id}`, {}), 200);
+    expectStatus(await admin.client.post(`console/payouts/${made.id}/submit`, {}), 200);
+    expectStatus(await admin.client.post(`console/payouts/${made.id}/fail`, { reason: "Account closed" }), 200);
+    const list = await viewer.client.get("account/transactions?kind=refund");
+    const refund = list.json.body.items.find((m: { payment_id: number }) => m.payment_id === made.id);
+    const res = await viewer.client.get(`/account/transactions/${refund.id}`);
+    expectStatus(res, 200);
+    const text = res.text.replaceAll("<!-- -->", "");
+    expect(text).toContain("The payment failed after it was sent and was refunded: 30.00 GBP is back in your balance.");
+    expect(text).toContain("Would have been debited");
+    expect(text).toContain("The recipient would have got");
+    expect(text).not.toContain("Debited from your balance");
+    expect(text).not.toContain("The recipient gets");
+  });
+});

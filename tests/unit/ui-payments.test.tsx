@@ -121,6 +121,7 @@ describe("a payment's page", () => {
         accountRef="P1"
         actingFor={null}
         payment={payment({
+          status: "submitted",
           priority: true,
           rail: "ach",
           rail_name: "ACH transfer",
@@ -131,8 +132,42 @@ describe("a payment's page", () => {
     );
     expect(arrival()).toBe("by Mon, 2 Mar 2026 (ACH transfer)");
     cleanup();
-    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment({ id: 6, priority: true })} />);
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 6, status: "submitted", priority: true })}
+      />,
+    );
     expect(arrival(), "SEPA Instant").toBe("within seconds (SEPA transfer)");
+  });
+
+  test("one not sent yet is expected from when it is sent; an arrived one says when it arrived", () => {
+    fakeApi({});
+    const EVENT = { actor: null, on_behalf_admin: null, note: null };
+    const shown = (overrides: Partial<PaymentWithTimeline>) => {
+      render(
+        <PendingPayment accountRef="P1" actingFor={null} payment={payment({ actions: NO_ACTIONS, ...overrides })} />,
+      );
+      const row = screen.queryByText(/^(Expected to arrive|Arrived)$/, { selector: "dt" });
+      const said = row ? `${row.textContent}: ${row.nextElementSibling?.textContent}` : null;
+      cleanup();
+      return said;
+    };
+    // Approved, waiting in the payout desk's queue: not "within seconds" while nobody has sent it.
+    expect(shown({ id: 60, status: "approved", priority: true })).toBe(
+      "Expected to arrive: within seconds of being sent (SEPA transfer)",
+    );
+    expect(shown({ id: 61, status: "pending_approval" })).toBe(
+      "Expected to arrive: the next business day after it is sent (SEPA transfer)",
+    );
+    expect(shown({ id: 62, status: "submitted" })).toBe("Expected to arrive: by Tue, 3 Mar 2026 (SEPA transfer)");
+    expect(shown({
+      id: 63,
+      status: "completed",
+      events: [{ ...EVENT, event: "completed", at: "2026-03-03T08:15:00.000Z" }],
+    })).toBe("Arrived: 3 Mar 2026, 08:15 UTC (SEPA transfer)");
+    expect(shown({ id: 64, status: "completed", events: [] })).toBeNull();
   });
 
   test("a rejected payment expects no arrival", () => {
@@ -145,6 +180,41 @@ describe("a payment's page", () => {
       />,
     );
     expect(screen.queryByText("Expected to arrive")).toBeNull();
+  });
+
+  test("a failed, rejected or cancelled payment says its money is back, and its cost is what it would have been", () => {
+    fakeApi({});
+    const EVENT = { at: "2026-03-02T10:00:00.000Z", actor: null, on_behalf_admin: null, note: null };
+    const cases: [Partial<PaymentWithTimeline>, string][] = [
+      [
+        { status: "failed", events: [{ ...EVENT, event: "submitted" }, { ...EVENT, event: "failed" }] },
+        "The payment failed after it was sent and was refunded: 100.00 GBP is back in your balance.",
+      ],
+      [
+        { status: "failed", events: [{ ...EVENT, event: "failed" }] },
+        "The payment failed before it was sent, so nothing was sent: 100.00 GBP is back in your balance.",
+      ],
+      [{ status: "rejected" }, "The payment was rejected, so it was never sent: 100.00 GBP is back in your balance."],
+      [{ status: "cancelled" }, "The payment was cancelled before it was sent: 100.00 GBP is back in your balance."],
+    ];
+    for (const [i, [overrides, said]] of cases.entries()) {
+      render(
+        <PendingPayment
+          accountRef="P1"
+          actingFor={null}
+          payment={payment({ id: 40 + i, reason: "Bank refused", actions: NO_ACTIONS, ...overrides })}
+        />,
+      );
+      expect(screen.getByText(said)).toBeTruthy();
+      expect(screen.queryByText("Total debited")).toBeNull();
+      expect(screen.queryByText("The recipient gets")).toBeNull();
+      expect(screen.getByText("Would have been debited").nextElementSibling?.textContent).toBe("100.00 GBP");
+      expect(screen.getByText("The recipient would have got").nextElementSibling?.textContent).toBe("110.93 EUR");
+      cleanup();
+    }
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment({ id: 49, status: "completed" })} />);
+    expect(screen.getByText("Total debited")).toBeTruthy();
+    expect(screen.queryByText(/is back in your balance/)).toBeNull();
   });
 
   test("one's own payment: no Approve or Reject, and the reason said", () => {
@@ -362,6 +432,44 @@ describe("the payment form", () => {
     expect(screen.getAllByText(changed).length).toBeGreaterThan(0);
     expect(screen.queryByText(QUOTE_EXPIRED)).toBeNull();
     expect(screen.queryByRole("region", { name: "The full cost" })).toBeNull();
+  });
+
+  test("an amount to send above what is available is refused while typing, as the convert form does: no quote", async () => {
+    const calls = fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "GET account/balances": [200, { body: PROPS.balances }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "5000.00" } });
+    expect(screen.getByText("That is more than your available 500.00 GBP.")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    expect(calls.filter((c) => c.method === "POST")).toEqual([]);
+    expect(screen.queryByRole("region", { name: "The full cost" })).toBeNull();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "500.00" } });
+    expect(screen.queryByText("That is more than your available 500.00 GBP.")).toBeNull();
+  });
+
+  test("what they receive fixed: a cost debiting more than is available is shown, with why it cannot be confirmed", async () => {
+    const calls = fakeApi({
+      "POST account/payments/quote": [200, { body: { ...QUOTED, sell_amount: "601.00", buy_amount: "600.00" } }],
+      "GET account/balances": [200, { body: PROPS.balances }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount they receive (GBP)"), { target: { value: "600.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    const cost = screen.getByRole("region", { name: "The full cost" });
+    expect(within(cost).getByText("It would debit 601.00 GBP. That is more than your available 500.00 GBP."))
+      .toBeTruthy();
+    const pay = within(cost).getByRole("button", { name: "Confirm and pay" }) as HTMLButtonElement;
+    expect(pay.disabled).toBe(true);
+    fireEvent.click(pay);
+    await settle();
+    expect(calls.map((c) => `${c.method} ${c.path}`)).not.toContain("POST account/payments");
   });
 
   test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {
