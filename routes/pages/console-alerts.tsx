@@ -1,11 +1,9 @@
-import { asc, eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import { CONSOLE_GUARDS } from "../../lib/contracts/guards.ts";
 import { guards } from "../../server/guards.ts";
 import { HTTPException } from "hono/http-exception";
-import { users } from "../../db/schema.ts";
 import { listEmails as listEmailsCall } from "../../lib/contracts/console-alerts.ts";
-import { listAlerts } from "../../server/alerts/console.ts";
+import { alertAssignees, listAlerts } from "../../server/alerts/console.ts";
 import { largePaymentThreshold } from "../../server/alerts/threshold.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
@@ -23,8 +21,7 @@ export async function ConsoleAlertsPage(c: Context<AppEnv>) {
   const db = c.get("db");
   const [alerts, admins, threshold] = await Promise.all([
     listAlerts(db, { status: "open" }),
-    db.select({ id: users.id, email: users.username }).from(users).where(eq(users.level, "Admin"))
-      .orderBy(asc(users.username)),
+    alertAssignees(db),
     largePaymentThreshold(db, c.get("config").alertPaymentGbp),
   ]);
   return (
@@ -32,7 +29,7 @@ export async function ConsoleAlertsPage(c: Context<AppEnv>) {
       <PageTitle lead="What needs an administrator: large payments, identity checks, unmatched receipts, failed payouts, compliance reviews and rate changes. Give each to someone, and resolve it with a note of what was done.">
         Alerts
       </PageTitle>
-      <ConsoleAlerts alerts={alerts} admins={admins} threshold={threshold} />
+      <ConsoleAlerts alerts={alerts} admins={admins} me={c.get("user")!.id} threshold={threshold} />
     </section>
   );
 }

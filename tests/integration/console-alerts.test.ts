@@ -15,6 +15,7 @@ import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../help
 import { asSent, codeIn, linkIn } from "../helpers/mailbox.ts";
 import { CODE_REMOVED, LINK_REMOVED } from "../../server/mail/redact.ts";
 import { SECURITY_RESEND_REFUSED } from "../../server/mail/console.ts";
+import { DISABLED_ASSIGNEE } from "../../server/alerts/console.ts";
 
 /**
  * The console's alerts (issue 11 item 3, decision 045): each event that needs an administrator
@@ -222,6 +223,26 @@ describe("an administrator assigns and resolves alerts", () => {
     expectStatus(await admin.client.post(`console/alerts/999999/resolve`, { note: "x" }), 404);
     const [still] = await t.db.select().from(consoleAlerts).where(eq(consoleAlerts.id, raised.id));
     expect(still).toMatchObject({ resolvedAt: null, assignedTo: null });
+  });
+
+  test("only an active administrator is given an alert: a disabled one is refused naming admin_id, and not offered", async () => {
+    const gone = await anotherAdmin(t);
+    expectStatus(await admin.client.delete(`console/admins/${gone.id}`), 200);
+    const payment = await pay("3100.00");
+    const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
+    const refused = await admin.client.post(`console/alerts/${raised.id}/assign`, { admin_id: gone.id });
+    expectStatus(refused, 422);
+    expect(refused.json.fields).toEqual({ admin_id: DISABLED_ASSIGNEE });
+    const [still] = await t.db.select().from(consoleAlerts).where(eq(consoleAlerts.id, raised.id));
+    expect(still.assignedTo).toBe(null);
+
+    // The screen offers only active administrators, the signed-in one chosen first.
+    const page = await second.client.get("/console/alerts");
+    expectStatus(page, 200);
+    const select = page.text.match(new RegExp(`<select id="assignee-${raised.id}"[^>]*>(.*?)</select>`))?.[1] ?? "";
+    expect(select).not.toBe("");
+    expect(select).not.toContain(gone.email);
+    expect(select).toMatch(new RegExp(`<option value="${second.id}" selected="">`));
   });
 
   test("a bad status filter is refused naming the field", async () => {
