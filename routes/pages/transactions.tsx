@@ -1,3 +1,4 @@
+import { DATES_REVERSED, reversedPeriod } from "../../lib/periods.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
@@ -182,11 +183,9 @@ export async function TransactionsPage(c: Context<AppEnv>) {
   const filters: Record<string, string> = Object.fromEntries(
     Object.entries(query).filter(([k]) => k !== "cursor"),
   );
-  if (!parsed.success || (parsed.data.from && parsed.data.to && parsed.data.from > parsed.data.to)) {
+  if (!parsed.success || reversedPeriod(parsed.data.from, parsed.data.to)) {
     usable = false;
-    const problems = parsed.success
-      ? ["The date to is before the date from."]
-      : parsed.error.issues.map((i) => i.message);
+    const problems = parsed.success ? [DATES_REVERSED] : parsed.error.issues.map((i) => i.message);
     body = (
       <div className="card" role="alert">
         <p className="font-semibold">These filters cannot be used:</p>
