@@ -10,6 +10,7 @@ import { NotFound } from "../../server/errors.ts";
 import { listEmails, viewEmail } from "../../server/mail/console.ts";
 import { ConsoleAlerts, EmailResend } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { PageLinks } from "./page-links.tsx";
 
 /** The console's alerts and emails screens (issue 11 items 3 and 4, decision 045). */
 
@@ -107,13 +108,7 @@ export async function ConsoleEmailsPage(c: Context<AppEnv>) {
           </tbody>
         </table>
       </div>
-      {pages > 1 && (
-        <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
-          {list.page > 1 && <a className="underline" href={link(list.page - 1)}>Newer</a>}
-          <span>Page {list.page} of {pages}</span>
-          {list.page < pages && <a className="underline" href={link(list.page + 1)}>Older</a>}
-        </nav>
-      )}
+      <PageLinks page={list.page} pages={pages} link={link} />
     </section>
   );
 }

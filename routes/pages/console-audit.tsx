@@ -1,3 +1,4 @@
+import { PageLinks } from "./page-links.tsx";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import { users } from "../../db/schema.ts";
@@ -102,14 +103,7 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
           />
         )
         : null}
-      {pages > 1
-        ? (
-          <nav aria-label="Pages of the audit log" className="flex gap-3 text-sm">
-            {result.page > 1 ? <a className="underline" href={link(result.page - 1)}>Newer</a> : null}
-            {result.page < pages ? <a className="underline" href={link(result.page + 1)}>Older</a> : null}
-          </nav>
-        )
-        : null}
+      <PageLinks page={result.page} pages={pages} link={link} label="Pages of the audit log" />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { PageLinks } from "./page-links.tsx";
 import type { Context } from "hono";
 import type { ReactNode } from "react";
 import { idText } from "../../lib/contracts/common.ts";
@@ -162,13 +163,7 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
               ))}
             </SimpleTable>
           )}
-        {pages > 1 && (
-          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
-            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
-            <span>{`Page ${list.page} of ${pages}`}</span>
-            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
-          </nav>
-        )}
+        <PageLinks page={list.page} pages={pages} link={link} linkClass="link" />
         <p className={`text-sm ${TERM}`}>
           Their commission per period is on <a className="link" href="/console/referrals">Referrals</a>.
         </p>
@@ -362,13 +357,7 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
             ))}
           </SimpleTable>
         )}
-        {pages > 1 && (
-          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
-            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
-            <span>{`Page ${list.page} of ${pages}`}</span>
-            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
-          </nav>
-        )}
+        <PageLinks page={list.page} pages={pages} link={link} linkClass="link" />
       </Section>
     </section>
   );

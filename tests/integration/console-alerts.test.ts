@@ -433,4 +433,22 @@ describe("emails", () => {
     expectStatus(await account.owner.client.get(`/console/emails/${id}/html`), 404);
     expect((await admin.client.get("/console/emails/999999")).status).toBe(404);
   });
+
+  test("a page past the last says so and links to the last page, on the emails and the audit log", async () => {
+    const [{ n }] = await t.db.select({ n: sql<number>`count(*)` }).from(emails);
+    const last = Math.max(1, Math.ceil(n / 20));
+    const past = await admin.client.get("/console/emails?page=99999");
+    expect(past.status).toBe(200);
+    const main = past.text.slice(past.text.indexOf("<main"));
+    expect(main).toContain(`There is no page 99999: the list has ${last === 1 ? "1 page" : `${last} pages`}.`);
+    expect(main).toContain(`href="/console/emails?page=${last}"`);
+    expect(main).not.toContain("page=99998");
+    expect(main).not.toContain(">Newer<");
+
+    const audit = await admin.client.get("/console/audit?page=99999");
+    expect(audit.status).toBe(200);
+    const auditMain = audit.text.slice(audit.text.indexOf("<main"));
+    expect(auditMain).toMatch(/There is no page 99999: the list has \d+ pages?\./);
+    expect(auditMain).not.toContain("page=99998");
+  });
 });
