@@ -200,7 +200,8 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
             One customer's mail of a bulk email: it is not sent again from here. Its sends are decided on{" "}
             <a className="underline" href={`/console/bulkemails/${email.bulk_email_id}`}>
               the bulk email's page
-            </a>, which leaves out those who unsubscribed.
+            </a>, which leaves out those who unsubscribed. Its unsubscribe link is shown as a placeholder that goes
+            nowhere: the customer's own link would unsubscribe them, as if they had chosen it.
           </p>
         )
         : <EmailResend id={email.id} to={email.to} />}
