@@ -1,3 +1,4 @@
+import { dateInputValue } from "../../lib/periods.ts";
 import { PageLinks } from "./page-links.tsx";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
@@ -80,11 +81,11 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
         </label>
         <label className={FIELD}>
           From (UTC)
-          <input className={INPUT} type="date" name="from" defaultValue={value("from")} />
+          <input className={INPUT} type="date" name="from" defaultValue={dateInputValue(value("from"))} />
         </label>
         <label className={FIELD}>
           To (UTC)
-          <input className={INPUT} type="date" name="to" defaultValue={value("to")} />
+          <input className={INPUT} type="date" name="to" defaultValue={dateInputValue(value("to"))} />
         </label>
         <button type="submit" className="btn-primary">Filter</button>
         <a className="btn-ghost" href="/console/audit">Clear</a>

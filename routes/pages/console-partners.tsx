@@ -1,3 +1,4 @@
+import { dateInputValue } from "../../lib/periods.ts";
 import { PageLinks } from "./page-links.tsx";
 import type { Context } from "hono";
 import type { ReactNode } from "react";
@@ -247,11 +248,11 @@ function PeriodForm({ action, value }: { action: string; value: { from?: string;
     <form method="get" action={action} className="card mb-6 grid gap-4 sm:grid-cols-3">
       <label className="block">
         <span className="field-label">From</span>
-        <input className={field} type="date" name="from" defaultValue={value.from} />
+        <input className={field} type="date" name="from" defaultValue={dateInputValue(value.from)} />
       </label>
       <label className="block">
         <span className="field-label">To</span>
-        <input className={field} type="date" name="to" defaultValue={value.to} />
+        <input className={field} type="date" name="to" defaultValue={dateInputValue(value.to)} />
       </label>
       <div className="flex items-end gap-2">
         <button type="submit" className="btn-primary">Show</button>

@@ -1,4 +1,4 @@
-import { DATES_REVERSED, reversedPeriod } from "../../lib/periods.ts";
+import { dateInputValue, DATES_REVERSED, reversedPeriod } from "../../lib/periods.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
@@ -86,11 +86,11 @@ function Filters({ query, currencies }: { query: Record<string, string>; currenc
     <form method="get" action="/account/transactions" className="card mb-6 grid gap-4 sm:grid-cols-3 lg:grid-cols-6">
       <label className="block">
         <span className="field-label">From</span>
-        <input className={field} type="date" name="from" defaultValue={query.from} />
+        <input className={field} type="date" name="from" defaultValue={dateInputValue(query.from)} />
       </label>
       <label className="block">
         <span className="field-label">To</span>
-        <input className={field} type="date" name="to" defaultValue={query.to} />
+        <input className={field} type="date" name="to" defaultValue={dateInputValue(query.to)} />
       </label>
       <label className="block">
         <span className="field-label">Currency</span>
