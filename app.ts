@@ -33,7 +33,7 @@ import { migrationCalls } from "./routes/api/migrations.ts";
 import { bulkEmailCalls } from "./routes/api/bulkemails.ts";
 import { PAGES, registerPages } from "./routes/pages.tsx";
 import { registerEmailFrame } from "./routes/pages/console-alerts.tsx";
-import { registerBulkEmailFrame } from "./routes/pages/console-bulkemails.tsx";
+import { registerBulkEmailFrame, registerOneClickUnsubscribe } from "./routes/pages/console-bulkemails.tsx";
 import { ErrorPage } from "./routes/pages/ErrorPage.tsx";
 import { siteFiles } from "./routes/static.ts";
 import { auditOnBehalf } from "./server/audit.ts";
@@ -272,6 +272,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerPages(app, PAGES, pageCache);
   registerEmailFrame(app);
   registerBulkEmailFrame(app);
+  registerOneClickUnsubscribe(app);
 
   const errors = errorHandlers(ErrorPage);
   app.notFound(errors.notFound);

@@ -37,8 +37,10 @@ function showOpenCount(next: (count: number) => number) {
 export interface ConsoleAlertsProps {
   /** The first page of open alerts as the server rendered it: the unfiltered query starts from it. */
   alerts: AlertPage;
-  /** Who an alert can be given to. */
-  admins: { id: number; email: string }[];
+  /** Every administrator: alerts are given only to the active ones; the filter lists them all. */
+  admins: { id: number; email: string; active: boolean }[];
+  /** The signed-in administrator: the assignment's default. */
+  me: number;
   /** The large-payment alert's threshold in pounds (decision 057). */
   threshold: number;
 }
@@ -69,7 +71,7 @@ const when = (iso: string) => new Date(iso).toISOString().slice(0, 16).replace("
  * be given to an administrator and resolved with a note of what was done. Each write's answer
  * refreshes the lists (and the next page's menu count).
  */
-function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProps) {
+function ConsoleAlerts({ alerts: initial, admins, me, threshold }: ConsoleAlertsProps) {
   const [filter, setFilter] = useState<AlertListFilter>({ status: "open", kind: "", assignedTo: "", page: 1 });
   const { status } = filter;
   /** A new filter starts again at the first page. */
@@ -135,7 +137,9 @@ function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProp
               onChange={(event) => refine({ assignedTo: event.target.value })}
             >
               <option value="">Anyone</option>
-              {admins.map((a) => <option key={a.id} value={String(a.id)}>{a.email}</option>)}
+              {admins.map((a) => (
+                <option key={a.id} value={String(a.id)}>{a.active ? a.email : `${a.email} (disabled)`}</option>
+              ))}
             </select>
           </label>
         </div>
@@ -157,6 +161,7 @@ function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProp
             key={a.id}
             alert={a}
             admins={admins}
+            me={me}
             resolving={resolving === a.id}
             onResolving={(open) => setResolving(open ? a.id : null)}
           />
@@ -187,13 +192,17 @@ function ConsoleAlerts({ alerts: initial, admins, threshold }: ConsoleAlertsProp
   );
 }
 
-function AlertRows({ alert, admins, resolving, onResolving }: {
+function AlertRows({ alert, admins, me, resolving, onResolving }: {
   alert: Alert;
   admins: ConsoleAlertsProps["admins"];
+  me: number;
   resolving: boolean;
   onResolving: (open: boolean) => void;
 }) {
-  const [assignee, setAssignee] = useState(String(alert.assigned_to?.id ?? admins[0]?.id ?? ""));
+  // Only active administrators can be given an alert; the default is oneself, unless it is theirs already.
+  const assignable = admins.filter((a) => a.active);
+  const current = assignable.find((a) => a.id === alert.assigned_to?.id);
+  const [assignee, setAssignee] = useState(String(current?.id ?? me));
   const assign = useWrite({
     call: assignAlert,
     idempotent: true,
@@ -249,7 +258,7 @@ function AlertRows({ alert, admins, resolving, onResolving }: {
                   value={assignee}
                   onChange={(event) => setAssignee(event.currentTarget.value)}
                 >
-                  {admins.map((a) => <option key={a.id} value={a.id}>{a.email}</option>)}
+                  {assignable.map((a) => <option key={a.id} value={a.id}>{a.email}</option>)}
                 </select>
                 <SubmitButton pending={assign.isPending} pendingLabel="Assigning…" className="btn-outline">
                   Assign

@@ -123,7 +123,10 @@ function MadeFile({ batch }: { batch: CreatedBatch }) {
       {batch.left_out.length
         ? (
           <Alert tone="warning" title="Left out of the file" live={false}>
-            <p>These payments stay approved: fix the recipient's bank details with the customer, or fail them.</p>
+            <p>
+              These payments stay approved: submit on the desk those it says the rail sends; for the others fix the
+              recipient's bank details with the customer, or fail them.
+            </p>
             <ul className="mt-1 list-disc pl-5">
               {batch.left_out.map((l) => (
                 <li key={l.payment_id}>{`Payment ${l.payment_id}: ${l.problems.join(" ")}`}</li>

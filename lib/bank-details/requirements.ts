@@ -172,12 +172,25 @@ const TEXTS: Readonly<Record<RuleName, (country: string, required: boolean) => F
   }),
 };
 
+/** What the server knows of the company that pays the recipient. */
+export interface RequirementOptions {
+  /**
+   * The company's own bank is outside the EEA (server/bank-files/debtor.ts sepaBicAlwaysNeeded):
+   * every SEPA payment from it names the recipient's bank by BIC.
+   */
+  sepaBicAlways?: boolean;
+}
+
 type FieldPlan = readonly [key: DetailKey, rule: RuleName, required: boolean];
 
 /** The fields of each scheme, in the order the form asks for them. */
-const FIELDS: Readonly<Record<Scheme, (country: string) => readonly FieldPlan[]>> = {
-  // A SEPA payment needs the BIC only when the recipient's bank is outside the EEA (EPC rulebook).
-  sepa: (country) => [["iban", "iban", true], ["bic", "bic", !EEA_COUNTRIES.has(country)]],
+const FIELDS: Readonly<Record<Scheme, (country: string, options: RequirementOptions) => readonly FieldPlan[]>> = {
+  // A SEPA payment needs the BIC when the recipient's bank, or the company's (the payer), is outside
+  // the EEA (EPC rulebook; decision 066).
+  sepa: (country, options) => [
+    ["iban", "iban", true],
+    ["bic", "bic", !EEA_COUNTRIES.has(country) || options.sepaBicAlways === true],
+  ],
   local_iban: () => [["iban", "iban", true]],
   faster_payments: () => [["sort_code", "sort_code", true], ["account_number", "uk_account_number", true]],
   ach: () => [
@@ -216,7 +229,11 @@ function countryList(codes: readonly string[]): string {
  * country when none is given), or why we cannot pay that pair, naming the input at fault. Codes
  * are upper case, as the contracts hand them over ("GBP", "GB").
  */
-export function requirementsFor(currency: string, country?: string): RequirementLookup {
+export function requirementsFor(
+  currency: string,
+  country?: string,
+  options: RequirementOptions = {},
+): RequirementLookup {
   const route = Object.hasOwn(ROUTES, currency) ? ROUTES[currency] : undefined;
   if (!route) {
     const named = /^[A-Z]{3}$/.test(currency) ? currency : "this currency";
@@ -238,7 +255,7 @@ export function requirementsFor(currency: string, country?: string): Requirement
     };
   }
   const scheme = atHome ? route.home : "swift";
-  const fields = FIELDS[scheme](bankCountry).map(([key, rule, required]): RequirementField => ({
+  const fields = FIELDS[scheme](bankCountry, options).map(([key, rule, required]): RequirementField => ({
     key,
     rule,
     ...TEXTS[rule](bankCountry, required),

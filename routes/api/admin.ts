@@ -1,3 +1,5 @@
+import { reversedPeriod } from "../../lib/periods.ts";
+import { InvalidInput } from "../../server/errors.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/admin.ts";
@@ -35,7 +37,11 @@ route(admin, calls.stopOnBehalf, async (c) => {
   return { ok: true } as const;
 });
 
-route(admin, calls.listCustomers, (c, { query }) => listCustomers(c.get("db"), query));
+route(admin, calls.listCustomers, (c, { query }) => {
+  const reversed = reversedPeriod(query.from, query.to);
+  if (reversed) throw new InvalidInput(reversed.message, reversed.field);
+  return listCustomers(c.get("db"), query);
+});
 
 route(admin, calls.openAccount, (c, { params, body }) =>
   openAccountAfterReview(

@@ -4,6 +4,7 @@ import type { Tx } from "../../db/sql.ts";
 import type { AnswerOf } from "../../lib/contracts/define.ts";
 import * as calls from "../../lib/contracts/payouts.ts";
 import { sepaDebtorFromSettings } from "../../server/bank-files/debtor.ts";
+import { companyBankDetails } from "../../server/money/funding.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { type AnswerWithEffect, route } from "../../server/http/route.ts";
 import { batchFile, createSepaBatch, listBatches } from "../../server/payouts/batches.ts";
@@ -23,20 +24,24 @@ const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 /** The administrator making the call: the guards let nobody else through. */
 const administrator = (c: Context<AppEnv>) => c.get("user")!.id;
 
+/** The company's account SEPA files pay from: whether a SEPA payment without a BIC can go in one. */
+const debtorIban = (c: Context<AppEnv>) => companyBankDetails(c.get("config").companyBank).iban;
+
 /** The desk's answer about a payment, as the contract has it. */
-const outcomeAnswer = async (db: Database | Tx, outcome: DeskOutcome) => ({
-  payment: await payoutById(db, outcome.payment.id),
+const outcomeAnswer = async (db: Database | Tx, outcome: DeskOutcome, iban: string) => ({
+  payment: await payoutById(db, outcome.payment.id, iban),
   refused: outcome.refused,
 });
 
 /** The answer, stored under the request's Idempotency-Key with the change (decision 025). */
-const storedWith = (answer: AnswerWithEffect<AnswerOf<typeof calls.submitPayout>>): Alongside => async (tx, outcome) =>
-  await answer.storeWith(tx, await outcomeAnswer(tx, outcome));
+const storedWith =
+  (c: Context<AppEnv>, answer: AnswerWithEffect<AnswerOf<typeof calls.submitPayout>>): Alongside =>
+  async (tx, outcome) => await answer.storeWith(tx, await outcomeAnswer(tx, outcome, debtorIban(c)));
 
 /** The change notified the customer: the email goes out soon, off this request. */
 async function answer(c: Context<AppEnv>, outcome: DeskOutcome) {
   c.get("services").emailOutbox.kick();
-  return await outcomeAnswer(c.get("db"), outcome);
+  return await outcomeAnswer(c.get("db"), outcome, debtorIban(c));
 }
 
 export const payoutCalls = new Hono<AppEnv>();
@@ -45,16 +50,27 @@ route(
   payoutCalls,
   calls.listPayouts,
   async (c, { query }) =>
-    await deskQueue(c.get("db"), { queue: query.rail, status: query.status, currency: query.currency }, now(c)),
+    await deskQueue(
+      c.get("db"),
+      { queue: query.rail, status: query.status, currency: query.currency },
+      now(c),
+      debtorIban(c),
+    ),
 );
 
 route(payoutCalls, calls.submitPayout, async (c, { params, body }, stored) => {
   const rail = new SimulatedRail(body.simulate_refusal ? new Map([[params.id, body.simulate_refusal]]) : undefined);
-  const outcome = await submitPayout(c.get("db"), rail, {
-    paymentId: params.id,
-    adminId: administrator(c),
-    now: now(c),
-  }, storedWith(stored));
+  const outcome = await submitPayout(
+    c.get("db"),
+    rail,
+    {
+      paymentId: params.id,
+      adminId: administrator(c),
+      now: now(c),
+    },
+    storedWith(c, stored),
+    debtorIban(c),
+  );
   return await answer(c, outcome);
 });
 
@@ -67,7 +83,7 @@ route(
       await completePayout(
         c.get("db"),
         { paymentId: params.id, adminId: administrator(c), now: now(c) },
-        storedWith(stored),
+        storedWith(c, stored),
       ),
     ),
 );
@@ -80,7 +96,7 @@ route(payoutCalls, calls.failPayout, async (c, { params, body }, stored) =>
       adminId: administrator(c),
       now: now(c),
       reason: body.reason,
-    }, storedWith(stored)),
+    }, storedWith(c, stored)),
   ));
 
 route(payoutCalls, calls.createPayoutBatch, async (c, _input, answer) => {

@@ -4,6 +4,7 @@ import * as calls from "../../lib/contracts/recipients.ts";
 import { currentAccount } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
+import { sepaBicAlwaysNeeded } from "../../server/bank-files/debtor.ts";
 import { recipientRequirements } from "../../server/recipients/bank-details.ts";
 import {
   addRecipient,
@@ -18,6 +19,11 @@ import {
 
 const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
+/** What the company's bank asks of recipients: a BIC for every SEPA one when it is outside the EEA (decision 066). */
+const requirementOptions = (c: Context<AppEnv>) => ({
+  sepaBicAlways: sepaBicAlwaysNeeded(c.get("config").companyBank),
+});
+
 /** The current account, and who changes its recipients: its user, and the administrator on their behalf. */
 async function actorOf(c: Context<AppEnv>): Promise<{ accountId: number; actor: RecipientActor }> {
   const { accountId, customer } = await currentAccount(c);
@@ -31,7 +37,7 @@ export const recipientCalls = new Hono<AppEnv>();
 route(
   recipientCalls,
   calls.getRecipientRequirements,
-  (_c, { query }) => recipientRequirements(query.currency, query.country),
+  (c, { query }) => recipientRequirements(query.currency, query.country, requirementOptions(c)),
 );
 
 route(
@@ -42,7 +48,7 @@ route(
 
 route(recipientCalls, calls.addRecipient, async (c, { body }) => {
   const { accountId, actor } = await actorOf(c);
-  return await addRecipient(c.get("db"), accountId, actor, body, now(c));
+  return await addRecipient(c.get("db"), accountId, actor, body, now(c), requirementOptions(c));
 });
 
 route(
@@ -53,7 +59,7 @@ route(
 
 route(recipientCalls, calls.changeRecipient, async (c, { params, body }) => {
   const { accountId, actor } = await actorOf(c);
-  return await changeRecipient(c.get("db"), accountId, actor, params.id, body, now(c));
+  return await changeRecipient(c.get("db"), accountId, actor, params.id, body, now(c), requirementOptions(c));
 });
 
 route(recipientCalls, calls.deleteRecipient, async (c, { params }) => {

@@ -1,3 +1,4 @@
+import { reversedPeriod } from "../../lib/periods.ts";
 import { Hono } from "hono";
 import * as calls from "../../lib/contracts/transactions.ts";
 import { currentAccount } from "../../server/accounts/current.ts";
@@ -17,9 +18,8 @@ import { paymentActorOf } from "../payment-actor.ts";
 
 /** The filters, once they make sense together: a period that ends before it starts is refused. */
 function filtersOf(query: MovementFilters): MovementFilters {
-  if (query.from && query.to && query.from > query.to) {
-    throw new InvalidInput("The date to is before the date from.", "to");
-  }
+  const reversed = reversedPeriod(query.from, query.to);
+  if (reversed) throw new InvalidInput(reversed.message, reversed.field);
   return query;
 }
 

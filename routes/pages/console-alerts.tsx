@@ -1,17 +1,16 @@
-import { asc, eq } from "drizzle-orm";
 import type { Context, Hono } from "hono";
 import { CONSOLE_GUARDS } from "../../lib/contracts/guards.ts";
 import { guards } from "../../server/guards.ts";
 import { HTTPException } from "hono/http-exception";
-import { users } from "../../db/schema.ts";
 import { listEmails as listEmailsCall } from "../../lib/contracts/console-alerts.ts";
-import { listAlerts } from "../../server/alerts/console.ts";
+import { alertAssignees, listAlerts } from "../../server/alerts/console.ts";
 import { largePaymentThreshold } from "../../server/alerts/threshold.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
 import { listEmails, viewEmail } from "../../server/mail/console.ts";
 import { ConsoleAlerts, EmailResend } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { PageLinks } from "./page-links.tsx";
 
 /** The console's alerts and emails screens (issue 11 items 3 and 4, decision 045). */
 
@@ -23,8 +22,7 @@ export async function ConsoleAlertsPage(c: Context<AppEnv>) {
   const db = c.get("db");
   const [alerts, admins, threshold] = await Promise.all([
     listAlerts(db, { status: "open" }),
-    db.select({ id: users.id, email: users.username }).from(users).where(eq(users.level, "Admin"))
-      .orderBy(asc(users.username)),
+    alertAssignees(db),
     largePaymentThreshold(db, c.get("config").alertPaymentGbp),
   ]);
   return (
@@ -32,7 +30,7 @@ export async function ConsoleAlertsPage(c: Context<AppEnv>) {
       <PageTitle lead="What needs an administrator: large payments, identity checks, unmatched receipts, failed payouts, compliance reviews and rate changes. Give each to someone, and resolve it with a note of what was done.">
         Alerts
       </PageTitle>
-      <ConsoleAlerts alerts={alerts} admins={admins} threshold={threshold} />
+      <ConsoleAlerts alerts={alerts} admins={admins} me={c.get("user")!.id} threshold={threshold} />
     </section>
   );
 }
@@ -110,13 +108,7 @@ export async function ConsoleEmailsPage(c: Context<AppEnv>) {
           </tbody>
         </table>
       </div>
-      {pages > 1 && (
-        <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
-          {list.page > 1 && <a className="underline" href={link(list.page - 1)}>Newer</a>}
-          <span>Page {list.page} of {pages}</span>
-          {list.page < pages && <a className="underline" href={link(list.page + 1)}>Older</a>}
-        </nav>
-      )}
+      <PageLinks page={list.page} pages={pages} link={link} />
     </section>
   );
 }
@@ -208,7 +200,8 @@ export async function ConsoleEmailPage(c: Context<AppEnv>) {
             One customer's mail of a bulk email: it is not sent again from here. Its sends are decided on{" "}
             <a className="underline" href={`/console/bulkemails/${email.bulk_email_id}`}>
               the bulk email's page
-            </a>, which leaves out those who unsubscribed.
+            </a>, which leaves out those who unsubscribed. Its unsubscribe link is shown as a placeholder that goes
+            nowhere: the customer's own link would unsubscribe them, as if they had chosen it.
           </p>
         )
         : <EmailResend id={email.id} to={email.to} />}

@@ -1,3 +1,5 @@
+import { dateInputValue } from "../../lib/periods.ts";
+import { PageLinks } from "./page-links.tsx";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
 import { users } from "../../db/schema.ts";
@@ -79,11 +81,11 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
         </label>
         <label className={FIELD}>
           From (UTC)
-          <input className={INPUT} type="date" name="from" defaultValue={value("from")} />
+          <input className={INPUT} type="date" name="from" defaultValue={dateInputValue(value("from"))} />
         </label>
         <label className={FIELD}>
           To (UTC)
-          <input className={INPUT} type="date" name="to" defaultValue={value("to")} />
+          <input className={INPUT} type="date" name="to" defaultValue={dateInputValue(value("to"))} />
         </label>
         <button type="submit" className="btn-primary">Filter</button>
         <a className="btn-ghost" href="/console/audit">Clear</a>
@@ -102,14 +104,7 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
           />
         )
         : null}
-      {pages > 1
-        ? (
-          <nav aria-label="Pages of the audit log" className="flex gap-3 text-sm">
-            {result.page > 1 ? <a className="underline" href={link(result.page - 1)}>Newer</a> : null}
-            {result.page < pages ? <a className="underline" href={link(result.page + 1)}>Older</a> : null}
-          </nav>
-        )
-        : null}
+      <PageLinks page={result.page} pages={pages} link={link} label="Pages of the audit log" />
     </section>
   );
 }

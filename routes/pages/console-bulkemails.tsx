@@ -13,7 +13,7 @@ import {
   previewBulkEmail,
 } from "../../server/bulkemails/service.ts";
 import { Conflict } from "../../server/errors.ts";
-import { readUnsubscribeToken } from "../../server/bulkemails/unsubscribe.ts";
+import { BAD_LINK, readUnsubscribeToken, unsubscribe } from "../../server/bulkemails/unsubscribe.ts";
 import { listPartners } from "../../server/partners/partners.ts";
 import { ConsoleBulkEmail, ConsoleBulkEmails, Unsubscribe } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
@@ -135,6 +135,23 @@ export async function UnsubscribePage(c: Context<AppEnv>) {
       </div>
     </section>
   );
+}
+
+/**
+ * POST /unsubscribe?token=: RFC 8058's one-click unsubscribe. Bulk mails carry
+ * `List-Unsubscribe-Post: List-Unsubscribe=One-Click`, so a mail client unsubscribes the customer
+ * with a POST to the link itself (the token in its query, the body `List-Unsubscribe=One-Click`),
+ * without opening the page; GET stays the page with its button. Answered in plain text: nobody
+ * reads it but the mail client.
+ */
+export function registerOneClickUnsubscribe(app: Hono<AppEnv>): void {
+  app.post("/unsubscribe", async (c) => {
+    const token = c.req.query("token") ?? "";
+    const named = token ? await readUnsubscribeToken(c.get("services").secretBox, token) : null;
+    if (!named) return c.text(BAD_LINK, 400);
+    await unsubscribe(c.get("db"), c.get("services").secretBox, token, new Date(c.get("services").now()));
+    return c.text("You are unsubscribed from our news by email.", 200);
+  });
 }
 
 /**

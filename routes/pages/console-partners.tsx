@@ -1,3 +1,5 @@
+import { dateInputValue } from "../../lib/periods.ts";
+import { PageLinks } from "./page-links.tsx";
 import type { Context } from "hono";
 import type { ReactNode } from "react";
 import { idText } from "../../lib/contracts/common.ts";
@@ -163,13 +165,7 @@ export async function ConsolePartnerPage(c: Context<AppEnv>) {
               ))}
             </SimpleTable>
           )}
-        {pages > 1 && (
-          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
-            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
-            <span>{`Page ${list.page} of ${pages}`}</span>
-            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
-          </nav>
-        )}
+        <PageLinks page={list.page} pages={pages} link={link} linkClass="link" />
         <p className={`text-sm ${TERM}`}>
           Their commission per period is on <a className="link" href="/console/referrals">Referrals</a>.
         </p>
@@ -253,11 +249,11 @@ function PeriodForm({ action, value }: { action: string; value: { from?: string;
     <form method="get" action={action} className="card mb-6 grid gap-4 sm:grid-cols-3">
       <label className="block">
         <span className="field-label">From</span>
-        <input className={field} type="date" name="from" defaultValue={value.from} />
+        <input className={field} type="date" name="from" defaultValue={dateInputValue(value.from)} />
       </label>
       <label className="block">
         <span className="field-label">To</span>
-        <input className={field} type="date" name="to" defaultValue={value.to} />
+        <input className={field} type="date" name="to" defaultValue={dateInputValue(value.to)} />
       </label>
       <div className="flex items-end gap-2">
         <button type="submit" className="btn-primary">Show</button>
@@ -368,13 +364,7 @@ export async function ConsoleReferralsPage(c: Context<AppEnv>) {
             ))}
           </SimpleTable>
         )}
-        {pages > 1 && (
-          <nav aria-label="Pages" className="flex items-center gap-4 text-sm">
-            {list.page > 1 && <a className="link" href={link(list.page - 1)}>Newer</a>}
-            <span>{`Page ${list.page} of ${pages}`}</span>
-            {list.page < pages && <a className="link" href={link(list.page + 1)}>Older</a>}
-          </nav>
-        )}
+        <PageLinks page={list.page} pages={pages} link={link} linkClass="link" />
       </Section>
     </section>
   );

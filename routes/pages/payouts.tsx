@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { PayoutQueue } from "../../lib/contracts/payouts.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
+import { companyBankDetails } from "../../server/money/funding.ts";
 import { listBatches } from "../../server/payouts/batches.ts";
 import { deskQueue } from "../../server/payouts/queue.ts";
 import { PageTitle } from "../layouts/parts.tsx";
@@ -19,7 +20,7 @@ async function PayoutDesk(c: Context<AppEnv>, queue: PayoutQueue, title: string)
   const db = c.get("db");
   const now = new Date(c.get("services").now());
   const [initial, batches] = await Promise.all([
-    deskQueue(db, { queue }, now),
+    deskQueue(db, { queue }, now, companyBankDetails(c.get("config").companyBank).iban),
     queue === "local" ? listBatches(db) : null,
   ]);
   return (

@@ -1,3 +1,4 @@
+import { dateInputValue } from "../../lib/periods.ts";
 import type { Context } from "hono";
 import type { ReactNode } from "react";
 import { PROFIT_BY, PROFIT_GROUPS, profitQuery } from "../../lib/contracts/profit.ts";
@@ -36,11 +37,11 @@ function Filters({ q }: { q: Partial<Record<(typeof KEYS)[number], string>> }) {
     <form method="get" action="/console/profitReports" className="card mb-6 grid gap-4 sm:grid-cols-2 lg:grid-cols-5">
       <label className="block">
         <span className="field-label">From</span>
-        <input className={field} type="date" name="from" defaultValue={q.from} />
+        <input className={field} type="date" name="from" defaultValue={dateInputValue(q.from)} />
       </label>
       <label className="block">
         <span className="field-label">To</span>
-        <input className={field} type="date" name="to" defaultValue={q.to} />
+        <input className={field} type="date" name="to" defaultValue={dateInputValue(q.to)} />
       </label>
       <label className="block">
         <span className="field-label">Group by</span>

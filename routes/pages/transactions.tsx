@@ -1,3 +1,4 @@
+import { dateInputValue, DATES_REVERSED, reversedPeriod } from "../../lib/periods.ts";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ReactNode } from "react";
@@ -86,11 +87,11 @@ function Filters({ query, currencies }: { query: Record<string, string>; currenc
     <form method="get" action="/account/transactions" className="card mb-6 grid gap-4 sm:grid-cols-3 lg:grid-cols-6">
       <label className="block">
         <span className="field-label">From</span>
-        <input className={field} type="date" name="from" defaultValue={query.from} />
+        <input className={field} type="date" name="from" defaultValue={dateInputValue(query.from)} />
       </label>
       <label className="block">
         <span className="field-label">To</span>
-        <input className={field} type="date" name="to" defaultValue={query.to} />
+        <input className={field} type="date" name="to" defaultValue={dateInputValue(query.to)} />
       </label>
       <label className="block">
         <span className="field-label">Currency</span>
@@ -183,11 +184,9 @@ export async function TransactionsPage(c: Context<AppEnv>) {
   const filters: Record<string, string> = Object.fromEntries(
     Object.entries(query).filter(([k]) => k !== "cursor"),
   );
-  if (!parsed.success || (parsed.data.from && parsed.data.to && parsed.data.from > parsed.data.to)) {
+  if (!parsed.success || reversedPeriod(parsed.data.from, parsed.data.to)) {
     usable = false;
-    const problems = parsed.success
-      ? ["The date to is before the date from."]
-      : parsed.error.issues.map((i) => i.message);
+    const problems = parsed.success ? [DATES_REVERSED] : parsed.error.issues.map((i) => i.message);
     body = (
       <div className="card" role="alert">
         <p className="font-semibold">These filters cannot be used:</p>

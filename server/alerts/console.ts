@@ -1,7 +1,7 @@
-import { aliasedTable, and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { aliasedTable, and, asc, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
-import { consoleAlerts } from "../../db/schema-console.ts";
+import { administrators, consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { AlertKind, AlertSeverity } from "../../lib/alerts.ts";
 import { audit } from "../audit.ts";
@@ -101,6 +101,20 @@ async function alertById(db: Database | Tx, id: number): Promise<AlertAnswer> {
   return answerOf(row);
 }
 
+export const NO_SUCH_ADMINISTRATOR = "There is no administrator with this id.";
+export const DISABLED_ASSIGNEE = "This administrator is disabled: give the alert to an active administrator.";
+
+/**
+ * Every administrator, by email, and whether they are active: an alert is given only to an active
+ * one (a disabled administrator cannot sign in to see it); the filter still finds a disabled one's.
+ */
+export async function alertAssignees(db: Database | Tx): Promise<{ id: number; email: string; active: boolean }[]> {
+  const rows = await db.select({ id: users.id, email: users.username, disabledAt: administrators.disabledAt })
+    .from(users).leftJoin(administrators, eq(administrators.userId, users.id))
+    .where(eq(users.level, "Admin")).orderBy(asc(users.username));
+  return rows.map((r) => ({ id: r.id, email: r.email, active: r.disabledAt === null }));
+}
+
 const RESOLVED = (id: number) => `Alert ${id} is resolved already.`;
 
 /** Gives an open alert to an administrator (oneself or another). */
@@ -108,9 +122,9 @@ export async function assignAlert(db: Database, id: number, adminId: number, by:
   return await db.transaction(async (tx) => {
     const before = await alertById(tx, id);
     if (before.resolved_at) throw new Conflict(RESOLVED(id));
-    const [admin] = await tx.select({ id: users.id }).from(users)
-      .where(and(eq(users.id, adminId), eq(users.level, "Admin")));
-    if (!admin) throw new InvalidInput("There is no administrator with this id.", "admin_id");
+    const admin = (await alertAssignees(tx)).find((a) => a.id === adminId);
+    if (!admin) throw new InvalidInput(NO_SUCH_ADMINISTRATOR, "admin_id");
+    if (!admin.active) throw new InvalidInput(DISABLED_ASSIGNEE, "admin_id");
     await tx.update(consoleAlerts).set({ assignedTo: adminId }).where(eq(consoleAlerts.id, id));
     const after = await alertById(tx, id);
     await audit(tx, {

@@ -2,7 +2,7 @@ import { electronicFormatIBAN, isValidBIC, isValidIBAN } from "ibantools";
 import type { Config } from "../config.ts";
 import { Conflict } from "../errors.ts";
 import { companyBankDetails } from "../money/funding.ts";
-import { ibanCountry, isSepaCountry } from "./sepa-countries.ts";
+import { debtorOutsideEea, ibanCountry, isSepaCountry } from "./sepa-countries.ts";
 import { toSepaText } from "./sepa-text.ts";
 
 /** The company's account that SEPA payouts are paid from: the debtor of every credit-transfer file. */
@@ -67,4 +67,13 @@ export function sepaDebtorFromSettings(
     );
   }
   return { bankName: given.name, name, iban, bic, testDetails: unset.length > 0 };
+}
+
+/**
+ * Whether a SEPA recipient needs a BIC because of where the company pays from (COMPANY_BANK_IBAN
+ * outside the EEA, the rule the SEPA file writer applies: decision 066). Read by the recipients'
+ * requirements and checks, so a recipient saved is one a SEPA file can pay.
+ */
+export function sepaBicAlwaysNeeded(env: Record<string, string | undefined>): boolean {
+  return debtorOutsideEea(companyBankDetails(env).iban);
 }

@@ -24,3 +24,11 @@ export function isSepaCountry(country: string): boolean {
 export function countryOutsideEea(debtorIban: string, creditorIban: string): string | null {
   return [ibanCountry(debtorIban), ibanCountry(creditorIban)].find((c) => OUTSIDE_EEA.has(c)) ?? null;
 }
+
+/**
+ * True when the company's account (the debtor of every SEPA file) is in a SEPA country outside the
+ * EEA: then every transfer from it needs the creditor bank's BIC, whatever the creditor's country.
+ */
+export function debtorOutsideEea(debtorIban: string): boolean {
+  return OUTSIDE_EEA.has(ibanCountry(debtorIban.replace(/\s+/g, "").toUpperCase()));
+}

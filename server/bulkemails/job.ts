@@ -159,7 +159,8 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
     const delivery = await mailer.deliver({
       to: recipient.email,
       ...mail,
-      headers: { "List-Unsubscribe": `<${link}>` },
+      // RFC 8058 one-click: a mail client unsubscribes with a POST to the link, no page to open.
+      headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
     });
     return { id: recipient.id, emailId, ...delivery };
   };

@@ -47,6 +47,21 @@ export async function bulkMailContent(
   const rendered = email.renderedHtml !== null && email.renderedText !== null
     ? { subject: email.subject, html: email.renderedHtml, text: email.renderedText }
     : await renderBulkEmail(email);
-  const { html, text } = personalise(rendered, (values ?? {}) as MergeValues);
-  return { html, text };
+  // The customer's unsubscribe link works for whoever opens it, recorded as the customer's own
+  // choice: the console's copy carries a placeholder that goes nowhere instead, the rest as sent
+  // (decision 061).
+  const { html, text } = personalise(rendered, { ...(values ?? {}), unsubscribe_url: LINK_MARK } as MergeValues);
+  return {
+    // The link goes nowhere and says why when pointed at; anywhere else the note stands in its place.
+    html: html.replaceAll(`href="${LINK_MARK}"`, `href="#" title="${escapeHtml(UNSUBSCRIBE_NOT_SHOWN)}"`)
+      .replaceAll(LINK_MARK, escapeHtml(UNSUBSCRIBE_NOT_SHOWN)),
+    text: text.replaceAll(LINK_MARK, UNSUBSCRIBE_NOT_SHOWN),
+  };
 }
+
+/** What the console's copy of a bulk mail shows where the customer's unsubscribe link was. */
+export const UNSUBSCRIBE_NOT_SHOWN = "[unsubscribe link not shown: only the customer's copy has it]";
+/** Stands for the link while the copy is filled: no merge value or markup contains it. */
+const LINK_MARK = "unsubscribe-link-not-shown-f3c9";
+const escapeHtml = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]!);

@@ -1,7 +1,9 @@
+import { electronicFormatIBAN } from "ibantools";
 import type { z } from "zod";
 import type { payout } from "../../lib/contracts/payouts.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
+import { countryOutsideEea } from "../bank-files/sepa-countries.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "../payments/answer.ts";
 import { type Person, personOr } from "../payments/people.ts";
@@ -23,13 +25,41 @@ export const IN_A_FILE = 'SEPA payments go out in a SEPA file: "Export SEPA file
 export const RAIL_UNCONFIRMED =
   "The rail has not confirmed this payment yet (its answer was lost): Submit asks it again. It cannot be failed or completed until the rail answers.";
 
+/** Beside a payment an export left out for want of a BIC (decision 066). */
+export const BY_THE_RAIL = "Submit it on the desk: the rail sends it instead of a file.";
+
+/**
+ * Why a SEPA file cannot carry this payment, when it is for want of the recipient's BIC: a transfer
+ * from the company's account (`debtorIban`, COMPANY_BANK_IBAN) that involves a SEPA country outside
+ * the EEA needs it (the rule server/bank-files/pain001.ts applies). Recipients saved before their
+ * requirements asked for it have none: such a payment goes by the desk's rail instead, never in a
+ * file (decision 066). Null for any other payment.
+ */
+export function noBicForFile(
+  row: Pick<PaymentRow, "rail" | "recipient">,
+  debtorIban: string | undefined,
+): string | null {
+  if (row.rail !== "sepa" || row.recipient.details.bic || !debtorIban) return null;
+  const debtor = electronicFormatIBAN(debtorIban) ?? "";
+  const creditor = electronicFormatIBAN(row.recipient.details.iban ?? "") ?? "";
+  const outside = countryOutsideEea(debtor, creditor);
+  return outside
+    ? `It cannot go in a SEPA file: the recipient has no BIC, which a transfer involving ${outside} (a SEPA country outside the EEA) needs. Submit sends it by the rail instead.`
+    : null;
+}
+
 /** Sent, but the rail's answer never came (a crash or a lost connection between the two steps). */
 export const awaitsRail = (row: Pick<PaymentRow, "status" | "railReference">) =>
   row.status === "submitted" && row.railReference === null;
 
 /** What the desk may do with a payment now (the server holds the same rules: ./desk.ts). */
-export function deskActions(row: Pick<PaymentRow, "status" | "rail" | "railReference">, restricted = false) {
-  const inFile = row.rail === "sepa";
+export function deskActions(
+  row: Pick<PaymentRow, "status" | "rail" | "railReference" | "recipient">,
+  restricted = false,
+  debtorIban?: string,
+) {
+  const noFile = noBicForFile(row, debtorIban);
+  const inFile = row.rail === "sepa" && noFile === null;
   const unconfirmed = awaitsRail(row);
   // A restricted customer's approved payment waits for compliance; one the rail may already have is asked again.
   const held = restricted && row.status === "approved";
@@ -41,13 +71,20 @@ export function deskActions(row: Pick<PaymentRow, "status" | "rail" | "railRefer
       ? RESTRICTED_PAYOUT
       : inFile && row.status === "approved"
       ? IN_A_FILE
+      : noFile && row.status === "approved"
+      ? noFile
       : unconfirmed
       ? RAIL_UNCONFIRMED
       : null,
   };
 }
 
-export function payoutAnswer(row: PaymentRow, account: PayoutAccount, people: Map<number, Person>): Payout {
+export function payoutAnswer(
+  row: PaymentRow,
+  account: PayoutAccount,
+  people: Map<number, Person>,
+  debtorIban?: string,
+): Payout {
   const { name, type, currency, country, details } = row.recipient;
   return {
     id: row.id,
@@ -77,6 +114,6 @@ export function payoutAnswer(row: PaymentRow, account: PayoutAccount, people: Ma
     batch_id: row.batchId,
     rail_reference: row.railReference,
     reason: row.reason,
-    actions: deskActions(row, account.restricted),
+    actions: deskActions(row, account.restricted, debtorIban),
   };
 }

@@ -22,6 +22,7 @@ import { peopleByIds, personOr } from "../payments/people.ts";
 import { submitPayment } from "../payments/transitions.ts";
 import { endToEndIdOf, messageIdOf, SepaFileRail } from "./sepa-file-rail.ts";
 import { payoutsByIds } from "./queue.ts";
+import { BY_THE_RAIL, noBicForFile } from "./answer.ts";
 import { RailRefused } from "./rail.ts";
 
 /**
@@ -72,7 +73,9 @@ export async function createSepaBatch(
         going.push({ payment, ...await rail.submit(payment) });
       } catch (error) {
         if (!(error instanceof RailRefused)) throw error;
-        leftOut.push({ payment_id: payment.id, problems: [...error.reasons] });
+        // One the file cannot carry for want of a BIC goes by the desk's rail instead (decision 066).
+        const byRail = noBicForFile(payment, debtor.iban) ? [BY_THE_RAIL] : [];
+        leftOut.push({ payment_id: payment.id, problems: [...error.reasons, ...byRail] });
       }
     }
     if (!going.length) {
@@ -118,7 +121,7 @@ export async function createSepaBatch(
     const byEndToEnd = new Map(sent.map((p) => [endToEndIdOf(p), p.id]));
     const made: CreatedBatch = {
       ...await batchById(tx, batchId),
-      payments: await payoutsByIds(tx, paymentIds),
+      payments: await payoutsByIds(tx, paymentIds, debtor.iban),
       left_out: leftOut,
       changes: file.changes.map((c) => ({
         payment_id: byEndToEnd.get(c.endToEndId)!,

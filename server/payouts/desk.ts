@@ -14,7 +14,7 @@ import type { AuditAction } from "../../lib/audit.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import type { PaymentRow } from "../payments/answer.ts";
 import { completePayment, type DeskAction, failPayment, submitPayment } from "../payments/transitions.ts";
-import { awaitsRail, IN_A_FILE, RAIL_UNCONFIRMED } from "./answer.ts";
+import { awaitsRail, IN_A_FILE, noBicForFile, RAIL_UNCONFIRMED } from "./answer.ts";
 import { type PayoutRail, RailRefused } from "./rail.ts";
 import { restrictedPayments } from "./restricted.ts";
 import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
@@ -52,10 +52,13 @@ export async function submitPayout(
   rail: PayoutRail,
   action: DeskAction,
   alongside?: Alongside,
+  debtorIban?: string,
 ): Promise<DeskOutcome> {
   let row = await paymentRow(db, action.paymentId);
   const was = row.status;
-  if (row.rail === "sepa") throw new Conflict(IN_A_FILE);
+  // A SEPA payment goes in a file, unless the file cannot carry it for want of a BIC (decision 066):
+  // then the rail sends it. Submitted here, it is no longer approved, so no file ever takes it.
+  if (row.rail === "sepa" && noBicForFile(row, debtorIban) === null) throw new Conflict(IN_A_FILE);
   if (row.status === "approved" && (await restrictedPayments(db, [row])).size) throw new Conflict(RESTRICTED_PAYOUT);
   if (row.status === "approved") {
     // Paid out and audited in one transaction: the change cannot commit without its record.

@@ -33,7 +33,11 @@ export interface QueueFilter {
  * payout currency asked for. Work to do comes oldest first (first in, first out); payments that
  * ended (completed, failed) newest first.
  */
-export async function payoutQueue(db: Database, filter: QueueFilter): Promise<{ items: Payout[]; total: number }> {
+export async function payoutQueue(
+  db: Database,
+  filter: QueueFilter,
+  debtorIban?: string,
+): Promise<{ items: Payout[]; total: number }> {
   const statuses = filter.status ? [filter.status] : OPEN;
   const where = and(
     inArray(payments.status, statuses),
@@ -43,15 +47,15 @@ export async function payoutQueue(db: Database, filter: QueueFilter): Promise<{ 
   const order = statuses.every((s) => OPEN.includes(s)) ? asc(payments.id) : desc(payments.id);
   const [[{ total }], items] = await Promise.all([
     db.select({ total: count() }).from(payments).where(where),
-    payoutsWhere(db, where, order, QUEUE_LIMIT),
+    payoutsWhere(db, where, order, QUEUE_LIMIT, debtorIban),
   ]);
   return { items, total };
 }
 
 /** A queue as the desk's call and page answer it: its payments, the time, and where Submit sends them. */
-export async function deskQueue(db: Database, filter: QueueFilter, now: Date) {
+export async function deskQueue(db: Database, filter: QueueFilter, now: Date, debtorIban?: string) {
   return {
-    ...await payoutQueue(db, filter),
+    ...await payoutQueue(db, filter, debtorIban),
     as_of: now.toISOString(),
     rail_note: filter.queue === "local"
       ? `SEPA payments go out in SEPA files ("Export SEPA file"). ${SIMULATED_RAIL_NOTE}`
@@ -59,21 +63,30 @@ export async function deskQueue(db: Database, filter: QueueFilter, now: Date) {
   };
 }
 
-/** Payments by id, in that order, as the desk answers them. */
-export async function payoutsByIds(db: Database | Tx, ids: readonly number[]): Promise<Payout[]> {
+/**
+ * Payments by id, in that order, as the desk answers them. `debtorIban`: the company's account
+ * SEPA files pay from, which decides whether a SEPA payment without a BIC can go in one.
+ */
+export async function payoutsByIds(db: Database | Tx, ids: readonly number[], debtorIban?: string): Promise<Payout[]> {
   if (!ids.length) return [];
-  const found = await payoutsWhere(db, inArray(payments.id, [...ids]), asc(payments.id));
+  const found = await payoutsWhere(db, inArray(payments.id, [...ids]), asc(payments.id), undefined, debtorIban);
   const byId = new Map(found.map((p) => [p.id, p]));
   return ids.map((id) => byId.get(id)!).filter(Boolean);
 }
 
-export async function payoutById(db: Database | Tx, id: number): Promise<Payout> {
-  const [found] = await payoutsByIds(db, [id]);
+export async function payoutById(db: Database | Tx, id: number, debtorIban?: string): Promise<Payout> {
+  const [found] = await payoutsByIds(db, [id], debtorIban);
   if (!found) throw new NotFound(`There is no payment ${id}.`);
   return found;
 }
 
-async function payoutsWhere(db: Database | Tx, where: SQL | undefined, order: SQL, limit?: number): Promise<Payout[]> {
+async function payoutsWhere(
+  db: Database | Tx,
+  where: SQL | undefined,
+  order: SQL,
+  limit?: number,
+  debtorIban?: string,
+): Promise<Payout[]> {
   const query = db.select({ payment: payments, accountRef: accounts.accountRef, accountName: accounts.name })
     .from(payments).innerJoin(accounts, eq(accounts.id, payments.accountId)).where(where).orderBy(order);
   const rows = limit === undefined ? await query : await query.limit(limit);
@@ -86,6 +99,7 @@ async function payoutsWhere(db: Database | Tx, where: SQL | undefined, order: SQ
       r.payment,
       { accountRef: r.accountRef, name: r.accountName, restricted: restricted.has(r.payment.id) },
       people,
+      debtorIban,
     )
   );
 }

@@ -20,6 +20,7 @@
  *   customers are under "No partner". The partners' commissions (server/partners/referrals.ts)
  *   read the same movements through `incomeEntries` and the same `partnersAtTimes`.
  */
+import { DATES_REVERSED } from "../../lib/periods.ts";
 import type { Database } from "../../db/client.ts";
 import { rowsOf } from "../../db/sql.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
@@ -267,7 +268,7 @@ export function periodProblem(
   q: Pick<ProfitQuery, "from" | "to" | "group">,
 ): { field: string; message: string } | null {
   const { start, end } = periodBounds(q);
-  if (start >= end) return { field: "to", message: "The date to is before the date from." };
+  if (start >= end) return { field: "to", message: DATES_REVERSED };
   const days = (end - start) / DAY;
   if (days > MAX_DAYS) return { field: "from", message: `A report covers at most ${MAX_DAYS} days.` };
   if (q.group === "day" && days > MAX_DAYS_BY_DAY) {

@@ -4,7 +4,11 @@
  * check against Vocalink's tables. The recipients service calls this before it saves anything.
  */
 import { type BankDetails, checkBankDetails } from "../../lib/bank-details/checks.ts";
-import { type BankDetailsRequirement, requirementsFor } from "../../lib/bank-details/requirements.ts";
+import {
+  type BankDetailsRequirement,
+  type RequirementOptions,
+  requirementsFor,
+} from "../../lib/bank-details/requirements.ts";
 import { InvalidInput } from "../errors.ts";
 import { ukAccountPassesModulusCheck } from "./uk-modulus.ts";
 
@@ -15,8 +19,12 @@ export const UK_IBAN_MISMATCH = "The account number inside this IBAN does not ma
  * What a currency and bank country require (the currency's home country when none is given), for
  * GET account/recipients/requirements; a pair we cannot pay is refused naming the input at fault.
  */
-export function recipientRequirements(currency: string, country?: string): BankDetailsRequirement {
-  const found = requirementsFor(currency, country);
+export function recipientRequirements(
+  currency: string,
+  country?: string,
+  options: RequirementOptions = {},
+): BankDetailsRequirement {
+  const found = requirementsFor(currency, country, options);
   if (!found.ok) throw new InvalidInput(found.message, found.field);
   return found.requirement;
 }
@@ -32,8 +40,9 @@ export function validateBankDetails(
   currency: string,
   country: string,
   typed: Readonly<Record<string, unknown>>,
+  options: RequirementOptions = {},
 ): BankDetails {
-  const requirement = recipientRequirements(currency, country);
+  const requirement = recipientRequirements(currency, country, options);
   const { details, problems } = checkBankDetails(requirement, typed);
   const [refused] = Object.entries(problems);
   if (refused) throw new InvalidInput(refused[1], `details.${refused[0]}`);

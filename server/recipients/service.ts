@@ -16,7 +16,7 @@ import type {
   RecipientPayload,
   RecipientValues,
 } from "../../lib/contracts/recipients.ts";
-import { requirementsFor } from "../../lib/bank-details/requirements.ts";
+import { type RequirementOptions, requirementsFor } from "../../lib/bank-details/requirements.ts";
 import { InvalidInput, NotFound } from "../errors.ts";
 import { validateBankDetails } from "./bank-details.ts";
 import { type ChangeableFields, changesBetween, type RecipientChangeRecord } from "./changes.ts";
@@ -162,8 +162,9 @@ export async function addRecipient(
   actor: RecipientActor,
   input: RecipientPayload,
   now: Date,
+  requirements: RequirementOptions = {},
 ) {
-  const details = validateBankDetails(input.currency, input.country, input.details);
+  const details = validateBankDetails(input.currency, input.country, input.details, requirements);
   const id = await db.transaction(async (tx) => {
     const [row] = await tx.insert(recipients).values({
       accountId,
@@ -196,6 +197,7 @@ export async function changeRecipient(
   id: number,
   input: RecipientPayload,
   now: Date,
+  requirements: RequirementOptions = {},
 ) {
   await db.transaction(async (tx) => {
     const current = await recipientFor(tx, accountId, id);
@@ -205,7 +207,7 @@ export async function changeRecipient(
       name: input.name,
       type: input.type,
       email: input.email ?? null,
-      details: validateBankDetails(current.currency, current.country, input.details),
+      details: validateBankDetails(current.currency, current.country, input.details, requirements),
     };
     const changes = changesBetween(current, next);
     if (changes.length === 0) return;

@@ -62,7 +62,7 @@ describe("the approval rule", () => {
             type: "person",
             currency: "EUR",
             country: "FR",
-            details: { iban: "FR1420041010050500013M02606" },
+            details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
           },
         }),
       );

@@ -70,7 +70,7 @@ describe("a link to a payment of another of the person's accounts", () => {
             type: "person",
             currency: "EUR",
             country: "FR",
-            details: { iban: "FR1420041010050500013M02606" },
+            details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
           },
         }),
       );

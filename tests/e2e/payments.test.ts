@@ -72,7 +72,7 @@ describe("a payment that needs approval", () => {
             type: "person",
             currency: "EUR",
             country: "FR",
-            details: { iban: "FR1420041010050500013M02606" },
+            details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
           },
         }),
       );

@@ -85,7 +85,7 @@ describe("the payout desk", () => {
             type: "person",
             currency: "EUR",
             country: "FR",
-            details: { iban: "FR14 2004 1010 0505 0001 3M02 606" },
+            details: { iban: "FR14 2004 1010 0505 0001 3M02 606", bic: "PSSTFRPPXXX" },
           },
         }),
       );

@@ -149,6 +149,8 @@ describe("a customer's recipients", () => {
     await form.getByLabel("Full name or business name").fill("Dupont SARL");
     await form.getByText("A business").click();
     await form.getByLabel("IBAN").fill("fr14 2004 1010 0505 0001 3m02 606");
+    // The company's bank (the default, in the UK) is outside the EEA: every SEPA payment names the BIC (decision 066).
+    await form.getByLabel("BIC").fill("PSSTFRPPXXX");
     await form.getByRole("button", { name: "Save the recipient" }).click();
     const card = page.getByRole("region", { name: "Dupont SARL" });
     await card.waitFor();

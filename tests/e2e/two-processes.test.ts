@@ -222,7 +222,7 @@ async function customerToPayment(n: number): Promise<{ customer: SpreadSession; 
       type: "person",
       currency: "EUR",
       country: "FR",
-      details: { iban: "FR1420041010050500013M02606" },
+      details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
     }),
     201,
   );

@@ -1,3 +1,4 @@
+import { UNSUBSCRIBE_NOT_SHOWN } from "../../server/bulkemails/mails.ts";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { bulkEmailRecipients, marketingConsents } from "../../db/schema-bulkemails.ts";
@@ -317,6 +318,35 @@ describe("segments", () => {
 });
 
 describe("unsubscribing", () => {
+  test("one click (RFC 8058): the mail says it may be posted to, and a POST to the link unsubscribes", async () => {
+    const day = "2023-04-07";
+    const [dee] = await insertCustomers(t.db, 1, { prefix: "oneclick", createdAt: at(day) });
+    const sent = await draft(onDay(day));
+    expectStatus(await admin.client.post(`console/bulkemails/${sent.id}/send`, {}), 202);
+    await runJobs();
+    const [mail] = mailsTo(dee.email);
+    expect(readable(mail)).toContain("List-Unsubscribe-Post: List-Unsubscribe=One-Click");
+    const link = new URL(unsubscribeLinkOf(mail));
+    // A mail provider's server posts to the link itself, with no cookie and no origin.
+    const visitor = new TestClient(t);
+    const post = () =>
+      visitor.request("POST", `${link.pathname}${link.search}`, "List-Unsubscribe=One-Click", {
+        "content-type": "application/x-www-form-urlencoded",
+      });
+    const res = await post();
+    expect(res.status).toBe(200);
+    const [consent] = await t.db.select().from(marketingConsents).where(eq(marketingConsents.userId, dee.id));
+    expect(consent.bulkEmailId).toBe(sent.id);
+    expect((await post()).status).toBe(200);
+    const forged = await visitor.request("POST", "/unsubscribe?token=made-up", "List-Unsubscribe=One-Click", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    expect(forged.status).toBe(400);
+    // The link opened in a browser is still the page with its button.
+    const page = await visitor.request("GET", `${link.pathname}${link.search}`);
+    expect(page.text).toContain("Unsubscribe from Portal");
+  });
+
   test("works from the link without signing in, is honoured by later bulk emails, and not by the portal's own", async () => {
     const day = "2023-03-03";
     const [ada, bob, cy] = await insertCustomers(t.db, 3, { prefix: "unsub", createdAt: at(day) });
@@ -412,14 +442,25 @@ describe("in the console's emails (decision 061)", () => {
     expect(detail.json.body.html).toContain("Dear Ada1 Lovelace,");
     expect(detail.json.body.text).toContain("Dear Ada1 Lovelace,");
     expect(detail.json.body.html).not.toContain("Augusta");
-    // Her own unsubscribe link, the one in the mail she received.
-    expect(detail.json.body.text).toContain(unsubscribeLinkOf(received[0]));
+    // Not her working unsubscribe link (whoever opened it would unsubscribe her): an inert
+    // placeholder, in the HTML and the text, and the page says so.
+    const token = new URL(unsubscribeLinkOf(received[0])).searchParams.get("token")!;
+    for (const part of [detail.json.body.html, detail.json.body.text]) {
+      expect(part).not.toContain(encodeURIComponent(token));
+      expect(part).not.toContain("/unsubscribe?token=");
+    }
+    expect(detail.json.body.text).toContain(UNSUBSCRIBE_NOT_SHOWN);
+    expect(detail.json.body.html).toContain(
+      'href="#" title="[unsubscribe link not shown: only the customer&#x27;s copy has it]"',
+    );
     const frame = await admin.client.request("GET", `/console/emails/${mail.id}/html`);
     expect(frame.text).toContain("Dear Ada1 Lovelace,");
+    expect(frame.text).not.toContain("/unsubscribe?token=");
     // Its page links to the bulk email, and offers no "Send again".
     const page = await admin.client.request("GET", `/console/emails/${mail.id}`);
     expect(page.text).toContain(`href="/console/bulkemails/${id}"`);
     expect(page.text).not.toContain("Send again");
+    expect(page.text).toContain("Its unsubscribe link is shown as a placeholder that goes");
     const list = await admin.client.request("GET", `/console/emails?q=${encodeURIComponent(ada.email)}`);
     expect(list.text).toContain(`href="/console/bulkemails/${id}"`);
 

@@ -15,6 +15,7 @@ import { addRecipient, paid, type PaymentAccount, paymentAccount } from "../help
 import { asSent, codeIn, linkIn } from "../helpers/mailbox.ts";
 import { CODE_REMOVED, LINK_REMOVED } from "../../server/mail/redact.ts";
 import { SECURITY_RESEND_REFUSED } from "../../server/mail/console.ts";
+import { DISABLED_ASSIGNEE } from "../../server/alerts/console.ts";
 
 /**
  * The console's alerts (issue 11 item 3, decision 045): each event that needs an administrator
@@ -224,6 +225,26 @@ describe("an administrator assigns and resolves alerts", () => {
     expect(still).toMatchObject({ resolvedAt: null, assignedTo: null });
   });
 
+  test("only an active administrator is given an alert: a disabled one is refused naming admin_id, and not offered", async () => {
+    const gone = await anotherAdmin(t);
+    expectStatus(await admin.client.delete(`console/admins/${gone.id}`), 200);
+    const payment = await pay("3100.00");
+    const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
+    const refused = await admin.client.post(`console/alerts/${raised.id}/assign`, { admin_id: gone.id });
+    expectStatus(refused, 422);
+    expect(refused.json.fields).toEqual({ admin_id: DISABLED_ASSIGNEE });
+    const [still] = await t.db.select().from(consoleAlerts).where(eq(consoleAlerts.id, raised.id));
+    expect(still.assignedTo).toBe(null);
+
+    // The screen offers only active administrators, the signed-in one chosen first.
+    const page = await second.client.get("/console/alerts");
+    expectStatus(page, 200);
+    const select = page.text.match(new RegExp(`<select id="assignee-${raised.id}"[^>]*>(.*?)</select>`))?.[1] ?? "";
+    expect(select).not.toBe("");
+    expect(select).not.toContain(gone.email);
+    expect(select).toMatch(new RegExp(`<option value="${second.id}" selected="">`));
+  });
+
   test("a bad status filter is refused naming the field", async () => {
     const res = await admin.client.get("console/alerts?status=closed");
     expectStatus(res, 422);
@@ -411,5 +432,23 @@ describe("emails", () => {
     );
     expectStatus(await account.owner.client.get(`/console/emails/${id}/html`), 404);
     expect((await admin.client.get("/console/emails/999999")).status).toBe(404);
+  });
+
+  test("a page past the last says so and links to the last page, on the emails and the audit log", async () => {
+    const [{ n }] = await t.db.select({ n: sql<number>`count(*)` }).from(emails);
+    const last = Math.max(1, Math.ceil(n / 20));
+    const past = await admin.client.get("/console/emails?page=99999");
+    expect(past.status).toBe(200);
+    const main = past.text.slice(past.text.indexOf("<main"));
+    expect(main).toContain(`There is no page 99999: the list has ${last === 1 ? "1 page" : `${last} pages`}.`);
+    expect(main).toContain(`href="/console/emails?page=${last}"`);
+    expect(main).not.toContain("page=99998");
+    expect(main).not.toContain(">Newer<");
+
+    const audit = await admin.client.get("/console/audit?page=99999");
+    expect(audit.status).toBe(200);
+    const auditMain = audit.text.slice(audit.text.indexOf("<main"));
+    expect(auditMain).toMatch(/There is no page 99999: the list has \d+ pages?\./);
+    expect(auditMain).not.toContain("page=99998");
   });
 });

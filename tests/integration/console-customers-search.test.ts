@@ -98,3 +98,13 @@ describe("the list is paginated and says how many matched", () => {
     }
   });
 });
+
+describe("the sign-up days", () => {
+  test("a period whose to is before its from is refused as profit and referrals refuse it, naming to", async () => {
+    const res = await admin.client.get("console/users?from=2026-11-28&to=2020-01-31");
+    expectStatus(res, 422);
+    expect(res.json.fields).toEqual({ to: "The date to is before the date from." });
+    expectStatus(await admin.client.get("console/users?from=2020-01-31&to=2026-11-28"), 200);
+    expectStatus(await admin.client.get("console/users?from=2026-11-28&to=2026-11-28"), 200);
+  });
+});

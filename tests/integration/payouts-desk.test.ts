@@ -35,7 +35,7 @@ beforeAll(async () => {
     name: "Jean Dupont",
     currency: "EUR",
     country: "FR",
-    details: { iban: "FR1420041010050500013M02606" },
+    details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
   });
   hongKong = await addRecipient(t, account, { name: "Wong Ka Ho", currency: "HKD", country: "HK" });
 });

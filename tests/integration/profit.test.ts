@@ -123,6 +123,12 @@ describe("the report after two conversions", () => {
     const res = await admin.client.get("/console/profitReports?from=bad");
     expect(res.status).toBe(200);
     expect(res.text.split("from is a date written YYYY-MM-DD.")).toHaveLength(2);
+    // Only a date goes into the date input (a browser warns about anything else); a real one stays.
+    expect(res.text).not.toContain('value="bad"');
+    expect(res.text).toMatch(/<input[^>]*type="date"[^>]*name="from"(?![^>]*value=)[^>]*>/);
+    const impossible = await admin.client.get("/console/profitReports?from=2026-02-30&to=2026-03-01");
+    expect(impossible.text).not.toContain('value="2026-02-30"');
+    expect(impossible.text).toContain('value="2026-03-01"');
   });
 });
 

@@ -29,7 +29,11 @@ let stranger: OpenCustomer;
 let viewer: Customer;
 
 beforeAll(async () => {
-  ({ t, admin } = await moneyApp());
+  // A euro-area company bank: SEPA recipients in the EEA need no BIC (payouts-no-bic.test.ts has
+  // the default, a UK bank, where they all do: decision 066).
+  ({ t, admin } = await moneyApp({
+    env: { COMPANY_BANK_IBAN: "DE89370400440532013000", COMPANY_BANK_BIC: "COBADEFFXXX" },
+  }));
   owner = await openCustomer(t);
   stranger = await openCustomer(t);
   // A person whose only account is the owner's, as a viewer (the users work invites them so).
