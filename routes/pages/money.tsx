@@ -143,7 +143,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
           <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
           {pending}
           <div className="mt-4 flex gap-2">
-            <a className="btn-primary" href="/account/payment">Make a payment</a>
+            {may(role, "payments.prepare") && <a className="btn-primary" href="/account/payment">Make a payment</a>}
             <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
           </div>
         </section>
