@@ -32,6 +32,7 @@ import ConsoleActOnBehalfComponent from "../islands/ConsoleActOnBehalf.tsx";
 import PaymentFormComponent from "../islands/PaymentForm.tsx";
 import PendingPaymentComponent from "../islands/PendingPayment.tsx";
 import PendingPaymentsComponent from "../islands/PendingPayments.tsx";
+import ApprovalsForYouComponent from "../islands/ApprovalsForYou.tsx";
 import RecipientsComponent from "../islands/Recipients.tsx";
 import RateAlertsComponent from "../islands/RateAlerts.tsx";
 import AccountSelectComponent from "../islands/AccountSelect.tsx";
@@ -77,6 +78,7 @@ export const ConsoleRestrict = island("ConsoleRestrict", ConsoleRestrictComponen
 export const ConsoleActOnBehalf = island("ConsoleActOnBehalf", ConsoleActOnBehalfComponent);
 export const PaymentForm = island("PaymentForm", PaymentFormComponent);
 export const PendingPayments = island("PendingPayments", PendingPaymentsComponent);
+export const ApprovalsForYou = island("ApprovalsForYou", ApprovalsForYouComponent);
 export const PendingPayment = island("PendingPayment", PendingPaymentComponent);
 export const Recipients = island("Recipients", RecipientsComponent);
 export const RateAlerts = island("RateAlerts", RateAlertsComponent);
