@@ -16,7 +16,8 @@ const NAMED = 3;
 
 /**
  * The dashboard's "Payments waiting for your approval": the payments the viewer can approve now
- * (not their own), oldest first. It reads the pending payments' query, the one the dashboard's
+ * (not their own), oldest first, each as what arrives to whom, as the payment's title and
+ * notifications say it (not what is debited). It reads the pending payments' query, the one the dashboard's
  * table reads, so approving there (which invalidates it) updates both (decisions 016/053).
  */
 function ApprovalsForYou({ accountRef, actingFor, payments: initial }: ApprovalsForYouProps) {
@@ -35,7 +36,7 @@ function ApprovalsForYou({ accountRef, actingFor, payments: initial }: Approvals
             {yours.slice(0, NAMED).map((p) => (
               <li key={p.id}>
                 <a className="underline" href={`/account/pendingpayments/${p.id}`}>
-                  {p.sell_amount} {p.sell_currency} to {p.recipient.name}
+                  {p.buy_amount} {p.buy_currency} to {p.recipient.name}
                 </a>{" "}
                 <span className="text-neutral-600 dark:text-neutral-400">· prepared by {p.created_by.name}</span>
               </li>

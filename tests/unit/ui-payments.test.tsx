@@ -134,6 +134,14 @@ describe("the dashboard's payments waiting for your approval", () => {
     expect(within(card() as HTMLElement).queryByText(/Jean Dupont/)).toBeNull();
     expect(within(card() as HTMLElement).getByText(/Hans Meier/)).toBeTruthy();
   });
+
+  test("names each payment by what arrives to whom, not what is debited", () => {
+    const { events: _events, ...first } = payment();
+    fakeApi({});
+    render(<ApprovalsForYou accountRef="P1" actingFor={null} payments={[first]} />);
+    const link = screen.getByRole("link", { name: /Jean Dupont/ });
+    expect(link.textContent).toBe("110.93 EUR to Jean Dupont");
+  });
 });
 
 describe("a payment's page", () => {
