@@ -4,7 +4,7 @@ import { accountMembers, profiles, users } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
-import { displayName } from "../auth/session-user.ts";
+import { personName } from "./person-name.ts";
 import { Conflict, NotFound, Refused } from "../errors.ts";
 import { accountAccessChanged, type Mailer } from "../mail/index.ts";
 import { approvalRuleFor, ruleInWords, ruleMakesPaymentsWait, strandedPreparers } from "../payments/approval-rules.ts";
@@ -70,14 +70,7 @@ const ROLE_ORDER = sql`CASE ${accountMembers.role} ${
 
 type MemberRow = Awaited<ReturnType<typeof memberRows>>[number];
 
-/**
- * A person's name among an account's users: first and last from their profile (a business
- * customer's profile names its contact person), else the display name (SPEC.md section 3).
- */
-export function personName(type: "Personal" | "Business", profile: unknown, username: string): string {
-  const p = profile as { name?: string; first?: string; last?: string } | null;
-  return [p?.first, p?.last].filter(Boolean).join(" ").trim() || displayName(type, p, username);
-}
+export { personName };
 
 /** A user's name as personName gives it; "Someone" for a user that is gone. */
 export async function personNameOf(db: Database, userId: number): Promise<string> {

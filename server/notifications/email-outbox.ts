@@ -13,7 +13,7 @@
  */
 import type { Database } from "../../db/client.ts";
 import { rowOf, rowsOf, run } from "../../db/sql.ts";
-import { displayName } from "../auth/session-user.ts";
+import { personName } from "../accounts/person-name.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
@@ -159,7 +159,8 @@ export class EmailOutbox {
         userId,
         template: single ? templateOf(listed[0].kind) : "payment-updates",
         rendered: paymentNotice({
-          name: displayName(person.type, person.data ? JSON.parse(person.data) : null, person.username),
+          // The person greeted, not their company (as the account's users list names them).
+          name: personName(person.type, person.data ? JSON.parse(person.data) : null, person.username),
           items: listed.map((n) => ({ title: n.title, body: n.body, href: n.link ? `${base}${n.link}` : null })),
           more: waiting.n - listed.length,
           portalUrl: `${base}/account`,

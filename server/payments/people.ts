@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { rowsOf, type Tx } from "../../db/sql.ts";
-import { displayName } from "../auth/session-user.ts";
+import { personName } from "../accounts/person-name.ts";
 
 /** Someone a payment's timeline names: a user of the account, or an administrator. */
 export interface Person {
@@ -9,7 +9,10 @@ export interface Person {
   email: string;
 }
 
-/** The people with these ids (unknown ids are left out), by id, with their display names. */
+/**
+ * The people with these ids (unknown ids are left out), by id, with their own names as the account's
+ * users list gives them (a business owner is their person, not the company).
+ */
 export async function peopleByIds(executor: Database | Tx, ids: Iterable<number | null>): Promise<Map<number, Person>> {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
   if (!wanted.length) return new Map();
@@ -21,7 +24,7 @@ export async function peopleByIds(executor: Database | Tx, ids: Iterable<number 
   );
   return new Map(rows.map((r) => [r.id, {
     id: r.id,
-    name: displayName(r.type, r.data ? JSON.parse(r.data) : null, r.username),
+    name: personName(r.type, r.data ? JSON.parse(r.data) : null, r.username),
     email: r.username,
   }]));
 }

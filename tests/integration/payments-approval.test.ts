@@ -172,6 +172,17 @@ describe("the approval rule", () => {
     expectStatus(await owner.client.delete(`account/users/${second.id}`), 200);
   });
 
+  test("a business owner is named as the person they are, as the users list names them, not as the company", async () => {
+    const owner = await businessOwner(t, admin);
+    await memberWithRole(t, owner.client, "approver");
+    expectStatus(await owner.client.put("account/approvals", { mode: "all" }), 200);
+    const users = (await owner.client.get("account/users")).json.body as { you: boolean; name: string }[];
+    const listed = users.find((u) => u.you)!.name;
+    expect(listed).not.toBe("Acme Trading Ltd");
+    const rule = await owner.client.get("account/approvals");
+    expect(rule.json.body.updated_by.name).toBe(listed);
+  });
+
   test("thresholds are checked: a currency we hold, an amount in its digits, at least one for mode above", async () => {
     const bad = await account.owner.client.put("account/approvals", { mode: "above", thresholds: { GBP: "1.001" } });
     expectStatus(bad, 422);
