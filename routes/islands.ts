@@ -33,6 +33,7 @@ import PaymentFormComponent from "../islands/PaymentForm.tsx";
 import PendingPaymentComponent from "../islands/PendingPayment.tsx";
 import PendingPaymentsComponent from "../islands/PendingPayments.tsx";
 import PaymentsComponent from "../islands/Payments.tsx";
+import ApprovalsForYouComponent from "../islands/ApprovalsForYou.tsx";
 import RecipientsComponent from "../islands/Recipients.tsx";
 import RateAlertsComponent from "../islands/RateAlerts.tsx";
 import AccountSelectComponent from "../islands/AccountSelect.tsx";
@@ -79,6 +80,7 @@ export const ConsoleActOnBehalf = island("ConsoleActOnBehalf", ConsoleActOnBehal
 export const PaymentForm = island("PaymentForm", PaymentFormComponent);
 export const PendingPayments = island("PendingPayments", PendingPaymentsComponent);
 export const Payments = island("Payments", PaymentsComponent);
+export const ApprovalsForYou = island("ApprovalsForYou", ApprovalsForYouComponent);
 export const PendingPayment = island("PendingPayment", PendingPaymentComponent);
 export const Recipients = island("Recipients", RecipientsComponent);
 export const RateAlerts = island("RateAlerts", RateAlertsComponent);

@@ -43,6 +43,7 @@ import { ConsoleAlertsPage, ConsoleEmailPage, ConsoleEmailsPage } from "./pages/
 import { Home, nextStepOf } from "./pages/Home.tsx";
 import { NoAccount } from "./pages/NoAccount.tsx";
 import { removedFromEveryAccount } from "../server/accounts/removed.ts";
+import { previewInvitation } from "../server/accounts/invitations.ts";
 import {
   BalancesPage,
   CalculatorPage,
@@ -529,7 +530,10 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
     const invitation = getCookie(c, INVITATION_COOKIE);
     if (invitation && user?.level === "User" && evaluateGuards(AUTH_ORDER.slice(0, 3), user).pass) {
       deleteCookie(c, INVITATION_COOKIE, { path: "/" });
-      return c.redirect(`/invite?token=${encodeURIComponent(invitation)}`, 302);
+      // Only an invitation for this person's own address: someone else's (opened in this browser
+      // before another person signed in) is dropped and the ordinary steps follow.
+      const preview = await previewInvitation(c.get("db"), invitation, new Date(c.get("services").now()));
+      if (preview?.email === user.username) return c.redirect(`/invite?token=${encodeURIComponent(invitation)}`, 302);
     }
     const verdict = evaluateGuards(steps, user);
     if (!verdict.pass) {

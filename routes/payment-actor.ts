@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { currentAccount } from "../server/accounts/current.ts";
+import { personNameOf } from "../server/accounts/members.ts";
 import type { AppEnv } from "../server/env.ts";
 import type { Viewer } from "../server/payments/answer.ts";
 import { allPendingPayments } from "../server/payments/read.ts";
@@ -16,10 +17,12 @@ export async function paymentActorOf(
 ): Promise<{ actor: PaymentActor; viewer: Viewer; known: Person[]; accountRef: string; actingFor: number | null }> {
   const { accountId, accountRef, customer, role } = await currentAccount(c);
   const admin = c.get("onBehalf") ? c.get("user") : null;
+  // Who acts is a person, also on a business account (the session names the business): one read.
+  const name = await personNameOf(c.get("db"), customer.id);
   return {
-    actor: { accountId, userId: customer.id, name: customer.name, role, onBehalfAdminId: admin?.id ?? null },
+    actor: { accountId, userId: customer.id, name, role, onBehalfAdminId: admin?.id ?? null },
     viewer: { userId: customer.id, role, onBehalf: admin !== null },
-    known: [{ id: customer.id, name: customer.name, email: customer.username }],
+    known: [{ id: customer.id, name, customer: customer.name, email: customer.username }],
     accountRef,
     /** For an administrator on behalf: the customer (the islands stop reading once the mode ends). */
     actingFor: admin ? customer.id : null,

@@ -14,7 +14,7 @@ import {
 } from "../../server/money/conversions.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { companyBankDetails } from "../../server/money/funding.ts";
-import { feeOverridesOf } from "../../server/money/pricing.ts";
+import { accountFeeOverrides } from "../../server/money/fee-overrides.ts";
 import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { currentRates } from "../../server/money/store.ts";
@@ -33,7 +33,9 @@ async function pricesFor(c: Context<AppEnv>) {
   const customer = customerOf(c);
   if (!customer?.account || !customer.secondFactor && !c.get("onBehalf")) return { accountId: null, overrides: null };
   const { current } = await accountChoice(c);
-  return { accountId: current?.accountId ?? null, overrides: feeOverridesOf(customer) };
+  if (!current) return { accountId: null, overrides: null };
+  // The account holder's overrides, whoever of its members asks (decision 064).
+  return { accountId: current.accountId, overrides: await accountFeeOverrides(c.get("db"), current.accountId) };
 }
 
 export const moneyCalls = new Hono<AppEnv>();
@@ -53,7 +55,7 @@ route(moneyCalls, calls.holdConversionQuote, async (c, { body }) => {
   return await holdQuote(
     c.get("db"),
     { sell: body.sell_currency, buy: body.buy_currency, amount: body.amount, fixed: body.fixed },
-    { accountId, userId: customer.id, overrides: feeOverridesOf(customer) },
+    { accountId, userId: customer.id, overrides: await accountFeeOverrides(c.get("db"), accountId) },
     now(c),
     validityMs(c),
   );

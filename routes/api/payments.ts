@@ -7,7 +7,7 @@ import * as calls from "../../lib/contracts/payments.ts";
 import { currentAccount, customerOf } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { type AnswerWithEffect, route } from "../../server/http/route.ts";
-import { feeOverridesOf } from "../../server/money/pricing.ts";
+import { accountFeeOverrides } from "../../server/money/fee-overrides.ts";
 import { latestNotifications, markRead } from "../../server/notifications/inbox.ts";
 import { paymentAnswer, type PaymentRow, type Viewer } from "../../server/payments/answer.ts";
 import type { Person } from "../../server/payments/people.ts";
@@ -67,7 +67,8 @@ route(paymentCalls, calls.holdPaymentQuote, async (c, { body }) => {
       sellCurrency: body.sell_currency,
       priority: body.priority,
     },
-    { accountId, userId: customer.id, overrides: feeOverridesOf(customer) },
+    // The account holder's overrides, whoever of its members asks (decision 064).
+    { accountId, userId: customer.id, overrides: await accountFeeOverrides(c.get("db"), accountId) },
     now(c),
     c.get("config").quoteValiditySeconds * 1000,
   );

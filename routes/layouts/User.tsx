@@ -115,10 +115,16 @@ export interface LayoutAccount {
 /** The account's name and reference, and "Switch account" when the login has several. */
 function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
   return (
-    <span className="flex items-center gap-2 text-sm" data-current-account={account.account_ref}>
-      <span className="hidden text-neutral-600 md:inline dark:text-neutral-400">
-        <span className="font-semibold text-neutral-900 dark:text-neutral-100">{account.name}</span>{" "}
-        <span className="font-mono">{account.account_ref}</span>
+    <span className="flex min-w-0 items-center gap-2 text-sm" data-current-account={account.account_ref}>
+      {
+        /* On a phone too the header names the account (issue 8 item 5): a long name ends in an
+          ellipsis rather than scrolling sideways, the whole of it in the title; the reference waits for md. */
+      }
+      <span className="min-w-0 truncate text-neutral-600 dark:text-neutral-400" title={account.name}>
+        <span className="font-semibold text-neutral-900 dark:text-neutral-100" data-account-name>
+          {account.name}
+        </span>
+        <span className="hidden font-mono md:inline">{` ${account.account_ref}`}</span>
       </span>
       {account.several && (
         <a
@@ -188,7 +194,7 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
       <header className="border-b border-neutral-200 dark:border-neutral-800">
         <div className="flex items-center gap-4 px-4 py-3">
           <Logo />
-          <div className="ml-auto flex items-center gap-3">
+          <div className="ml-auto flex min-w-0 items-center gap-3">
             <ColorMode />
             {account && <CurrentAccountBadge account={account} />}
             {user && (

@@ -169,15 +169,17 @@ export async function InvitePage(c: Context<AppEnv>) {
       </section>
     );
   }
+  // Not remembered for someone else: the cookie brings back whoever signs in next, and it would
+  // keep sending this person here (see /auth).
   if (user && user.username !== invitation.email) {
-    rememberInvitation(c, token);
     return (
       <section>
         {intro}
         <p role="alert">
           You are signed in as {user.username}. This invitation is for {invitation.email}: sign out, then sign in as
           {" "}
-          {invitation.email} to accept it.
+          {invitation.email} to accept it. If {invitation.email}{" "}
+          has no Portal login yet, they register through this link.
         </p>
         <SignOut />
       </section>

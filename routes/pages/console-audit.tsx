@@ -100,7 +100,11 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
         ? (
           <AuditTable
             entries={result.items}
-            customers={new Map([...names].map(([id, p]) => [id, { name: p.name, admin: adminIds.has(id) }]))}
+            customers={new Map(
+              [...names].map((
+                [id, p],
+              ) => [id, { name: adminIds.has(id) ? p.name : p.customer, admin: adminIds.has(id) }]),
+            )}
           />
         )
         : null}

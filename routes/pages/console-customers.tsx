@@ -272,7 +272,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   if (!found || found.user.level === "Admin") return null;
   const { user, summary } = found;
   // Named as the customers list and search name them: a migrated customer by their file's name (decision 065).
-  const customer = { ...summary, name: (await peopleByIds(db, [id])).get(id)?.name ?? summary.name };
+  const customer = { ...summary, name: (await peopleByIds(db, [id])).get(id)?.customer ?? summary.name };
   const [answers, record, trail, restriction, memberOf, identity, partners, profile, assignments] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),

@@ -11,7 +11,7 @@ import { currencyList } from "../../server/money/currencies.ts";
 import { MoneyError } from "../../server/money/errors.ts";
 import { companyBankDetails } from "../../server/money/funding.ts";
 import { listPlans } from "../../server/money/plans.ts";
-import { feeOverridesOf } from "../../server/money/pricing.ts";
+import { accountFeeOverrides } from "../../server/money/fee-overrides.ts";
 import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
@@ -44,9 +44,9 @@ export async function CalculatorPage(c: Context<AppEnv>) {
   let first = null;
   try {
     // A customer who has not chosen among several accounts yet sees the default plan's prices.
-    const who = signedIn
-      ? { accountId: (await accountChoice(c)).current?.accountId ?? null, overrides: feeOverridesOf(customer) }
-      : { accountId: null, overrides: null };
+    // The account holder's overrides, whoever of its members looks (decision 064).
+    const accountId = signedIn ? (await accountChoice(c)).current?.accountId ?? null : null;
+    const who = { accountId, overrides: accountId === null ? null : await accountFeeOverrides(db, accountId) };
     first = quoteAnswer(
       await priceQuote(
         db,
@@ -145,7 +145,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
           <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
           {pending}
           <div className="mt-4 flex gap-2">
-            <a className="btn-primary" href="/account/payment">Make a payment</a>
+            {may(role, "payments.prepare") && <a className="btn-primary" href="/account/payment">Make a payment</a>}
             <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
           </div>
         </section>

@@ -4,9 +4,10 @@ import { accountMembers, profiles, users } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
-import { displayName } from "../auth/session-user.ts";
-import { NotFound, Refused } from "../errors.ts";
+import { personName } from "./person-name.ts";
+import { Conflict, NotFound, Refused } from "../errors.ts";
 import { accountAccessChanged, type Mailer } from "../mail/index.ts";
+import { approvalRuleFor, ruleInWords, ruleMakesPaymentsWait, strandedPreparers } from "../payments/approval-rules.ts";
 import { checkRoleChange } from "./role-rules.ts";
 
 /** The users of an account and their roles (DESIGN.md section 4; decision 028). */
@@ -69,14 +70,7 @@ const ROLE_ORDER = sql`CASE ${accountMembers.role} ${
 
 type MemberRow = Awaited<ReturnType<typeof memberRows>>[number];
 
-/**
- * A person's name among an account's users: first and last from their profile (a business
- * customer's profile names its contact person), else the display name (SPEC.md section 3).
- */
-export function personName(type: "Personal" | "Business", profile: unknown, username: string): string {
-  const p = profile as { name?: string; first?: string; last?: string } | null;
-  return [p?.first, p?.last].filter(Boolean).join(" ").trim() || displayName(type, p, username);
-}
+export { personName };
 
 /** A user's name as personName gives it; "Someone" for a user that is gone. */
 export async function personNameOf(db: Database, userId: number): Promise<string> {
@@ -126,7 +120,37 @@ async function checkedInTransaction(
     to,
     owners: rows.filter((r) => r.role === "owner").length,
   });
+  await assertApproversRemain(tx, account.accountId, rows, targetId, to);
   return target;
+}
+
+/**
+ * While the approval rule makes payments wait, a change that would leave someone who prepares
+ * payments with nobody else to approve them is refused, as saving such a rule is
+ * (server/payments/approval-rules.ts): their payments would wait for ever. Read in the change's
+ * transaction, so two changes at once cannot each leave the other's approver as the last.
+ */
+async function assertApproversRemain(
+  tx: Tx,
+  accountId: number,
+  rows: MemberRow[],
+  targetId: number,
+  to: AccountRole | null,
+): Promise<void> {
+  const rule = await approvalRuleFor(tx, accountId);
+  if (!ruleMakesPaymentsWait(rule)) return;
+  const asMembers = (list: MemberRow[]) => list.map((r) => ({ user_id: r.id, role: r.role, row: r }));
+  const before = new Set(strandedPreparers(asMembers(rows)).map((m) => m.user_id));
+  const after = rows.filter((r) => r.id !== targetId || to !== null).map((r) =>
+    r.id === targetId && to ? { ...r, role: to } : r
+  );
+  const stranded = strandedPreparers(asMembers(after)).filter((m) => !before.has(m.user_id));
+  if (!stranded.length) return;
+  const names = stranded.map((m) => nameOf(m.row)).join(", ");
+  throw new Conflict(
+    `The approval rule says ${ruleInWords(rule)}, so ${names} needs someone else on this account to approve ` +
+      `their payments, and after this change nobody could. Make someone else an approver first, or change the rule.`,
+  );
 }
 
 /** Changes a user's role; the person is emailed and the change audited. */

@@ -26,3 +26,9 @@ export async function removedFromEveryAccount(db: Database, userId: number): Pro
   ]);
   return row?.account_name ? { accountName: row.account_name } : null;
 }
+
+/** The page that tells a removed customer so (routes/pages.tsx). */
+export const NO_ACCOUNT_PAGE = "/no-account";
+
+/** What a call answers someone removed from every account, where it would say "not yet". */
+export const NO_LONGER_MEMBER = "You no longer belong to any account: an owner or admin removed you.";

@@ -21,7 +21,7 @@ import { raiseAlert } from "./alerts.ts";
 
 /** The customer's display name (their email when they have no profile), or "A former customer". */
 async function customerName(db: Database | Tx, userId: number): Promise<string> {
-  return (await peopleByIds(db, [userId])).get(userId)?.name ?? "A former customer";
+  return (await peopleByIds(db, [userId])).get(userId)?.customer ?? "A former customer";
 }
 
 /** What an alert about a payment needs of it to name it (decision 057). */

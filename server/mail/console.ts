@@ -40,14 +40,14 @@ export interface EmailDetail extends EmailSummary {
 
 type Row = typeof emails.$inferSelect;
 
-const summaryOf = (row: Pick<Row, keyof Row>, names: Map<number, { name: string }>): EmailSummary => ({
+const summaryOf = (row: Pick<Row, keyof Row>, names: Map<number, { customer: string }>): EmailSummary => ({
   id: row.id,
   to: row.to,
   subject: row.subject,
   template: row.template,
   status: row.status,
   user_id: row.userId,
-  customer_name: row.userId === null ? null : names.get(row.userId)?.name ?? null,
+  customer_name: row.userId === null ? null : names.get(row.userId)?.customer ?? null,
   security: isSecurityTemplate(row.template),
   bulk_email_id: row.bulkEmailId,
   created_at: row.createdAt.toISOString(),

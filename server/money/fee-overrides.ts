@@ -1,11 +1,12 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { users } from "../../db/schema.ts";
+import { accountMembers, users } from "../../db/schema.ts";
 import type { FeeOverridesInput } from "../../lib/contracts/console-money.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { audit } from "../audit.ts";
 import { findUser, userWithSummary } from "../auth/users.ts";
 import { NotFound } from "../errors.ts";
+import type { FeeOverrides } from "./pricing.ts";
 
 /**
  * Sets or clears a customer's fee overrides, per currency (./pricing.ts says how they price a
@@ -37,4 +38,25 @@ export async function setFeeOverrides(
   });
   const updated = await userWithSummary(db, customerId, false);
   return updated!.summary;
+}
+
+/**
+ * The fee overrides that price quotes on an account: those of the customer who holds it, its first
+ * owner (the one the console sets them on), whoever of its members asks (decision 064). A payer
+ * who has a personal account of their own brings neither their overrides nor their lack of them.
+ */
+export async function accountFeeOverrides(db: Database, accountId: number): Promise<FeeOverrides | null> {
+  const [holder] = await db.select({
+    override_transfer_fee: users.overrideTransferFee,
+    override_regular_transfer_fee: users.overrideRegularTransferFee,
+    override_priority_transfer_fee: users.overridePriorityTransferFee,
+  }).from(accountMembers).innerJoin(users, eq(users.id, accountMembers.userId))
+    .where(and(eq(accountMembers.accountId, accountId), eq(accountMembers.role, "owner")))
+    .orderBy(asc(accountMembers.createdAt), asc(accountMembers.userId)).limit(1);
+  if (!holder) return null;
+  return {
+    override_transfer_fee: holder.override_transfer_fee,
+    override_regular_transfer_fee: holder.override_regular_transfer_fee ?? null,
+    override_priority_transfer_fee: holder.override_priority_transfer_fee ?? null,
+  };
 }

@@ -13,7 +13,8 @@
  */
 import type { Database } from "../../db/client.ts";
 import { rowOf, rowsOf, run } from "../../db/sql.ts";
-import { customerName, migrationLineOf, migrationNames } from "../accounts/customer-name.ts";
+import { migrationLineOf, migrationNames } from "../accounts/customer-name.ts";
+import { personName } from "../accounts/person-name.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
@@ -162,11 +163,12 @@ export class EmailOutbox {
         userId,
         template: single ? templateOf(listed[0].kind) : "payment-updates",
         rendered: paymentNotice({
-          name: customerName(
+          // The person greeted, not their company (as the account's users list names them).
+          name: personName(
             person.type,
             person.data ? JSON.parse(person.data) : null,
-            migrationNames(person.migrated),
             person.username,
+            migrationNames(person.migrated),
           ),
           items: listed.map((n) => ({ title: n.title, body: n.body, href: n.link ? `${base}${n.link}` : null })),
           more: waiting.n - listed.length,

@@ -146,6 +146,26 @@ export async function setApprovalRule(
   );
 }
 
+/** Whether the rule makes any payment wait for a second person. */
+export function ruleMakesPaymentsWait(rule: ApprovalRule): boolean {
+  return rule.mode !== "none" || rule.newRecipient;
+}
+
+/** The rule in words, for a refusal that names it ("every payment needs approval"). */
+export function ruleInWords(rule: ApprovalRule): string {
+  const parts: string[] = [];
+  if (rule.mode === "all") parts.push("every payment needs approval");
+  if (rule.mode === "above") parts.push("payments from a threshold on need approval");
+  if (rule.newRecipient) parts.push("the first payment to a new recipient needs approval");
+  return parts.join(", and ");
+}
+
+/** Of the members, those who may prepare payments but have nobody else among them to approve them. */
+export function strandedPreparers<M extends { user_id: number; role: AccountRole }>(members: M[]): M[] {
+  const approvers = members.filter((m) => may(m.role, "payments.approve"));
+  return members.filter((m) => may(m.role, "payments.prepare") && !approvers.some((a) => a.user_id !== m.user_id));
+}
+
 /** Everyone who may prepare payments must have someone else on the account who may approve them. */
 async function assertSomeoneElseApproves(db: Database, accountId: number): Promise<void> {
   const members = await rowsOf<{ user_id: number; role: AccountRole }>(
@@ -153,10 +173,7 @@ async function assertSomeoneElseApproves(db: Database, accountId: number): Promi
     "SELECT user_id, role FROM account_members WHERE account_id = ? ORDER BY user_id",
     [accountId],
   );
-  const approvers = members.filter((m) => may(m.role, "payments.approve"));
-  const stranded = members.filter((m) =>
-    may(m.role, "payments.prepare") && !approvers.some((a) => a.user_id !== m.user_id)
-  );
+  const stranded = strandedPreparers(members);
   if (!stranded.length) return;
   if (members.length === 1) {
     throw new InvalidInput(

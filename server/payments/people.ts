@@ -1,15 +1,22 @@
 import type { Database } from "../../db/client.ts";
 import { rowsOf, type Tx } from "../../db/sql.ts";
 import { customerName, migrationLineOf, migrationNames } from "../accounts/customer-name.ts";
+import { personName } from "../accounts/person-name.ts";
 
 /** Someone a payment's timeline names: a user of the account, or an administrator. */
 export interface Person {
   id: number;
+  /** The person, for who did something (a business owner is their person, not the company). */
   name: string;
+  /** The customer as every console screen names them (a business by its name; decision 065). */
+  customer: string;
   email: string;
 }
 
-/** The people with these ids (unknown ids are left out), by id, with their display names. */
+/**
+ * The people with these ids (unknown ids are left out), by id, with their own names as the account's
+ * users list gives them (a business owner is their person, not the company).
+ */
 export async function peopleByIds(executor: Database | Tx, ids: Iterable<number | null>): Promise<Map<number, Person>> {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
   if (!wanted.length) return new Map();
@@ -24,13 +31,13 @@ export async function peopleByIds(executor: Database | Tx, ids: Iterable<number 
   );
   return new Map(rows.map((r) => [r.id, {
     id: r.id,
-    // The customer's name as every console screen gives it (decision 065).
-    name: customerName(r.type, r.data ? JSON.parse(r.data) : null, migrationNames(r.migrated), r.username),
+    name: personName(r.type, r.data ? JSON.parse(r.data) : null, r.username, migrationNames(r.migrated)),
+    customer: customerName(r.type, r.data ? JSON.parse(r.data) : null, migrationNames(r.migrated), r.username),
     email: r.username,
   }]));
 }
 
 /** A person when known, else a placeholder that says so (a user deleted since). */
 export function personOr(people: Map<number, Person>, id: number): Person {
-  return people.get(id) ?? { id, name: "A former user", email: "" };
+  return people.get(id) ?? { id, name: "A former user", customer: "A former user", email: "" };
 }

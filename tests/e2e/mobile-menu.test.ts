@@ -45,6 +45,17 @@ describe("the menu of the signed-in pages", () => {
       const table = (await page.getByRole("table").boundingBox())!;
       expect(table.y).toBeLessThan(844);
 
+      // The header names the account the page acts on, whole or ended by an ellipsis, on one line.
+      const name = page.locator("header [data-current-account] [data-account-name]");
+      expect(await name.isVisible()).toBe(true);
+      const whole = await page.locator("header [data-current-account] [title]").getAttribute("title");
+      expect(whole).toBeTruthy();
+      expect((await name.textContent())?.trim()).toBe(whole);
+      const shown = (await page.locator("header [data-current-account] [title]").boundingBox())!;
+      expect(shown.width).toBeGreaterThan(40);
+      expect(shown.height).toBeLessThan(30);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
       const menu = page.locator("summary", { hasText: "Menu" });
       expect(await menu.isVisible()).toBe(true);
       expect(await menu.textContent()).toContain("Balances");

@@ -242,6 +242,33 @@ describe("someone who already has a login", () => {
     expectStatus(await intended.client.post("account/users/accept", { token }), 200);
   });
 
+  test("signed in with another address, opening the link does not send them back to it at every sign-in", async () => {
+    const intended = uniqueEmail("nina");
+    const stranger = await openCustomer(t);
+    expectStatus(await invite(owner.client, intended, "viewer"), 201);
+    const token = await invitationToken(t, intended);
+    const page = await stranger.client.get(`/invite?token=${encodeURIComponent(token)}`);
+    const text = page.text.replaceAll("<!-- -->", "");
+    expect(text).toContain(`If ${intended} has no Portal login yet, they register through this link.`);
+    expect(await authGoesTo(stranger.client)).toBe("/account");
+    await signIn(stranger.client, stranger.email, stranger.password);
+    expect(await authGoesTo(stranger.client)).toBe("/account");
+  });
+
+  test("someone else's link opened signed out in this browser is dropped when another person signs in", async () => {
+    const intended = await openCustomer(t);
+    const other = await openCustomer(t);
+    expectStatus(await invite(owner.client, intended.email, "viewer"), 201);
+    const token = await invitationToken(t, intended.email);
+    const browser = new TestClient(t);
+    expectStatus(await browser.get(`/invite?token=${encodeURIComponent(token)}`), 200);
+    await signIn(browser, other.email, other.password);
+    expect(await authGoesTo(browser)).toBe("/account");
+    expect(await authGoesTo(browser)).toBe("/account");
+    // The invitation still waits for its own address.
+    expectStatus(await intended.client.post("account/users/accept", { token }), 200);
+  });
+
   test("an administrator acting on behalf of the customer cannot accept for them", async () => {
     const person = await openCustomer(t);
     expectStatus(await invite(owner.client, person.email, "viewer"), 201);

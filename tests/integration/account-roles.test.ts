@@ -88,6 +88,10 @@ describe.each(ACCOUNT_ROLES)("a %s", (role) => {
     expect(nav).toContain('href="/account/users"');
     expect(nav).toContain('href="/account/payments"');
     expect(page.text.includes('class="btn-primary" href="/account/convert"')).toBe(preparers[role]);
+    // The dashboard's "Waiting for approval" card offers a payment only to whom may prepare one.
+    const main = /<main[\s\S]*<\/main>/.exec(page.text)?.[0] ?? "";
+    expect(main).toContain("Waiting for approval");
+    expect(main.includes('href="/account/payment"')).toBe(preparers[role]);
   });
 
   test("the convert page converts, or says the role cannot", async () => {

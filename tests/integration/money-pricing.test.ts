@@ -2,6 +2,8 @@ import Big from "big.js";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { type Admin, expectStatus, TestClient } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
+import { accountMembers } from "../../db/schema.ts";
+import { addRecipient, paymentAccount, quotePayment } from "../helpers/payments.ts";
 
 /**
  * A signed-in customer's prices come from their account's pricing plan and their fee overrides
@@ -377,5 +379,54 @@ describe("the default plan prices every account without a plan of its own", () =
   // Fails today: PUT console/rates clears the page cache, POST/PUT console/pricingplans do not.
   test("the cached calculator page shows the new fee at once, as it does for new rates", async () => {
     expect(await calculatorFee()).toBe("2.00 GBP");
+  });
+});
+
+// Decision 064: fee overrides are the account holder's, whoever of its members asks.
+describe("on an account with several users, quotes are priced with the account holder's fee overrides", () => {
+  test("the owner's override of 0.10 GBP prices the payer's quotes too; the payer's own override stays on their own account", async () => {
+    const account = await paymentAccount(t, admin, { GBP: "1000.00" });
+    const payer = await openCustomer(t);
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: payer.id,
+      role: "payer",
+      createdAt: new Date(t.clock.now()),
+    });
+    const recipient = await addRecipient(t, account, { currency: "EUR", country: "FR" });
+    expectStatus(
+      await setFees(account.owner.id, { override_transfer_fee: true, fees: { GBP: { regular: "0.10" } } }),
+      200,
+    );
+    expectStatus(await setFees(payer.id, { override_transfer_fee: true, fees: { GBP: { regular: "2.00" } } }), 200);
+    const select = async (accountRef: string) =>
+      expectStatus(await payer.client.post("account/select", { account_ref: accountRef }), 200);
+    const paymentFee = async (client: TestClient) => {
+      const res = await quotePayment(client, { recipient_id: recipient, amount: "100.00", sell_currency: "GBP" });
+      expectStatus(res, 200);
+      return res.json.body.fee as string;
+    };
+    const conversionFee = async (client: TestClient) => {
+      const res = await client.post("account/conversions/quote", {
+        sell_currency: "GBP",
+        buy_currency: "EUR",
+        amount: "100.00",
+        fixed: "sell",
+      });
+      expectStatus(res, 200);
+      return res.json.body.fee as string;
+    };
+
+    await select(account.owner.accountRef);
+    expect(await paymentFee(account.owner.client)).toBe("0.10");
+    expect(await paymentFee(payer.client)).toBe("0.10");
+    expect(await conversionFee(account.owner.client)).toBe("0.10");
+    expect(await conversionFee(payer.client)).toBe("0.10");
+    expect((await priceFor(payer.client)).fee).toBe("0.10");
+
+    // On the payer's own account, the payer's own override.
+    await select(payer.accountRef);
+    expect(await conversionFee(payer.client)).toBe("2.00");
+    expect((await priceFor(payer.client)).fee).toBe("2.00");
   });
 });

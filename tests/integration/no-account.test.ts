@@ -50,6 +50,14 @@ describe("a member removed from their only account", () => {
     expect(page.text).toContain("Ask the account&#x27;s owner to invite you again");
     expect(page.text).not.toContain(REVIEWING);
 
+    // Its calls say the same and point to the same page, not to /processing.
+    for (const call of ["account/balances", "account/funding"]) {
+      const refused = await member.client.get(call);
+      expect(refused.status).toBe(403);
+      expect(refused.json.error).toBe("You no longer belong to any account: an owner or admin removed you.");
+      expect(refused.json.redirect).toBe("/no-account");
+    }
+
     const home = await member.client.get("/");
     expect(home.text).toContain(NO_LONGER);
     expect(home.text).toContain('href="/no-account"');

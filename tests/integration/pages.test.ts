@@ -272,6 +272,8 @@ describe("each guard sends the visitor where they belong", () => {
     const { ErrorPage } = await import("../../routes/pages/ErrorPage.tsx");
     app.use(async (c, next) => {
       c.set("user", makeUser({ account: false }));
+      // Read to tell someone removed from every account (server/accounts/removed.ts) from a new customer.
+      c.set("db", t.db);
       await next();
     });
     app.get("/api/thing", loggedin, hasAccount, (c) => c.json({ body: 1 }));

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
 import { paymentEvents } from "../../db/schema-payments.ts";
+import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, expectStatus } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
@@ -146,6 +147,40 @@ describe("the approval rule", () => {
       "Nobody else on this account could approve the payments of Ada Lovelace. Invite an approver first.",
     );
     expect(pairPayer.name).toBeTruthy();
+  });
+
+  test("while the rule is on, the last other approver cannot be demoted or removed: payments would wait for ever", async () => {
+    const owner = await businessOwner(t, admin);
+    const other = await memberWithRole(t, owner.client, "approver");
+    const second = await memberWithRole(t, owner.client, "payer");
+    expectStatus(await owner.client.put("account/approvals", { mode: "all" }), 200);
+    // Without the approver, nobody but the owner could approve the owner's payments.
+    const demoted = await owner.client.put(`account/users/${other.id}`, { role: "viewer" });
+    expectStatus(demoted, 409);
+    expect(demoted.json.error).toContain("The approval rule says every payment needs approval, so ");
+    expect(demoted.json.error).toContain("needs someone else on this account to approve their payments");
+    expectStatus(await owner.client.delete(`account/users/${other.id}`), 409);
+    const roles = async () =>
+      (await owner.client.get("account/users")).json.body.map((u: { id: number; role: string }) => u.role)
+        .sort();
+    expect(await roles()).toEqual(["approver", "owner", "payer"]);
+    // Someone else made an approver first: then the change goes through.
+    expectStatus(await owner.client.put(`account/users/${second.id}`, { role: "approver" }), 200);
+    expectStatus(await owner.client.put(`account/users/${other.id}`, { role: "viewer" }), 200);
+    // With no rule, nothing waits: any change goes.
+    expectStatus(await owner.client.put("account/approvals", { mode: "none" }), 200);
+    expectStatus(await owner.client.delete(`account/users/${second.id}`), 200);
+  });
+
+  test("a business owner is named as the person they are, as the users list names them, not as the company", async () => {
+    const owner = await businessOwner(t, admin);
+    await memberWithRole(t, owner.client, "approver");
+    expectStatus(await owner.client.put("account/approvals", { mode: "all" }), 200);
+    const users = (await owner.client.get("account/users")).json.body as { you: boolean; name: string }[];
+    const listed = users.find((u) => u.you)!.name;
+    expect(listed).not.toBe("Acme Trading Ltd");
+    const rule = await owner.client.get("account/approvals");
+    expect(rule.json.body.updated_by.name).toBe(listed);
   });
 
   test("thresholds are checked: a currency we hold, an amount in its digits, at least one for mode above", async () => {

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import PaymentForm, { type PaymentFormProps, QUOTE_EXPIRED } from "../../islands/PaymentForm.tsx";
 import PendingPayment from "../../islands/PendingPayment.tsx";
 import PendingPayments from "../../islands/PendingPayments.tsx";
+import ApprovalsForYou from "../../islands/ApprovalsForYou.tsx";
 import { setOnBehalf } from "../../islands/lib/on-behalf.ts";
 import { pageQueryClient } from "../../islands/lib/query-client.tsx";
 import type { PaymentWithTimeline } from "../../islands/payments/calls.ts";
@@ -108,6 +109,38 @@ describe("the pending list", () => {
     render(<PendingPayments accountRef="P1" actingFor={7} payments={[mine, { ...mine, id: 6 }]} />);
     expect(screen.queryByRole("button", { name: /^Approve/ })).toBeNull();
     expect(screen.getAllByText(/Administrators acting on behalf/)).toHaveLength(1);
+  });
+});
+
+describe("the dashboard's payments waiting for your approval", () => {
+  test("approving from the dashboard's table updates the card too: both read the pending payments' query", async () => {
+    const { events: _events, ...first } = payment();
+    const second = { ...first, id: 6, recipient: { ...first.recipient, name: "Hans Meier" } };
+    const approved = { ...first, status: "approved", actions: { ...NO_ACTIONS, cancel: true } };
+    const calls = fakeApi((call) => call.method === "PUT" ? [200, { body: approved }] : [200, { body: [second] }]);
+    render(
+      <>
+        <ApprovalsForYou accountRef="P1" actingFor={null} payments={[first, second]} />
+        <PendingPayments accountRef="P1" actingFor={null} payments={[first, second]} compact />
+      </>,
+    );
+    const card = () => document.querySelector("[data-approvals]")!;
+    expect(card().getAttribute("data-approvals")).toBe("2");
+    expect(within(card() as HTMLElement).getByText(/Jean Dupont/)).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Approve the payment to Jean Dupont" }));
+    await settle(500);
+    expect(calls.some((c) => c.method === "PUT")).toBe(true);
+    await vi.waitFor(() => expect(card().getAttribute("data-approvals")).toBe("1"));
+    expect(within(card() as HTMLElement).queryByText(/Jean Dupont/)).toBeNull();
+    expect(within(card() as HTMLElement).getByText(/Hans Meier/)).toBeTruthy();
+  });
+
+  test("names each payment by what arrives to whom, not what is debited", () => {
+    const { events: _events, ...first } = payment();
+    fakeApi({});
+    render(<ApprovalsForYou accountRef="P1" actingFor={null} payments={[first]} />);
+    const link = screen.getByRole("link", { name: /Jean Dupont/ });
+    expect(link.textContent).toBe("110.93 EUR to Jean Dupont");
   });
 });
 
