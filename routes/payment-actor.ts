@@ -22,7 +22,7 @@ export async function paymentActorOf(
   return {
     actor: { accountId, userId: customer.id, name, role, onBehalfAdminId: admin?.id ?? null },
     viewer: { userId: customer.id, role, onBehalf: admin !== null },
-    known: [{ id: customer.id, name, customer: customer.name, email: customer.username }],
+    known: [{ id: customer.id, name, email: customer.username }],
     accountRef,
     /** For an administrator on behalf: the customer (the islands stop reading once the mode ends). */
     actingFor: admin ? customer.id : null,

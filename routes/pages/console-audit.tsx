@@ -7,7 +7,7 @@ import { AUDIT_ACTION_NAMES, AUDIT_ACTIONS } from "../../lib/audit.ts";
 import { auditScreenQuery } from "../../lib/contracts/admin.ts";
 import { AUDIT_PAGE_SIZE, auditPage } from "../../server/audit.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { peopleByIds } from "../../server/payments/people.ts";
+import { customerNamesByIds, peopleByIds } from "../../server/payments/people.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { AuditTable } from "./console/audit-changes.tsx";
 
@@ -29,8 +29,8 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
   const customer = "customer" in filter && filter.customer !== undefined ? Number(filter.customer) : undefined;
   const result = await auditPage(c.get("db"), { ...filter, customer }, filter.page);
   const subjectIds = [...new Set(result.items.flatMap((e) => e.subject_id ?? []))];
-  const [names, admins] = await Promise.all([
-    peopleByIds(c.get("db"), subjectIds),
+  const [[people, customerNames], admins] = await Promise.all([
+    Promise.all([peopleByIds(c.get("db"), subjectIds), customerNamesByIds(c.get("db"), subjectIds)]),
     subjectIds.length
       ? c.get("db").select({ id: users.id }).from(users).where(
         and(inArray(users.id, subjectIds), eq(users.level, "Admin")),
@@ -101,9 +101,11 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
           <AuditTable
             entries={result.items}
             customers={new Map(
-              [...names].map((
-                [id, p],
-              ) => [id, { name: adminIds.has(id) ? p.name : p.customer, admin: adminIds.has(id) }]),
+              [...people].map(([id, p]) => {
+                const admin = adminIds.has(id);
+                // An administrator is a person; a customer is named as the console names customers.
+                return [id, { name: admin ? p.name : customerNames.get(id) ?? p.name, admin }];
+              }),
             )}
           />
         )

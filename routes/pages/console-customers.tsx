@@ -28,7 +28,7 @@ import { ConsoleCustomerPartner } from "../islands.ts";
 import { listPartners } from "../../server/partners/partners.ts";
 import { type Assignment, assignmentsOf } from "../../server/partners/assignments.ts";
 import { profileFactsOf } from "../../server/profile/facts.ts";
-import { peopleByIds } from "../../server/payments/people.ts";
+import { customerNamesByIds } from "../../server/payments/people.ts";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
@@ -272,7 +272,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   if (!found || found.user.level === "Admin") return null;
   const { user, summary } = found;
   // Named as the customers list and search name them: a migrated customer by their file's name (decision 065).
-  const customer = { ...summary, name: (await peopleByIds(db, [id])).get(id)?.customer ?? summary.name };
+  const customer = { ...summary, name: (await customerNamesByIds(db, [id])).get(id) ?? summary.name };
   const [answers, record, trail, restriction, memberOf, identity, partners, profile, assignments] = await Promise.all([
     reviewAnswersOf(db, id),
     complianceRecordOf(db, id),

@@ -9,7 +9,7 @@ import { defineSchedule } from "../jobs/schedules.ts";
 import { formatAmount } from "../money/amounts.ts";
 import { crossValue } from "../money/rates.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
-import { peopleByIds } from "../payments/people.ts";
+import { customerNamesByIds } from "../payments/people.ts";
 import { latestRates } from "../money/pricing-inputs.ts";
 import { raiseAlert } from "./alerts.ts";
 
@@ -21,7 +21,7 @@ import { raiseAlert } from "./alerts.ts";
 
 /** The customer's display name (their email when they have no profile), or "A former customer". */
 async function customerName(db: Database | Tx, userId: number): Promise<string> {
-  return (await peopleByIds(db, [userId])).get(userId)?.customer ?? "A former customer";
+  return (await customerNamesByIds(db, [userId])).get(userId) ?? "A former customer";
 }
 
 /** What an alert about a payment needs of it to name it (decision 057). */

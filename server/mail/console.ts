@@ -6,7 +6,7 @@ import { emails } from "../../db/schema.ts";
 import { audit } from "../audit.ts";
 import { bulkMailContent } from "../bulkemails/mails.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
-import { peopleByIds } from "../payments/people.ts";
+import { customerNamesByIds } from "../payments/people.ts";
 import type { Mailer } from "./mailer.ts";
 import { isSecurityTemplate, shownCopy } from "./redact.ts";
 
@@ -40,14 +40,14 @@ export interface EmailDetail extends EmailSummary {
 
 type Row = typeof emails.$inferSelect;
 
-const summaryOf = (row: Pick<Row, keyof Row>, names: Map<number, { customer: string }>): EmailSummary => ({
+const summaryOf = (row: Pick<Row, keyof Row>, names: Map<number, string>): EmailSummary => ({
   id: row.id,
   to: row.to,
   subject: row.subject,
   template: row.template,
   status: row.status,
   user_id: row.userId,
-  customer_name: row.userId === null ? null : names.get(row.userId)?.customer ?? null,
+  customer_name: row.userId === null ? null : names.get(row.userId) ?? null,
   security: isSecurityTemplate(row.template),
   bulk_email_id: row.bulkEmailId,
   created_at: row.createdAt.toISOString(),
@@ -103,7 +103,7 @@ export async function listEmails(db: Database, query: { q?: string; page: number
     ? await db.select(columns).from(emails).where(where).orderBy(desc(emails.id))
       .limit(query.perPage).offset((query.page - 1) * query.perPage)
     : [];
-  const names = await peopleByIds(db, rows.map((r) => r.userId));
+  const names = await customerNamesByIds(db, rows.map((r) => r.userId));
   return {
     items: rows.map((r) => summaryOf(r as Row, names)),
     page: query.page,
@@ -123,7 +123,7 @@ export async function emailById(db: Database, id: number): Promise<EmailDetail> 
   const { html, text } = row.bulkEmailId !== null
     ? await bulkMailContent(db, row.bulkEmailId, row.mergeValues)
     : shownCopy(row.template, row);
-  return { ...summaryOf(row, await peopleByIds(db, [row.userId])), html, text, error: row.error };
+  return { ...summaryOf(row, await customerNamesByIds(db, [row.userId])), html, text, error: row.error };
 }
 
 /**

@@ -8,8 +8,6 @@ export interface Person {
   id: number;
   /** The person, for who did something (a business owner is their person, not the company). */
   name: string;
-  /** The customer as every console screen names them (a business by its name; decision 065). */
-  customer: string;
   email: string;
 }
 
@@ -18,9 +16,35 @@ export interface Person {
  * users list gives them (a business owner is their person, not the company).
  */
 export async function peopleByIds(executor: Database | Tx, ids: Iterable<number | null>): Promise<Map<number, Person>> {
+  const rows = await namesOf(executor, ids);
+  return new Map(rows.map((r) => [r.id, {
+    id: r.id,
+    name: personName(r.type, r.data ? JSON.parse(r.data) : null, r.username, migrationNames(r.migrated)),
+    email: r.username,
+  }]));
+}
+
+/**
+ * The customers with these ids by id, named as every console screen names a customer (a business by
+ * its name, a migrated customer by their file's names until they save a profile; decision 065).
+ */
+export async function customerNamesByIds(
+  executor: Database | Tx,
+  ids: Iterable<number | null>,
+): Promise<Map<number, string>> {
+  const rows = await namesOf(executor, ids);
+  return new Map(
+    rows.map((
+      r,
+    ) => [r.id, customerName(r.type, r.data ? JSON.parse(r.data) : null, migrationNames(r.migrated), r.username)]),
+  );
+}
+
+/** What both names are made of, for the users with these ids (unknown ids are left out). */
+async function namesOf(executor: Database | Tx, ids: Iterable<number | null>) {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
-  if (!wanted.length) return new Map();
-  const rows = await rowsOf<
+  if (!wanted.length) return [];
+  return await rowsOf<
     { id: number; username: string; type: "Personal" | "Business"; data: string | null; migrated: string | null }
   >(
     executor,
@@ -29,15 +53,9 @@ export async function peopleByIds(executor: Database | Tx, ids: Iterable<number 
      WHERE u.id IN (${wanted.map(() => "?").join(", ")})`,
     wanted,
   );
-  return new Map(rows.map((r) => [r.id, {
-    id: r.id,
-    name: personName(r.type, r.data ? JSON.parse(r.data) : null, r.username, migrationNames(r.migrated)),
-    customer: customerName(r.type, r.data ? JSON.parse(r.data) : null, migrationNames(r.migrated), r.username),
-    email: r.username,
-  }]));
 }
 
 /** A person when known, else a placeholder that says so (a user deleted since). */
 export function personOr(people: Map<number, Person>, id: number): Person {
-  return people.get(id) ?? { id, name: "A former user", customer: "A former user", email: "" };
+  return people.get(id) ?? { id, name: "A former user", email: "" };
 }

@@ -128,10 +128,10 @@ describe("who may change whom", () => {
     const res = await owner.client.delete(`account/users/${leaving.id}`);
     expectStatus(res, 200);
     expect((await mailTo(t.db, leaving.email)).subject).toBe("You no longer have access to Acme Trading Ltd");
-    // Their only account is gone: the account's calls send them to /processing.
+    // Their only account is gone: the account's calls say so and send them to /no-account.
     const after = await leaving.client.get("account/balances");
     expectStatus(after, 403);
-    expect(after.json.redirect).toBe("/processing");
+    expect(after.json.redirect).toBe("/no-account");
     expect((await latestAudit("account-users.remove")).before).toMatchObject({ user_id: leaving.id, role: "payer" });
   });
 });
