@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, profiles, users } from "../../db/schema.ts";
-import type { Tx } from "../../db/sql.ts";
+import { rowOf, type Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
 import { personName } from "./person-name.ts";
@@ -74,9 +74,13 @@ export { personName };
 
 /** A user's name as personName gives it; "Someone" for a user that is gone. */
 export async function personNameOf(db: Database, userId: number): Promise<string> {
-  const [row] = await db.select({ username: users.username, type: users.type, profile: profiles.data }).from(users)
-    .leftJoin(profiles, eq(profiles.userId, users.id)).where(eq(users.id, userId));
-  return row ? personName(row.type, row.profile, row.username) : "Someone";
+  // Fixed SQL: every payment call names who acts (routes/payment-actor.ts).
+  const row = await rowOf<{ username: string; type: "Personal" | "Business"; profile: string | null }>(
+    db,
+    "SELECT u.username, u.type, p.data AS profile FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?",
+    [userId],
+  );
+  return row ? personName(row.type, row.profile ? JSON.parse(row.profile) : null, row.username) : "Someone";
 }
 
 const nameOf = (r: MemberRow) => personName(r.type, r.profile, r.username);

@@ -1,6 +1,7 @@
-import { and, asc, eq } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { accountMembers, users } from "../../db/schema.ts";
+import { users } from "../../db/schema.ts";
+import { rowOf } from "../../db/sql.ts";
 import type { FeeOverridesInput } from "../../lib/contracts/console-money.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { audit } from "../audit.ts";
@@ -46,17 +47,19 @@ export async function setFeeOverrides(
  * who has a personal account of their own brings neither their overrides nor their lack of them.
  */
 export async function accountFeeOverrides(db: Database, accountId: number): Promise<FeeOverrides | null> {
-  const [holder] = await db.select({
-    override_transfer_fee: users.overrideTransferFee,
-    override_regular_transfer_fee: users.overrideRegularTransferFee,
-    override_priority_transfer_fee: users.overridePriorityTransferFee,
-  }).from(accountMembers).innerJoin(users, eq(users.id, accountMembers.userId))
-    .where(and(eq(accountMembers.accountId, accountId), eq(accountMembers.role, "owner")))
-    .orderBy(asc(accountMembers.createdAt), asc(accountMembers.userId)).limit(1);
+  // Fixed SQL: it runs on every quote, where Drizzle's query building showed in the profiles.
+  const holder = await rowOf<{ on: number; regular: string | null; priority: string | null }>(
+    db,
+    `SELECT u.override_transfer_fee AS "on", u.override_regular_transfer_fee AS regular,
+            u.override_priority_transfer_fee AS priority
+       FROM account_members m JOIN users u ON u.id = m.user_id
+      WHERE m.account_id = ? AND m.role = 'owner' ORDER BY m.created_at, m.user_id LIMIT 1`,
+    [accountId],
+  );
   if (!holder) return null;
   return {
-    override_transfer_fee: holder.override_transfer_fee,
-    override_regular_transfer_fee: holder.override_regular_transfer_fee ?? null,
-    override_priority_transfer_fee: holder.override_priority_transfer_fee ?? null,
+    override_transfer_fee: !!holder.on,
+    override_regular_transfer_fee: holder.regular === null ? null : JSON.parse(holder.regular),
+    override_priority_transfer_fee: holder.priority === null ? null : JSON.parse(holder.priority),
   };
 }
