@@ -20,13 +20,3 @@ afterEach(() => {
     );
   }
 });
-
-/**
- * In a DOM (the islands' tests in happy-dom), a `findBy…` or `waitFor` waits up to 5 s for what the
- * screen shows, not Testing Library's 1 s: a test is about what appears, and on a loaded CI machine
- * a click's answer through fetch, TanStack Query and a render took longer than a second.
- */
-if (typeof document !== "undefined") {
-  const { configure } = await import("@testing-library/react");
-  configure({ asyncUtilTimeout: 5_000 });
-}
