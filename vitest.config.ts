@@ -4,15 +4,15 @@ import { defineConfig } from "vitest/config";
  * Three projects: "unit" (logic, server routes through app.request, islands in happy-dom), "hrana"
  * (the integration tests again, their databases reached over libSQL's Hrana protocol as Turso would
  * be: decision 014) and "e2e" (a real server and Debian's Chromium through playwright-core).
- * Each of "unit" and "hrana" has a "-mocking" twin for the files that replace a module (MOCKING).
- * tests/run.ts runs them all and prints the closing count.
+ * "integration" (the server's tests of "unit", sharing their worker's modules) and "hrana-mocking"
+ * are twins that tests/run.ts runs with "unit" and "hrana" (decision 063). It prints the closing count.
  */
 
 /**
  * The files that replace a module (vi.mock). A mock applies only to a module its process has not
- * imported yet, so these run isolated, each in a process of its own ("…-mocking" projects); every
- * other file of a project shares its worker's modules (isolate: false), which spares importing the
- * portal again for each file (about a third of the unit project's CPU time).
+ * imported yet, so these run isolated, each in a process of its own ("unit", "hrana-mocking"); the
+ * other integration tests share their worker's modules (isolate: false), which spares importing
+ * the portal again for each file (about a third of the unit project's CPU time).
  */
 const MOCKING = [
   "tests/integration/signin-equal-answers.test.ts",
@@ -75,11 +75,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["tests/unit/**/*.test.{ts,tsx}", "tests/integration/**/*.test.{ts,tsx}"],
-          exclude: MOCKING,
+          // Isolated, each file with fresh modules: the islands' tests keep client state in modules
+          // (stores, the query client), and the files that mock a module need it fresh (MOCKING).
+          include: ["tests/unit/**/*.test.{ts,tsx}", ...MOCKING],
           setupFiles: ["tests/helpers/setup.ts"],
           pool: "forks",
-          isolate: false,
           // A test's time is not what it checks: the integration tests sign people up (Argon2 at
           // 19 MiB each) and start processes, which on a loaded CI machine can take past vitest's
           // default 5 s. Timing budgets are the benchmarks' (deno task bench).
@@ -90,10 +90,14 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: "unit-mocking",
-          include: MOCKING,
+          name: "integration",
+          // The server's tests, each with its own database and app: they share their worker's
+          // modules (decision 063), the portal imported once per worker instead of once per file.
+          include: ["tests/integration/**/*.test.{ts,tsx}"],
+          exclude: MOCKING,
           setupFiles: ["tests/helpers/setup.ts"],
           pool: "forks",
+          isolate: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -141,7 +141,7 @@ const results: Counts[] = [];
 results.push(await denoTool("Formatting", ["fmt", "--check"]));
 results.push(await denoTool("Lint", ["lint"]));
 results.push(await typeCheck());
-results.push(await runProject("unit", {}, ["unit-mocking"]));
+results.push(await runProject("unit", {}, ["integration"]));
 // The integration tests again, over libSQL's Hrana protocol (decision 014).
 results.push(await runProject("hrana", {}, ["hrana-mocking"]));
 
