@@ -151,7 +151,7 @@ describe("at 360 px wide", () => {
         type: "business",
         currency: "EUR",
         country: "DE",
-        details: { iban: "DE89370400440532013000" },
+        details: { iban: "DE89370400440532013000", bic: "COBADEFFXXX" },
       },
     });
     expect(recipient.status(), await recipient.text()).toBe(201);
