@@ -42,7 +42,7 @@ import { ConsoleAdminsPage, ConsolePricingPlanPage, pricingPlanExists } from "./
 import { ConsoleAlertsPage, ConsoleEmailPage, ConsoleEmailsPage } from "./pages/console-alerts.tsx";
 import { Home, nextStepOf } from "./pages/Home.tsx";
 import { NoAccount } from "./pages/NoAccount.tsx";
-import { removedFromEveryAccount } from "../server/accounts/removed.ts";
+import { insteadOfProcessing, NO_ACCOUNT_PAGE, removedFromEveryAccount } from "../server/accounts/removed.ts";
 import { previewInvitation } from "../server/accounts/invitations.ts";
 import {
   BalancesPage,
@@ -171,9 +171,6 @@ function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>)
   return customer.account && customer.identity ? c.redirect("/auth") : render();
 }
 
-/** Where someone removed from every account they belonged to is told so (server/accounts/removed.ts). */
-const NO_ACCOUNT = "/no-account";
-
 export const PAGES: PageRoute[] = [
   {
     path: "/",
@@ -237,7 +234,8 @@ export const PAGES: PageRoute[] = [
     render: async (c) => {
       const customer = customerOf(c)!;
       if (customer.account) return c.redirect("/auth");
-      if (await removedFromEveryAccount(c.get("db"), customer.id)) return c.redirect(NO_ACCOUNT);
+      const instead = await insteadOfProcessing(c.get("db"), customer.id, "/processing");
+      if (instead !== "/processing") return c.redirect(instead);
       const reason = await rejectionOf(c.get("db"), customer.id);
       return (
         <Processing
@@ -250,7 +248,7 @@ export const PAGES: PageRoute[] = [
   },
   {
     // Someone removed from every account they belonged to: what happened, not a review that is not.
-    path: NO_ACCOUNT,
+    path: NO_ACCOUNT_PAGE,
     title: "No account",
     guards: ["loggedin", "is-verified", "secondfactor", "is-user", "has-profile", "identity-checked"],
     render: async (c) => {
@@ -554,8 +552,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
  */
 async function noAccountInstead(c: Context<AppEnv>, to: string): Promise<string> {
   const customer = customerOf(c);
-  if (to !== "/processing" || !customer) return to;
-  return (await removedFromEveryAccount(c.get("db"), customer.id)) ? NO_ACCOUNT : to;
+  return customer ? await insteadOfProcessing(c.get("db"), customer.id, to) : to;
 }
 
 /**

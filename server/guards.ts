@@ -5,7 +5,7 @@ import { HTTPException } from "hono/http-exception";
 import type { SessionUser } from "./auth/session-user.ts";
 import type { AppEnv } from "./env.ts";
 import { ApiError, isApi, noSuchCall } from "./http/api.ts";
-import { NO_ACCOUNT_PAGE, NO_LONGER_MEMBER, removedFromEveryAccount } from "./accounts/removed.ts";
+import { refuseIfRemoved } from "./accounts/removed.ts";
 import { AUTH_ORDER, CONSOLE_GUARDS, CUSTOMER_GUARDS, GUARD_NAMES, type GuardName } from "../lib/contracts/guards.ts";
 
 /**
@@ -114,9 +114,7 @@ function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
       // Someone removed from every account is not waiting for a review: the call says so and
       // points where the pages send them (/no-account), not to /processing.
       const subject = subjectOf(name, c);
-      if (verdict.to === "/processing" && subject && await removedFromEveryAccount(c.get("db"), subject.id)) {
-        throw new ApiError(403, NO_LONGER_MEMBER, { redirect: NO_ACCOUNT_PAGE });
-      }
+      if (verdict.to === "/processing" && subject) await refuseIfRemoved(c.get("db"), subject.id);
       throw new ApiError(403, "You cannot do this yet.", { redirect: verdict.to });
     }
     if (rememberForSignIn(c)) return c.redirect("/#sign-in", 302);

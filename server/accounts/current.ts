@@ -7,7 +7,7 @@ import type { AccountRole } from "../../lib/permissions.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
 import { ApiError } from "../http/api.ts";
-import { NO_ACCOUNT_PAGE, NO_LONGER_MEMBER, removedFromEveryAccount } from "./removed.ts";
+import { refuseIfRemoved } from "./removed.ts";
 
 /** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
 export function customerOf(c: Context<AppEnv>): SessionUser | null {
@@ -132,9 +132,7 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
   if (!customer) throw new ApiError(401, "Please sign in.", { redirect: "/" });
   const { current, linked } = await accountChoice(c);
   if (!linked) {
-    if (await removedFromEveryAccount(c.get("db"), customer.id)) {
-      throw new ApiError(403, NO_LONGER_MEMBER, { redirect: NO_ACCOUNT_PAGE });
-    }
+    await refuseIfRemoved(c.get("db"), customer.id);
     throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
   }
   if (!current) throw new ApiError(403, "Choose the account to work on.", { redirect: ACCOUNT_SELECT });

@@ -1,5 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { rowOf } from "../../db/sql.ts";
+import { ApiError } from "../http/api.ts";
 
 /**
  * Someone who belongs to no account because they were removed from the account they were in (an
@@ -32,3 +33,20 @@ export const NO_ACCOUNT_PAGE = "/no-account";
 
 /** What a call answers someone removed from every account, where it would say "not yet". */
 export const NO_LONGER_MEMBER = "You no longer belong to any account: an owner or admin removed you.";
+
+/**
+ * Where a customer sent to /processing (no account yet) goes instead: /no-account when they were
+ * removed from every account, as nobody reviews anything for them. The one rule for pages, /auth
+ * and the home page's next step.
+ */
+export async function insteadOfProcessing(db: Database, userId: number, to: string): Promise<string> {
+  if (to !== "/processing") return to;
+  return (await removedFromEveryAccount(db, userId)) ? NO_ACCOUNT_PAGE : to;
+}
+
+/** The same rule for a call, which would say "not yet": refused, pointing to /no-account. */
+export async function refuseIfRemoved(db: Database, userId: number): Promise<void> {
+  if (await removedFromEveryAccount(db, userId)) {
+    throw new ApiError(403, NO_LONGER_MEMBER, { redirect: NO_ACCOUNT_PAGE });
+  }
+}
