@@ -7,7 +7,7 @@
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../db/client.ts";
-import { profiles, users } from "../../db/schema.ts";
+import { users } from "../../db/schema.ts";
 import { recipientChanges, recipients } from "../../db/schema-payments.ts";
 import { likeContaining, type Tx } from "../../db/sql.ts";
 import type {
@@ -18,6 +18,7 @@ import type {
 } from "../../lib/contracts/recipients.ts";
 import { type RequirementOptions, requirementsFor } from "../../lib/bank-details/requirements.ts";
 import { InvalidInput, NotFound } from "../errors.ts";
+import { peopleByIds } from "../payments/people.ts";
 import { validateBankDetails } from "./bank-details.ts";
 import { type ChangeableFields, changesBetween, type RecipientChangeRecord } from "./changes.ts";
 import { NO_SUCH_RECIPIENT, type Recipient, recipientFor } from "./index.ts";
@@ -99,31 +100,21 @@ export async function listRecipients(
 
 const admins = alias(users, "admins");
 
-/** How the history names a user: their first and last name, else their email. */
-function personName(username: string, profile: unknown): string {
-  const { first, last } = (profile ?? {}) as { first?: unknown; last?: unknown };
-  const name = [first, last].filter((part) => typeof part === "string" && part.trim()).join(" ").trim();
-  return name || username;
-}
-
 /** A recipient's changes, newest first, with who made them. */
 async function historyOf(db: Database, recipientId: number): Promise<RecipientChange[]> {
-  const rows = await db.select({
-    change: recipientChanges,
-    username: users.username,
-    profile: profiles.data,
-    admin: admins.username,
-  }).from(recipientChanges)
+  const rows = await db.select({ change: recipientChanges, username: users.username, admin: admins.username })
+    .from(recipientChanges)
     .innerJoin(users, eq(users.id, recipientChanges.changedBy))
-    .leftJoin(profiles, eq(profiles.userId, users.id))
     .leftJoin(admins, eq(admins.id, recipientChanges.onBehalfAdminId))
     .where(eq(recipientChanges.recipientId, recipientId))
     .orderBy(desc(recipientChanges.id));
-  return rows.map(({ change, username, profile, admin }) => ({
+  // Named as a payment's timeline names who did something (server/accounts/person-name.ts).
+  const people = await peopleByIds(db, rows.map((r) => r.change.changedBy));
+  return rows.map(({ change, username, admin }) => ({
     id: change.id,
     kind: change.kind,
     at: change.changedAt.toISOString(),
-    by: personName(username, profile),
+    by: people.get(change.changedBy)?.name ?? username,
     on_behalf_by: admin,
     before: change.before as RecipientValues | null,
     after: change.after as RecipientValues | null,
