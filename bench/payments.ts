@@ -117,7 +117,7 @@ async function setUp(url: string, databasePath: string): Promise<Account[]> {
           type: "person",
           currency: "EUR",
           country: "FR",
-          details: { iban: "FR1420041010050500013M02606" },
+          details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPPAR" },
         }),
         201,
       );

@@ -93,7 +93,7 @@ try {
     (await db.$client.execute({
       sql: `INSERT INTO recipients (account_id, name, type, currency, country, details, details_changed_at, created_by,
             created_at, updated_at)
-          VALUES (?, 'Jean Dupont', 'person', 'EUR', 'FR', '{"iban":"FR1420041010050500013M02606"}', ?, ?, ?, ?) RETURNING id`,
+          VALUES (?, 'Jean Dupont', 'person', 'EUR', 'FR', '{"iban":"FR1420041010050500013M02606","bic":"PSSTFRPPPAR"}', ?, ?, ?, ?) RETURNING id`,
       args: [accountId, now, owner.id, now, now],
     })).rows[0].id,
   );
