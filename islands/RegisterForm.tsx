@@ -1,4 +1,5 @@
 import type { FormEvent } from "react";
+import { referrerFromElsewhere } from "../lib/attribution.ts";
 import type * as auth from "../lib/contracts/auth.ts";
 import { register } from "./auth/calls.ts";
 import type { BodyOf } from "./lib/api.ts";
@@ -12,7 +13,11 @@ import { useForm } from "./ui/use-form.ts";
 export interface RegisterFormProps {
   /** A referral code from the visitor's link, prefilled and editable. */
   referralCode?: string | null;
-  /** Where the visitor came from (utm_*, referrer, landing_path), sent as it is. */
+  /**
+   * Where the visitor came from, as the address says it (utm_*, landing_path), sent as it is with
+   * the referrer the browser knows (another site's only): the page is the same for every visitor
+   * (decision 069).
+   */
   attribution: Record<string, string>;
 }
 
@@ -24,7 +29,7 @@ const TYPES: { value: AccountType; title: string; text: string }[] = [
 
 /**
  * Opens an account (POST auth/register): Personal or Business, email, password, optional referral
- * code, and the visit's attribution. The answer is the same whether or not the address already has
+ * code, and the visit's attribution (with the referring site, read here). The answer is the same whether or not the address already has
  * an account; the API layer follows the redirect to /verify. A 422 shows each problem under its field.
  */
 function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
@@ -35,12 +40,14 @@ function RegisterForm({ referralCode = null, attribution }: RegisterFormProps) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const referral = textOf(data, "referral_code");
+    const referrer = referrerFromElsewhere(document.referrer, location.href);
+    const sent = referrer ? { ...attribution, referrer } : attribution;
     const body = {
       email: textOf(data, "email"),
       password: String(data.get("password") ?? ""),
       type: data.get("type") === "Business" ? "Business" as const : "Personal" as const,
       ...(referral ? { referral_code: referral } : {}),
-      ...(attribution && Object.keys(attribution).length ? { attribution } : {}),
+      ...(sent && Object.keys(sent).length ? { attribution: sent } : {}),
     };
     // Registering signs nobody in (the emailed link does, decision 023): the API layer goes to /verify.
     await form.submit({ body });

@@ -13,6 +13,7 @@ import NotificationQueue from "./NotificationQueue.tsx";
 import { preloadLinksOnIntent } from "./lib/preload.ts";
 import { reloadAfterChunkFailure } from "./lib/reload-guard.ts";
 import { scrollToArrivalTarget } from "./lib/scroll.ts";
+import { reloadWhenSignedInSince } from "./lib/signed-in-since.ts";
 
 interface IslandInstance {
   id: string;
@@ -72,6 +73,9 @@ async function hydrateIslands() {
     });
   }));
 }
+
+// Before the islands: a visitor's page shown again after signing in is replaced at once.
+reloadWhenSignedInSince();
 
 // No top-level await: this module shares its chunk with what the islands import, and an island
 // cannot finish loading while a module it depends on still waits (for that island).

@@ -20,3 +20,18 @@ export function withAttribution(href: string, currentPath: string): string {
   const query = kept.toString();
   return query ? `${href}${href.includes("?") ? "&" : "?"}${query}` : href;
 }
+
+/**
+ * The address the visitor came from (`referrer`: the browser's `document.referrer`), when it is
+ * another site's, cut to 500 characters: a link within the portal says nothing of where they came
+ * from. Read by the registration form in the browser, so that /register is the same page for every
+ * visitor and can be kept (decision 069).
+ */
+export function referrerFromElsewhere(referrer: string, here: string): string | undefined {
+  if (!referrer) return undefined;
+  try {
+    return new URL(referrer, here).origin === new URL(here).origin ? undefined : referrer.slice(0, 500);
+  } catch {
+    return undefined;
+  }
+}

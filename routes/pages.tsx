@@ -189,7 +189,15 @@ export const PAGES: PageRoute[] = [
   { path: "/forgot", title: "Forgotten password", render: ForgotPage },
   // Open to anyone: a bulk email's unsubscribe link (decision 050).
   { path: "/unsubscribe", title: "Unsubscribe", render: UnsubscribePage },
-  { path: "/register", title: "Open an account", layout: "register", render: RegisterPage },
+  {
+    path: "/register",
+    title: "Open an account",
+    layout: "register",
+    // Shows only what its address says (utm_*, the referral code, the landing path): the referring
+    // site is read by the form in the browser (decision 069).
+    publicCache: { shows: [] },
+    render: RegisterPage,
+  },
   // Open to anyone: the emailed link may be opened where nobody is signed in.
   {
     path: "/verify",

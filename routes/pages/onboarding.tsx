@@ -79,15 +79,13 @@ export async function ForgotPage(c: Context<AppEnv>) {
 }
 
 export function RegisterPage(c: Context<AppEnv>) {
-  // Marketing attribution: the utm_* of the address the visitor arrived with, and where from.
+  // Marketing attribution: the utm_* of the address the visitor arrived with, and where. Only the
+  // address: the page is kept for every visitor (decision 069), so the referring site, which the
+  // request's Referer would say, is read by the form in the browser (document.referrer).
   const attribution: Record<string, string> = {};
   for (const key of UTM_PARAMS) {
     const value = c.req.query(key);
     if (value) attribution[key] = value.slice(0, 500);
-  }
-  const referrer = c.req.header("referer");
-  if (referrer && new URL(referrer, c.req.url).origin !== new URL(c.req.url).origin) {
-    attribution.referrer = referrer.slice(0, 500);
   }
   attribution.landing_path = (c.req.path + new URL(c.req.url).search).slice(0, 500);
   const referralCode = c.req.query("ref") ?? c.req.query("referral_code") ?? null;

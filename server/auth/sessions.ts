@@ -85,6 +85,9 @@ export class SessionStore {
     if (!row || row.expires_at <= now || row.last_seen_at + IDLE_TIMEOUT_MS <= now) {
       if (row) await this.db.delete(sessions).where(eq(sessions.id, id));
       deleteCookie(c, SESSION_COOKIE, { path: "/" });
+      // The client's copy of the user goes with it (islands/lib/user-store.ts): the visitor's page
+      // this request gets is not taken for out of date and loaded again (decision 069).
+      deleteCookie(c, "user", { path: "/" });
       return null;
     }
     let lastSeenAt = row.last_seen_at;

@@ -50,6 +50,11 @@ export interface RenderedPage {
   islandData: string;
   /** The modules to preload: the entry and the chunks of the islands used. */
   modules: string[];
+  /**
+   * Rendered for nobody signed in (`<html data-visitor>`): the entry reloads it when this browser
+   * has signed in since (islands/lib/signed-in-since.ts, decision 069).
+   */
+  visitor: boolean;
 }
 
 /**
@@ -86,6 +91,7 @@ export function renderPage(c: Context<AppEnv>, options: DocumentOptions): Render
     body,
     islandData: hasIslands ? islandData(collector, assets) : "",
     modules: hasIslands ? assets.modulesFor(collector.names) : [],
+    visitor: !user,
   };
 }
 
@@ -121,6 +127,8 @@ export function sendPage(c: Context<AppEnv>, page: RenderedPage, status?: Conten
   const html =
     `<!doctype html><html lang="en" data-theme="${page.colorMode}"${
       page.forced ? ` data-forced-color-mode="${page.forced}"` : ""
+    }${
+      page.visitor ? " data-visitor" : ""
     }><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${
       escapeHtml(page.title)

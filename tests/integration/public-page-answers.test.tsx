@@ -40,6 +40,10 @@ describe("a public page kept for every visitor", () => {
     expect(second.headers.get("x-frame-options")).toBe("DENY");
     expect(second.headers.get("vary")).toMatch(/accept-encoding/i);
     expect(second.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+    // Rendered for a visitor: the entry loads it anew if this browser signs in since (decision 069).
+    expect(await (await visit("/calculator", { "accept-encoding": "identity" })).text()).toMatch(
+      /<html [^>]*data-visitor>/,
+    );
   });
 
   test("new rates reach the next visitor within a second, and that page is kept in turn", async () => {
@@ -61,6 +65,7 @@ describe("a public page kept for every visitor", () => {
     expect(nonce).toBeTruthy();
     expect(html).toContain(`nonce="${nonce}"`);
     expect(html).not.toContain('href="/register"');
+    expect(html).not.toContain("data-visitor");
   });
 
   test("a visitor with a notification waiting gets the page rendered for them", async () => {

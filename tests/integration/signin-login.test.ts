@@ -253,6 +253,20 @@ describe("how long a session lasts", () => {
     expect(client.cookie("session")).toBeUndefined();
   });
 
+  test("a page asked with an expired session is a visitor's, and the browser forgets its copy of the user too", async ({ app, customer }) => {
+    const client = new TestClient(app);
+    await signIn(client, customer.email, customer.password);
+    // What the sign-in form keeps in the browser (islands/lib/user-store.ts).
+    client.setCookie("user", encodeURIComponent(JSON.stringify({ id: customer.id })));
+    app.clock.advance(30 * MINUTE);
+    const res = await client.get("/");
+    expectStatus(res, 200);
+    expect(res.text).toMatch(/<html [^>]*data-visitor>/);
+    // Else the page would take this browser for signed in and load itself again (decision 069).
+    expect(client.cookie("user")).toBeUndefined();
+    expect(client.cookie("session")).toBeUndefined();
+  });
+
   test("the idle time counts from the last request: 29 min 30 s after it, the session is alive", async ({ app, customer }) => {
     const client = new TestClient(app);
     await signIn(client, customer.email, customer.password);

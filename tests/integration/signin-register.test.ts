@@ -121,7 +121,9 @@ describe("registering", () => {
     }
   });
 
-  test("utm_* parameters and the referrer are kept in the attributions table", async ({ app }) => {
+  test("a visitor who arrived from another site has that site kept in the attributions table, with the utm_*", async ({ app }) => {
+    // The form sends what the address said and the referrer the browser knows (document.referrer,
+    // another site's only: tests/unit/forms-auth.test.tsx), since the page is kept (decision 069).
     const res = await new TestClient(app).post("auth/register", {
       email: uniqueEmail("utm"),
       password: PASSWORD,
@@ -166,6 +168,44 @@ describe("registering", () => {
     const [row] = await app.db.select().from(attributions).where(eq(attributions.userId, await userIdOf(app, res)));
     expect(row.landingPath).toBe("/register");
     expect(row.referrer).toBeNull();
+  });
+});
+
+describe("the register page", () => {
+  /** The page as a visitor gets it, uncompressed, arriving from `referer`. */
+  const registerPage = async (app: SigninApp, path: string, referer?: string) => {
+    const res = await app.app.request(path, {
+      headers: { "accept-encoding": "identity", ...(referer ? { referer } : {}) },
+    });
+    expect(res.status).toBe(200);
+    return { csp: res.headers.get("content-security-policy") ?? "", bytes: new Uint8Array(await res.arrayBuffer()) };
+  };
+
+  test("is the same bytes for visitors arriving from two different sites: where they came from is not in it", async ({ app }) => {
+    const path = `/register?utm_source=newsletter&ref=FRIEND42&n=${crypto.randomUUID().slice(0, 6)}`;
+    const fromA = await registerPage(app, path, "https://news.example/article");
+    const fromB = await registerPage(app, path, "https://other.example/forum?t=1");
+    const direct = await registerPage(app, path);
+    expect(fromB.bytes).toEqual(fromA.bytes);
+    expect(direct.bytes).toEqual(fromA.bytes);
+    // Kept for every visitor (decision 058): no nonce, our own scripts only.
+    expect(fromB.csp).not.toContain("nonce-");
+    const html = new TextDecoder().decode(fromB.bytes);
+    expect(html).not.toContain("news.example");
+    expect(html).not.toContain("other.example");
+    // What the address says is in it: the campaign, the referral code and where they landed.
+    expect(html).toContain("newsletter");
+    expect(html).toContain("FRIEND42");
+    expect(html).toContain(`"landing_path":"${path}"`);
+  });
+
+  test("another address is another page: the campaign of each is its own", async ({ app }) => {
+    const tag = crypto.randomUUID().slice(0, 6);
+    const spring = new TextDecoder().decode((await registerPage(app, `/register?utm_campaign=spring-${tag}`)).bytes);
+    const autumn = new TextDecoder().decode((await registerPage(app, `/register?utm_campaign=autumn-${tag}`)).bytes);
+    expect(spring).toContain(`spring-${tag}`);
+    expect(autumn).toContain(`autumn-${tag}`);
+    expect(autumn).not.toContain(`spring-${tag}`);
   });
 });
 

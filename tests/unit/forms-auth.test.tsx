@@ -183,6 +183,53 @@ describe("RegisterForm", () => {
     expect(userStore.get()).toBeNull();
   });
 
+  test.for([
+    ["another site's page", "https://partner.example/blog?id=1", "https://partner.example/blog?id=1"],
+    ["a page of our own site", `${location.origin}/calculator`, undefined],
+    ["nowhere (typed or bookmarked)", "", undefined],
+  ])(
+    "a visitor who came from %s: the referrer sent is the browser's, another site's only",
+    async ([_from, referrer, sent]) => {
+      // The page is the same for every visitor (decision 069): where they came from is the browser's to say.
+      Object.defineProperty(document, "referrer", { value: referrer, configurable: true });
+      try {
+        const calls = fakeApi({
+          "POST auth/register": [200, { body: { email: "ann@example.com" }, redirect: "/verify" }],
+        });
+        render(<RegisterForm attribution={{ landing_path: "/register?utm_source=x", utm_source: "x" }} />);
+        type("Email", "ann@example.com");
+        type("Password", "a long password");
+        fireEvent.click(screen.getByRole("button", { name: "Open an account" }));
+        await waitFor(() => expect(calls).toHaveLength(1));
+        expect((calls[0].body as { attribution: unknown }).attribution).toEqual({
+          landing_path: "/register?utm_source=x",
+          utm_source: "x",
+          ...(sent ? { referrer: sent } : {}),
+        });
+      } finally {
+        delete (document as { referrer?: string }).referrer;
+      }
+    },
+  );
+
+  test("a referrer longer than 500 characters is cut to 500, as the attribution keeps it", async () => {
+    const long = `https://partner.example/${"a".repeat(600)}`;
+    Object.defineProperty(document, "referrer", { value: long, configurable: true });
+    try {
+      const calls = fakeApi({
+        "POST auth/register": [200, { body: { email: "ann@example.com" }, redirect: "/verify" }],
+      });
+      render(<RegisterForm attribution={{}} />);
+      type("Email", "ann@example.com");
+      type("Password", "a long password");
+      fireEvent.click(screen.getByRole("button", { name: "Open an account" }));
+      await waitFor(() => expect(calls).toHaveLength(1));
+      expect((calls[0].body as { attribution: unknown }).attribution).toEqual({ referrer: long.slice(0, 500) });
+    } finally {
+      delete (document as { referrer?: string }).referrer;
+    }
+  });
+
   test("Personal is the default, and an empty referral code is not sent", async () => {
     const calls = fakeApi({ "POST auth/register": [200, { body: { email: "ann@example.com" }, redirect: "/verify" }] });
     render(<RegisterForm attribution={{}} />);
