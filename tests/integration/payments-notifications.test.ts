@@ -168,6 +168,16 @@ describe("in the portal", () => {
     const queue = islands.find((i) => i.name === "NotificationQueue")!;
     expect(queue.props.initial.map((n) => n.title)).toContain("A payment needs your approval");
     expect(queue.props.initial.some((n) => n.description.includes("5.00 GBP debited"))).toBe(true);
+    // Each toast leads to its payment (whose page switches to the payment's account if need be,
+    // decision 060); the server renders the first five, each with its link.
+    const initial = queue.props.initial as unknown as { description: string; link: { href: string } }[];
+    expect(initial.find((n) => n.description.includes("5.00 GBP debited"))!.link).toEqual({
+      href: `/account/pendingpayments/${p.id}`,
+      text: "Open the payment",
+    });
+    const toasts = /<section aria-label="Notifications"[\s\S]*?<\/section>/.exec(page.text)![0];
+    expect(toasts).toContain(`<a href="${initial[0].link.href}"`);
+    expect(toasts).toContain(">Open the payment</a>");
     const again = await approver.client.get("/account");
     const later = deserializeProps<{ name: string; props: { initial: unknown[] } }[]>(
       /id="__islands">([^<]*)</.exec(again.text)![1],
