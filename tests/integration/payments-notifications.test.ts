@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { emails } from "../../db/schema.ts";
+import { accountMembers, accounts, emails } from "../../db/schema.ts";
 import { notifications } from "../../db/schema-payments.ts";
 import { deserializeProps } from "../../lib/serialize.ts";
 import { completePayment, failPayment, submitPayment } from "../../server/payments/transitions.ts";
@@ -196,5 +196,55 @@ describe("in the portal", () => {
     expect((await payer.client.post("account/notifications/read", { ids: [latest.id] })).json.body).toEqual({
       read: 0,
     });
+  });
+});
+
+describe("the account it is about", () => {
+  /** The account as the portal's header names it: its name, then its reference. */
+  const named = async (accountId: number) => {
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.id, accountId));
+    return `Account: ${row.name} ${row.accountRef}`;
+  };
+
+  test("an email names the account, once for a digest of one account, each notice's for a digest of two", async () => {
+    const first = await named(account.accountId);
+    await newEmails();
+    await send("6.00");
+    const single = (await newEmails()).find((e) => e.to === approver.email)!;
+    expect(single.template).toBe("payment-approval-needed");
+    expect(single.text).toContain(first);
+
+    // The approver is on a second account too (linked accounts, issue 8 item 5), where a payment
+    // also waits for them: "2 updates on your payments" must say which payment is whose.
+    const other = await paymentAccount(t, admin, { GBP: "100.00" });
+    await t.db.insert(accountMembers).values({
+      accountId: other.accountId,
+      userId: approver.id,
+      role: "approver",
+      createdAt: new Date(),
+    });
+    await setRule(other.owner.client, { mode: "all" });
+    const theirs = await addRecipient(t, other, { name: "Hans Meier", currency: "EUR", country: "DE" });
+    const second = await named(other.accountId);
+    expect(second).not.toBe(first);
+    await send("7.00");
+    await paid(other.owner.client, { recipient_id: theirs, amount: "8.00", sell_currency: "GBP" });
+    const digest = (await newEmails()).find((e) => e.to === approver.email)!;
+    expect(digest.subject).toBe("2 updates on your payments");
+    const text = digest.text!;
+    expect(text.indexOf(first), "the first notice's account").toBeLessThan(text.indexOf("7.00 GBP debited"));
+    expect(text.indexOf(second), "the second's, after the first notice").toBeGreaterThan(
+      text.indexOf("7.00 GBP debited"),
+    );
+    expect(text.indexOf(second)).toBeLessThan(text.indexOf("8.00 GBP debited"));
+
+    await send("9.00");
+    await send("10.00");
+    const ofOne = (await newEmails()).find((e) => e.to === approver.email)!;
+    expect(ofOne.text!.split(first).length - 1, "named once, at the top").toBe(1);
+    // Back to one account, which the other tests' approver works on without choosing.
+    await t.db.delete(accountMembers).where(
+      and(eq(accountMembers.accountId, other.accountId), eq(accountMembers.userId, approver.id)),
+    );
   });
 });
