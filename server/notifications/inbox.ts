@@ -20,8 +20,8 @@ const COLORS: Record<string, Notification["color"]> = {
   rate_alert_fired: "info",
 };
 
-/** The words of a notification's link in its toast, by kind (payment_*: its page). */
-const linkText = (kind: string) => kind === "rate_alert_fired" ? "See your rate alerts" : "Open the payment";
+/** The words of a notification's link (its toast, the dashboard's list), by kind (payment_*: its page). */
+export const linkText = (kind: string) => kind === "rate_alert_fired" ? "See your rate alerts" : "Open the payment";
 
 /**
  * The person's notifications not yet shown, for the page being rendered, marked delivered. Most
@@ -50,8 +50,11 @@ export async function takeUndelivered(db: Database, userId: number, now: Date): 
   }));
 }
 
-/** The person's latest notifications, newest first. */
-export async function latestNotifications(db: Database, userId: number, limit = 20) {
+/**
+ * The person's latest notifications, newest first; with `accountId`, only those about that account
+ * (the dashboard's "Recent notifications": the other accounts' are on their own dashboards).
+ */
+export async function latestNotifications(db: Database, userId: number, limit = 20, accountId?: number) {
   const rows = await rowsOf<
     {
       id: number;
@@ -64,8 +67,9 @@ export async function latestNotifications(db: Database, userId: number, limit = 
     }
   >(
     db,
-    "SELECT id, kind, title, body, link, created_at, read_at FROM notifications WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-    [userId, limit],
+    `SELECT id, kind, title, body, link, created_at, read_at FROM notifications
+      WHERE user_id = ?${accountId === undefined ? "" : " AND account_id = ?"} ORDER BY id DESC LIMIT ?`,
+    accountId === undefined ? [userId, limit] : [userId, accountId, limit],
   );
   return rows.map((r) => ({
     id: r.id,

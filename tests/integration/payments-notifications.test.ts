@@ -199,6 +199,31 @@ describe("in the portal", () => {
   });
 });
 
+describe("the dashboard's recent notifications", () => {
+  test("lists the person's latest five about the account, newest first, each leading to its payment", async () => {
+    await send("11.00");
+    const p = await send("12.00");
+    const page = await approver.client.get("/account");
+    expectStatus(page, 200);
+    const card = /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(page.text)![0];
+    const items = card.split("<li").slice(1);
+    expect(items).toHaveLength(5);
+    expect(items[0]).toContain("A payment needs your approval");
+    expect(items[0]).toContain("12.00 GBP debited");
+    expect(items[0]).toContain(
+      `<a class="font-medium text-primary-700 underline dark:text-primary-300" href="/account/pendingpayments/${p.id}">Open the payment</a>`,
+    );
+    expect(items[1]).toContain("11.00 GBP debited");
+    // Shown as a toast on this page too: the list is not the queue, it keeps them.
+    const again = await approver.client.get("/account");
+    expect(/id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(again.text)![0]).toContain("12.00 GBP debited");
+    // Someone on the account who was told nothing is told so.
+    const empty =
+      /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec((await viewer.client.get("/account")).text)![0];
+    expect(empty).toContain("Nothing yet");
+  });
+});
+
 describe("the account it is about", () => {
   /** The account as the portal's header names it: its name, then its reference. */
   const named = async (accountId: number) => {
@@ -242,7 +267,15 @@ describe("the account it is about", () => {
     await send("10.00");
     const ofOne = (await newEmails()).find((e) => e.to === approver.email)!;
     expect(ofOne.text!.split(first).length - 1, "named once, at the top").toBe(1);
+    // The other account's dashboard lists its own notification only.
+    expectStatus(await approver.client.post("account/select", { account_ref: other.owner.accountRef }), 200);
+    const listed = /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(
+      (await approver.client.get("/account")).text,
+    )![0];
+    expect(listed.split("<li").length - 1).toBe(1);
+    expect(listed).toContain("8.00 GBP debited");
     // Back to one account, which the other tests' approver works on without choosing.
+    expectStatus(await approver.client.post("account/select", { account_ref: account.owner.accountRef }), 200);
     await t.db.delete(accountMembers).where(
       and(eq(accountMembers.accountId, other.accountId), eq(accountMembers.userId, approver.id)),
     );
