@@ -106,12 +106,15 @@ function Toast({ n }: { n: VisibleNotification }) {
           : null}
         {
           /* A link in the tab order (focus pauses the countdown); described by the text, since several
-            toasts may each say "Open the payment". */
+            toasts may each say "Open the payment". Never preloaded on hover or focus: a payment of
+            another of the person's accounts switches the session to it when its page is fetched
+            (decision 060), which only following the link may do. */
         }
         {n.link
           ? (
             <a
               href={n.link.href}
+              data-no-preload
               aria-describedby={n.description ? `${n.id}-text` : undefined}
               className="mt-2 inline-block text-sm font-medium text-primary-700 underline hover:text-primary-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600 dark:text-primary-300"
             >

@@ -216,6 +216,8 @@ describe("the NotificationQueue island", () => {
     expect(others, "a link off the site is dropped").toEqual([]);
     expect(link.getAttribute("href")).toBe("/account/pendingpayments/12");
     expect(link.tabIndex).toBe(0);
+    // Its page may switch the session's account (decision 060): hovering must not fetch it ahead.
+    expect(link.hasAttribute("data-no-preload")).toBe(true);
     expect(link.getAttribute("aria-describedby")).toBe("notification-7-text");
     expect(document.getElementById("notification-7-text")?.textContent).toContain("Jean Dupont");
     // Someone tabbing to the link has time to press it: the countdown holds while it has focus.
