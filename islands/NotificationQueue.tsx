@@ -98,7 +98,29 @@ function Toast({ n }: { n: VisibleNotification }) {
           <span>{n.title}</span>
         </p>
         {n.description
-          ? <p className="mt-1 text-sm break-words text-neutral-600 dark:text-neutral-300">{n.description}</p>
+          ? (
+            <p id={`${n.id}-text`} className="mt-1 text-sm break-words text-neutral-600 dark:text-neutral-300">
+              {n.description}
+            </p>
+          )
+          : null}
+        {
+          /* A link in the tab order (focus pauses the countdown); described by the text, since several
+            toasts may each say "Open the payment". Never preloaded on hover or focus: a payment of
+            another of the person's accounts switches the session to it when its page is fetched
+            (decision 060), which only following the link may do. */
+        }
+        {n.link
+          ? (
+            <a
+              href={n.link.href}
+              data-no-preload
+              aria-describedby={n.description ? `${n.id}-text` : undefined}
+              className="mt-2 inline-block text-sm font-medium text-primary-700 underline hover:text-primary-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600 dark:text-primary-300"
+            >
+              {n.link.text}
+            </a>
+          )
           : null}
       </div>
       <button

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { offersPriority, type Rail } from "../lib/payments/rail-rules.ts";
+import { offersPriority, type Rail, speedAfterSendingText } from "../lib/payments/rail-rules.ts";
 import { referenceProblemUnder, type ReferenceRules } from "../lib/payments/reference.ts";
 import { codeOf, errorText, fieldsOf, statusOf } from "./lib/api.ts";
 import { exceeds, isPositive, overBalance } from "./lib/amounts.ts";
@@ -37,7 +37,6 @@ export interface RecipientChoice {
   rail_name: string;
   reference_max: number;
   reference: ReferenceRules;
-  speeds: { regular: string; priority: string };
   /** The last 4 characters of their account number or IBAN, shown masked; null without one. */
   account_ending: string | null;
 }
@@ -284,7 +283,7 @@ function PaymentForm(
               </div>
 
               {recipient && !offersPriority(recipient.rail)
-                ? <p className="text-sm">{`Speed: arrives ${recipient.speeds.regular}.`}</p>
+                ? <p className="text-sm">{`Speed: arrives ${speedAfterSendingText(recipient.rail, false)}.`}</p>
                 : recipient
                 ? (
                   <fieldset>
@@ -300,9 +299,8 @@ function PaymentForm(
                             onChange={() =>
                               change({ priority: fast })}
                           />
-                          {`${fast ? "Priority" : "Regular"}: arrives ${
-                            fast ? recipient.speeds.priority : recipient.speeds.regular
-                          }`}
+                          {/* Counted from its sending, as the quote and the payment's page say it. */}
+                          {`${fast ? "Priority" : "Regular"}: arrives ${speedAfterSendingText(recipient.rail, fast)}`}
                         </label>
                       ))}
                     </div>
@@ -335,7 +333,7 @@ function PaymentForm(
                     className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900"
                   >
                     <h2 id="payment-cost-title" className="text-base font-semibold">The full cost</h2>
-                    <CostList cost={quote.answer} arrival={arrivalText(quote.answer)} />
+                    <CostList cost={quote.answer} arrival={arrivalText(quote.answer, "draft")} />
                     <p aria-live="polite" aria-atomic="true" className="text-sm font-medium">
                       {left === 0 ? "This quote has expired." : (
                         <>

@@ -83,12 +83,18 @@ interface Entry {
 let sequence = 0;
 const newId = () => `n${Date.now().toString(36)}-${(++sequence).toString(36)}`;
 
+/** A path of this site ("/account/…"), never "//elsewhere" or "/\elsewhere": a toast leads only within the portal. */
+const sitePath = (href: unknown) => typeof href === "string" && /^\/(?![\/\\])/.test(href);
+
 function clean(input: NotifyInput, id: string): Notification {
   const n: Notification = { id, title: String(input.title) };
   if (input.description !== undefined && input.description !== null && input.description !== "") {
     n.description = String(input.description);
   }
   if (input.color && NOTIFICATION_COLORS.includes(input.color)) n.color = input.color;
+  if (input.link && sitePath(input.link.href) && input.link.text) {
+    n.link = { href: input.link.href, text: String(input.link.text) };
+  }
   return n;
 }
 

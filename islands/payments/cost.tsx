@@ -27,17 +27,22 @@ type Cost = Pick<
   | "expected_arrival"
 >;
 
-/** A payment's statuses before it is sent: when it arrives is counted from its sending. */
-const NOT_SENT: readonly string[] = ["pending_approval", "approved"];
+/**
+ * A payment's statuses before it is sent: when it arrives is counted from its sending. A quote
+ * (`draft`) is one too: Confirm makes a payment that waits for approval or in the payout desk's
+ * queue, so the form's quote says what the payment's page will say.
+ */
+const NOT_SENT: readonly string[] = ["draft", "pending_approval", "approved"];
 
 /**
  * "within seconds" on a rail's instant scheme, else "by Tue 3 Mar 2026": the rail and speed say
  * which, not how near the expected time is (the same business day is not within seconds). A payment
- * not sent yet (`status` waiting for approval or approved, in the payout desk's queue) is expected
- * from when it is sent ("within seconds of being sent"): its expected date assumed it was sent at once.
+ * not sent yet (`status` a quote, waiting for approval or approved, in the payout desk's queue) is
+ * expected from when it is sent ("within seconds of being sent"): its expected date assumed it was
+ * sent at once. The speeds the payment form offers are the same words (speedAfterSendingText).
  */
-export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">, status?: string): string {
-  if (status && NOT_SENT.includes(status)) return speedAfterSendingText(cost.rail, cost.priority);
+export function arrivalText(cost: Pick<Cost, "rail" | "priority" | "expected_arrival">, status: string): string {
+  if (NOT_SENT.includes(status)) return speedAfterSendingText(cost.rail, cost.priority);
   if (arrivesInstantly(cost.rail, cost.priority)) return "within seconds";
   return `by ${
     new Date(Date.parse(cost.expected_arrival)).toLocaleDateString("en-GB", {

@@ -21,6 +21,7 @@ import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { AllTransactionsLink, approvalsForYouCard } from "./dashboard-transactions.tsx";
 import { pendingCard } from "./payments.tsx";
 import { firedRateAlertsCard } from "./ratealerts.tsx";
+import { recentNotificationsCard } from "./notifications.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
 
@@ -150,6 +151,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
           </div>
         </section>
         {await firedRateAlertsCard(c.get("db"), accountId)}
+        {await recentNotificationsCard(c.get("db"), customer.id, accountId)}
       </div>
     </>
   );

@@ -134,6 +134,9 @@ export async function switchToPaymentsAccount(c: Context<AppEnv>): Promise<Respo
   const customer = customerOf(c);
   const session = c.get("session");
   if (c.get("onBehalf") || !customer || !session) return null;
+  // A page fetched ahead (the islands' preload on hover or focus, a browser's prefetch) is nobody
+  // following the link: only that may switch, so a fetch ahead finds the payment "not found".
+  if (/prefetch/i.test(c.req.header("Sec-Purpose") ?? c.req.header("Purpose") ?? "")) return null;
   const db = c.get("db");
   const [payment] = await db.select({ accountId: payments.accountId }).from(payments).where(eq(payments.id, paymentId));
   if (!payment || (await accountChoice(c)).current?.accountId === payment.accountId) return null;

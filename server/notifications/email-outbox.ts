@@ -49,6 +49,8 @@ interface Pending {
   title: string;
   body: string;
   link: string | null;
+  account_name: string | null;
+  account_ref: string | null;
 }
 
 export class EmailOutbox {
@@ -143,8 +145,10 @@ export class EmailOutbox {
     if (!waiting?.n || waiting.last === null) return 0;
     const listed = await rowsOf<Pending>(
       this.#db,
-      `SELECT id, kind, title, body, link FROM notifications WHERE user_id = ? AND emailed_at IS NULL AND id <= ?
-       ORDER BY id LIMIT ?`,
+      `SELECT n.id, n.kind, n.title, n.body, n.link, a.name AS account_name, a.account_ref
+         FROM notifications n LEFT JOIN accounts a ON a.id = n.account_id
+        WHERE n.user_id = ? AND n.emailed_at IS NULL AND n.id <= ?
+        ORDER BY n.id LIMIT ?`,
       [userId, waiting.last, LISTED],
     );
     const person = await rowOf<
@@ -170,7 +174,13 @@ export class EmailOutbox {
             person.username,
             migrationNames(person.migrated),
           ),
-          items: listed.map((n) => ({ title: n.title, body: n.body, href: n.link ? `${base}${n.link}` : null })),
+          items: listed.map((n) => ({
+            title: n.title,
+            body: n.body,
+            href: n.link ? `${base}${n.link}` : null,
+            // As the header names it (routes/layouts/User.tsx): the name, then the reference.
+            account: n.account_ref ? `${n.account_name} ${n.account_ref}` : null,
+          })),
           more: waiting.n - listed.length,
           portalUrl: `${base}/account`,
           actionLabel: single && listed[0].kind === "rate_alert_fired" ? "See your rate alerts" : undefined,

@@ -20,14 +20,17 @@ const COLORS: Record<string, Notification["color"]> = {
   rate_alert_fired: "info",
 };
 
+/** The words of a notification's link (its toast, the dashboard's list), by kind (payment_*: its page). */
+export const linkText = (kind: string) => kind === "rate_alert_fired" ? "See your rate alerts" : "Open the payment";
+
 /**
  * The person's notifications not yet shown, for the page being rendered, marked delivered. Most
  * pages find none: that costs one read of a partial index, and nothing is written.
  */
 export async function takeUndelivered(db: Database, userId: number, now: Date): Promise<Notification[]> {
-  const rows = await rowsOf<{ id: number; kind: string; title: string; body: string }>(
+  const rows = await rowsOf<{ id: number; kind: string; title: string; body: string; link: string | null }>(
     db,
-    "SELECT id, kind, title, body FROM notifications WHERE user_id = ? AND delivered_at IS NULL ORDER BY id LIMIT ?",
+    "SELECT id, kind, title, body, link FROM notifications WHERE user_id = ? AND delivered_at IS NULL ORDER BY id LIMIT ?",
     [userId, PER_PAGE],
   );
   if (!rows.length) return [];
@@ -41,11 +44,17 @@ export async function takeUndelivered(db: Database, userId: number, now: Date): 
     title: r.title,
     description: r.body,
     color: COLORS[r.kind] ?? "info",
+    // A payment's link is its page, which switches to the payment's account when the session works
+    // on another of the person's accounts (decision 060).
+    ...(r.link ? { link: { href: r.link, text: linkText(r.kind) } } : {}),
   }));
 }
 
-/** The person's latest notifications, newest first. */
-export async function latestNotifications(db: Database, userId: number, limit = 20) {
+/**
+ * The person's latest notifications, newest first; with `accountId`, only those about that account
+ * (the dashboard's "Recent notifications": the other accounts' are on their own dashboards).
+ */
+export async function latestNotifications(db: Database, userId: number, limit = 20, accountId?: number) {
   const rows = await rowsOf<
     {
       id: number;
@@ -58,8 +67,9 @@ export async function latestNotifications(db: Database, userId: number, limit = 
     }
   >(
     db,
-    "SELECT id, kind, title, body, link, created_at, read_at FROM notifications WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-    [userId, limit],
+    `SELECT id, kind, title, body, link, created_at, read_at FROM notifications
+      WHERE user_id = ?${accountId === undefined ? "" : " AND account_id = ?"} ORDER BY id DESC LIMIT ?`,
+    accountId === undefined ? [userId, limit] : [userId, accountId, limit],
   );
   return rows.map((r) => ({
     id: r.id,

@@ -1,5 +1,5 @@
 import { rowsOf } from "../../db/sql.ts";
-import { type Rail, railFor, RAILS, referenceRules, speedText } from "../../lib/payments/rails.ts";
+import { type Rail, railFor, RAILS, referenceRules } from "../../lib/payments/rails.ts";
 import type { ReferenceRules } from "../../lib/payments/reference.ts";
 import type { Database } from "../../db/client.ts";
 
@@ -14,8 +14,6 @@ export interface RecipientChoice {
   reference_max: number;
   /** The rail's reference rules, for the screen's check before anything is sent. */
   reference: ReferenceRules;
-  /** When it arrives, regular and priority, in words. */
-  speeds: { regular: string; priority: string };
   /**
    * The last 4 characters of the account number or IBAN, what tells two recipients of one name
    * apart in the screen's list (shown masked, "••••3000"); never the whole number. Null without one.
@@ -48,7 +46,6 @@ export async function recipientChoices(db: Database, accountId: number): Promise
       rail_name: rules.name,
       reference_max: rules.referenceMax,
       reference: referenceRules(route.rail),
-      speeds: { regular: speedText(route.rail, false), priority: speedText(route.rail, true) },
     }];
   });
 }

@@ -1,7 +1,7 @@
 /**
- * The link of an "approval needed" email opened in Chromium while the approver works on their own
- * personal account (decision 060): the payment's page opens on the payment's account, with a
- * notification saying so, and the header names that account.
+ * The link of an "approval needed" email, and of its in-app notification, followed in Chromium while
+ * the approver works on their own personal account (decision 060): the payment's page opens on the
+ * payment's account, with a notification saying so, and the header names that account.
  */
 import { describe, expect } from "vitest";
 import { hydrated, newPage } from "../helpers/browser.ts";
@@ -97,14 +97,24 @@ describe("a link to a payment of another of the person's accounts", () => {
       const link = /https?:\/\/\S+\/account\/pendingpayments\/\d+/.exec(told.text)?.[0];
       expect(link, told.text).toBeDefined();
 
-      // Working on the personal account, the approver opens the emailed link.
+      // Working on the personal account, the approver's next page shows the notification, whose
+      // link is the email's: reached by keyboard (Shift+Tab from its dismiss button; the focus holds
+      // the toast) and followed with Enter.
       const { page, problems } = approver;
       page.setDefaultTimeout(15_000);
       await page.goto(`${base}/account`);
       await hydrated(page);
+      const toast = page.getByRole("region", { name: "Notifications" }).getByRole("listitem").filter({
+        hasText: "A payment needs your approval",
+      });
+      await toast.getByRole("button", { name: "Dismiss notification" }).focus();
+      await page.keyboard.press("Shift+Tab");
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Open the payment");
+      expect(`${base}${await page.evaluate(() => document.activeElement?.getAttribute("href"))}`).toBe(link);
       const header = page.getByRole("banner").locator("[data-current-account]");
       expect(await header.getAttribute("data-current-account")).toBe(own.accountRef);
-      await page.goto(link!);
+      await page.keyboard.press("Enter");
+      await page.waitForURL(link!);
       await hydrated(page);
       expect(page.url()).toBe(link);
       expect(await header.getAttribute("data-current-account")).toBe(opened.accountRef);

@@ -70,6 +70,23 @@ describe("the emailed link to a payment of another of the person's accounts", ()
     expect(await currentRef(client)).toBe(business.accountRef);
   });
 
+  test("a page fetched ahead (a preload on hover or focus) switches nothing and takes no notice", async () => {
+    const client = await onPersonalAccount();
+    const link = `/account/pendingpayments/${paymentId}`;
+    const aheads: Record<string, string>[] = [{ "Sec-Purpose": "prefetch", Purpose: "prefetch" }, {
+      Purpose: "prefetch",
+    }];
+    for (const headers of aheads) {
+      const ahead = await client.get(link, headers);
+      expect(ahead.status).toBe(404);
+      expect(ahead.setCookies.map((cookie) => cookie.name)).not.toContain("flash");
+      expect(await currentRef(client)).toBe(approver.accountRef);
+    }
+    // Following it still switches.
+    expect((await client.get(link)).headers.get("location")).toBe(link);
+    expect(await currentRef(client)).toBe(business.accountRef);
+  });
+
   test("a session with two accounts and none chosen goes to the payment too", async () => {
     const client = new TestClient(t);
     await signIn(client, approver.email, approver.password);

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { emails } from "../../db/schema.ts";
+import { accountMembers, accounts, emails } from "../../db/schema.ts";
 import { notifications } from "../../db/schema-payments.ts";
 import { deserializeProps } from "../../lib/serialize.ts";
 import { completePayment, failPayment, submitPayment } from "../../server/payments/transitions.ts";
@@ -168,6 +168,16 @@ describe("in the portal", () => {
     const queue = islands.find((i) => i.name === "NotificationQueue")!;
     expect(queue.props.initial.map((n) => n.title)).toContain("A payment needs your approval");
     expect(queue.props.initial.some((n) => n.description.includes("5.00 GBP debited"))).toBe(true);
+    // Each toast leads to its payment (whose page switches to the payment's account if need be,
+    // decision 060); the server renders the first five, each with its link.
+    const initial = queue.props.initial as unknown as { description: string; link: { href: string } }[];
+    expect(initial.find((n) => n.description.includes("5.00 GBP debited"))!.link).toEqual({
+      href: `/account/pendingpayments/${p.id}`,
+      text: "Open the payment",
+    });
+    const toasts = /<section aria-label="Notifications"[\s\S]*?<\/section>/.exec(page.text)![0];
+    expect(toasts).toContain(`<a href="${initial[0].link.href}"`);
+    expect(toasts).toContain(">Open the payment</a>");
     const again = await approver.client.get("/account");
     const later = deserializeProps<{ name: string; props: { initial: unknown[] } }[]>(
       /id="__islands">([^<]*)</.exec(again.text)![1],
@@ -186,5 +196,88 @@ describe("in the portal", () => {
     expect((await payer.client.post("account/notifications/read", { ids: [latest.id] })).json.body).toEqual({
       read: 0,
     });
+  });
+});
+
+describe("the dashboard's recent notifications", () => {
+  test("lists the person's latest five about the account, newest first, each leading to its payment", async () => {
+    await send("11.00");
+    const p = await send("12.00");
+    const page = await approver.client.get("/account");
+    expectStatus(page, 200);
+    const card = /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(page.text)![0];
+    const items = card.split("<li").slice(1);
+    expect(items).toHaveLength(5);
+    expect(items[0]).toContain("A payment needs your approval");
+    expect(items[0]).toContain("12.00 GBP debited");
+    expect(items[0]).toContain(
+      `<a class="font-medium text-primary-700 underline dark:text-primary-300" href="/account/pendingpayments/${p.id}">Open the payment</a>`,
+    );
+    expect(items[1]).toContain("11.00 GBP debited");
+    // Shown as a toast on this page too: the list is not the queue, it keeps them.
+    const again = await approver.client.get("/account");
+    expect(/id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(again.text)![0]).toContain("12.00 GBP debited");
+    // Someone on the account who was told nothing is told so.
+    const empty =
+      /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec((await viewer.client.get("/account")).text)![0];
+    expect(empty).toContain("Nothing yet");
+  });
+});
+
+describe("the account it is about", () => {
+  /** The account as the portal's header names it: its name, then its reference. */
+  const named = async (accountId: number) => {
+    const [row] = await t.db.select().from(accounts).where(eq(accounts.id, accountId));
+    return `Account: ${row.name} ${row.accountRef}`;
+  };
+
+  test("an email names the account, once for a digest of one account, each notice's for a digest of two", async () => {
+    const first = await named(account.accountId);
+    await newEmails();
+    await send("6.00");
+    const single = (await newEmails()).find((e) => e.to === approver.email)!;
+    expect(single.template).toBe("payment-approval-needed");
+    expect(single.text).toContain(first);
+
+    // The approver is on a second account too (linked accounts, issue 8 item 5), where a payment
+    // also waits for them: "2 updates on your payments" must say which payment is whose.
+    const other = await paymentAccount(t, admin, { GBP: "100.00" });
+    await t.db.insert(accountMembers).values({
+      accountId: other.accountId,
+      userId: approver.id,
+      role: "approver",
+      createdAt: new Date(),
+    });
+    await setRule(other.owner.client, { mode: "all" });
+    const theirs = await addRecipient(t, other, { name: "Hans Meier", currency: "EUR", country: "DE" });
+    const second = await named(other.accountId);
+    expect(second).not.toBe(first);
+    await send("7.00");
+    await paid(other.owner.client, { recipient_id: theirs, amount: "8.00", sell_currency: "GBP" });
+    const digest = (await newEmails()).find((e) => e.to === approver.email)!;
+    expect(digest.subject).toBe("2 updates on your payments");
+    const text = digest.text!;
+    expect(text.indexOf(first), "the first notice's account").toBeLessThan(text.indexOf("7.00 GBP debited"));
+    expect(text.indexOf(second), "the second's, after the first notice").toBeGreaterThan(
+      text.indexOf("7.00 GBP debited"),
+    );
+    expect(text.indexOf(second)).toBeLessThan(text.indexOf("8.00 GBP debited"));
+
+    await send("9.00");
+    await send("10.00");
+    const ofOne = (await newEmails()).find((e) => e.to === approver.email)!;
+    expect(ofOne.text!.split(first).length - 1, "named once, at the top").toBe(1);
+    // The other account's dashboard lists its own notification only.
+    expectStatus(await approver.client.post("account/select", { account_ref: other.owner.accountRef }), 200);
+    const listed = /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(
+      (await approver.client.get("/account")).text,
+    )![0];
+    expect(listed.split("<li").length - 1).toBe(1);
+    expect(listed).toContain("8.00 GBP debited");
+    // Back to one account, which the other tests' approver works on without choosing.
+    expectStatus(await approver.client.post("account/select", { account_ref: account.owner.accountRef }), 200);
+    await t.db.delete(accountMembers).where(
+      and(eq(accountMembers.accountId, other.accountId), eq(accountMembers.userId, approver.id)),
+    );
   });
 });

@@ -200,6 +200,32 @@ describe("the NotificationQueue island", () => {
     expect(screen.getByText("Server 6")).toBeTruthy();
   });
 
+  test("a payment's notification links to its page, reachable by keyboard and pausing while focused; never off the site", () => {
+    const initial: Notification[] = [
+      {
+        id: "notification-7",
+        title: "Payment approved",
+        description: "Ada approved the payment of 110.93 EUR to Jean Dupont.",
+        color: "success",
+        link: { href: "/account/pendingpayments/12", text: "Open the payment" },
+      },
+      { id: "notification-8", title: "Elsewhere", link: { href: "//evil.example/x", text: "Open the payment" } },
+    ];
+    render(createElement(NotificationQueue, { initial }));
+    const [link, ...others] = screen.getAllByRole("link", { name: "Open the payment" });
+    expect(others, "a link off the site is dropped").toEqual([]);
+    expect(link.getAttribute("href")).toBe("/account/pendingpayments/12");
+    expect(link.tabIndex).toBe(0);
+    // Its page may switch the session's account (decision 060): hovering must not fetch it ahead.
+    expect(link.hasAttribute("data-no-preload")).toBe(true);
+    expect(link.getAttribute("aria-describedby")).toBe("notification-7-text");
+    expect(document.getElementById("notification-7-text")?.textContent).toContain("Jean Dupont");
+    // Someone tabbing to the link has time to press it: the countdown holds while it has focus.
+    act(() => link.focus());
+    act(() => void vi.advanceTimersByTime(DEFAULT_TIMEOUT_MS * 2));
+    expect(screen.getByRole("link", { name: "Open the payment" })).toBe(link);
+  });
+
   test("it shows a notification dispatched as a portal:notify event, with its description", () => {
     render(createElement(NotificationQueue, { initial: [] }));
     act(() => {

@@ -8,6 +8,11 @@ export interface PaymentNoticeItem {
   body: string;
   /** The full address of the payment's page. */
   href: string | null;
+  /**
+   * The account it is about, as the portal's header names it ("Acme Ltd B1234567"): one login may
+   * be on several accounts (issue 8 item 5), and "a payment to Jean Dupont" does not say whose.
+   */
+  account: string | null;
 }
 
 export interface PaymentNoticeProps {
@@ -34,10 +39,14 @@ export function paymentNotice(
 ): RenderedEmail {
   const single = items.length === 1 && more === 0;
   const count = items.length + more;
+  // Notices of one account name it once, at the top; a mix names each one's.
+  const accounts = new Set(items.map((item) => item.account));
+  const oneAccount = accounts.size === 1 ? items[0].account : null;
   const subject = single ? items[0].title : `${count} updates on ${about}`;
   const element = (
     <Layout preview={single ? items[0].body : `${count} updates on ${about}`} heading={subject}>
       <Text style={styles.text}>Hello {name},</Text>
+      {oneAccount ? <Text style={styles.text}>Account: {oneAccount}</Text> : null}
       {single
         ? (
           <>
@@ -50,6 +59,9 @@ export function paymentNotice(
             {items.map((item, i) => (
               <Section key={i}>
                 <Text style={{ ...styles.text, fontWeight: 600, margin: "0 0 4px" }}>{item.title}</Text>
+                {item.account && !oneAccount
+                  ? <Text style={{ ...styles.text, margin: "0 0 4px" }}>Account: {item.account}</Text>
+                  : null}
                 <Text style={styles.text}>
                   {item.body}
                   {item.href
