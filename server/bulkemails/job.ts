@@ -5,12 +5,13 @@ import { emails } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import { defineJob, type JobContext, PermanentJobFailure } from "../jobs/define.ts";
 import { log } from "../log.ts";
+import type { HeldMail } from "../mail/index.ts";
 import { BULK_MAIL_TEMPLATE, renderingForSend } from "./mails.ts";
 import { mergeValues, recipientsData } from "./recipients.ts";
 import { personalise, type RenderedBulkEmail } from "./template.tsx";
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
-/** Mails handed to SMTP at once (the mailer's pool keeps as many connections): the most a crash leaves in doubt. */
+/** Mails handed to SMTP at once (the mailer's pool keeps as many connections): the most `sending` at a crash. */
 export const PARALLEL = 10;
 /** Lanes handing over a wave of WAVE each at once (sendBatch): one commits while the other's wave is out. */
 const LANES = 2;
@@ -19,19 +20,21 @@ const WAVE = PARALLEL / LANES;
 /**
  * A batch is about a quarter of a second of mail at the throttle (at least 10, at most 100): claims
  * are commits, and jobs commit some 25-60 times a second on a busy machine, so one claim per mail
- * could never reach 200 mails a second. A crash leaves at most PARALLEL of it in doubt (sendBatch).
+ * could never reach 200 mails a second. A crash leaves nobody of it mailed twice or not at all (sendBatch).
  */
 export const batchSize = (rate: number) => Math.max(10, Math.min(100, Math.ceil(rate / 4)));
 
 /**
- * Sends a bulk email to its recipients (decision 050), at most once each. A batch of pending
- * recipients is claimed in one step, which holds the job's lease; it is then handed to SMTP in
- * small waves, each marked `sending` in a commit before it is handed over (the same commit records
- * the answers of the wave before). A job resumed after a crash finds the last waves (PARALLEL
- * recipients at most) still `sending`: each may or may not have been mailed, so they become
- * `in doubt` and are not sent again unless an administrator decides so (sendToInDoubt); the rest
- * of the claimed batch was never handed over and is simply still pending. Who unsubscribed by the time their batch is
- * claimed is skipped.
+ * Sends a bulk email to its recipients (decision 050), once each, also across a crash. A batch of
+ * pending recipients is claimed in one step, which holds the job's lease; it is then handed to SMTP
+ * in small waves: each mail of a wave goes on the wire up to its final dot, then one commit marks
+ * the wave `sending` (and records the answers of the wave before), then the dots are written. A
+ * crash before the commit delivers nothing (the server discards a message without its dot) and
+ * leaves them pending, to be mailed by whoever resumes the job; a job resumed after the commit finds
+ * the last waves (PARALLEL recipients at most) still `sending`, delivered whole, and records them
+ * sent. Recipients `in doubt` (left by the job before decision 050's amendment of 2026-11-28) are
+ * not sent again unless an administrator decides so (sendToInDoubt). Who unsubscribed by the time
+ * their batch is claimed is skipped.
  */
 export const bulkEmailJob = defineJob("bulkemails.send", {
   payload: z.object({ bulkEmailId: z.number().int().positive() }),
@@ -43,13 +46,28 @@ export const bulkEmailJob = defineJob("bulkemails.send", {
     if (email.finishedAt) return { bulk_email_id: bulkEmailId };
     const rate = email.ratePerSecond ?? ctx.deps.config.bulkEmailRate ?? 50;
     const size = batchSize(rate);
-    const settled = await ctx.db.update(bulkEmailRecipients).set({ state: "in doubt", updatedAt: ctx.now() })
-      .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "sending")))
-      .returning({ id: bulkEmailRecipients.id });
-    if (settled.length) {
-      log.warn(`bulk emails: ${settled.length} mails of bulk email ${bulkEmailId} are in doubt after a crash`, {
-        bulk_email_id: bulkEmailId,
-      });
+    // A runner that died left its last waves `sending`: their commit came after each mail was on
+    // the wire up to its final dot, and the dots went in the same turn as the commit returned, so
+    // they were delivered; only the server's answer was lost (decision 050, amended 2026-11-28).
+    const delivered = await ctx.db.transaction(async (tx) => {
+      const rows = await tx.update(bulkEmailRecipients).set({ state: "sent", error: null, updatedAt: ctx.now() })
+        .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "sending")))
+        .returning({ userId: bulkEmailRecipients.userId });
+      if (rows.length) {
+        // Their mails' rows, the latest of each (an older one may be in doubt from before), say so too.
+        await tx.run(sql`
+          UPDATE emails SET status = 'sent' WHERE status = 'in doubt' AND id IN (
+            SELECT max(id) FROM emails WHERE bulk_email_id = ${bulkEmailId}
+              AND user_id IN (${sql.join(rows.map((r) => sql`${r.userId}`), sql`, `)})
+            GROUP BY user_id)`);
+      }
+      return rows.length;
+    });
+    if (delivered) {
+      log.warn(
+        `bulk emails: ${delivered} mails of bulk email ${bulkEmailId} were handed over whole before a crash: recorded as sent`,
+        { bulk_email_id: bulkEmailId },
+      );
     }
     const rendered = await renderingForSend(ctx.db, email);
     const [{ total }] = await ctx.db.select({ total: sql<number>`count(*)` }).from(bulkEmailRecipients)
@@ -124,13 +142,14 @@ type Answer = { id: number; emailId: number; status: "sent" | "stored" | "failed
 
 /**
  * Mails a claimed batch in waves of WAVE, over LANES lanes at once (PARALLEL mails in flight). A
- * lane's one commit before each of its waves records the answers of its wave before and marks this
- * wave `sending`, only those still pending (compare and set: a runner that lost the job and the one
- * that took it over never both hand over the same recipient); only the ones it marked are handed to
- * SMTP. So at any moment at most PARALLEL recipients are `sending`: the most a crash can leave in
- * doubt (decision 050, amended). A recipient whose mail the server refused is `failed` with the
- * reason; when every mail of the batch failed (the server is down), they go back to pending and the
- * attempt fails, to be retried later.
+ * lane hands its wave over up to the final dots (mailer.handOver), then its one commit records the
+ * answers of its wave before and marks this wave `sending`, only those still pending (compare and
+ * set: a runner that lost the job and the one that took it over never both deliver the same
+ * recipient), then it writes the dots of the ones it marked and closes the others without theirs.
+ * So whatever is `sending` at a crash was on the wire whole with its dot going out, and whatever is
+ * pending was delivered to nobody (decision 050, amended 2026-11-28). A recipient whose mail the
+ * server refused is `failed` with the reason; when every mail of the batch failed (the server is
+ * down), they go back to pending and the attempt fails, to be retried later.
  */
 async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: RenderedBulkEmail, batch: Claimed) {
   if (batch.length === 0) return;
@@ -155,22 +174,23 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
     return { recipient, link, values, mail: personalise(rendered, values) };
   };
   type Prepared = Awaited<ReturnType<typeof prepare>>;
-  const deliver = async ({ recipient, link, mail }: Prepared, emailId: number): Promise<Answer> => {
-    const delivery = await mailer.deliver({
-      to: recipient.email,
-      ...mail,
-      // RFC 8058 one-click: a mail client unsubscribes with a POST to the link, no page to open.
-      headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-    });
-    return { id: recipient.id, emailId, ...delivery };
-  };
+  const message = ({ recipient, link, mail }: Prepared) => ({
+    to: recipient.email,
+    ...mail,
+    // RFC 8058 one-click: a mail client unsubscribes with a POST to the link, no page to open.
+    headers: { "List-Unsubscribe": `<${link}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+  });
   let at = 0;
   let delivered = false;
   const failed: Answer[] = [];
   let stop: unknown = null;
-  // A lane hands over a wave, waits for its answers, then in one commit records them and marks its
-  // next wave: at most one wave of each lane is `sending` at any moment. Two lanes of half the pool
-  // keep the pool busy while the other lane commits.
+  const tally = (answer: Answer) => {
+    if (answer.status === "failed") failed.push(answer);
+    else delivered = true;
+  };
+  // A lane hands a wave over up to the dots, commits it, writes the dots, waits for the answers,
+  // and records them in its next wave's commit: at most one wave of each lane is `sending` at any
+  // moment. Two lanes of half the pool keep the pool busy while the other lane commits.
   const lane = async () => {
     let answers: Answer[] = [];
     try {
@@ -179,39 +199,63 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
         at += wave.length;
         const recorded = answers;
         const mails = await Promise.all(wave.map(prepare));
-        const handed = await ctx.db.transaction(async (tx) => {
-          await record(tx, recorded, ctx.now());
-          const marked = await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: ctx.now() })
-            .where(
-              and(inArray(bulkEmailRecipients.id, wave.map((r) => r.id)), eq(bulkEmailRecipients.state, "pending")),
-            )
-            .returning({ id: bulkEmailRecipients.id });
-          const ids = new Set(marked.map((r) => r.id));
-          const going = mails.filter((m) => ids.has(m.recipient.id));
-          if (going.length === 0) return [];
-          // Each mail's row in the emails, written with its claim: in doubt until its answer is recorded.
-          const rows = await tx.insert(emails).values(going.map((m) => ({
-            userId: m.recipient.userId,
-            to: m.recipient.email,
-            subject: m.mail.subject,
-            template: BULK_MAIL_TEMPLATE,
-            html: "",
-            text: "",
-            status: "in doubt" as const,
-            createdAt: ctx.now(),
-            bulkEmailId,
-            mergeValues: m.values,
-          }))).returning({ id: emails.id, userId: emails.userId });
-          // By customer (one mail each in a wave): SQLite does not promise RETURNING's order.
-          const rowOf = new Map(rows.map((row) => [row.userId, row.id]));
-          return going.map((m) => ({ mail: m, emailId: rowOf.get(m.recipient.userId)! }));
-        });
-        answers = [];
-        answers = await Promise.all(handed.map(({ mail, emailId }) => deliver(mail, emailId)));
-        for (const answer of answers) {
-          if (answer.status === "failed") failed.push(answer);
-          else delivered = true;
+        // On the wire up to their final dots: delivered to nobody yet, whatever happens to this runner.
+        const held = await mailer.handOver(mails.map(message));
+        let handed: { held: HeldMail; answer: Answer | null; id: number; emailId: number }[];
+        try {
+          handed = await ctx.db.transaction(async (tx) => {
+            await record(tx, recorded, ctx.now());
+            const marked = await tx.update(bulkEmailRecipients).set({ state: "sending", updatedAt: ctx.now() })
+              .where(
+                and(inArray(bulkEmailRecipients.id, wave.map((r) => r.id)), eq(bulkEmailRecipients.state, "pending")),
+              )
+              .returning({ id: bulkEmailRecipients.id });
+            const ids = new Set(marked.map((r) => r.id));
+            const going = mails.flatMap((m, i) => ids.has(m.recipient.id) ? [{ ...m, held: held[i] }] : []);
+            if (going.length === 0) return [];
+            // Each mail's row in the emails, written with its claim: in doubt until its answer is recorded.
+            const rows = await tx.insert(emails).values(going.map((m) => ({
+              userId: m.recipient.userId,
+              to: m.recipient.email,
+              subject: m.mail.subject,
+              template: BULK_MAIL_TEMPLATE,
+              html: "",
+              text: "",
+              status: "in doubt" as const,
+              createdAt: ctx.now(),
+              bulkEmailId,
+              mergeValues: m.values,
+            }))).returning({ id: emails.id, userId: emails.userId });
+            // By customer (one mail each in a wave): SQLite does not promise RETURNING's order.
+            const rowOf = new Map(rows.map((row) => [row.userId, row.id]));
+            const out = going.map((m) => {
+              const emailId = rowOf.get(m.recipient.userId)!;
+              const answer = m.held.early && { id: m.recipient.id, emailId, ...m.held.early };
+              return { held: m.held, answer, id: m.recipient.id, emailId };
+            });
+            // Refused before their dot (a mailbox the server does not know): recorded now, never
+            // left `sending`, which a resumed job would take for delivered.
+            await record(tx, out.flatMap((h) => h.answer ? [h.answer] : []), ctx.now());
+            return out;
+          });
+        } catch (error) {
+          // Not committed: nobody of this wave may have it. Closed without their dots.
+          await Promise.all(held.map((h) => h.abort()));
+          throw error;
         }
+        answers = [];
+        // The dots, in the turn the commit returned; those it did not mark (another runner has them) go without.
+        const going = new Set(handed.map((h) => h.held));
+        const dots = handed.map(async ({ held, answer, id, emailId }): Promise<Answer | null> => {
+          if (answer) {
+            tally(answer);
+            return null;
+          }
+          return { id, emailId, ...await held.deliver() };
+        });
+        await Promise.all(held.filter((h) => !going.has(h)).map((h) => h.abort()));
+        answers = (await Promise.all(dots)).filter((a): a is Answer => a !== null);
+        answers.forEach(tally);
       }
     } catch (error) {
       stop ??= error;
@@ -235,7 +279,10 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
   }
 }
 
-/** Records a wave's answers: from sending, or from in doubt when another runner gave up on this one meanwhile. */
+/**
+ * Records a wave's answers: from sending, or from in doubt (a runner from before 2026-11-28 gave up
+ * on this one meanwhile); a refusal also from sent, which a runner that took the job over assumed.
+ */
 async function record(tx: Tx, answers: Answer[], now: Date) {
   const delivered = answers.filter((a) => a.status !== "failed").map((a) => a.id);
   if (delivered.length) {
@@ -251,7 +298,9 @@ async function record(tx: Tx, answers: Answer[], now: Date) {
   }
   for (const answer of answers.filter((a) => a.status === "failed")) {
     await tx.update(bulkEmailRecipients).set({ state: "failed", error: answer.error, updatedAt: now })
-      .where(and(eq(bulkEmailRecipients.id, answer.id), inArray(bulkEmailRecipients.state, ["sending", "in doubt"])));
+      .where(
+        and(eq(bulkEmailRecipients.id, answer.id), inArray(bulkEmailRecipients.state, ["sending", "in doubt", "sent"])),
+      );
     await tx.update(emails).set({ status: "failed", error: answer.error }).where(eq(emails.id, answer.emailId));
   }
 }

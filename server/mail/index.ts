@@ -3,6 +3,7 @@ export {
   createMailer,
   type DeliveredMail,
   type Delivery,
+  type HeldMail,
   type Mailer,
   type MailerOptions,
   type MailMessage,

@@ -1,11 +1,12 @@
 import { render } from "@react-email/render";
 import { eq } from "drizzle-orm";
-import { createTransport } from "nodemailer";
+import { createTransport, type SendMailOptions, type Transporter } from "nodemailer";
 import type { Database } from "../../db/client.ts";
 import { emails } from "../../db/schema.ts";
 import type { Config } from "../config.ts";
 import type { RenderedEmail } from "./templates/layout.tsx";
 import { log } from "../log.ts";
+import { HELD, HeldMessage, holdingPlugin } from "./held.ts";
 import type { Outbox } from "./outbox.ts";
 import { keptCopy } from "./redact.ts";
 
@@ -27,12 +28,25 @@ import { keptCopy } from "./redact.ts";
 export interface Mailer {
   send(message: MailMessage): Promise<SendResult>;
   /**
-   * Hands one already rendered message to SMTP and answers what happened, keeping no `emails` row
-   * and never throwing: for bulk emails (server/bulkemails/job.ts), whose recipients' rows are their
-   * record, written a batch at a time. Over a pooled connection: thousands of mails do not each
-   * open one. Without SMTP_URL the message is only "stored" (nobody receives it).
+   * Hands a wave of already rendered messages to SMTP up to the end of their data, without the
+   * final dot of DATA: nobody has them yet. Answers once each is at the dot (or refused before it),
+   * each to be delivered (the dot written, the server's answer) or aborted (closed without the dot:
+   * the server discards it). For bulk emails (server/bulkemails/job.ts, decision 050 amended
+   * 2026-11-28), which commit a wave between the two. Keeps no `emails` row and never throws for a
+   * mail's sake (only for a wave larger than the pool): the recipients' rows are their record. Over a pool of connections: thousands of mails do not each
+   * open one. Without SMTP_URL the messages are only "stored" (nobody receives them).
    */
-  deliver(message: DeliveredMail): Promise<Delivery>;
+  handOver(messages: DeliveredMail[]): Promise<HeldMail[]>;
+}
+
+/** A mail handed over up to its final dot (Mailer.handOver). */
+export interface HeldMail {
+  /** The answer it already got when it was refused before its dot (e.g. RCPT TO): it went to nobody. */
+  early: Delivery | null;
+  /** Writes its final dot (at once, in this turn) and answers what the server said. */
+  deliver(): Promise<Delivery>;
+  /** Closes its connection without the dot: the server discards it. */
+  abort(): Promise<void>;
 }
 
 export interface DeliveredMail {
@@ -102,24 +116,82 @@ export interface MailerOptions {
 
 export function createMailer({ db, config, transport, outbox }: MailerOptions): Mailer {
   const smtp = transport ?? (config.smtpUrl ? smtpTransport(config.smtpUrl) : null);
-  // Made on the first bulk email: a pool of connections kept open between its mails.
-  let pooled: MailTransport | null = transport ?? null;
   if (!smtp && config.appEnv === "production") {
     log.warn("mail: SMTP_URL is not set: emails are kept in the database only, nobody receives them.");
   }
 
+  // Made on the first bulk email: a pool of connections kept open between its mails. The slots
+  // are its connections: a wave takes all it needs at once (see `handOver`).
+  let bulkPool: { transport: Transporter; slots: Slots } | null = null;
+  const failure = (e: unknown): Delivery => ({ status: "failed", error: e instanceof Error ? e.message : String(e) });
+
+  /** One mail up to its dot over the pool; the slot it took is given back once it has its answer. */
+  const holdOne = async (
+    { transport, slots }: { transport: Transporter; slots: Slots },
+    { to, subject, html, text, headers }: DeliveredMail,
+  ): Promise<HeldMail> => {
+    const held = new HeldMessage();
+    // Base64, not quoted-printable: the same mail, a fraction of the encoding's time, which at
+    // hundreds of mails a second is most of the sender's (docs/PERFORMANCE.md, "Bulk emails").
+    const answer = transport.sendMail({
+      from: config.mailFrom,
+      to,
+      subject,
+      html,
+      text,
+      headers,
+      textEncoding: "base64",
+      [HELD]: held,
+    } as SendMailOptions).then((): Delivery => ({ status: "sent", error: null }), failure);
+    void answer.then(() => slots.give(1));
+    const early = await Promise.race([held.atTheDot.then(() => null), answer]);
+    return {
+      early,
+      deliver: () => {
+        if (early) return Promise.resolve(early);
+        held.release();
+        return answer;
+      },
+      abort: async () => {
+        held.abort("Not to be sent by this runner: its wave's commit did not mark it.");
+        await answer;
+      },
+    };
+  };
+
   return {
-    async deliver({ to, subject, html, text, headers }) {
-      if (!config.smtpUrl && !transport) return { status: "stored", error: null };
-      pooled ??= smtpTransport(config.smtpUrl!, true);
-      try {
-        // Base64, not quoted-printable: the same mail, a fraction of the encoding's time, which at
-        // hundreds of mails a second is most of the sender's (docs/PERFORMANCE.md, "Bulk emails").
-        await pooled.sendMail({ from: config.mailFrom, to, subject, html, text, headers, textEncoding: "base64" });
-        return { status: "sent", error: null };
-      } catch (e) {
-        return { status: "failed", error: e instanceof Error ? e.message : String(e) };
+    async handOver(messages) {
+      if (!config.smtpUrl && !transport) {
+        return messages.map(() => ({
+          early: null,
+          deliver: () => Promise.resolve({ status: "stored", error: null }),
+          abort: () => Promise.resolve(),
+        }));
       }
+      if (transport) {
+        // A transport given by a test: no dot to hold back, the message goes when delivered.
+        return messages.map(({ to, subject, html, text, headers }) => ({
+          early: null,
+          deliver: () =>
+            transport.sendMail({ from: config.mailFrom, to, subject, html, text, headers, textEncoding: "base64" })
+              .then((): Delivery => ({ status: "sent", error: null }), failure),
+          abort: () => Promise.resolve(),
+        }));
+      }
+      if (messages.length > POOL_CONNECTIONS) {
+        throw new RangeError(`A wave holds at most ${POOL_CONNECTIONS} mails, one a connection of the pool.`);
+      }
+      if (!bulkPool) {
+        const transport = smtpTransport(config.smtpUrl!, true) as Transporter;
+        holdingPlugin(transport);
+        bulkPool = { transport, slots: new Slots(POOL_CONNECTIONS) };
+      }
+      // A held mail keeps its connection until its wave's commit: a wave waits until it has a
+      // connection for each of its mails, so that two waves (two bulk emails in one runner) never
+      // each hold half the pool waiting for the other half.
+      const pool = bulkPool;
+      await pool.slots.take(messages.length);
+      return await Promise.all(messages.map((message) => holdOne(pool, message)));
     },
     async send({ to, userId = null, template, rendered, logHint = rendered.logHint, content, prepared }) {
       const { subject, element } = rendered;
@@ -177,7 +249,40 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
  * than nodemailer's minutes-long defaults because a request waits for the send.
  */
 function smtpTransport(url: string, pool = false): MailTransport {
+  // socketTimeout also bounds a held mail (handOver): one whose server goes silent before its dot
+  // fails after 30 s without a byte, and its wave goes on without it.
   const timeouts = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
-  if (pool) return createTransport({ url, pool: true, maxConnections: 10, maxMessages: Infinity, ...timeouts });
+  if (pool) {
+    return createTransport({ url, pool: true, maxConnections: POOL_CONNECTIONS, maxMessages: Infinity, ...timeouts });
+  }
   return createTransport({ url, ...timeouts });
+}
+
+/** The bulk emails' pool: as many connections as mails a job hands over at once (server/bulkemails/job.ts). */
+const POOL_CONNECTIONS = 10;
+
+/** Counts free connections of the pool; a wave takes all of its own at once, first come first served. */
+class Slots {
+  #free: number;
+  readonly #waiting: { n: number; resolve: () => void }[] = [];
+  constructor(n: number) {
+    this.#free = n;
+  }
+  take(n: number): Promise<void> {
+    if (this.#waiting.length === 0 && this.#free >= n) {
+      this.#free -= n;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.#waiting.push({ n, resolve });
+    });
+  }
+  give(n: number) {
+    this.#free += n;
+    while (this.#waiting.length && this.#free >= this.#waiting[0].n) {
+      const next = this.#waiting.shift()!;
+      this.#free -= next.n;
+      next.resolve();
+    }
+  }
 }

@@ -14,13 +14,22 @@ export interface ReceivedMail {
  * tests and benchmark send to it through nodemailer as to any mail server. `onMail` sees each mail
  * as it arrives (a test kills a runner after some); when it answers a promise, the server keeps the
  * mail but answers the sender only once it settles (a mail accepted whose answer never arrives).
+ * A mail whose connection closes before the final dot of its DATA is not received (smtp-server
+ * discards it, as every mail server does); `begun` lists the mails whose DATA began, received or not.
  */
 export async function startSmtp(
   onMail: (mail: ReceivedMail, count: number) => void | Promise<void> = () => {},
   /** Addresses the server refuses (550), as a real one refuses a mailbox that does not exist. */
   refuses: (address: string) => boolean = () => false,
+  /**
+   * Sees each RCPT TO as it arrives; when it answers a promise, the server answers the sender only
+   * once it settles (a mail held before its DATA).
+   */
+  onRcpt: (address: string, count: number) => void | Promise<void> = () => {},
 ) {
   const received: ReceivedMail[] = [];
+  const begun: { to: string[] }[] = [];
+  let rcpts = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
@@ -33,9 +42,12 @@ export async function startSmtp(
       if (refuses(address.address)) {
         return callback(Object.assign(new Error("No such mailbox here"), { responseCode: 550 }));
       }
-      callback();
+      const held = onRcpt(address.address, ++rcpts);
+      if (held) held.then(() => callback(), () => callback());
+      else callback();
     },
     onData(stream, session, callback) {
+      begun.push({ to: session.envelope.rcptTo.map((a) => a.address) });
       const chunks: Uint8Array[] = [];
       stream.on("data", (chunk: Uint8Array) => chunks.push(chunk));
       stream.on("end", () => {
@@ -51,11 +63,20 @@ export async function startSmtp(
       });
     },
   });
+  // A sender killed in the middle of a mail resets its connections (ECONNRESET): the server drops
+  // that session and its unfinished mail and goes on, as a mail server does; anything else is kept.
+  const errors: Error[] = [];
+  server.on("error", (error: Error & { code?: string }) => {
+    if (error.code !== "ECONNRESET" && error.code !== "EPIPE") errors.push(error);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    begun,
+    /** The server's errors other than a sender's reset connection. */
+    errors,
     /** How many mails each address received. */
     perRecipient(): Map<string, number> {
       const counts = new Map<string, number>();

@@ -235,7 +235,7 @@ describe("a commit", () => {
     const mailer = deps.services.mailer;
     let crashed = false;
     deps.services.mailer = {
-      deliver: mailer.deliver,
+      handOver: mailer.handOver,
       send: async (message) => {
         await mailer.send(message);
         crashed = true;
