@@ -4,7 +4,7 @@
  * column (db/schema.ts) so that anything can filter customers by partner (the bulk emails'
  * segment).
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./schema.ts";
 
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -75,3 +75,24 @@ export const backfills = sqliteTable("backfills", {
   /** How many rows it changed, for the record. */
   rows: integer("rows").notNull(),
 });
+
+/**
+ * The fee and markup income of each customer account per day (UTC) and currency (decision 070), so
+ * that a year's commissions read a summary, not every ledger movement. Kept by triggers on the
+ * ledger (db/income-days.ts), in the transaction that writes the income, and filled from the
+ * ledger when they are created. `day` is whole days since 1970-01-01; `account_id` 0 is income
+ * with no customer account (a correction of the house's own). `irregular` counts the movements of
+ * that account and day that are not summed here and are read one by one instead: refunds (they
+ * count for the partner of their payout's time, decision 065) and a markup too large for exact
+ * 64-bit arithmetic.
+ */
+export const incomeDays = sqliteTable("income_days", {
+  day: integer("day").notNull(),
+  accountId: integer("account_id").notNull(),
+  currency: text("currency").notNull(),
+  fees: integer("fees").notNull().default(0),
+  markup: integer("markup").notNull().default(0),
+  /** How many income entries are summed (fee entries and markups other than zero), as the figures count rows. */
+  entries: integer("entries").notNull().default(0),
+  irregular: integer("irregular").notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.day, t.accountId, t.currency] })]);

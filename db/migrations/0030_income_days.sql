@@ -1,0 +1,10 @@
+CREATE TABLE `income_days` (
+	`day` integer NOT NULL,
+	`account_id` integer NOT NULL,
+	`currency` text NOT NULL,
+	`fees` integer DEFAULT 0 NOT NULL,
+	`markup` integer DEFAULT 0 NOT NULL,
+	`entries` integer DEFAULT 0 NOT NULL,
+	`irregular` integer DEFAULT 0 NOT NULL,
+	PRIMARY KEY(`day`, `account_id`, `currency`)
+);
