@@ -72,9 +72,9 @@ function markupRows(where: string): string {
   const pn = pow10(kNum);
   const exact = `coalesce(${digits} <> '' AND ${digits} NOT GLOB '*[^0-9]*' AND length(${digits}) + ${kDen} <= 18
       AND ${kNum} <= 18 AND ${den} > 0 AND bought <= (9223372036854775807 - ${den}) / (2 * ${pn}), 0)`;
-  return `SELECT day, account_id, currency,
+  return `SELECT day, account_id, currency, at,
       CASE WHEN ${exact} THEN sign * (converted - (2 * bought * ${pn} + ${den}) / (2 * ${den})) END AS markup
-    FROM (SELECT s.created_at / ${DAY_MS} AS day, coalesce(${CUSTOMER_OF("t.id")}, 0) AS account_id,
+    FROM (SELECT s.created_at / ${DAY_MS} AS day, s.created_at AS at, coalesce(${CUSTOMER_OF("t.id")}, 0) AS account_id,
         s.currency AS currency, CASE WHEN s.amount > 0 THEN 1 ELSE -1 END AS sign, abs(s.amount) AS converted,
         abs(b.amount) AS bought, COALESCE(q.mid_rate, p.mid_rate) AS mid,
         COALESCE(c.sell_currency, p.sell_currency) AS sell, COALESCE(c.buy_currency, p.buy_currency) AS buy
@@ -93,17 +93,26 @@ function markupRows(where: string): string {
 /** The movements whose markup the summary holds. */
 const PRICED = "t.kind IN ('conversion', 'payment_payout')";
 
-/** Adds rows (day, account_id, currency, fees, markup, entries, irregular) to the summary. */
+/**
+ * Adds rows (day, account_id, currency, fees, markup, entries, first_at, last_at, irregular) to the
+ * summary; a row's times widen to include theirs (NULL: none).
+ */
 const addRows = (select: string) =>
-  `INSERT INTO income_days (day, account_id, currency, fees, markup, entries, irregular)
+  `INSERT INTO income_days (day, account_id, currency, fees, markup, entries, first_at, last_at, irregular)
     SELECT * FROM (${select}) WHERE true
     ON CONFLICT (day, account_id, currency) DO UPDATE SET fees = fees + excluded.fees,
-      markup = markup + excluded.markup, entries = entries + excluded.entries, irregular = irregular + excluded.irregular`;
+      markup = markup + excluded.markup, entries = entries + excluded.entries,
+      first_at = CASE WHEN first_at IS NULL OR excluded.first_at < first_at THEN excluded.first_at ELSE first_at END,
+      last_at = CASE WHEN last_at IS NULL OR excluded.last_at > last_at THEN excluded.last_at ELSE last_at END,
+      irregular = irregular + excluded.irregular`;
 
-/** `markupRows` as summary rows, times `sign` (−1 takes them away), on `account` (default: theirs). */
+/**
+ * `markupRows` as summary rows, times `sign` (−1 takes them away, leaving the row's times as they
+ * were), on `account` (default: theirs).
+ */
 const markupAsRows = (where: string, sign = 1, account = "account_id") =>
   `SELECT day, ${account}, currency, 0, ${sign} * coalesce(sum(markup), 0), ${sign} * count(nullif(markup, 0)),
-      ${sign} * count(*) FILTER (WHERE markup IS NULL)
+      ${sign > 0 ? "min(at), max(at)" : "NULL, NULL"}, ${sign} * count(*) FILTER (WHERE markup IS NULL)
     FROM (${markupRows(where)}) GROUP BY day, ${account === "account_id" ? "account_id" : "2"}, currency`;
 
 const kindOf = (transferId: string) => `(SELECT kind FROM ledger_transfers WHERE id = ${transferId})`;
@@ -114,7 +123,8 @@ const isAccount = (kind: string, purpose?: string) =>
 
 /** The fee entries of transfer NEW.transfer_id written before NEW, as summary rows on `account`. */
 const earlierFees = (sign: number, account: string) =>
-  `SELECT e.created_at / ${DAY_MS}, ${account}, e.currency, ${sign} * sum(e.amount), 0, ${sign} * count(*), 0
+  `SELECT e.created_at / ${DAY_MS}, ${account}, e.currency, ${sign} * sum(e.amount), 0, ${sign} * count(*),
+      ${sign > 0 ? "min(e.created_at), max(e.created_at)" : "NULL, NULL"}, 0
     FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.ledger_account_id AND a.kind = 'house' AND a.purpose = 'fee_income'
     WHERE e.transfer_id = NEW.transfer_id AND e.id < NEW.id AND ${kindOf("NEW.transfer_id")} <> 'payment_refund'
     GROUP BY e.created_at / ${DAY_MS}, e.currency`;
@@ -131,7 +141,7 @@ const TRIGGERS: Record<string, string> = {
     addRows(
       `SELECT NEW.created_at / ${DAY_MS}, coalesce(${
         CUSTOMER_OF("NEW.transfer_id")
-      }, 0), NEW.currency, NEW.amount, 0, 1, 0`,
+      }, 0), NEW.currency, NEW.amount, 0, 1, NEW.created_at, NEW.created_at, 0`,
     )
   }; END`,
   // A payout's markup when its second fx_position leg is written (its payment is older); a
@@ -152,7 +162,7 @@ const TRIGGERS: Record<string, string> = {
     ${
     addRows(
       `SELECT NEW.created_at / ${DAY_MS}, (SELECT account_id FROM ledger_accounts WHERE id = NEW.ledger_account_id),
-      NEW.currency, 0, 0, 0, 1 WHERE ${kindOf("NEW.transfer_id")} = 'payment_refund'`,
+      NEW.currency, 0, 0, 0, NULL, NULL, 1 WHERE ${kindOf("NEW.transfer_id")} = 'payment_refund'`,
     )
   };
     ${addRows(earlierFees(-1, "0"))};
@@ -167,12 +177,12 @@ const createTrigger = (name: string) => `CREATE TRIGGER ${name} ${TRIGGERS[name]
 /** The summary as the triggers would have written it for the whole ledger (the backfill). */
 export const INCOME_DAYS_FROM_LEDGER: string[] = [
   addRows(`SELECT e.created_at / ${DAY_MS}, coalesce(${CUSTOMER_OF("e.transfer_id")}, 0), e.currency,
-      sum(e.amount), 0, count(*), 0
+      sum(e.amount), 0, count(*), min(e.created_at), max(e.created_at), 0
     FROM ledger_accounts a JOIN ledger_entries e ON e.ledger_account_id = a.id JOIN ledger_transfers t ON t.id = e.transfer_id
     WHERE a.kind = 'house' AND a.purpose = 'fee_income' AND t.kind <> 'payment_refund'
     GROUP BY 1, 2, 3`),
   addRows(markupAsRows(PRICED)),
-  addRows(`SELECT e.created_at / ${DAY_MS}, ca.account_id, e.currency, 0, 0, 0, count(*)
+  addRows(`SELECT e.created_at / ${DAY_MS}, ca.account_id, e.currency, 0, 0, 0, NULL, NULL, count(*)
     FROM ledger_transfers t
     JOIN ledger_entries e ON e.id = (SELECT ce.id FROM ledger_entries ce
       JOIN ledger_accounts cea ON cea.id = ce.ledger_account_id AND cea.kind = 'customer'

@@ -94,5 +94,11 @@ export const incomeDays = sqliteTable("income_days", {
   markup: integer("markup").notNull().default(0),
   /** How many income entries are summed (fee entries and markups other than zero), as the figures count rows. */
   entries: integer("entries").notNull().default(0),
+  /**
+   * The times (epoch ms) of the first and the last income summed: a change of partner or share
+   * before the first or after the last changes nothing within the row.
+   */
+  firstAt: integer("first_at"),
+  lastAt: integer("last_at"),
   irregular: integer("irregular").notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.day, t.accountId, t.currency] })]);

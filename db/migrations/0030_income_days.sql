@@ -5,6 +5,8 @@ CREATE TABLE `income_days` (
 	`fees` integer DEFAULT 0 NOT NULL,
 	`markup` integer DEFAULT 0 NOT NULL,
 	`entries` integer DEFAULT 0 NOT NULL,
+	`first_at` integer,
+	`last_at` integer,
 	`irregular` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`day`, `account_id`, `currency`)
 );

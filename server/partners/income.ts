@@ -11,9 +11,10 @@ import { partnerHistories } from "./assignments.ts";
  * (server/profit/report.ts) both read it, so they agree to the minor unit.
  *
  * Read from the daily summary (`income_days`, db/income-days.ts): an account's income of a day is
- * one part, at the partner and share of the day, when neither can change within it. Read
- * movement by movement instead, for an account and day: when the account's owner changed partner
- * that day, when their partner's share changed that day, or when the summary holds a movement it
+ * one part, at the partner and share of its first income, when neither can change between its first
+ * and its last income of the day. Read movement by movement instead, for an account and day: when
+ * the account's owner changed partner between those two times, when their partner's share changed
+ * between them, or when the summary holds a movement it
  * cannot sum (a refund, which counts for its payout's time; a markup beyond exact 64-bit
  * arithmetic). Sums of parts are sums of movements, so every figure is what reading every movement
  * gives.
@@ -60,9 +61,9 @@ async function shareHistories(db: Database) {
       for (const s of shares) if (s.starts_at <= at) share = s.share_bps;
       return share;
     },
-    /** Whether the share in force can differ between two times of [from, to). */
+    /** Whether the share in force can differ between two times of [from, to]. */
     changesWithin(partnerId: number, from: number, to: number): boolean {
-      return (history.get(partnerId) ?? []).some((s) => s.starts_at > from && s.starts_at < to);
+      return (history.get(partnerId) ?? []).some((s) => s.starts_at > from && s.starts_at <= to);
     },
   };
 }
@@ -78,19 +79,20 @@ export async function attributedIncome(
   { shares: withShares }: { shares: boolean },
 ): Promise<AttributedIncome[]> {
   if (start % DAY || end % DAY) throw new Error("Attributed income is read for whole days (UTC).");
-  const days = await rowsOf<
-    {
-      day: number;
-      account_id: number;
-      currency: string;
-      fees: number;
-      markup: number;
-      entries: number;
-      irregular: number;
-    }
-  >(
+  const days = await rowsOf<{
+    day: number;
+    account_id: number;
+    currency: string;
+    fees: number;
+    markup: number;
+    entries: number;
+    first_at: number | null;
+    last_at: number | null;
+    irregular: number;
+  }>(
     db,
-    `SELECT day, account_id, currency, fees, markup, entries, irregular FROM income_days WHERE day >= ? AND day < ?`,
+    `SELECT day, account_id, currency, fees, markup, entries, first_at, last_at, irregular FROM income_days
+      WHERE day >= ? AND day < ?`,
     [start / DAY, end / DAY],
   );
   const partners = await partnerHistories(db, days.map((d) => d.account_id || null));
@@ -107,24 +109,35 @@ export async function attributedIncome(
     };
   };
 
-  // The accounts and days read movement by movement, "account:day".
-  const byMovement = new Set<string>();
+  // Each account's day: the times of its first and last income, whether it is read movement by
+  // movement. Its partner and share are those of its first income when neither changes after it
+  // and by its last: a change before the first or after the last changes nothing in between.
+  const accountDays = new Map<string, { first: number; last: number; byMovement: boolean }>();
   for (const d of days) {
-    const from = d.day * DAY;
-    const to = from + DAY;
-    const accountId = d.account_id || null;
-    if (d.irregular > 0 || partners.changesWithin(accountId, from, to)) byMovement.add(`${d.account_id}:${d.day}`);
-    else if (shares) {
-      const partnerId = partners.at(accountId, from);
-      if (partnerId !== null && shares.changesWithin(partnerId, from, to)) byMovement.add(`${d.account_id}:${d.day}`);
+    const key = `${d.account_id}:${d.day}`;
+    const found = accountDays.get(key) ?? { first: Infinity, last: -Infinity, byMovement: false };
+    if (d.first_at !== null) found.first = Math.min(found.first, Number(d.first_at));
+    if (d.last_at !== null) found.last = Math.max(found.last, Number(d.last_at));
+    if (d.irregular > 0) found.byMovement = true;
+    accountDays.set(key, found);
+  }
+  const byMovement = new Set<string>();
+  for (const [key, d] of accountDays) {
+    const accountId = Number(key.split(":")[0]) || null;
+    let moving = d.byMovement || (d.first <= d.last && partners.changesWithin(accountId, d.first, d.last));
+    if (!moving && shares && d.first <= d.last) {
+      const partnerId = partners.at(accountId, d.first);
+      moving = partnerId !== null && shares.changesWithin(partnerId, d.first, d.last);
     }
+    if (moving) byMovement.add(key);
   }
 
   const parts: AttributedIncome[] = [];
   for (const d of days) {
+    const key = `${d.account_id}:${d.day}`;
     // A day's sum counts as the figures count movements: a part only where there were some.
-    if (byMovement.has(`${d.account_id}:${d.day}`) || !d.entries) continue;
-    const p = part(d.day * DAY, d.day * DAY, d.account_id || null, d.currency);
+    if (byMovement.has(key) || !d.entries) continue;
+    const p = part(d.day * DAY, accountDays.get(key)!.first, d.account_id || null, d.currency);
     p.fees = d.fees;
     p.markup = d.markup;
     parts.push(p);
