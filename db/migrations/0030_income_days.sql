@@ -10,3 +10,5 @@ CREATE TABLE `income_days` (
 	`irregular` integer DEFAULT 0 NOT NULL,
 	PRIMARY KEY(`day`, `account_id`, `currency`)
 );
+--> statement-breakpoint
+CREATE INDEX `account_members_first_owner` ON `account_members` (`account_id`,`role`,`created_at`,`user_id`);

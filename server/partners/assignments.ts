@@ -73,8 +73,8 @@ export async function assignmentsOf(db: Database | Tx, userId: number): Promise<
 
 /**
  * The partner history of the first owner of each account given: `at(accountId, time)` is the
- * partner id then, or null; `changesWithin(accountId, from, to)` whether it can differ between two
- * times of [from, to] (a change after `from` and by `to`). One query for the accounts with income in the period only (a JSON array of
+ * partner id then, or null (server/partners/income.ts reads the movements of the days it cannot
+ * sum with it). One query for the accounts with income in the period only (a JSON array of
  * their ids, so any number in one statement): each account's first owner on the members' key, then
  * their history on partner_assignments_user (user_id, starts_at); a period's income costs what its
  * accounts do, not what every customer does.
@@ -114,9 +114,6 @@ export async function partnerHistories(db: Database, accountIds: (number | null)
         else hi = mid;
       }
       return lo === 0 ? null : list[lo - 1].partner_id;
-    },
-    changesWithin(accountId: number | null, from: number, to: number): boolean {
-      return of(accountId).some((a) => a.starts_at > from && a.starts_at <= to);
     },
   };
 }

@@ -61,89 +61,108 @@ async function shareHistories(db: Database) {
       for (const s of shares) if (s.starts_at <= at) share = s.share_bps;
       return share;
     },
-    /** Whether the share in force can differ between two times of [from, to]. */
-    changesWithin(partnerId: number, from: number, to: number): boolean {
-      return (history.get(partnerId) ?? []).some((s) => s.starts_at > from && s.starts_at <= to);
-    },
   };
 }
 
+/** Where a period of the profit report starts, as a day number, from a day number (periodOf's rule). */
+const PERIOD_DAY = {
+  day: "d.day",
+  // 1970-01-01 was a Thursday: (day + 3) % 7 is the days since Monday.
+  week: "d.day - (d.day + 3) % 7",
+  month: "CAST(julianday(date(d.day * 86400, 'unixepoch', 'start of month')) - 2440587.5 AS INTEGER)",
+} as const;
+
+/** A partner's share at time `at` in SQL, as `shareHistories().at` says it. */
+const shareAt = (partner: string, at: string) =>
+  `coalesce(
+    (SELECT s.share_bps FROM partner_shares s WHERE s.partner_id = ${partner} AND s.starts_at <= ${at}
+      ORDER BY s.starts_at DESC, s.id DESC LIMIT 1),
+    (SELECT s.share_bps FROM partner_shares s WHERE s.partner_id = ${partner} ORDER BY s.starts_at, s.id LIMIT 1),
+    (SELECT p.share_bps FROM partners p WHERE p.id = ${partner}))`;
+
 /**
- * The income of [start, end) with the partner it counts for and, with `shares`, that partner's share.
- * `start` and `end` are midnights (UTC), as every period of the figures is whole days.
+ * The income of [start, end) with the partner it counts for and, with `shares`, that partner's
+ * share; with `period`, the income read from the summary is summed per period of the profit report
+ * (`at` is the period's first day), else over the whole of [start, end) (`at` is `start`). `start`
+ * and `end` are midnights (UTC), as every period of the figures is whole days.
+ *
+ * The database sums the summary's days by partner, share, currency (and period): each account's
+ * day looks up its first owner and their partner at its first income, and whether it changes by its
+ * last (on partner_assignments_user), so what leaves the database is a row per group and the few
+ * account days read movement by movement.
  */
 export async function attributedIncome(
   db: Database,
   start: number,
   end: number,
-  { shares: withShares }: { shares: boolean },
+  { shares: withShares, period }: { shares: boolean; period?: keyof typeof PERIOD_DAY },
 ): Promise<AttributedIncome[]> {
   if (start % DAY || end % DAY) throw new Error("Attributed income is read for whole days (UTC).");
-  const days = await rowsOf<{
+  const periodDay = period ? PERIOD_DAY[period] : String(start / DAY);
+  const rows = await rowsOf<{
+    kind: "sum" | "movements";
     day: number;
-    account_id: number;
-    currency: string;
+    currency: string | null;
+    partner_id: number | null;
+    share_bps: number | null;
     fees: number;
     markup: number;
-    entries: number;
-    first_at: number | null;
-    last_at: number | null;
-    irregular: number;
+    account_id: number;
   }>(
     db,
-    `SELECT day, account_id, currency, fees, markup, entries, first_at, last_at, irregular FROM income_days
-      WHERE day >= ? AND day < ?`,
+    `WITH o AS MATERIALIZED (
+       SELECT d.day, d.account_id, d.currency, d.fees, d.markup, d.entries, d.first_at, d.last_at, d.irregular,
+         (SELECT m.user_id FROM account_members m INDEXED BY account_members_first_owner
+           WHERE m.account_id = d.account_id AND m.role = 'owner' ORDER BY m.created_at, m.user_id LIMIT 1) AS owner
+       FROM income_days d WHERE d.day >= ? AND d.day < ?),
+     -- Each row's partner at its first income, and whether it changes after it and by its last.
+     p AS MATERIALIZED (SELECT o.*,
+         (SELECT pa.partner_id FROM partner_assignments pa INDEXED BY partner_assignments_user
+           WHERE pa.user_id = o.owner AND pa.starts_at <= o.first_at ORDER BY pa.starts_at DESC, pa.id DESC LIMIT 1)
+           AS partner_id,
+         o.irregular > 0 OR EXISTS (SELECT 1 FROM partner_assignments pa INDEXED BY partner_assignments_user
+           WHERE pa.user_id = o.owner AND pa.starts_at > o.first_at AND pa.starts_at <= o.last_at) AS moved
+       FROM o),
+     -- And the partner's share then, and whether it changes after it and by the last.
+     s AS MATERIALIZED (SELECT p.*,
+         ${
+      withShares ? `CASE WHEN p.partner_id IS NOT NULL THEN ${shareAt("p.partner_id", "p.first_at")} END` : "NULL"
+    } AS share_bps,
+         p.moved ${
+      withShares
+        ? `OR EXISTS (SELECT 1 FROM partner_shares ps WHERE ps.partner_id = p.partner_id
+             AND ps.starts_at > p.first_at AND ps.starts_at <= p.last_at)`
+        : ""
+    } AS by_movement
+       FROM p)
+     SELECT 'sum' AS kind, ${periodDay} AS day, d.currency, d.partner_id, d.share_bps,
+         sum(d.fees) AS fees, sum(d.markup) AS markup, NULL AS account_id
+       FROM s d WHERE NOT d.by_movement AND d.entries > 0
+      GROUP BY 2, d.currency, d.partner_id, d.share_bps
+     UNION ALL
+     SELECT 'movements', day, currency, NULL, NULL, 0, 0, account_id FROM s WHERE by_movement`,
     [start / DAY, end / DAY],
   );
-  const partners = await partnerHistories(db, days.map((d) => d.account_id || null));
-  const shares = withShares ? await shareHistories(db) : null;
-  const part = (at: number, attributedAt: number, accountId: number | null, currency: string) => {
-    const partnerId = partners.at(accountId, attributedAt);
-    return {
-      at,
-      currency,
-      fees: 0,
-      markup: 0,
-      partner_id: partnerId,
-      share_bps: shares && partnerId !== null ? shares.at(partnerId, attributedAt) : null,
-    };
-  };
 
-  // Each account's day: the times of its first and last income, whether it is read movement by
-  // movement. Its partner and share are those of its first income when neither changes after it
-  // and by its last: a change before the first or after the last changes nothing in between.
-  const accountDays = new Map<string, { first: number; last: number; byMovement: boolean }>();
-  for (const d of days) {
-    const key = `${d.account_id}:${d.day}`;
-    const found = accountDays.get(key) ?? { first: Infinity, last: -Infinity, byMovement: false };
-    if (d.first_at !== null) found.first = Math.min(found.first, Number(d.first_at));
-    if (d.last_at !== null) found.last = Math.max(found.last, Number(d.last_at));
-    if (d.irregular > 0) found.byMovement = true;
-    accountDays.set(key, found);
-  }
-  const byMovement = new Set<string>();
-  for (const [key, d] of accountDays) {
-    const accountId = Number(key.split(":")[0]) || null;
-    let moving = d.byMovement || (d.first <= d.last && partners.changesWithin(accountId, d.first, d.last));
-    if (!moving && shares && d.first <= d.last) {
-      const partnerId = partners.at(accountId, d.first);
-      moving = partnerId !== null && shares.changesWithin(partnerId, d.first, d.last);
-    }
-    if (moving) byMovement.add(key);
-  }
-
-  const parts: AttributedIncome[] = [];
-  for (const d of days) {
-    const key = `${d.account_id}:${d.day}`;
-    // A day's sum counts as the figures count movements: a part only where there were some.
-    if (byMovement.has(key) || !d.entries) continue;
-    const p = part(d.day * DAY, accountDays.get(key)!.first, d.account_id || null, d.currency);
-    p.fees = d.fees;
-    p.markup = d.markup;
-    parts.push(p);
-  }
+  // A sum stands for at least one movement (rows with none are left out), as the figures count rows.
+  const parts: AttributedIncome[] = rows.filter((r) => r.kind === "sum").map((r) => ({
+    at: r.day * DAY,
+    currency: r.currency!,
+    fees: r.fees,
+    markup: r.markup,
+    partner_id: r.partner_id,
+    share_bps: r.share_bps,
+  }));
+  // The rows read movement by movement, "account:day:currency" (a movement's income is in one
+  // currency, the one it is summed in); their movements are read by account and day.
+  const byMovement = new Set(
+    rows.filter((r) => r.kind === "movements").map((r) => `${r.account_id}:${r.day}:${r.currency}`),
+  );
   if (byMovement.size) {
-    const pairs = [...byMovement].map((key) => key.split(":").map(Number) as [number, number]);
+    const pairs = [...new Set([...byMovement].map((key) => key.split(":").slice(0, 2).join(":")))]
+      .map((key) => key.split(":").map(Number) as [number, number]);
+    const partners = await partnerHistories(db, pairs.map(([a]) => a || null));
+    const shares = withShares ? await shareHistories(db) : null;
     // Customer accounts from their own entries; the house's own income (account 0) by its whole day.
     const only: MovementsOf = pairs.filter(([a]) => a).map(([a, day]) => [a, day * DAY, (day + 1) * DAY]);
     const houseDays = pairs.filter(([a]) => !a).map(([, day]) => day);
@@ -159,10 +178,16 @@ export async function attributedIncome(
       for (const [field, entries] of [["fees", fees], ["markup", markups]] as const) {
         for (const e of entries) {
           if (house !== (e.account_id === null)) continue;
-          if (!byMovement.has(`${e.account_id ?? 0}:${Math.floor(e.at / DAY)}`)) continue;
-          const p = part(e.at, e.attributed_at, e.account_id, e.currency);
-          p[field] = e.amount;
-          parts.push(p);
+          if (!byMovement.has(`${e.account_id ?? 0}:${Math.floor(e.at / DAY)}:${e.currency}`)) continue;
+          const partnerId = partners.at(e.account_id, e.attributed_at);
+          parts.push({
+            at: e.at,
+            currency: e.currency,
+            fees: field === "fees" ? e.amount : 0,
+            markup: field === "markup" ? e.amount : 0,
+            partner_id: partnerId,
+            share_bps: shares && partnerId !== null ? shares.at(partnerId, e.attributed_at) : null,
+          });
         }
       }
     }

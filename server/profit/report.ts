@@ -242,7 +242,7 @@ export async function profitFigures(db: Database, q: ProfitQuery): Promise<Profi
   if (q.by === "partner") {
     // Each part for the partner of its time (decisions 062, 065), as the commissions read it.
     const [income, partners] = await Promise.all([
-      attributedIncome(db, start, end, { shares: false }),
+      attributedIncome(db, start, end, { shares: false, period: q.group }),
       rowsOf<{ id: number; name: string }>(db, "SELECT id, name FROM partners"),
     ]);
     const names = new Map(partners.map((p) => [p.id, p.name]));

@@ -250,8 +250,8 @@ describe("a customer moved within a day, with income on both sides of the move",
     expect(earned.acme + earned.beta).toBeGreaterThan(0);
   });
 
-  test("a day without a change is one part of the summary; a day with one, a part per movement", async () => {
-    const parts = await attributedIncome(db, START, START + 5 * DAY, { shares: true });
+  test("a day without a change is one sum of the summary; a day with one, a part per movement", async () => {
+    const parts = await attributedIncome(db, START, START + 5 * DAY, { shares: true, period: "day" });
     const dayOf = (at: number) => Math.floor((at - START) / DAY);
     // Day 0: no change (the assignment from the sign-up starts at its first instant): one part.
     expect(parts.filter((p) => dayOf(p.at) === 0)).toEqual([
