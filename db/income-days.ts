@@ -26,8 +26,9 @@ import { CURRENCIES, CURRENCY_CODES } from "../lib/money/currencies.ts";
  * - **Refunds** are not summed: a refund counts for the partner of its payout's time (decision 065),
  *   another day. Its customer entry counts it as `irregular` on its account and day.
  *
- * An account and day with an irregular movement is read movement by movement; so is one on which
- * the account's owner changed partner or their partner's share changed (server/partners/income.ts).
+ * `first_at` and `last_at` are the times of the first and last income summed in a row: a row whose
+ * account's owner changes partner, or whose partner's share changes, after the first and by the
+ * last, or with an irregular movement, is read movement by movement (server/partners/income.ts).
  */
 
 const DAY_MS = 86_400_000;

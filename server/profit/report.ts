@@ -14,11 +14,12 @@
  *   Corrections of the FX position are not trading income and are left out.
  * - A movement belongs to the period (UTC) of its ledger transfer's time.
  * - **Partner**: each movement is the customer account's, and it is the partner's whose customer the
- *   account's owner was at the movement's time (their partner history, decision 062;
- *   `partnersAtTimes`), so moving a customer changes no earlier period; a payment's refund is the
- *   partner's of the payout it reverses (decision 065); movements of nobody's
- *   customers are under "No partner". The partners' commissions (server/partners/referrals.ts)
- *   read the same movements through `incomeEntries` and the same `partnersAtTimes`.
+ *   account's owner was at the movement's time (their partner history, decision 062), so moving a
+ *   customer changes no earlier period; a payment's refund is the partner's of the payout it
+ *   reverses (decision 065); movements of nobody's customers are under "No partner". The report
+ *   by partner and the partners' commissions (server/partners/referrals.ts) both read
+ *   `attributedIncome` (server/partners/income.ts), which sums the daily income summary
+ *   (decision 070) and reads with `incomeEntries` only the days it cannot sum.
  */
 import { DATES_REVERSED } from "../../lib/periods.ts";
 import type { Database } from "../../db/client.ts";
