@@ -10,7 +10,6 @@ import { readMigrationFiles } from "drizzle-orm/migrator";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ensureDerived } from "./derived.ts";
-import { ensureIncomeDays } from "./income-days.ts";
 import { fileURLToPath } from "node:url";
 
 // Deliberately without the schema: we use no relational queries (db.query.*), and typing the
@@ -87,8 +86,6 @@ export async function migrateDatabase(db: Database): Promise<void> {
       await applyMigrationsAfter(db, lastApplied);
       // The search tables and the triggers the schema cannot say (decision 052).
       await ensureDerived(db.$client);
-      // The daily income summary and its triggers on the ledger (decision 070).
-      await ensureIncomeDays(db.$client);
       return;
     } catch (error) {
       // Another instance applied them between our read and our batch: read again.

@@ -78,13 +78,13 @@ export const backfills = sqliteTable("backfills", {
 
 /**
  * The fee and markup income of each customer account per day (UTC) and currency (decision 070), so
- * that a year's commissions read a summary, not every ledger movement. Kept by triggers on the
- * ledger (db/income-days.ts), in the transaction that writes the income, and filled from the
- * ledger when they are created. `day` is whole days since 1970-01-01; `account_id` 0 is income
- * with no customer account (a correction of the house's own). `irregular` counts the movements of
- * that account and day that are not summed here and are read one by one instead: refunds (they
- * count for the partner of their payout's time, decision 065) and a markup too large for exact
- * 64-bit arithmetic.
+ * that a year's commissions read a summary, not every ledger movement. Filled lazily by the reads
+ * (server/partners/income-days.ts), from the ledger's own reader, only for days that are over:
+ * the ledger is append-only and dated when written, so such a day never gains income. `day` is
+ * whole days since 1970-01-01; `account_id` 0 is income with no customer account (a correction of
+ * the house's own). `irregular` counts the movements of that account, day and currency that are
+ * not summed here and are read one by one instead: refunds (they count for the partner of their
+ * payout's time, decision 065).
  */
 export const incomeDays = sqliteTable("income_days", {
   day: integer("day").notNull(),
@@ -102,3 +102,11 @@ export const incomeDays = sqliteTable("income_days", {
   lastAt: integer("last_at"),
   irregular: integer("irregular").notNull().default(0),
 }, (t) => [primaryKey({ columns: [t.day, t.accountId, t.currency] })]);
+
+/**
+ * The days whose `income_days` rows are written (decision 070), recorded in the same write
+ * transaction as the rows, so that a day is filled once, whoever reads it first.
+ */
+export const incomeDaysFilled = sqliteTable("income_days_filled", {
+  day: integer("day").primaryKey(),
+});

@@ -11,4 +11,8 @@ CREATE TABLE `income_days` (
 	PRIMARY KEY(`day`, `account_id`, `currency`)
 );
 --> statement-breakpoint
+CREATE TABLE `income_days_filled` (
+	`day` integer PRIMARY KEY NOT NULL
+);
+--> statement-breakpoint
 CREATE INDEX `account_members_first_owner` ON `account_members` (`account_id`,`role`,`created_at`,`user_id`);

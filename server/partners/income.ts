@@ -1,7 +1,8 @@
 import type { Database } from "../../db/client.ts";
 import { rowsOf } from "../../db/sql.ts";
-import { incomeEntries, type MovementsOf } from "../profit/report.ts";
+import { incomeEntries, type IncomeEntry, type MovementsOf } from "../profit/report.ts";
 import { partnerHistories } from "./assignments.ts";
+import { fillIncomeDays } from "./income-days.ts";
 
 /**
  * The one place that says whose a period's income was (decisions 051, 055, 062, 065, 070): the
@@ -10,13 +11,14 @@ import { partnerHistories } from "./assignments.ts";
  * partner's share then. The partners' commissions (referrals.ts) and the profit report by partner
  * (server/profit/report.ts) both read it, so they agree to the minor unit.
  *
- * Read from the daily summary (`income_days`, db/income-days.ts): an account's income of a day is
+ * Read from the daily summary (`income_days`, income-days.ts), filled for the days of the period
+ * that are over when first read; the days that are not yet are read movement by movement. An
+ * account's income of a summed day is
  * one part, at the partner and share of its first income, when neither can change between its first
  * and its last income of the day. Read movement by movement instead, for an account and day: when
  * the account's owner changed partner between those two times, when their partner's share changed
  * between them, or when the summary holds a movement it
- * cannot sum (a refund, which counts for its payout's time; a markup beyond exact 64-bit
- * arithmetic). Sums of parts are sums of movements, so every figure is what reading every movement
+ * cannot sum (a refund, which counts for its payout's time). Sums of parts are sums of movements, so every figure is what reading every movement
  * gives.
  */
 
@@ -64,6 +66,24 @@ async function shareHistories(db: Database) {
   };
 }
 
+/** One movement's income at the partner of its attributed time and, with `shares`, their share then. */
+function movementPart(
+  field: "fees" | "markup",
+  e: IncomeEntry,
+  partners: Awaited<ReturnType<typeof partnerHistories>>,
+  shares: Awaited<ReturnType<typeof shareHistories>> | null,
+): AttributedIncome {
+  const partnerId = partners.at(e.account_id, e.attributed_at);
+  return {
+    at: e.at,
+    currency: e.currency,
+    fees: field === "fees" ? e.amount : 0,
+    markup: field === "markup" ? e.amount : 0,
+    partner_id: partnerId,
+    share_bps: shares && partnerId !== null ? shares.at(partnerId, e.attributed_at) : null,
+  };
+}
+
 /** Where a period of the profit report starts, as a day number, from a day number (periodOf's rule). */
 const PERIOD_DAY = {
   day: "d.day",
@@ -99,6 +119,9 @@ export async function attributedIncome(
 ): Promise<AttributedIncome[]> {
   if (start % DAY || end % DAY) throw new Error("Attributed income is read for whole days (UTC).");
   const periodDay = period ? PERIOD_DAY[period] : String(start / DAY);
+  // The days of the period that are over are summed (filled now if they are not yet); from
+  // `openDay` on, every movement is read.
+  const openDay = await fillIncomeDays(db, start / DAY, end / DAY);
   const rows = await rowsOf<{
     kind: "sum" | "movements";
     day: number;
@@ -141,7 +164,7 @@ export async function attributedIncome(
       GROUP BY 2, d.currency, d.partner_id, d.share_bps
      UNION ALL
      SELECT 'movements', day, currency, NULL, NULL, 0, 0, account_id FROM s WHERE by_movement`,
-    [start / DAY, end / DAY],
+    [start / DAY, openDay],
   );
 
   // A sum stands for at least one movement (rows with none are left out), as the figures count rows.
@@ -179,16 +202,19 @@ export async function attributedIncome(
         for (const e of entries) {
           if (house !== (e.account_id === null)) continue;
           if (!byMovement.has(`${e.account_id ?? 0}:${Math.floor(e.at / DAY)}:${e.currency}`)) continue;
-          const partnerId = partners.at(e.account_id, e.attributed_at);
-          parts.push({
-            at: e.at,
-            currency: e.currency,
-            fees: field === "fees" ? e.amount : 0,
-            markup: field === "markup" ? e.amount : 0,
-            partner_id: partnerId,
-            share_bps: shares && partnerId !== null ? shares.at(partnerId, e.attributed_at) : null,
-          });
+          parts.push(movementPart(field, e, partners, shares));
         }
+      }
+    }
+  }
+  if (openDay * DAY < end) {
+    // The days not over yet: every movement, each at the partner and share of its time.
+    const { fees, markups } = await incomeEntries(db, openDay * DAY, end);
+    const partners = await partnerHistories(db, [...fees, ...markups].map((e) => e.account_id));
+    const shares = withShares ? await shareHistories(db) : null;
+    for (const [field, entries] of [["fees", fees], ["markup", markups]] as const) {
+      for (const e of entries) {
+        parts.push(movementPart(field, e, partners, shares));
       }
     }
   }

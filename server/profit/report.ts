@@ -27,7 +27,6 @@ import { rowsOf } from "../../db/sql.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
 import { markupOf } from "../money/quote.ts";
-import { CUSTOMER_OF } from "../../db/income-days.ts";
 import { attributedIncome } from "../partners/income.ts";
 
 export const PROFIT_GROUPS = ["day", "week", "month"] as const;
@@ -140,9 +139,10 @@ interface PositionEntry {
  * partner who earned commission on the payout is the one who loses it.
  */
 export async function incomeEntries(db: Database, start: number, end: number, only?: MovementsOf) {
-  // Which customer account a movement was for: its first customer entry (none for a correction);
-  // the daily summary's triggers read it with the same text (db/income-days.ts).
-  const customerOf = CUSTOMER_OF("e.transfer_id");
+  // Which customer account a movement was for: its first customer entry (none for a correction).
+  const customerOf = `(SELECT ca.account_id FROM ledger_entries ce
+      JOIN ledger_accounts ca ON ca.id = ce.ledger_account_id AND ca.kind = 'customer'
+      WHERE ce.transfer_id = e.transfer_id ORDER BY ce.id LIMIT 1)`;
   // A refund's payout: the same payment's reference, step payout (ledger_transfers_reference).
   const attributedAt = `CASE WHEN t.kind = 'payment_refund'
       THEN COALESCE((SELECT po.created_at FROM ledger_transfers po

@@ -1,10 +1,10 @@
 /**
  * The daily income summary (decision 070): the commissions and the profit report by partner read a
- * customer account's income of a day from `income_days`, kept by triggers on the ledger, and read
- * the movements themselves on a day the account's owner changed partner or their partner's share
- * changed, and for a refund or a markup 64-bit integers cannot compute. Every figure is what
- * reading every movement gives (server/profit/report.ts `incomeEntries`, each movement at the
- * partner and share of its attributed time).
+ * customer account's income of a day that is over from `income_days`, filled by the first read
+ * that needs the day, and read the movements themselves on a day not over yet, on a day the
+ * account's owner changed partner or their partner's share changed, and for a refund. Every
+ * figure is what reading every movement gives (server/profit/report.ts `incomeEntries`, each
+ * movement at the partner and share of its attributed time).
  *
  * The movements are the ledger's own (server/ledger/movements.ts) on a migrated database of the
  * test's own, with the quote, conversion and payment rows beside them written directly, as in
@@ -16,7 +16,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { type Database, openMigratedDatabase } from "../../db/client.ts";
-import { ensureIncomeDays } from "../../db/income-days.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import { accountMembers, accounts, users } from "../../db/schema.ts";
 import { partners, partnerShares } from "../../db/schema-partners.ts";
@@ -24,6 +23,7 @@ import { convert, creditReceipt, holdPayment, payoutPayment, refundPayment } fro
 import { markupOf } from "../../server/money/quote.ts";
 import { partnerHistories } from "../../server/partners/assignments.ts";
 import { attributedIncome } from "../../server/partners/income.ts";
+import { CLOSED_AFTER } from "../../server/partners/income-days.ts";
 import { setCustomerPartner } from "../../server/partners/partners.ts";
 import { commissionFigures, commissionOf } from "../../server/partners/referrals.ts";
 import { incomeEntries, NO_PARTNER, profitFigures } from "../../server/profit/report.ts";
@@ -278,32 +278,69 @@ describe("a customer moved within a day, with income on both sides of the move",
     }
   });
 
-  test("the triggers kept what filling the summary again from the ledger gives", async () => {
+  test("the summary is filled once, by the first read, whoever reads; filled again it is the same", async () => {
     const kept = await summary();
     expect(kept.length).toBeGreaterThan(0);
-    await run(db, "DROP TRIGGER income_days_fee");
-    await ensureIncomeDays(db.$client);
-
+    const figures = await commissions(0, 4);
+    // Read again: the days are filled, nothing is written twice.
+    expect(await commissions(0, 4)).toEqual(figures);
     expect(await summary()).toEqual(kept);
-    expect((await rowsOf(db, "SELECT name FROM sqlite_master WHERE name = 'income_days_fee'")).length).toBe(1);
+    // From nothing, by two readers at once: each day's rows are written once.
+    await db.$client.batch(["DELETE FROM income_days", "DELETE FROM income_days_filled"], "write");
+    const [a, b] = await Promise.all([commissions(0, 4), commissions(0, 4)]);
+    expect(a).toEqual(figures);
+    expect(b).toEqual(figures);
+    expect(await summary()).toEqual(kept);
+    expect(await rowsOf(db, "SELECT day FROM income_days_filled ORDER BY day")).toEqual(
+      // Day 4 is not over at its end (now): read movement by movement, not filled.
+      [0, 1, 2, 3].map((d) => ({ day: START / DAY + d })),
+    );
   });
 });
 
 describe("a markup too large for 64-bit integers", () => {
-  test("is read movement by movement, exact", async () => {
+  test("is summed exact, as markupOf computes it", async () => {
     const day = 10;
     await moveTo(acme, START + day * DAY);
     // 9 × 10^13 cents bought at a mid rate of twelve decimals: 2 × bought × 10^12 is beyond 2^63.
     const mid = "1.123456789012";
     const c = await conversion(START + day * DAY + HOUR, 80_000_000_000_000, 999, mid, 89_000_000_000_000);
+    now = START + (day + 1) * DAY + CLOSED_AFTER;
+    const [figure] = await commissionFigures(db, { from: dayText(day), to: dayText(day) });
+    expect({ fees: figure.fees, markup: figure.markup }).toEqual({ fees: c.fee, markup: c.markup });
     const [row] = await rowsOf<{ irregular: number; markup: number }>(
       db,
       "SELECT irregular, markup FROM income_days WHERE day = ? AND account_id = ?",
       [(START + day * DAY) / DAY, accountId],
     );
-    expect(row).toEqual({ irregular: 1, markup: 0 });
-    const [figure] = await commissionFigures(db, { from: dayText(day), to: dayText(day) });
-    expect({ fees: figure.fees, markup: figure.markup }).toEqual({ fees: c.fee, markup: c.markup });
+    expect(row).toEqual({ irregular: 0, markup: c.markup });
     expect(await commissions(day, day)).toEqual(await byMovement(day, day));
+  });
+});
+
+describe("a day not over yet", () => {
+  test("is read movement by movement, and summed once it ended more than an hour ago", async () => {
+    const day = 20;
+    await moveTo(acme, START + day * DAY);
+    await conversion(START + day * DAY + 9 * HOUR, 500_000, 900);
+    await moveTo(beta, START + day * DAY + 12 * HOUR);
+    await conversion(START + day * DAY + 15 * HOUR, 600_000, 1100);
+    const filled = async () =>
+      (await rowsOf(db, "SELECT day FROM income_days_filled WHERE day = ?", [
+        START / DAY + day,
+      ])).length;
+    const expected = await byMovement(day, day);
+    expect(expected.map((c) => c.key)).toEqual([`${acme}:GBP:1000`, `${beta}:GBP:3000`]);
+    // The same day, and just after its midnight: read live, not filled.
+    for (const at of [START + day * DAY + 16 * HOUR, START + (day + 1) * DAY + CLOSED_AFTER - 1]) {
+      now = at;
+      expect(await commissions(day, day)).toEqual(expected);
+      expect(await filled()).toBe(0);
+    }
+    // Over: filled by this read, with the same figures.
+    now = START + (day + 1) * DAY + CLOSED_AFTER;
+    expect(await commissions(day, day)).toEqual(expected);
+    expect(await filled()).toBe(1);
+    expect(await commissions(day, day)).toEqual(expected);
   });
 });
