@@ -4,7 +4,7 @@
  * column (db/schema.ts) so that anything can filter customers by partner (the bulk emails'
  * segment).
  */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { users } from "./schema.ts";
 
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
@@ -74,4 +74,39 @@ export const backfills = sqliteTable("backfills", {
   doneAt: time("done_at").notNull(),
   /** How many rows it changed, for the record. */
   rows: integer("rows").notNull(),
+});
+
+/**
+ * The fee and markup income of each customer account per day (UTC) and currency (decision 070), so
+ * that a year's commissions read a summary, not every ledger movement. Filled lazily by the reads
+ * (server/partners/income-days.ts), from the ledger's own reader, only for days that are over:
+ * the ledger is append-only and dated when written, so such a day never gains income. `day` is
+ * whole days since 1970-01-01; `account_id` 0 is income with no customer account (a correction of
+ * the house's own). `irregular` counts the movements of that account, day and currency that are
+ * not summed here and are read one by one instead: refunds (they count for the partner of their
+ * payout's time, decision 065).
+ */
+export const incomeDays = sqliteTable("income_days", {
+  day: integer("day").notNull(),
+  accountId: integer("account_id").notNull(),
+  currency: text("currency").notNull(),
+  fees: integer("fees").notNull().default(0),
+  markup: integer("markup").notNull().default(0),
+  /** How many income entries are summed (fee entries and markups other than zero), as the figures count rows. */
+  entries: integer("entries").notNull().default(0),
+  /**
+   * The times (epoch ms) of the first and the last income summed: a change of partner or share
+   * before the first or after the last changes nothing within the row.
+   */
+  firstAt: integer("first_at"),
+  lastAt: integer("last_at"),
+  irregular: integer("irregular").notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.day, t.accountId, t.currency] })]);
+
+/**
+ * The days whose `income_days` rows are written (decision 070), recorded in the same write
+ * transaction as the rows, so that a day is filled once, whoever reads it first.
+ */
+export const incomeDaysFilled = sqliteTable("income_days_filled", {
+  day: integer("day").primaryKey(),
 });

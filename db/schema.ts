@@ -228,7 +228,12 @@ export const accountMembers = sqliteTable("account_members", {
   userId: integer("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
   role: text("role", { enum: ACCOUNT_ROLES }).notNull(),
   createdAt: time("created_at").notNull(),
-}, (t) => [primaryKey({ columns: [t.accountId, t.userId] }), index("account_members_user").on(t.userId)]);
+}, (t) => [
+  primaryKey({ columns: [t.accountId, t.userId] }),
+  index("account_members_user").on(t.userId),
+  // An account's first owner, whose partner its income counts for (decisions 051, 070): one seek.
+  index("account_members_first_owner").on(t.accountId, t.role, t.createdAt, t.userId),
+]);
 
 /** Every email the portal sent (or kept, without SMTP), with its content, for the console. */
 export const emails = sqliteTable("emails", {

@@ -72,16 +72,14 @@ export async function assignmentsOf(db: Database | Tx, userId: number): Promise<
 }
 
 /**
- * The partner of the first owner of each account given at each time asked: `at(accountId, time)`
- * is the partner id then, or null. One query for the accounts with income in the period only (a
- * JSON array of their ids, so any number in one statement): each account's first owner on the
- * members' key, then their history on partner_assignments_user (user_id, starts_at); a period's
- * income costs what its accounts do, not what every customer does.
+ * The partner history of the first owner of each account given: `at(accountId, time)` is the
+ * partner id then, or null (server/partners/income.ts reads the movements of the days it cannot
+ * sum with it). One query for the accounts with income in the period only (a JSON array of
+ * their ids, so any number in one statement): each account's first owner on the members' key, then
+ * their history on partner_assignments_user (user_id, starts_at); a period's income costs what its
+ * accounts do, not what every customer does.
  */
-export async function partnersAtTimes(
-  db: Database,
-  accountIds: (number | null)[],
-): Promise<(accountId: number | null, at: number) => number | null> {
+export async function partnerHistories(db: Database, accountIds: (number | null)[]) {
   const ids = [...new Set(accountIds.filter((id): id is number => id !== null))];
   // Only the first owner's history (decision 051: the first owner's partner), oldest change first;
   // an account whose owner has none gives no row.
@@ -103,18 +101,20 @@ export async function partnersAtTimes(
     list.push({ partner_id: r.partner_id, starts_at: Number(r.starts_at) });
     history.set(r.account_id, list);
   }
-  return (accountId, at) => {
-    const list = accountId === null ? undefined : history.get(accountId);
-    if (!list?.length) return null;
-    // The last change that started by then; a movement before the first is nobody's.
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid].starts_at <= at) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? null : list[lo - 1].partner_id;
+  const of = (accountId: number | null) => (accountId === null ? undefined : history.get(accountId)) ?? [];
+  return {
+    at(accountId: number | null, at: number): number | null {
+      const list = of(accountId);
+      // The last change that started by then; a movement before the first is nobody's.
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid].starts_at <= at) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo === 0 ? null : list[lo - 1].partner_id;
+    },
   };
 }
 

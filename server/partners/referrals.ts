@@ -10,8 +10,8 @@ import type {
 } from "../../lib/contracts/partners.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
-import { incomeEntries, type IncomeEntry, periodBounds, type ProfitQuery } from "../profit/report.ts";
-import { partnersAtTimes } from "./assignments.ts";
+import { periodBounds, type ProfitQuery } from "../profit/report.ts";
+import { attributedIncome } from "./income.ts";
 import { customersWhere, type PartnerCustomer } from "./partners.ts";
 
 /**
@@ -22,8 +22,8 @@ import { customersWhere, type PartnerCustomer } from "./partners.ts";
  *   known. Only partners earn a commission: customers' referrals are listed, not paid.
  * - A partner's commission for a period is their share (basis points) of the fee and markup income
  *   of the accounts of the customers who were theirs at each movement's time (decision 062), per
- *   currency, read by the profit report's own query (`incomeEntries`) and partner lookup
- *   (`partnersAtTimes`), so the two screens never disagree; rounded once per partner and currency,
+ *   currency, read as the profit report by partner reads it (`attributedIncome`, income.ts), so
+ *   the two screens never disagree; rounded once per partner and currency,
  *   half away from zero. A refund in the period lowers it: the commission of the partner, at the
  *   share, of the payout it reverses (decision 065), whoever the customer's partner is now.
  */
@@ -130,59 +130,33 @@ export function commissionOf(income: number, bps: number): number {
   return Number(product < 0n ? -rounded : rounded);
 }
 
-/**
- * The share of a partner in force at a time: the last in their history that started by then (the
- * first one for a movement before it), or their current share when they have no history (a partner
- * from before it whose share never changed since).
- */
-async function sharesInForce(db: Database, current: Map<number, { share_bps: number }>) {
-  const rows = await rowsOf<{ partner_id: number; share_bps: number; starts_at: number }>(
-    db,
-    "SELECT partner_id, share_bps, starts_at FROM partner_shares ORDER BY partner_id, starts_at, id",
-  );
-  const history = new Map<number, { share_bps: number; starts_at: number }[]>();
-  for (const r of rows) history.set(r.partner_id, [...(history.get(r.partner_id) ?? []), r]);
-  return (partnerId: number, at: number): number => {
-    const shares = history.get(partnerId);
-    if (!shares?.length) return current.get(partnerId)!.share_bps;
-    let share = shares[0].share_bps;
-    for (const s of shares) if (s.starts_at <= at) share = s.share_bps;
-    return share;
-  };
-}
-
 /** Each partner's income and commission in the period, per currency, in minor units. */
 export async function commissionFigures(db: Database, period: Period) {
   const { start, end } = periodBounds(period);
-  const [{ fees, markups }, partners] = await Promise.all([
-    incomeEntries(db, start, end),
+  const [income, partners] = await Promise.all([
+    // Each part of the income is the partner's whose customer the account's owner was at its time
+    // (decision 062; a refund: its payout's, decision 065), at the share in force then (decision 055).
+    attributedIncome(db, start, end, { shares: true }),
     rowsOf<{ id: number; name: string; code: string; share_bps: number }>(
       db,
       "SELECT id, name, code, share_bps FROM partners",
     ),
   ]);
-  // Each movement is the partner's whose customer the account's owner was at its time (decision 062).
-  const partnerAt = await partnersAtTimes(db, [...fees, ...markups].map((e) => e.account_id));
   const byId = new Map(partners.map((p) => [p.id, p]));
-  const shareAt = await sharesInForce(db, byId);
   const sums = new Map<
     string,
     { partner_id: number; currency: string; share_bps: number; markup: number; fees: number }
   >();
-  const add = (e: IncomeEntry, field: "markup" | "fees", n: number) => {
-    // A refund counts for the partner, at the share, of the payout it reverses (decision 065).
-    const partnerId = partnerAt(e.account_id, e.attributed_at);
-    if (partnerId === null) return;
-    // Each movement at the share in force at its time (decision 055).
-    const share = shareAt(partnerId, e.attributed_at);
-    const key = `${partnerId}\u0000${e.currency}\u0000${share}`;
+  for (const part of income) {
+    if (part.partner_id === null) continue;
+    const share = part.share_bps!;
+    const key = `${part.partner_id}\u0000${part.currency}\u0000${share}`;
     const sum = sums.get(key) ??
-      { partner_id: partnerId, currency: e.currency, share_bps: share, markup: 0, fees: 0 };
-    sum[field] += n;
+      { partner_id: part.partner_id, currency: part.currency, share_bps: share, markup: 0, fees: 0 };
+    sum.fees += part.fees;
+    sum.markup += part.markup;
     sums.set(key, sum);
-  };
-  for (const e of fees) add(e, "fees", e.amount);
-  for (const e of markups) add(e, "markup", e.amount);
+  }
   return [...sums.values()].map((s) => {
     const p = byId.get(s.partner_id)!;
     const income = s.markup + s.fees;

@@ -14,11 +14,12 @@
  *   Corrections of the FX position are not trading income and are left out.
  * - A movement belongs to the period (UTC) of its ledger transfer's time.
  * - **Partner**: each movement is the customer account's, and it is the partner's whose customer the
- *   account's owner was at the movement's time (their partner history, decision 062;
- *   `partnersAtTimes`), so moving a customer changes no earlier period; a payment's refund is the
- *   partner's of the payout it reverses (decision 065); movements of nobody's
- *   customers are under "No partner". The partners' commissions (server/partners/referrals.ts)
- *   read the same movements through `incomeEntries` and the same `partnersAtTimes`.
+ *   account's owner was at the movement's time (their partner history, decision 062), so moving a
+ *   customer changes no earlier period; a payment's refund is the partner's of the payout it
+ *   reverses (decision 065); movements of nobody's customers are under "No partner". The report
+ *   by partner and the partners' commissions (server/partners/referrals.ts) both read
+ *   `attributedIncome` (server/partners/income.ts), which sums the daily income summary
+ *   (decision 070) and reads with `incomeEntries` only the days it cannot sum.
  */
 import { DATES_REVERSED } from "../../lib/periods.ts";
 import type { Database } from "../../db/client.ts";
@@ -26,7 +27,7 @@ import { rowsOf } from "../../db/sql.ts";
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
 import { markupOf } from "../money/quote.ts";
-import { partnersAtTimes } from "../partners/assignments.ts";
+import { attributedIncome } from "../partners/income.ts";
 
 export const PROFIT_GROUPS = ["day", "week", "month"] as const;
 export type ProfitGroup = (typeof PROFIT_GROUPS)[number];
@@ -107,6 +108,12 @@ interface FeeEntry {
 /** A movement's income: see `incomeEntries`. */
 export type IncomeEntry = FeeEntry;
 
+/**
+ * Some accounts' movements on some days: [account id, from, to) in epoch milliseconds, for
+ * `incomeEntries` to read only the movements whose customer entries are on those accounts then.
+ */
+export type MovementsOf = [accountId: number, from: number, to: number][];
+
 interface PositionEntry {
   transfer_id: number;
   kind: string;
@@ -131,43 +138,64 @@ interface PositionEntry {
  * partner, at the share, of the payout it takes back, even if the customer has moved since, so the
  * partner who earned commission on the payout is the one who loses it.
  */
-export async function incomeEntries(db: Database, start: number, end: number) {
-  // Which customer account a movement was for: its customer entry (none for a correction).
+export async function incomeEntries(db: Database, start: number, end: number, only?: MovementsOf) {
+  // Which customer account a movement was for: its first customer entry (none for a correction).
   const customerOf = `(SELECT ca.account_id FROM ledger_entries ce
       JOIN ledger_accounts ca ON ca.id = ce.ledger_account_id AND ca.kind = 'customer'
-      WHERE ce.transfer_id = e.transfer_id LIMIT 1)`;
+      WHERE ce.transfer_id = e.transfer_id ORDER BY ce.id LIMIT 1)`;
   // A refund's payout: the same payment's reference, step payout (ledger_transfers_reference).
   const attributedAt = `CASE WHEN t.kind = 'payment_refund'
       THEN COALESCE((SELECT po.created_at FROM ledger_transfers po
              WHERE po.kind = 'payment_payout' AND po.reference = substr(t.reference, 1, length(t.reference) - 6) || 'payout'),
            e.created_at)
       ELSE e.created_at END`;
+  // The house's entries of the period; or only those of the movements of some accounts on some
+  // days, found from the customers' side (ledger_entries_account_time), never the whole period.
+  const source = (purpose: string) =>
+    only
+      ? {
+        // CROSS JOIN keeps the order written: from the accounts asked for, never a scan of all.
+        from: `(SELECT DISTINCT ce.transfer_id FROM json_each(?) j
+             CROSS JOIN ledger_accounts ca ON ca.kind = 'customer' AND ca.account_id = json_extract(j.value, '$[0]')
+             CROSS JOIN ledger_entries ce ON ce.ledger_account_id = ca.id
+              AND ce.created_at >= json_extract(j.value, '$[1]') AND ce.created_at < json_extract(j.value, '$[2]')) x
+           CROSS JOIN ledger_entries e INDEXED BY ledger_entries_transfer ON e.transfer_id = x.transfer_id
+           CROSS JOIN ledger_accounts a ON a.id = e.ledger_account_id`,
+        where: `a.kind = 'house' AND a.purpose = '${purpose}' AND e.created_at >= ? AND e.created_at < ?`,
+        args: [JSON.stringify(only), start, end],
+      }
+      : {
+        from: "ledger_accounts a JOIN ledger_entries e ON e.ledger_account_id = a.id",
+        where: `a.kind = 'house' AND a.purpose = '${purpose}' AND e.created_at >= ? AND e.created_at < ?`,
+        args: [start, end],
+      };
+  const feeSource = source("fee_income");
   const fees = await rowsOf<FeeEntry>(
     db,
     `SELECT e.created_at AS at, ${attributedAt} AS attributed_at, a.currency, e.amount, ${customerOf} AS account_id
-       FROM ledger_accounts a JOIN ledger_entries e ON e.ledger_account_id = a.id
+       FROM ${feeSource.from}
        JOIN ledger_transfers t ON t.id = e.transfer_id
-      WHERE a.kind = 'house' AND a.purpose = 'fee_income' AND e.created_at >= ? AND e.created_at < ?`,
-    [start, end],
+      WHERE ${feeSource.where}`,
+    feeSource.args,
   );
   // A payment's payout and refund carry the reference payment:<id>:payout|refund (decision 027).
+  const positionSource = source("fx_position");
   const positions = await rowsOf<PositionEntry>(
     db,
     `SELECT e.transfer_id, t.kind, e.created_at AS at, ${attributedAt} AS attributed_at, a.currency, e.amount, ${customerOf} AS account_id,
             COALESCE(c.sell_currency, p.sell_currency) AS sell_currency,
             COALESCE(c.buy_currency, p.buy_currency) AS buy_currency,
             COALESCE(q.mid_rate, p.mid_rate) AS mid_rate
-       FROM ledger_accounts a
-       JOIN ledger_entries e ON e.ledger_account_id = a.id
+       FROM ${positionSource.from}
        JOIN ledger_transfers t ON t.id = e.transfer_id
        LEFT JOIN conversions c ON t.kind = 'conversion' AND c.transfer_id = t.id
        LEFT JOIN quotes q ON q.id = c.quote_id
        LEFT JOIN payments p ON t.kind IN ('payment_payout', 'payment_refund')
             AND p.id = CAST(substr(t.reference, 9, instr(substr(t.reference, 9), ':') - 1) AS INTEGER)
-      WHERE a.kind = 'house' AND a.purpose = 'fx_position' AND e.created_at >= ? AND e.created_at < ?
+      WHERE ${positionSource.where}
         AND t.kind IN ('conversion', 'payment_payout', 'payment_refund')
       ORDER BY e.transfer_id`,
-    [start, end],
+    positionSource.args,
   );
   const markups: IncomeEntry[] = [];
   const byTransfer = new Map<number, PositionEntry[]>();
@@ -204,30 +232,32 @@ export async function incomeEntries(db: Database, start: number, end: number) {
 /** The report's figures in minor units, ordered by period, currency and partner. */
 export async function profitFigures(db: Database, q: ProfitQuery): Promise<ProfitFigures[]> {
   const { start, end } = periodBounds(q);
-  const { fees, markups } = await incomeEntries(db, start, end);
-  const partnerAt = q.by === "partner"
-    ? await partnersAtTimes(db, [...fees, ...markups].map((e) => e.account_id))
-    : () => null;
-  const names = q.by === "partner"
-    ? new Map(
-      (await rowsOf<{ id: number; name: string }>(db, "SELECT id, name FROM partners")).map((p) => [p.id, p.name]),
-    )
-    : new Map<number, string>();
-  const partnerOf = (e: IncomeEntry) => {
-    const id = partnerAt(e.account_id, e.attributed_at);
-    return (id === null ? undefined : names.get(id)) ?? NO_PARTNER;
-  };
   const rows = new Map<string, ProfitFigures>();
-  const add = (e: IncomeEntry, field: "markup" | "fees", n: number) => {
-    const period = periodOf(e.at, q.group);
-    const partner = q.by === "partner" ? partnerOf(e) : null;
-    const key = `${period}\u0000${e.currency}\u0000${partner ?? ""}`;
-    const row = rows.get(key) ?? { period, currency: e.currency, partner, markup: 0, fees: 0 };
+  const add = (at: number, currency: string, partner: string | null, field: "markup" | "fees", n: number) => {
+    const period = periodOf(at, q.group);
+    const key = `${period}\u0000${currency}\u0000${partner ?? ""}`;
+    const row = rows.get(key) ?? { period, currency, partner, markup: 0, fees: 0 };
     row[field] += n;
     rows.set(key, row);
   };
-  for (const e of fees) add(e, "fees", e.amount);
-  for (const e of markups) add(e, "markup", e.amount);
+  if (q.by === "partner") {
+    // Each part for the partner of its time (decisions 062, 065), as the commissions read it.
+    const [income, partners] = await Promise.all([
+      attributedIncome(db, start, end, { shares: false, period: q.group }),
+      rowsOf<{ id: number; name: string }>(db, "SELECT id, name FROM partners"),
+    ]);
+    const names = new Map(partners.map((p) => [p.id, p.name]));
+    for (const part of income) {
+      const partner = (part.partner_id === null ? undefined : names.get(part.partner_id)) ?? NO_PARTNER;
+      // A part stands for at least one movement: its row is there even when they sum to zero.
+      add(part.at, part.currency, partner, "fees", part.fees);
+      add(part.at, part.currency, partner, "markup", part.markup);
+    }
+  } else {
+    const { fees, markups } = await incomeEntries(db, start, end);
+    for (const e of fees) add(e.at, e.currency, null, "fees", e.amount);
+    for (const e of markups) add(e.at, e.currency, null, "markup", e.amount);
+  }
   return [...rows.values()].sort((a, b) =>
     a.period.localeCompare(b.period) || a.currency.localeCompare(b.currency) ||
     (a.partner ?? "").localeCompare(b.partner ?? "")
