@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { PaymentStatus } from "../payments/statuses.ts";
 import { amountText, calendarDay, currencyCode, currencyInput, idText, rateText, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
+import { describe, isCurrency } from "../money/currencies.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 import { paymentWithTimeline } from "./payments.ts";
 
@@ -121,8 +122,12 @@ export const movementFilters = {
   from: date("from"),
   /** The last day (UTC) included. */
   to: date("to"),
+  // A code we do not support is refused as statements refuse it: an empty list would say "nothing
+  // moved in it", which is not what the customer asked.
   currency: currencyInput("currency is a currency code such as GBP.")
-    .regex(/^[A-Z]{3}$/, { error: "currency is a currency code such as GBP." }).optional(),
+    .regex(/^[A-Z]{3}$/, { error: "currency is a currency code such as GBP." })
+    .refine(isCurrency, { error: (iss) => `currency: ${describe(iss.input)} is not a currency we support.` })
+    .optional(),
   kind: z.enum(MOVEMENT_KINDS, { error: `kind is one of ${MOVEMENT_KINDS.join(", ")}.` }).optional(),
   status: z.enum(MOVEMENT_STATUSES, { error: `status is one of ${MOVEMENT_STATUSES.join(", ")}.` }).optional(),
   /** Text in the reference, the recipient's name, the payer's name or the description. */
