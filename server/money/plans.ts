@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import type { Tx } from "../../db/sql.ts";
@@ -93,9 +93,24 @@ const columnsOf = (plan: PlanBody, now: Date) => ({
   updatedAt: now,
 });
 
+/**
+ * Plans are chosen by name (the console's list, the assignment on a customer's page): two of one
+ * name, whatever their letters' case, could not be told apart. Checked in the writing transaction.
+ */
+async function refuseTakenName(tx: Tx, name: string, except: number | null) {
+  const [taken] = await tx.select({ id: pricingPlans.id }).from(pricingPlans).where(and(
+    sql`lower(trim(${pricingPlans.name})) = lower(trim(${name}))`,
+    except === null ? undefined : ne(pricingPlans.id, except),
+  )).limit(1);
+  if (taken) {
+    throw new InvalidInput(`There is already a plan named ${name.trim()}: give this one another name.`, "name");
+  }
+}
+
 /** A new plan, not the default, on no account yet; audited with the administrator who made it. */
 export async function createPlan(db: Database, plan: PlanBody, by: number, now: Date): Promise<ListedPlan> {
   const row = await db.transaction(async (tx) => {
+    await refuseTakenName(tx, plan.name, null);
     const [row] = await tx.insert(pricingPlans).values({ ...columnsOf(plan, now), isDefault: false, createdAt: now })
       .returning();
     await audit(tx, { actor: by, action: "pricing-plan.create", before: null, after: planOf(row) }, now);
@@ -112,6 +127,7 @@ export async function replacePlan(db: Database, id: number, plan: PlanBody, by: 
   await db.transaction(async (tx) => {
     const [before] = await tx.select().from(pricingPlans).where(eq(pricingPlans.id, id));
     if (!before) throw new NotFound(NO_SUCH_PLAN);
+    await refuseTakenName(tx, plan.name, id);
     const [row] = await tx.update(pricingPlans).set(columnsOf(plan, now)).where(eq(pricingPlans.id, id)).returning();
     await audit(tx, { actor: by, action: "pricing-plan.replace", before: planOf(before), after: planOf(row) }, now);
   });

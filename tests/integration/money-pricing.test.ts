@@ -286,6 +286,26 @@ describe("refused plans and fees change nothing", () => {
     expect(after.json.body).toEqual(before.json.body);
   });
 
+  test("a second plan of a name already taken, whatever its case, is a 422 naming the name; renaming one to it too", async () => {
+    const first = await admin.client.post("console/pricingplans", await dearPlanInput("VIP"));
+    expectStatus(first, 201);
+    const before = await admin.client.get("console/pricingplans");
+    const again = await admin.client.post("console/pricingplans", await dearPlanInput(" vip "));
+    expectStatus(again, 422);
+    expect(again.json.fields).toEqual({ name: "There is already a plan named vip: give this one another name." });
+    const other = await admin.client.post("console/pricingplans", await dearPlanInput("VIP 2"));
+    expectStatus(other, 201);
+    const renamed = await admin.client.put(`console/pricingplans/${other.json.body.id}`, {
+      ...(await dearPlanInput("Vip")),
+    });
+    expectStatus(renamed, 422);
+    expect(renamed.json.fields).toHaveProperty(["name"]);
+    // A plan keeps its own name when the rest of it changes.
+    expectStatus(await admin.client.put(`console/pricingplans/${first.json.body.id}`, await dearPlanInput("VIP")), 200);
+    const names = (await admin.client.get("console/pricingplans")).json.body.map((p: { name: string }) => p.name);
+    expect(names).toEqual([...before.json.body.map((p: { name: string }) => p.name), "VIP 2"]);
+  });
+
   test("replacing a plan with a bad one leaves the plan as it was; an unknown plan is a 404", async () => {
     const standard = await defaultPlan();
     const res = await admin.client.put(`console/pricingplans/${standard.id}`, {
