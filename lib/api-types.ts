@@ -16,7 +16,13 @@ export interface ApiSuccess<T> {
  * recipient_deleted and details_changed: a payment's recipient gone, or their currency, rail or
  * bank details changed since its cost was shown.
  */
-export const REFUSAL_CODES = ["quote_expired", "quote_used", "recipient_deleted", "details_changed"] as const;
+export const REFUSAL_CODES = [
+  "quote_expired",
+  "quote_used",
+  "recipient_deleted",
+  "details_changed",
+  "account_changed",
+] as const;
 export type RefusalCode = typeof REFUSAL_CODES[number];
 
 /** A failure: `error` is text for the user, `message` the HTTP status text. */
@@ -36,3 +42,11 @@ export interface ApiFailure {
 }
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+
+/**
+ * The account a page was rendered for (its header's account_ref), sent with every call an island
+ * makes: a call about an account is refused (409, code account_changed) when the session has since
+ * been switched to another one in another window, instead of acting on an account the page does not
+ * show (server/accounts/current.ts).
+ */
+export const ACCOUNT_HEADER = "X-Account-Ref";

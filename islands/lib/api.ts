@@ -7,7 +7,13 @@
  */
 import type { z } from "zod";
 import type { Method } from "../../lib/contracts/define.ts";
-import { type ApiFailure, type ApiSuccess, IDEMPOTENCY_HEADER, type RefusalCode } from "../../lib/api-types.ts";
+import {
+  ACCOUNT_HEADER,
+  type ApiFailure,
+  type ApiSuccess,
+  IDEMPOTENCY_HEADER,
+  type RefusalCode,
+} from "../../lib/api-types.ts";
 import { carryToNextPage } from "./carried-notification.ts";
 import { type Query, withQuery } from "./query-string.ts";
 import { userStore } from "./user-store.ts";
@@ -126,7 +132,15 @@ export interface ApiDeps {
   /** The current path, to avoid reloading '/' on a 401 there. */
   currentPath?: () => string;
   user?: { clear(): void };
+  /** The account_ref of the account the page shows (its header's), if any. */
+  shownAccount?: () => string | null;
 }
+
+/** The account the page was rendered for: the header's badge (routes/layouts/User.tsx). */
+const accountOfThePage = () =>
+  typeof document === "undefined"
+    ? null
+    : document.querySelector("[data-current-account]")?.getAttribute("data-current-account") ?? null;
 
 export interface Api {
   send<C extends CallShape>(call: Call<C>, input?: CallInput<C>, options?: RequestOptions): Promise<AnswerOf<C>>;
@@ -136,6 +150,7 @@ export function createApi(deps: ApiDeps = {}): Api {
   const user = deps.user ?? userStore;
   const navigate = deps.navigate ?? ((to: string) => location.assign(to));
   const currentPath = deps.currentPath ?? (() => location.pathname);
+  const shownAccount = deps.shownAccount ?? accountOfThePage;
 
   async function send<C extends CallShape>(
     { method, path }: Call<C>,
@@ -149,6 +164,8 @@ export function createApi(deps: ApiDeps = {}): Api {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (body !== undefined) headers["Content-Type"] = input.document?.type ?? "application/json";
     if (options.idempotencyKey) headers[IDEMPOTENCY_HEADER] = options.idempotencyKey;
+    const shown = shownAccount();
+    if (shown) headers[ACCOUNT_HEADER] = shown;
 
     let response: Response;
     let payload: unknown;
@@ -191,6 +208,11 @@ export function createApi(deps: ApiDeps = {}): Api {
         carryToNextPage({ title: error.error, color: "error" });
         navigate("/");
       }
+    } else if (error.code === "account_changed") {
+      // The session works on another account since this page was rendered: the page is loaded
+      // again for it, with the reason, rather than left showing an account it no longer acts on.
+      carryToNextPage({ title: error.error, color: "warning" });
+      navigate(currentPath());
     } else if (error.redirect) {
       // A guard's refusal (403) names where the visitor should go instead.
       navigate(error.redirect);

@@ -6,6 +6,7 @@ import { rowOf } from "../../db/sql.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
+import { ACCOUNT_HEADER } from "../../lib/api-types.ts";
 import { ApiError } from "../http/api.ts";
 import { refuseIfRemoved } from "./removed.ts";
 
@@ -136,6 +137,17 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
     throw new ApiError(403, "Your account is not open yet.", { redirect: "/processing" });
   }
   if (!current) throw new ApiError(403, "Choose the account to work on.", { redirect: ACCOUNT_SELECT });
+  // The page this call comes from shows another account: the person switched in another window.
+  // Acting here would move the money of an account this page does not name.
+  const shown = c.req.header(ACCOUNT_HEADER);
+  if (shown && shown !== current.accountRef) {
+    throw new ApiError(
+      409,
+      `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here. ` +
+        `This page is now shown for ${current.name}.`,
+      { code: "account_changed" },
+    );
+  }
   return {
     accountId: current.accountId,
     accountRef: current.accountRef,

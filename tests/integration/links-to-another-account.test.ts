@@ -125,3 +125,24 @@ describe("the emailed link to a payment of another of the person's accounts", ()
     }
   });
 });
+
+describe("a call from a page of the account the person has since switched away from (another window)", () => {
+  test("is refused with 409 account_changed naming the account now worked on, and does nothing", async () => {
+    const client = await onPersonalAccount();
+    // The business account's page, still open in a first window, approves its payment.
+    const stale = { "X-Account-Ref": business.accountRef };
+    const refused = await client.put(`account/pendingpayments/update?id=${paymentId}`, { action: "approve" }, stale);
+    expectStatus(refused, 409);
+    expect(refused.json).toMatchObject({
+      code: "account_changed",
+      error: expect.stringContaining(`(${approver.accountRef}) in another window, so nothing was done here.`),
+    });
+    expectStatus(await client.get("account/balances", stale), 409);
+    // The payment still waits: nothing was approved on the account the page named or any other.
+    const waiting = await business.client.get(`account/pendingpayments/one?id=${paymentId}`);
+    expect(waiting.json.body.status).toBe("pending_approval");
+    // A page of the account now worked on, or a client that names none (a script of the API), goes on.
+    expectStatus(await client.get("account/balances", { "X-Account-Ref": approver.accountRef }), 200);
+    expectStatus(await client.get("account/balances"), 200);
+  });
+});

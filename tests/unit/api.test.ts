@@ -172,6 +172,28 @@ describe("answers", () => {
     expect(navigate).toHaveBeenCalledWith("/second-factor");
   });
 
+  test("every call names the account the page shows (its header's account_ref); a page with none sends none", async () => {
+    const calls = fakeApi(() => [200, { body: {} }]);
+    document.body.innerHTML = '<header><span data-current-account="B12345678">Acme</span></header>';
+    await createApi({ navigate: vi.fn() }).send(post("/account/conversions/quote"), { body: {} });
+    document.body.innerHTML = "";
+    await createApi({ navigate: vi.fn() }).send(get("/currencies"));
+    expect(calls.map((c) => c.headers.get("X-Account-Ref"))).toEqual(["B12345678", null]);
+  });
+
+  test("a call refused because the session now works on another account loads the page again for it, with the reason", async () => {
+    const reason = "You switched to Olga Owner (P00000001) in another window, so nothing was done here. " +
+      "This page is now shown for Olga Owner.";
+    const { api, navigate } = setup(
+      [409, { error: reason, message: "Conflict", code: "account_changed" }],
+      "/account/convert",
+    );
+    const err = await failureOf(api.send(post("/account/conversions")));
+    expect(err).toMatchObject({ status: 409, code: "account_changed", error: reason });
+    expect(navigate).toHaveBeenCalledWith("/account/convert");
+    expect(sessionStorage.getItem("portal:carried-notification")).toContain("You switched to Olga Owner");
+  });
+
   test("an unreachable server is an ApiCallError with status 0, not an abort", async () => {
     unreachableServer();
     const api = createApi({ navigate: vi.fn() });
