@@ -143,8 +143,8 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
   if (shown && shown !== current.accountRef) {
     throw new ApiError(
       409,
-      `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here. ` +
-        `This page is now shown for ${current.name}.`,
+      `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here: ` +
+        "the page has been loaded again.",
       { code: "account_changed" },
     );
   }

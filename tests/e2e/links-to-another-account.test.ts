@@ -123,7 +123,27 @@ describe("a link to a payment of another of the person's accounts", () => {
       await page.getByRole("heading", { name: /to Jean Dupont/ }).waitFor();
       expect(await page.getByRole("button", { name: "Approve" }).count()).toBe(1);
       if (Deno.env.get("LINKS_E2E_SCREENSHOTS")) await page.screenshot({ path: "/tmp/links-e2e-payment.png" });
-      expect(unexpected(problems)).toEqual([]);
+
+      // In a second window the approver switches back to their personal account; Approve in this
+      // window, whose page shows Olga's, approves nothing: the page is loaded again and says why.
+      const other = await approver.context.newPage();
+      await okBody(
+        "account/select",
+        await other.request.post(`${base}/api/account/select`, { data: { account_ref: own.accountRef } }),
+      );
+      await other.close();
+      await page.getByRole("button", { name: "Approve" }).click();
+      await expect.poll(() =>
+        toasts.getByText(`You switched to Ada Lovelace (${own.accountRef}) in another window`, { exact: false })
+          .isVisible()
+      ).toBe(true);
+      const paymentId = Number(link!.split("/").pop());
+      const [{ status }] =
+        (await db.$client.execute({ sql: "SELECT status FROM payments WHERE id = ?", args: [paymentId] }))
+          .rows as unknown as { status: string }[];
+      expect(status).toBe("pending_approval");
+      // The refused Approve is the browser's one expected failure.
+      expect(unexpected(problems, [409])).toEqual([]);
       await approver.context.close();
       await owner.context.close();
     },

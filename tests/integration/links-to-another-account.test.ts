@@ -135,7 +135,7 @@ describe("a call from a page of the account the person has since switched away f
     expectStatus(refused, 409);
     expect(refused.json).toMatchObject({
       code: "account_changed",
-      error: expect.stringContaining(`(${approver.accountRef}) in another window, so nothing was done here.`),
+      error: expect.stringContaining(`(${approver.accountRef}) in another window, so nothing was done here:`),
     });
     expectStatus(await client.get("account/balances", stale), 409);
     // The payment still waits: nothing was approved on the account the page named or any other.

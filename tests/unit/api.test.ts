@@ -182,8 +182,8 @@ describe("answers", () => {
   });
 
   test("a call refused because the session now works on another account loads the page again for it, with the reason", async () => {
-    const reason = "You switched to Olga Owner (P00000001) in another window, so nothing was done here. " +
-      "This page is now shown for Olga Owner.";
+    const reason = "You switched to Olga Owner (P00000001) in another window, so nothing was done here: " +
+      "the page has been loaded again.";
     const { api, navigate } = setup(
       [409, { error: reason, message: "Conflict", code: "account_changed" }],
       "/account/convert",
