@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
+import { NOT_ON_BEHALF } from "../lib/payments/approval-notes.ts";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -46,9 +47,9 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
   });
   const rows = query.data;
   const approving = approval.isPending ? approval.variables?.query?.id : undefined;
-  // One reason for every row (an administrator on behalf) is said once, above the table.
-  const notes = new Set(rows.map((p) => p.actions.note));
-  const shared = rows.length > 1 && notes.size === 1 ? [...notes][0] : null;
+  // An administrator on behalf is told once, above the table, why they decide none of them. Any
+  // other note is about its own payment ("You prepared this payment…") and stays on its row.
+  const shared = rows.length > 1 && rows.every((p) => p.actions.note === NOT_ON_BEHALF) ? NOT_ON_BEHALF : null;
 
   if (compact && rows.length === 0) {
     return <p className={MUTED}>No payment is waiting for approval.</p>;

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { rowsOf } from "../../db/sql.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts, users } from "../../db/schema.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
@@ -14,7 +15,7 @@ import { spendWithinLimit } from "../auth/attempts.ts";
 import { Conflict, InvalidInput, NotFound, Refused, TooMany } from "../errors.ts";
 import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
 import { markFundedOnJoining } from "../partners/funded.ts";
-import { type AccountActor, type AccountRefs, personNameOf } from "./members.ts";
+import { type AccountActor, type AccountRefs, actedByWords, onBehalfWords, personNameOf } from "./members.ts";
 import { checkInvitedRole } from "./role-rules.ts";
 
 /**
@@ -127,18 +128,19 @@ export async function invite(
     }, now);
     return row;
   });
+  const invitedBy = await actedByWords(deps.db, actor);
   await deps.mailer.send({
     to: input.email,
     template: "account-invitation",
     rendered: accountInvitation({
-      invitedBy: actor.name,
+      invitedBy,
       accountName: account.accountName,
       role: input.role,
       link: `${deps.publicUrl}/invite?token=${encodeURIComponent(token)}`,
       expiresAt,
     }),
   });
-  return invitationAnswer(row, actor.name);
+  return invitationAnswer(row, invitedBy);
 }
 
 /** The account's invitations still waiting, oldest first. */
@@ -147,8 +149,32 @@ export async function listInvitations(db: Database, accountId: number, now: Date
     .where(and(eq(accountInvitations.accountId, accountId), pending(now)))
     .orderBy(asc(accountInvitations.id));
   const names = new Map<number, string>();
-  for (const r of rows) if (!names.has(r.invitedBy)) names.set(r.invitedBy, await personNameOf(db, r.invitedBy));
-  return rows.map((r) => invitationAnswer(r, names.get(r.invitedBy)!));
+  const nameOf = async (id: number) => names.get(id) ?? names.set(id, await personNameOf(db, id)).get(id)!;
+  const staff = await madeOnBehalf(db, accountId, rows.map((r) => r.id));
+  const answers: InvitationAnswer[] = [];
+  for (const r of rows) {
+    const customer = await nameOf(r.invitedBy);
+    const admin = staff.get(r.id);
+    answers.push(invitationAnswer(r, admin === undefined ? customer : onBehalfWords(await nameOf(admin), customer)));
+  }
+  return answers;
+}
+
+/**
+ * The administrators who made these invitations acting on the customer's behalf, by invitation id.
+ * The invitation keeps the customer as its inviter; the audit entry written with it names the
+ * administrator (its actor, the customer its subject: only such entries have one).
+ */
+async function madeOnBehalf(db: Database, accountId: number, ids: number[]): Promise<Map<number, number>> {
+  if (!ids.length) return new Map();
+  const rows = await rowsOf<{ invitation_id: number; actor_id: number }>(
+    db,
+    `SELECT json_extract(after, '$.invitation_id') AS invitation_id, actor_id FROM audit_log
+      WHERE account_id = ? AND action = 'account-users.invite' AND subject_id IS NOT NULL
+        AND json_extract(after, '$.invitation_id') IN (${ids.map(() => "?").join(", ")})`,
+    [accountId, ...ids],
+  );
+  return new Map(rows.map((r) => [Number(r.invitation_id), r.actor_id]));
 }
 
 /** Withdraws a waiting invitation: its link stops working, and the invitee is told. */
@@ -177,7 +203,10 @@ export async function revokeInvitation(
   await deps.mailer.send({
     to: row.email,
     template: "account-invitation-withdrawn",
-    rendered: accountInvitationWithdrawn({ accountName: account.accountName, withdrawnBy: actor.name }),
+    rendered: accountInvitationWithdrawn({
+      accountName: account.accountName,
+      withdrawnBy: await actedByWords(deps.db, actor),
+    }),
   });
 }
 
@@ -200,6 +229,13 @@ async function waitingInvitation(db: Database, token: string, now: Date): Promis
   return row ?? null;
 }
 
+/** Who made an invitation, as its invitee and the account's users read it. */
+async function invitedByWords(db: Database, row: InvitationRow): Promise<string> {
+  const customer = await personNameOf(db, row.invitedBy);
+  const admin = (await madeOnBehalf(db, row.accountId, [row.id])).get(row.id);
+  return admin === undefined ? customer : onBehalfWords(await personNameOf(db, admin), customer);
+}
+
 /** The invitation a link's token opens, or null when it was used, withdrawn, expired or never existed. */
 export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
   const row = await waitingInvitation(db, token, now);
@@ -209,7 +245,7 @@ export async function previewInvitation(db: Database, token: string, now: Date):
     email: row.email,
     role: row.role,
     accountName: account?.name ?? "",
-    invitedBy: await personNameOf(db, row.invitedBy),
+    invitedBy: await invitedByWords(db, row),
     expiresAt: row.expiresAt,
     hasLogin: !!(await findUserByUsername(db, row.email)),
   };

@@ -85,6 +85,24 @@ export async function personNameOf(db: Database, userId: number): Promise<string
 
 const nameOf = (r: MemberRow) => personName(r.type, r.profile, r.username);
 
+/**
+ * Who did something done on the customer's behalf, in the words the customer's people read: the
+ * member of our team, named as a payment's timeline names them ("… of our team"), and for whom.
+ */
+export const onBehalfWords = (staff: string, customer: string) => `${staff} of our team (on behalf of ${customer})`;
+
+/**
+ * Who a change is credited to in the emails and lists the account's people read: the customer
+ * who made it, or our team when an administrator acted on their behalf (the audit log names both).
+ */
+export async function actedByWords(
+  db: Database,
+  actor: Pick<AccountActor, "name" | "onBehalfAdminId">,
+): Promise<string> {
+  if (actor.onBehalfAdminId === null) return actor.name;
+  return onBehalfWords(await personNameOf(db, actor.onBehalfAdminId), actor.name);
+}
+
 function userAnswer(r: MemberRow, viewerId: number): AccountUser {
   return {
     id: r.id,
@@ -190,7 +208,7 @@ export async function changeRole(
       rendered: accountAccessChanged({
         name: nameOf(target),
         accountName: account.accountName,
-        changedBy: actor.name,
+        changedBy: await actedByWords(deps.db, actor),
         role,
       }),
     });
@@ -230,7 +248,7 @@ export async function removeAccountUser(
     rendered: accountAccessChanged({
       name: nameOf(target),
       accountName: account.accountName,
-      changedBy: actor.name,
+      changedBy: await actedByWords(deps.db, actor),
       role: null,
     }),
   });

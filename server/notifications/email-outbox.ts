@@ -18,6 +18,7 @@ import { personName } from "../accounts/person-name.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
+import { noticeSupersededSql } from "../payments/notify.ts";
 
 /** At most this many notices are listed in one email; the rest are counted. */
 const LISTED = 20;
@@ -137,20 +138,26 @@ export class EmailOutbox {
   }
 
   async #emailPerson(userId: number): Promise<number> {
-    const waiting = await rowOf<{ n: number; last: number | null }>(
+    // A notice asking for an action its payment no longer needs (an approval, once the payment was
+    // decided) is not emailed: it is marked emailed with the rest, and left out of the count.
+    const waiting = await rowOf<{ n: number; live: number | null; last: number | null }>(
       this.#db,
-      "SELECT COUNT(*) AS n, MAX(id) AS last FROM notifications WHERE user_id = ? AND emailed_at IS NULL",
+      `SELECT COUNT(*) AS n, SUM(NOT ${noticeSupersededSql("n")}) AS live, MAX(n.id) AS last
+         FROM notifications n WHERE n.user_id = ? AND n.emailed_at IS NULL`,
       [userId],
     );
     if (!waiting?.n || waiting.last === null) return 0;
-    const listed = await rowsOf<Pending>(
-      this.#db,
-      `SELECT n.id, n.kind, n.title, n.body, n.link, a.name AS account_name, a.account_ref
-         FROM notifications n LEFT JOIN accounts a ON a.id = n.account_id
-        WHERE n.user_id = ? AND n.emailed_at IS NULL AND n.id <= ?
-        ORDER BY n.id LIMIT ?`,
-      [userId, waiting.last, LISTED],
-    );
+    const listed = waiting.live
+      ? await rowsOf<Pending>(
+        this.#db,
+        `SELECT n.id, n.kind, n.title, n.body, n.link, a.name AS account_name, a.account_ref
+           FROM notifications n LEFT JOIN accounts a ON a.id = n.account_id
+          WHERE n.user_id = ? AND n.emailed_at IS NULL AND n.id <= ? AND NOT ${noticeSupersededSql("n")}
+          ORDER BY n.id LIMIT ?`,
+        [userId, waiting.last, LISTED],
+      )
+      : [];
+    const live = Math.max(waiting.live ?? 0, listed.length);
     const person = await rowOf<
       { username: string; type: "Personal" | "Business"; data: string | null; migrated: string | null }
     >(
@@ -159,9 +166,10 @@ export class EmailOutbox {
          FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?`,
       [userId],
     );
-    if (person) {
+    const mailed = person !== undefined && listed.length > 0;
+    if (person && listed.length) {
       const base = this.#options.publicUrl.replace(/\/+$/, "");
-      const single = waiting.n === 1;
+      const single = live === 1;
       await this.#mailer.send({
         to: person.username,
         userId,
@@ -181,7 +189,7 @@ export class EmailOutbox {
             // As the header names it (routes/layouts/User.tsx): the name, then the reference.
             account: n.account_ref ? `${n.account_name} ${n.account_ref}` : null,
           })),
-          more: waiting.n - listed.length,
+          more: live - listed.length,
           portalUrl: `${base}/account`,
           actionLabel: single && listed[0].kind === "rate_alert_fired" ? "See your rate alerts" : undefined,
           about: listed.every((n) => n.kind.startsWith("payment_")) ? undefined : "your account",
@@ -193,6 +201,6 @@ export class EmailOutbox {
       "UPDATE notifications SET emailed_at = ? WHERE user_id = ? AND emailed_at IS NULL AND id <= ?",
       [this.#options.now(), userId, waiting.last],
     );
-    return person ? 1 : 0;
+    return mailed ? 1 : 0;
   }
 }

@@ -6,6 +6,7 @@
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import type { Notification } from "../../lib/notification.ts";
+import { noticeSupersededSql } from "../payments/notify.ts";
 
 /** The most a page hands to the queue at once: it shows five, the rest wait (SPEC.md section 9). */
 const PER_PAGE = 10;
@@ -25,12 +26,17 @@ export const linkText = (kind: string) => kind === "rate_alert_fired" ? "See you
 
 /**
  * The person's notifications not yet shown, for the page being rendered, marked delivered. Most
- * pages find none: that costs one read of a partial index, and nothing is written.
+ * pages find none: that costs one read of a partial index, and nothing is written. A notice asking
+ * for an action its payment no longer needs (approval, once it was decided) is marked delivered
+ * without being shown.
  */
 export async function takeUndelivered(db: Database, userId: number, now: Date): Promise<Notification[]> {
-  const rows = await rowsOf<{ id: number; kind: string; title: string; body: string; link: string | null }>(
+  const rows = await rowsOf<
+    { id: number; kind: string; title: string; body: string; link: string | null; superseded: number }
+  >(
     db,
-    "SELECT id, kind, title, body, link FROM notifications WHERE user_id = ? AND delivered_at IS NULL ORDER BY id LIMIT ?",
+    `SELECT n.id, n.kind, n.title, n.body, n.link, ${noticeSupersededSql("n")} AS superseded
+       FROM notifications n WHERE n.user_id = ? AND n.delivered_at IS NULL ORDER BY n.id LIMIT ?`,
     [userId, PER_PAGE],
   );
   if (!rows.length) return [];
@@ -39,7 +45,7 @@ export async function takeUndelivered(db: Database, userId: number, now: Date): 
     `UPDATE notifications SET delivered_at = ? WHERE user_id = ? AND id IN (${rows.map(() => "?").join(", ")})`,
     [now.getTime(), userId, ...rows.map((r) => r.id)],
   );
-  return rows.map((r) => ({
+  return rows.filter((r) => !r.superseded).map((r) => ({
     id: `notification-${r.id}`,
     title: r.title,
     description: r.body,

@@ -1,4 +1,5 @@
 import type { paymentEvents, payments } from "../../db/schema-payments.ts";
+import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { formatAmount } from "../money/amounts.ts";
@@ -18,8 +19,7 @@ export interface Viewer {
   onBehalf: boolean;
 }
 
-export const NOT_ON_BEHALF =
-  "Administrators acting on behalf of a customer cannot approve or reject their payments: approval is between the customer's own people.";
+export { NOT_ON_BEHALF };
 export const NOT_ONE_S_OWN = "You prepared this payment: someone else on the account must approve it.";
 const NOT_AN_APPROVER = "Your role on this account does not allow approving payments.";
 

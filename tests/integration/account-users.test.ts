@@ -2,7 +2,8 @@ import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
 import { accountMembers, auditLog } from "../../db/schema.ts";
 import { businessOwner, invitationToken, invite, type Member, memberWithRole } from "../helpers/account-users.ts";
-import { type Admin, expectStatus, mailTo, uniqueEmail } from "../helpers/client.ts";
+import { personNameOf } from "../../server/accounts/members.ts";
+import { type Admin, expectStatus, mailTo, TestClient, uniqueEmail } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp, type OpenCustomer } from "../helpers/money.ts";
 
 let t: MoneyApp;
@@ -200,6 +201,47 @@ describe("an administrator acting on behalf of the owner", () => {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
     expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, subjectId: owner.id });
+  });
+
+  test("what the account's people read credits our team on the owner's behalf, not the owner", async () => {
+    const owner = await businessOwner(t, admin);
+    const viewer = await memberWithRole(t, owner.client, "viewer");
+    const ownerName = await personNameOf(t.db, owner.id);
+    const ours = `${await personNameOf(t.db, admin.id)} of our team (on behalf of ${ownerName})`;
+    const words = async (to: string) => (await mailTo(t.db, to)).text!.replace(/\s+/g, " ");
+    const invitee = uniqueEmail("on-behalf");
+    const withdrawn = uniqueEmail("withdrawn");
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    let invitation;
+    try {
+      expectStatus(await admin.client.put(`account/users/${viewer.id}`, { role: "admin" }), 200);
+      expect(await words(viewer.email)).toContain(`${ours} changed your role on the Portal account of`);
+
+      invitation = await invite(admin.client, invitee, "payer");
+      expectStatus(invitation, 201);
+      expect(invitation.json.body.invited_by).toBe(ours);
+      expect(await words(invitee)).toContain(`${ours} invited you to use the Portal account of`);
+      const other = await invite(admin.client, withdrawn, "viewer");
+      expectStatus(other, 201);
+      expectStatus(await admin.client.delete(`account/invitations/${other.json.body.id}`), 200);
+      expect(await words(withdrawn)).toContain(`${ours} withdrew the invitation`);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    // Read later by the owner, and by the invitee on the link's page: still our team's doing.
+    const listed = await owner.client.get("account/invitations");
+    expectStatus(listed, 200);
+    expect(listed.json.body.find((i: { id: number }) => i.id === invitation.json.body.id).invited_by).toBe(ours);
+    const token = await invitationToken(t, invitee);
+    const page = await new TestClient(t).get(`/invite?token=${encodeURIComponent(token)}`);
+    expectStatus(page, 200);
+    expect(page.text.replace(/\s+/g, " ")).toContain("of our team (on behalf of");
+
+    // What the owner does themself is still theirs.
+    const own = await invite(owner.client, uniqueEmail("own"), "viewer");
+    expect(own.json.body.invited_by).toBe(ownerName);
+    expectStatus(await owner.client.delete(`account/users/${viewer.id}`), 200);
+    expect(await words(viewer.email)).toContain(`${ownerName} removed you from the Portal account of`);
   });
 });
 

@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
-import { paymentEvents } from "../../db/schema-payments.ts";
+import { notifications, paymentEvents } from "../../db/schema-payments.ts";
 import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, expectStatus } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
@@ -359,6 +359,12 @@ describe("an administrator acting on behalf", () => {
         actor: { id: account.owner.id },
         on_behalf_admin: { id: admin.id },
       });
+      // The approvers are told our team prepared it for the owner, as the timeline says, not the owner.
+      const [told] = await t.db.select().from(notifications).where(
+        and(eq(notifications.userId, approver.id), eq(notifications.link, `/account/pendingpayments/${made.id}`)),
+      );
+      expect(told.body).toMatch(/^.+ of our team \(on behalf of .+\) prepared a payment of /);
+      expect(told.body).toContain(`(on behalf of ${detail.json.body.created_by.name}) prepared`);
       const audited = await t.db.select().from(auditLog).where(eq(auditLog.actorId, admin.id));
       const calls = audited.filter((a) => a.action === "on-behalf.call");
       expect(calls.map((a) => {

@@ -126,6 +126,60 @@ describe("decisions", () => {
   });
 });
 
+describe("decided before anyone was told", () => {
+  /** The notification queue handed to the page the member opens next (its toasts). */
+  const toasts = async (member: Pick<Member, "client">) => {
+    const page = await member.client.get("/account");
+    expectStatus(page, 200);
+    const islands = deserializeProps<{ name: string; props: { initial: { title: string; description: string }[] } }[]>(
+      /id="__islands">([^<]*)</.exec(page.text)![1],
+    );
+    return islands.find((i) => i.name === "NotificationQueue")!.props.initial;
+  };
+
+  test("rejected a moment after it was prepared: nobody is asked to approve it, by email or toast", async () => {
+    await newEmails();
+    await toasts(approver);
+    await toasts(account.owner);
+    const p = await send("13.57");
+    expectStatus(await reject(approver.client, p.id, "Wrong supplier"), 200);
+
+    // The outbox runs after the rejection: the owner's "needs your approval" is not part of it.
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-rejected"], [payer.email, "payment-rejected"]].sort(),
+    );
+    expect(sent.map((e) => e.text).join("\n")).not.toContain("Approve or reject it");
+    expect(await toasts(approver), "the approver who rejected it is told nothing").toEqual([]);
+    const owners = await toasts(account.owner);
+    expect(owners.map((n) => n.title)).toEqual(["Payment rejected"]);
+    expect(owners[0].description).toContain("13.57 GBP");
+
+    // Handled, not left waiting: neither queue offers them again.
+    const asked = await t.db.select().from(notifications).where(
+      and(
+        eq(notifications.kind, "payment_approval_needed"),
+        eq(notifications.link, `/account/pendingpayments/${p.id}`),
+      ),
+    );
+    expect(asked.map((n) => n.userId).sort()).toEqual([account.owner.id, approver.id].sort());
+    for (const n of asked) expect([n.emailedAt, n.deliveredAt]).not.toContain(null);
+    expect(await newEmails()).toEqual([]);
+  });
+
+  test("an approval still waiting is still asked for in the same email as one already decided", async () => {
+    await newEmails();
+    const decided = await send("14.01");
+    await send("14.02");
+    expectStatus(await approve(approver.client, decided.id), 200);
+    const sent = await newEmails();
+    const toApprover = sent.find((e) => e.to === approver.email)!;
+    expect(toApprover.template, "one notice left: its own email, not a digest").toBe("payment-approval-needed");
+    expect(toApprover.text).toContain("14.02 GBP debited");
+    expect(toApprover.text).not.toContain("14.01 GBP debited");
+  });
+});
+
 describe("the payout desk's steps", () => {
   test("sent, arrived and failed reach the creator and the owners; the ledger stays sound", async () => {
     const now = () => new Date(t.clock.now());

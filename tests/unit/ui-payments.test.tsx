@@ -9,6 +9,7 @@ import { setOnBehalf } from "../../islands/lib/on-behalf.ts";
 import { pageQueryClient } from "../../islands/lib/query-client.tsx";
 import type { PaymentWithTimeline } from "../../islands/payments/calls.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
+import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
 import { referenceRules } from "../../lib/payments/rail-rules.ts";
 import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 
@@ -98,17 +99,26 @@ describe("the pending list", () => {
 
   test("offers Approve only where the person may, and says once why an administrator may not", () => {
     const { events: _events, ...mine } = payment({
-      actions: {
-        approve: false,
-        reject: false,
-        cancel: true,
-        note: "Administrators acting on behalf of a customer cannot approve or reject their payments.",
-      },
+      actions: { approve: false, reject: false, cancel: true, note: NOT_ON_BEHALF },
     });
     fakeApi({});
     render(<PendingPayments accountRef="P1" actingFor={7} payments={[mine, { ...mine, id: 6 }]} />);
     expect(screen.queryByRole("button", { name: /^Approve/ })).toBeNull();
     expect(screen.getAllByText(/Administrators acting on behalf/)).toHaveLength(1);
+  });
+
+  test("someone whose own payments are all that wait is told so on each, not in a one-payment banner", () => {
+    const ownNote = "You prepared this payment: someone else on the account must approve it.";
+    const { events: _events, ...mine } = payment({
+      actions: { approve: false, reject: false, cancel: true, note: ownNote },
+    });
+    const other = { ...mine, id: 6, recipient: { ...mine.recipient, name: "Hans Meier" } };
+    fakeApi({});
+    render(<PendingPayments accountRef="P1" actingFor={null} payments={[mine, other]} />);
+    const rows = within(screen.getByRole("table")).getAllByRole("row").slice(1);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row.textContent).toContain(ownNote);
+    expect(screen.getAllByText(ownNote), "on each payment, and nowhere else").toHaveLength(2);
   });
 });
 
