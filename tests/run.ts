@@ -34,14 +34,30 @@ interface Counts {
   ok: boolean;
 }
 
-/** Runs a vitest project together with the projects named `twins` (vitest.config.ts). */
+/**
+ * A run that prints nothing for this long is taken for hung: a shared worker (decision 063) has
+ * twice sat idle, outside any test's timeout, with no test running that vitest could time out.
+ */
+const SILENCE_MS = Number(Deno.env.get("TEST_SILENCE_MINUTES") ?? 6) * 60_000;
+
+/** What a hung run left to say, repeated above the closing line. */
+const hangs: string[] = [];
+
+/**
+ * Runs a vitest project together with the projects named `twins` (vitest.config.ts). A run that
+ * goes silent for SILENCE_MS is stopped (it and every process under it), reported with the files it
+ * was running (tests/helpers/progress-reporter.ts), and run once more; the second run's result
+ * counts, and the hang is listed above the closing line whatever that result.
+ */
 async function runProject(
   project: string,
   extraEnv: Record<string, string> = {},
   twins: string[] = [],
+  attempt = 1,
 ): Promise<Counts> {
-  const report = join(outDir, `${project}.json`);
-  const { code } = await new Deno.Command(Deno.execPath(), {
+  const report = join(outDir, `${project}-${attempt}.json`);
+  const progress = join(outDir, `${project}-${attempt}.progress`);
+  const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
@@ -50,13 +66,41 @@ async function runProject(
       ...[project, ...twins].flatMap((name) => ["--project", name]),
       "--reporter=default",
       "--reporter=json",
+      "--reporter=./tests/helpers/progress-reporter.ts",
       `--outputFile.json=${report}`,
       ...Deno.args,
     ],
-    env: { NODE_ENV: "test", APP_ENV: "test", ...extraEnv },
-    stdout: "inherit",
-    stderr: "inherit",
-  }).output();
+    env: { NODE_ENV: "test", APP_ENV: "test", TEST_PROGRESS_FILE: progress, ...extraEnv },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let heard = Date.now();
+  const relay = async (from: ReadableStream<Uint8Array>, to: typeof Deno.stdout) => {
+    for await (const chunk of from) {
+      heard = Date.now();
+      for (let written = 0; written < chunk.length;) written += await to.write(chunk.subarray(written));
+    }
+  };
+  const relayed = Promise.all([relay(child.stdout, Deno.stdout), relay(child.stderr, Deno.stderr)]);
+  let hung = false;
+  const watch = setInterval(() => {
+    if (hung || Date.now() - heard < SILENCE_MS) return;
+    hung = true;
+    const running = stillRunning(progress);
+    const said = `${project}: no output for ${SILENCE_MS / 60_000} minutes (attempt ${attempt}); ` +
+      `running: ${running.length ? running.join(", ") : "no test file (between files)"}`;
+    console.error(`\n${said}: stopping it${attempt === 1 ? " and running it once more" : ""}.\n`);
+    hangs.push(said);
+    killTree(child.pid);
+  }, 5_000);
+  const { code } = await child.status;
+  clearInterval(watch);
+  // A worker left behind would hold the pipes open: what it has not said in 5 s is not waited for.
+  let wait: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([relayed.catch(() => {}), new Promise((resolve) => wait = setTimeout(resolve, 5_000))]);
+  clearTimeout(wait);
+  if (hung && attempt === 1) return await runProject(project, extraEnv, twins, 2);
+  if (hung) return { passed: 0, failed: 1, ok: false };
   if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
   const json = JSON.parse(readFileSync(report, "utf8"));
   const files: ReportFile[] = json.testResults ?? [];
@@ -79,6 +123,43 @@ async function runProject(
     failed: (json.numFailedTests ?? 0) + brokenFiles.length,
     ok: code === 0,
   };
+}
+
+/** The test files a run started and did not finish, from its progress file. */
+function stillRunning(progress: string): string[] {
+  if (!existsSync(progress)) return [];
+  const open = new Set<string>();
+  for (const line of readFileSync(progress, "utf8").split("\n")) {
+    const [event, ...rest] = line.split(" ");
+    if (event === "start") open.add(rest.join(" "));
+    if (event === "end") open.delete(rest.join(" "));
+  }
+  return [...open];
+}
+
+/** Kills a process and every process under it (vitest's workers are its children). */
+function killTree(pid: number) {
+  const children = new Map<number, number[]>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      // The parent's pid is the 4th field, after the command in parentheses (which may hold spaces).
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry.name)]);
+    } catch { /* gone meanwhile */ }
+  }
+  const tree: number[] = [];
+  const visit = (p: number) => {
+    tree.push(p);
+    for (const c of children.get(p) ?? []) visit(c);
+  };
+  visit(pid);
+  for (const p of tree.reverse()) {
+    try {
+      Deno.kill(p, "SIGKILL");
+    } catch { /* gone meanwhile */ }
+  }
 }
 
 function findChromium(): string | null {
@@ -160,6 +241,7 @@ if (chromium) {
 // On stdout, next to the closing line, where a CI log's end is read.
 if (typeCheckErrors) console.log(`\nThe type check failed:\n${typeCheckErrors}`);
 for (const findings of toolFindings) console.log(`\n${findings}`);
+if (hangs.length) console.log(`\nRuns that went silent and were stopped:\n${hangs.map((h) => `  ${h}`).join("\n")}`);
 if (failures.length) console.log(`\nFailed tests:\n${failures.map((f) => `  ${f}`).join("\n")}`);
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
