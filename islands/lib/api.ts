@@ -132,6 +132,8 @@ export interface ApiDeps {
   /** The current path, to avoid reloading '/' on a 401 there. */
   currentPath?: () => string;
   user?: { clear(): void };
+  /** The page as addressed, path and query, to load it again; defaults to location's. */
+  currentPage?: () => string;
   /** The account_ref of the account the page shows (its header's), if any. */
   shownAccount?: () => string | null;
 }
@@ -151,6 +153,7 @@ export function createApi(deps: ApiDeps = {}): Api {
   const navigate = deps.navigate ?? ((to: string) => location.assign(to));
   const currentPath = deps.currentPath ?? (() => location.pathname);
   const shownAccount = deps.shownAccount ?? accountOfThePage;
+  const currentPage = deps.currentPage ?? (() => location.pathname + location.search);
 
   async function send<C extends CallShape>(
     { method, path }: Call<C>,
@@ -212,7 +215,7 @@ export function createApi(deps: ApiDeps = {}): Api {
       // The session works on another account since this page was rendered: the page is loaded
       // again for it, with the reason, rather than left showing an account it no longer acts on.
       carryToNextPage({ title: error.error, color: "warning" });
-      navigate(currentPath());
+      navigate(currentPage());
     } else if (error.redirect) {
       // A guard's refusal (403) names where the visitor should go instead.
       navigate(error.redirect);

@@ -184,13 +184,13 @@ describe("answers", () => {
   test("a call refused because the session now works on another account loads the page again for it, with the reason", async () => {
     const reason = "You switched to Olga Owner (P00000001) in another window, so nothing was done here: " +
       "the page has been loaded again.";
-    const { api, navigate } = setup(
-      [409, { error: reason, message: "Conflict", code: "account_changed" }],
-      "/account/convert",
-    );
+    fakeApi(() => [409, { error: reason, message: "Conflict", code: "account_changed" }]);
+    const navigate = vi.fn();
+    const api = createApi({ navigate, currentPage: () => "/account/transactions?currency=EUR" });
     const err = await failureOf(api.send(post("/account/conversions")));
     expect(err).toMatchObject({ status: 409, code: "account_changed", error: reason });
-    expect(navigate).toHaveBeenCalledWith("/account/convert");
+    // The same page, its filters kept, for the account the session works on now.
+    expect(navigate).toHaveBeenCalledWith("/account/transactions?currency=EUR");
     expect(sessionStorage.getItem("portal:carried-notification")).toContain("You switched to Olga Owner");
   });
 
