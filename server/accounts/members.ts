@@ -87,9 +87,12 @@ const nameOf = (r: MemberRow) => personName(r.type, r.profile, r.username);
 
 /**
  * Who did something done on the customer's behalf, in the words the customer's people read: the
- * member of our team, named as a payment's timeline names them ("… of our team"), and for whom.
+ * member of our team, named as a payment's timeline names them ("… of our team"), and for whom. A
+ * member of staff known by no name but their address (`personNameOf`'s last resort) is "A member":
+ * an invitation goes to people outside, and a staff address in it would invite phishing.
  */
-export const onBehalfWords = (staff: string, customer: string) => `${staff} of our team (on behalf of ${customer})`;
+export const onBehalfWords = (staff: string, customer: string) =>
+  `${staff.includes("@") ? "A member" : staff} of our team (on behalf of ${customer})`;
 
 /**
  * Who a change is credited to in the emails and lists the account's people read: the customer
