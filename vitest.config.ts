@@ -20,6 +20,13 @@ const MOCKING = [
   "tests/integration/signin-parallel.test.ts",
 ];
 
+/**
+ * Whether the server's tests share their worker's modules (decision 063). tests/run.ts runs a
+ * project that went silent again with each file isolated (TEST_ISOLATE_FILES=1): a shared worker has
+ * hung between files, waiting on its channel with vitest, which one process per file never did.
+ */
+const SHARED_WORKER = process.env.TEST_ISOLATE_FILES !== "1";
+
 /** What the "hrana" projects leave to the local file. */
 const NOT_OVER_HRANA = [
   // These test the local file itself (its client, several processes on it, and the ledger's
@@ -97,7 +104,7 @@ export default defineConfig({
           exclude: MOCKING,
           setupFiles: ["tests/helpers/setup.ts"],
           pool: "forks",
-          isolate: false,
+          isolate: !SHARED_WORKER,
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -108,7 +115,7 @@ export default defineConfig({
           name: "hrana",
           include: ["tests/integration/**/*.test.{ts,tsx}"],
           exclude: [...NOT_OVER_HRANA, ...MOCKING],
-          isolate: false,
+          isolate: !SHARED_WORKER,
           env: { TEST_DATABASE: "hrana" },
           setupFiles: ["tests/helpers/setup.ts"],
           pool: "forks",

@@ -89,7 +89,7 @@ async function runProject(
     const running = stillRunning(progress);
     const said = `${project}: no output for ${SILENCE_MS / 60_000} minutes (attempt ${attempt}); ` +
       `running: ${running.length ? running.join(", ") : "no test file (between files)"}`;
-    console.error(`\n${said}: stopping it${attempt === 1 ? " and running it once more" : ""}.\n`);
+    console.error(`\n${said}: stopping it${attempt === 1 ? " and running it once more, each file isolated" : ""}.\n`);
     hangs.push(said);
     killTree(child.pid);
   }, 5_000);
@@ -99,7 +99,9 @@ async function runProject(
   let wait: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([relayed.catch(() => {}), new Promise((resolve) => wait = setTimeout(resolve, 5_000))]);
   clearTimeout(wait);
-  if (hung && attempt === 1) return await runProject(project, extraEnv, twins, 2);
+  // Once more with each file in a process of its own: slower, but the hang seen so far was a
+  // shared worker's (decision 063, amended).
+  if (hung && attempt === 1) return await runProject(project, { ...extraEnv, TEST_ISOLATE_FILES: "1" }, twins, 2);
   if (hung) return { passed: 0, failed: 1, ok: false };
   if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
   const json = JSON.parse(readFileSync(report, "utf8"));
