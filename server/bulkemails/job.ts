@@ -5,14 +5,14 @@ import { emails } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import { defineJob, type JobContext, PermanentJobFailure } from "../jobs/define.ts";
 import { log } from "../log.ts";
-import type { HeldMail } from "../mail/index.ts";
+import { type HeldMail, POOL_CONNECTIONS } from "../mail/index.ts";
 import { BULK_MAIL_TEMPLATE, renderingForSend } from "./mails.ts";
 import { mergeValues, recipientsData } from "./recipients.ts";
 import { personalise, type RenderedBulkEmail } from "./template.tsx";
 import { unsubscribeToken, unsubscribeUrl } from "./unsubscribe.ts";
 
-/** Mails handed to SMTP at once (the mailer's pool keeps as many connections): the most `sending` at a crash. */
-export const PARALLEL = 10;
+/** Mails handed to SMTP at once, one a connection of the mailer's pool: the most `sending` at a crash. */
+export const PARALLEL = POOL_CONNECTIONS;
 /** Lanes handing over a wave of WAVE each at once (sendBatch): one commits while the other's wave is out. */
 const LANES = 2;
 const WAVE = PARALLEL / LANES;

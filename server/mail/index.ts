@@ -8,6 +8,7 @@ export {
   type MailerOptions,
   type MailMessage,
   type MailTransport,
+  POOL_CONNECTIONS,
   type SendResult,
 } from "./mailer.ts";
 export * from "./templates/index.ts";

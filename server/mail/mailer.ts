@@ -1,4 +1,5 @@
 import { render } from "@react-email/render";
+import { Semaphore } from "async-mutex";
 import { eq } from "drizzle-orm";
 import { createTransport, type SendMailOptions, type Transporter } from "nodemailer";
 import type { Database } from "../../db/client.ts";
@@ -25,6 +26,9 @@ import { keptCopy } from "./redact.ts";
  * A security email (server/mail/redact.ts, decision 057) goes out whole but is kept with its links
  * and codes replaced: the database never holds a live secret in an email body.
  */
+/** The bulk emails' pool: as many connections as mails a job hands over at once (server/bulkemails/job.ts). */
+export const POOL_CONNECTIONS = 10;
+
 export interface Mailer {
   send(message: MailMessage): Promise<SendResult>;
   /**
@@ -121,13 +125,13 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
   }
 
   // Made on the first bulk email: a pool of connections kept open between its mails. The slots
-  // are its connections: a wave takes all it needs at once (see `handOver`).
-  let bulkPool: { transport: Transporter; slots: Slots } | null = null;
+  // count its free connections: a wave takes all it needs at once (see `handOver`).
+  let bulkPool: { transport: Transporter; slots: Semaphore } | null = null;
   const failure = (e: unknown): Delivery => ({ status: "failed", error: e instanceof Error ? e.message : String(e) });
 
   /** One mail up to its dot over the pool; the slot it took is given back once it has its answer. */
   const holdOne = async (
-    { transport, slots }: { transport: Transporter; slots: Slots },
+    { transport, slots }: { transport: Transporter; slots: Semaphore },
     { to, subject, html, text, headers }: DeliveredMail,
   ): Promise<HeldMail> => {
     const held = new HeldMessage();
@@ -143,7 +147,7 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
       textEncoding: "base64",
       [HELD]: held,
     } as SendMailOptions).then((): Delivery => ({ status: "sent", error: null }), failure);
-    void answer.then(() => slots.give(1));
+    void answer.then(() => slots.release(1));
     const early = await Promise.race([held.atTheDot.then(() => null), answer]);
     return {
       early,
@@ -184,13 +188,13 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
       if (!bulkPool) {
         const transport = smtpTransport(config.smtpUrl!, true) as Transporter;
         holdingPlugin(transport);
-        bulkPool = { transport, slots: new Slots(POOL_CONNECTIONS) };
+        bulkPool = { transport, slots: new Semaphore(POOL_CONNECTIONS) };
       }
       // A held mail keeps its connection until its wave's commit: a wave waits until it has a
       // connection for each of its mails, so that two waves (two bulk emails in one runner) never
       // each hold half the pool waiting for the other half.
       const pool = bulkPool;
-      await pool.slots.take(messages.length);
+      await pool.slots.acquire(messages.length);
       return await Promise.all(messages.map((message) => holdOne(pool, message)));
     },
     async send({ to, userId = null, template, rendered, logHint = rendered.logHint, content, prepared }) {
@@ -256,33 +260,4 @@ function smtpTransport(url: string, pool = false): MailTransport {
     return createTransport({ url, pool: true, maxConnections: POOL_CONNECTIONS, maxMessages: Infinity, ...timeouts });
   }
   return createTransport({ url, ...timeouts });
-}
-
-/** The bulk emails' pool: as many connections as mails a job hands over at once (server/bulkemails/job.ts). */
-const POOL_CONNECTIONS = 10;
-
-/** Counts free connections of the pool; a wave takes all of its own at once, first come first served. */
-class Slots {
-  #free: number;
-  readonly #waiting: { n: number; resolve: () => void }[] = [];
-  constructor(n: number) {
-    this.#free = n;
-  }
-  take(n: number): Promise<void> {
-    if (this.#waiting.length === 0 && this.#free >= n) {
-      this.#free -= n;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      this.#waiting.push({ n, resolve });
-    });
-  }
-  give(n: number) {
-    this.#free += n;
-    while (this.#waiting.length && this.#free >= this.#waiting[0].n) {
-      const next = this.#waiting.shift()!;
-      this.#free -= next.n;
-      next.resolve();
-    }
-  }
 }
