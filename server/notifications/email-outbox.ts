@@ -13,12 +13,11 @@
  */
 import type { Database } from "../../db/client.ts";
 import { rowOf, rowsOf, run } from "../../db/sql.ts";
-import { migrationLineOf, migrationNames } from "../accounts/customer-name.ts";
-import { personName } from "../accounts/person-name.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
 import { noticeSupersededSql } from "../payments/notify.ts";
+import { peopleByIds } from "../payments/people.ts";
 
 /** At most this many notices are listed in one email; the rest are counted. */
 const LISTED = 20;
@@ -158,30 +157,18 @@ export class EmailOutbox {
       )
       : [];
     const live = Math.max(waiting.live ?? 0, listed.length);
-    const person = await rowOf<
-      { username: string; type: "Personal" | "Business"; data: string | null; migrated: string | null }
-    >(
-      this.#db,
-      `SELECT u.username, u.type, p.data, ${migrationLineOf("u.id")} AS migrated
-         FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?`,
-      [userId],
-    );
+    // The person greeted, not their company, as the account's users list names them.
+    const person = (await peopleByIds(this.#db, [userId])).get(userId);
     const mailed = person !== undefined && listed.length > 0;
     if (person && listed.length) {
       const base = this.#options.publicUrl.replace(/\/+$/, "");
       const single = live === 1;
       await this.#mailer.send({
-        to: person.username,
+        to: person.email,
         userId,
         template: single ? templateOf(listed[0].kind) : "payment-updates",
         rendered: paymentNotice({
-          // The person greeted, not their company (as the account's users list names them).
-          name: personName(
-            person.type,
-            person.data ? JSON.parse(person.data) : null,
-            person.username,
-            migrationNames(person.migrated),
-          ),
+          name: person.name,
           items: listed.map((n) => ({
             title: n.title,
             body: n.body,
