@@ -72,6 +72,7 @@ const NOT_OVER_HRANA = [
   // The portal as a process of its own on a file, stopped, backed up and restored.
   "tests/integration/shutdown.test.ts",
   "tests/integration/backup.test.ts",
+  "tests/integration/money-crash.test.ts",
 ];
 
 export default defineConfig({
