@@ -7,6 +7,8 @@
  * - every write the portal acknowledged is there as it was answered;
  * - every write sent again with its Idempotency-Key (what a browser or a client does when its
  *   connection dropped) gets the first answer if it had been done, or is done now, and never twice.
+ * Conversions alone, with the kill aimed at the moment between a COMMIT and its answer, are
+ * tests/e2e/crash.test.ts; this one adds the payments' holds, releases, payouts and refunds.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
