@@ -33,20 +33,19 @@ export interface NoticeOptions {
 }
 
 /** Where a payment's notification leads: its page. */
-const PAYMENT_PAGES = "/account/pendingpayments/";
-export const paymentLink = (paymentId: number) => `${PAYMENT_PAGES}${paymentId}`;
+export const paymentLink = (paymentId: number) => `/account/pendingpayments/${paymentId}`;
 
 /**
  * SQL that is true when the notification `n` asks for an action its payment no longer needs: an
  * "approval needed" whose payment is not waiting for approval any more (rejected, approved or
  * cancelled a moment after it was prepared). The notice is written when the payment is made, but
  * the email outbox and the notification queue show it later: they drop such a notice (and mark it
- * handled) instead of asking someone to approve what was already decided. Its link names the payment.
+ * handled) instead of asking someone to approve what was already decided. Its payment is its
+ * `payment_id` (the link is only where it leads).
  */
 export const noticeSupersededSql = (n: string) =>
   `(${n}.kind = '${noticeKind("approval_needed")}' AND NOT EXISTS (SELECT 1 FROM payments sp
-     WHERE sp.id = CAST(substr(${n}.link, ${PAYMENT_PAGES.length + 1}) AS INTEGER)
-       AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
+     WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
 
 const money = (currency: string, minor: number) => `${formatAmount(currency, minor)} ${currency}`;
 
@@ -113,10 +112,19 @@ export async function notifyPayment(
   const ids = [...told];
   await run(
     executor,
-    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, created_at) VALUES ${
-      ids.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")
+    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, payment_id, created_at) VALUES ${
+      ids.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")
     }`,
-    ids.flatMap((id) => [id, payment.accountId, noticeKind(notice), title, body, paymentLink(payment.id), at]),
+    ids.flatMap((id) => [
+      id,
+      payment.accountId,
+      noticeKind(notice),
+      title,
+      body,
+      paymentLink(payment.id),
+      payment.id,
+      at,
+    ]),
   );
   return ids.length;
 }

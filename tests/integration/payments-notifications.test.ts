@@ -72,6 +72,7 @@ describe("approval needed", () => {
       ),
     );
     expect(rows.map((r) => r.userId).sort()).toEqual([account.owner.id, approver.id].sort());
+    expect(rows.map((r) => r.paymentId), "each names its payment, not only in its link").toEqual([p.id, p.id]);
     expect(rows[0]).toMatchObject({
       title: "A payment needs your approval",
       body: expect.stringMatching(/prepared a payment of \d+\.\d\d EUR to Jean Dupont \(10\.00 GBP debited\)/),
@@ -167,6 +168,20 @@ describe("decided before anyone was told", () => {
     expect(await newEmails()).toEqual([]);
   });
 
+  test("whether an approval is still asked for is its payment's status, wherever the notice's link leads", async () => {
+    await newEmails();
+    await toasts(account.owner);
+    const waiting = await send("14.11");
+    // A notice that leads to the list of payments waiting rather than to the payment itself (as a
+    // notice may once lead elsewhere): its payment is still waiting, so it is still asked for.
+    await t.db.update(notifications).set({ link: "/account/pendingpayments" }).where(
+      and(eq(notifications.link, `/account/pendingpayments/${waiting.id}`), eq(notifications.userId, account.owner.id)),
+    );
+    const owners = await toasts(account.owner);
+    expect(owners.map((n) => n.description)).toEqual([expect.stringContaining("14.11 GBP debited")]);
+    expect((await newEmails()).find((e) => e.to === account.owner.email)?.template).toBe("payment-approval-needed");
+  });
+
   test("an approval still waiting is still asked for in the same email as one already decided", async () => {
     await newEmails();
     const decided = await send("14.01");
@@ -194,6 +209,13 @@ describe("the payout desk's steps", () => {
     const arrived = await newEmails();
     expect(arrived.map((e) => e.template)).toEqual(["payment-arrived", "payment-arrived"]);
     expect(arrived[0].text).toContain("reached Jean Dupont's bank");
+    const about = await t.db.select().from(notifications).where(
+      eq(notifications.link, `/account/pendingpayments/${p.id}`),
+    );
+    expect(new Set(about.map((n) => n.kind))).toEqual(
+      new Set(["payment_approval_needed", "payment_approved", "payment_sent", "payment_arrived"]),
+    );
+    expect(about.map((n) => n.paymentId), "every notice names its payment").toEqual(about.map(() => p.id));
 
     const before = await balanceOf(account.owner.client, "GBP");
     const q = await send("40.00");
