@@ -7,6 +7,7 @@
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
+import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
@@ -47,6 +48,25 @@ export const noticeSupersededSql = (n: string) =>
   `(${n}.kind = '${noticeKind("approval_needed")}' AND NOT EXISTS (SELECT 1 FROM payments sp
      WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
 
+/** What an "approval needed" notice asks of its reader, last in its text. */
+const APPROVE_OR_REJECT = "Approve or reject it.";
+
+/**
+ * An "approval needed" notice as a list of past notices shows it once its payment was decided
+ * (noticeSupersededSql; `status` is the payment's now): kept, as what happened, but asking for
+ * nothing. Its text says what became of the payment instead of "Approve or reject it". A payment
+ * sent, arrived or failed was approved first (it fails only once approved).
+ */
+export function decidedNoticeText(body: string, status: PaymentStatus | null) {
+  const became = status === "rejected" || status === "cancelled"
+    ? `It was ${status}`
+    : status && status !== "pending_approval"
+    ? "It was approved"
+    : "It no longer needs approval";
+  const told = body.endsWith(APPROVE_OR_REJECT) ? body.slice(0, -APPROVE_OR_REJECT.length).trimEnd() : body;
+  return { title: "A payment needed your approval", body: `${told} ${became}: nothing for you to do.` };
+}
+
 const money = (currency: string, minor: number) => `${formatAmount(currency, minor)} ${currency}`;
 
 /** The title and text of a notice about a payment. */
@@ -61,7 +81,7 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
       return {
         title: "A payment needs your approval",
         body: `${who ?? "Someone on your account"} prepared a payment of ${paid} to ${to} (${debited} debited). ` +
-          "Approve or reject it.",
+          APPROVE_OR_REJECT,
       };
     case "approved":
       return { title: "Payment approved", body: `${who ?? "An approver"} approved the payment of ${paid} to ${to}.` };

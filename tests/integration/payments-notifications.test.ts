@@ -11,6 +11,7 @@ import {
   addRecipient,
   approve,
   balanceOf,
+  cancel,
   type Member,
   paid,
   type PaymentAccount,
@@ -297,6 +298,48 @@ describe("the dashboard's recent notifications", () => {
     const empty =
       /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec((await viewer.client.get("/account")).text)![0];
     expect(empty).toContain("Nothing yet");
+  });
+});
+
+describe("past notices of a payment decided since", () => {
+  const card = async (member: Pick<Member, "client">) => {
+    const page = await member.client.get("/account");
+    expectStatus(page, 200);
+    return /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(page.text)![0].split("<li").slice(1);
+  };
+
+  test("an approval asked for and since approved, rejected or cancelled no longer asks; one still waiting does", async () => {
+    const approved = await send("15.01");
+    const rejected = await send("15.02");
+    const cancelled = await send("15.03");
+    const waiting = await send("15.04");
+    expectStatus(await approve(account.owner.client, approved.id), 200);
+    expectStatus(await reject(account.owner.client, rejected.id, "Paid already"), 200);
+    expectStatus(await cancel(payer.client, cancelled.id), 200);
+
+    // The approver was told only "needs your approval" of each: the dashboard keeps them, as what
+    // they are now (the payment's page, where each leads, says the rest).
+    const items = await card(approver);
+    const about = (amount: string) => items.find((i) => i.includes(`${amount} GBP debited`))!;
+    expect(about("15.04")).toContain("A payment needs your approval");
+    expect(about("15.04")).toContain("Approve or reject it.");
+    expect(about("15.04")).toContain(`href="/account/pendingpayments/${waiting.id}">Open the payment</a>`);
+    for (const [amount, now] of [["15.01", "approved"], ["15.02", "rejected"], ["15.03", "cancelled"]]) {
+      expect(about(amount)).toContain("A payment needed your approval");
+      expect(about(amount)).toContain(`It was ${now}: nothing for you to do.`);
+      expect(about(amount)).not.toContain("Approve or reject");
+      expect(about(amount)).not.toContain("needs your approval");
+    }
+    expect(about("15.01")).toContain(`href="/account/pendingpayments/${approved.id}">Open the payment</a>`);
+
+    // The list of the calls (GET account/notifications) says the same.
+    const listed = (await approver.client.get("account/notifications")).json.body as { title: string; body: string }[];
+    const called = (amount: string) => listed.find((n) => n.body.includes(`${amount} GBP debited`))!;
+    expect(called("15.04")).toMatchObject({ title: "A payment needs your approval" });
+    expect(called("15.02")).toMatchObject({
+      title: "A payment needed your approval",
+      body: expect.stringMatching(/\(15\.02 GBP debited\)\. It was rejected: nothing for you to do\.$/),
+    });
   });
 });
 
