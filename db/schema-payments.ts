@@ -215,6 +215,11 @@ export const notifications = sqliteTable("notifications", {
   body: text("body").notNull(),
   /** Where the notification leads (a path of the portal). */
   link: text("link"),
+  /**
+   * The payment a notice about a payment is about (null for any other notice): what reads it asks
+   * this, never the link, which is only where the notice leads.
+   */
+  paymentId: integer("payment_id").references(() => payments.id),
   createdAt: time("created_at").notNull(),
   /** When it was handed to the user's notification queue on a page. */
   deliveredAt: time("delivered_at"),

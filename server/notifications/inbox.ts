@@ -6,7 +6,8 @@
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import type { Notification } from "../../lib/notification.ts";
-import { noticeSupersededSql } from "../payments/notify.ts";
+import type { PaymentStatus } from "../../lib/payments/statuses.ts";
+import { decidedNoticeText, noticeSupersededSql } from "../payments/notify.ts";
 
 /** The most a page hands to the queue at once: it shows five, the rest wait (SPEC.md section 9). */
 const PER_PAGE = 10;
@@ -58,7 +59,9 @@ export async function takeUndelivered(db: Database, userId: number, now: Date): 
 
 /**
  * The person's latest notifications, newest first; with `accountId`, only those about that account
- * (the dashboard's "Recent notifications": the other accounts' are on their own dashboards).
+ * (the dashboard's "Recent notifications": the other accounts' are on their own dashboards). An
+ * "approval needed" whose payment was decided since is listed as what it is now (decidedNoticeText):
+ * what happened is kept, but nothing asks to approve a payment that no longer waits.
  */
 export async function latestNotifications(db: Database, userId: number, limit = 20, accountId?: number) {
   const rows = await rowsOf<
@@ -70,18 +73,21 @@ export async function latestNotifications(db: Database, userId: number, limit = 
       link: string | null;
       created_at: number;
       read_at: number | null;
+      superseded: number;
+      status: PaymentStatus | null;
     }
   >(
     db,
-    `SELECT id, kind, title, body, link, created_at, read_at FROM notifications
-      WHERE user_id = ?${accountId === undefined ? "" : " AND account_id = ?"} ORDER BY id DESC LIMIT ?`,
+    `SELECT n.id, n.kind, n.title, n.body, n.link, n.created_at, n.read_at, ${noticeSupersededSql("n")} AS superseded,
+        p.status
+       FROM notifications n LEFT JOIN payments p ON p.id = n.payment_id AND p.account_id = n.account_id
+      WHERE n.user_id = ?${accountId === undefined ? "" : " AND n.account_id = ?"} ORDER BY n.id DESC LIMIT ?`,
     accountId === undefined ? [userId, limit] : [userId, accountId, limit],
   );
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
-    title: r.title,
-    body: r.body,
+    ...(r.superseded ? decidedNoticeText(r.body, r.status) : { title: r.title, body: r.body }),
     link: r.link,
     created_at: new Date(r.created_at).toISOString(),
     read: r.read_at !== null,

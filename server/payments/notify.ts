@@ -7,6 +7,7 @@
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
+import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
@@ -33,20 +34,38 @@ export interface NoticeOptions {
 }
 
 /** Where a payment's notification leads: its page. */
-const PAYMENT_PAGES = "/account/pendingpayments/";
-export const paymentLink = (paymentId: number) => `${PAYMENT_PAGES}${paymentId}`;
+export const paymentLink = (paymentId: number) => `/account/pendingpayments/${paymentId}`;
 
 /**
  * SQL that is true when the notification `n` asks for an action its payment no longer needs: an
  * "approval needed" whose payment is not waiting for approval any more (rejected, approved or
  * cancelled a moment after it was prepared). The notice is written when the payment is made, but
  * the email outbox and the notification queue show it later: they drop such a notice (and mark it
- * handled) instead of asking someone to approve what was already decided. Its link names the payment.
+ * handled) instead of asking someone to approve what was already decided. Its payment is its
+ * `payment_id` (the link is only where it leads).
  */
 export const noticeSupersededSql = (n: string) =>
   `(${n}.kind = '${noticeKind("approval_needed")}' AND NOT EXISTS (SELECT 1 FROM payments sp
-     WHERE sp.id = CAST(substr(${n}.link, ${PAYMENT_PAGES.length + 1}) AS INTEGER)
-       AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
+     WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
+
+/** What an "approval needed" notice asks of its reader, last in its text. */
+const APPROVE_OR_REJECT = "Approve or reject it.";
+
+/**
+ * An "approval needed" notice as a list of past notices shows it once its payment was decided
+ * (noticeSupersededSql; `status` is the payment's now): kept, as what happened, but asking for
+ * nothing. Its text says what became of the payment instead of "Approve or reject it". A payment
+ * sent, arrived or failed was approved first (it fails only once approved).
+ */
+export function decidedNoticeText(body: string, status: PaymentStatus | null) {
+  const became = status === "rejected" || status === "cancelled"
+    ? `It was ${status}`
+    : status && status !== "pending_approval"
+    ? "It was approved"
+    : "It no longer needs approval";
+  const told = body.endsWith(APPROVE_OR_REJECT) ? body.slice(0, -APPROVE_OR_REJECT.length).trimEnd() : body;
+  return { title: "A payment needed your approval", body: `${told} ${became}: nothing for you to do.` };
+}
 
 const money = (currency: string, minor: number) => `${formatAmount(currency, minor)} ${currency}`;
 
@@ -62,7 +81,7 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
       return {
         title: "A payment needs your approval",
         body: `${who ?? "Someone on your account"} prepared a payment of ${paid} to ${to} (${debited} debited). ` +
-          "Approve or reject it.",
+          APPROVE_OR_REJECT,
       };
     case "approved":
       return { title: "Payment approved", body: `${who ?? "An approver"} approved the payment of ${paid} to ${to}.` };
@@ -113,10 +132,19 @@ export async function notifyPayment(
   const ids = [...told];
   await run(
     executor,
-    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, created_at) VALUES ${
-      ids.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")
+    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, payment_id, created_at) VALUES ${
+      ids.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")
     }`,
-    ids.flatMap((id) => [id, payment.accountId, noticeKind(notice), title, body, paymentLink(payment.id), at]),
+    ids.flatMap((id) => [
+      id,
+      payment.accountId,
+      noticeKind(notice),
+      title,
+      body,
+      paymentLink(payment.id),
+      payment.id,
+      at,
+    ]),
   );
   return ids.length;
 }

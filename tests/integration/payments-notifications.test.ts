@@ -11,6 +11,7 @@ import {
   addRecipient,
   approve,
   balanceOf,
+  cancel,
   type Member,
   paid,
   type PaymentAccount,
@@ -72,6 +73,7 @@ describe("approval needed", () => {
       ),
     );
     expect(rows.map((r) => r.userId).sort()).toEqual([account.owner.id, approver.id].sort());
+    expect(rows.map((r) => r.paymentId), "each names its payment, not only in its link").toEqual([p.id, p.id]);
     expect(rows[0]).toMatchObject({
       title: "A payment needs your approval",
       body: expect.stringMatching(/prepared a payment of \d+\.\d\d EUR to Jean Dupont \(10\.00 GBP debited\)/),
@@ -167,6 +169,20 @@ describe("decided before anyone was told", () => {
     expect(await newEmails()).toEqual([]);
   });
 
+  test("whether an approval is still asked for is its payment's status, wherever the notice's link leads", async () => {
+    await newEmails();
+    await toasts(account.owner);
+    const waiting = await send("14.11");
+    // A notice that leads to the list of payments waiting rather than to the payment itself (as a
+    // notice may once lead elsewhere): its payment is still waiting, so it is still asked for.
+    await t.db.update(notifications).set({ link: "/account/pendingpayments" }).where(
+      and(eq(notifications.link, `/account/pendingpayments/${waiting.id}`), eq(notifications.userId, account.owner.id)),
+    );
+    const owners = await toasts(account.owner);
+    expect(owners.map((n) => n.description)).toEqual([expect.stringContaining("14.11 GBP debited")]);
+    expect((await newEmails()).find((e) => e.to === account.owner.email)?.template).toBe("payment-approval-needed");
+  });
+
   test("an approval still waiting is still asked for in the same email as one already decided", async () => {
     await newEmails();
     const decided = await send("14.01");
@@ -194,6 +210,13 @@ describe("the payout desk's steps", () => {
     const arrived = await newEmails();
     expect(arrived.map((e) => e.template)).toEqual(["payment-arrived", "payment-arrived"]);
     expect(arrived[0].text).toContain("reached Jean Dupont's bank");
+    const about = await t.db.select().from(notifications).where(
+      eq(notifications.link, `/account/pendingpayments/${p.id}`),
+    );
+    expect(new Set(about.map((n) => n.kind))).toEqual(
+      new Set(["payment_approval_needed", "payment_approved", "payment_sent", "payment_arrived"]),
+    );
+    expect(about.map((n) => n.paymentId), "every notice names its payment").toEqual(about.map(() => p.id));
 
     const before = await balanceOf(account.owner.client, "GBP");
     const q = await send("40.00");
@@ -275,6 +298,48 @@ describe("the dashboard's recent notifications", () => {
     const empty =
       /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec((await viewer.client.get("/account")).text)![0];
     expect(empty).toContain("Nothing yet");
+  });
+});
+
+describe("past notices of a payment decided since", () => {
+  const card = async (member: Pick<Member, "client">) => {
+    const page = await member.client.get("/account");
+    expectStatus(page, 200);
+    return /id="recent-notifications-heading"[\s\S]*?<\/section>/.exec(page.text)![0].split("<li").slice(1);
+  };
+
+  test("an approval asked for and since approved, rejected or cancelled no longer asks; one still waiting does", async () => {
+    const approved = await send("15.01");
+    const rejected = await send("15.02");
+    const cancelled = await send("15.03");
+    const waiting = await send("15.04");
+    expectStatus(await approve(account.owner.client, approved.id), 200);
+    expectStatus(await reject(account.owner.client, rejected.id, "Paid already"), 200);
+    expectStatus(await cancel(payer.client, cancelled.id), 200);
+
+    // The approver was told only "needs your approval" of each: the dashboard keeps them, as what
+    // they are now (the payment's page, where each leads, says the rest).
+    const items = await card(approver);
+    const about = (amount: string) => items.find((i) => i.includes(`${amount} GBP debited`))!;
+    expect(about("15.04")).toContain("A payment needs your approval");
+    expect(about("15.04")).toContain("Approve or reject it.");
+    expect(about("15.04")).toContain(`href="/account/pendingpayments/${waiting.id}">Open the payment</a>`);
+    for (const [amount, now] of [["15.01", "approved"], ["15.02", "rejected"], ["15.03", "cancelled"]]) {
+      expect(about(amount)).toContain("A payment needed your approval");
+      expect(about(amount)).toContain(`It was ${now}: nothing for you to do.`);
+      expect(about(amount)).not.toContain("Approve or reject");
+      expect(about(amount)).not.toContain("needs your approval");
+    }
+    expect(about("15.01")).toContain(`href="/account/pendingpayments/${approved.id}">Open the payment</a>`);
+
+    // The list of the calls (GET account/notifications) says the same.
+    const listed = (await approver.client.get("account/notifications")).json.body as { title: string; body: string }[];
+    const called = (amount: string) => listed.find((n) => n.body.includes(`${amount} GBP debited`))!;
+    expect(called("15.04")).toMatchObject({ title: "A payment needs your approval" });
+    expect(called("15.02")).toMatchObject({
+      title: "A payment needed your approval",
+      body: expect.stringMatching(/\(15\.02 GBP debited\)\. It was rejected: nothing for you to do\.$/),
+    });
   });
 });
 

@@ -1,0 +1,1 @@
+ALTER TABLE `notifications` ADD `payment_id` integer REFERENCES payments(id);
