@@ -1,6 +1,5 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { rowsOf } from "../../db/sql.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts, users } from "../../db/schema.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
@@ -117,6 +116,7 @@ export async function invite(
       role: input.role,
       tokenHash: await hashOf(token),
       invitedBy: actor.userId,
+      onBehalfAdminId: actor.onBehalfAdminId,
       createdAt: now,
       expiresAt,
     }).returning();
@@ -150,31 +150,13 @@ export async function listInvitations(db: Database, accountId: number, now: Date
     .orderBy(asc(accountInvitations.id));
   const names = new Map<number, string>();
   const nameOf = async (id: number) => names.get(id) ?? names.set(id, await personNameOf(db, id)).get(id)!;
-  const staff = await madeOnBehalf(db, accountId, rows.map((r) => r.id));
   const answers: InvitationAnswer[] = [];
   for (const r of rows) {
     const customer = await nameOf(r.invitedBy);
-    const admin = staff.get(r.id);
-    answers.push(invitationAnswer(r, admin === undefined ? customer : onBehalfWords(await nameOf(admin), customer)));
+    const admin = r.onBehalfAdminId;
+    answers.push(invitationAnswer(r, admin === null ? customer : onBehalfWords(await nameOf(admin), customer)));
   }
   return answers;
-}
-
-/**
- * The administrators who made these invitations acting on the customer's behalf, by invitation id.
- * The invitation keeps the customer as its inviter; the audit entry written with it names the
- * administrator (its actor, the customer its subject: only such entries have one).
- */
-async function madeOnBehalf(db: Database, accountId: number, ids: number[]): Promise<Map<number, number>> {
-  if (!ids.length) return new Map();
-  const rows = await rowsOf<{ invitation_id: number; actor_id: number }>(
-    db,
-    `SELECT json_extract(after, '$.invitation_id') AS invitation_id, actor_id FROM audit_log
-      WHERE account_id = ? AND action = 'account-users.invite' AND subject_id IS NOT NULL
-        AND json_extract(after, '$.invitation_id') IN (${ids.map(() => "?").join(", ")})`,
-    [accountId, ...ids],
-  );
-  return new Map(rows.map((r) => [Number(r.invitation_id), r.actor_id]));
 }
 
 /** Withdraws a waiting invitation: its link stops working, and the invitee is told. */
@@ -229,11 +211,14 @@ async function waitingInvitation(db: Database, token: string, now: Date): Promis
   return row ?? null;
 }
 
-/** Who made an invitation, as its invitee and the account's users read it. */
+/**
+ * Who made an invitation, as its invitee and the account's users read it: the customer, credited
+ * to the administrator it records when one made it on the customer's behalf.
+ */
 async function invitedByWords(db: Database, row: InvitationRow): Promise<string> {
   const customer = await personNameOf(db, row.invitedBy);
-  const admin = (await madeOnBehalf(db, row.accountId, [row.id])).get(row.id);
-  return admin === undefined ? customer : onBehalfWords(await personNameOf(db, admin), customer);
+  const admin = row.onBehalfAdminId;
+  return admin === null ? customer : onBehalfWords(await personNameOf(db, admin), customer);
 }
 
 /** The invitation a link's token opens, or null when it was used, withdrawn, expired or never existed. */

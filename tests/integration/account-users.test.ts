@@ -1,6 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
 import { accountMembers, auditLog } from "../../db/schema.ts";
+import { accountInvitations } from "../../db/schema-payments.ts";
 import { businessOwner, invitationToken, invite, type Member, memberWithRole } from "../helpers/account-users.ts";
 import { personNameOf } from "../../server/accounts/members.ts";
 import { type Admin, expectStatus, mailTo, TestClient, uniqueEmail } from "../helpers/client.ts";
@@ -201,6 +202,24 @@ describe("an administrator acting on behalf of the owner", () => {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
     expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, subjectId: owner.id });
+  });
+
+  test("an invitation made on the owner's behalf records the administrator who made it; the owner's own, nobody", async () => {
+    const owner = await businessOwner(t, admin);
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    let ours;
+    try {
+      ours = await invite(admin.client, uniqueEmail("recorded"), "viewer");
+      expectStatus(ours, 201);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    const own = await invite(owner.client, uniqueEmail("own-recorded"), "viewer");
+    expectStatus(own, 201);
+    const recorded = async (id: number) =>
+      (await t.db.select().from(accountInvitations).where(eq(accountInvitations.id, id)))[0];
+    expect(await recorded(ours.json.body.id)).toMatchObject({ invitedBy: owner.id, onBehalfAdminId: admin.id });
+    expect(await recorded(own.json.body.id)).toMatchObject({ invitedBy: owner.id, onBehalfAdminId: null });
   });
 
   test("what the account's people read credits our team on the owner's behalf, not the owner", async () => {
