@@ -14,7 +14,8 @@ import { spendWithinLimit } from "../auth/attempts.ts";
 import { Conflict, InvalidInput, NotFound, Refused, TooMany } from "../errors.ts";
 import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
 import { markFundedOnJoining } from "../partners/funded.ts";
-import { type AccountActor, type AccountRefs, actedByWords, onBehalfWords, personNameOf } from "./members.ts";
+import { peopleByIds, type Person } from "../payments/people.ts";
+import { type AccountActor, type AccountRefs, actedByWords, onBehalfWords } from "./members.ts";
 import { checkInvitedRole } from "./role-rules.ts";
 
 /**
@@ -148,15 +149,18 @@ export async function listInvitations(db: Database, accountId: number, now: Date
   const rows = await db.select().from(accountInvitations)
     .where(and(eq(accountInvitations.accountId, accountId), pending(now)))
     .orderBy(asc(accountInvitations.id));
-  const names = new Map<number, string>();
-  const nameOf = async (id: number) => names.get(id) ?? names.set(id, await personNameOf(db, id)).get(id)!;
-  const answers: InvitationAnswer[] = [];
-  for (const r of rows) {
-    const customer = await nameOf(r.invitedBy);
-    const admin = r.onBehalfAdminId;
-    answers.push(invitationAnswer(r, admin === null ? customer : onBehalfWords(await nameOf(admin), customer)));
-  }
-  return answers;
+  const people = await peopleByIds(db, rows.flatMap((r) => [r.invitedBy, r.onBehalfAdminId]));
+  return rows.map((r) => invitationAnswer(r, invitedByIn(people, r)));
+}
+
+/**
+ * Who made an invitation, as its invitee and the account's users read it: the customer, credited
+ * to the administrator it records when one made it on the customer's behalf.
+ */
+function invitedByIn(people: Map<number, Person>, row: InvitationRow): string {
+  const nameOf = (id: number) => people.get(id)?.name ?? "Someone";
+  const customer = nameOf(row.invitedBy);
+  return row.onBehalfAdminId === null ? customer : onBehalfWords(nameOf(row.onBehalfAdminId), customer);
 }
 
 /** Withdraws a waiting invitation: its link stops working, and the invitee is told. */
@@ -211,16 +215,6 @@ async function waitingInvitation(db: Database, token: string, now: Date): Promis
   return row ?? null;
 }
 
-/**
- * Who made an invitation, as its invitee and the account's users read it: the customer, credited
- * to the administrator it records when one made it on the customer's behalf.
- */
-async function invitedByWords(db: Database, row: InvitationRow): Promise<string> {
-  const customer = await personNameOf(db, row.invitedBy);
-  const admin = row.onBehalfAdminId;
-  return admin === null ? customer : onBehalfWords(await personNameOf(db, admin), customer);
-}
-
 /** The invitation a link's token opens, or null when it was used, withdrawn, expired or never existed. */
 export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
   const row = await waitingInvitation(db, token, now);
@@ -230,7 +224,7 @@ export async function previewInvitation(db: Database, token: string, now: Date):
     email: row.email,
     role: row.role,
     accountName: account?.name ?? "",
-    invitedBy: await invitedByWords(db, row),
+    invitedBy: invitedByIn(await peopleByIds(db, [row.invitedBy, row.onBehalfAdminId]), row),
     expiresAt: row.expiresAt,
     hasLogin: !!(await findUserByUsername(db, row.email)),
   };
