@@ -182,6 +182,8 @@ export const accountInvitations = sqliteTable("account_invitations", {
   role: text("role", { enum: ACCOUNT_ROLES }).notNull(),
   tokenHash: text("token_hash").notNull().unique(),
   invitedBy: integer("invited_by").notNull().references(() => users.id),
+  /** The administrator who made it acting on the inviter's behalf (they are "of our team"), else null. */
+  onBehalfAdminId: integer("on_behalf_admin_id").references(() => users.id),
   createdAt: time("created_at").notNull(),
   expiresAt: time("expires_at").notNull(),
   acceptedAt: time("accepted_at"),

@@ -1,6 +1,5 @@
 import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { rowsOf } from "../../db/sql.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts, users } from "../../db/schema.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
@@ -15,7 +14,8 @@ import { spendWithinLimit } from "../auth/attempts.ts";
 import { Conflict, InvalidInput, NotFound, Refused, TooMany } from "../errors.ts";
 import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFactorCode } from "../mail/index.ts";
 import { markFundedOnJoining } from "../partners/funded.ts";
-import { type AccountActor, type AccountRefs, actedByWords, onBehalfWords, personNameOf } from "./members.ts";
+import { peopleByIds, type Person } from "../payments/people.ts";
+import { type AccountActor, type AccountRefs, actedByWords, onBehalfWords } from "./members.ts";
 import { checkInvitedRole } from "./role-rules.ts";
 
 /**
@@ -117,6 +117,7 @@ export async function invite(
       role: input.role,
       tokenHash: await hashOf(token),
       invitedBy: actor.userId,
+      onBehalfAdminId: actor.onBehalfAdminId,
       createdAt: now,
       expiresAt,
     }).returning();
@@ -148,33 +149,18 @@ export async function listInvitations(db: Database, accountId: number, now: Date
   const rows = await db.select().from(accountInvitations)
     .where(and(eq(accountInvitations.accountId, accountId), pending(now)))
     .orderBy(asc(accountInvitations.id));
-  const names = new Map<number, string>();
-  const nameOf = async (id: number) => names.get(id) ?? names.set(id, await personNameOf(db, id)).get(id)!;
-  const staff = await madeOnBehalf(db, accountId, rows.map((r) => r.id));
-  const answers: InvitationAnswer[] = [];
-  for (const r of rows) {
-    const customer = await nameOf(r.invitedBy);
-    const admin = staff.get(r.id);
-    answers.push(invitationAnswer(r, admin === undefined ? customer : onBehalfWords(await nameOf(admin), customer)));
-  }
-  return answers;
+  const people = await peopleByIds(db, rows.flatMap((r) => [r.invitedBy, r.onBehalfAdminId]));
+  return rows.map((r) => invitationAnswer(r, invitedByIn(people, r)));
 }
 
 /**
- * The administrators who made these invitations acting on the customer's behalf, by invitation id.
- * The invitation keeps the customer as its inviter; the audit entry written with it names the
- * administrator (its actor, the customer its subject: only such entries have one).
+ * Who made an invitation, as its invitee and the account's users read it: the customer, credited
+ * to the administrator it records when one made it on the customer's behalf.
  */
-async function madeOnBehalf(db: Database, accountId: number, ids: number[]): Promise<Map<number, number>> {
-  if (!ids.length) return new Map();
-  const rows = await rowsOf<{ invitation_id: number; actor_id: number }>(
-    db,
-    `SELECT json_extract(after, '$.invitation_id') AS invitation_id, actor_id FROM audit_log
-      WHERE account_id = ? AND action = 'account-users.invite' AND subject_id IS NOT NULL
-        AND json_extract(after, '$.invitation_id') IN (${ids.map(() => "?").join(", ")})`,
-    [accountId, ...ids],
-  );
-  return new Map(rows.map((r) => [Number(r.invitation_id), r.actor_id]));
+function invitedByIn(people: Map<number, Person>, row: InvitationRow): string {
+  const nameOf = (id: number) => people.get(id)?.name ?? "Someone";
+  const customer = nameOf(row.invitedBy);
+  return row.onBehalfAdminId === null ? customer : onBehalfWords(nameOf(row.onBehalfAdminId), customer);
 }
 
 /** Withdraws a waiting invitation: its link stops working, and the invitee is told. */
@@ -229,13 +215,6 @@ async function waitingInvitation(db: Database, token: string, now: Date): Promis
   return row ?? null;
 }
 
-/** Who made an invitation, as its invitee and the account's users read it. */
-async function invitedByWords(db: Database, row: InvitationRow): Promise<string> {
-  const customer = await personNameOf(db, row.invitedBy);
-  const admin = (await madeOnBehalf(db, row.accountId, [row.id])).get(row.id);
-  return admin === undefined ? customer : onBehalfWords(await personNameOf(db, admin), customer);
-}
-
 /** The invitation a link's token opens, or null when it was used, withdrawn, expired or never existed. */
 export async function previewInvitation(db: Database, token: string, now: Date): Promise<InvitationPreview | null> {
   const row = await waitingInvitation(db, token, now);
@@ -245,7 +224,7 @@ export async function previewInvitation(db: Database, token: string, now: Date):
     email: row.email,
     role: row.role,
     accountName: account?.name ?? "",
-    invitedBy: await invitedByWords(db, row),
+    invitedBy: invitedByIn(await peopleByIds(db, [row.invitedBy, row.onBehalfAdminId]), row),
     expiresAt: row.expiresAt,
     hasLogin: !!(await findUserByUsername(db, row.email)),
   };

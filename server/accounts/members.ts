@@ -1,13 +1,13 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { accountMembers, profiles, users } from "../../db/schema.ts";
-import { rowOf, type Tx } from "../../db/sql.ts";
+import { accountMembers, users } from "../../db/schema.ts";
+import type { Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
-import { personName } from "./person-name.ts";
 import { Conflict, NotFound, Refused } from "../errors.ts";
 import { accountAccessChanged, type Mailer } from "../mail/index.ts";
 import { approvalRuleFor, ruleInWords, ruleMakesPaymentsWait, strandedPreparers } from "../payments/approval-rules.ts";
+import { peopleByIds } from "../payments/people.ts";
 import { checkRoleChange } from "./role-rules.ts";
 
 /** The users of an account and their roles (DESIGN.md section 4; decision 028). */
@@ -48,19 +48,19 @@ export interface AccountUser {
 const NO_SUCH_USER = "There is no such user on this account.";
 const NOT_ALLOWED = "Your role on this account does not allow this.";
 
+/** The account's users (or one of them), each named as peopleByIds names a person. */
 async function memberRows(db: Database | Tx, accountId: number, userId?: number) {
-  return await db.select({
+  const rows = await db.select({
     id: users.id,
     username: users.username,
-    type: users.type,
-    profile: profiles.data,
     role: accountMembers.role,
     joinedAt: accountMembers.createdAt,
   }).from(accountMembers)
     .innerJoin(users, eq(users.id, accountMembers.userId))
-    .leftJoin(profiles, eq(profiles.userId, users.id))
     .where(and(eq(accountMembers.accountId, accountId), userId === undefined ? undefined : eq(users.id, userId)))
     .orderBy(ROLE_ORDER, asc(accountMembers.createdAt), asc(users.id));
+  const people = await peopleByIds(db, rows.map((r) => r.id));
+  return rows.map((r) => ({ ...r, name: people.get(r.id)?.name ?? r.username }));
 }
 
 /** Owners first, then down the roles (lib/permissions.ts's order). */
@@ -70,20 +70,16 @@ const ROLE_ORDER = sql`CASE ${accountMembers.role} ${
 
 type MemberRow = Awaited<ReturnType<typeof memberRows>>[number];
 
-export { personName };
-
-/** A user's name as personName gives it; "Someone" for a user that is gone. */
+/**
+ * A user's name as peopleByIds gives it (a migrated person who has saved no profile yet by their
+ * migration line's names); "Someone" for a user that is gone. Every payment call names who acts
+ * with it (routes/payment-actor.ts).
+ */
 export async function personNameOf(db: Database, userId: number): Promise<string> {
-  // Fixed SQL: every payment call names who acts (routes/payment-actor.ts).
-  const row = await rowOf<{ username: string; type: "Personal" | "Business"; profile: string | null }>(
-    db,
-    "SELECT u.username, u.type, p.data AS profile FROM users u LEFT JOIN profiles p ON p.user_id = u.id WHERE u.id = ?",
-    [userId],
-  );
-  return row ? personName(row.type, row.profile ? JSON.parse(row.profile) : null, row.username) : "Someone";
+  return (await peopleByIds(db, [userId])).get(userId)?.name ?? "Someone";
 }
 
-const nameOf = (r: MemberRow) => personName(r.type, r.profile, r.username);
+const nameOf = (r: MemberRow) => r.name;
 
 /**
  * Who did something done on the customer's behalf, in the words the customer's people read: the

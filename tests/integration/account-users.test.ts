@@ -1,9 +1,23 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
 import { accountMembers, auditLog } from "../../db/schema.ts";
+import { accountInvitations } from "../../db/schema-payments.ts";
 import { businessOwner, invitationToken, invite, type Member, memberWithRole } from "../helpers/account-users.ts";
 import { personNameOf } from "../../server/accounts/members.ts";
-import { type Admin, expectStatus, mailTo, TestClient, uniqueEmail } from "../helpers/client.ts";
+import {
+  type Admin,
+  emailedToken,
+  expectStatus,
+  mailTo,
+  PASSWORD,
+  signIn,
+  TestClient,
+  uniqueEmail,
+} from "../helpers/client.ts";
+import { testJobDeps } from "../helpers/jobs.ts";
+import { JobRunner } from "../../server/jobs/runner.ts";
+import { migrationJob } from "../../server/migrations/job.ts";
+import { peopleByIds } from "../../server/payments/people.ts";
 import { type MoneyApp, moneyApp, type OpenCustomer } from "../helpers/money.ts";
 
 let t: MoneyApp;
@@ -203,6 +217,24 @@ describe("an administrator acting on behalf of the owner", () => {
     expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, subjectId: owner.id });
   });
 
+  test("an invitation made on the owner's behalf records the administrator who made it; the owner's own, nobody", async () => {
+    const owner = await businessOwner(t, admin);
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    let ours;
+    try {
+      ours = await invite(admin.client, uniqueEmail("recorded"), "viewer");
+      expectStatus(ours, 201);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    const own = await invite(owner.client, uniqueEmail("own-recorded"), "viewer");
+    expectStatus(own, 201);
+    const recorded = async (id: number) =>
+      (await t.db.select().from(accountInvitations).where(eq(accountInvitations.id, id)))[0];
+    expect(await recorded(ours.json.body.id)).toMatchObject({ invitedBy: owner.id, onBehalfAdminId: admin.id });
+    expect(await recorded(own.json.body.id)).toMatchObject({ invitedBy: owner.id, onBehalfAdminId: null });
+  });
+
   test("what the account's people read credits our team on the owner's behalf, not the owner", async () => {
     const owner = await businessOwner(t, admin);
     const viewer = await memberWithRole(t, owner.client, "viewer");
@@ -253,3 +285,53 @@ async function accountIdOf(owner: OpenCustomer): Promise<number | undefined> {
   );
   return row?.accountId;
 }
+
+/**
+ * A customer brought over from the old system (decision 049), signed in with the emailed link's
+ * password and joined through an invitation: no profile yet, their name only on their migration line.
+ */
+async function migratedCustomer(first: string, last: string) {
+  const email = uniqueEmail("migrated");
+  const csv = [
+    "legacy_id,email,type,first_name,last_name,country",
+    `L-${Date.now()}-${email},${email},Personal,${first},${last},GB`,
+  ].join("\r\n");
+  const uploaded = await admin.client.request("POST", "console/migrations?dry_run=false&file_name=old.csv", csv, {
+    "content-type": "text/csv",
+  });
+  expectStatus(uploaded, 201);
+  await new JobRunner({ db: t.db, jobs: [migrationJob], deps: await testJobDeps(t.db), now: t.clock.now }).drain();
+  const { token } = await emailedToken(t.db, email, "migration-welcome");
+  const client = new TestClient(t);
+  expectStatus(await client.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 200);
+  const signedIn = await signIn(client, email, PASSWORD);
+  return { client, id: signedIn.json.body.id as number, email };
+}
+
+describe("a migrated customer who has saved no profile yet", () => {
+  test("is named by their migration line's names wherever the account's people read who they are", async () => {
+    const owner = await businessOwner(t, admin);
+    const stem = `Quill${Date.now().toString(36)}`;
+    const person = await migratedCustomer("Wilhelmina", `${stem}feather`);
+    const name = `Wilhelmina ${stem}feather`;
+    expectStatus(await invite(owner.client, person.email, "viewer"), 201);
+    const token = await invitationToken(t, person.email);
+    expectStatus(await person.client.post("account/users/accept", { token }), 200);
+
+    // Who prepared or approved a payment, who set a rule (peopleByIds): the one reader of a name.
+    expect((await peopleByIds(t.db, [person.id])).get(person.id)?.name).toBe(name);
+    // Who acts on a payment or an invitation.
+    expect(await personNameOf(t.db, person.id)).toBe(name);
+    // The account's users list.
+    const listed = await owner.client.get("account/users");
+    expectStatus(listed, 200);
+    expect(listed.json.body.find((u: { id: number }) => u.id === person.id)?.name).toBe(name);
+    // The email telling them their role changed, and the one telling them they were removed.
+    const changed = await owner.client.put(`account/users/${person.id}`, { role: "payer" });
+    expectStatus(changed, 200);
+    expect(changed.json.body.name).toBe(name);
+    expect((await mailTo(t.db, person.email)).text).toContain(`Hello ${name},`);
+    expectStatus(await owner.client.delete(`account/users/${person.id}`), 200);
+    expect((await mailTo(t.db, person.email)).text).toMatch(new RegExp(`Hello ${name},[\\s\\S]*removed you`));
+  });
+});
