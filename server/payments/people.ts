@@ -13,13 +13,15 @@ export interface Person {
 
 /**
  * The people with these ids (unknown ids are left out), by id, with their own names as the account's
- * users list gives them (a business owner is their person, not the company).
+ * users list gives them (a business owner is their person, not the company). A member of our team is
+ * named as the console's administrators screen names them, when it does.
  */
 export async function peopleByIds(executor: Database | Tx, ids: Iterable<number | null>): Promise<Map<number, Person>> {
   const rows = await namesOf(executor, ids);
   return new Map(rows.map((r) => [r.id, {
     id: r.id,
-    name: personName(r.type, r.data ? JSON.parse(r.data) : null, r.username, migrationNames(r.migrated)),
+    name: r.staff?.trim() ||
+      personName(r.type, r.data ? JSON.parse(r.data) : null, r.username, migrationNames(r.migrated)),
     email: r.username,
   }]));
 }
@@ -45,11 +47,18 @@ async function namesOf(executor: Database | Tx, ids: Iterable<number | null>) {
   const wanted = [...new Set([...ids].filter((id): id is number => id !== null))];
   if (!wanted.length) return [];
   return await rowsOf<
-    { id: number; username: string; type: "Personal" | "Business"; data: string | null; migrated: string | null }
+    {
+      id: number;
+      username: string;
+      type: "Personal" | "Business";
+      data: string | null;
+      migrated: string | null;
+      staff: string | null;
+    }
   >(
     executor,
-    `SELECT u.id, u.username, u.type, p.data, ${migrationLineOf("u.id")} AS migrated
-       FROM users u LEFT JOIN profiles p ON p.user_id = u.id
+    `SELECT u.id, u.username, u.type, p.data, ${migrationLineOf("u.id")} AS migrated, a.name AS staff
+       FROM users u LEFT JOIN profiles p ON p.user_id = u.id LEFT JOIN administrators a ON a.user_id = u.id
      WHERE u.id IN (${wanted.map(() => "?").join(", ")})`,
     wanted,
   );

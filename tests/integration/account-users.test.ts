@@ -2,6 +2,7 @@ import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
 import { accountMembers, auditLog } from "../../db/schema.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
+import { administrators } from "../../db/schema-console.ts";
 import { businessOwner, invitationToken, invite, type Member, memberWithRole } from "../helpers/account-users.ts";
 import { personNameOf } from "../../server/accounts/members.ts";
 import {
@@ -233,6 +234,23 @@ describe("an administrator acting on behalf of the owner", () => {
       (await t.db.select().from(accountInvitations).where(eq(accountInvitations.id, id)))[0];
     expect(await recorded(ours.json.body.id)).toMatchObject({ invitedBy: owner.id, onBehalfAdminId: admin.id });
     expect(await recorded(own.json.body.id)).toMatchObject({ invitedBy: owner.id, onBehalfAdminId: null });
+  });
+
+  test("a member of our team with a name in the console is named by it where the customer's people read", async () => {
+    const named = await moneyApp();
+    const owner = await businessOwner(named.t, named.admin);
+    const ownerName = await personNameOf(named.t.db, owner.id);
+    await named.t.db.insert(administrators).values({ userId: named.admin.id, name: "Olga Ops" })
+      .onConflictDoUpdate({ target: administrators.userId, set: { name: "Olga Ops" } });
+    expectStatus(await named.admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    try {
+      const invitation = await invite(named.admin.client, uniqueEmail("named-staff"), "viewer");
+      expectStatus(invitation, 201);
+      expect(invitation.json.body.invited_by).toBe(`Olga Ops of our team (on behalf of ${ownerName})`);
+    } finally {
+      expectStatus(await named.admin.client.delete("account/onbehalf"), 200);
+    }
+    expect((await peopleByIds(named.t.db, [named.admin.id])).get(named.admin.id)?.name).toBe("Olga Ops");
   });
 
   test("what the account's people read credits our team on the owner's behalf, not the owner", async () => {
