@@ -8,7 +8,9 @@
  * - every write sent again with its Idempotency-Key (what a browser or a client does when its
  *   connection dropped) gets the first answer if it had been done, or is done now, and never twice.
  * Conversions alone, with the kill aimed at the moment between a COMMIT and its answer, are
- * tests/e2e/crash.test.ts; this one adds the payments' holds, releases, payouts and refunds.
+ * tests/e2e/crash.test.ts; payments made, approved and put in SEPA files, tests/e2e/payouts-crash.test.ts.
+ * This one adds what gives money back: a cancel, a payout failed before sending, a payout refused by
+ * its rail after it was paid out, each retried with its key after the restart.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
