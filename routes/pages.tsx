@@ -163,12 +163,12 @@ export const notBuilt = (pages: readonly PageRoute[] = PAGES): ReadonlySet<strin
   new Set(pages.filter((page) => COMING_SOON.has(page.render)).map((page) => page.path));
 
 /**
- * The profile can be changed until the account opens; after that, support changes it. Someone who
- * joined an account through an invitation has one before their own identity is checked.
+ * The profile can be changed until the identity check approves the person; after that, support
+ * changes it (decision 071). Someone who joined an account through an invitation has one before
+ * their own identity is checked, and keeps the form until then.
  */
-function onlyBeforeAccount(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
-  const customer = customerOf(c)!;
-  return customer.account && customer.identity ? c.redirect("/auth") : render();
+function onlyBeforeVerified(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
+  return customerOf(c)!.identity ? c.redirect("/auth") : render();
 }
 
 export const PAGES: PageRoute[] = [
@@ -210,14 +210,14 @@ export const PAGES: PageRoute[] = [
     title: "About you",
     layout: "register",
     guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-personal"],
-    render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Personal")),
+    render: (c) => onlyBeforeVerified(c, () => ProfilePage(c, "Personal")),
   },
   {
     path: "/register-business",
     title: "About your business",
     layout: "register",
     guards: ["loggedin", "is-verified", "secondfactor", "is-user", "is-business"],
-    render: (c) => onlyBeforeAccount(c, () => ProfilePage(c, "Business")),
+    render: (c) => onlyBeforeVerified(c, () => ProfilePage(c, "Business")),
   },
   {
     path: "/identity",

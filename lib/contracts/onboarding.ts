@@ -24,7 +24,7 @@ const profile = z.custom<Record<string, unknown>>(
 export const saveProfile = defineCall({
   method: "POST",
   path: "/account/profile",
-  summary: "Saves the profile of the customer's type, until the account opens.",
+  summary: "Saves the profile of the customer's type, until the identity check approves them (decision 071).",
   guards: ONBOARDING,
   body: profile,
   // The longest answers to every question, in a script of four bytes a character (decision 024).

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { identityChecks } from "../../db/schema.ts";
 import { alertIdentityCheck } from "../alerts/triggers.ts";
+import { queueReviewIfWaiting } from "../accounts/onboarding.ts";
 import type { IdentityResult, ProviderName } from "./provider.ts";
 
 /** A transaction on the database. */
@@ -98,6 +99,9 @@ export async function writeResult(
   if (row.status === "retry" || row.status === "rejected") {
     await alertIdentityCheck(db, userId, row.status, row.moderationComment, row.reviewedAt, now);
   }
+  // The approval is what the compliance review is of: a customer who must wait is queued now, with
+  // the answers they gave (decision 071), whichever way the approval arrived (confirm, webhook, sandbox).
+  if (row.status === "approved" && existing?.status !== "approved") await queueReviewIfWaiting(db, userId, now);
   return row;
 }
 
