@@ -232,10 +232,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("idempotency", null);
     await next();
   });
-  // Before anything reads a body (the idempotency layer hashes it, validators parse it): each
-  // call's limit from its contract, 16 KB for everything else (decision 024).
-  app.use(bodyLimits(() => REGISTERED_CALLS, { prefix: "/api" }));
-
   app.use(noStoreWhenPersonal());
 
   // Built assets have content hashes in their names: cache them for good. The build wrote each
@@ -259,6 +255,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use(recheckAfterWrites(versions));
   // A page render's session is kept in memory while the database says it is unchanged (decision 054).
   app.use(sessionLayer(deps.sessions ?? cachedSessions(versions)));
+  // Before anything reads a body (the idempotency layer hashes it, validators parse it): each
+  // call's limit from its contract, 16 KB for everything else (decision 024); after the session,
+  // so that a console call's 5 MB is an administrator's only (decision 074).
+  app.use(bodyLimits(() => REGISTERED_CALLS, { prefix: "/api" }));
   app.use(followRedirects(redirectTable));
 
   const api = new Hono<AppEnv>();

@@ -20,7 +20,10 @@ interface Operation {
 }
 
 apiBrowser.get("/dev/api", async (c) => {
-  const document = JSON.parse((await servedDocument()).json) as { paths: Record<string, Record<string, Operation>> };
+  // Every call, the console's included: this page is never served in production.
+  const document = JSON.parse((await servedDocument("whole")).json) as {
+    paths: Record<string, Record<string, Operation>>;
+  };
   const rows = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => {
       const takes = [
@@ -53,7 +56,8 @@ apiBrowser.get("/dev/api", async (c) => {
         <body>
           <h1>Portal API</h1>
           <p>${rows
-            .length} calls, from their contracts. The document: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).</p>
+            .length} calls, from their contracts. The document: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1; the console's calls are only in
+            <a href="/api/console/openapi.json">/api/console/openapi.json</a>, for administrators).</p>
           <table>
             <thead>
               <tr>

@@ -1,7 +1,9 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
+import type { SessionUser } from "../auth/session-user.ts";
 import { TrieRouter } from "hono/router/trie-router";
 import { type CallContract, DEFAULT_BODY_LIMIT } from "../../lib/contracts/define.ts";
 import type { AppEnv } from "../env.ts";
+import { evaluateGuards } from "../guards.ts";
 import { ApiError } from "./api.ts";
 
 /** "16 KB", "2 MB": a limit in the words of a refusal. */
@@ -26,6 +28,12 @@ const WITHOUT_BODY = new Set(["GET", "HEAD", "OPTIONS"]);
  * understates the body would otherwise let it through. What was read (at most the limit) is handed
  * on as the request's body.
  *
+ * A console call's larger limit (5 MB for a bank's statement or a migration's file) is an
+ * administrator's only (decision 074): mounted after the session, the layer gives it to a caller
+ * the call's guards let through (an administrator past the second factor), and anyone else the
+ * ordinary limit, as for a path that does not exist, so that nobody else can have 5 MB read and
+ * the console still does not reveal itself (decision 004).
+ *
  * `calls` is read at the first request, once every route has registered its contract.
  */
 export function bodyLimits(
@@ -33,22 +41,23 @@ export function bodyLimits(
   options: { prefix: string; fallback?: number },
 ): MiddlewareHandler<AppEnv> {
   const fallback = options.fallback ?? DEFAULT_BODY_LIMIT;
-  let router: TrieRouter<number> | undefined;
-  const limitOf = (method: string, path: string) => {
+  let router: TrieRouter<CallContract> | undefined;
+  const limitOf = (c: Context<AppEnv>) => {
     if (!router) {
-      router = new TrieRouter<number>();
-      for (const call of calls()) router.add(call.method, options.prefix + call.path, call.bodyLimit ?? fallback);
+      router = new TrieRouter<CallContract>();
+      for (const call of calls()) router.add(call.method, options.prefix + call.path, call);
     }
-    // Of several calls that match (a static and a parameterised path), the most generous: a
-    // request is never refused here that its call would take.
-    const [matches] = router.match(method, path);
-    return matches.length ? Math.max(...matches.map(([limit]) => limit)) : fallback;
+    // Of several calls that match (a static and a parameterised path), the most generous the caller
+    // may make: a request is never refused here that its call would take.
+    const [matches] = router.match(c.req.method, c.req.path);
+    const limits = matches.map(([call]) => limitFor(call, c.get("user"), fallback));
+    return limits.length ? Math.max(...limits) : fallback;
   };
 
   return async function bodyLimit(c, next) {
     const body = c.req.raw.body;
     if (!body || WITHOUT_BODY.has(c.req.method)) return await next();
-    const limit = limitOf(c.req.method, c.req.path);
+    const limit = limitOf(c);
     const declared = c.req.header("content-length");
     // The rest of a refused body is not read, not even to throw it away: the connection closes.
     c.header("Connection", "close");
@@ -61,6 +70,13 @@ export function bodyLimits(
     c.req.raw = new Request(c.req.raw, { body: bytes });
     await next();
   };
+}
+
+/** A call's limit for this caller: a console call's own only for whom its guards let through. */
+function limitFor(call: CallContract, user: SessionUser | null, fallback: number): number {
+  const limit = call.bodyLimit ?? fallback;
+  if (limit <= fallback || !call.guards.includes("is-admin")) return limit;
+  return evaluateGuards(call.guards, user).pass ? limit : fallback;
 }
 
 /** The whole of `body` if it is at most `limit` bytes; else it is cancelled and the request refused. */

@@ -20,6 +20,12 @@ export interface OpenApiDocument {
   components: Record<string, unknown>;
 }
 
+/**
+ * A console call (guarded as the console is): left out of the public document, since the console
+ * does not reveal itself (decisions 004, 074); administrators read the whole one.
+ */
+export const isConsoleCall = (call: Pick<CallContract, "guards">) => call.guards.includes("is-admin");
+
 /** "/account/recipients/:id" (Hono) as OpenAPI writes it: "/account/recipients/{id}". */
 export function openApiPath(honoPath: string): string {
   return honoPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)(\{[^}]*\})?/g, "{$1}");
@@ -158,7 +164,7 @@ export function openApiDocument(calls: Iterable<CallContract>): OpenApiDocument 
     info: {
       title: "Portal API",
       version: "1",
-      description: "Every call under /api/, generated from the calls' contracts (lib/contracts). " +
+      description: "The calls under /api/, generated from their contracts (lib/contracts). " +
         'A success answers `{"body": …}`, a failure `{"error", "message", "fields"?}` (docs/API.md).',
     },
     servers: [{ url: "/" }],

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, or } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import { statements } from "../../db/schema-statements.ts";
@@ -6,13 +6,24 @@ import { accounts } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { CustomerJob } from "../../lib/contracts/jobs.ts";
 import type { StatementRequest, StatementView } from "../../lib/contracts/statements.ts";
-import { Conflict, InvalidFields, NotFound } from "../errors.ts";
+import { Conflict, InvalidFields, NotFound, TooMany } from "../errors.ts";
 import { enqueue } from "../jobs/queue.ts";
 import { MEDIA_TYPES, STATEMENT_KEPT_MS, statementJob } from "./job.ts";
 
 /** The longest period one statement covers: a year, leap day included. */
 export const MAX_PERIOD_DAYS = 366;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The most statements one account may have waiting or being made at once (decision 074): each is a
+ * job that may draw a year's PDF, so a customer (a viewer included) cannot fill the queue, while
+ * one asking for a few currencies or periods together is not stopped.
+ */
+export const STATEMENTS_AT_ONCE = 3;
+
+/** The 429 past STATEMENTS_AT_ONCE: why, and when to ask again. */
+export const TOO_MANY_STATEMENTS = `Your account already has ${STATEMENTS_AT_ONCE} statements being made. ` +
+  "Ask for another once one of them is ready: the list of statements shows each as it is made.";
 
 type StatementRow = typeof statements.$inferSelect;
 
@@ -74,6 +85,18 @@ export async function requestStatement(
 ): Promise<{ job: CustomerJob; statement: StatementView }> {
   const { closingAt } = checkPeriod(request, now);
   return await db.transaction(async (tx) => {
+    // Counted in the transaction that adds the statement: one writer at a time, so two requests
+    // at once cannot both find room for one.
+    const [{ waiting }] = await tx.select({ waiting: count() }).from(statements)
+      .innerJoin(jobs, eq(jobs.id, statements.jobId))
+      .where(
+        and(
+          eq(statements.accountId, who.accountId),
+          isNull(statements.readyAt),
+          inArray(jobs.status, ["queued", "running"]),
+        ),
+      );
+    if (waiting >= STATEMENTS_AT_ONCE) throw new TooMany(TOO_MANY_STATEMENTS);
     const [account] = await tx.select({ ref: accounts.accountRef }).from(accounts).where(
       eq(accounts.id, who.accountId),
     );

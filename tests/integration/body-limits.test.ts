@@ -14,7 +14,10 @@ import { register } from "../../lib/contracts/auth.ts";
 import { sumsubWebhook } from "../../lib/contracts/onboarding.ts";
 import { REGISTERED_CALLS } from "../../server/http/route.ts";
 import { profileSchemas } from "../../server/profile/schema.ts";
-import { businessProfile, signinApp, uniqueEmail } from "../helpers/client.ts";
+import { uploadMigration } from "../../lib/contracts/migrations.ts";
+import { importStatement } from "../../lib/contracts/console-money.ts";
+import { type Admin, businessProfile, createAdmin, signinApp, uniqueEmail } from "../helpers/client.ts";
+import { openCustomer } from "../helpers/money.ts";
 
 type App = Awaited<ReturnType<typeof signinApp>>;
 let t: App;
@@ -243,5 +246,48 @@ describe("every call has a limit that fits it", () => {
       DEFAULT_BODY_LIMIT,
     );
     expect("bodyLimit" in register).toBe(false);
+  });
+});
+
+describe("a console call's 5 MB is an administrator's only (decision 074)", () => {
+  const CONSOLE_UPLOADS = [
+    { path: "/api/console/receipts/import", type: "application/xml", limit: importStatement.bodyLimit! },
+    { path: "/api/console/migrations?dry_run=true", type: "text/csv", limit: uploadMigration.bodyLimit! },
+  ];
+  let admin: Admin;
+  beforeAll(async () => {
+    admin = await createAdmin(t);
+  });
+
+  test("the uploads take more than the usual limit", () => {
+    for (const upload of CONSOLE_UPLOADS) expect(upload.limit).toBe(5 * MB);
+  });
+
+  test("a visitor's 1 MB is refused at the usual 16 KB, not read further, as for a path that does not exist", async () => {
+    for (const { path, type } of CONSOLE_UPLOADS) {
+      const { stream, pulled } = streamed(spaces(MB), 64 * 1024);
+      const res = await post(path, stream, { "content-type": type });
+      await expectTooLarge(res);
+      expect(pulled.bytes, path).toBeLessThanOrEqual(DEFAULT_BODY_LIMIT + 2 * 1024);
+    }
+    const unknown = await post("/api/console/no-such-call", whole(spaces(MB)), { "content-type": "text/csv" });
+    await expectTooLarge(unknown);
+  });
+
+  test("a customer's too: 413 at the usual 16 KB", async () => {
+    const customer = await openCustomer(t);
+    for (const { path, type } of CONSOLE_UPLOADS) {
+      const res = await customer.client.post(path.slice("/api/".length), whole(spaces(MB)), { "content-type": type });
+      expect(res.status, path).toBe(413);
+      expect(res.json).toMatchObject({ error: TOO_LARGE });
+    }
+  });
+
+  test("an administrator's 1 MB upload is read and answered by the call (not 413)", async () => {
+    for (const { path, type } of CONSOLE_UPLOADS) {
+      const res = await admin.client.post(path.slice("/api/".length), whole(spaces(MB)), { "content-type": type });
+      // Spaces are neither a bank statement nor a CSV of customers: refused for that, not for their size.
+      expect(res.status, `${path}: ${res.text.slice(0, 200)}`).toBe(422);
+    }
   });
 });

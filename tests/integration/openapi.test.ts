@@ -1,11 +1,13 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { documentedAt } from "../../server/http/openapi.ts";
+import { documentedAt, isConsoleCall } from "../../server/http/openapi.ts";
 import { REGISTERED_CALLS } from "../../server/http/route.ts";
-import { type TestApp, testApp } from "../helpers/app.ts";
+import { makeAdmin, makeUser, type TestApp, testApp } from "../helpers/app.ts";
 
 /**
  * The OpenAPI document (decision 042): every call the app answers under /api/ is in it, described
  * from its own contract, and it is served to anyone, cacheable, and browsable outside production.
+ * The console does not reveal itself (decisions 004, 074): the public document leaves its calls
+ * out, and only an administrator reads the whole document, at /api/console/openapi.json.
  */
 
 type Operation = {
@@ -21,14 +23,26 @@ type Operation = {
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 let t: TestApp;
+/** What anyone gets: every call but the console's. */
+let publicDocument: Document;
+/** What an administrator gets: every call. */
 let document: Document;
 
 beforeAll(async () => {
   t = await testApp();
   const res = await t.app.request("/api/openapi.json");
   expect(res.status).toBe(200);
-  document = await res.json();
+  publicDocument = await res.json();
+  t.signIn(makeAdmin());
+  const whole = await t.app.request("/api/console/openapi.json");
+  t.signIn(null);
+  expect(whole.status).toBe(200);
+  document = await whole.json();
 });
+
+/** The console's calls as the router has them ("POST /api/console/receipts/import"). */
+const consoleCalls = () =>
+  [...REGISTERED_CALLS].filter(isConsoleCall).map((call) => `${call.method} /api${call.path}`).sort();
 
 /** The calls of the app's routes (the Hono router itself, not the contracts) missing from a document. */
 function missingCalls(doc: Document): string[] {
@@ -46,6 +60,39 @@ describe("the OpenAPI document", () => {
     const missing = missingCalls(document);
     expect(missing, `Calls missing from /api/openapi.json:\n  ${missing.join("\n  ")}\n`).toEqual([]);
     expect(Object.keys(document.paths).length).toBeGreaterThan(40);
+  });
+
+  test("anyone's leaves out every console call; the administrator's has them", () => {
+    expect(consoleCalls().length).toBeGreaterThan(10);
+    expect(missingCalls(publicDocument)).toEqual([...new Set(consoleCalls())].sort());
+    expect(Object.keys(publicDocument.paths).filter((path) => path.startsWith("/api/console"))).toEqual([]);
+    // Not a word of the console anywhere in it: no path, guard or summary that names it.
+    expect(JSON.stringify(publicDocument)).not.toMatch(/console|is-admin/i);
+    expect(Object.keys(document.paths)).toContain("/api/console/receipts/import");
+    expect(Object.keys(publicDocument.paths).length).toBeGreaterThan(40);
+  });
+
+  test("a visitor's and a customer's are the public one; the whole one is not found for them", async () => {
+    const unknown = await t.app.request("/api/console/no-such-call");
+    for (const who of [null, makeUser()]) {
+      t.signIn(who);
+      const res = await t.app.request("/api/openapi.json");
+      expect(await res.json()).toEqual(publicDocument);
+      const whole = await t.app.request("/api/console/openapi.json");
+      expect(whole.status).toBe(404);
+      // Exactly what a call that does not exist answers, but for the path it names.
+      expect((await whole.json()).error.replace("openapi.json", "<path>")).toBe(
+        (await unknown.clone().json()).error.replace("no-such-call", "<path>"),
+      );
+    }
+    t.signIn(null);
+  });
+
+  test("the administrator's is personal: never kept by a cache", async () => {
+    t.signIn(makeAdmin());
+    const res = await t.app.request("/api/console/openapi.json");
+    t.signIn(null);
+    expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
   test("the check names a call the document leaves out", () => {
@@ -92,6 +139,7 @@ describe("the OpenAPI document", () => {
   test("is public and cacheable, the same for everyone, and revalidated by its ETag", async () => {
     const res = await t.app.request("/api/openapi.json");
     expect(res.headers.get("cache-control")).toBe("public, max-age=3600");
+    expect(await res.json()).toEqual(publicDocument);
     const etag = res.headers.get("etag");
     expect(etag).toMatch(/^"[0-9a-f]+"$/);
     const again = await t.app.request("/api/openapi.json", { headers: { "if-none-match": etag! } });
@@ -116,6 +164,9 @@ describe("the calls as a page, for developers", () => {
   test("is not served in production", async () => {
     const production = await testApp({ env: { APP_ENV: "production", APP_SECRET: "x".repeat(32) } });
     expect((await production.app.request("/dev/api")).status).toBe(404);
-    expect((await production.app.request("/api/openapi.json")).status).toBe(200);
+    const res = await production.app.request("/api/openapi.json");
+    expect(res.status).toBe(200);
+    expect(Object.keys((await res.json()).paths).filter((path) => path.startsWith("/api/console"))).toEqual([]);
+    expect((await production.app.request("/api/console/openapi.json")).status).toBe(404);
   });
 });

@@ -9,10 +9,11 @@ import { creditReceipt } from "../../server/ledger/movements.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
 import { expireStatementsJob, statementJob } from "../../server/statements/job.ts";
+import { STATEMENTS_AT_ONCE } from "../../server/statements/service.ts";
 import { type Admin, createAdmin, expectStatus, MINUTE, signIn, signinApp, TestClock } from "../helpers/client.ts";
 import { testJobDeps } from "../helpers/jobs.ts";
 import { balances, fund, type MoneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
-import { addRecipient, balanceOf, paid, paymentAccount } from "../helpers/payments.ts";
+import { addMember, addRecipient, balanceOf, paid, paymentAccount } from "../helpers/payments.ts";
 
 /**
  * Statements (issue 10, decision 037): a customer asks for one, follows its job, downloads the
@@ -365,6 +366,41 @@ describe("a statement that cannot be made", () => {
     } finally {
       await t.db.run(sql`DROP TRIGGER test_no_room`);
     }
+  });
+});
+
+describe("statements asked for at once", () => {
+  test("an account has at most 3 waiting or being made: the next is refused (429) saying why and when to ask again", async () => {
+    catchUp();
+    const account = await paymentAccount(t, admin, { GBP: "10.00" });
+    // A viewer may ask for statements (decision 037), so a viewer is held to the account's limit too.
+    const viewer = await addMember(t, account, "viewer");
+    const year = { currency: null, from: daysAgo(365), to: today, format: "pdf" };
+    const asked = [];
+    for (let n = 0; n < STATEMENTS_AT_ONCE; n++) {
+      const res = await (n === 0 ? account.owner.client : viewer.client).post("account/statements", year);
+      expectStatus(res, 202);
+      asked.push(res.json.body.statement.id);
+    }
+    expect(STATEMENTS_AT_ONCE).toBe(3);
+    const [before] = await t.db.select({ n: count() }).from(statements);
+    const refused = await viewer.client.post("account/statements", year);
+    expectStatus(refused, 429);
+    expect(refused.json.error).toBe(
+      "Your account already has 3 statements being made. " +
+        "Ask for another once one of them is ready: the list of statements shows each as it is made.",
+    );
+    // Nothing was recorded or queued for the refused request.
+    const [after] = await t.db.select({ n: count() }).from(statements);
+    expect(after.n).toBe(before.n);
+    // Another account is not held back by this one's statements.
+    expectStatus(await owner.client.post("account/statements", { ...year, format: "csv" }), 202);
+    // Once they are made there is room again.
+    await runJobs();
+    const list = await viewer.client.get("account/statements");
+    expect(list.json.body.items.filter((s: { state: string }) => s.state === "ready").map((s: { id: number }) => s.id))
+      .toEqual(expect.arrayContaining(asked));
+    expectStatus(await viewer.client.post("account/statements", year), 202);
   });
 });
 
