@@ -217,7 +217,10 @@ export const conversions = sqliteTable("conversions", {
   buyMinor: integer("buy_minor").notNull(),
   feeMinor: integer("fee_minor").notNull(),
   rate: text("rate").notNull(),
+  /** The customer whose conversion it is (an administrator acting on their behalf acts as them). */
   createdBy: integer("created_by").references(() => users.id),
+  /** The administrator who made it on the customer's behalf, as payments' events record them. */
+  onBehalfAdminId: integer("on_behalf_admin_id").references(() => users.id),
   createdAt: time("created_at").notNull(),
 }, (t) => [
   index("conversions_account").on(t.accountId, t.id),

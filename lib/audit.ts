@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = {
   "account-users.join": "Joined the account by invitation",
   "account-users.role": "Changed an account user's role",
   "account-users.remove": "Removed a user from the account",
+  "approval-rule.change": "Changed the account's payment approval rule",
   "payout.submit": "Paid out a payment to send it to its rail",
   "payout.sent": "A rail took a payment",
   "payout.refused": "A rail refused a payment: it failed",

@@ -6,6 +6,7 @@ import { accountMembers, accounts, auditLog, users } from "../db/schema.ts";
 import { likeContaining, type Tx } from "../db/sql.ts";
 import type { AuditAction } from "../lib/audit.ts";
 import type { auditEntry } from "../lib/contracts/admin.ts";
+import { confirmIdentity } from "../lib/contracts/onboarding.ts";
 import type { AppEnv } from "./env.ts";
 
 /**
@@ -130,6 +131,13 @@ function entryOf({ entry, email, accountRef }: EntryRow): AuditEntry {
 }
 
 /**
+ * The GET calls that change something: reading the identity check's result records it and can open
+ * the customer's account (SPEC.md names it a GET). Made on a customer's behalf, they are recorded
+ * as the other writes are (decision 073).
+ */
+const GETS_THAT_CHANGE = new Set([`/api${confirmIdentity.path}`]);
+
+/**
  * Every call that changes something while an administrator acts on behalf of a customer is
  * recorded with both identities, the call and the answer's status, after it ran. (The calls that
  * start and end acting on behalf record themselves.)
@@ -140,7 +148,8 @@ export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
     const admin = c.get("user");
     const customer = c.get("onBehalf");
     if (!admin || admin.level !== "Admin" || !customer) return;
-    if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.path.endsWith("/account/onbehalf")) return;
+    const reads = (c.req.method === "GET" && !GETS_THAT_CHANGE.has(c.req.path)) || c.req.method === "HEAD";
+    if (reads || c.req.path.endsWith("/account/onbehalf")) return;
     await audit(c.get("db"), {
       actor: admin.id,
       subject: customer.id,

@@ -62,11 +62,14 @@ route(moneyCalls, calls.holdConversionQuote, async (c, { body }) => {
 });
 
 route(moneyCalls, calls.executeConversion, async (c, { body }, answer) => {
-  const { accountId } = await currentAccount(c);
+  const { accountId, customer } = await currentAccount(c);
+  // The conversion is the customer's, as its quote is; an administrator acting on their behalf is
+  // recorded beside them, as payments record them (routes/payment-actor.ts).
+  const onBehalfAdminId = c.get("onBehalf") ? c.get("user")!.id : null;
   // The answer commits with the conversion: a retry after a crash still learns it happened.
   const row = await executeQuote(
     c.get("db"),
-    { accountId, userId: c.get("user")!.id },
+    { accountId, userId: customer.id, onBehalfAdminId },
     body.quote_id,
     now(c),
     (tx, conversion) => answer.storeWith(tx, conversionAnswer(conversion)),

@@ -124,7 +124,8 @@ route(paymentCalls, calls.getApprovalRule, async (c) => {
 
 route(paymentCalls, calls.setApprovalRule, async (c, { body }) => {
   const { accountId, customer } = await currentAccount(c);
-  await setApprovalRule(c.get("db"), accountId, body, customer.id, now(c));
+  const onBehalfAdminId = c.get("onBehalf") ? c.get("user")!.id : null;
+  await setApprovalRule(c.get("db"), accountId, body, { userId: customer.id, onBehalfAdminId }, now(c));
   return await approvalRuleAnswer(c.get("db"), accountId);
 });
 

@@ -98,6 +98,9 @@ export async function invite(
     .innerJoin(users, eq(users.id, accountMembers.userId))
     .where(and(eq(accountMembers.accountId, account.accountId), eq(users.username, input.email)));
   if (member) throw new InvalidInput(`${input.email} is already a user of this account.`, "email");
+  // Replacing an invitation withdraws it: refused before anything is spent to whoever may not
+  // withdraw it (checked again with the withdrawal, in case one arrives meanwhile).
+  replaceable(actor, await waitingFor(deps.db, account.accountId, input.email, now));
   await spendWithinLimit(
     deps.limiter,
     `invite:account:${account.accountId}`,
@@ -108,8 +111,15 @@ export async function invite(
   const token = randomToken();
   const expiresAt = new Date(now.getTime() + INVITATION_VALID_MS);
   const row = await deps.db.transaction(async (tx) => {
-    await tx.update(accountInvitations).set({ revokedAt: now }).where(
-      and(eq(accountInvitations.accountId, account.accountId), eq(accountInvitations.email, input.email), pending(now)),
+    const replaced = replaceable(
+      actor,
+      await tx.update(accountInvitations).set({ revokedAt: now }).where(
+        and(
+          eq(accountInvitations.accountId, account.accountId),
+          eq(accountInvitations.email, input.email),
+          pending(now),
+        ),
+      ).returning(),
     );
     const [row] = await tx.insert(accountInvitations).values({
       accountId: account.accountId,
@@ -121,6 +131,15 @@ export async function invite(
       createdAt: now,
       expiresAt,
     }).returning();
+    // The invitation replaced is withdrawn as surely as by its Withdraw button: recorded as such.
+    for (const old of replaced) {
+      await audit(tx, {
+        ...auditIds(actor, account.accountId),
+        action: "account-users.revoke",
+        before: { invitation_id: old.id, email: old.email, role: old.role },
+        after: { replaced_by_invitation_id: row.id, role: input.role },
+      }, now);
+    }
     await audit(tx, {
       ...auditIds(actor, account.accountId),
       action: "account-users.invite",
@@ -142,6 +161,22 @@ export async function invite(
     }),
   });
   return invitationAnswer(row, invitedBy);
+}
+
+/** The address's invitations still waiting on the account (one at most: a new one replaces it). */
+async function waitingFor(db: Database, accountId: number, email: string, now: Date): Promise<InvitationRow[]> {
+  return await db.select().from(accountInvitations)
+    .where(and(eq(accountInvitations.accountId, accountId), eq(accountInvitations.email, email), pending(now)));
+}
+
+/**
+ * Inviting an address again withdraws its waiting invitation: the same rule as withdrawing it
+ * (only an owner withdraws an owner's invitation), else an admin could undo an owner's invitation
+ * by re-inviting the address with a lesser role. Answers the invitations when allowed.
+ */
+function replaceable(actor: AccountActor, waiting: InvitationRow[]): InvitationRow[] {
+  for (const row of waiting) checkInvitedRole(actor.role, row.role);
+  return waiting;
 }
 
 /** The account's invitations still waiting, oldest first. */

@@ -111,7 +111,7 @@ interface QuoteRow {
  */
 export async function executeQuote(
   db: Database,
-  who: { accountId: number; userId: number },
+  who: { accountId: number; userId: number; onBehalfAdminId?: number | null },
   quoteId: string,
   now: Date,
   alongside?: (tx: Tx, conversion: ConversionRow) => Promise<void>,
@@ -154,8 +154,8 @@ export async function executeQuote(
       });
       const row = await rowOf<Record<string, unknown>>(
         tx,
-        `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO conversions (account_id, quote_id, transfer_id, sell_currency, sell_minor, buy_currency, buy_minor, fee_minor, rate, created_by, on_behalf_admin_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         [
           who.accountId,
           held.id,
@@ -167,6 +167,7 @@ export async function executeQuote(
           held.fee_minor,
           held.rate,
           who.userId,
+          who.onBehalfAdminId ?? null,
           at,
         ],
       );

@@ -11,8 +11,9 @@
  *   else on the account to approve them.
  */
 import type { Database } from "../../db/client.ts";
-import { rowOf, rowsOf, run, type Tx } from "../../db/sql.ts";
+import { rowOf, rowsOf, type Tx } from "../../db/sql.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
+import { audit } from "../audit.ts";
 import { InvalidInput } from "../errors.ts";
 import { formatAmount, parseAmount } from "../money/amounts.ts";
 import { describe, isCurrency } from "../money/currencies.ts";
@@ -52,16 +53,23 @@ export async function approvalRuleFor(executor: Database | Tx, accountId: number
   return { mode: row.mode, thresholds: JSON.parse(row.thresholds), newRecipient: row.new_recipient === 1 };
 }
 
-/** The rule as GET account/approvals answers it. */
-export async function approvalRuleAnswer(db: Database, accountId: number) {
-  const row = await ruleRow(db, accountId);
-  if (!row) return { mode: "none" as const, thresholds: {}, new_recipient: false, updated_by: null, updated_at: null };
-  const people = await peopleByIds(db, [row.updated_by]);
+/** The rule's terms as the account's people set them: amounts as decimal strings. */
+function termsOf(row: RuleRow) {
   const thresholds = JSON.parse(row.thresholds) as Record<string, number>;
   return {
     mode: row.mode,
     thresholds: Object.fromEntries(Object.entries(thresholds).map(([c, minor]) => [c, formatAmount(c, minor)])),
     new_recipient: row.new_recipient === 1,
+  };
+}
+
+/** The rule as GET account/approvals answers it. */
+export async function approvalRuleAnswer(db: Database, accountId: number) {
+  const row = await ruleRow(db, accountId);
+  if (!row) return { mode: "none" as const, thresholds: {}, new_recipient: false, updated_by: null, updated_at: null };
+  const people = await peopleByIds(db, [row.updated_by]);
+  return {
+    ...termsOf(row),
     updated_by: people.get(row.updated_by) ?? null,
     updated_at: new Date(row.updated_at).toISOString(),
   };
@@ -109,12 +117,16 @@ export interface RuleInput {
   new_recipient: boolean;
 }
 
-/** Validates and saves the account's rule; refused when nobody else could approve someone's payments. */
+/**
+ * Validates and saves the account's rule; refused when nobody else could approve someone's payments.
+ * Who set it (the customer, or the administrator on their behalf) and the rule before and after go
+ * in the audit log with it: the rule is the account's control over its money (decision 073).
+ */
 export async function setApprovalRule(
   db: Database,
   accountId: number,
   input: RuleInput,
-  by: number,
+  by: { userId: number; onBehalfAdminId: number | null },
   now: Date,
 ): Promise<void> {
   const thresholds: Record<string, number> = {};
@@ -136,14 +148,27 @@ export async function setApprovalRule(
   }
   const kept = input.mode === "above" ? thresholds : {};
   if (input.mode !== "none" || input.new_recipient) await assertSomeoneElseApproves(db, accountId);
-  await run(
-    db,
-    `INSERT INTO approval_rules (account_id, mode, thresholds, new_recipient, updated_by, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (account_id) DO UPDATE SET mode = excluded.mode, thresholds = excluded.thresholds,
-       new_recipient = excluded.new_recipient, updated_by = excluded.updated_by, updated_at = excluded.updated_at`,
-    [accountId, input.mode, JSON.stringify(kept), input.new_recipient ? 1 : 0, by, now.getTime()],
-  );
+  await db.transaction(async (tx) => {
+    const before = await ruleRow(tx, accountId);
+    const after = await rowOf<RuleRow>(
+      tx,
+      `INSERT INTO approval_rules (account_id, mode, thresholds, new_recipient, updated_by, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id) DO UPDATE SET mode = excluded.mode, thresholds = excluded.thresholds,
+         new_recipient = excluded.new_recipient, updated_by = excluded.updated_by, updated_at = excluded.updated_at
+       RETURNING mode, thresholds, new_recipient, updated_by, updated_at`,
+      [accountId, input.mode, JSON.stringify(kept), input.new_recipient ? 1 : 0, by.userId, now.getTime()],
+    );
+    await audit(tx, {
+      // As the account's users are audited: the customer, or the administrator acting for them.
+      actor: by.onBehalfAdminId ?? by.userId,
+      subject: by.onBehalfAdminId ? by.userId : null,
+      account: accountId,
+      action: "approval-rule.change",
+      before: before ? termsOf(before) : null,
+      after: termsOf(after!),
+    }, now);
+  });
 }
 
 /** Whether the rule makes any payment wait for a second person. */

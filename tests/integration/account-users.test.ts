@@ -196,6 +196,32 @@ describe("invitations waiting", () => {
     expectStatus(await owner.client.delete(`account/invitations/${sent.json.body.id}`), 404);
   });
 
+  test("an admin cannot withdraw an owner's invitation by inviting the address again; an owner can, and it is audited", async () => {
+    const owner = await businessOwner(t, admin);
+    const accountAdmin = await memberWithRole(t, owner.client, "admin");
+    const email = uniqueEmail("owner-to-be");
+    const sent = await invite(owner.client, email, "owner");
+    expectStatus(sent, 201);
+    const token = await invitationToken(t, email);
+    const waiting = async () =>
+      ((await owner.client.get("account/invitations")).json.body as { id: number; email: string; role: string }[])
+        .filter((i) => i.email === email).map((i) => [i.id, i.role]);
+
+    const again = await invite(accountAdmin.client, email, "viewer");
+    expectStatus(again, 403);
+    expect(again.json.error).toBe("Only an owner can invite an owner.");
+    expect(await waiting()).toEqual([[sent.json.body.id, "owner"]]);
+    expect(await invitationToken(t, email)).toBe(token);
+
+    const replaced = await invite(owner.client, email, "viewer");
+    expectStatus(replaced, 201);
+    expect(await waiting()).toEqual([[replaced.json.body.id, "viewer"]]);
+    const withdrawn = await latestAudit("account-users.revoke");
+    expect(withdrawn).toMatchObject({ actorId: owner.id, subjectId: null, accountId: expect.any(Number) });
+    expect(withdrawn.before).toEqual({ invitation_id: sent.json.body.id, email, role: "owner" });
+    expect(withdrawn.after).toEqual({ replaced_by_invitation_id: replaced.json.body.id, role: "viewer" });
+  });
+
   test("an invitation of another account is not found", async () => {
     const one = await businessOwner(t, admin);
     const other = await businessOwner(t, admin);

@@ -9,7 +9,15 @@ import { consoleAlerts } from "../../db/schema-console.ts";
 import { bulkEmailRecipients, bulkEmails } from "../../db/schema-bulkemails.ts";
 import { AUDIT_ACTIONS } from "../../lib/audit.ts";
 import type { CallContract } from "../../lib/contracts/define.ts";
-import { type Admin, anotherAdmin, type Customer, expectStatus, uniqueEmail } from "../helpers/client.ts";
+import {
+  type Admin,
+  anotherAdmin,
+  type Customer,
+  expectStatus,
+  personalProfile,
+  registerCustomer,
+  uniqueEmail,
+} from "../helpers/client.ts";
 import {
   customerWithoutAccount,
   expectLedgerSound,
@@ -550,6 +558,27 @@ describe("on-behalf mode", () => {
       }),
     ]);
     expectStatus(await admin.client.delete("account/onbehalf"), 200);
+  });
+});
+
+describe("on-behalf mode, a call that reads and changes", () => {
+  test("confirming the identity check on the customer's behalf, which opens their account, is recorded", async () => {
+    const newcomer = await registerCustomer(t, { type: "Personal" });
+    expectStatus(await newcomer.client.post("account/profile", personalProfile()), 200);
+    expectStatus(await newcomer.client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: newcomer.id }), 200);
+    const from = await lastAuditId();
+    try {
+      expectStatus(await admin.client.get("sumsub/confirm"), 200);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    expect((await newcomer.client.get("account/whoami")).json.body.account).toBe(true);
+    const entries = await t.db.select().from(auditLog).where(gt(auditLog.id, from)).orderBy(auditLog.id);
+    expect(entries.map((e) => [e.action, e.actorId, e.subjectId, e.after])).toEqual([
+      ["on-behalf.call", admin.id, newcomer.id, { method: "GET", path: "/api/sumsub/confirm", status: 200 }],
+      ["on-behalf.end", admin.id, newcomer.id, expect.anything()],
+    ]);
   });
 });
 

@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { conversions, ledgerTransfers } from "../../db/schema-money.ts";
 import { type Admin, type Customer, expectStatus, registerCustomer, TestClient } from "../helpers/client.ts";
 import {
   balances,
@@ -183,5 +185,35 @@ describe("an administrator acting on behalf of a customer", () => {
         after: { method: "POST", path: "/api/account/conversions", status: 201 },
       }),
     );
+  });
+
+  test("a conversion made on the customer's behalf is the customer's, and records the administrator beside them", async () => {
+    const convert = async (client: TestClient) => {
+      const q = await client.post("account/conversions/quote", { ...QUOTE, amount: "10.00" });
+      expectStatus(q, 200);
+      const done = await client.post("account/conversions", { quote_id: q.json.body.id });
+      expectStatus(done, 201);
+      return done.json.body as { id: number; transfer_id: number };
+    };
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: funded.id }), 200);
+    let ours;
+    try {
+      ours = await convert(admin.client);
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    const own = await convert(funded.client);
+    const recorded = async ({ id, transfer_id }: { id: number; transfer_id: number }) => ({
+      conversion: (await t.db.select().from(conversions).where(eq(conversions.id, id)))[0],
+      transfer: (await t.db.select().from(ledgerTransfers).where(eq(ledgerTransfers.id, transfer_id)))[0],
+    });
+    expect(await recorded(ours)).toMatchObject({
+      conversion: { createdBy: funded.id, onBehalfAdminId: admin.id },
+      transfer: { createdBy: funded.id },
+    });
+    expect(await recorded(own)).toMatchObject({
+      conversion: { createdBy: funded.id, onBehalfAdminId: null },
+      transfer: { createdBy: funded.id },
+    });
   });
 });

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
 import { notifications, paymentEvents } from "../../db/schema-payments.ts";
 import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
-import { type Admin, expectStatus } from "../helpers/client.ts";
+import { type Admin, anotherAdmin, expectStatus } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
   addMember,
@@ -181,6 +181,44 @@ describe("the approval rule", () => {
     expect(listed).not.toBe("Acme Trading Ltd");
     const rule = await owner.client.get("account/approvals");
     expect(rule.json.body.updated_by.name).toBe(listed);
+  });
+
+  test("every change of the rule is audited: who changed it, on whose behalf, from what to what; a refused one is not", async () => {
+    const owner = await businessOwner(t, admin);
+    await memberWithRole(t, owner.client, "approver");
+    // Its own administrator: the on-behalf test below reads all of `admin`'s calls as for its account.
+    const staff = await anotherAdmin(t);
+    const changes = async () =>
+      (await t.db.select().from(auditLog).where(eq(auditLog.action, "approval-rule.change")).orderBy(auditLog.id))
+        .filter((e) => e.actorId === owner.id || e.subjectId === owner.id)
+        .map((e) => ({ actor: e.actorId, subject: e.subjectId, before: e.before, after: e.after }));
+
+    await setRule(owner.client, { mode: "above", thresholds: { GBP: "1000" } });
+    expectStatus(await owner.client.put("account/approvals", { mode: "above", thresholds: {} }), 422);
+    expectStatus(await staff.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    try {
+      await setRule(staff.client, { mode: "all", new_recipient: true });
+    } finally {
+      expectStatus(await staff.client.delete("account/onbehalf"), 200);
+    }
+    expect(await changes()).toEqual([
+      {
+        actor: owner.id,
+        subject: null,
+        before: null,
+        after: { mode: "above", thresholds: { GBP: "1000.00" }, new_recipient: false },
+      },
+      {
+        actor: staff.id,
+        subject: owner.id,
+        before: { mode: "above", thresholds: { GBP: "1000.00" }, new_recipient: false },
+        after: { mode: "all", thresholds: {}, new_recipient: true },
+      },
+    ]);
+    // Compliance reads it in the customer's audit trail.
+    const trail = await staff.client.get(`console/audit?customer=${owner.id}`);
+    expectStatus(trail, 200);
+    expect(trail.json.body.filter((e: { action: string }) => e.action === "approval-rule.change")).toHaveLength(2);
   });
 
   test("thresholds are checked: a currency we hold, an amount in its digits, at least one for mode above", async () => {

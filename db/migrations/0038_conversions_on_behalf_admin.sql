@@ -1,0 +1,1 @@
+ALTER TABLE `conversions` ADD `on_behalf_admin_id` integer REFERENCES users(id);
