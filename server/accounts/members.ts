@@ -6,7 +6,13 @@ import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
 import { Conflict, NotFound, Refused } from "../errors.ts";
 import { accountAccessChanged, type Mailer } from "../mail/index.ts";
-import { approvalRuleFor, ruleInWords, ruleMakesPaymentsWait, strandedPreparers } from "../payments/approval-rules.ts";
+import {
+  approvalRuleFor,
+  ruleInWords,
+  ruleMakesPaymentsWait,
+  strandedPreparers,
+  whoCanAct,
+} from "../payments/approval-rules.ts";
 import { peopleByIds } from "../payments/people.ts";
 import { checkRoleChange } from "./role-rules.ts";
 
@@ -161,11 +167,13 @@ async function assertApproversRemain(
   const rule = await approvalRuleFor(tx, accountId);
   if (!ruleMakesPaymentsWait(rule)) return;
   const asMembers = (list: MemberRow[]) => list.map((r) => ({ user_id: r.id, role: r.role, row: r }));
-  const before = new Set(strandedPreparers(asMembers(rows)).map((m) => m.user_id));
+  // Only someone who can act now approves anything: an approver still signing up does not count.
+  const canAct = await whoCanAct(tx, rows.map((r) => r.id));
+  const before = new Set(strandedPreparers(asMembers(rows), canAct).map((m) => m.user_id));
   const after = rows.filter((r) => r.id !== targetId || to !== null).map((r) =>
     r.id === targetId && to ? { ...r, role: to } : r
   );
-  const stranded = strandedPreparers(asMembers(after)).filter((m) => !before.has(m.user_id));
+  const stranded = strandedPreparers(asMembers(after), canAct).filter((m) => !before.has(m.user_id));
   if (!stranded.length) return;
   const names = stranded.map((m) => nameOf(m.row)).join(", ");
   throw new Conflict(

@@ -2,8 +2,8 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
 import { notifications, paymentEvents } from "../../db/schema-payments.ts";
-import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
-import { type Admin, expectStatus } from "../helpers/client.ts";
+import { businessOwner, invitationToken, invite, joinAsNewPerson, memberWithRole } from "../helpers/account-users.ts";
+import { type Admin, completeOnboarding, expectStatus, uniqueEmail } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
   addMember,
@@ -170,6 +170,31 @@ describe("the approval rule", () => {
     // With no rule, nothing waits: any change goes.
     expectStatus(await owner.client.put("account/approvals", { mode: "none" }), 200);
     expectStatus(await owner.client.delete(`account/users/${second.id}`), 200);
+  });
+
+  test("an approver who has not finished signing up cannot act yet, so does not count as someone who could approve", async () => {
+    const owner = await businessOwner(t, admin);
+    const newcomerEmail = uniqueEmail("newcomer");
+    expectStatus(await invite(owner.client, newcomerEmail, "approver"), 201);
+    // Registered and past the second factor, but no profile or identity check: every account call is refused.
+    const newcomer = await joinAsNewPerson(t, await invitationToken(t, newcomerEmail), newcomerEmail, {
+      onboard: false,
+    });
+    expectStatus(await newcomer.client.get("account/pendingpayments/all"), 403);
+    const alone = await owner.client.put("account/approvals", { mode: "all" });
+    expectStatus(alone, 422);
+    expect(alone.json.error).toMatch(
+      /^Nobody else on this account could approve the payments of .+\. .+ cannot act on this account yet\. Invite an approver first\.$/,
+    );
+    const other = await memberWithRole(t, owner.client, "approver");
+    expectStatus(await owner.client.put("account/approvals", { mode: "all" }), 200);
+    // The one approver who can act cannot be demoted or removed: the newcomer could not approve anything.
+    expectStatus(await owner.client.put(`account/users/${other.id}`, { role: "viewer" }), 409);
+    expectStatus(await owner.client.delete(`account/users/${other.id}`), 409);
+    // Once the newcomer has finished signing up, they can approve, and the change goes through.
+    await completeOnboarding({ client: newcomer.client, type: "Personal" });
+    expectStatus(await owner.client.put(`account/users/${other.id}`, { role: "viewer" }), 200);
+    expectStatus(await owner.client.put("account/approvals", { mode: "none" }), 200);
   });
 
   test("a business owner is named as the person they are, as the users list names them, not as the company", async () => {
