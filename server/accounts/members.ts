@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, users } from "../../db/schema.ts";
+import { rateAlerts } from "../../db/schema-ratealerts.ts";
 import type { Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
@@ -238,12 +239,28 @@ export async function removeAccountUser(
     await tx.delete(accountMembers).where(
       and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
     );
+    // Their rate alerts on the account go with them (decision 076): each watched a target for
+    // them ("your target"), which nobody left on the account set. The audit entry keeps what they were.
+    const alerts = await tx.delete(rateAlerts).where(
+      and(eq(rateAlerts.accountId, account.accountId), eq(rateAlerts.createdBy, targetId)),
+    ).returning({
+      id: rateAlerts.id,
+      sell_currency: rateAlerts.sellCurrency,
+      buy_currency: rateAlerts.buyCurrency,
+      target_rate: rateAlerts.targetRate,
+      direction: rateAlerts.direction,
+    });
     await audit(tx, {
       actor: actor.onBehalfAdminId ?? actor.userId,
       subject: actor.onBehalfAdminId ? actor.userId : null,
       account: account.accountId,
       action: "account-users.remove",
-      before: { user_id: targetId, email: target.username, role: target.role },
+      before: {
+        user_id: targetId,
+        email: target.username,
+        role: target.role,
+        ...(alerts.length ? { rate_alerts: alerts } : {}),
+      },
       after: null,
     }, now);
     return target;
