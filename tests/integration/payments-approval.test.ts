@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { auditLog } from "../../db/schema.ts";
+import type { AccountRole } from "../../lib/permissions.ts";
+import { accountMembers, auditLog } from "../../db/schema.ts";
 import { notifications, paymentEvents } from "../../db/schema-payments.ts";
 import { businessOwner, invitationToken, invite, joinAsNewPerson, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, completeOnboarding, expectStatus, uniqueEmail } from "../helpers/client.ts";
@@ -323,6 +324,38 @@ describe("deciding", () => {
     expectStatus(await cancel(account.owner.client, approved.id), 409);
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     await expectLedgerSound(t.db);
+  });
+
+  test("whoever prepared a payment may withdraw it while it waits, whatever their role since", async () => {
+    const promoted = await addMember(t, account, "payer");
+    const roleBecomes = (role: AccountRole) =>
+      t.db.update(accountMembers).set({ role }).where(
+        and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, promoted.id)),
+      );
+    const before = await balanceOf(account.owner.client, "GBP");
+    const first = await send(promoted, "12.00");
+    expect(first.status).toBe("pending_approval");
+    await roleBecomes("approver");
+    // Rejecting one's own payment is refused with the way out, and the way out is open.
+    const rejected = await reject(promoted.client, first.id, "changed my mind");
+    expectStatus(rejected, 403);
+    expect(rejected.json.error).toBe("You prepared this payment: cancel it instead of rejecting it.");
+    const seen = await promoted.client.get(`account/pendingpayments/one?id=${first.id}`);
+    expect(seen.json.body.actions).toMatchObject({ approve: false, reject: false, cancel: true });
+    const cancelled = await cancel(promoted.client, first.id, "changed my mind");
+    expectStatus(cancelled, 200);
+    expect(cancelled.json.body.status).toBe("cancelled");
+    // Made a viewer since: they still withdraw what they prepared, and nothing of anyone else's.
+    await roleBecomes("payer");
+    const second = await send(promoted, "13.00");
+    await roleBecomes("viewer");
+    expectStatus(await cancel(promoted.client, second.id), 200);
+    const others = await send(payer, "14.00");
+    const refused = await cancel(promoted.client, others.id);
+    expectStatus(refused, 403);
+    expect(refused.json.error).toBe("Only the person who prepared a payment, an owner or an admin can cancel it.");
+    expectStatus(await cancel(payer.client, others.id), 200);
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
   });
 
   test("the pending calls of SPEC.md section 7: all, paginated, one", async () => {
