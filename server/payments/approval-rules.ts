@@ -199,9 +199,15 @@ async function assertSomeoneElseApproves(db: Database, accountId: number): Promi
   const canAct = await whoCanAct(db, members.map((m) => m.user_id));
   const stranded = strandedPreparers(members, canAct);
   if (!stranded.length) return;
+  // Inviting is for business accounts (server/accounts/invitations.ts): on a personal account the
+  // way out is not an invitation.
+  const account = await rowOf<{ type: string }>(db, "SELECT type FROM accounts WHERE id = ?", [accountId]);
+  const personal = account?.type !== "Business";
   if (members.length === 1) {
     throw new InvalidInput(
-      "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+      personal
+        ? "A personal account has one user, so nobody else could approve your payments: approval rules are for business accounts."
+        : "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
       "mode",
     );
   }
@@ -211,8 +217,11 @@ async function assertSomeoneElseApproves(db: Database, accountId: number): Promi
   const names = stranded.map(nameOf).join(", ");
   // An approver who has not finished signing up is on the users list: say why they do not count.
   const notYet = waiting.length ? ` ${waiting.map(nameOf).join(", ")} cannot act on this account yet.` : "";
+  const wayOut = personal
+    ? "Approval rules are for business accounts, where you can invite an approver."
+    : "Invite an approver first.";
   throw new InvalidInput(
-    `Nobody else on this account could approve the payments of ${names}.${notYet} Invite an approver first.`,
+    `Nobody else on this account could approve the payments of ${names}.${notYet} ${wayOut}`,
     "mode",
   );
 }

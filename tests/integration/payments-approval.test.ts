@@ -134,18 +134,28 @@ describe("the approval rule", () => {
     const refused = await solo.owner.client.put("account/approvals", { mode: "all" });
     expectStatus(refused, 422);
     expect(refused.json).toMatchObject({
-      error: "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+      // Inviting is refused on a personal account, so the refusal does not send them to invite anyone.
+      error:
+        "A personal account has one user, so nobody else could approve your payments: approval rules are for business accounts.",
       fields: { mode: expect.any(String) },
     });
+    expectStatus(await invite(solo.owner.client, uniqueEmail("would-approve"), "approver"), 403);
     expectStatus(await solo.owner.client.put("account/approvals", { mode: "none", new_recipient: true }), 422);
     expectStatus(await solo.owner.client.put("account/approvals", { mode: "none" }), 200);
+    // On a business account, inviting an approver is the way out.
+    const business = await businessOwner(t, admin);
+    const alone = await business.client.put("account/approvals", { mode: "all" });
+    expectStatus(alone, 422);
+    expect(alone.json.error).toBe(
+      "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+    );
     // With a payer beside the owner, the owner approves the payer's payments but nobody the owner's.
     const pair = await paymentAccount(t, admin);
     const pairPayer = await addMember(t, pair, "payer");
     const stranded = await pair.owner.client.put("account/approvals", { mode: "all" });
     expectStatus(stranded, 422);
     expect(stranded.json.error).toBe(
-      "Nobody else on this account could approve the payments of Ada Lovelace. Invite an approver first.",
+      "Nobody else on this account could approve the payments of Ada Lovelace. Approval rules are for business accounts, where you can invite an approver.",
     );
     expect(pairPayer.name).toBeTruthy();
   });
