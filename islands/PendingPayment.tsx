@@ -199,7 +199,12 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                       />
                     )}
                   </Field>
-                  <FormAlert error={problem?.error ?? null} fields={problem?.fields} shown={["reason"]} />
+                  {/* A problem with the reason is said once, under the field; the alert says the rest. */}
+                  <FormAlert
+                    error={problem && problem.error !== problem.fields.reason ? problem.error : null}
+                    fields={problem?.fields}
+                    shown={["reason"]}
+                  />
                   <div className="flex gap-3">
                     <button
                       type="submit"

@@ -59,6 +59,17 @@ export function evaluateGuards(names: readonly GuardName[], user: SessionUser | 
 }
 
 /**
+ * Whether a customer can act on their account now: every guard of a customer call lets them
+ * through (CUSTOMER_GUARDS: address confirmed, second factor, profile, identity check passed, an
+ * account) and they are not restricted (decision 048: nothing that moves money runs for them). For
+ * someone who is not signed in, read their summary with the second factor passed: they pass it at
+ * each sign-in, so it says nothing about whether they could act.
+ */
+export function canActOnAccount(user: SessionUser): boolean {
+  return evaluateGuards(CUSTOMER_GUARDS, user).pass && !user.restricted;
+}
+
+/**
  * Guards about the session (signed in, second factor, administrator) read the signed-in user.
  * Guards about a customer's onboarding read the customer: for an administrator acting on behalf,
  * the customer they act for.

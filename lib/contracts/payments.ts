@@ -190,7 +190,9 @@ export const cancelPayment = defineCall({
   summary: "Cancels a payment not yet sent (its creator, an owner or an admin); the held money returns.",
   guards: CUSTOMER_GUARDS,
   movesMoney: false,
-  permission: "payments.prepare",
+  // Any user of the account reaches it; the service lets only its creator (whatever their role
+  // now), an owner or an admin cancel (server/payments/answer.ts mayCancel, decision 076).
+  permission: "account.view",
   params: z.object({ id: idText }),
   body: z.object({
     reason: text({ label: "The reason", max: 500, min: 0, tooLong: "The reason has at most 500 characters." })

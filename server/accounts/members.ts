@@ -1,12 +1,19 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, users } from "../../db/schema.ts";
+import { rateAlerts } from "../../db/schema-ratealerts.ts";
 import type { Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
 import { Conflict, NotFound, Refused } from "../errors.ts";
 import { accountAccessChanged, type Mailer } from "../mail/index.ts";
-import { approvalRuleFor, ruleInWords, ruleMakesPaymentsWait, strandedPreparers } from "../payments/approval-rules.ts";
+import {
+  approvalRuleFor,
+  ruleInWords,
+  ruleMakesPaymentsWait,
+  strandedPreparers,
+  whoCanAct,
+} from "../payments/approval-rules.ts";
 import { peopleByIds } from "../payments/people.ts";
 import { checkRoleChange } from "./role-rules.ts";
 
@@ -161,11 +168,13 @@ async function assertApproversRemain(
   const rule = await approvalRuleFor(tx, accountId);
   if (!ruleMakesPaymentsWait(rule)) return;
   const asMembers = (list: MemberRow[]) => list.map((r) => ({ user_id: r.id, role: r.role, row: r }));
-  const before = new Set(strandedPreparers(asMembers(rows)).map((m) => m.user_id));
+  // Only someone who can act now approves anything: an approver still signing up does not count.
+  const canAct = await whoCanAct(tx, rows.map((r) => r.id));
+  const before = new Set(strandedPreparers(asMembers(rows), canAct).map((m) => m.user_id));
   const after = rows.filter((r) => r.id !== targetId || to !== null).map((r) =>
     r.id === targetId && to ? { ...r, role: to } : r
   );
-  const stranded = strandedPreparers(asMembers(after)).filter((m) => !before.has(m.user_id));
+  const stranded = strandedPreparers(asMembers(after), canAct).filter((m) => !before.has(m.user_id));
   if (!stranded.length) return;
   const names = stranded.map((m) => nameOf(m.row)).join(", ");
   throw new Conflict(
@@ -230,12 +239,28 @@ export async function removeAccountUser(
     await tx.delete(accountMembers).where(
       and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
     );
+    // Their rate alerts on the account go with them (decision 076): each watched a target for
+    // them ("your target"), which nobody left on the account set. The audit entry keeps what they were.
+    const alerts = await tx.delete(rateAlerts).where(
+      and(eq(rateAlerts.accountId, account.accountId), eq(rateAlerts.createdBy, targetId)),
+    ).returning({
+      id: rateAlerts.id,
+      sell_currency: rateAlerts.sellCurrency,
+      buy_currency: rateAlerts.buyCurrency,
+      target_rate: rateAlerts.targetRate,
+      direction: rateAlerts.direction,
+    });
     await audit(tx, {
       actor: actor.onBehalfAdminId ?? actor.userId,
       subject: actor.onBehalfAdminId ? actor.userId : null,
       account: account.accountId,
       action: "account-users.remove",
-      before: { user_id: targetId, email: target.username, role: target.role },
+      before: {
+        user_id: targetId,
+        email: target.username,
+        role: target.role,
+        ...(alerts.length ? { rate_alerts: alerts } : {}),
+      },
       after: null,
     }, now);
     return target;

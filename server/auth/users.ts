@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { columnList, fromColumns, preparedQuery, rowOf } from "../../db/sql.ts";
+import { columnList, fromColumns, preparedQuery, rowOf, type Tx } from "../../db/sql.ts";
 import { profiles, users } from "../../db/schema.ts";
 import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
 import { Unauthenticated } from "../errors.ts";
@@ -52,7 +52,7 @@ function summaryPartsOf(row: Record<string, unknown>): SummaryParts {
 
 /** A user and their session summary in one query (the session layer's); undefined if no such user. */
 export async function userWithSummary(
-  db: Database,
+  db: Database | Tx,
   id: number,
   secondFactor: boolean,
 ): Promise<{ user: UserRow; summary: SessionUser } | undefined> {

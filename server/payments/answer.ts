@@ -23,10 +23,14 @@ export { NOT_ON_BEHALF };
 export const NOT_ONE_S_OWN = "You prepared this payment: someone else on the account must approve it.";
 const NOT_AN_APPROVER = "Your role on this account does not allow approving payments.";
 
-/** Cancelling is for the payment's creator, an owner or an admin, before it is sent. */
+/**
+ * Cancelling is for the payment's creator, an owner or an admin, before it is sent (decision 030).
+ * The creator whatever their role now (decision 076): a payer made approver or viewer since still
+ * withdraws what they prepared, as cancelling only returns the held money to the account, and
+ * rejecting their own payment is refused ("cancel it instead").
+ */
 export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Viewer): boolean {
-  return may(viewer.role, "payments.prepare") &&
-    (row.createdBy === viewer.userId || viewer.role === "owner" || viewer.role === "admin");
+  return row.createdBy === viewer.userId || viewer.role === "owner" || viewer.role === "admin";
 }
 
 /** What the viewer may do with the payment now, and why they may not approve it when they may not. */

@@ -18,6 +18,8 @@ import { InvalidInput } from "../errors.ts";
 import { formatAmount, parseAmount } from "../money/amounts.ts";
 import { describe, isCurrency } from "../money/currencies.ts";
 import { MoneyError } from "../money/errors.ts";
+import { userWithSummary } from "../auth/users.ts";
+import { canActOnAccount } from "../guards.ts";
 import { peopleByIds } from "./people.ts";
 
 export type ApprovalMode = "none" | "all" | "above";
@@ -185,9 +187,30 @@ export function ruleInWords(rule: ApprovalRule): string {
   return parts.join(", and ");
 }
 
-/** Of the members, those who may prepare payments but have nobody else among them to approve them. */
-export function strandedPreparers<M extends { user_id: number; role: AccountRole }>(members: M[]): M[] {
-  const approvers = members.filter((m) => may(m.role, "payments.approve"));
+/**
+ * Of these users, those who can act on their account now, as the guards decide it
+ * (server/guards.ts canActOnAccount): someone invited who has not finished signing up, or who is
+ * restricted, approves nothing, so they do not count as someone who could.
+ */
+export async function whoCanAct(executor: Database | Tx, userIds: number[]): Promise<Set<number>> {
+  const can = new Set<number>();
+  for (const id of userIds) {
+    const found = await userWithSummary(executor, id, true);
+    if (found && canActOnAccount(found.summary)) can.add(id);
+  }
+  return can;
+}
+
+/**
+ * Of the members, those who may prepare payments but have nobody else among them who may approve
+ * them and can act now (`canAct`, from whoCanAct). Someone who cannot act yet still counts as one
+ * who prepares: once they can, their payments would wait too.
+ */
+export function strandedPreparers<M extends { user_id: number; role: AccountRole }>(
+  members: M[],
+  canAct: ReadonlySet<number>,
+): M[] {
+  const approvers = members.filter((m) => may(m.role, "payments.approve") && canAct.has(m.user_id));
   return members.filter((m) => may(m.role, "payments.prepare") && !approvers.some((a) => a.user_id !== m.user_id));
 }
 
@@ -198,18 +221,32 @@ async function assertSomeoneElseApproves(db: Database, accountId: number): Promi
     "SELECT user_id, role FROM account_members WHERE account_id = ? ORDER BY user_id",
     [accountId],
   );
-  const stranded = strandedPreparers(members);
+  const canAct = await whoCanAct(db, members.map((m) => m.user_id));
+  const stranded = strandedPreparers(members, canAct);
   if (!stranded.length) return;
+  // Inviting is for business accounts (server/accounts/invitations.ts): on a personal account the
+  // way out is not an invitation.
+  const account = await rowOf<{ type: string }>(db, "SELECT type FROM accounts WHERE id = ?", [accountId]);
+  const personal = account?.type !== "Business";
   if (members.length === 1) {
     throw new InvalidInput(
-      "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+      personal
+        ? "A personal account has one user, so nobody else could approve your payments: approval rules are for business accounts."
+        : "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
       "mode",
     );
   }
-  const people = await peopleByIds(db, stranded.map((m) => m.user_id));
-  const names = stranded.map((m) => people.get(m.user_id)?.name ?? `user ${m.user_id}`).join(", ");
+  const waiting = members.filter((m) => may(m.role, "payments.approve") && !canAct.has(m.user_id));
+  const people = await peopleByIds(db, [...stranded, ...waiting].map((m) => m.user_id));
+  const nameOf = (m: { user_id: number }) => people.get(m.user_id)?.name ?? `user ${m.user_id}`;
+  const names = stranded.map(nameOf).join(", ");
+  // An approver who has not finished signing up is on the users list: say why they do not count.
+  const notYet = waiting.length ? ` ${waiting.map(nameOf).join(", ")} cannot act on this account yet.` : "";
+  const wayOut = personal
+    ? "Approval rules are for business accounts, where you can invite an approver."
+    : "Invite an approver first.";
   throw new InvalidInput(
-    `Nobody else on this account could approve the payments of ${names}. Invite an approver first.`,
+    `Nobody else on this account could approve the payments of ${names}.${notYet} ${wayOut}`,
     "mode",
   );
 }

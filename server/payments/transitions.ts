@@ -208,9 +208,9 @@ export function rejectPayment(
 }
 
 /**
- * Cancels a payment before it is sent (pending approval or approved): its creator, an owner or an
- * admin of the account may, an administrator on behalf too (recorded as such). The held money
- * returns at once.
+ * Cancels a payment before it is sent (pending approval or approved): its creator (whatever their
+ * role now), an owner or an admin of the account may, an administrator on behalf too (recorded as
+ * such). The held money returns at once.
  */
 export function cancelPayment(
   db: Database,
@@ -230,7 +230,7 @@ export function cancelPayment(
       `UPDATE payments SET status = 'cancelled', reason = ?, updated_at = ?
        WHERE id = ? AND account_id = ? AND status IN ('pending_approval', 'approved') AND (created_by = ? OR ?)
        RETURNING *`,
-      [why, at, paymentId, actor.accountId, actor.userId, anyones && may(actor.role, "payments.prepare") ? 1 : 0],
+      [why, at, paymentId, actor.accountId, actor.userId, anyones ? 1 : 0],
     );
     if (!row) {
       const found = await whyNot(tx, paymentId, actor.accountId);

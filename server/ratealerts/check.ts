@@ -88,9 +88,11 @@ export async function findReached(db: Database | Tx, tableId: number): Promise<R
 const CHUNK = 400;
 
 /**
- * Fires the alerts `reached` names, in `tx`: each one still watching gets fired_at, fired_rate and
- * the table, and its creator (the account's owners if the creator left the account) an in-app
- * notification, written with it. Answers the ids fired. Safe to run again: fired alerts are not
+ * Fires the alerts `reached` names, in `tx`: each one still watching whose creator is still on the
+ * account gets fired_at, fired_rate and the table, and its creator an in-app notification, written
+ * with it. (Removing someone deletes their alerts on the account, decision 076; one left from
+ * before that, whose creator is gone, watches for nobody and does not fire: nobody else set its
+ * target, so telling the owners "your target" would be untrue.) Answers the ids fired. Safe to run again: fired alerts are not
  * watched, so the conditional update skips them.
  */
 export async function fireReached(tx: Tx, tableId: number, reached: Reached, now: Date): Promise<number[]> {
@@ -103,6 +105,8 @@ export async function fireReached(tx: Tx, tableId: number, reached: Reached, now
         tx,
         `UPDATE rate_alerts SET fired_at = ?, fired_rate = ?, fired_rate_table_id = ?
          WHERE id IN (${chunk.map(() => "?").join(", ")}) AND fired_at IS NULL AND paused = 0
+           AND EXISTS (SELECT 1 FROM account_members m
+             WHERE m.account_id = rate_alerts.account_id AND m.user_id = rate_alerts.created_by)
          RETURNING id, account_id, created_by, sell_currency, buy_currency, target_rate, direction`,
         [now.getTime(), rate, tableId, ...chunk],
       );
@@ -112,25 +116,10 @@ export async function fireReached(tx: Tx, tableId: number, reached: Reached, now
   }
   for (let i = 0; i < fired.length; i += CHUNK) {
     const chunk = fired.slice(i, i + CHUNK);
-    const accounts = [...new Set(chunk.map((a) => a.account_id))];
-    const members = await rowsOf<{ account_id: number; user_id: number; role: string }>(
-      tx,
-      `SELECT account_id, user_id, role FROM account_members WHERE account_id IN (${
-        accounts.map(() => "?").join(", ")
-      })`,
-      accounts,
-    );
     const values: unknown[] = [];
     for (const alert of chunk) {
-      const onAccount = members.filter((m) => m.account_id === alert.account_id);
-      // Its creator, while they are on the account; otherwise the account's owners.
-      const told = onAccount.some((m) => m.user_id === alert.created_by)
-        ? [alert.created_by]
-        : onAccount.filter((m) => m.role === "owner").map((m) => m.user_id);
       const { title, body } = firedText(alert, firedRate.get(alert.id)!);
-      for (const userId of told) {
-        values.push(userId, alert.account_id, RATE_ALERT_FIRED, title, body, RATE_ALERTS_PAGE, now.getTime());
-      }
+      values.push(alert.created_by, alert.account_id, RATE_ALERT_FIRED, title, body, RATE_ALERTS_PAGE, now.getTime());
     }
     if (!values.length) continue;
     await run(

@@ -1,9 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { auditLog } from "../../db/schema.ts";
+import type { AccountRole } from "../../lib/permissions.ts";
+import { accountMembers, auditLog } from "../../db/schema.ts";
 import { notifications, paymentEvents } from "../../db/schema-payments.ts";
-import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
-import { type Admin, anotherAdmin, expectStatus } from "../helpers/client.ts";
+import { businessOwner, invitationToken, invite, joinAsNewPerson, memberWithRole } from "../helpers/account-users.ts";
+import { type Admin, anotherAdmin, completeOnboarding, expectStatus, uniqueEmail } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
   addMember,
@@ -133,18 +134,28 @@ describe("the approval rule", () => {
     const refused = await solo.owner.client.put("account/approvals", { mode: "all" });
     expectStatus(refused, 422);
     expect(refused.json).toMatchObject({
-      error: "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+      // Inviting is refused on a personal account, so the refusal does not send them to invite anyone.
+      error:
+        "A personal account has one user, so nobody else could approve your payments: approval rules are for business accounts.",
       fields: { mode: expect.any(String) },
     });
+    expectStatus(await invite(solo.owner.client, uniqueEmail("would-approve"), "approver"), 403);
     expectStatus(await solo.owner.client.put("account/approvals", { mode: "none", new_recipient: true }), 422);
     expectStatus(await solo.owner.client.put("account/approvals", { mode: "none" }), 200);
+    // On a business account, inviting an approver is the way out.
+    const business = await businessOwner(t, admin);
+    const alone = await business.client.put("account/approvals", { mode: "all" });
+    expectStatus(alone, 422);
+    expect(alone.json.error).toBe(
+      "You are the only user of this account, so nobody could approve your payments. Invite an approver first.",
+    );
     // With a payer beside the owner, the owner approves the payer's payments but nobody the owner's.
     const pair = await paymentAccount(t, admin);
     const pairPayer = await addMember(t, pair, "payer");
     const stranded = await pair.owner.client.put("account/approvals", { mode: "all" });
     expectStatus(stranded, 422);
     expect(stranded.json.error).toBe(
-      "Nobody else on this account could approve the payments of Ada Lovelace. Invite an approver first.",
+      "Nobody else on this account could approve the payments of Ada Lovelace. Approval rules are for business accounts, where you can invite an approver.",
     );
     expect(pairPayer.name).toBeTruthy();
   });
@@ -170,6 +181,31 @@ describe("the approval rule", () => {
     // With no rule, nothing waits: any change goes.
     expectStatus(await owner.client.put("account/approvals", { mode: "none" }), 200);
     expectStatus(await owner.client.delete(`account/users/${second.id}`), 200);
+  });
+
+  test("an approver who has not finished signing up cannot act yet, so does not count as someone who could approve", async () => {
+    const owner = await businessOwner(t, admin);
+    const newcomerEmail = uniqueEmail("newcomer");
+    expectStatus(await invite(owner.client, newcomerEmail, "approver"), 201);
+    // Registered and past the second factor, but no profile or identity check: every account call is refused.
+    const newcomer = await joinAsNewPerson(t, await invitationToken(t, newcomerEmail), newcomerEmail, {
+      onboard: false,
+    });
+    expectStatus(await newcomer.client.get("account/pendingpayments/all"), 403);
+    const alone = await owner.client.put("account/approvals", { mode: "all" });
+    expectStatus(alone, 422);
+    expect(alone.json.error).toMatch(
+      /^Nobody else on this account could approve the payments of .+\. .+ cannot act on this account yet\. Invite an approver first\.$/,
+    );
+    const other = await memberWithRole(t, owner.client, "approver");
+    expectStatus(await owner.client.put("account/approvals", { mode: "all" }), 200);
+    // The one approver who can act cannot be demoted or removed: the newcomer could not approve anything.
+    expectStatus(await owner.client.put(`account/users/${other.id}`, { role: "viewer" }), 409);
+    expectStatus(await owner.client.delete(`account/users/${other.id}`), 409);
+    // Once the newcomer has finished signing up, they can approve, and the change goes through.
+    await completeOnboarding({ client: newcomer.client, type: "Personal" });
+    expectStatus(await owner.client.put(`account/users/${other.id}`, { role: "viewer" }), 200);
+    expectStatus(await owner.client.put("account/approvals", { mode: "none" }), 200);
   });
 
   test("a business owner is named as the person they are, as the users list names them, not as the company", async () => {
@@ -336,6 +372,38 @@ describe("deciding", () => {
     expectStatus(await cancel(account.owner.client, approved.id), 409);
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     await expectLedgerSound(t.db);
+  });
+
+  test("whoever prepared a payment may withdraw it while it waits, whatever their role since", async () => {
+    const promoted = await addMember(t, account, "payer");
+    const roleBecomes = (role: AccountRole) =>
+      t.db.update(accountMembers).set({ role }).where(
+        and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, promoted.id)),
+      );
+    const before = await balanceOf(account.owner.client, "GBP");
+    const first = await send(promoted, "12.00");
+    expect(first.status).toBe("pending_approval");
+    await roleBecomes("approver");
+    // Rejecting one's own payment is refused with the way out, and the way out is open.
+    const rejected = await reject(promoted.client, first.id, "changed my mind");
+    expectStatus(rejected, 403);
+    expect(rejected.json.error).toBe("You prepared this payment: cancel it instead of rejecting it.");
+    const seen = await promoted.client.get(`account/pendingpayments/one?id=${first.id}`);
+    expect(seen.json.body.actions).toMatchObject({ approve: false, reject: false, cancel: true });
+    const cancelled = await cancel(promoted.client, first.id, "changed my mind");
+    expectStatus(cancelled, 200);
+    expect(cancelled.json.body.status).toBe("cancelled");
+    // Made a viewer since: they still withdraw what they prepared, and nothing of anyone else's.
+    await roleBecomes("payer");
+    const second = await send(promoted, "13.00");
+    await roleBecomes("viewer");
+    expectStatus(await cancel(promoted.client, second.id), 200);
+    const others = await send(payer, "14.00");
+    const refused = await cancel(promoted.client, others.id);
+    expectStatus(refused, 403);
+    expect(refused.json.error).toBe("Only the person who prepared a payment, an owner or an admin can cancel it.");
+    expectStatus(await cancel(payer.client, others.id), 200);
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
   });
 
   test("the pending calls of SPEC.md section 7: all, paginated, one", async () => {

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { accountMembers, emails } from "../../db/schema.ts";
+import { accountMembers, auditLog, emails } from "../../db/schema.ts";
 import { jobs } from "../../db/schema-jobs.ts";
 import { rateTables } from "../../db/schema-money.ts";
 import { notifications } from "../../db/schema-payments.ts";
@@ -11,6 +11,7 @@ import { rateAlertCheckJob } from "../../server/ratealerts/check.ts";
 import { type Admin, anotherAdmin, type ClientResponse, expectStatus, HOUR } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
 import { addMember, paymentAccount } from "../helpers/payments.ts";
+import { businessOwner, memberWithRole } from "../helpers/account-users.ts";
 
 /**
  * Rate alerts (issue 10 part 3, decision 038): set on a pair with a target and a direction, read
@@ -221,19 +222,27 @@ const above = (sell: string, buy: string, target: string) => ({
 describe("the check of a rate change", () => {
   const checks = () => t.db.select().from(jobs).where(eq(jobs.kind, "ratealerts.check"));
 
-  test("an alert whose creator has left the account tells the account's owners instead", async () => {
+  test("someone removed from the account takes their alerts on it with them: nobody is told of their target", async () => {
     const desk = await anotherAdmin(t);
-    const account = await paymentAccount(t, admin, {});
-    const payer = await addMember(t, account, "payer");
-    const payers = created(
-      await payer.client.post("account/ratealerts", { ...above("USD", "CHF", "0.9") }),
-    );
-    const owners = created(
-      await account.owner.client.post("account/ratealerts", { ...above("USD", "CHF", "0.9") }),
-    );
-    await t.db.delete(accountMembers).where(
-      and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, payer.id)),
-    );
+    const owner = await businessOwner(t, desk);
+    const payer = await memberWithRole(t, owner.client, "payer");
+    const earlier = await memberWithRole(t, owner.client, "payer");
+    const payers = created(await payer.client.post("account/ratealerts", above("USD", "CHF", "0.9")));
+    const owners = created(await owner.client.post("account/ratealerts", above("USD", "CHF", "0.9")));
+    const left = created(await earlier.client.post("account/ratealerts", above("USD", "CHF", "0.9")));
+    expectStatus(await owner.client.delete(`account/users/${payer.id}`), 200);
+    const listed = await owner.client.get("account/ratealerts");
+    expectStatus(listed, 200);
+    expect(listed.json.body.items.map((a: { id: number }) => a.id)).toEqual([left.id, owners.id]);
+    expect(await alertRow(payers.id)).toBeUndefined();
+    const [removal] = await t.db.select().from(auditLog).where(eq(auditLog.action, "account-users.remove"))
+      .orderBy(desc(auditLog.id)).limit(1);
+    expect(removal.before).toMatchObject({
+      user_id: payer.id,
+      rate_alerts: [{ id: payers.id, sell_currency: "USD", buy_currency: "CHF", target_rate: "0.9" }],
+    });
+    // Someone who left before alerts went with them: their alert watches for nobody and does not fire.
+    await t.db.delete(accountMembers).where(eq(accountMembers.userId, earlier.id));
     // 1 USD = 0.801732 CHF now (1 EUR = 0.926 CHF = 1.155 USD); 1 EUR = 1.05 CHF makes it 0.909091,
     // past 0.9 (a move of more than 10 %, so confirmed).
     const res = await desk.client.put("console/rates", {
@@ -243,13 +252,11 @@ describe("the check of a rate change", () => {
     });
     expectStatus(res, 200);
     await runner.drain();
-    expect((await alertRow(payers.id)).firedRate).toBe("0.909091");
     expect((await alertRow(owners.id)).firedRate).toBe("0.909091");
+    expect((await alertRow(left.id)).firedAt).toBeNull();
     expect(await firedNotices(payer.id)).toEqual([]);
-    expect((await firedNotices(account.owner.id)).map((n) => n.title)).toEqual([
-      "Rate alert: 1 USD = 0.909091 CHF",
-      "Rate alert: 1 USD = 0.909091 CHF",
-    ]);
+    expect(await firedNotices(earlier.id)).toEqual([]);
+    expect((await firedNotices(owner.id)).map((n) => n.title)).toEqual(["Rate alert: 1 USD = 0.909091 CHF"]);
   });
 
   test("is queued with the rates it checks, once per rate table, and not for a change that was refused", async () => {

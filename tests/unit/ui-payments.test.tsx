@@ -315,7 +315,13 @@ describe("a payment's page", () => {
     render(<PendingPayment accountRef="P1" actingFor={null} payment={payment()} />);
     fireEvent.click(screen.getByRole("button", { name: "Reject…" }));
     fireEvent.click(screen.getByRole("button", { name: "Reject the payment" }));
-    expect(screen.getAllByText("Say why you reject it.").length).toBeGreaterThan(0);
+    // Said once, next to the field, not again in an alert above the buttons.
+    expect(screen.getAllByText("Say why you reject it.")).toHaveLength(1);
+    const field = screen.getByLabelText("Why do you reject it?");
+    expect(field.getAttribute("aria-invalid")).toBe("true");
+    expect(document.getElementById(field.getAttribute("aria-describedby")!.split(" ").at(-1)!)?.textContent).toBe(
+      "Say why you reject it.",
+    );
     expect(calls).toHaveLength(0);
     fireEvent.change(screen.getByLabelText("Why do you reject it?"), { target: { value: "Wrong invoice" } });
     fireEvent.click(screen.getByRole("button", { name: "Reject the payment" }));
@@ -324,6 +330,18 @@ describe("a payment's page", () => {
     expect(sent.query).toEqual({ id: "5" });
     expect(sent.body).toEqual({ reason: "Wrong invoice" });
     expect(await screen.findByText("Reason: Wrong invoice")).toBeTruthy();
+  });
+
+  test("a reason the server refuses is said once, next to the field", async () => {
+    const tooLong = "The reason has at most 500 characters.";
+    fakeApi(() => [422, { error: tooLong, fields: { reason: tooLong } }]);
+    render(<PendingPayment accountRef="P1" actingFor={null} payment={payment()} />);
+    fireEvent.click(screen.getByRole("button", { name: "Reject…" }));
+    fireEvent.change(screen.getByLabelText("Why do you reject it?"), { target: { value: "Wrong invoice" } });
+    fireEvent.click(screen.getByRole("button", { name: "Reject the payment" }));
+    await settle();
+    expect(await screen.findByText(tooLong)).toBeTruthy();
+    expect(screen.getAllByText(tooLong)).toHaveLength(1);
   });
 });
 
