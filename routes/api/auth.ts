@@ -39,7 +39,7 @@ function deps(c: Context<AppEnv>): SignInDeps {
 }
 
 /** Cookies are Secure outside development and tests, as the session's are. */
-const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === "production";
+export const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === "production";
 
 /** Where an attempt comes from: the address, and whom this browser passed the second factor for. */
 async function originOf(c: Context<AppEnv>): Promise<Origin> {
