@@ -90,7 +90,7 @@ route(auth, calls.validateEmail, async (c, { body }) => {
   const userId = await validateEmail(
     deps(c),
     body.token,
-    signedIn ? { userId: signedIn.id } : { address: clientAddress(c), registered: registration?.userId ?? null },
+    signedIn ? { userId: signedIn.id } : { address: clientAddress(c), registration },
   );
   // Opening the emailed link, or typing its code, proves control of the mailbox, as an emailed
   // second-factor code would: in the browser that registered this user (or signed in as them), it
