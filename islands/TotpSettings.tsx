@@ -32,7 +32,8 @@ function proofOf(data: FormData): Proof | null {
 /**
  * The authenticator app setting. Off: "Set up" asks for the password, then for a new key (POST
  * account/totp/setup {password}), shown as a QR code (an SVG the server drew), as text and as an
- * otpauth:// link, then the app's code turns it on (POST account/totp/enable {secret, code}). On: "Turn
+ * otpauth:// link, then the app's code turns it on (POST account/totp/enable {code}: the server remembers
+ * the key it gave this browser, decision 072). On: "Turn
  * off" asks for the password or a current code from the app (DELETE account/totp {password} or
  * {code}).
  */
@@ -72,7 +73,7 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   async function confirm(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!newKey) return;
-    const body = { secret: newKey.secret, code: codeOf(new FormData(event.currentTarget)) };
+    const body = { code: codeOf(new FormData(event.currentTarget)) };
     const result = await enable.submit({ body });
     if (!result.ok) return;
     rememberUser(result.answer);

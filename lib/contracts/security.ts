@@ -48,11 +48,11 @@ export const startAuthenticator = defineCall({
 export const enableAuthenticator = defineCall({
   method: "POST",
   path: "/account/totp/enable",
-  summary: "Turns the authenticator on with its key and a first code; a wrong code is a 422 naming `code`.",
+  summary: "Turns the authenticator on with a first code from the key that setup gave this browser in the last " +
+    "10 minutes (the server remembers it: the client never names a key). A wrong code, or no setup lately, is a " +
+    "422 naming `code`.",
   guards: SIGNED_IN,
   body: z.object({
-    secret: text({ label: "The key", max: 64, missing: "The key is not valid.", wrong: "The key is not valid." })
-      .regex(/^[A-Z2-7 ]{16,64}$/i, { error: "The key is not valid." }),
     code: text({
       label: "The code from your app",
       max: 20,

@@ -39,7 +39,7 @@ function deps(c: Context<AppEnv>): SignInDeps {
 }
 
 /** Cookies are Secure outside development and tests, as the session's are. */
-const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === "production";
+export const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === "production";
 
 /** Where an attempt comes from: the address, and whom this browser passed the second factor for. */
 async function originOf(c: Context<AppEnv>): Promise<Origin> {
@@ -90,7 +90,7 @@ route(auth, calls.validateEmail, async (c, { body }) => {
   const userId = await validateEmail(
     deps(c),
     body.token,
-    signedIn ? { userId: signedIn.id } : { address: clientAddress(c), registered: registration?.userId ?? null },
+    signedIn ? { userId: signedIn.id } : { address: clientAddress(c), registration },
   );
   // Opening the emailed link, or typing its code, proves control of the mailbox, as an emailed
   // second-factor code would: in the browser that registered this user (or signed in as them), it

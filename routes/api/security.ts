@@ -2,15 +2,18 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/security.ts";
 import { disableAuthenticator, enableAuthenticator, newAuthenticatorKey } from "../../server/auth/authenticator.ts";
+import { forgetKeyBeingSetUp, keyBeingSetUp, rememberKeyBeingSetUp } from "../../server/auth/authenticator-setup.ts";
 import { confirmItIsYou } from "../../server/auth/it-is-you.ts";
 import { changePassword } from "../../server/auth/password-change.ts";
 import { sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
+import { secureCookies } from "./auth.ts";
 
 /**
  * The password, changed with the current one (the other sessions end). The authenticator app (TOTP): enrol with a key and a first code, or turn it off; setting up and
- * turning off first ask for the password or a current code (decision 023).
+ * turning off first ask for the password or a current code (decision 023), and turning on takes a
+ * code for the key setup handed to this browser, never a key from the client (decision 072).
  */
 
 export const security = new Hono<AppEnv>();
@@ -37,18 +40,27 @@ route(security, calls.changePassword, async (c, { body }) => {
 });
 
 route(security, calls.startAuthenticator, async (c, { body }) => {
-  await confirmItIsYou(itIsYouDeps(c), c.get("user")!.id, body);
-  return await newAuthenticatorKey(c.get("user")!.username);
+  const user = c.get("user")!;
+  await confirmItIsYou(itIsYouDeps(c), user.id, body);
+  const { key, ...answer } = await newAuthenticatorKey(user.username);
+  // The key the next code must come from: enabling never takes one from the client (decision 072).
+  const { secretBox, now } = c.get("services");
+  await rememberKeyBeingSetUp(c, secretBox, { userId: user.id, key }, { now: now(), secure: secureCookies(c) });
+  return answer;
 });
 
 route(security, calls.enableAuthenticator, async (c, { body }) => {
   const { secretBox, now } = c.get("services");
-  await enableAuthenticator({ db: c.get("db"), secretBox, now }, c.get("user")!.id, body);
+  const userId = c.get("user")!.id;
+  const key = await keyBeingSetUp(c, secretBox, userId, now());
+  await enableAuthenticator({ db: c.get("db"), secretBox, now }, userId, key, body);
+  forgetKeyBeingSetUp(c);
   return await summary(c);
 });
 
 route(security, calls.disableAuthenticator, async (c, { body }) => {
   await confirmItIsYou(itIsYouDeps(c), c.get("user")!.id, body);
   await disableAuthenticator(c.get("db"), c.get("user")!.id);
+  forgetKeyBeingSetUp(c);
   return await summary(c);
 });

@@ -2,7 +2,7 @@ import QRCode from "qrcode";
 import type { Database } from "../../db/client.ts";
 import { InvalidInput } from "../errors.ts";
 import type { SecretBox } from "./encryption.ts";
-import { newTotpKey, totpKeyFromText, totpKeyText, totpUri, verifyTotp } from "./totp.ts";
+import { newTotpKey, totpKeyText, totpUri, verifyTotp } from "./totp.ts";
 import { advanceTotpStep, setAuthenticatorKey, type UserRow } from "./users.ts";
 
 /** The authenticator app (TOTP, RFC 6238): enrolling, turning it off, and checking its codes. */
@@ -15,7 +15,7 @@ import { advanceTotpStep, setAuthenticatorKey, type UserRow } from "./users.ts";
  */
 export async function newAuthenticatorKey(
   username: string,
-): Promise<{ secret: string; uri: string; qr_code_svg: string }> {
+): Promise<{ key: Uint8Array; secret: string; uri: string; qr_code_svg: string }> {
   const key = newTotpKey();
   const uri = totpUri("Portal", username, key);
   const qr_code_svg = await QRCode.toString(uri, {
@@ -24,20 +24,26 @@ export async function newAuthenticatorKey(
     errorCorrectionLevel: "M",
     color: { dark: "#000000", light: "#ffffff" },
   });
-  return { secret: totpKeyText(key), uri, qr_code_svg };
+  return { key, secret: totpKeyText(key), uri, qr_code_svg };
 }
 
+/** Enabling without a key handed out at setup to this browser in the last 10 minutes (decision 072). */
+export const SETUP_AGAIN = "This setup has expired: cancel and set up the app again.";
+
 /**
- * Turns the authenticator on with its key and a first code from it. A wrong code is a 422 naming
- * the code, not a 401: a mistyped code while enrolling is not a failed sign-in and must not sign the
- * user out.
+ * Turns the authenticator on with the key handed out at setup (`key`, remembered by the server:
+ * null when this browser was given none lately) and a first code from it. The client never names
+ * the key: a key of its own choosing would let someone at an unattended session skip the password
+ * (decisions 023, 072). A wrong code is a 422 naming the code, not a 401: a mistyped code while
+ * enrolling is not a failed sign-in and must not sign the user out.
  */
 export async function enableAuthenticator(
   deps: { db: Database; secretBox: SecretBox; now: () => number },
   userId: number,
-  input: { secret: string; code: string },
+  key: Uint8Array | null,
+  input: { code: string },
 ): Promise<void> {
-  const key = totpKeyFromText(input.secret);
+  if (!key) throw new InvalidInput(SETUP_AGAIN, "code");
   const step = verifyTotp(key, input.code, deps.now(), null);
   if (step === null) throw new InvalidInput("That code does not match: check the time on your device.", "code");
   const sealed = await deps.secretBox.seal(new Uint8Array(key));

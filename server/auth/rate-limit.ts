@@ -27,6 +27,17 @@ export const FAILURES_PER_SOURCE: Limit = { max: 5, windowMs: 15 * MINUTE, block
 export const FAILURES_PER_ACCOUNT: Limit = { max: 50, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
 /** Tokens typed on /verify: wrong ones count against the signed-in user, or the address. */
 export const TOKEN_FAILURES: Limit = FAILURES_PER_SOURCE;
+/**
+ * Wrong tries at one validation code, from anywhere (decision 072): the third retires the code, and
+ * the customer asks for a new one (which starts the count again). Over the code's 24 hours.
+ */
+export const CODE_FAILURES: Limit = { max: 3, windowMs: 24 * 60 * MINUTE, blockMs: 24 * 60 * MINUTE };
+/**
+ * Wrong validation codes for one user in a day, from anywhere and across new codes (decision 072):
+ * at 10, codes are refused for a day (the emailed link still works). A guesser with many addresses
+ * and the `registration` cookie has at most 10 tries a day at a one-in-a-million code.
+ */
+export const CODE_FAILURES_PER_DAY: Limit = { max: 10, windowMs: 24 * 60 * MINUTE, blockMs: 24 * 60 * MINUTE };
 /** Registrations from one address. */
 export const REGISTRATIONS_PER_ADDRESS: Limit = { max: 10, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
 /** Password-reset requests from one address, and for one account. */

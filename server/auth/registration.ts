@@ -5,12 +5,19 @@ import { partners } from "../../db/schema-partners.ts";
 import { recordAssignment } from "../partners/assignments.ts";
 import type { register } from "../../lib/contracts/auth.ts";
 import { afterAnswer } from "../background.ts";
-import { Conflict, Unauthenticated } from "../errors.ts";
+import { TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
+import { Conflict, InvalidInput, TooMany, Unauthenticated } from "../errors.ts";
 import { emailValidation, registrationAttempt } from "../mail/index.ts";
-import { checkWithinLimit, spendWithinLimit, wrongCode } from "./attempts.ts";
+import { spendWithinLimit, wrongCode } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
-import { REGISTRATIONS_PER_ADDRESS, RESENDS_PER_USER, TOKEN_FAILURES } from "./rate-limit.ts";
+import {
+  CODE_FAILURES,
+  CODE_FAILURES_PER_DAY,
+  REGISTRATIONS_PER_ADDRESS,
+  RESENDS_PER_USER,
+  TOKEN_FAILURES,
+} from "./rate-limit.ts";
 import type { Registration } from "./registration-cookie.ts";
 import { findUser, findUserByUsername, markValidated, type UserRow } from "./users.ts";
 
@@ -22,6 +29,8 @@ import { findUser, findUserByUsername, markValidated, type UserRow } from "./use
  */
 async function sendValidation(deps: SignInDeps, user: Pick<UserRow, "id" | "username">): Promise<void> {
   const { token, code } = await deps.verifications.issueLinkAndCode(user.id);
+  // A new code has every try again (decision 072); the day's count of wrong ones stays.
+  await deps.limiter.clear(codeKey(`user:${user.id}`));
   const link = `${deps.publicUrl}/verify?token=${encodeURIComponent(token)}`;
   await deps.mailer.send({
     to: user.username,
@@ -69,6 +78,9 @@ export async function registerCustomer(
     // Registered by someone else between the lookup and the insert: the same as existing.
     const owner = existing ?? await findUserByUsername(deps.db, input.email);
     if (owner) afterAnswer("registration attempt notice", () => tellOwnerOfAttempt(deps, owner));
+    // As a new registration's, this one's code counts start afresh (decision 072): after the answer,
+    // as the new one's validation email.
+    afterAnswer("registration code counts", () => forgetCodeFailures(deps, `email:${input.email}`));
   }
   return { email: input.email, userId: created?.id ?? null };
 }
@@ -133,6 +145,8 @@ export async function resendForRegistration(deps: SignInDeps, registration: Regi
   }
   const owner = await findUserByUsername(deps.db, registration.email);
   if (owner) afterAnswer("registration attempt notice", () => tellOwnerOfAttempt(deps, owner));
+  // The "new code" of a registration that names nobody: its tries start again, as a new code's do.
+  afterAnswer("registration code counts", () => deps.limiter.clear(codeKey(`email:${registration.email}`)));
 }
 
 /** Emails a new validation link to a user who has not confirmed their address yet. */
@@ -147,39 +161,88 @@ export async function resendValidation(deps: SignInDeps, userId: number): Promis
 /** Six digits, spaces allowed ("123 456"): the emailed code, not a link's token. */
 const SHORT_CODE = /^\d{6}$/;
 
+/** Whose validation code is typed: `user:<id>`, or `email:<address>` for a registration that names nobody. */
+type CodeOwner = `user:${number}` | `email:${string}`;
+/** Wrong tries at the current code (CODE_FAILURES), cleared when a new code is issued. */
+const codeKey = (owner: CodeOwner) => `validate-code:${owner}`;
+/** Wrong codes of the day (CODE_FAILURES_PER_DAY), across new codes. */
+const codesOfTheDayKey = (owner: CodeOwner) => `validate-codes:${owner}`;
+
+/** Forgets both counts of codes (after a success, or for a new registration that names nobody). */
+async function forgetCodeFailures(deps: SignInDeps, owner: CodeOwner): Promise<void> {
+  await deps.limiter.clear(codeKey(owner));
+  await deps.limiter.clear(codesOfTheDayKey(owner));
+}
+
 /**
  * Confirms an email address with its emailed link token or 6-digit code and answers whose it is.
  * A code is checked only for the user it can belong to: the signed-in one, or the one this
- * browser registered (`registered`); a registration of an address that had an account names
+ * browser registered (`registration`); a registration of an address that had an account names
  * nobody, so its code is never right, as an unknown one. Wrong ones count against the signed-in
  * user when there is one, else against the address they come from, and are refused on the page
  * with the tries left (decision 039). Using the link retires the code, and the code the link.
+ *
+ * A code is also limited for its user from anywhere (decision 072): the `registration` cookie works
+ * from any address, so a limit per address alone gave each new address fresh guesses. The third
+ * wrong try retires the code (the customer asks for a new one), and 10 wrong codes in a day stop
+ * codes for a day; the link, unguessable, is not limited so. A registration that names nobody
+ * is counted the same way under its address, so that both answer alike (decision 023).
  */
 export async function validateEmail(
   deps: SignInDeps,
   typed: string,
-  from: { userId: number } | { address: string; registered: number | null },
+  from: { userId: number } | { address: string; registration: Registration | null },
 ): Promise<number> {
   const key = "userId" in from ? `validate:user:${from.userId}` : `validate:address:${from.address}`;
   const code = typed.replace(/\s+/g, "");
   const isCode = SHORT_CODE.test(code);
-  const owner = "userId" in from ? from.userId : from.registered;
-  const userId = await checkWithinLimit(
-    deps.limiter,
-    key,
-    TOKEN_FAILURES,
-    async () => {
-      if (!isCode) return await deps.verifications.consume("email-validation", typed);
-      // Nobody to check for: the same look-up for no user (ids start at 1), so that the answer
-      // takes the same time as for a new registration's wrong code (decision 023).
-      return await deps.verifications.consume("email-validation-code", code, owner ?? 0);
-    },
-    (left) => wrongCode("token", left, isCode ? "That code is not right." : EXPIRED_LINK),
-  );
+  const owner = "userId" in from ? from.userId : from.registration?.userId ?? null;
+  const whose: CodeOwner | null = "userId" in from
+    ? `user:${from.userId}`
+    : from.registration
+    ? (from.registration.userId ? `user:${from.registration.userId}` : `email:${from.registration.email}`)
+    : null;
+
+  const claimed = await deps.limiter.attempt(key, TOKEN_FAILURES);
+  if (!claimed.allowed) throw new TooMany(TOO_MANY_ATTEMPTS);
+  let left = claimed.left;
+  let codeLeft: number | null = null;
+  let dayLeft: number | null = null;
+  if (isCode && whose) {
+    const day = await deps.limiter.attempt(codesOfTheDayKey(whose), CODE_FAILURES_PER_DAY);
+    if (!day.allowed) throw new TooMany(CODES_PAUSED);
+    const current = await deps.limiter.attempt(codeKey(whose), CODE_FAILURES);
+    if (!current.allowed) throw new InvalidInput(CODE_RETIRED, "token");
+    codeLeft = current.left;
+    dayLeft = day.left;
+    left = Math.min(left, current.left);
+  }
+
+  const userId = isCode
+    // Nobody to check for: the same look-up for no user (ids start at 1), so that the answer
+    // takes the same time as for a new registration's wrong code (decision 023).
+    ? await deps.verifications.consume("email-validation-code", code, owner ?? 0)
+    : await deps.verifications.consume("email-validation", typed);
+  if (userId === null) {
+    if (dayLeft === 0) throw new InvalidInput(CODES_PAUSED, "token");
+    if (codeLeft === 0) {
+      // For nobody too (ids start at 1): the same statement, so that both answers take the same work.
+      await deps.verifications.retire(owner ?? 0, ["email-validation-code"]);
+      throw new InvalidInput(CODE_RETIRED, "token");
+    }
+    throw wrongCode("token", left, isCode ? "That code is not right." : EXPIRED_LINK);
+  }
+  await deps.limiter.clear(key);
+  await forgetCodeFailures(deps, `user:${userId}`);
   await deps.verifications.retire(userId, ["email-validation", "email-validation-code"]);
   await markValidated(deps.db, userId);
   return userId;
 }
+
+/** A validation code typed wrong too many times (decision 072): retired, a new one is needed. */
+export const CODE_RETIRED = "That code no longer works after too many wrong tries: ask for a new one.";
+/** Too many wrong validation codes in a day (decision 072): the link in the email still works. */
+export const CODES_PAUSED = "Too many wrong codes today: open the link in the email, or try a code again tomorrow.";
 
 /** A validation link that no longer works. */
 export const EXPIRED_LINK = "This link has expired or was already used: ask for a new one.";

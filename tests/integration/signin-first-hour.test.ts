@@ -115,7 +115,8 @@ describe("the validation email's 6-digit code", () => {
     expect(validated.json.redirect).toBe("/register-personal");
 
     // Single use: the code again, and the link it came with, are refused.
-    expectRefusedWithTriesLeft(await browser.post("validation/validate", { token: code }), WRONG_CODE, 4);
+    // A code has 3 tries before it is retired (decision 072): 2 are left after this one.
+    expectRefusedWithTriesLeft(await browser.post("validation/validate", { token: code }), WRONG_CODE, 2);
     expectRefusedWithTriesLeft(await new TestClient(app).post("validation/validate", { token }), LINK_USED, 4);
   });
 
@@ -124,7 +125,7 @@ describe("the validation email's 6-digit code", () => {
     expectRefusedWithTriesLeft(
       await unverified.client.post("validation/validate", { token: otherCode(code) }),
       WRONG_CODE,
-      4,
+      2,
     );
     const validated = await unverified.client.post("validation/validate", { token: code });
     expectStatus(validated, 200);
@@ -142,7 +143,7 @@ describe("the validation email's 6-digit code", () => {
     const code = await emailedValidationCode(app.db, unverified.email);
     const { token } = await emailedToken(app.db, unverified.email, "email-validation");
     expectStatus(await new TestClient(app).post("validation/validate", { token }), 200);
-    expectRefusedWithTriesLeft(await unverified.client.post("validation/validate", { token: code }), WRONG_CODE, 4);
+    expectRefusedWithTriesLeft(await unverified.client.post("validation/validate", { token: code }), WRONG_CODE, 2);
   });
 
   test("a new email replaces the code: the old one stops working", async ({ app, unverified }) => {
@@ -150,7 +151,7 @@ describe("the validation email's 6-digit code", () => {
     expectStatus(await unverified.client.post("validation/resend"), 200);
     const second = await emailedValidationCode(app.db, unverified.email);
     if (first !== second) {
-      expectRefusedWithTriesLeft(await unverified.client.post("validation/validate", { token: first }), WRONG_CODE, 4);
+      expectRefusedWithTriesLeft(await unverified.client.post("validation/validate", { token: first }), WRONG_CODE, 2);
     }
     expectStatus(await unverified.client.post("validation/validate", { token: second }), 200);
   });
@@ -166,7 +167,7 @@ describe("the validation email's 6-digit code", () => {
     app.clock.advance(2);
     // The session has been idle for a day: a login first, which does not send a new validation email.
     expectStatus(await late.client.post("auth/login", { email: late.email, password: late.password }), 200);
-    expectRefusedWithTriesLeft(await late.client.post("validation/validate", { token: lateCode }), WRONG_CODE, 4);
+    expectRefusedWithTriesLeft(await late.client.post("validation/validate", { token: lateCode }), WRONG_CODE, 2);
   });
 
   test("/verify says where the email went once, and asks for the code", async ({ unverified }) => {

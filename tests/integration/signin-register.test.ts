@@ -4,6 +4,7 @@ import { attributions, emails, users } from "../../db/schema.ts";
 import {
   type ClientResponse,
   emailedToken,
+  emailedValidationCode,
   expectRefusedWithTriesLeft,
   expectStatus,
   HOUR,
@@ -380,5 +381,106 @@ describe("wrong validation tokens", () => {
     expectStatus(await customer.client.post("validation/validate", { token }), 429);
     app.clock.advance(15 * 60 * 1000);
     expectStatus(await customer.client.post("validation/validate", { token }), 200);
+  });
+});
+
+/**
+ * The validation email's 6-digit code, guessed from many addresses with the `registration` cookie
+ * (security review, finding 4; decision 072): each new address used to get 5 fresh guesses at a
+ * code that lives 24 hours and, right, signs the browser in past the second factor.
+ */
+describe("the validation code, guessed from many addresses", () => {
+  const RETIRED = "That code no longer works after too many wrong tries: ask for a new one.";
+  const PAUSED = "Too many wrong codes today: open the link in the email, or try a code again tomorrow.";
+
+  /** A 6-digit code that is not this one. */
+  const otherCode = (code: string, i = 0) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, "0");
+  /** The registering browser's cookie, sent from a new address each time. */
+  const elsewhere = (browser: TestClient) => browser.clone({ address: undefined });
+
+  async function register(app: SigninApp, email: string) {
+    const browser = new TestClient(app);
+    expectStatus(await browser.post("auth/register", { email, password: PASSWORD, type: "Personal" }), 200);
+    return browser;
+  }
+
+  test("the third wrong try retires the code: the right one is then refused; a new code works", async ({ app }) => {
+    const email = uniqueEmail("guessed");
+    const browser = await register(app, email);
+    const code = await emailedValidationCode(app.db, email);
+
+    expectRefusedWithTriesLeft(
+      await elsewhere(browser).post("validation/validate", { token: otherCode(code, 0) }),
+      "That code is not right.",
+      2,
+    );
+    expectRefusedWithTriesLeft(
+      await elsewhere(browser).post("validation/validate", { token: otherCode(code, 1) }),
+      "That code is not right.",
+      1,
+    );
+    const third = await elsewhere(browser).post("validation/validate", { token: otherCode(code, 2) });
+    expectStatus(third, 422);
+    expect(third.json.fields).toEqual({ token: RETIRED });
+    // The right code, from yet another address or from the browser itself: retired.
+    for (const client of [elsewhere(browser), browser]) {
+      const right = await client.post("validation/validate", { token: code });
+      expectStatus(right, 422);
+      expect(right.json.fields).toEqual({ token: RETIRED });
+    }
+    expectStatus(await browser.get("account/whoami"), 401);
+
+    // The customer asks for a new one: it has its tries again, and works.
+    expectStatus(await browser.post("validation/resend"), 200);
+    const fresh = await emailedValidationCode(app.db, email);
+    expectRefusedWithTriesLeft(
+      await browser.post("validation/validate", { token: otherCode(fresh) }),
+      "That code is not right.",
+      2,
+    );
+    const validated = await browser.post("validation/validate", { token: fresh });
+    expectStatus(validated, 200);
+    expect(validated.json.body).toMatchObject({ validated: true, secondFactor: true });
+  });
+
+  test("10 wrong codes in a day, across new codes, stop codes for a day; the emailed link still works", async ({ app }) => {
+    const email = uniqueEmail("hammered");
+    const browser = await register(app, email);
+    for (let i = 0; i < 9; i++) {
+      if (i > 0 && i % 3 === 0) expectStatus(await browser.post("validation/resend"), 200);
+      const code = await emailedValidationCode(app.db, email);
+      expectStatus(await elsewhere(browser).post("validation/validate", { token: otherCode(code) }), 422);
+    }
+    expectStatus(await browser.post("validation/resend"), 200);
+    const code = await emailedValidationCode(app.db, email);
+    const tenth = await elsewhere(browser).post("validation/validate", { token: otherCode(code) });
+    expectStatus(tenth, 422);
+    expect(tenth.json.fields).toEqual({ token: PAUSED });
+    // Even the right code, even signed in with the password.
+    const right = await elsewhere(browser).post("validation/validate", { token: code });
+    expectStatus(right, 429);
+    expect(right.json.error).toBe(PAUSED);
+    const signedIn = new TestClient(app);
+    expectStatus(await signedIn.post("auth/login", { email, password: PASSWORD }), 200);
+    expectStatus(await signedIn.post("validation/validate", { token: code }), 429);
+
+    const { token } = await emailedToken(app.db, email, "email-validation");
+    expectStatus(await browser.post("validation/validate", { token }), 200);
+  });
+
+  test("a registration of an address that has an account is answered alike, guess for guess", async ({ app, customer: owner }) => {
+    const fresh = await register(app, uniqueEmail("alike"));
+    const taken = await register(app, owner.email);
+    const answers = async (browser: TestClient) => {
+      const seen = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await elsewhere(browser).post("validation/validate", { token: String(200000 + i) });
+        seen.push([res.status, res.json.error]);
+      }
+      return seen;
+    };
+    const forFresh = await answers(fresh);
+    expect(forFresh.at(-1)).toEqual([422, RETIRED]);
+    expect(await answers(taken)).toEqual(forFresh);
   });
 });

@@ -95,7 +95,8 @@ describe("TotpSettings", () => {
     fireEvent.click(screen.getByRole("button", { name: "Turn on" }));
     expect(await screen.findByText("Authenticator app is on.", { selector: "[role=status]" })).toBeTruthy();
     const enable = calls.find((c) => c.url === "/api/account/totp/enable")!;
-    expect(enable.body).toEqual({ secret: SECRET, code: "654321" });
+    // Only the code: the server remembers the key it gave (decision 072).
+    expect(enable.body).toEqual({ code: "654321" });
     expect(enable.headers.get(IDEMPOTENCY_HEADER)).toMatch(/^[0-9a-f-]{36}$/);
     expect(screen.getByRole("button", { name: "Turn off" })).toBeTruthy();
     expect(userStore.get()).toEqual(alice);
