@@ -5,3 +5,11 @@
  */
 export const NOT_ON_BEHALF =
   "Administrators acting on behalf of a customer cannot approve or reject their payments: approval is between the customer's own people.";
+
+/**
+ * Why an administrator acting on behalf may not change the approval rule: the rule decides which
+ * payments wait for the customer's own approvers, so changing it would decide approvals by another
+ * way (an issue found by an exploratory check: turn the rule off, pay, turn it back on).
+ */
+export const RULE_NOT_ON_BEHALF =
+  "Administrators acting on behalf of a customer cannot change the approval rule: which payments need approval is for the customer's own owners and admins to decide.";

@@ -19,6 +19,7 @@ import {
 } from "../islands.ts";
 import { PageTitle, SignOut } from "../layouts/parts.tsx";
 import { momentInUtc } from "../../lib/moment.ts";
+import { RULE_NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
 
 /** Account users, linked accounts and invitations (decision 028): each page loads what it shows. */
 
@@ -40,7 +41,9 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
   const db = c.get("db");
   const manages = may(role, "users.manage");
   const business = accountType === "Business";
-  const setsRule = may(role, "approvals.manage");
+  // An administrator on behalf sees the rule but does not change it (RULE_NOT_ON_BEHALF).
+  const ruleOnBehalf = !!c.get("onBehalf") && may(role, "approvals.manage");
+  const setsRule = may(role, "approvals.manage") && !ruleOnBehalf;
   const [users, invitations, rule, balances] = await Promise.all([
     listAccountUsers(db, accountId, customer.id),
     manages && business ? listInvitations(db, accountId, now(c)) : Promise.resolve([]),
@@ -75,6 +78,7 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
         // Maker-checker (issue 8): a personal account has nobody else to approve, so no rule.
         <section aria-labelledby="approval-rule-heading" className="card flex min-w-0 flex-col gap-3">
           <h2 id="approval-rule-heading" className="text-lg font-semibold">Approval of payments</h2>
+          {ruleOnBehalf && <p role="note">{RULE_NOT_ON_BEHALF}</p>}
           <ApprovalRule
             accountRef={accountRef}
             rule={rule}

@@ -14,7 +14,8 @@ import type { Database } from "../../db/client.ts";
 import { rowOf, rowsOf, type Tx } from "../../db/sql.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
-import { InvalidInput } from "../errors.ts";
+import { RULE_NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
+import { InvalidInput, Refused } from "../errors.ts";
 import { formatAmount, parseAmount } from "../money/amounts.ts";
 import { describe, isCurrency } from "../money/currencies.ts";
 import { MoneyError } from "../money/errors.ts";
@@ -131,6 +132,8 @@ export async function setApprovalRule(
   by: { userId: number; onBehalfAdminId: number | null },
   now: Date,
 ): Promise<void> {
+  // Approving or rejecting on behalf is refused (decision 030); so is changing what needs approval.
+  if (by.onBehalfAdminId !== null) throw new Refused(RULE_NOT_ON_BEHALF);
   const thresholds: Record<string, number> = {};
   for (const [code, amount] of Object.entries(input.thresholds)) {
     const field = `thresholds.${code}`;

@@ -5,6 +5,7 @@ import { accountMembers, auditLog } from "../../db/schema.ts";
 import { notifications, paymentEvents } from "../../db/schema-payments.ts";
 import { businessOwner, invitationToken, invite, joinAsNewPerson, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, anotherAdmin, completeOnboarding, expectStatus, uniqueEmail } from "../helpers/client.ts";
+import { RULE_NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
   addMember,
@@ -219,7 +220,7 @@ describe("the approval rule", () => {
     expect(rule.json.body.updated_by.name).toBe(listed);
   });
 
-  test("every change of the rule is audited: who changed it, on whose behalf, from what to what; a refused one is not", async () => {
+  test("every change of the rule is audited: who changed it, from what to what; a refused one is not", async () => {
     const owner = await businessOwner(t, admin);
     await memberWithRole(t, owner.client, "approver");
     // Its own administrator: the on-behalf test below reads all of `admin`'s calls as for its account.
@@ -231,12 +232,14 @@ describe("the approval rule", () => {
 
     await setRule(owner.client, { mode: "above", thresholds: { GBP: "1000" } });
     expectStatus(await owner.client.put("account/approvals", { mode: "above", thresholds: {} }), 422);
+    // An administrator on behalf may not change it at all (the refusal's own test is below).
     expectStatus(await staff.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
     try {
-      await setRule(staff.client, { mode: "all", new_recipient: true });
+      expectStatus(await staff.client.put("account/approvals", { mode: "none", thresholds: {} }), 403);
     } finally {
       expectStatus(await staff.client.delete("account/onbehalf"), 200);
     }
+    await setRule(owner.client, { mode: "all", new_recipient: true });
     expect(await changes()).toEqual([
       {
         actor: owner.id,
@@ -245,8 +248,8 @@ describe("the approval rule", () => {
         after: { mode: "above", thresholds: { GBP: "1000.00" }, new_recipient: false },
       },
       {
-        actor: staff.id,
-        subject: owner.id,
+        actor: owner.id,
+        subject: null,
         before: { mode: "above", thresholds: { GBP: "1000.00" }, new_recipient: false },
         after: { mode: "all", thresholds: {}, new_recipient: true },
       },
@@ -255,6 +258,29 @@ describe("the approval rule", () => {
     const trail = await staff.client.get(`console/audit?customer=${owner.id}`);
     expectStatus(trail, 200);
     expect(trail.json.body.filter((e: { action: string }) => e.action === "approval-rule.change")).toHaveLength(2);
+  });
+
+  test("an administrator acting on behalf cannot change the rule, so cannot turn approval off to pay", async () => {
+    const owner = await businessOwner(t, admin);
+    await memberWithRole(t, owner.client, "approver");
+    const staff = await anotherAdmin(t);
+    await setRule(owner.client, { mode: "all" });
+    expectStatus(await staff.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    try {
+      const refused = await staff.client.put("account/approvals", { mode: "none", thresholds: {} });
+      expectStatus(refused, 403);
+      expect(refused.json.error).toBe(RULE_NOT_ON_BEHALF);
+      // What the administrator sees on the account users page: the rule, and why they cannot change it.
+      const page = await staff.client.get("/account/users");
+      expectStatus(page, 200);
+      expect(page.text).toContain(RULE_NOT_ON_BEHALF.replaceAll("'", "&#x27;"));
+      expect(page.text).not.toContain('aria-label="Approval rule"');
+    } finally {
+      expectStatus(await staff.client.delete("account/onbehalf"), 200);
+    }
+    expect((await owner.client.get("account/approvals")).json.body.mode).toBe("all");
+    // The owner still sees the form.
+    expect((await owner.client.get("/account/users")).text).toContain('aria-label="Approval rule"');
   });
 
   test("thresholds are checked: a currency we hold, an amount in its digits, at least one for mode above", async () => {
