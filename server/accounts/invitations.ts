@@ -16,7 +16,7 @@ import { accountInvitation, accountInvitationWithdrawn, type Mailer, secondFacto
 import { markFundedOnJoining } from "../partners/funded.ts";
 import { peopleByIds, type Person } from "../payments/people.ts";
 import { type AccountActor, type AccountRefs, actedByWords, onBehalfWords } from "./members.ts";
-import { checkInvitedRole } from "./role-rules.ts";
+import { checkInvitedRole, checkRoleGivenOnBehalf } from "./role-rules.ts";
 
 /**
  * Invitations to an account (decision 028): an owner or admin invites an email address with a
@@ -94,6 +94,7 @@ export async function invite(
     throw new Refused("A personal account has one user: invitations are for business accounts.");
   }
   checkInvitedRole(actor.role, input.role);
+  checkRoleGivenOnBehalf(actor, input.role);
   const [member] = await deps.db.select({ id: users.id }).from(accountMembers)
     .innerJoin(users, eq(users.id, accountMembers.userId))
     .where(and(eq(accountMembers.accountId, account.accountId), eq(users.username, input.email)));

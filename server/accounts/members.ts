@@ -15,7 +15,7 @@ import {
   whoCanAct,
 } from "../payments/approval-rules.ts";
 import { peopleByIds } from "../payments/people.ts";
-import { checkRoleChange } from "./role-rules.ts";
+import { checkRoleChange, checkRoleGivenOnBehalf } from "./role-rules.ts";
 
 /** The users of an account and their roles (DESIGN.md section 4; decision 028). */
 
@@ -192,6 +192,7 @@ export async function changeRole(
   role: AccountRole,
   now: Date,
 ): Promise<AccountUser> {
+  checkRoleGivenOnBehalf(actor, role);
   const target = await deps.db.transaction(async (tx) => {
     const target = await checkedInTransaction(tx, account, actor, targetId, role);
     if (target.role === role) return null;

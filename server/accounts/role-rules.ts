@@ -1,4 +1,4 @@
-import type { AccountRole } from "../../lib/permissions.ts";
+import { type AccountRole, may } from "../../lib/permissions.ts";
 import { Conflict, Refused } from "../errors.ts";
 
 /**
@@ -41,4 +41,19 @@ export function checkRoleChange(change: {
 /** Only an owner invites an owner. */
 export function checkInvitedRole(actorRole: AccountRole, role: AccountRole): void {
   if (role === "owner" && actorRole !== "owner") throw new Refused("Only an owner can invite an owner.");
+}
+
+/**
+ * An administrator acting on behalf does not give anyone the right to approve payments (owner,
+ * admin or approver), by invitation or by a role change: approval is between the customer's own
+ * people (decision 030), and staff who could add an approver of their choosing could approve by
+ * another way (decision 073, amended). Other roles they may give, as they may prepare payments.
+ */
+export function checkRoleGivenOnBehalf(actor: { onBehalfAdminId: number | null }, role: AccountRole): void {
+  if (actor.onBehalfAdminId !== null && may(role, "payments.approve")) {
+    throw new Refused(
+      "Administrators acting on behalf of a customer cannot give anyone a role that approves payments: " +
+        "the customer's owners and admins do that themselves.",
+    );
+  }
 }

@@ -237,11 +237,32 @@ describe("an administrator acting on behalf of the owner", () => {
     const viewer = await memberWithRole(t, owner.client, "viewer");
     expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
     try {
-      expectStatus(await admin.client.put(`account/users/${viewer.id}`, { role: "approver" }), 200);
+      expectStatus(await admin.client.put(`account/users/${viewer.id}`, { role: "payer" }), 200);
     } finally {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
     expect(await latestAudit("account-users.role")).toMatchObject({ actorId: admin.id, subjectId: owner.id });
+  });
+
+  test("gives nobody a role that approves payments, by invitation or role change: the customer's own people do", async () => {
+    const owner = await businessOwner(t, admin);
+    const payer = await memberWithRole(t, owner.client, "payer");
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
+    try {
+      for (const role of ["approver", "admin", "owner"] as const) {
+        const promoted = await admin.client.put(`account/users/${payer.id}`, { role });
+        expectStatus(promoted, 403);
+        expect(promoted.json.error).toContain("cannot give anyone a role that approves payments");
+        expectStatus(await invite(admin.client, uniqueEmail(`staff-${role}`), role), 403);
+      }
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    const members = (await owner.client.get("account/users")).json.body as { id: number; role: string }[];
+    expect(members.find((m) => m.id === payer.id)?.role).toBe("payer");
+    expect((await owner.client.get("account/invitations")).json.body).toEqual([]);
+    // The owner themself still can.
+    expectStatus(await owner.client.put(`account/users/${payer.id}`, { role: "approver" }), 200);
   });
 
   test("an invitation made on the owner's behalf records the administrator who made it; the owner's own, nobody", async () => {
@@ -291,7 +312,7 @@ describe("an administrator acting on behalf of the owner", () => {
     expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: owner.id }), 200);
     let invitation;
     try {
-      expectStatus(await admin.client.put(`account/users/${viewer.id}`, { role: "admin" }), 200);
+      expectStatus(await admin.client.put(`account/users/${viewer.id}`, { role: "payer" }), 200);
       expect(await words(viewer.email)).toContain(`${ours} changed your role on the Portal account of`);
 
       invitation = await invite(admin.client, invitee, "payer");
