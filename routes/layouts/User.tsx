@@ -122,14 +122,18 @@ function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
       {
         /* On a phone too the header names the account (issue 8 item 5), on a line of its own under
           the logo and Sign out: beside them it was cut to "A…", and with several accounts nobody could
-          tell which one they were on. There the name wraps and the reference shows; from md up they
-          share the header's line, a long name ended by an ellipsis (the whole of it in the title). */
+          tell which one they were on. There the name wraps; from md up they share the header's line,
+          a long name ended by an ellipsis (the whole of it in the title). The reference always shows. */
       }
-      <span className="min-w-0 break-words text-neutral-600 md:truncate dark:text-neutral-400" title={account.name}>
-        <span className="font-semibold text-neutral-900 dark:text-neutral-100" data-account-name>
-          {account.name}
-        </span>
-        <span className="font-mono" data-account-ref>{` ${account.account_ref}`}</span>
+      <span
+        className="min-w-0 break-words font-semibold text-neutral-900 md:truncate dark:text-neutral-100"
+        title={account.name}
+        data-account-name
+      >
+        {account.name}
+      </span>
+      <span className="shrink-0 font-mono text-neutral-600 dark:text-neutral-400" data-account-ref>
+        {account.account_ref}
       </span>
       {account.several && (
         <a
@@ -201,7 +205,7 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
           /* Below md the account goes to a line of its own (CurrentAccountBadge): the group is
             dissolved there so that it can wrap under the rest, and the logo's margin keeps the rest right. */
         }
-        <div className="flex flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3">
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 md:flex-nowrap">
           <div className="mr-auto">
             <Logo />
           </div>
