@@ -7,7 +7,7 @@ import type { AccountRole } from "../../lib/permissions.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
 import { ACCOUNT_HEADER, ACCOUNT_PARAM } from "../../lib/api-types.ts";
-import { ApiError } from "../http/api.ts";
+import { ApiError, isApi } from "../http/api.ts";
 import { refuseIfRemoved } from "./removed.ts";
 
 /** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
@@ -140,8 +140,8 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
   // The page this call comes from shows another account: the person switched in another window.
   // Acting here would move the money of an account this page does not name. A download link names
   // the page's account in its address instead (decision 075): a file of another account would be
-  // saved from a page about this one.
-  const shown = [c.req.header(ACCOUNT_HEADER), c.req.query(ACCOUNT_PARAM)];
+  // saved from a page about this one. A page's own address is not a call's: it is not read there.
+  const shown = [c.req.header(ACCOUNT_HEADER), isApi(c) ? c.req.query(ACCOUNT_PARAM) : undefined];
   if (shown.some((ref) => ref && ref !== current.accountRef)) {
     throw new ApiError(
       409,

@@ -174,6 +174,10 @@ describe("a download link on a page of the account the person has since switched
     expect(own.headers.get("content-disposition")).toBe(
       `attachment; filename="transactions-${approver.accountRef}.csv"`,
     );
+    // A page's own address names no account: it shows the account worked on, whatever it says.
+    const page = await client.get(`/account/transactions?account_ref=${business.accountRef}`, FOLLOWED);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`data-current-account="${approver.accountRef}"`);
   });
 
   test("a statement's link brings the reports page back with the reason, never an error saved as the file", async () => {
