@@ -11,7 +11,7 @@ import { pendingQuery } from "./payments/pending-queries.ts";
 import { when } from "./payments/timeline.tsx";
 import { Alert } from "./ui/alert.tsx";
 import { Amount } from "./ui/amount.tsx";
-import { CELL, EmptyRow, MUTED, NUMBER, Table } from "./ui/table.tsx";
+import { CELL, EmptyRow, MUTED, NUMBER, PHONE_HIDDEN, PHONE_ONLY, Table } from "./ui/table.tsx";
 
 export interface PendingPaymentsProps {
   accountRef: string;
@@ -63,11 +63,14 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
         caption="Payments waiting for approval"
         busy={query.isFetching}
         columns={[
-          { label: "Prepared" },
-          { label: "By" },
+          // On a phone six columns do not fit (the table scrolled sideways, with no hint, and the
+          // debited amount and the buttons were off screen): the amounts, when and by whom go
+          // under the recipient, beside the buttons (decision 040, phone width).
+          { label: "Prepared", hiddenOnPhone: true },
+          { label: "By", hiddenOnPhone: true },
           { label: "To" },
-          { label: "They get", numeric: true },
-          { label: "Debited", numeric: true },
+          { label: "They get", numeric: true, hiddenOnPhone: true },
+          { label: "Debited", numeric: true, hiddenOnPhone: true },
           { label: "Actions", hidden: true },
         ]}
       >
@@ -75,13 +78,22 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
           ? <EmptyRow columns={6}>No payment is waiting for approval.</EmptyRow>
           : rows.map((p) => (
             <tr key={p.id} data-payment-id={p.id}>
-              <td className={CELL}>{when(p.created_at)}</td>
-              <td className={CELL}>{p.created_by.name}</td>
-              <td className={CELL}>{p.recipient.name}</td>
-              <td className={NUMBER}>
+              <td className={`${CELL} ${PHONE_HIDDEN}`}>{when(p.created_at)}</td>
+              <td className={`${CELL} ${PHONE_HIDDEN}`}>{p.created_by.name}</td>
+              <td className={CELL}>
+                {p.recipient.name}
+                <span className={PHONE_ONLY}>
+                  They get <Amount amount={p.buy_amount} currency={p.buy_currency} />
+                </span>
+                <span className={PHONE_ONLY} data-phone-debited>
+                  Debited <Amount amount={p.sell_amount} currency={p.sell_currency} />
+                </span>
+                <span className={`${PHONE_ONLY} ${MUTED}`}>{when(p.created_at)} by {p.created_by.name}</span>
+              </td>
+              <td className={`${NUMBER} ${PHONE_HIDDEN}`}>
                 <Amount amount={p.buy_amount} currency={p.buy_currency} />
               </td>
-              <td className={NUMBER}>
+              <td className={`${NUMBER} ${PHONE_HIDDEN}`}>
                 <Amount amount={p.sell_amount} currency={p.sell_currency} />
               </td>
               <td className={`${CELL} space-y-1`}>
@@ -111,7 +123,9 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
                     )
                     : null}
                 </div>
-                {p.actions.note && !shared ? <p className={`text-xs ${MUTED}`}>{p.actions.note}</p> : null}
+                {p.actions.note && !shared
+                  ? <p className={`text-xs max-sm:max-w-36 ${MUTED}`}>{p.actions.note}</p>
+                  : null}
               </td>
             </tr>
           ))}

@@ -1,6 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
+import { ACCOUNT_PARAM } from "../lib/api-types.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
+import { withQuery } from "./lib/query-string.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { statementKeys } from "./lib/query-keys.ts";
 import { useWrite } from "./lib/write.ts";
@@ -31,6 +33,14 @@ function firstOfMonth(today: string): string {
 
 const shortTime = (iso: string) => iso.slice(0, 16).replace("T", " ");
 
+/**
+ * A statement's file as this page links to it: naming the account the page shows, and followed
+ * rather than saved (no `download`: the file comes as an attachment), so that after a switch to
+ * another account in another window the page comes back saying so instead of saving the refusal
+ * as the file (decision 075).
+ */
+const fileLink = (file: string, accountRef: string) => withQuery(file, { [ACCOUNT_PARAM]: accountRef });
+
 /** A job's progress as a bar and the words beside it, polled until the job ends. */
 function Progress({ accountRef, jobId, onDone }: { accountRef: string; jobId: number; onDone: () => void }) {
   const query = useQuery({
@@ -55,8 +65,7 @@ function Progress({ accountRef, jobId, onDone }: { accountRef: string; jobId: nu
       <Alert tone="success" title="Your statement is ready" live>
         <a
           className="font-medium text-primary-700 underline dark:text-primary-300"
-          href={result.file}
-          download
+          href={fileLink(result.file, accountRef)}
           data-statement-download
         >
           Download the statement
@@ -120,8 +129,7 @@ function StatementList({ accountRef, initial }: { accountRef: string; initial: S
                 ? (
                   <a
                     className="break-all text-primary-700 underline sm:break-normal dark:text-primary-300"
-                    href={s.file_url}
-                    download
+                    href={fileLink(s.file_url, accountRef)}
                   >
                     Download {s.file_name}
                   </a>

@@ -50,3 +50,9 @@ export const IDEMPOTENCY_HEADER = "Idempotency-Key";
  * show (server/accounts/current.ts).
  */
 export const ACCOUNT_HEADER = "X-Account-Ref";
+
+/**
+ * The same account, named in the address of a download link (a link cannot send a header): the
+ * download calls take it as a query parameter and check it exactly as the header (decision 075).
+ */
+export const ACCOUNT_PARAM = "account_ref";

@@ -4,14 +4,16 @@ import { errorText } from "../lib/api.ts";
 import { notify } from "../lib/notification-store.ts";
 import { invitationKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
-import { CELL, ROW_HEADER } from "../ui/table.tsx";
+import { CELL, MUTED, PHONE_HIDDEN, PHONE_ONLY, ROW_HEADER } from "../ui/table.tsx";
 import { dayOf, type Invitation, revokeInvitation } from "./calls.ts";
 
+// On a phone the role, who invited and the link's last day go under the email, so that Withdraw is
+// on screen rather than past a sideways scroll (decision 040, phone width).
 export const INVITATION_COLUMNS = [
   { label: "Email" },
-  { label: "Role" },
-  { label: "Invited by" },
-  { label: "Link works until" },
+  { label: "Role", hiddenOnPhone: true },
+  { label: "Invited by", hiddenOnPhone: true },
+  { label: "Link works until", hiddenOnPhone: true },
   { label: "Actions", hidden: true },
 ];
 
@@ -39,10 +41,15 @@ export function InvitationRow({ accountRef, invitation, withdrawable }: {
   });
   return (
     <tr>
-      <th scope="row" className={`${ROW_HEADER} break-all`}>{invitation.email}</th>
-      <td className={CELL}>{invitation.role}</td>
-      <td className={CELL}>{invitation.invited_by}</td>
-      <td className={`${CELL} whitespace-nowrap`}>{dayOf(invitation.expires_at)}</td>
+      <th scope="row" className={`${ROW_HEADER} break-all`}>
+        {invitation.email}
+        <span className={`${PHONE_ONLY} ${MUTED} font-normal break-normal`}>
+          {invitation.role}, invited by {invitation.invited_by}; the link works until {dayOf(invitation.expires_at)}
+        </span>
+      </th>
+      <td className={`${CELL} ${PHONE_HIDDEN}`}>{invitation.role}</td>
+      <td className={`${CELL} ${PHONE_HIDDEN}`}>{invitation.invited_by}</td>
+      <td className={`${CELL} ${PHONE_HIDDEN} whitespace-nowrap`}>{dayOf(invitation.expires_at)}</td>
       <td className={`${CELL} text-right`}>
         {withdrawable
           ? (

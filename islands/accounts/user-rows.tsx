@@ -12,7 +12,7 @@ import { useWrite } from "../lib/write.ts";
 import { FormAlert } from "../ui/alert.tsx";
 import { SelectField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
-import { CELL, DetailRow, MUTED, ROW_HEADER } from "../ui/table.tsx";
+import { CELL, DetailRow, MUTED, PHONE_HIDDEN, PHONE_ONLY, ROW_HEADER } from "../ui/table.tsx";
 import { useForm } from "../ui/use-form.ts";
 import { errorText } from "../lib/api.ts";
 import {
@@ -24,11 +24,14 @@ import {
   type RoleChoice,
 } from "./calls.ts";
 
+// On a phone five columns do not fit: the table scrolled sideways, with no hint, and the buttons
+// were off screen. There the email, role and day go under the name, and the buttons stack
+// (decision 040, phone width).
 export const USER_COLUMNS = [
   { label: "Name" },
-  { label: "Email" },
-  { label: "Role" },
-  { label: "Joined" },
+  { label: "Email", hiddenOnPhone: true },
+  { label: "Role", hiddenOnPhone: true },
+  { label: "Joined", hiddenOnPhone: true },
   { label: "Actions", hidden: true },
 ];
 
@@ -147,14 +150,18 @@ export function UserRows({ accountRef, user, manageable, roles, opened, onOpen }
         <th scope="row" className={ROW_HEADER}>
           {user.name}
           {user.you ? <span className={`ml-2 text-xs ${MUTED}`}>(you)</span> : null}
+          <span className={`${PHONE_ONLY} ${MUTED} font-normal break-all`}>{user.email}</span>
+          <span className={`${PHONE_ONLY} ${MUTED} font-normal`} data-phone-role>
+            {user.role} · joined {dayOf(user.joined_at)}
+          </span>
         </th>
-        <td className={`${CELL} break-all`}>{user.email}</td>
-        <td className={CELL}>{user.role}</td>
-        <td className={`${CELL} whitespace-nowrap`}>{dayOf(user.joined_at)}</td>
+        <td className={`${CELL} ${PHONE_HIDDEN} break-all`}>{user.email}</td>
+        <td className={`${CELL} ${PHONE_HIDDEN}`}>{user.role}</td>
+        <td className={`${CELL} ${PHONE_HIDDEN} whitespace-nowrap`}>{dayOf(user.joined_at)}</td>
         <td className={`${CELL} text-right whitespace-nowrap`}>
           {manageable
             ? (
-              <span className="inline-flex gap-2">
+              <span className="inline-flex flex-col gap-2 sm:flex-row">
                 <button
                   type="button"
                   className="btn-outline"

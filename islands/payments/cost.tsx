@@ -111,8 +111,8 @@ export function CostList({ cost, arrival, status, arrivalLabel = "Expected to ar
       {arrival === null ? null : (
         <>
           <dt className={TERM}>{arrivalLabel}</dt>
-          {/* Narrower than its text, so that it wraps rather than widen the values' column. */}
-          <dd className="max-w-36 text-right">{`${arrival} (${cost.rail_name})`}</dd>
+          {/* Narrower than its text so that it wraps rather than widen the values' column; at their edge. */}
+          <dd className="max-w-36 justify-self-end text-right">{`${arrival} (${cost.rail_name})`}</dd>
         </>
       )}
     </dl>

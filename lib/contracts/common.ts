@@ -49,6 +49,21 @@ export const pageQuery = {
     .optional().default(20),
 };
 
+/**
+ * The account the page that links to a download shows (`account_ref`, lib/api-types.ts
+ * ACCOUNT_PARAM): a link cannot send X-Account-Ref, so it names the account in its address, and the
+ * call answers 409 account_changed when the session works on another one (decision 075).
+ */
+export const shownAccountQuery = {
+  account_ref: text({
+    label: "The account",
+    max: 20,
+    missing: "account_ref is the account_ref of the account the page shows.",
+    wrong: "account_ref is the account_ref of the account the page shows.",
+    tooLong: "account_ref is the account_ref of the account the page shows.",
+  }).optional(),
+};
+
 /** A page of a list. */
 export const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), page: z.number(), per_page: z.number(), total: z.number() });

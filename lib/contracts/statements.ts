@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { CURRENCY_CODES } from "../money/currencies.ts";
 import { describe } from "../money/currencies.ts";
-import { idText, timestamp } from "./common.ts";
+import { idText, shownAccountQuery, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
 import { customerJob } from "./jobs.ts";
@@ -81,9 +81,10 @@ export const statementFile = defineCall({
   method: "GET",
   path: "/account/statements/:id/file",
   summary:
-    "The statement's file (text/csv or application/pdf, as an attachment); 409 while it is being made, 410 after its 7 days.",
+    "The statement's file (text/csv or application/pdf, as an attachment); 409 while it is being made, 410 after its 7 days. account_ref: the account the linking page shows (409 account_changed when the session works on another).",
   guards: CUSTOMER_GUARDS,
   permission: "account.view",
   params: z.object({ id: idText }),
+  query: z.object(shownAccountQuery),
   answer: z.string(),
 });

@@ -5,7 +5,17 @@
  */
 import { z } from "zod";
 import type { PaymentStatus } from "../payments/statuses.ts";
-import { amountText, calendarDay, currencyCode, currencyInput, idText, rateText, text, timestamp } from "./common.ts";
+import {
+  amountText,
+  calendarDay,
+  currencyCode,
+  currencyInput,
+  idText,
+  rateText,
+  shownAccountQuery,
+  text,
+  timestamp,
+} from "./common.ts";
 import { defineCall } from "./define.ts";
 import { describe, isCurrency } from "../money/currencies.ts";
 import { CUSTOMER_GUARDS } from "./guards.ts";
@@ -165,10 +175,11 @@ export const listTransactions = defineCall({
 export const transactionsCsv = defineCall({
   method: "GET",
   path: "/account/transactions.csv",
-  summary: "The filtered movements as CSV (text/csv, streamed), newest first; not JSON.",
+  summary:
+    "The filtered movements as CSV (text/csv, streamed), newest first; not JSON. account_ref: the account the linking page shows (409 account_changed when the session works on another).",
   guards: CUSTOMER_GUARDS,
   permission: "account.view",
-  query: z.object(movementFilters),
+  query: z.object({ ...movementFilters, ...shownAccountQuery }),
   answer: z.string(),
 });
 

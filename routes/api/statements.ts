@@ -45,4 +45,4 @@ route(statementCalls, calls.statementFile, async (c, { params }) => {
     if (error instanceof StatementExpired) throw new ApiError(410, error.message);
     throw error;
   }
-});
+}, { linkedFrom: () => "/account/reports" });

@@ -1,5 +1,6 @@
 import { reversedPeriod } from "../../lib/periods.ts";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { ACCOUNT_PARAM } from "../../lib/api-types.ts";
 import * as calls from "../../lib/contracts/transactions.ts";
 import { currentAccount } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
@@ -25,6 +26,13 @@ function filtersOf(query: MovementFilters): MovementFilters {
 
 export const transactionCalls = new Hono<AppEnv>();
 
+/** The transactions page the CSV's link is on, with the same filters (the file is the list's). */
+function transactionsPage(c: Context<AppEnv>): string {
+  const search = new URL(c.req.url).searchParams;
+  search.delete(ACCOUNT_PARAM);
+  return search.size ? `/account/transactions?${search}` : "/account/transactions";
+}
+
 route(transactionCalls, calls.listTransactions, async (c, { query }) => {
   const { cursor, limit, ...filters } = query;
   const { accountId } = await currentAccount(c);
@@ -32,8 +40,9 @@ route(transactionCalls, calls.listTransactions, async (c, { query }) => {
 });
 
 route(transactionCalls, calls.transactionsCsv, async (c, { query }) => {
+  const { account_ref: _shown, ...filters } = query;
   const { accountId, accountRef } = await currentAccount(c);
-  const body = movementsCsv(c.get("db"), accountId, filtersOf(query));
+  const body = movementsCsv(c.get("db"), accountId, filtersOf(filters));
   return new Response(body, {
     headers: {
       "Content-Type": "text/csv; charset=utf-8",
@@ -41,7 +50,7 @@ route(transactionCalls, calls.transactionsCsv, async (c, { query }) => {
       "Cache-Control": "no-store",
     },
   });
-});
+}, { linkedFrom: transactionsPage });
 
 route(transactionCalls, calls.getTransaction, async (c, { params }) => {
   const { viewer, actor } = await paymentActorOf(c);

@@ -115,16 +115,25 @@ export interface LayoutAccount {
 /** The account's name and reference, and "Switch account" when the login has several. */
 function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
   return (
-    <span className="flex min-w-0 items-center gap-2 text-sm" data-current-account={account.account_ref}>
+    <span
+      className="flex min-w-0 items-center gap-2 text-sm max-md:order-last max-md:basis-full max-md:flex-wrap"
+      data-current-account={account.account_ref}
+    >
       {
-        /* On a phone too the header names the account (issue 8 item 5): a long name ends in an
-          ellipsis rather than scrolling sideways, the whole of it in the title; the reference waits for md. */
+        /* On a phone too the header names the account (issue 8 item 5), on a line of its own under
+          the logo and Sign out: beside them it was cut to "A…", and with several accounts nobody could
+          tell which one they were on. There the name wraps; from md up they share the header's line,
+          a long name ended by an ellipsis (the whole of it in the title). The reference always shows. */
       }
-      <span className="min-w-0 truncate text-neutral-600 dark:text-neutral-400" title={account.name}>
-        <span className="font-semibold text-neutral-900 dark:text-neutral-100" data-account-name>
-          {account.name}
-        </span>
-        <span className="hidden font-mono md:inline">{` ${account.account_ref}`}</span>
+      <span
+        className="min-w-0 break-words font-semibold text-neutral-900 md:truncate dark:text-neutral-100"
+        title={account.name}
+        data-account-name
+      >
+        {account.name}
+      </span>
+      <span className="shrink-0 font-mono text-neutral-600 dark:text-neutral-400" data-account-ref>
+        {account.account_ref}
       </span>
       {account.several && (
         <a
@@ -192,9 +201,15 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
       <OnBehalf />
       <Restricted where="banner" account={account?.restricted} />
       <header className="border-b border-neutral-200 dark:border-neutral-800">
-        <div className="flex items-center gap-4 px-4 py-3">
-          <Logo />
-          <div className="ml-auto flex min-w-0 items-center gap-3">
+        {
+          /* Below md the account goes to a line of its own (CurrentAccountBadge): the group is
+            dissolved there so that it can wrap under the rest, and the logo's margin keeps the rest right. */
+        }
+        <div className="flex flex-wrap items-center gap-x-4 gap-y-2 px-4 py-3 md:flex-nowrap">
+          <div className="mr-auto">
+            <Logo />
+          </div>
+          <div className="ml-auto flex min-w-0 items-center gap-3 max-md:contents">
             <ColorMode />
             {account && <CurrentAccountBadge account={account} />}
             {user && (

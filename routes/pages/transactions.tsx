@@ -21,6 +21,7 @@ import {
 } from "../../server/transactions/movements.ts";
 import { Timeline, when } from "../../islands/payments/timeline.tsx";
 import { costLabels, moneyBackText } from "../../lib/payments/money-back.ts";
+import { ACCOUNT_PARAM } from "../../lib/api-types.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { paymentActorOf } from "../payment-actor.ts";
 
@@ -175,7 +176,7 @@ function MovementRows({ items }: { items: Movement[] }) {
 }
 
 export async function TransactionsPage(c: Context<AppEnv>) {
-  const { actor } = await paymentActorOf(c);
+  const { actor, accountRef } = await paymentActorOf(c);
   const query = addressQuery(c);
   const parsed = listTransactions.query.safeParse({ ...query, limit: String(PER_PAGE) });
   const currencies = currencyList().map((cur) => cur.code);
@@ -227,8 +228,16 @@ export async function TransactionsPage(c: Context<AppEnv>) {
           <>
             Every movement of your money, newest first.{" "}
             {/* Filters the list refuses would make the file a refusal: no link until they are fixed. */}
+            {
+              /* The link names the account shown, and is followed rather than saved (no `download`:
+                the file comes as an attachment): a refusal, such as the session switched to another
+                account in another window, brings this page back with the reason (decision 075). */
+            }
             {usable && (
-              <a className="underline" href={withQuery("/api/account/transactions.csv", filters)} download>
+              <a
+                className="underline"
+                href={withQuery("/api/account/transactions.csv", { ...filters, [ACCOUNT_PARAM]: accountRef })}
+              >
                 Download CSV
               </a>
             )}

@@ -6,8 +6,8 @@ import { rowOf } from "../../db/sql.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
 import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
-import { ACCOUNT_HEADER } from "../../lib/api-types.ts";
-import { ApiError } from "../http/api.ts";
+import { ACCOUNT_HEADER, ACCOUNT_PARAM } from "../../lib/api-types.ts";
+import { ApiError, isApi } from "../http/api.ts";
 import { refuseIfRemoved } from "./removed.ts";
 
 /** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
@@ -138,9 +138,11 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
   }
   if (!current) throw new ApiError(403, "Choose the account to work on.", { redirect: ACCOUNT_SELECT });
   // The page this call comes from shows another account: the person switched in another window.
-  // Acting here would move the money of an account this page does not name.
-  const shown = c.req.header(ACCOUNT_HEADER);
-  if (shown && shown !== current.accountRef) {
+  // Acting here would move the money of an account this page does not name. A download link names
+  // the page's account in its address instead (decision 075): a file of another account would be
+  // saved from a page about this one. A page's own address is not a call's: it is not read there.
+  const shown = [c.req.header(ACCOUNT_HEADER), isApi(c) ? c.req.query(ACCOUNT_PARAM) : undefined];
+  if (shown.some((ref) => ref && ref !== current.accountRef)) {
     throw new ApiError(
       409,
       `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here: ` +

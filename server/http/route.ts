@@ -13,6 +13,7 @@ import { ACCOUNT_RESTRICTED_MESSAGE, RESTRICTED_MESSAGE } from "../../lib/restri
 import { accountChoice } from "../accounts/current.ts";
 import { claimsWithEffect } from "./idempotency.ts";
 import { jsonBody, jsonOnly, mediaTypeOnly, valid } from "./validate.ts";
+import { type LinkingPage, refusedDownloadBackTo } from "./download.ts";
 
 /**
  * What a handler may return besides its answer: the answer with where the client goes next, or a
@@ -68,6 +69,12 @@ export interface RouteOptions {
    * attempts at once, and only the transaction that stores the key commits.
    */
   claimsKeyWithEffect?: boolean;
+  /**
+   * The call is a file a page links to (a download): its refusal, to a person following the link,
+   * sends them back to this page with it as a notification rather than into a JSON answer or a
+   * saved file (decision 075, server/http/download.ts).
+   */
+  linkedFrom?: LinkingPage;
 }
 
 /** Every call registered through route(), for the contract tests. */
@@ -126,7 +133,11 @@ export function route<C extends CallContract>(
     if (c.get("config").appEnv === "test") checkAnswer(call, body);
     return ok(c, body, { redirect: options.redirect, status: options.status ?? status });
   };
-  app.on(call.method, call.path, every(...before), settings.claimsKeyWithEffect ? claimsWithEffect(respond) : respond);
+  const handle = settings.claimsKeyWithEffect ? claimsWithEffect(respond) : respond;
+  // First, on its own: it reads the answer of every later step, the guards' refusals included.
+  if (settings.linkedFrom) {
+    app.on(call.method, call.path, refusedDownloadBackTo(settings.linkedFrom), every(...before), handle);
+  } else app.on(call.method, call.path, every(...before), handle);
 }
 
 /**

@@ -18,7 +18,7 @@ import {
   signInThroughPages,
   waitForEmail,
 } from "../helpers/e2e-mail.ts";
-import { unexpected } from "../helpers/e2e-money.ts";
+import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
 
 const ADMIN = { email: "compliance@portal.test", password: "compliance-password-1" };
 const OWNER = { email: "grace@acme.test", password: "owner-password-1" };
@@ -141,6 +141,118 @@ describe("account users", () => {
     const mail = await waitForEmail(db, "priya.payer@acme.test", { template: "account-access-changed" });
     expect(mail.subject).toBe("Your role on Acme Trading Ltd is now approver");
   });
+
+  test(
+    "on a 390 px phone every action of the users, invitations and payments waiting is on screen, no table scrolls",
+    async ({ server, db, browser }) => {
+      const { page } = owner;
+      const wide = page.viewportSize();
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        const base = server.url;
+        await okBody(
+          "account/users",
+          await page.request.post(`${base}/api/account/users`, {
+            data: { email: "victor.viewer@acme.test", role: "viewer" },
+          }),
+        );
+        /** Whether the element is wholly on the screen's width, and no table's box scrolls sideways. */
+        const onScreen = async (name: string) => {
+          const target = page.getByRole("main").getByRole(/^Review/.test(name) ? "link" : "button", { name });
+          expect(await target.isVisible(), name).toBe(true);
+          const box = (await target.boundingBox())!;
+          expect(box.x, name).toBeGreaterThanOrEqual(0);
+          expect(box.x + box.width, name).toBeLessThanOrEqual(390);
+        };
+        const tablesFit = () =>
+          page.evaluate(() =>
+            [...document.querySelectorAll("main table")].every((t) => {
+              const box = t.parentElement!;
+              return box.scrollWidth <= box.clientWidth;
+            })
+          );
+
+        await page.goto(`${base}/account/users`);
+        await hydrated(page);
+        await onScreen("Change the role of Priya Payer");
+        await onScreen("Remove Priya Payer");
+        await onScreen("Withdraw the invitation to victor.viewer@acme.test");
+        expect(await tablesFit()).toBe(true);
+        // What the hidden columns said is under the name.
+        const member = page.getByRole("row").filter({ hasText: "priya.payer@acme.test" });
+        expect(await member.getByRole("rowheader").textContent()).toContain("approver · joined");
+        await page.getByRole("button", { name: "Change the role of Priya Payer" }).click();
+        const role = page.getByRole("form", { name: "Change the role of Priya Payer" }).getByLabel("Role");
+        const chooser = (await role.boundingBox())!;
+        expect(chooser.x).toBeGreaterThanOrEqual(0);
+        expect(chooser.x + chooser.width).toBeLessThanOrEqual(390);
+        await step(page, "users-390");
+
+        // A payment waiting for approval, as the owner sees it on the payments waiting.
+        const desk = await newPage(browser);
+        await ensureAdministrator(desk.page.request, base, ADMIN);
+        await signInThroughPages(desk.page, db, base, ADMIN.email, ADMIN.password);
+        await okBody(
+          "console/receipts",
+          await desk.page.request.post(`${base}/api/console/receipts`, {
+            data: {
+              amount: "1000.00",
+              currency: "GBP",
+              payer_name: "Acme Trading Ltd",
+              reference: owner.accountRef,
+              received_at: todayUtc(),
+            },
+          }),
+        );
+        await desk.context.close();
+        const recipient = await okBody<{ id: number }>(
+          "account/recipients",
+          await page.request.post(`${base}/api/account/recipients`, {
+            data: {
+              name: "Jean Dupont",
+              type: "person",
+              currency: "EUR",
+              country: "FR",
+              details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
+            },
+          }),
+        );
+        await okBody(
+          "account/approvals",
+          await page.request.put(`${base}/api/account/approvals`, {
+            data: { mode: "all", thresholds: {}, new_recipient: false },
+          }),
+        );
+        const quote = await okBody<{ id: string }>(
+          "account/payments/quote",
+          await page.request.post(`${base}/api/account/payments/quote`, {
+            data: {
+              recipient_id: recipient.id,
+              amount: "100.00",
+              fixed: "send",
+              priority: false,
+              sell_currency: "GBP",
+            },
+          }),
+        );
+        await okBody(
+          "account/payments",
+          await page.request.post(`${base}/api/account/payments`, { data: { quote_id: quote.id, reference: "Inv 9" } }),
+        );
+        await page.goto(`${base}/account/pendingpayments`);
+        await hydrated(page);
+        await onScreen("Review the payment to Jean Dupont");
+        const debited = page.getByRole("main").locator("[data-phone-debited]");
+        expect(await debited.isVisible()).toBe(true);
+        expect(await debited.textContent()).toContain("100.00 GBP");
+        expect(await tablesFit()).toBe(true);
+        await step(page, "pending-390");
+      } finally {
+        if (wide) await page.setViewportSize(wide);
+      }
+    },
+    120_000,
+  );
 });
 
 describe("linked accounts", () => {

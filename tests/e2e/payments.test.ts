@@ -103,6 +103,11 @@ describe("a payment that needs approval", () => {
       expect(await definition(cost, "Our markup on the rate (included)")).toMatch(/^\d+\.\d\d GBP$/);
       expect(await definition(cost, "The recipient gets")).toMatch(/^\d+\.\d\d EUR$/);
       expect(await definition(cost, "Expected to arrive")).toMatch(/SEPA transfer/);
+      // Every value ends on the same right edge, the arrival's (narrower, to wrap) too.
+      const rightEdges = await cost.locator("dd").evaluateAll((dds) =>
+        dds.map((dd) => Math.round(dd.getBoundingClientRect().right))
+      );
+      expect(new Set(rightEdges).size, `right edges ${rightEdges.join(", ")}`).toBe(1);
       // On a phone each rate stays on one line ("1 GBP = / 1.137656 / EUR" is hard to read), and
       // the page does not scroll sideways for it.
       const wide = page.viewportSize();

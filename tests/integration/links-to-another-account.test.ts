@@ -146,3 +146,51 @@ describe("a call from a page of the account the person has since switched away f
     expectStatus(await client.get("account/balances"), 200);
   });
 });
+
+describe("a download link on a page of the account the person has since switched away from (decision 075)", () => {
+  /** What a browser sends when a person follows a link. */
+  const FOLLOWED = { "Sec-Fetch-Mode": "navigate", Accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+  const switched = () => `(${approver.accountRef}) in another window`;
+  const flashOf = (res: { setCookies: { name: string; value: string }[] }) =>
+    res.setCookies.find((cookie) => cookie.name === "flash")?.value ?? "";
+
+  test("the transactions CSV of the page's account is not the file of the account now worked on", async () => {
+    // The business account's transactions page, still open in a first window, links to its CSV.
+    const client = await onPersonalAccount();
+    const link = `account/transactions.csv?currency=EUR&account_ref=${business.accountRef}`;
+    const followed = await client.get(link, FOLLOWED);
+    // No file of the personal account: the page comes back, for the account now worked on, saying why.
+    expect(followed.status).toBe(303);
+    expect(followed.headers.get("location")).toBe("/account/transactions?currency=EUR");
+    expect(followed.headers.get("content-disposition")).toBeNull();
+    expect(flashOf(followed)).toContain(switched());
+    // A client of the API gets the refusal an island's call gets.
+    const called = await client.get(link);
+    expectStatus(called, 409);
+    expect(called.json).toMatchObject({ code: "account_changed" });
+    // The link of a page of the account worked on downloads its file.
+    const own = await client.get(`account/transactions.csv?account_ref=${approver.accountRef}`, FOLLOWED);
+    expect(own.status).toBe(200);
+    expect(own.headers.get("content-disposition")).toBe(
+      `attachment; filename="transactions-${approver.accountRef}.csv"`,
+    );
+    // A page's own address names no account: it shows the account worked on, whatever it says.
+    const page = await client.get(`/account/transactions?account_ref=${business.accountRef}`, FOLLOWED);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`data-current-account="${approver.accountRef}"`);
+  });
+
+  test("a statement's link brings the reports page back with the reason, never an error saved as the file", async () => {
+    const client = await onPersonalAccount();
+    const followed = await client.get(`account/statements/1/file?account_ref=${business.accountRef}`, FOLLOWED);
+    expect(followed.status).toBe(303);
+    expect(followed.headers.get("location")).toBe("/account/reports");
+    expect(flashOf(followed)).toContain(switched());
+    // Any refusal of a followed download link comes back to its page (a statement not found here).
+    const missing = await client.get(`account/statements/999999/file?account_ref=${approver.accountRef}`, FOLLOWED);
+    expect(missing.status).toBe(303);
+    expect(missing.headers.get("location")).toBe("/account/reports");
+    expect(flashOf(missing)).not.toBe("");
+    expectStatus(await client.get(`account/statements/1/file?account_ref=${business.accountRef}`), 409);
+  });
+});

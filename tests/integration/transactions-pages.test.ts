@@ -62,14 +62,17 @@ describe("/account/transactions", () => {
     expect(rows).toHaveLength(4);
     expect(rows[0]).toBe(conversion);
     expect(res.text).toContain(`href="/account/transactions/${conversion}"`);
-    expect(res.text).toContain('href="/api/account/transactions.csv"');
+    // The link names the account the page shows (decision 075).
+    expect(res.text).toContain(`href="/api/account/transactions.csv?account_ref=${account.owner.accountRef}"`);
   });
 
   test("keeps the filters in the address, in the form, in the CSV link and in the next page's link", async () => {
     const res = await viewer.client.get("/account/transactions?currency=EUR&kind=&q=");
     expectStatus(res, 200);
     expect(rowsOf(res.text)).toHaveLength(2);
-    expect(res.text).toContain('href="/api/account/transactions.csv?currency=EUR"');
+    expect(res.text).toContain(
+      `href="/api/account/transactions.csv?currency=EUR&amp;account_ref=${account.owner.accountRef}"`,
+    );
     expect(res.text).toMatch(/<option value="EUR" selected="">EUR<\/option>/);
     const all = await viewer.client.get("/account/transactions");
     // 50 a page: four movements need no next page.

@@ -105,7 +105,8 @@ describe("asking for a statement", () => {
     }));
     await ask();
     const link = screen.getByRole("link", { name: "Download the statement" });
-    expect(link.getAttribute("href")).toBe("/api/account/statements/4/file");
+    // Naming the account the page shows (decision 075).
+    expect(link.getAttribute("href")).toBe("/api/account/statements/4/file?account_ref=P00000001");
     expect(screen.queryByRole("progressbar")).toBeNull();
   });
 
