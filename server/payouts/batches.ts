@@ -118,6 +118,20 @@ export async function createSepaBatch(
         left_out: leftOut.map((l) => l.payment_id),
       },
     }, now);
+    // Each customer finds the file in their own trail (decision 026: subject and account): one
+    // entry per customer and account whose payments went into it, beside the file's entry above.
+    const theirs = Map.groupBy(sent, (p) => `${p.createdBy}:${p.accountId}`);
+    for (const own of theirs.values()) {
+      const ids = own.map((p) => p.id);
+      await audit(tx, {
+        actor: adminId,
+        subject: own[0].createdBy,
+        account: own[0].accountId,
+        action: "payout.batch",
+        before: { batch_id: batchId, payment_ids: ids, status: "approved" },
+        after: { batch_id: batchId, payment_ids: ids, status: "submitted" },
+      }, now);
+    }
     const byEndToEnd = new Map(sent.map((p) => [endToEndIdOf(p), p.id]));
     const made: CreatedBatch = {
       ...await batchById(tx, batchId),
