@@ -316,4 +316,22 @@ describe("a restricted customer's payments (decision 048, amended)", () => {
     expectStatus(made, 201);
     expect(made.json.body.payments.map((p: { id: number }) => p.id)).toEqual([held.id]);
   });
+
+  test("the refusal says each reason once, with the payments it applies to", async () => {
+    await clearWaiting();
+    const held = [await pay(france, "31.00", "Held 1"), await pay(germany, "32.00", "Held 2")].map((p) => p.id);
+    const path = `console/users/${account.owner.id}/restrict`;
+    expectStatus(await admin.client.post(path, { reason: "Source of funds under review" }), 200);
+    const refused = await exportFile();
+    expectStatus(refused, 409);
+    const error: string = refused.json.error;
+    expect(error).toContain(
+      `none of the 2 approved SEPA payments can go into one. Payments #${held[0]} and #${
+        held[1]
+      }: ${RESTRICTED_PAYOUT}`,
+    );
+    expect(error.split("The customer is restricted")).toHaveLength(2);
+    expectStatus(await admin.client.delete(path, { reason: "Source of funds shown" }), 200);
+    await clearWaiting();
+  });
 });
