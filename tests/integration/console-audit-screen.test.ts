@@ -66,10 +66,20 @@ describe("the audit screen", () => {
     expect(before).toContain("No entry matches.");
   });
 
-  test("a wrong filter says what is wrong and shows the unfiltered log", async () => {
-    const page = await admin.client.get("/console/audit?from=2026-13-40");
+  test("a wrong filter says what is wrong and shows no entries, never the unfiltered log", async () => {
+    const page = await admin.client.get(`/console/audit?customer=${ada.id}&from=2026-13-45`);
     expectStatus(page, 200);
     expect(text(page.text)).toContain("from is a date written YYYY-MM-DD.");
+    expect(text(page.text)).not.toContain("Sanctions hit"); // Bob's, not Ada's: the unfiltered log
+    expect(page.text).not.toContain("data-audit-changes");
+  });
+
+  test("a period that ends before it starts is refused as every period filter refuses it", async () => {
+    const page = await admin.client.get("/console/audit?from=2026-11-20&to=2026-11-10");
+    expectStatus(page, 200);
+    expect(text(page.text)).toContain("The date to is before the date from.");
+    expect(page.text).not.toContain("data-audit-changes");
+    expect(text(page.text)).not.toContain("No entry matches.");
   });
 
   test("pages through more entries than one page holds", async () => {
