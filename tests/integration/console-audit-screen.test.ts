@@ -99,6 +99,14 @@ describe("the audit screen", () => {
     expect(older).not.toContain("Lifted 25");
   });
 
+  test("an email in the Who column wraps only at its @ and dots, never mid-word", async () => {
+    const page = await admin.client.get("/console/audit");
+    const [name, domain] = admin.email.split("@");
+    const dots = (s: string) => s.replaceAll(".", "<wbr/>.");
+    expect(page.text).toContain(`${dots(name)}<wbr/>@${dots(domain)}`);
+    expect(page.text).not.toMatch(/<td class="[^"]*break-all[^"]*">[^<]*@/);
+  });
+
   test("an entry about an administrator names them, with no customer link", async () => {
     const invited = await admin.client.post("console/admins", { email: "new.admin@example.com", name: "Grace Hopper" });
     expect(invited.status).toBeLessThan(300);

@@ -161,6 +161,15 @@ export function AuditChanges({ before, after, action }: { before: unknown; after
 
 const TERM = "text-neutral-600 dark:text-neutral-400";
 
+/**
+ * An email that may wrap at its "@" and dots only ("olga.ops@" / "portal.test"), never mid-word as
+ * `break-all` wrapped it in the narrow column of a phone ("bos / s@ / port / al.te / st").
+ */
+export function Email({ email }: { email: string }) {
+  const parts = email.split(/(?=[@.])/);
+  return <>{parts.flatMap((part, i) => i ? [<wbr key={`w${i}`} />, part] : [part])}</>;
+}
+
 export interface Subject {
   name: string;
   admin: boolean;
@@ -200,7 +209,9 @@ export function AuditTable(
           {entries.map((entry) => (
             <tr key={entry.id} className="border-t border-neutral-200 align-top dark:border-neutral-800">
               <td className="py-2 pr-4 whitespace-nowrap">{entry.at.slice(0, 16).replace("T", " ")}</td>
-              <td className="py-2 pr-4 break-all">{entry.actor.email}</td>
+              <td className="py-2 pr-4">
+                <Email email={entry.actor.email} />
+              </td>
               <td className="py-2 pr-4">
                 {AUDIT_ACTIONS[entry.action] ?? entry.action}
                 {entry.account_ref ? <span className={`block ${TERM}`}>{entry.account_ref}</span> : null}
