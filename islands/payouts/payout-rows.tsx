@@ -100,7 +100,8 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
           <Amount amount={p.buy_amount} currency={p.buy_currency} className="block font-semibold" />
           <span className={`block text-xs ${MUTED}`}>{`${p.sell_amount} ${p.sell_currency} debited`}</span>
         </td>
-        <td className={`${CELL} break-all`}>{p.reference}</td>
+        {/* Wraps between words; a word (an invoice number) is split only if it cannot fit alone. */}
+        <td className={`${CELL} break-words`} data-reference="">{p.reference}</td>
         <td className={CELL}>
           <StatusBadge status={p.status} />
           {p.rail_reference ? <span className={`block font-mono text-xs ${MUTED}`}>{p.rail_reference}</span> : null}

@@ -140,6 +140,18 @@ describe("the payout desk", () => {
       // the focus back to the button that opened it.
       const wide = page.viewportSize()!;
       await page.setViewportSize({ width: 390, height: 844 });
+      // The reference wraps between its words, not mid-word ("Rent Nove / mber").
+      const lines = await row.locator("[data-reference]").evaluate((cell) =>
+        ["Rent", "November"].map((word) => {
+          const text = cell.firstChild!;
+          const range = document.createRange();
+          const at = text.textContent!.indexOf(word);
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        })
+      );
+      expect(lines).toEqual([1, 1]);
       const failButton = row.getByRole("button", { name: /^Fail payment/ });
       await failButton.scrollIntoViewIfNeeded();
       await failButton.click();
