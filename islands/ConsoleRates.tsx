@@ -89,11 +89,15 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
     <form onSubmit={save} noValidate aria-label="Indicative rates" className="flex flex-col gap-4">
       <p className="text-sm text-neutral-700 dark:text-neutral-300">
         {`In use: rates as of ${table.as_of}, source ${table.source}`}
-        {table.indicative
+        {/* The mark says "indicative" when the source does not already: never "source indicativeindicative". */}
+        {table.indicative && table.source !== "indicative"
           ? (
-            <span className="ml-2 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">
-              indicative
-            </span>
+            <>
+              {" "}
+              <span className="ml-2 rounded-full bg-amber-100 px-2 py-0.5 text-xs font-medium text-amber-900 dark:bg-amber-900 dark:text-amber-100">
+                indicative
+              </span>
+            </>
           )
           : null}
       </p>

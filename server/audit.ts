@@ -140,7 +140,8 @@ const GETS_THAT_CHANGE = new Set([`/api${confirmIdentity.path}`]);
 /**
  * Every call that changes something while an administrator acts on behalf of a customer is
  * recorded with both identities, the call and the answer's status, after it ran. (The calls that
- * start and end acting on behalf record themselves.)
+ * start and end acting on behalf record themselves; the administrator's own sign-in and sign-out
+ * are not done on behalf.)
  */
 export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
   return async function auditCalls(c: Context<AppEnv>, next) {
@@ -150,6 +151,8 @@ export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
     if (!admin || admin.level !== "Admin" || !customer) return;
     const reads = (c.req.method === "GET" && !GETS_THAT_CHANGE.has(c.req.path)) || c.req.method === "HEAD";
     if (reads || c.req.path.endsWith("/account/onbehalf")) return;
+    // Signing in and out (and their codes) are the administrator's own session, done for nobody.
+    if (c.req.path.startsWith("/api/auth/")) return;
     await audit(c.get("db"), {
       actor: admin.id,
       subject: customer.id,

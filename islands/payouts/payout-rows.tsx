@@ -2,7 +2,7 @@
  * A payment's row in a payout queue, and under it, when opened, the form that fails it with a
  * reason or submits it to the simulated rail with a refusal. Submit and Complete act at once.
  */
-import type { FormEvent } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect } from "react";
 import { errorText } from "../lib/api.ts";
 import { notify } from "../lib/notification-store.ts";
 import { payoutKeys } from "../lib/query-keys.ts";
@@ -59,6 +59,12 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
   const busy = submit.isPending || complete.isPending;
   const to = `${p.buy_amount} ${p.buy_currency} to ${p.recipient.name}`;
   const detailId = `payout-form-${p.id}`;
+  /** Closed without sending (Escape, Cancel): focus goes back to the button that opened it. */
+  const cancel = (kind: "fail" | "refuse") => {
+    const opener = document.querySelector<HTMLButtonElement>(`#payout-${p.id} [data-opens="${kind}"]`);
+    onForm(null);
+    opener?.focus();
+  };
 
   return (
     <>
@@ -94,7 +100,8 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
           <Amount amount={p.buy_amount} currency={p.buy_currency} className="block font-semibold" />
           <span className={`block text-xs ${MUTED}`}>{`${p.sell_amount} ${p.sell_currency} debited`}</span>
         </td>
-        <td className={`${CELL} break-all`}>{p.reference}</td>
+        {/* Wraps between words; a word (an invoice number) is split only if it cannot fit alone. */}
+        <td className={`${CELL} break-words`} data-reference="">{p.reference}</td>
         <td className={CELL}>
           <StatusBadge status={p.status} />
           {p.rail_reference ? <span className={`block font-mono text-xs ${MUTED}`}>{p.rail_reference}</span> : null}
@@ -140,6 +147,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
                   disabled={busy}
                   aria-expanded={form === "fail"}
                   aria-controls={detailId}
+                  data-opens="fail"
                   aria-label={`Fail payment ${p.id}, ${to}`}
                   onClick={() => onForm(form === "fail" ? null : "fail")}
                 >
@@ -155,6 +163,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
                   disabled={busy}
                   aria-expanded={form === "refuse"}
                   aria-controls={detailId}
+                  data-opens="refuse"
                   aria-label={`Submit payment ${p.id} and make the simulated rail refuse it`}
                   onClick={() => onForm(form === "refuse" ? null : "refuse")}
                 >
@@ -168,7 +177,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
       {form
         ? (
           <DetailRow id={detailId} columns={PAYOUT_COLUMNS.length}>
-            <ReasonForm payout={p} kind={form} onClose={() => onForm(null)} />
+            <ReasonForm payout={p} kind={form} onClose={() => onForm(null)} onCancel={() => cancel(form)} />
           </DetailRow>
         )
         : null}
@@ -195,7 +204,14 @@ const FORMS = {
 } as const;
 
 /** The reason a payment fails, or the words the simulated rail refuses it with. */
-function ReasonForm({ payout: p, kind, onClose }: { payout: Payout; kind: "fail" | "refuse"; onClose: () => void }) {
+function ReasonForm({ payout: p, kind, onClose, onCancel }: {
+  payout: Payout;
+  kind: "fail" | "refuse";
+  /** Done: the payment failed or was submitted. */
+  onClose: () => void;
+  /** Closed without sending. */
+  onCancel: () => void;
+}) {
   const text = FORMS[kind];
   const onSuccess = ({ payment, refused }: { payment: Payout; refused: string | null }) => {
     told(payment, refused);
@@ -217,6 +233,14 @@ function ReasonForm({ payout: p, kind, onClose }: { payout: Payout; kind: "fail"
   });
   const form = kind === "fail" ? failing : refusing;
   const id = `payout-${kind}-${p.id}`;
+  // The reason box takes the focus when the form opens (islands run on preact, where autoFocus
+  // only works on page load); focusing also scrolls the desk's wide table to it on a phone.
+  useEffect(() => document.getElementById(id)?.focus(), [id]);
+  const escape = (event: KeyboardEvent<HTMLFormElement>) => {
+    if (event.key !== "Escape") return;
+    event.preventDefault();
+    onCancel();
+  };
 
   function send(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -230,17 +254,19 @@ function ReasonForm({ payout: p, kind, onClose }: { payout: Payout; kind: "fail"
   return (
     <form
       onSubmit={send}
+      onKeyDown={escape}
       noValidate
       aria-label={`${text.submit}: payment ${p.id}`}
-      className="flex flex-wrap items-end gap-3"
+      // The row spans the whole wide table, which scrolls sideways on a phone: the form keeps to
+      // the visible part (held at its left edge, no wider than the screen) wherever it is scrolled.
+      className="sticky left-4 flex max-w-[calc(100vw-4rem)] flex-wrap items-end gap-3"
     >
       <TextField
         id={id}
         label={text.label}
         hint={text.hint}
-        fieldClassName="min-w-64 flex-1"
+        fieldClassName="min-w-0 basis-64 grow"
         type="text"
-        autoFocus
         autoComplete="off"
         maxLength={kind === "fail" ? 500 : 300}
         required={false}
@@ -251,7 +277,7 @@ function ReasonForm({ payout: p, kind, onClose }: { payout: Payout; kind: "fail"
       <SubmitButton pending={form.submitting} pendingLabel={text.pending} className="btn-primary">
         {text.submit}
       </SubmitButton>
-      <button type="button" className="btn-ghost" onClick={onClose}>Cancel</button>
+      <button type="button" className="btn-ghost" onClick={onCancel}>Cancel</button>
       <div className="w-full">
         <FormAlert error={form.error} fields={form.fields} shown={[text.field]} />
       </div>

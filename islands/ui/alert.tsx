@@ -33,7 +33,8 @@ export function Alert({ tone = "error", title, live = tone === "error", children
 /**
  * The general error of a form. The region is always there (empty when all is well), so a screen
  * reader announces the text when it appears. Field problems that no field of the form shows
- * (`fields` not in `shown`) are listed here, so none is lost. After a failure that names fields
+ * (`fields` not in `shown`) are listed here, so none is lost; an error that is the problem of a shown
+ * field is read under that field only. After a failure that names fields
  * (or any failure, with `focusOnError`: a long form whose top is out of sight), focus goes to the
  * first field marked invalid, else to this alert.
  */
@@ -49,7 +50,12 @@ export function FormAlert({ error, title, detail, fields, shown = [], focusOnErr
 }) {
   const isShown = typeof shown === "function" ? shown : (path: string) => shown.includes(path);
   const others = Object.entries(fields ?? {}).filter(([path, problem]) => !isShown(path) && problem !== error);
-  const visible = !!error || others.length > 0;
+  // An answer whose error is the problem of a field the form shows under that field (a 422 naming
+  // one field says the same in both) is read there once, not also in this box.
+  const atItsField = !!error && !detail &&
+    Object.entries(fields ?? {}).some(([path, problem]) => isShown(path) && problem === error);
+  const message = atItsField ? null : error;
+  const visible = !!message || others.length > 0;
   const region = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     if (!(fields && Object.keys(fields).length) && !(focusOnError && error)) return;
@@ -64,8 +70,8 @@ export function FormAlert({ error, title, detail, fields, shown = [], focusOnErr
       className={visible ? `${alertClass("error")} focus:outline-2 focus:outline-primary-600` : undefined}
     >
       {title && visible ? <p className="font-semibold">{title}</p> : null}
-      {error ? <p className={title ? "mt-1" : "font-semibold"}>{error}</p> : null}
-      {error && detail ? <div className="mt-1">{detail}</div> : null}
+      {message ? <p className={title ? "mt-1" : "font-semibold"}>{message}</p> : null}
+      {message && detail ? <div className="mt-1">{detail}</div> : null}
       {others.length
         ? <ul className="mt-1 list-disc pl-5">{others.map(([path, problem]) => <li key={path}>{problem}</li>)}</ul>
         : null}

@@ -1,4 +1,4 @@
-import { dateInputValue } from "../../lib/periods.ts";
+import { dateInputValue, reversedPeriod } from "../../lib/periods.ts";
 import { PageLinks } from "./page-links.tsx";
 import { and, eq, inArray } from "drizzle-orm";
 import type { Context } from "hono";
@@ -25,9 +25,16 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
   const raw = c.req.query();
   const parsed = auditScreenQuery.safeParse(raw);
   const filter = parsed.success ? parsed.data : { page: 1 };
-  const problem = parsed.success ? null : parsed.error.issues.map((i) => i.message).join(" ");
+  // A filter that cannot be read shows its problem and no entries: the whole log under the error
+  // would read as the filtered one. A period that ends before it starts is refused in the words
+  // and by the rule of every other period filter (lib/periods.ts).
+  const problem = parsed.success
+    ? reversedPeriod(parsed.data.from, parsed.data.to)?.message ?? null
+    : parsed.error.issues.map((i) => i.message).join(" ");
   const customer = "customer" in filter && filter.customer !== undefined ? Number(filter.customer) : undefined;
-  const result = await auditPage(c.get("db"), { ...filter, customer }, filter.page);
+  const result = problem
+    ? { items: [], page: 1, per_page: AUDIT_PAGE_SIZE, total: 0 }
+    : await auditPage(c.get("db"), { ...filter, customer }, filter.page);
   const subjectIds = [...new Set(result.items.flatMap((e) => e.subject_id ?? []))];
   const [[people, customerNames], admins] = await Promise.all([
     Promise.all([peopleByIds(c.get("db"), subjectIds), customerNamesByIds(c.get("db"), subjectIds)]),
@@ -90,12 +97,15 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
         <button type="submit" className="btn-primary">Filter</button>
         <a className="btn-ghost" href="/console/audit">Clear</a>
       </form>
-      {problem ? <p role="alert" className="field-error">{problem}</p> : null}
-      <p className="text-sm" data-audit-total={result.total}>
-        {result.total === 0
-          ? "No entry matches."
-          : `${result.total} ${result.total === 1 ? "entry" : "entries"}; page ${result.page} of ${pages}.`}
-      </p>
+      {problem
+        ? <p role="alert" className="field-error">{problem}</p>
+        : (
+          <p className="text-sm" data-audit-total={result.total}>
+            {result.total === 0
+              ? "No entry matches."
+              : `${result.total} ${result.total === 1 ? "entry" : "entries"}; page ${result.page} of ${pages}.`}
+          </p>
+        )}
       {result.items.length
         ? (
           <AuditTable

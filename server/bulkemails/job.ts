@@ -21,8 +21,11 @@ const WAVE = PARALLEL / LANES;
  * A batch is about a quarter of a second of mail at the throttle (at least 10, at most 100): claims
  * are commits, and jobs commit some 25-60 times a second on a busy machine, so one claim per mail
  * could never reach 200 mails a second. A crash leaves nobody of it mailed twice or not at all (sendBatch).
+ * Never more than a second's worth, though: a batch goes out at once and the throttle pauses after
+ * it, so at a rate below 10 a batch of 10 would send 10 in a blink.
  */
-export const batchSize = (rate: number) => Math.max(10, Math.min(100, Math.ceil(rate / 4)));
+export const batchSize = (rate: number) =>
+  Math.max(Math.min(10, Math.max(1, Math.floor(rate))), Math.min(100, Math.ceil(rate / 4)));
 
 /**
  * Sends a bulk email to its recipients (decision 050), once each, also across a crash. A batch of
@@ -99,12 +102,15 @@ export const bulkEmailJob = defineJob("bulkemails.send", {
         `claim from ${next.id} (${crypto.randomUUID()})`,
         (tx) => claim(tx, bulkEmailId, next.id, size, ctx.now()),
       );
-      await sendBatch(ctx, bulkEmailId, rendered, claimed);
+      const firstDots = await sendBatch(ctx, bulkEmailId, rendered, claimed);
       const [{ left }] = await ctx.db.select({ left: sql<number>`count(*)` }).from(bulkEmailRecipients)
         .where(and(eq(bulkEmailRecipients.bulkEmailId, bulkEmailId), eq(bulkEmailRecipients.state, "pending")));
       await ctx.progress(total - left, total, "Sending");
-      // The throttle: a batch takes at least its share of a second at the configured rate.
-      const wait = (claimed.length * 1000) / rate - (performance.now() - started);
+      // The throttle: a batch takes at least its share of a second at the configured rate, counted
+      // from when its first mails were delivered (their dots), not from its claim: the next batch's
+      // dots never come sooner than that share after this one's, however long this one took to get
+      // on the wire (a first batch opens the connections and renders; a later one is quicker).
+      const wait = (claimed.length * 1000) / rate - (performance.now() - (firstDots ?? started));
       if (wait > 0) await sleep(wait, ctx.signal);
     }
     return { bulk_email_id: bulkEmailId };
@@ -151,8 +157,15 @@ type Answer = { id: number; emailId: number; status: "sent" | "stored" | "failed
  * server refused is `failed` with the reason; when every mail of the batch failed (the server is
  * down), they go back to pending and the attempt fails, to be retried later.
  */
-async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: RenderedBulkEmail, batch: Claimed) {
-  if (batch.length === 0) return;
+async function sendBatch(
+  ctx: JobContext,
+  bulkEmailId: number,
+  rendered: RenderedBulkEmail,
+  batch: Claimed,
+): Promise<number | null> {
+  if (batch.length === 0) return null;
+  /** When the batch's first dots were written (performance.now()): what the throttle counts from. */
+  let firstDots: number | null = null;
   const { mailer, secretBox } = ctx.deps.services;
   const data = await recipientsData(ctx.db, batch.map((r) => r.userId));
   // A recipient's mail, filled before its wave's commit: that commit keeps it in `emails` (decision 061).
@@ -244,6 +257,7 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
           throw error;
         }
         answers = [];
+        if (handed.length) firstDots ??= performance.now();
         // The dots, in the turn the commit returned; those it did not mark (another runner has them) go without.
         const going = new Set(handed.map((h) => h.held));
         const dots = handed.map(async ({ held, answer, id, emailId }): Promise<Answer | null> => {
@@ -277,6 +291,7 @@ async function sendBatch(ctx: JobContext, bulkEmailId: number, rendered: Rendere
     ));
     throw new Error(`The mail server refused every mail of a batch (${failed[0].error}): trying again later.`);
   }
+  return firstDots;
 }
 
 /**

@@ -29,6 +29,9 @@ export async function setFeeOverrides(
     override_regular_transfer_fee: customer.overrideRegularTransferFee,
     override_priority_transfer_fee: customer.overridePriorityTransferFee,
   };
+  // Saving the overrides as they are changes nothing: no write, and no audit entry whose changes
+  // would read "—".
+  if (sameOverrides(before, overrides)) return (await userWithSummary(db, customerId, false))!.summary;
   await db.transaction(async (tx) => {
     await tx.update(users).set({
       overrideTransferFee: overrides.override_transfer_fee,
@@ -39,6 +42,16 @@ export async function setFeeOverrides(
   });
   const updated = await userWithSummary(db, customerId, false);
   return updated!.summary;
+}
+
+/** A fee per currency, in an order of its own: the same fees however they were written. */
+const feesKey = (fees: Record<string, string> | null) =>
+  fees && Object.keys(fees).length ? JSON.stringify(Object.entries(fees).sort(([a], [b]) => a.localeCompare(b))) : null;
+
+function sameOverrides(a: FeeOverridesInput, b: FeeOverridesInput): boolean {
+  return a.override_transfer_fee === b.override_transfer_fee &&
+    feesKey(a.override_regular_transfer_fee) === feesKey(b.override_regular_transfer_fee) &&
+    feesKey(a.override_priority_transfer_fee) === feesKey(b.override_priority_transfer_fee);
 }
 
 /**

@@ -81,7 +81,7 @@ export async function createSepaBatch(
     if (!going.length) {
       throw new Conflict(
         `No SEPA file was made: none of the ${waiting.length} approved SEPA payments can go into one. ${
-          leftOut.slice(0, 3).flatMap((l) => l.problems).join(" ")
+          whyLeftOut(leftOut)
         }`,
       );
     }
@@ -118,6 +118,20 @@ export async function createSepaBatch(
         left_out: leftOut.map((l) => l.payment_id),
       },
     }, now);
+    // Each customer finds the file in their own trail (decision 026: subject and account): one
+    // entry per customer and account whose payments went into it, beside the file's entry above.
+    const theirs = Map.groupBy(sent, (p) => `${p.createdBy}:${p.accountId}`);
+    for (const own of theirs.values()) {
+      const ids = own.map((p) => p.id);
+      await audit(tx, {
+        actor: adminId,
+        subject: own[0].createdBy,
+        account: own[0].accountId,
+        action: "payout.batch",
+        before: { batch_id: batchId, payment_ids: ids, status: "approved" },
+        after: { batch_id: batchId, payment_ids: ids, status: "submitted" },
+      }, now);
+    }
     const byEndToEnd = new Map(sent.map((p) => [endToEndIdOf(p), p.id]));
     const made: CreatedBatch = {
       ...await batchById(tx, batchId),
@@ -134,6 +148,28 @@ export async function createSepaBatch(
     await options.onMade?.(tx, made);
     return made;
   });
+}
+
+/** The most payment ids a refusal names for one reason; the rest are counted. */
+const IDS_NAMED = 10;
+
+/**
+ * Why payments were left out of a file, each distinct reason once with the payments it applies to
+ * ("Payments #4 and #5: The customer is restricted: …"): a reason repeated per payment told staff
+ * nothing more, and named no payment to look at.
+ */
+export function whyLeftOut(leftOut: { payment_id: number; problems: string[] }[]): string {
+  const byReason = Map.groupBy(leftOut, (l) => l.problems.join(" "));
+  return [...byReason].map(([reason, them]) => {
+    const ids = them.slice(0, IDS_NAMED).map((l) => `#${l.payment_id}`);
+    const more = them.length - ids.length;
+    const named = more > 0
+      ? `${ids.join(", ")} and ${more} more`
+      : ids.length > 1
+      ? `${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`
+      : ids[0];
+    return `${them.length > 1 ? "Payments" : "Payment"} ${named}: ${reason}`;
+  }).join(" ");
 }
 
 /** The latest 100 files, newest first. */

@@ -135,6 +135,40 @@ describe("the payout desk", () => {
       expect(await seriousAxeViolations(page)).toEqual([]);
       await step(page, "1-queue");
 
+      // On a phone the Fail… form opens where it can be used: its reason box takes the focus and it
+      // is on screen with its button, though the table scrolls sideways; Escape closes it and gives
+      // the focus back to the button that opened it.
+      const wide = page.viewportSize()!;
+      await page.setViewportSize({ width: 390, height: 844 });
+      // The reference wraps between its words, not mid-word ("Rent Nove / mber").
+      const lines = await row.locator("[data-reference]").evaluate((cell) =>
+        ["Rent", "November"].map((word) => {
+          const text = cell.firstChild!;
+          const range = document.createRange();
+          const at = text.textContent!.indexOf(word);
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        })
+      );
+      expect(lines).toEqual([1, 1]);
+      const failButton = row.getByRole("button", { name: /^Fail payment/ });
+      await failButton.scrollIntoViewIfNeeded();
+      await failButton.click();
+      const reason = page.getByLabel("Why did the payment fail?");
+      await expect.poll(() => reason.evaluate((e) => e === document.activeElement)).toBe(true);
+      for (const part of [reason, page.getByRole("button", { name: "Fail the payment" })]) {
+        const box = (await part.boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(390);
+      }
+      await step(page, "1-fail-form-phone");
+      await page.keyboard.press("Escape");
+      await page.locator(`#payout-form-${paymentId}`).waitFor({ state: "detached" });
+      expect(await failButton.evaluate((e) => e === document.activeElement)).toBe(true);
+      expect(await failButton.getAttribute("aria-expanded")).toBe("false");
+      await page.setViewportSize(wide);
+
       // Export: the file downloads, with the payment and the company's account as the debtor.
       const mark = await lastEmailId(db);
       const [download] = await Promise.all([

@@ -149,6 +149,32 @@ describe("the throttle", () => {
   });
 });
 
+describe("the throttle at a low rate", () => {
+  test("never sends more in a second than the rate: 4 mails at 2 a second go 2 by 2, a second apart", async () => {
+    const people = await insertCustomers(t.db, 4, { prefix: "trickle", createdAt: at("2021-07-08") });
+    const store = () => Promise.resolve();
+    const now = new Date(t.clock.now());
+    const { id } = await createBulkEmail(
+      t.db,
+      admin.id,
+      { subject: "Trickle", body: "Hi", segment: onDay("2021-07-08") },
+      now,
+      store,
+    );
+    expect(batchSize(1)).toBe(1);
+    expect(batchSize(2)).toBe(2);
+    await sendBulkEmail(t.db, admin.id, id, 2, now, store);
+    await runJobs();
+    const arrivals = people.map((p) => mailsTo(p.email)).map((mails) => {
+      expect(mails).toHaveLength(1);
+      return mails[0].at;
+    }).sort((a, b) => a - b);
+    // The third mail is at least a second after the first: no second holds more than 2.
+    expect(arrivals[2] - arrivals[0]).toBeGreaterThanOrEqual(950);
+    expect(await bulkEmail(id)).toMatchObject({ status: "done", rate_per_second: 2, counts: { sent: 4 } });
+  });
+});
+
 describe("a mail server's refusal", () => {
   test("of one address fails that recipient with the reason and sends the others", async () => {
     const people = await insertCustomers(t.db, 3, { prefix: "refused", createdAt: at("2021-08-08") });

@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { type Admin, anotherAdmin, expectStatus, TestClient } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
-import { changesOf } from "../../routes/pages/console/audit-changes.tsx";
+import { createElement } from "react";
+import { renderToString } from "react-dom/server";
+import { AuditChanges, changesOf } from "../../routes/pages/console/audit-changes.tsx";
 
 /**
  * The console's audit screen (/console/audit) and the audit trails in words: staff find who did
@@ -64,10 +66,20 @@ describe("the audit screen", () => {
     expect(before).toContain("No entry matches.");
   });
 
-  test("a wrong filter says what is wrong and shows the unfiltered log", async () => {
-    const page = await admin.client.get("/console/audit?from=2026-13-40");
+  test("a wrong filter says what is wrong and shows no entries, never the unfiltered log", async () => {
+    const page = await admin.client.get(`/console/audit?customer=${ada.id}&from=2026-13-45`);
     expectStatus(page, 200);
     expect(text(page.text)).toContain("from is a date written YYYY-MM-DD.");
+    expect(text(page.text)).not.toContain("Sanctions hit"); // Bob's, not Ada's: the unfiltered log
+    expect(page.text).not.toContain("data-audit-changes");
+  });
+
+  test("a period that ends before it starts is refused as every period filter refuses it", async () => {
+    const page = await admin.client.get("/console/audit?from=2026-11-20&to=2026-11-10");
+    expectStatus(page, 200);
+    expect(text(page.text)).toContain("The date to is before the date from.");
+    expect(page.text).not.toContain("data-audit-changes");
+    expect(text(page.text)).not.toContain("No entry matches.");
   });
 
   test("pages through more entries than one page holds", async () => {
@@ -85,6 +97,14 @@ describe("the audit screen", () => {
     const older = text((await admin.client.get(`/console/audit?customer=${ada.id}&page=2`)).text);
     expect(older).toContain("Source of funds");
     expect(older).not.toContain("Lifted 25");
+  });
+
+  test("an email in the Who column wraps only at its @ and dots, never mid-word", async () => {
+    const page = await admin.client.get("/console/audit");
+    const [name, domain] = admin.email.split("@");
+    const dots = (s: string) => s.replaceAll(".", "<wbr/>.");
+    expect(page.text).toContain(`${dots(name)}<wbr/>@${dots(domain)}`);
+    expect(page.text).not.toMatch(/<td class="[^"]*break-all[^"]*">[^<]*@/);
   });
 
   test("an entry about an administrator names them, with no customer link", async () => {
@@ -113,6 +133,24 @@ describe("changes in words", () => {
     )
       .toEqual([{ field: "fees › GBP", before: "regular 1.00", after: "regular 1.50" }]);
     expect(changesOf({ plan_id: 3 }, null)).toEqual([{ field: "plan id", before: "3", after: null }]);
+  });
+
+  test("says what the entry is about (the payment, the partner) even when it did not change, linked when it has a page", () => {
+    // Two payments marked as arrived in a row: told apart by the payment each is about.
+    expect(changesOf({ payment_id: 12, status: "submitted" }, { payment_id: 12, status: "completed" })).toEqual([
+      { field: "payment", before: null, after: "#12" },
+      { field: "status", before: "submitted", after: "completed" },
+    ]);
+    expect(changesOf({ payment_ids: [4, 5], status: "approved" }, { batch_id: 2, payment_ids: [4, 5] }))
+      .toContainEqual({ field: "payments", before: null, after: "#4, #5" });
+    const linked = renderToString(
+      createElement(AuditChanges, { before: { partner_id: 7, name: "A" }, after: { partner_id: 7, name: "B" } }),
+    );
+    expect(linked).toContain('href="/console/partners/7"');
+    expect(linked).toContain("name: A → B");
+    // A payment has no console page of its own: named, not linked.
+    expect(renderToString(createElement(AuditChanges, { before: { payment_id: 12 }, after: { payment_id: 12 } })))
+      .not.toContain("href");
   });
 
   test("the customer's page shows its trail in words", async () => {

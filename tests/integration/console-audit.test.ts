@@ -156,10 +156,11 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     expectStatus(created, 201);
     return { path: `console/pricingplans/${created.json.body.id}`, body: await planBody("Replaced") };
   },
+  // A fee of its own each time: scenarios run twice, and saving the same overrides changes nothing.
   "PUT /console/users/:id/fees": () =>
     Promise.resolve({
       path: `console/users/${customer.id}/fees`,
-      body: { override_transfer_fee: true, fees: { GBP: { regular: "1.50" } } },
+      body: { override_transfer_fee: true, fees: { GBP: { regular: `1.${10 + ++feeChanges}` } } },
       subject: customer.id,
     }),
   "POST /console/users/:id/restrict": async () => {
@@ -395,6 +396,8 @@ async function planBody(name: string) {
   const { tier_currency, tiers, fees } = listed.json.body[0];
   return { name: `${name} ${++plans}`, tier_currency, tiers, fees };
 }
+
+let feeChanges = 0;
 
 let partners = 0;
 /** A referral code no partner has yet: scenarios run twice. */

@@ -226,6 +226,24 @@ describe("a plan assigned to an account prices that account's quotes", () => {
     expectStatus(await setFees(customer.id, { override_transfer_fee: false }), 200);
   });
 
+  test("saving the overrides as they are writes no audit entry", async () => {
+    const fees = { override_transfer_fee: true, fees: { GBP: { regular: "0.80" }, EUR: { regular: "0.90" } } };
+    expectStatus(await setFees(customer.id, fees), 200);
+    const entries = async () =>
+      ((await admin.client.get(`console/audit?customer=${customer.id}`)).json.body as { action: string }[])
+        .filter((e) => e.action === "fees.override").length;
+    const before = await entries();
+    const again = await setFees(customer.id, {
+      override_transfer_fee: true,
+      fees: { EUR: { regular: "0.9" }, GBP: { regular: "0.8" } },
+    });
+    expectStatus(again, 200);
+    expect(again.json.body.override_regular_transfer_fee).toEqual({ EUR: "0.90", GBP: "0.80" });
+    expect(await entries()).toBe(before);
+    expectStatus(await setFees(customer.id, { override_transfer_fee: false }), 200);
+    expect(await entries()).toBe(before + 1);
+  });
+
   test("moving the account back to the default plan gives it the default prices again", async () => {
     const standard = await defaultPlan();
     const back = await admin.client.put(`console/pricingplans/${standard.id}`, {

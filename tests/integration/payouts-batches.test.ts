@@ -257,6 +257,40 @@ describe("a SEPA file", () => {
     await expectLedgerSound(t.db);
   });
 
+  test("each customer whose payments went into the file finds it in their own audit trail", async () => {
+    await clearWaiting();
+    const other = await paymentAccount(t, admin, { EUR: "1000.00" });
+    const theirRecipient = await addRecipient(t, other, {
+      currency: "EUR",
+      country: "FR",
+      details: { iban: "FR1420041010050500013M02606" },
+    });
+    const mine = [await pay(france, "11.00"), await pay(germany, "12.00")].map((p) => p.id);
+    const theirs =
+      (await paid(other.owner.client, { recipient_id: theirRecipient, amount: "13.00", sell_currency: "EUR" })).id;
+    const made = await exportFile();
+    expectStatus(made, 201);
+    const batchId = made.json.body.id;
+
+    type Entry = { action: string; subject_id: number | null; account_ref: string | null; before: Node; after: Node };
+    const trailOf = async (customer: number) =>
+      ((await admin.client.get(`console/audit?customer=${customer}`)).json.body as Entry[])
+        .filter((e) => e.action === "payout.batch" && e.after?.batch_id === batchId);
+    const [own] = await trailOf(account.owner.id);
+    expect(own).toMatchObject({
+      subject_id: account.owner.id,
+      account_ref: account.owner.accountRef,
+      before: { batch_id: batchId, payment_ids: mine, status: "approved" },
+      after: { batch_id: batchId, payment_ids: mine, status: "submitted" },
+    });
+    const [others] = await trailOf(other.owner.id);
+    expect(others.after).toEqual({ batch_id: batchId, payment_ids: [theirs], status: "submitted" });
+    // The file's own entry, with all its payments, is still there.
+    const all = (await admin.client.get("console/audit")).json.body as Entry[];
+    expect(all.filter((e) => e.action === "payout.batch" && e.subject_id === null && e.after.batch_id === batchId))
+      .toHaveLength(1);
+  });
+
   test("a file is asked for by scheme, and an unknown file is not found", async () => {
     const res = await admin.client.post("console/payouts/batches", { scheme: "swift" });
     expectStatus(res, 422);
@@ -281,5 +315,23 @@ describe("a restricted customer's payments (decision 048, amended)", () => {
     const made = await exportFile();
     expectStatus(made, 201);
     expect(made.json.body.payments.map((p: { id: number }) => p.id)).toEqual([held.id]);
+  });
+
+  test("the refusal says each reason once, with the payments it applies to", async () => {
+    await clearWaiting();
+    const held = [await pay(france, "31.00", "Held 1"), await pay(germany, "32.00", "Held 2")].map((p) => p.id);
+    const path = `console/users/${account.owner.id}/restrict`;
+    expectStatus(await admin.client.post(path, { reason: "Source of funds under review" }), 200);
+    const refused = await exportFile();
+    expectStatus(refused, 409);
+    const error: string = refused.json.error;
+    expect(error).toContain(
+      `none of the 2 approved SEPA payments can go into one. Payments #${held[0]} and #${
+        held[1]
+      }: ${RESTRICTED_PAYOUT}`,
+    );
+    expect(error.split("The customer is restricted")).toHaveLength(2);
+    expectStatus(await admin.client.delete(path, { reason: "Source of funds shown" }), 200);
+    await clearWaiting();
   });
 });

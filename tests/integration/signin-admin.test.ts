@@ -172,8 +172,11 @@ describe("acting on behalf of a customer", () => {
     expect(entries.at(-1)).toMatchObject({ actorId: admin.id, subjectId: customer.id, action: "on-behalf.start" });
   });
 
-  test("the mode survives a new login of the administrator", async ({ admin }) => {
+  test("the mode survives a new login of the administrator", async ({ app, admin }) => {
+    const before = (await audit(app)).length;
     expectStatus(await admin.client.post("auth/logout"), 200);
+    // Signing out is the administrator's own, not a call made on the customer's behalf.
+    expect((await audit(app)).slice(before).filter((e) => e.action === "on-behalf.call")).toEqual([]);
     expectStatus(await admin.client.get("account/onbehalf"), 404); // signed out: nothing to see
     await signIn(admin.client, admin.email, admin.password);
     const res = await admin.client.get("account/onbehalf");

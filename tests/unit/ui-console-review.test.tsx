@@ -61,6 +61,18 @@ describe("ConsoleReview", () => {
     });
   });
 
+  test("a refusal that names one field is read once, under that field, not also in the form's alert", async () => {
+    const problem = "Complete the compliance review before opening the account.";
+    fakeApi(() => [422, { error: problem, message: "Unprocessable Entity", fields: { "compliance.done": problem } }]);
+    render(<ConsoleReview customer={CUSTOMER} canOpen canReject rejected={false} />);
+    fireEvent.click(screen.getByRole("button", { name: "Open the account" }));
+    const form = within(screen.getByRole("form", { name: "Compliance review for Acme Ltd" }));
+    fireEvent.click(form.getByRole("button", { name: "Open the account" }));
+    await settle();
+    expect(form.getAllByText(problem)).toHaveLength(1);
+    expect(form.getByLabelText("Compliance review done").getAttribute("aria-invalid")).toBe("true");
+  });
+
   test("nothing to decide: renders nothing", () => {
     const { container } = render(
       <ConsoleReview customer={CUSTOMER} canOpen={false} canReject={false} rejected={false} />,

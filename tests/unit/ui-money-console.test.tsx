@@ -77,6 +77,20 @@ describe("ConsoleRates", () => {
     expect(titles()).toEqual(["Rates saved"]);
   });
 
+  test("says 'indicative' once: by the source, or by a mark after a space when the source is another", async () => {
+    let rates = RATES;
+    fakeApi(() => [200, { body: rates }]);
+    const { unmount } = render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    await settle();
+    expect(screen.getByText(/^In use:/).textContent).toBe("In use: rates as of 2026-11-20, source indicative");
+    unmount();
+    resetIslands();
+    rates = { ...RATES, source: "ecb" };
+    render(<ConsoleRates rates={rates} currencies={CURRENCIES} />);
+    await settle();
+    expect(screen.getByText(/^In use:/).textContent).toBe("In use: rates as of 2026-11-20, source ecb indicative");
+  });
+
   test("a 422 shows the problem under its rate", async () => {
     fakeApi(() => [422, {
       error: "The rate of USD must be a positive decimal.",

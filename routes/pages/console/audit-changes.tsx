@@ -47,6 +47,51 @@ export interface Change {
   field: string;
   before: string | null;
   after: string | null;
+  /** The console page of what the entry is about, when there is one. */
+  href?: string;
+}
+
+/**
+ * The console pages of the things an entry can be about, by the name its identifying field gives
+ * them ("partner_id" → partner). A payment has no page of its own: it is named, not linked.
+ */
+const PAGE_OF: Record<string, string> = {
+  user: "/console/users/",
+  customer: "/console/users/",
+  partner: "/console/partners/",
+  email: "/console/emails/",
+  bulk_email: "/console/bulkemails/",
+  plan: "/console/pricingplan/",
+  migration: "/console/migration/",
+};
+
+const IDENTIFYING = /^(.+)_ids?$/;
+const isId = (value: unknown) => typeof value === "number" || (typeof value === "string" && value !== "");
+
+/**
+ * What an entry is about: its identifying fields ("payment_id", "payment_ids") that hold the same
+ * in before and after. They did not change, so the differences alone would hide them, and then two
+ * entries of one action ("Marked a payment as arrived") could not be told apart.
+ */
+function identifyingOf(before: unknown, after: unknown): { changes: Change[]; keys: Set<string> } {
+  const changes: Change[] = [];
+  const keys = new Set<string>();
+  if (!isRecord(before) || !isRecord(after)) return { changes, keys };
+  for (const [key, value] of Object.entries(before)) {
+    const thing = IDENTIFYING.exec(key)?.[1];
+    if (!thing || !(key in after) || JSON.stringify(after[key]) !== JSON.stringify(value)) continue;
+    const ids = Array.isArray(value) ? value : [value];
+    if (!ids.length || !ids.every(isId)) continue;
+    keys.add(fieldWords(key));
+    const page = PAGE_OF[thing];
+    changes.push({
+      field: fieldWords(thing) + (Array.isArray(value) ? "s" : ""),
+      before: null,
+      after: ids.map((id) => `#${id}`).join(", "),
+      ...(page && !Array.isArray(value) ? { href: `${page}${value}` } : {}),
+    });
+  }
+  return { changes, keys };
 }
 
 /**
@@ -70,20 +115,25 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   !!value && typeof value === "object" && !Array.isArray(value);
 
 /**
- * The fields that differ between before and after (or that either holds when the other is empty);
- * for an action of CHANGES_OF_ACTION, what it did in its own words.
+ * What the entry is about (its identifying fields, even unchanged), then the fields that differ
+ * between before and after (or that either holds when the other is empty); for an action of
+ * CHANGES_OF_ACTION, what it did in its own words.
  */
 export function changesOf(before: unknown, after: unknown, action?: string): Change[] {
   const own = action ? CHANGES_OF_ACTION[action] : undefined;
   if (own && isRecord(before) && isRecord(after)) return own(before, after);
   const was = before === null || before === undefined ? new Map() : flatten(before, [], new Map());
   const is = after === null || after === undefined ? new Map() : flatten(after, [], new Map());
-  const fields = [...new Set([...was.keys(), ...is.keys()])];
-  return fields.flatMap((field) => {
-    const a = was.has(field) ? valueWords(was.get(field)) : null;
-    const b = is.has(field) ? valueWords(is.get(field)) : null;
-    return a === b ? [] : [{ field, before: a, after: b }];
-  });
+  const about = identifyingOf(before, after);
+  const fields = [...new Set([...was.keys(), ...is.keys()])].filter((field) => !about.keys.has(field));
+  return [
+    ...about.changes,
+    ...fields.flatMap((field) => {
+      const a = was.has(field) ? valueWords(was.get(field)) : null;
+      const b = is.has(field) ? valueWords(is.get(field)) : null;
+      return a === b ? [] : [{ field, before: a, after: b }];
+    }),
+  ];
 }
 
 export function AuditChanges({ before, after, action }: { before: unknown; after: unknown; action?: string }) {
@@ -93,9 +143,16 @@ export function AuditChanges({ before, after, action }: { before: unknown; after
     <ul className="flex flex-col gap-0.5" data-audit-changes="">
       {changes.map((c) => (
         <li key={c.field} className="break-words">
-          {`${c.field}: ${
-            c.before === null ? c.after : c.after === null ? `${c.before} → removed` : `${c.before} → ${c.after}`
-          }`}
+          {c.href
+            ? (
+              <>
+                {`${c.field}: `}
+                <a className="underline" href={c.href}>{c.after}</a>
+              </>
+            )
+            : `${c.field}: ${
+              c.before === null ? c.after : c.after === null ? `${c.before} → removed` : `${c.before} → ${c.after}`
+            }`}
         </li>
       ))}
     </ul>
@@ -103,6 +160,15 @@ export function AuditChanges({ before, after, action }: { before: unknown; after
 }
 
 const TERM = "text-neutral-600 dark:text-neutral-400";
+
+/**
+ * An email that may wrap at its "@" and dots only ("olga.ops@" / "portal.test"), never mid-word as
+ * `break-all` wrapped it in the narrow column of a phone ("bos / s@ / port / al.te / st").
+ */
+export function Email({ email }: { email: string }) {
+  const parts = email.split(/(?=[@.])/);
+  return <>{parts.flatMap((part, i) => i ? [<wbr key={`w${i}`} />, part] : [part])}</>;
+}
 
 export interface Subject {
   name: string;
@@ -143,7 +209,9 @@ export function AuditTable(
           {entries.map((entry) => (
             <tr key={entry.id} className="border-t border-neutral-200 align-top dark:border-neutral-800">
               <td className="py-2 pr-4 whitespace-nowrap">{entry.at.slice(0, 16).replace("T", " ")}</td>
-              <td className="py-2 pr-4 break-all">{entry.actor.email}</td>
+              <td className="py-2 pr-4">
+                <Email email={entry.actor.email} />
+              </td>
               <td className="py-2 pr-4">
                 {AUDIT_ACTIONS[entry.action] ?? entry.action}
                 {entry.account_ref ? <span className={`block ${TERM}`}>{entry.account_ref}</span> : null}
