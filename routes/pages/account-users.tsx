@@ -42,7 +42,10 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
   const manages = may(role, "users.manage");
   const business = accountType === "Business";
   // An administrator on behalf sees the rule but does not change it (RULE_NOT_ON_BEHALF).
-  const ruleOnBehalf = !!c.get("onBehalf") && may(role, "approvals.manage");
+  const onBehalf = !!c.get("onBehalf");
+  const ruleOnBehalf = onBehalf && may(role, "approvals.manage");
+  // On behalf, only the roles an administrator may give (checkRoleGivenOnBehalf): none that approves.
+  const givable = onBehalf ? roles.filter((r) => !may(r.role, "payments.approve")) : roles;
   const setsRule = may(role, "approvals.manage") && !ruleOnBehalf;
   const [users, invitations, rule, balances] = await Promise.all([
     listAccountUsers(db, accountId, customer.id),
@@ -66,13 +69,19 @@ export async function AccountUsersPage(c: Context<AppEnv>) {
           you can see who uses this account. Owners and admins invite people and change their roles.
         </p>
       )}
+      {business && manages && onBehalf && (
+        <p className="card" role="note">
+          Acting on behalf of the customer, you can invite payers and viewers and give those roles. Owners, admins and
+          approvers are the customer's own people to add: they decide who approves payments.
+        </p>
+      )}
       <AccountUsers
         accountRef={accountRef}
         users={users}
         invitations={invitations}
         canManage={manages && business}
         isOwner={role === "owner"}
-        roles={roles}
+        roles={givable}
       />
       {rule && (
         // Maker-checker (issue 8): a personal account has nobody else to approve, so no rule.

@@ -122,8 +122,8 @@ export interface RuleInput {
 
 /**
  * Validates and saves the account's rule; refused when nobody else could approve someone's payments.
- * Who set it (the customer, or the administrator on their behalf) and the rule before and after go
- * in the audit log with it: the rule is the account's control over its money (decision 073).
+ * Who set it (always the customer: an administrator on behalf may not) and the rule before and after
+ * go in the audit log with it: the rule is the account's control over its money (decision 073).
  */
 export async function setApprovalRule(
   db: Database,
@@ -152,8 +152,10 @@ export async function setApprovalRule(
     );
   }
   const kept = input.mode === "above" ? thresholds : {};
-  if (input.mode !== "none" || input.new_recipient) await assertSomeoneElseApproves(db, accountId);
   await db.transaction(async (tx) => {
+    // In the transaction that saves the rule: a role change or removal checks the rule in its own
+    // transaction, so one of the two always sees the other (writes take turns, decision 006).
+    if (input.mode !== "none" || input.new_recipient) await assertSomeoneElseApproves(tx, accountId);
     const before = await ruleRow(tx, accountId);
     const after = await rowOf<RuleRow>(
       tx,
@@ -165,9 +167,9 @@ export async function setApprovalRule(
       [accountId, input.mode, JSON.stringify(kept), input.new_recipient ? 1 : 0, by.userId, now.getTime()],
     );
     await audit(tx, {
-      // As the account's users are audited: the customer, or the administrator acting for them.
-      actor: by.onBehalfAdminId ?? by.userId,
-      subject: by.onBehalfAdminId ? by.userId : null,
+      // Always the customer's own change: an administrator on behalf was refused above.
+      actor: by.userId,
+      subject: null,
       account: accountId,
       action: "approval-rule.change",
       before: before ? termsOf(before) : null,
@@ -218,7 +220,7 @@ export function strandedPreparers<M extends { user_id: number; role: AccountRole
 }
 
 /** Everyone who may prepare payments must have someone else on the account who may approve them. */
-async function assertSomeoneElseApproves(db: Database, accountId: number): Promise<void> {
+async function assertSomeoneElseApproves(db: Database | Tx, accountId: number): Promise<void> {
   const members = await rowsOf<{ user_id: number; role: AccountRole }>(
     db,
     "SELECT user_id, role FROM account_members WHERE account_id = ? ORDER BY user_id",

@@ -255,6 +255,12 @@ describe("an administrator acting on behalf of the owner", () => {
         expect(promoted.json.error).toContain("cannot give anyone a role that approves payments");
         expectStatus(await invite(admin.client, uniqueEmail(`staff-${role}`), role), 403);
       }
+      // The page offers them only the roles they may give, and says why.
+      const page = await admin.client.get("/account/users");
+      expectStatus(page, 200);
+      expect(page.text).toContain("are the customer&#x27;s own people to add");
+      expect(page.text).not.toMatch(/"role":"approver","description"/);
+      expect(page.text).toMatch(/"role":"payer","description"/);
     } finally {
       expectStatus(await admin.client.delete("account/onbehalf"), 200);
     }
