@@ -209,10 +209,12 @@ export async function validateEmail(
   let codeLeft: number | null = null;
   let dayLeft: number | null = null;
   if (isCode && whose) {
-    const day = await deps.limiter.attempt(codesOfTheDayKey(whose), CODE_FAILURES_PER_DAY);
-    if (!day.allowed) throw new TooMany(CODES_PAUSED);
+    // The code first: a try at a code already retired is refused without spending the day's tries
+    // (a double submit, or a retry of the same wrong code, would otherwise pause codes for a day).
     const current = await deps.limiter.attempt(codeKey(whose), CODE_FAILURES);
     if (!current.allowed) throw new InvalidInput(CODE_RETIRED, "token");
+    const day = await deps.limiter.attempt(codesOfTheDayKey(whose), CODE_FAILURES_PER_DAY);
+    if (!day.allowed) throw new TooMany(CODES_PAUSED);
     codeLeft = current.left;
     dayLeft = day.left;
     left = Math.min(left, current.left);

@@ -443,6 +443,24 @@ describe("the validation code, guessed from many addresses", () => {
     expect(validated.json.body).toMatchObject({ validated: true, secondFactor: true });
   });
 
+  test("tries at a code already retired (a double submit, a retry) do not use up the day's wrong codes", async ({ app }) => {
+    const email = uniqueEmail("retried");
+    const browser = await register(app, email);
+    const code = await emailedValidationCode(app.db, email);
+    for (let i = 0; i < 3; i++) {
+      expectStatus(await elsewhere(browser).post("validation/validate", { token: otherCode(code, i) }), 422);
+    }
+    for (let i = 0; i < 8; i++) {
+      const again = await elsewhere(browser).post("validation/validate", { token: otherCode(code, i) });
+      expectStatus(again, 422);
+      expect(again.json.fields).toEqual({ token: RETIRED });
+    }
+    // Three wrong codes today, not eleven: the new code still works.
+    expectStatus(await browser.post("validation/resend"), 200);
+    const validated = await browser.post("validation/validate", { token: await emailedValidationCode(app.db, email) });
+    expectStatus(validated, 200);
+  });
+
   test("10 wrong codes in a day, across new codes, stop codes for a day; the emailed link still works", async ({ app }) => {
     const email = uniqueEmail("hammered");
     const browser = await register(app, email);
