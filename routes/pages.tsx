@@ -88,6 +88,7 @@ import {
   UnsubscribePage,
 } from "./pages/console-bulkemails.tsx";
 import { RateAlertsPage } from "./pages/ratealerts.tsx";
+import { profileLocked } from "../server/profile/store.ts";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
 import { TransactionPage, TransactionsPage } from "./pages/transactions.tsx";
@@ -163,12 +164,13 @@ export const notBuilt = (pages: readonly PageRoute[] = PAGES): ReadonlySet<strin
   new Set(pages.filter((page) => COMING_SOON.has(page.render)).map((page) => page.path));
 
 /**
- * The profile can be changed until the identity check approves the person; after that, support
- * changes it (decision 071). Someone who joined an account through an invitation has one before
- * their own identity is checked, and keeps the form until then.
+ * The profile can be changed until the identity check approves the person, and not while their
+ * compliance review is open; after that, support changes it (decision 071, profileLocked). Someone
+ * who joined an account through an invitation has one before their own identity is checked, and
+ * keeps the form until then.
  */
-function onlyBeforeVerified(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
-  return customerOf(c)!.identity ? c.redirect("/auth") : render();
+async function onlyBeforeVerified(c: Context<AppEnv>, render: () => Promise<ReactNode>) {
+  return await profileLocked(c.get("db"), customerOf(c)!) ? c.redirect("/auth") : await render();
 }
 
 export const PAGES: PageRoute[] = [

@@ -7,6 +7,24 @@ import { reviewQueued } from "../accounts/onboarding.ts";
 
 /** The customer's profile as saved (SPEC.md section 3), checked against the rules of ./schema.ts. */
 
+const LOCKED_BECAUSE = {
+  open: "Your account is open",
+  verified: "Your details were verified",
+  reviewed: "Your application is being reviewed",
+} as const;
+
+/**
+ * Why the customer can no longer change their profile here (saveProfile's rule, which the profile
+ * pages follow too, so that they never show a form whose save is refused), or null while they can.
+ */
+export async function profileLocked(
+  db: Database,
+  customer: { id: number; account: boolean; identity: boolean },
+): Promise<keyof typeof LOCKED_BECAUSE | null> {
+  if (customer.identity) return customer.account ? "open" : "verified";
+  return await reviewQueued(db, customer.id, { openOnly: true }) ? "reviewed" : null;
+}
+
 /**
  * Saves the profile of the customer's type, checked on `now` (ages, dates not in the future): a
  * 422 names every failing field and saves nothing. Once the identity check has approved the
@@ -23,15 +41,8 @@ export async function saveProfile(
   /** Where to write to us (SUPPORT_EMAIL), named when the profile can no longer be changed here. */
   supportEmail: string,
 ): Promise<void> {
-  if (customer.account && customer.identity) {
-    throw new Conflict(`Your account is open: write to us at ${supportEmail} to change your profile.`);
-  }
-  if (customer.identity) {
-    throw new Conflict(`Your details were verified: write to us at ${supportEmail} to change your profile.`);
-  }
-  if (await reviewQueued(db, customer.id, { openOnly: true })) {
-    throw new Conflict(`Your application is being reviewed: write to us at ${supportEmail} to change your profile.`);
-  }
+  const locked = await profileLocked(db, customer);
+  if (locked) throw new Conflict(`${LOCKED_BECAUSE[locked]}: write to us at ${supportEmail} to change your profile.`);
   const result = validateProfile(customer.type, input, now);
   if (!result.ok) throw new InvalidFields(result.error, result.fields);
   await db.insert(profiles).values({

@@ -118,6 +118,10 @@ describe("a politically exposed customer waiting on /processing", () => {
       `Your application is being reviewed: write to us at ${app.config.supportEmail} to change your profile.`,
     );
     expect((await savedData(app, customer.id)).public).toBe(true);
+    // Nor is its form offered, whose save would be refused.
+    const page = await customer.client.get("/register-personal");
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/auth");
   });
 
   test("an administrator's approval opens the account, and closes the review", async ({ app, admin, customer }) => {
