@@ -41,5 +41,6 @@ export const ROLE_DESCRIPTIONS: Record<AccountRole, string> = {
   admin: "Everything except making or removing owners: users, approval rules, payments and conversions.",
   payer: "Prepares payments, converts and manages recipients; payments may need someone else's approval.",
   approver: "Approves or rejects other people's payments.",
-  viewer: "Sees balances, payments, recipients and transactions; changes nothing.",
+  viewer:
+    "Sees balances, payments, recipients and transactions; changes nothing, but may withdraw a payment they prepared earlier.",
 };

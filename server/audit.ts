@@ -151,7 +151,7 @@ export function auditOnBehalf(): MiddlewareHandler<AppEnv> {
     if (!admin || admin.level !== "Admin" || !customer) return;
     const reads = (c.req.method === "GET" && !GETS_THAT_CHANGE.has(c.req.path)) || c.req.method === "HEAD";
     if (reads || c.req.path.endsWith("/account/onbehalf")) return;
-    // Signing in and out (and their codes) are the administrator's own session, done for nobody.
+    // Signing in and out (under /api/auth/) are the administrator's own session, done for nobody.
     if (c.req.path.startsWith("/api/auth/")) return;
     await audit(c.get("db"), {
       actor: admin.id,
