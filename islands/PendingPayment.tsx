@@ -199,12 +199,8 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                       />
                     )}
                   </Field>
-                  {/* A problem with the reason is said once, under the field; the alert says the rest. */}
-                  <FormAlert
-                    error={problem && problem.error !== problem.fields.reason ? problem.error : null}
-                    fields={problem?.fields}
-                    shown={["reason"]}
-                  />
+                  {/* A problem with the reason is said once, under the field (FormAlert leaves it there). */}
+                  <FormAlert error={problem?.error ?? null} fields={problem?.fields} shown={["reason"]} />
                   <div className="flex gap-3">
                     <button
                       type="submit"
