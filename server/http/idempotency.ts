@@ -9,6 +9,7 @@ import { columnList, fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
 import { idempotencyKeys } from "../../db/schema.ts";
 import { IDEMPOTENCY_HEADER } from "../../lib/api-types.ts";
 import { IDEMPOTENCY_TTL_MS } from "../../lib/constants.ts";
+import { accountChoice } from "../accounts/current.ts";
 import type { AppEnv } from "../env.ts";
 import { Conflict } from "../errors.ts";
 import { failureBody } from "./api.ts";
@@ -97,7 +98,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     if (!KEY_PATTERN.test(key)) return fail(c, 422, "Idempotency-Key must be 1 to 255 visible characters.");
 
     const db = c.get("db");
-    const scope = scopeOf(c);
+    const scope = await scopeOf(c);
     const requestHash = await hashRequest(c);
     const now = Date.now();
 
@@ -264,17 +265,23 @@ function takeable(row: Row, requestHash: string, now: number): boolean {
 }
 
 /**
- * The scope of a request's keys: who acts, and for whom. An administrator acting on behalf of a
- * customer has a scope per customer, so a key sent for one customer never answers for another
- * (issue 14). A visitor's keys share one scope: a replay there needs the same key *and* a
- * byte-identical request, so it shows nothing the sender could not get by sending that request,
+ * The scope of a request's keys: who acts, for whom, and on which account. An administrator acting
+ * on behalf of a customer has a scope per customer, so a key sent for one customer never answers for
+ * another (issue 14). A login on several accounts has a scope per account it works on (the session's
+ * current one): the same key and body sent on another account is another request there, never a
+ * replay of the first account's answer (a second security review found a conversion of one account
+ * answered on the other). A visitor's keys share one scope: a replay there needs the same key *and*
+ * a byte-identical request, so it shows nothing the sender could not get by sending that request,
  * and no cookie is ever replayed; clients generate random keys, so visitors do not collide.
  */
-function scopeOf(c: Context<AppEnv>): string {
+async function scopeOf(c: Context<AppEnv>): Promise<string> {
   const user = c.get("user");
   if (!user) return "anon";
   const customer = c.get("onBehalf");
-  return customer ? `user:${user.id}:for:${customer.id}` : `user:${user.id}`;
+  const who = customer ? `user:${user.id}:for:${customer.id}` : `user:${user.id}`;
+  // Read once per request (the call's own currentAccount reuses it); null before an account opens.
+  const { current } = await accountChoice(c);
+  return current ? `${who}:account:${current.accountId}` : who;
 }
 
 /**

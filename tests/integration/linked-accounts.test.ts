@@ -78,6 +78,33 @@ describe("a login with two accounts", () => {
     ]);
   });
 
+  test("an Idempotency-Key is the account's it was sent on: the same key and body on the other account is done there, not replayed", async () => {
+    const client = await freshSession();
+    const recipient = {
+      name: "Jean Dupont",
+      type: "person",
+      currency: "EUR",
+      country: "FR",
+      details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPPAR" },
+    };
+    const key = { "Idempotency-Key": `linked-${crypto.randomUUID()}` };
+    expectStatus(await client.post("account/select", { account_ref: business.accountRef }), 200);
+    const onBusiness = await client.post("account/recipients", recipient, key);
+    expectStatus(onBusiness, 201);
+    expectStatus(await client.post("account/select", { account_ref: person.accountRef }), 200);
+    const onPersonal = await client.post("account/recipients", recipient, key);
+    expectStatus(onPersonal, 201);
+    expect(onPersonal.headers.get("idempotent-replayed")).toBeNull();
+    expect(onPersonal.json.body.id).not.toBe(onBusiness.json.body.id);
+    const listed = (await client.get("account/recipients")).json.body.items as { id: number }[];
+    expect(listed.map((r) => r.id)).toContain(onPersonal.json.body.id);
+    // Back on the first account, the key still answers its own first answer.
+    expectStatus(await client.post("account/select", { account_ref: business.accountRef }), 200);
+    const again = await client.post("account/recipients", recipient, key);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.body.id).toBe(onBusiness.json.body.id);
+  });
+
   test("the choice belongs to the session: another browser chooses for itself", async () => {
     const one = await freshSession();
     const two = await freshSession();
