@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountMembers, users } from "../../db/schema.ts";
 import { rateAlerts } from "../../db/schema-ratealerts.ts";
-import type { Tx } from "../../db/sql.ts";
+import { rowsOf, type Tx } from "../../db/sql.ts";
 import { ACCOUNT_ROLES, type AccountRole, may } from "../../lib/permissions.ts";
 import { audit } from "../audit.ts";
 import { Conflict, NotFound, Refused } from "../errors.ts";
@@ -155,8 +155,11 @@ async function checkedInTransaction(
 /**
  * While the approval rule makes payments wait, a change that would leave someone who prepares
  * payments with nobody else to approve them is refused, as saving such a rule is
- * (server/payments/approval-rules.ts): their payments would wait for ever. Read in the change's
- * transaction, so two changes at once cannot each leave the other's approver as the last.
+ * (server/payments/approval-rules.ts): their payments would wait for ever. So is a change that
+ * would leave a payment already waiting for approval with nobody but its preparer who could approve
+ * it, whatever the rule says now (relaxing the rule does not release what already waits, and its
+ * money stays held). Read in the change's transaction, so two changes at once cannot each leave the
+ * other's approver as the last.
  */
 async function assertApproversRemain(
   tx: Tx,
@@ -166,21 +169,40 @@ async function assertApproversRemain(
   to: AccountRole | null,
 ): Promise<void> {
   const rule = await approvalRuleFor(tx, accountId);
-  if (!ruleMakesPaymentsWait(rule)) return;
+  const waiting = await rowsOf<{ created_by: number }>(
+    tx,
+    "SELECT DISTINCT created_by FROM payments WHERE account_id = ? AND status = 'pending_approval'",
+    [accountId],
+  );
+  if (!ruleMakesPaymentsWait(rule) && !waiting.length) return;
   const asMembers = (list: MemberRow[]) => list.map((r) => ({ user_id: r.id, role: r.role, row: r }));
   // Only someone who can act now approves anything: an approver still signing up does not count.
   const canAct = await whoCanAct(tx, rows.map((r) => r.id));
-  const before = new Set(strandedPreparers(asMembers(rows), canAct).map((m) => m.user_id));
   const after = rows.filter((r) => r.id !== targetId || to !== null).map((r) =>
     r.id === targetId && to ? { ...r, role: to } : r
   );
-  const stranded = strandedPreparers(asMembers(after), canAct).filter((m) => !before.has(m.user_id));
-  if (!stranded.length) return;
-  const names = stranded.map((m) => nameOf(m.row)).join(", ");
-  throw new Conflict(
-    `The approval rule says ${ruleInWords(rule)}, so ${names} needs someone else on this account to approve ` +
-      `their payments, and after this change nobody could. Make someone else an approver first, or change the rule.`,
-  );
+  if (ruleMakesPaymentsWait(rule)) {
+    const before = new Set(strandedPreparers(asMembers(rows), canAct).map((m) => m.user_id));
+    const stranded = strandedPreparers(asMembers(after), canAct).filter((m) => !before.has(m.user_id));
+    if (stranded.length) {
+      const names = stranded.map((m) => nameOf(m.row)).join(", ");
+      throw new Conflict(
+        `The approval rule says ${ruleInWords(rule)}, so ${names} needs someone else on this account to approve ` +
+          `their payments, and after this change nobody could. Make someone else an approver first, or change the rule.`,
+      );
+    }
+  }
+  const unapprovable = (list: MemberRow[]) =>
+    waiting.filter((w) =>
+      !list.some((m) => m.id !== w.created_by && may(m.role, "payments.approve") && canAct.has(m.id))
+    ).map((w) => w.created_by);
+  const already = new Set(unapprovable(rows));
+  if (unapprovable(after).some((creator) => !already.has(creator))) {
+    throw new Conflict(
+      "Payments are waiting for approval, and after this change nobody but the person who prepared them could " +
+        "approve them. Approve or reject them first (Pending payments), or make someone else an approver.",
+    );
+  }
 }
 
 /** Changes a user's role; the person is emailed and the change audited. */

@@ -184,6 +184,25 @@ describe("the approval rule", () => {
     expectStatus(await owner.client.delete(`account/users/${second.id}`), 200);
   });
 
+  test("a payment already waiting keeps someone to approve it after the rule is relaxed: its last approver stays until it is decided", async () => {
+    const mine = await paymentAccount(t, admin, { GBP: "100.00" });
+    const owner = mine.owner;
+    const other = await addMember(t, mine, "approver");
+    const to = await addRecipient(t, mine, { currency: "EUR", country: "FR" });
+    expectStatus(await owner.client.put("account/approvals", { mode: "all" }), 200);
+    const waiting = await paid(owner.client, { recipient_id: to, amount: "20.00", sell_currency: "GBP" });
+    expect(waiting.status).toBe("pending_approval");
+    expectStatus(await owner.client.put("account/approvals", { mode: "none" }), 200);
+    // The rule no longer makes payments wait, but this one does, its 20.00 GBP held: only `other` could approve it.
+    const removed = await owner.client.delete(`account/users/${other.id}`);
+    expectStatus(removed, 409);
+    expect(removed.json.error).toContain("Payments are waiting for approval");
+    expectStatus(await owner.client.put(`account/users/${other.id}`, { role: "viewer" }), 409);
+    // Decided, it no longer holds anyone.
+    expectStatus(await owner.client.post(`account/payments/${waiting.id}/cancel`, {}), 200);
+    expectStatus(await owner.client.delete(`account/users/${other.id}`), 200);
+  });
+
   test("an approver who has not finished signing up cannot act yet, so does not count as someone who could approve", async () => {
     const owner = await businessOwner(t, admin);
     const newcomerEmail = uniqueEmail("newcomer");
