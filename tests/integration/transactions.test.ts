@@ -192,6 +192,12 @@ describe("GET account/transactions", () => {
   });
 });
 
+test.each(["limit=0", "limit=101", "limit=abc"])("%s is refused in the words of its rule", async (query) => {
+  const res = await owner.client.get(`account/transactions?${query}`);
+  expectStatus(res, 422);
+  expect(res.json.fields).toEqual({ limit: "limit is a whole number from 1 to 100." });
+});
+
 describe("GET account/transactions/{id}", () => {
   test("a conversion's detail has its full cost: mid rate, our rate, markup and fee", async () => {
     const res = await owner.client.get(`account/transactions/${conversionId}`);
