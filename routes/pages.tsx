@@ -252,6 +252,7 @@ export const PAGES: PageRoute[] = [
           rejection={reason
             ? { reason: REJECTION_REASON_TEXT[reason].customer, supportEmail: c.get("config").supportEmail }
             : null}
+          supportEmail={c.get("config").supportEmail}
         />
       );
     },

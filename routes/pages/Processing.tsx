@@ -5,7 +5,9 @@ import { PageTitle } from "../layouts/parts.tsx";
  * once the review rejected it, what they are told (the reason in words for customers, never the
  * reviewer's note) and where to write to us.
  */
-export function Processing({ rejection }: { rejection?: { reason: string; supportEmail: string } | null }) {
+export function Processing(
+  { rejection, supportEmail }: { rejection?: { reason: string; supportEmail: string } | null; supportEmail: string },
+) {
   if (rejection) {
     return (
       <section className="mx-auto max-w-xl">
@@ -24,10 +26,15 @@ export function Processing({ rejection }: { rejection?: { reason: string; suppor
   return (
     <section className="mx-auto max-w-xl">
       <PageTitle lead="Your identity check is complete.">We are reviewing your application</PageTitle>
-      <div className="card">
+      <div className="card flex flex-col gap-3">
         <p>
           Our compliance team reviews every business account, and some personal ones, before opening them. We will email
           you as soon as your account is open; there is nothing else you need to do now.
+        </p>
+        {/* The details the identity check verified are what the review reads: locked here (decision 071). */}
+        <p>
+          Your details are the ones we verified, so they can no longer be changed here. If something in them is wrong or
+          has changed, write to us at <a className="link" href={`mailto:${supportEmail}`}>{supportEmail}</a>.
         </p>
       </div>
     </section>

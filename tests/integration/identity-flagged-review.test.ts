@@ -90,6 +90,15 @@ describe("a politically exposed customer waiting on /processing", () => {
     expect(page.headers.get("location")).toBe("/auth");
   });
 
+  test("the page they wait on says their details are locked, and where to write to change them", async ({ app, customer }) => {
+    await completeOnboarding(customer, { profile: FLAGGED });
+    const page = await customer.client.get("/processing");
+    expect(page.status).toBe(200);
+    const text = page.text.replace(/\s+/g, " ");
+    expect(text).toContain("Your details are the ones we verified, so they can no longer be changed here.");
+    expect(text).toContain(`mailto:${app.config.supportEmail}`);
+  });
+
   test("the review is queued when the identity check approves, before any confirm", async ({ app, customer }) => {
     expectStatus(await customer.client.post("account/profile", FLAGGED), 200);
     expectStatus(await customer.client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
