@@ -214,7 +214,7 @@ export async function TransactionsPage(c: Context<AppEnv>) {
               rel="next"
               href={withQuery("/account/transactions", { ...filters, cursor: page.next_cursor })}
             >
-              Load more
+              Older movements
             </a>
           )}
         </nav>

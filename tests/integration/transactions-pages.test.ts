@@ -76,7 +76,7 @@ describe("/account/transactions", () => {
     expect(res.text).toMatch(/<option value="EUR" selected="">EUR<\/option>/);
     const all = await viewer.client.get("/account/transactions");
     // 50 a page: four movements need no next page.
-    expect(all.text).not.toContain("Load more");
+    expect(all.text).not.toContain("Older movements");
   });
 
   test("says which filter cannot be used instead of listing", async () => {
@@ -158,7 +158,7 @@ describe("/account (the dashboard)", () => {
 });
 
 describe("/account/transactions, page after page", () => {
-  test("'Load more' leads to the older movements, none repeated, none left out, with the filters kept", async () => {
+  test("'Older movements' leads to the next page of older movements, none repeated, none left out, with the filters kept", async () => {
     for (let i = 0; i < 50; i++) {
       await creditReceipt(t.db, {
         accountId: account.accountId,
@@ -172,7 +172,9 @@ describe("/account/transactions, page after page", () => {
     expect(every.length).toBe(52);
     const first = await viewer.client.get("/account/transactions?currency=EUR");
     const more = /<a class="[^"]*" rel="next" href="([^"]+)"/.exec(first.text);
-    expect(more, "a Load more link").not.toBeNull();
+    expect(more, "an 'Older movements' link").not.toBeNull();
+    // It replaces the page with the next one, and says so: not "Load more", which would add rows.
+    expect(first.text).toContain(">Older movements</a>");
     const next = more![1].replaceAll("&amp;", "&");
     expect(next).toMatch(/^\/account\/transactions\?currency=EUR&cursor=/);
     const second = await viewer.client.get(next);
