@@ -113,7 +113,10 @@ export interface LayoutAccount {
 }
 
 /** The account's name and reference, and "Switch account" when the login has several. */
-function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
+function CurrentAccountBadge({ account, person }: { account: LayoutAccount; person: string | undefined }) {
+  // A personal account is named after its holder (`person`, a Personal customer's own name), whom the
+  // header already names beside it: the name twice tells nothing, "Personal account" says which it is.
+  const label = account.name === person ? "Personal account" : account.name;
   return (
     <span
       className="flex min-w-0 items-center gap-2 text-sm max-md:order-last max-md:basis-full max-md:flex-wrap"
@@ -127,10 +130,10 @@ function CurrentAccountBadge({ account }: { account: LayoutAccount }) {
       }
       <span
         className="min-w-0 break-words font-semibold text-neutral-900 md:truncate dark:text-neutral-100"
-        title={account.name}
+        title={label}
         data-account-name
       >
-        {account.name}
+        {label}
       </span>
       <span className="shrink-0 font-mono text-neutral-600 dark:text-neutral-400" data-account-ref>
         {account.account_ref}
@@ -211,7 +214,9 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
           </div>
           <div className="ml-auto flex min-w-0 items-center gap-3 max-md:contents">
             <ColorMode />
-            {account && <CurrentAccountBadge account={account} />}
+            {account && (
+              <CurrentAccountBadge account={account} person={user?.type === "Personal" ? user.name : undefined} />
+            )}
             {user && (
               <span className="flex items-center gap-2 text-sm">
                 {/* No picture yet: the initials need no script, so the avatar is not an island here. */}

@@ -105,6 +105,22 @@ describe("a login with two accounts", () => {
     expect(again.json.body.id).toBe(onBusiness.json.body.id);
   });
 
+  test("the header says which account the page is on: 'Personal account' for the person's own, the business's name for the business", async () => {
+    const client = await freshSession();
+    const named = async () => {
+      const page = await client.get("/account/balances");
+      expectStatus(page, 200);
+      return /data-account-name[^>]*>([^<]*)</.exec(page.text)?.[1];
+      /data-account-name[^>]*>([^<]*)</.exec(page.text)?.[1];
+    };
+    expectStatus(await client.post("account/select", { account_ref: person.accountRef }), 200);
+    expect(await named()).toBe("Personal account");
+    expectStatus(await client.post("account/select", { account_ref: business.accountRef }), 200);
+    const businessName = (await client.get("account/linked")).json.body
+      .find((a: { account_ref: string }) => a.account_ref === business.accountRef).name;
+    expect(await named()).toBe(businessName);
+  });
+
   test("the choice belongs to the session: another browser chooses for itself", async () => {
     const one = await freshSession();
     const two = await freshSession();
