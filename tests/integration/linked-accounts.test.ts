@@ -111,7 +111,6 @@ describe("a login with two accounts", () => {
       const page = await client.get("/account/balances");
       expectStatus(page, 200);
       return /data-account-name[^>]*>([^<]*)</.exec(page.text)?.[1];
-      /data-account-name[^>]*>([^<]*)</.exec(page.text)?.[1];
     };
     expectStatus(await client.post("account/select", { account_ref: person.accountRef }), 200);
     expect(await named()).toBe("Personal account");
