@@ -5,6 +5,8 @@ import type { SignInDeps } from "../../server/auth/deps.ts";
 import { knownDeviceOf, rememberDevice } from "../../server/auth/devices.ts";
 import { requestPasswordReset, resetPassword } from "../../server/auth/password-reset.ts";
 import {
+  CONFIRMED_SIGN_IN,
+  confirmedElsewhere,
   registerCustomer,
   resendForRegistration,
   resendValidation,
@@ -87,6 +89,20 @@ route(auth, calls.validateEmail, async (c, { body }) => {
   const signedIn = c.get("user");
   const { sessions, secretBox, now } = c.get("services");
   const registration = await registrationOf(c, secretBox, now());
+  if (signedIn?.validated) {
+    // Confirmed since this page was opened (the link on another device): nothing left to type.
+    return reply(await sessionSummary(c.get("db"), signedIn.id, signedIn.secondFactor), { redirect: "/auth" });
+  }
+  if (!signedIn) {
+    // This browser's registration was confirmed on another device: the code is spent and the link
+    // used, so whatever is tried here is answered by saying so and sending them to sign in. The
+    // registration alone signs nobody in (decisions 023, 077): the password and the second factor do.
+    const confirmed = await confirmedElsewhere(deps(c), registration);
+    if (confirmed !== null) {
+      flash(c, CONFIRMED_SIGN_IN);
+      return reply(await sessionSummary(c.get("db"), confirmed, false), { redirect: "/" });
+    }
+  }
   const userId = await validateEmail(
     deps(c),
     body.token,
@@ -105,7 +121,12 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     await remember(c, userId);
   }
   const user = await sessionSummary(c.get("db"), userId, secondFactor);
-  return reply(user, { redirect: registerScreen(user) });
+  if (secondFactor) return reply(user, { redirect: registerScreen(user) });
+  // Confirmed where nobody is signed in as them (a phone): the link proves the mailbox, not the
+  // password, so the person signs in here, told why, rather than meeting a bare sign-in form
+  // (decision 077); the profile screen would only have sent them home.
+  flash(c, CONFIRMED_SIGN_IN);
+  return reply(user, { redirect: "/" });
 });
 
 route(auth, calls.login, async (c, { body }) => {

@@ -5,6 +5,8 @@ import { customerOf } from "../../server/accounts/current.ts";
 import { hasAdministrator } from "../../server/auth/setup.ts";
 import { resetLinkWorks } from "../../server/auth/password-reset.ts";
 import { registrationOf } from "../../server/auth/registration-cookie.ts";
+import { CONFIRMED_SIGN_IN, confirmedElsewhere } from "../../server/auth/registration.ts";
+import { flash } from "../../server/render/flash.ts";
 import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { readStoredResult } from "../../server/identity/store.ts";
@@ -103,7 +105,15 @@ export async function VerifyPage(c: Context<AppEnv>) {
   const user = c.get("user");
   const { secretBox, now } = c.get("services");
   // Right after registering nobody is signed in: the browser's registration says where the link went.
-  const email = user?.username ?? (await registrationOf(c, secretBox, now()))?.email ?? null;
+  const registration = user ? null : await registrationOf(c, secretBox, now());
+  // The link was opened on another device since this browser registered: there is nothing left to
+  // confirm here, and the registration signs nobody in (decision 077): on to sign in, told why, each
+  // time /verify is opened (the registration is kept until it lapses or someone registers again).
+  if (!user && await confirmedElsewhere({ db: c.get("db") }, registration) !== null) {
+    flash(c, CONFIRMED_SIGN_IN);
+    return c.redirect("/");
+  }
+  const email = user?.username ?? registration?.email ?? null;
   return (
     <>
       {/* Where the email went is said once, by the form (issue 15). */}

@@ -149,6 +149,22 @@ export async function resendForRegistration(deps: SignInDeps, registration: Regi
   afterAnswer("registration code counts", () => deps.limiter.clear(codeKey(`email:${registration.email}`)));
 }
 
+/**
+ * The user this browser registered, when their address has since been confirmed (the emailed
+ * link opened on another device, decision 077), else null. Only the registration's own user is
+ * looked up, and for a registration that names nobody the same look-up is made for nobody (ids
+ * start at 1), so that both take the same work (decision 023). It signs nobody in: the caller
+ * sends the browser to sign in with the password and the second factor.
+ */
+export async function confirmedElsewhere(
+  deps: Pick<SignInDeps, "db">,
+  registration: Registration | null,
+): Promise<number | null> {
+  if (!registration) return null;
+  const user = await findUser(deps.db, registration.userId ?? 0);
+  return user?.validated ? user.id : null;
+}
+
 /** Emails a new validation link to a user who has not confirmed their address yet. */
 export async function resendValidation(deps: SignInDeps, userId: number): Promise<void> {
   const user = await findUser(deps.db, userId);
@@ -245,6 +261,16 @@ export async function validateEmail(
 export const CODE_RETIRED = "That code no longer works after too many wrong tries: ask for a new one.";
 /** Too many wrong validation codes in a day (decision 072): the link in the email still works. */
 export const CODES_PAUSED = "Too many wrong codes today: open the link in the email, or try a code again tomorrow.";
+
+/**
+ * Said on the sign-in page to whoever confirmed the address where they are not signed in as its
+ * user (the link opened on a phone), and to the browser that registered once it was (decision 077).
+ */
+export const CONFIRMED_SIGN_IN = {
+  title: "Email address confirmed",
+  description: "Sign in with your email address and password to continue.",
+  color: "success",
+} as const;
 
 /** A validation link that no longer works. */
 export const EXPIRED_LINK = "This link has expired or was already used: ask for a new one.";

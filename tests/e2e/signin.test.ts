@@ -374,6 +374,47 @@ describe("sign-in journeys", () => {
     await context.close();
   });
 
+  test("the link opened on a phone: both the phone and the browser that registered are told to sign in (decision 077)", async ({ server, db, browser }) => {
+    const laptop = await newPage(browser);
+    const email = `on-a-phone-${crypto.randomUUID().slice(0, 8)}@portal.test`;
+    const password = "laptop-password-1";
+    const mark = await register({ server, db }, laptop.page, "Personal", email, password);
+    const mail = await waitForEmail(db, email, { template: "email-validation", after: mark });
+    const code = /\b\d{6}\b/.exec(mail.text)![0];
+
+    // The phone, where nobody is signed in: confirmed, and sent to the sign-in form with a notice.
+    const phone = await newPage(browser);
+    await phone.page.goto(linkIn(mail.text)!);
+    await phone.page.waitForURL(`${server.url}/`);
+    await hydrated(phone.page);
+    const notices = (page: Page) => page.getByRole("region", { name: "Notifications" });
+    await expect.poll(() => notices(phone.page).getByText("Email address confirmed").isVisible()).toBe(true);
+    expect(await notices(phone.page).textContent()).toContain(
+      "Sign in with your email address and password to continue.",
+    );
+    expect(await phone.page.getByRole("form", { name: "Sign in" }).isVisible()).toBe(true);
+
+    // The laptop, still on /verify: the right code now says the same, rather than "not right".
+    const form = laptop.page.getByRole("form", { name: "Confirm your email address" });
+    await form.getByLabel("Code from the email (or its link)").fill(code);
+    await form.getByRole("button", { name: "Confirm my email address" }).click();
+    await laptop.page.waitForURL(`${server.url}/`);
+    await hydrated(laptop.page);
+    await expect.poll(() => notices(laptop.page).getByText("Email address confirmed").isVisible()).toBe(true);
+    // Reloading /verify says so again; the password and the emailed code lead on.
+    await laptop.page.goto(`${server.url}/verify`);
+    await laptop.page.waitForURL(`${server.url}/`);
+    await hydrated(laptop.page);
+    await expect.poll(() => notices(laptop.page).getByText("Email address confirmed").isVisible()).toBe(true);
+    await signInThroughPages(laptop.page, db, server.url, email, password);
+    expect(path(laptop.page)).toBe("/register-personal");
+
+    expect(unexpected(laptop.problems)).toEqual([]);
+    expect(unexpected(phone.problems)).toEqual([]);
+    await phone.context.close();
+    await laptop.context.close();
+  });
+
   test("the authenticator app: the password before a key, the password or a code before turning it off", async ({ server, db, browser }) => {
     const { page, context, problems } = await newPage(browser);
     const email = "totp.customer@portal.test";

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
 import { verifications } from "../../db/schema.ts";
 import {
@@ -14,7 +14,7 @@ import {
   TestClient,
   uniqueEmail,
 } from "../helpers/client.ts";
-import { test } from "../helpers/fixtures.ts";
+import { type SigninApp, test } from "../helpers/fixtures.ts";
 
 /**
  * A customer's first hour without stumbles (issue 15, decision 039): a mistyped code is refused on
@@ -83,6 +83,16 @@ describe("a 401 is a session that is really gone, for the server as for the brow
   });
 });
 
+/** The validation codes a user has that still work. */
+const codesOf = (app: SigninApp, userId: number) =>
+  app.db.select().from(verifications).where(
+    and(
+      eq(verifications.userId, userId),
+      eq(verifications.purpose, "email-validation-code"),
+      isNull(verifications.usedAt),
+    ),
+  );
+
 describe("the validation email's 6-digit code", () => {
   test("the email carries the link and a 6-digit code, kept only as a hash", async ({ app, unverified }) => {
     const { link } = await emailedToken(app.db, unverified.email, "email-validation");
@@ -114,10 +124,12 @@ describe("the validation email's 6-digit code", () => {
     expect(validated.json.body).toMatchObject({ validated: true, secondFactor: true });
     expect(validated.json.redirect).toBe("/register-personal");
 
-    // Single use: the code again, and the link it came with, are refused.
-    // A code has 3 tries before it is retired (decision 072): 2 are left after this one.
-    expectRefusedWithTriesLeft(await browser.post("validation/validate", { token: code }), WRONG_CODE, 2);
+    // Single use: the link it came with is refused elsewhere; here, the code again only says the
+    // address is confirmed and goes on (decision 077), passing nothing that was not passed.
     expectRefusedWithTriesLeft(await new TestClient(app).post("validation/validate", { token }), LINK_USED, 4);
+    const again = await browser.post("validation/validate", { token: code });
+    expect(again.json).toMatchObject({ body: { validated: true, secondFactor: true }, redirect: "/auth" });
+    expect(await codesOf(app, validated.json.body.id)).toHaveLength(0);
   });
 
   test("a signed-in customer who has not confirmed yet types it on /verify", async ({ app, unverified }) => {
@@ -142,8 +154,13 @@ describe("the validation email's 6-digit code", () => {
   test("the link used first retires the code", async ({ app, unverified }) => {
     const code = await emailedValidationCode(app.db, unverified.email);
     const { token } = await emailedToken(app.db, unverified.email, "email-validation");
+    expect(await codesOf(app, unverified.id)).toHaveLength(1);
     expectStatus(await new TestClient(app).post("validation/validate", { token }), 200);
-    expectRefusedWithTriesLeft(await unverified.client.post("validation/validate", { token: code }), WRONG_CODE, 2);
+    expect(await codesOf(app, unverified.id)).toHaveLength(0);
+    // Typed afterwards, it confirms nothing more: the answer says the address is confirmed, and the
+    // session stays without the second factor it had not passed (decision 077).
+    const typed = await unverified.client.post("validation/validate", { token: code });
+    expect(typed.json).toMatchObject({ body: { validated: true, secondFactor: false }, redirect: "/auth" });
   });
 
   test("a new email replaces the code: the old one stops working", async ({ app, unverified }) => {

@@ -33,6 +33,24 @@ async function userIdOf(app: SigninApp, res: { json: { body: { email: string } }
 const expectLinkRefused = (res: ClientResponse, left: number) =>
   expectRefusedWithTriesLeft(res, "This link has expired or was already used: ask for a new one.", left);
 
+/** A 6-digit code that is not this one. */
+const otherCodeThan = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+
+/**
+ * The next page this browser opens (the sign-in form at "/") says the address is confirmed and to
+ * sign in (decision 077), once.
+ */
+async function expectToldToSignIn(browser: TestClient) {
+  // Sent back as a browser sends it, still encoded (the test client keeps cookies decoded).
+  browser.setCookie("flash", encodeURIComponent(browser.cookie("flash") ?? ""));
+  const home = await browser.get("/");
+  expect(home.status).toBe(200);
+  expect(home.text).toContain("Email address confirmed");
+  expect(home.text).toContain("Sign in with your email address and password to continue.");
+  expect(home.text).toMatch(/id="sign-in"/);
+  expect((await browser.get("/")).text).not.toContain("Email address confirmed");
+}
+
 async function userCount(app: SigninApp, username: string) {
   const rows = await app.db.select({ id: users.id }).from(users).where(eq(users.username, username));
   return rows.length;
@@ -217,21 +235,35 @@ describe("validating the email address", () => {
     expect(token.length).toBeGreaterThanOrEqual(40);
   });
 
-  test("the link's token validates the account: the answer has the type and the profile screen", async ({ app }) => {
+  test("the link's token, opened where nobody is signed in, validates the account: the answer has the type", async ({ app }) => {
     const personal = await registerCustomer(app, { type: "Personal", validate: false });
     const business = await registerCustomer(app, { type: "Business", validate: false });
 
-    for (const [who, screen] of [[personal, "/register-personal"], [business, "/register-business"]] as const) {
+    for (const who of [personal, business]) {
       const { token } = await emailedToken(app.db, who.email, "email-validation");
       // Opened where nobody is signed in (the link may be opened on a phone).
-      const res = await new TestClient(app).post("validation/validate", { token });
+      const browser = new TestClient(app);
+      const res = await browser.post("validation/validate", { token });
       expectStatus(res, 200);
-      expect(res.json.redirect).toBe(screen);
       expect(res.json.body).toMatchObject({ id: who.id, type: who.type, validated: true });
+      // Nobody is signed in there, so the profile screen is for later: first sign in, told why (decision 077).
+      expect(res.json.redirect).toBe("/");
+      await expectToldToSignIn(browser);
 
       const whoami = await who.client.get("account/whoami");
       expect(whoami.json.body.validated).toBe(true);
     }
+  });
+
+  test("in the browser that registered, the link goes on to the profile screen of the type", async ({ app }) => {
+    const browser = new TestClient(app);
+    const email = uniqueEmail("business-link");
+    expectStatus(await browser.post("auth/register", { email, password: PASSWORD, type: "Business" }), 200);
+    const { token } = await emailedToken(app.db, email, "email-validation");
+    const res = await browser.post("validation/validate", { token });
+    expectStatus(res, 200);
+    expect(res.json.redirect).toBe("/register-business");
+    expect(res.json.body).toMatchObject({ type: "Business", validated: true, secondFactor: true });
   });
 
   test("validating in the browser that registered passes its second factor with a new session token", async ({ app, unverified: customer }) => {
@@ -280,6 +312,93 @@ describe("validating the email address", () => {
     const before = (await app.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n;
     expectStatus(await new TestClient(app).post("validation/resend"), 401);
     expect((await app.db.select({ n: sql<number>`count(*)` }).from(emails))[0].n).toBe(before);
+  });
+});
+
+describe("the address confirmed on another device (decision 077)", () => {
+  /** Registers in a new browser (the laptop) and opens the emailed link in another one (the phone). */
+  async function confirmedOnAPhone(app: SigninApp) {
+    const laptop = new TestClient(app);
+    const email = uniqueEmail("laptop");
+    expectStatus(await laptop.post("auth/register", { email, password: PASSWORD, type: "Personal" }), 200);
+    const { token } = await emailedToken(app.db, email, "email-validation");
+    const code = await emailedValidationCode(app.db, email);
+    const phone = new TestClient(app);
+    const opened = await phone.post("validation/validate", { token });
+    expectStatus(opened, 200);
+    return { laptop, phone, opened, email, token, code };
+  }
+
+  test("the phone is told the address is confirmed and is sent to sign in; nobody is signed in there", async ({ app }) => {
+    const { phone, opened, email } = await confirmedOnAPhone(app);
+    expect(opened.json).toMatchObject({
+      body: { username: email, validated: true, secondFactor: false },
+      redirect: "/",
+    });
+    expect(phone.cookie("session")).toBeUndefined();
+    await expectToldToSignIn(phone);
+    expectStatus(await phone.get("account/whoami"), 401);
+  });
+
+  test("the laptop's right code, the link again, and /verify each say so and send it to sign in, signing nobody in", async ({ app }) => {
+    const { laptop, email, token, code } = await confirmedOnAPhone(app);
+    for (
+      const [what, tried] of [
+        ["the right code", (browser: TestClient) => browser.post("validation/validate", { token: code })],
+        ["the link again", (browser: TestClient) => browser.post("validation/validate", { token })],
+        ["a wrong code", (browser: TestClient) => browser.post("validation/validate", { token: otherCodeThan(code) })],
+      ] as const
+    ) {
+      // Each of them, one after the other, in the same browser: told each time, never signed in.
+      const res = await tried(laptop);
+      expect(res.status, what).toBe(200);
+      expect(res.json, what).toMatchObject({
+        body: { username: email, validated: true, secondFactor: false },
+        redirect: "/",
+      });
+      expect(laptop.cookie("session"), what).toBeUndefined();
+      await expectToldToSignIn(laptop);
+      expectStatus(await laptop.get("account/whoami"), 401);
+    }
+
+    for (const path of ["/verify", `/verify?token=${token}`, "/verify"]) {
+      const page = await laptop.get(path);
+      expect(page.status, path).toBe(302);
+      expect(page.headers.get("location"), path).toBe("/");
+      await expectToldToSignIn(laptop);
+    }
+    // /auth, as before, sends a browser where nobody is signed in home.
+    expect((await laptop.get("/auth")).headers.get("location")).toBe("/");
+
+    // Signing in with the password then asks for the second factor, as any sign-in does.
+    const login = await laptop.clone().post("auth/login", { email, password: PASSWORD });
+    expectStatus(login, 200);
+    expect(login.json.body).toMatchObject({ validated: true, secondFactor: false });
+  });
+
+  test("before the link is opened, /verify in the browser that registered is the form, and a wrong code is wrong", async ({ app }) => {
+    const laptop = new TestClient(app);
+    const email = uniqueEmail("laptop-waiting");
+    expectStatus(await laptop.post("auth/register", { email, password: PASSWORD, type: "Personal" }), 200);
+    const page = await laptop.get("/verify");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(email);
+    const code = await emailedValidationCode(app.db, email);
+    expectRefusedWithTriesLeft(
+      await laptop.post("validation/validate", { token: otherCodeThan(code) }),
+      "That code is not right.",
+      2,
+    );
+  });
+
+  test("a signed-in customer whose address was confirmed meanwhile is sent on to /auth, still without the second factor", async ({ app, unverified }) => {
+    const { token } = await emailedToken(app.db, unverified.email, "email-validation");
+    const code = await emailedValidationCode(app.db, unverified.email);
+    expectStatus(await new TestClient(app).post("validation/validate", { token }), 200);
+    const res = await unverified.client.post("validation/validate", { token: code });
+    expectStatus(res, 200);
+    expect(res.json).toMatchObject({ body: { validated: true, secondFactor: false }, redirect: "/auth" });
+    expect((await unverified.client.get("account/whoami")).json.body.secondFactor).toBe(false);
   });
 });
 
