@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { codeOf, errorText, statusOf } from "./lib/api.ts";
-import { addAmount, exceeds, isPositive, overBalance } from "./lib/amounts.ts";
+import { addAmount, exceeds, inCurrency, isPositive, overBalance } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { balanceKeys } from "./lib/query-keys.ts";
@@ -151,9 +151,15 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     setReceipt(null);
   }
 
-  /** Both sides with the same currency make no sense: choosing the other side's currency swaps them. */
-  const chooseSell = (code: string) => change(code === buy ? { sell: code, buy: sell } : { sell: code });
-  const chooseBuy = (code: string) => change(code === sell ? { buy: code, sell: buy } : { buy: code });
+  /**
+   * Both sides with the same currency make no sense: choosing the other side's currency swaps them.
+   * The amounts stay in their columns, written again with the decimal places of the currency now
+   * there (1000.00 GBP is 1000 in JPY), else the form would refuse what it shows.
+   */
+  const choosePair = (next: { sell: string; buy: string }) =>
+    change({ ...next, sellAmount: inCurrency(next.sell, sellAmount), buyAmount: inCurrency(next.buy, buyAmount) });
+  const chooseSell = (code: string) => choosePair(code === buy ? { sell: code, buy: sell } : { sell: code, buy });
+  const chooseBuy = (code: string) => choosePair(code === sell ? { buy: code, sell: buy } : { buy: code, sell });
   const typeSell = (value: string) => change({ sellAmount: value, buyAmount: "", fixed: "sell" });
   const typeBuy = (value: string) => change({ buyAmount: value, sellAmount: "", fixed: "buy" });
 

@@ -106,6 +106,26 @@ describe("ConvertForm", () => {
     expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("");
   });
 
+  test("amounts kept while a currency changes are written with its decimals, so a quote is not refused", async () => {
+    const calls = fakeApi(() => [200, { body: QUOTE }]);
+    const currencies = [...CURRENCIES, { code: "JPY", name: "Japanese Yen", minor_units: 0 }];
+    render(<ConvertForm {...PROPS} currencies={currencies} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "JPY" } });
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("100");
+    // Choosing the other side's currency swaps the pair: the amount takes the new currency's decimals.
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "EUR" } });
+    fireEvent.change(screen.getByLabelText("Currency to receive"), { target: { value: "EUR" } });
+    expect((screen.getByLabelText("Currency to sell") as HTMLSelectElement).value).toBe("JPY");
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("100");
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "GBP" } });
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("100.00");
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(calls.at(-1)!.body).toMatchObject({ sell_currency: "GBP", amount: "100.00", fixed: "sell" });
+  });
+
   test("the server render has the buttons disabled until hydrated", () => {
     const html = renderToString(<ConvertForm {...PROPS} />);
     expect(html).toMatch(/<button type="submit"[^>]*disabled/);
