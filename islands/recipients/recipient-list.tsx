@@ -67,6 +67,7 @@ export function RecipientList({ accountRef, onOpen }: { accountRef: string; onOp
                 type="button"
                 className="btn-outline"
                 aria-label={`Open ${recipient.name}`}
+                data-open={recipient.id}
                 onClick={() => onOpen(recipient.id)}
               >
                 Open
