@@ -247,6 +247,8 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
             error={form.error ?? refused}
             fields={fields}
             shown={["amount", "sell_currency", "buy_currency"]}
+            // A refused Confirm is switched off: the keyboard goes to why.
+            focusOnError={refused !== null}
           />
           <Status>{done}</Status>
 
@@ -258,7 +260,11 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
                 hydrated={hydrated}
                 pending={pending}
                 onConfirm={confirm}
-                onCancel={() => change({})}
+                onCancel={() => {
+                  change({});
+                  // Cancel goes with the quote: the keyboard goes back to the amount asked about.
+                  document.getElementById(fixed === "sell" ? "convert-sell-amount" : "convert-buy-amount")?.focus();
+                }}
               />
             )
             : (
@@ -269,7 +275,14 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
         </form>
         {receipt && (
           <div className="mt-5">
-            <ConversionReceipt conversion={receipt} onDismiss={() => setReceipt(null)} />
+            <ConversionReceipt
+              conversion={receipt}
+              onDismiss={() => {
+                setReceipt(null);
+                // "Convert again": the keyboard goes to the amount to sell, emptied for it.
+                document.getElementById("convert-sell-amount")?.focus();
+              }}
+            />
           </div>
         )}
       </div>

@@ -316,6 +316,54 @@ describe("ConvertForm", () => {
     expect(screen.getByRole("button", { name: "Get a new quote" })).toBeTruthy();
   });
 
+  test("the keyboard follows what replaces the button pressed: the quote, the receipt, the amount again", async () => {
+    fakeApi((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return [200, { body: AFTER }];
+    });
+    render(<ConvertForm {...PROPS} />);
+    await settle();
+    const sellAmount = screen.getByLabelText("Amount to sell");
+    fireEvent.change(sellAmount, { target: { value: "100.00" } });
+    const getQuote = screen.getByRole("button", { name: "Get a quote" });
+    getQuote.focus();
+    fireEvent.click(getQuote);
+    await settle();
+    expect(document.activeElement).toBe(screen.getByRole("heading", { name: "Your quote" }));
+
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(document.activeElement).toBe(sellAmount);
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    // Asked from the amount (Enter), the focus stays there.
+    expect(document.activeElement).toBe(sellAmount);
+
+    const confirm = screen.getByRole("button", { name: "Confirm" });
+    confirm.focus();
+    fireEvent.click(confirm);
+    await settle();
+    const receipt = screen.getByRole("heading", { name: "Conversion receipt" });
+    expect(document.activeElement).toBe(receipt);
+    expect(receipt.tabIndex).toBe(-1);
+    fireEvent.click(screen.getByRole("button", { name: "Convert again" }));
+    expect(document.activeElement).toBe(screen.getByLabelText("Amount to sell"));
+  });
+
+  test("a refused Confirm takes the keyboard to why", async () => {
+    fakeApi((call) =>
+      call.path === "account/conversions/quote"
+        ? [200, { body: QUOTE }]
+        : [409, { error: "This quote was already used. Get a new quote.", message: "", code: "quote_used" }]
+    );
+    await quoted();
+    const confirm = screen.getByRole("button", { name: "Confirm" });
+    confirm.focus();
+    fireEvent.click(confirm);
+    await settle();
+    expect(document.activeElement).toBe(screen.getByRole("alert"));
+  });
+
   test("a quote refused as used already says the server's words, not 'expired', and offers a new one", async () => {
     fakeApi((call) =>
       call.path === "account/conversions/quote"
