@@ -13,6 +13,7 @@ import { Alert } from "../ui/alert.tsx";
 import { useTakeFocus } from "../ui/take-focus.ts";
 import { deleteRecipient, type RecipientWithHistory } from "./calls.ts";
 import { countryLabel, detailLines, moment } from "./format.ts";
+import { Grouped } from "./grouped.tsx";
 import { byWhom, History } from "./history.tsx";
 
 export function RecipientCard(
@@ -81,7 +82,9 @@ export function RecipientCard(
           {detailLines(recipient.details).map(([key, label, value]) => (
             <div key={key} className="contents">
               <dt className="text-neutral-600 dark:text-neutral-300">{label}</dt>
-              <dd className="font-mono break-all" data-detail={key}>{value}</dd>
+              <dd className="font-mono" data-detail={key}>
+                <Grouped text={value} />
+              </dd>
             </div>
           ))}
         </dl>
