@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useRef, useState } from "react";
+import { inCurrency } from "./lib/amounts.ts";
 import { errorText } from "./lib/api.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { quoteKeys } from "./lib/query-keys.ts";
@@ -87,26 +88,34 @@ function Calculator({ currencies, initial, signedIn, quote: firstQuote, rates }:
     ask({ sell, buy, fixed: side, amount: value }, QUOTE_DEBOUNCE_MS);
   }
 
-  /** Swaps the two columns: currencies and the fixed side, so the typed amount keeps its currency. */
-  function swap() {
-    const next = { sell: buy, buy: sell, fixed: fixed === "sell" ? "buy" as const : "sell" as const, amount };
+  /**
+   * Shows and prices `next`: the typed amount is written again with the decimal places of the
+   * currency now on its side (1000.00 GBP is 1000 in JPY), else the calculator would refuse its
+   * own amount.
+   */
+  function choose(next: { sell: string; buy: string; fixed: Fixed }) {
+    const typed = inCurrency(next.fixed === "sell" ? next.sell : next.buy, amount);
     setSell(next.sell);
     setBuy(next.buy);
     setFixed(next.fixed);
-    ask(next, 0);
+    setAmount(typed);
+    ask({ ...next, amount: typed }, 0);
+  }
+
+  /** Swaps the two columns: currencies and the fixed side, so the typed amount keeps its currency. */
+  function swap() {
+    choose({ sell: buy, buy: sell, fixed: fixed === "sell" ? "buy" : "sell" });
   }
 
   /** Both sides with the same currency make no sense: choosing the other side's currency swaps them. */
   function chooseSell(code: string) {
     if (code === buy) return swap();
-    setSell(code);
-    ask({ sell: code, buy, fixed, amount }, 0);
+    choose({ sell: code, buy, fixed });
   }
 
   function chooseBuy(code: string) {
     if (code === sell) return swap();
-    setBuy(code);
-    ask({ sell, buy: code, fixed, amount }, 0);
+    choose({ sell, buy: code, fixed });
   }
 
   function submit(event: FormEvent<HTMLFormElement>) {

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { codeOf, errorText, statusOf } from "./lib/api.ts";
-import { addAmount, exceeds, isPositive, overBalance } from "./lib/amounts.ts";
+import { addAmount, exceeds, inCurrency, isPositive, overBalance } from "./lib/amounts.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { balanceKeys } from "./lib/query-keys.ts";
@@ -151,9 +151,15 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
     setReceipt(null);
   }
 
-  /** Both sides with the same currency make no sense: choosing the other side's currency swaps them. */
-  const chooseSell = (code: string) => change(code === buy ? { sell: code, buy: sell } : { sell: code });
-  const chooseBuy = (code: string) => change(code === sell ? { buy: code, sell: buy } : { buy: code });
+  /**
+   * Both sides with the same currency make no sense: choosing the other side's currency swaps them.
+   * The amounts stay in their columns, written again with the decimal places of the currency now
+   * there (1000.00 GBP is 1000 in JPY), else the form would refuse what it shows.
+   */
+  const choosePair = (next: { sell: string; buy: string }) =>
+    change({ ...next, sellAmount: inCurrency(next.sell, sellAmount), buyAmount: inCurrency(next.buy, buyAmount) });
+  const chooseSell = (code: string) => choosePair(code === buy ? { sell: code, buy: sell } : { sell: code, buy });
+  const chooseBuy = (code: string) => choosePair(code === sell ? { buy: code, sell: buy } : { buy: code, sell });
   const typeSell = (value: string) => change({ sellAmount: value, buyAmount: "", fixed: "sell" });
   const typeBuy = (value: string) => change({ buyAmount: value, sellAmount: "", fixed: "buy" });
 
@@ -241,6 +247,8 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
             error={form.error ?? refused}
             fields={fields}
             shown={["amount", "sell_currency", "buy_currency"]}
+            // A refused Confirm is switched off: the keyboard goes to why.
+            focusOnError={refused !== null}
           />
           <Status>{done}</Status>
 
@@ -252,7 +260,11 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
                 hydrated={hydrated}
                 pending={pending}
                 onConfirm={confirm}
-                onCancel={() => change({})}
+                onCancel={() => {
+                  change({});
+                  // Cancel goes with the quote: the keyboard goes back to the amount asked about.
+                  document.getElementById(fixed === "sell" ? "convert-sell-amount" : "convert-buy-amount")?.focus();
+                }}
               />
             )
             : (
@@ -263,7 +275,14 @@ function ConvertForm({ currencies, accountRef, balances: initialBalances, validi
         </form>
         {receipt && (
           <div className="mt-5">
-            <ConversionReceipt conversion={receipt} onDismiss={() => setReceipt(null)} />
+            <ConversionReceipt
+              conversion={receipt}
+              onDismiss={() => {
+                setReceipt(null);
+                // "Convert again": the keyboard goes to the amount to sell, emptied for it.
+                document.getElementById("convert-sell-amount")?.focus();
+              }}
+            />
           </div>
         )}
       </div>

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type RefObject, useEffect, useRef, useState } from "react";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -144,8 +144,19 @@ function NewAlert({ accountRef, currencies }: { accountRef: string; currencies: 
   );
 }
 
-function AlertRow({ accountRef, alert, canManage }: { accountRef: string; alert: RateAlert; canManage: boolean }) {
+function AlertRow({ accountRef, alert, canManage, heading }: {
+  accountRef: string;
+  alert: RateAlert;
+  canManage: boolean;
+  /** "Your alerts (n of 20)": where the keyboard goes once the row it was on is deleted. */
+  heading: RefObject<HTMLHeadingElement | null>;
+}) {
   const queries = useQueryClient();
+  /**
+   * The button pressed, given the keyboard back once its write is over: the browser takes it away
+   * while the button is disabled (the write pending), which would leave it on <body>.
+   */
+  const pressed = useRef<HTMLButtonElement | null>(null);
   const name = `${alert.sell_currency} to ${alert.buy_currency} ${
     directionWords[alert.direction]
   } ${alert.target_rate}`;
@@ -164,8 +175,17 @@ function AlertRow({ accountRef, alert, canManage }: { accountRef: string; alert:
         (list) => list && { ...list, items: list.items.filter((i) => i.id !== alert.id) },
       );
       notify({ title: `Deleted: ${name}`, color: "success" });
+      // The row goes with its buttons: the list's heading, which says how many are left, takes the keyboard.
+      pressed.current = null;
+      heading.current?.focus();
     },
   });
+  const busy = pause.isPending || removal.isPending;
+  useEffect(() => {
+    if (busy || !pressed.current) return;
+    pressed.current.focus();
+    pressed.current = null;
+  }, [busy]);
   const failure = pause.error ?? removal.error;
   return (
     <li className="flex flex-wrap items-start justify-between gap-3 border-t border-neutral-200 py-3 dark:border-neutral-800">
@@ -197,7 +217,10 @@ function AlertRow({ accountRef, alert, canManage }: { accountRef: string; alert:
                 className="btn-ghost"
                 disabled={pause.isPending}
                 aria-label={`${alert.paused ? "Resume" : "Pause"} ${name}`}
-                onClick={() => pause.mutate({ params: { id: alert.id }, body: { paused: !alert.paused } })}
+                onClick={(event) => {
+                  pressed.current = event.currentTarget;
+                  pause.mutate({ params: { id: alert.id }, body: { paused: !alert.paused } });
+                }}
               >
                 {alert.paused ? "Resume" : "Pause"}
               </button>
@@ -207,7 +230,10 @@ function AlertRow({ accountRef, alert, canManage }: { accountRef: string; alert:
               className="btn-ghost"
               disabled={removal.isPending}
               aria-label={`Delete ${name}`}
-              onClick={() => removal.mutate({ params: { id: alert.id } })}
+              onClick={(event) => {
+                pressed.current = event.currentTarget;
+                removal.mutate({ params: { id: alert.id } });
+              }}
             >
               Delete
             </button>
@@ -234,6 +260,7 @@ function RateAlerts({ accountRef, alerts, rates, currencies, canManage }: RateAl
   const list = useQuery({ ...rateAlertsQuery(accountRef), initialData: alerts });
   const data = list.data ?? alerts;
   const full = data.items.length >= data.limit;
+  const heading = useRef<HTMLHeadingElement>(null);
   return (
     <div className="flex flex-col gap-6">
       {canManage && !full ? <NewAlert accountRef={accountRef} currencies={currencies} /> : null}
@@ -245,13 +272,15 @@ function RateAlerts({ accountRef, alerts, rates, currencies, canManage }: RateAl
         )
         : null}
       <section aria-labelledby="alerts-heading" className="card">
-        <h2 id="alerts-heading" className="mb-2 text-lg font-semibold">
+        <h2 ref={heading} tabIndex={-1} id="alerts-heading" className="mb-2 text-lg font-semibold">
           Your alerts ({data.items.length} of {data.limit})
         </h2>
         {data.items.length
           ? (
             <ul aria-label="Rate alerts">
-              {data.items.map((a) => <AlertRow key={a.id} accountRef={accountRef} alert={a} canManage={canManage} />)}
+              {data.items.map((a) => (
+                <AlertRow key={a.id} accountRef={accountRef} alert={a} canManage={canManage} heading={heading} />
+              ))}
             </ul>
           )
           : <p className="text-neutral-600 dark:text-neutral-300">No alerts yet.</p>}

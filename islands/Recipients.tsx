@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, type ReactNode, Suspense, useState } from "react";
+import { lazy, type ReactNode, Suspense, useEffect, useRef, useState } from "react";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { recipientKeys } from "./lib/query-keys.ts";
@@ -75,19 +75,36 @@ function Recipients({ accountRef, recipients, selected, currencies, canManage }:
     if (selected) queries.setQueryData(recipientKeys.one(accountRef, selected.id), selected);
   });
   const [view, setView] = useState<View>(selected ? { is: "open", id: selected.id } : { is: "list" });
-  const go = (next: View) => {
+  /**
+   * Where the keyboard goes once the view changes (the button pressed is gone with the old view):
+   * the new view's heading, or back in the list, the "Open" button of the recipient left, else
+   * "Add a recipient" (or the search for a viewer). Null until the user does something: the page
+   * opens with the focus where the browser puts it.
+   */
+  const [moved, setMoved] = useState<{ back?: number } | null>(null);
+  const root = useRef<HTMLDivElement>(null);
+  const go = (next: View, back?: number) => {
     setView(next);
+    setMoved({ back });
     remember(next.is === "open" || next.is === "changing" ? next.id : null);
   };
+  useEffect(() => {
+    if (!moved || view.is !== "list") return;
+    const list = root.current;
+    const to = (moved.back !== undefined && list?.querySelector<HTMLElement>(`[data-open="${moved.back}"]`)) ||
+      list?.querySelector<HTMLElement>("[data-add]") || list?.querySelector<HTMLElement>("#recipient-search");
+    to?.focus();
+  }, [moved, view]);
 
   return (
-    <div className="flex flex-col gap-6">
+    <div ref={root} className="flex flex-col gap-6">
       {view.is === "list" && canManage
         ? (
           <div>
             <button
               type="button"
               className="btn-primary"
+              data-add
               onPointerEnter={loadForm}
               onFocus={loadForm}
               onClick={() => go({ is: "adding" })}
@@ -137,10 +154,11 @@ function Recipients({ accountRef, recipients, selected, currencies, canManage }:
                     accountRef={accountRef}
                     recipient={recipient}
                     canManage={canManage}
+                    takeFocus={moved !== null}
                     onEditWanted={loadForm}
                     onEdit={() => go({ is: "changing", id: recipient.id })}
                     onDeleted={() => go({ is: "list" })}
-                    onClose={() => go({ is: "list" })}
+                    onClose={() => go({ is: "list" }, recipient.id)}
                   />
                 )}
           </OpenRecipient>

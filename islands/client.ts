@@ -7,6 +7,7 @@
 import { type ComponentType, createElement, type ReactNode, useEffect } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { deserializeProps } from "../lib/serialize.ts";
+import { closeMenuOnEscape } from "./lib/menu-escape.ts";
 import ColorModeToggle from "./ColorModeToggle.tsx";
 import type { EntryIsland } from "../lib/entry-islands.ts";
 import NotificationQueue from "./NotificationQueue.tsx";
@@ -76,6 +77,7 @@ async function hydrateIslands() {
 
 // Before the islands: a visitor's page shown again after signing in is replaced at once.
 reloadWhenSignedInSince();
+closeMenuOnEscape();
 
 // No top-level await: this module shares its chunk with what the islands import, and an island
 // cannot finish loading while a module it depends on still waits (for that island).

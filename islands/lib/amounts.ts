@@ -39,3 +39,16 @@ export function overBalance(currency: string, available: string | undefined, ver
     ? `You have no ${currency} available to ${verb}.`
     : `That is more than your available ${available} ${currency}.`;
 }
+
+/**
+ * `amount` written with `currency`'s decimal places, when that says the same number: an amount kept
+ * while its currency changes ("1000.00" GBP becomes "1000" in JPY, "5" KWD becomes "5.00" in GBP).
+ * Only zeros are dropped, never a digit that counts: "1000.50" stays as typed in JPY, and the
+ * server's refusal names what is wrong with it. Blank or unreadable text is kept too.
+ */
+export function inCurrency(currency: string, amount: string): string {
+  if (!isCurrency(currency)) return amount;
+  const text = amount.trim();
+  const reading = readAmount(currency, text.includes(".") ? text.replace(/\.?0+$/, "") : text);
+  return reading.minor === undefined ? amount : formatMinor(currency, reading.minor);
+}

@@ -3,6 +3,7 @@
  * rate, the fee, when, and a link to the movement it made in the ledger (the transactions page of
  * its ledger transfer, /account/transactions/{transfer_id}).
  */
+import { useTakeFocus } from "../ui/take-focus.ts";
 import type { Conversion } from "./calls.ts";
 
 const TERM = "text-neutral-600 dark:text-neutral-400";
@@ -28,6 +29,8 @@ export function receiptTime(iso: string, timeZone?: string): string {
 }
 
 export function ConversionReceipt({ conversion: c, onDismiss }: { conversion: Conversion; onDismiss: () => void }) {
+  // The receipt replaces the quote whose Confirm was pressed: the keyboard goes to it.
+  const heading = useTakeFocus<HTMLHeadingElement>(true);
   const rows: [string, string][] = [
     ["Reference", `Conversion ${c.id}`],
     ["You sold", `${c.sell_amount} ${c.sell_currency}`],
@@ -42,7 +45,9 @@ export function ConversionReceipt({ conversion: c, onDismiss }: { conversion: Co
       className="space-y-4 rounded-lg border border-green-700 bg-green-50 p-4 dark:border-green-500 dark:bg-neutral-900"
       data-receipt
     >
-      <h2 id="convert-receipt-title" className="text-base font-semibold">Conversion receipt</h2>
+      <h2 ref={heading} tabIndex={-1} id="convert-receipt-title" className="text-base font-semibold">
+        Conversion receipt
+      </h2>
       <dl className="grid grid-cols-[minmax(0,1fr)_auto] gap-x-4 gap-y-2 text-sm">
         {rows.map(([label, value]) => (
           <div key={label} className="contents">

@@ -2,6 +2,7 @@
  * The quote held for the customer: what they sell and receive, the rates, the markup and the fee
  * (the calculator's PriceList), the seconds left, and Confirm (or, once it has run out, "Get a new quote").
  */
+import { focusLost, useTakeFocus } from "../ui/take-focus.ts";
 import type { HeldQuote } from "./calls.ts";
 import { PriceList } from "./price-list.tsx";
 
@@ -15,12 +16,15 @@ export function HeldQuotePanel({ quote, left, hydrated, pending, onConfirm, onCa
   onCancel: () => void;
 }) {
   const expired = left === 0;
+  // It replaces "Get a quote": if that had the keyboard, the quote takes it (typing Enter in an
+  // amount leaves it there).
+  const heading = useTakeFocus<HTMLHeadingElement>(focusLost);
   return (
     <section
       aria-labelledby="convert-quote-title"
       className="space-y-4 rounded-lg bg-neutral-50 p-4 dark:bg-neutral-900"
     >
-      <h2 id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
+      <h2 ref={heading} tabIndex={-1} id="convert-quote-title" className="text-base font-semibold">Your quote</h2>
       <PriceList
         price={quote}
         sell={quote.sell_currency}

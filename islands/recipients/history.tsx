@@ -6,6 +6,7 @@
 import type { DetailKey } from "../../lib/bank-details/formats.ts";
 import type { RecipientChange } from "./calls.ts";
 import { detailLines, moment, shownDetail } from "./format.ts";
+import { Grouped } from "./grouped.tsx";
 
 type Values = NonNullable<RecipientChange["before"]>;
 
@@ -57,11 +58,13 @@ export function History({ changes }: { changes: readonly RecipientChange[] }) {
                   {lines.map(([label, was, is]) => (
                     <div key={label} className="grid gap-x-2 sm:grid-cols-[10rem_1fr]">
                       <dt className="text-neutral-600 dark:text-neutral-300">{label}</dt>
-                      <dd className="font-mono break-all">
-                        <del className="no-underline text-neutral-600 dark:text-neutral-300">{was}</del>
+                      <dd className="font-mono break-words">
+                        <del className="no-underline text-neutral-600 dark:text-neutral-300">
+                          {change.kind === "details" ? <Grouped text={was} /> : was}
+                        </del>
                         <span aria-hidden="true">&#32;→&#32;</span>
                         <span className="sr-only">&#32;became&#32;</span>
-                        <ins className="no-underline">{is}</ins>
+                        <ins className="no-underline">{change.kind === "details" ? <Grouped text={is} /> : is}</ins>
                       </dd>
                     </div>
                   ))}

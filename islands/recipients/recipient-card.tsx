@@ -10,23 +10,30 @@ import { notify } from "../lib/notification-store.ts";
 import { recipientKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
 import { Alert } from "../ui/alert.tsx";
+import { useTakeFocus } from "../ui/take-focus.ts";
 import { deleteRecipient, type RecipientWithHistory } from "./calls.ts";
 import { countryLabel, detailLines, moment } from "./format.ts";
+import { Grouped } from "./grouped.tsx";
 import { byWhom, History } from "./history.tsx";
 
-export function RecipientCard({ accountRef, recipient, canManage, onEditWanted, onEdit, onDeleted, onClose }: {
-  accountRef: string;
-  recipient: RecipientWithHistory;
-  canManage: boolean;
-  /** The pointer or the keyboard is on "Change": the form may start loading. */
-  onEditWanted: () => void;
-  onEdit: () => void;
-  onDeleted: () => void;
-  onClose: () => void;
-}) {
+export function RecipientCard(
+  { accountRef, recipient, canManage, takeFocus, onEditWanted, onEdit, onDeleted, onClose }: {
+    accountRef: string;
+    recipient: RecipientWithHistory;
+    canManage: boolean;
+    /** The card replaced what the keyboard was on: its heading takes the focus. */
+    takeFocus: boolean;
+    /** The pointer or the keyboard is on "Change": the form may start loading. */
+    onEditWanted: () => void;
+    onEdit: () => void;
+    onDeleted: () => void;
+    onClose: () => void;
+  },
+) {
   const queries = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
+  const heading = useTakeFocus<HTMLHeadingElement>(takeFocus);
   const removal = useWrite({
     call: deleteRecipient,
     invalidates: [recipientKeys.all],
@@ -44,7 +51,7 @@ export function RecipientCard({ accountRef, recipient, canManage, onEditWanted, 
     <section aria-labelledby={`${id}-name`} className="card flex flex-col gap-5">
       <div className="flex flex-wrap items-start justify-between gap-3">
         <div>
-          <h2 id={`${id}-name`} className="text-lg font-semibold">{recipient.name}</h2>
+          <h2 ref={heading} tabIndex={-1} id={`${id}-name`} className="text-lg font-semibold">{recipient.name}</h2>
           <p className="text-sm text-neutral-600 dark:text-neutral-300">
             {recipient.type === "business" ? "Business" : "Person"} · receives {recipient.currency} at a bank in{" "}
             {countryLabel(recipient.country)}
@@ -75,7 +82,9 @@ export function RecipientCard({ accountRef, recipient, canManage, onEditWanted, 
           {detailLines(recipient.details).map(([key, label, value]) => (
             <div key={key} className="contents">
               <dt className="text-neutral-600 dark:text-neutral-300">{label}</dt>
-              <dd className="font-mono break-all" data-detail={key}>{value}</dd>
+              <dd className="font-mono" data-detail={key}>
+                <Grouped text={value} />
+              </dd>
             </div>
           ))}
         </dl>

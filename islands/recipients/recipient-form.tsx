@@ -16,6 +16,7 @@ import { Alert, FormAlert } from "../ui/alert.tsx";
 import { type CurrencyOption, CurrencySelect } from "../ui/currency-select.tsx";
 import { Messages, SelectField, TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
+import { useTakeFocus } from "../ui/take-focus.ts";
 import { useForm } from "../ui/use-form.ts";
 import { BankFields, bankProblems } from "./bank-fields.tsx";
 import {
@@ -60,6 +61,8 @@ export function RecipientForm({ accountRef, currencies, recipient, onSaved, onCa
   const adding = !recipient;
   const id = adding ? "new-recipient" : `recipient-${recipient.id}`;
   const [left, setLeft] = useState<ReadonlySet<string>>(new Set());
+  // The form is only ever opened by a button it replaces.
+  const heading = useTakeFocus<HTMLHeadingElement>(true);
   const form = useForm<typeof contracts.addRecipient | typeof contracts.changeRecipient, Values>({
     call: adding ? addRecipient : changeRecipient,
     invalidates: [recipientKeys.all],
@@ -126,7 +129,7 @@ export function RecipientForm({ accountRef, currencies, recipient, onSaved, onCa
   const title = adding ? "Add a recipient" : `Change ${recipient.name}`;
   return (
     <form onSubmit={send} noValidate aria-labelledby={`${id}-title`} className="card flex flex-col gap-4">
-      <h2 id={`${id}-title`} className="text-lg font-semibold">{title}</h2>
+      <h2 ref={heading} tabIndex={-1} id={`${id}-title`} className="text-lg font-semibold">{title}</h2>
       <FormAlert
         error={form.error}
         title={adding ? "The recipient could not be saved" : "The changes could not be saved"}

@@ -8,11 +8,19 @@ import { errorText } from "../lib/api.ts";
 import { Alert } from "../ui/alert.tsx";
 import { TextField } from "../ui/field.tsx";
 import { Pager } from "../ui/pager.tsx";
-import { CELL, EmptyRow, MUTED, ROW_HEADER, Table } from "../ui/table.tsx";
+import { CELL, EmptyRow, MUTED, PHONE_HIDDEN, PHONE_ONLY, ROW_HEADER, Table } from "../ui/table.tsx";
 import { PER_PAGE, recipientsQuery } from "./calls.ts";
 import { detailSummary } from "./format.ts";
+import { Grouped } from "./grouped.tsx";
 
-const COLUMNS = [{ label: "Name" }, { label: "Currency and bank" }, { label: "Bank details" }, {
+/**
+ * On a phone (decision 040) the currency and bank details go under the name, so each row's "Open"
+ * is on screen without scrolling the table sideways.
+ */
+const COLUMNS = [{ label: "Name" }, { label: "Currency and bank", hiddenOnPhone: true }, {
+  label: "Bank details",
+  hiddenOnPhone: true,
+}, {
   label: "Open",
   hidden: true,
 }];
@@ -59,14 +67,23 @@ export function RecipientList({ accountRef, onOpen }: { accountRef: string; onOp
               <span className={`block text-xs font-normal ${MUTED}`}>
                 {recipient.type === "business" ? "Business" : "Person"}
               </span>
+              <span className={`${PHONE_ONLY} font-normal`} data-phone-bank>
+                {recipient.currency} · {recipient.country}
+                <span className="block font-mono">
+                  <Grouped text={detailSummary(recipient.details)} />
+                </span>
+              </span>
             </th>
-            <td className={CELL}>{recipient.currency} · {recipient.country}</td>
-            <td className={`${CELL} font-mono break-all`}>{detailSummary(recipient.details)}</td>
+            <td className={`${CELL} ${PHONE_HIDDEN}`}>{recipient.currency} · {recipient.country}</td>
+            <td className={`${CELL} ${PHONE_HIDDEN} font-mono`}>
+              <Grouped text={detailSummary(recipient.details)} />
+            </td>
             <td className={`${CELL} text-right`}>
               <button
                 type="button"
                 className="btn-outline"
                 aria-label={`Open ${recipient.name}`}
+                data-open={recipient.id}
                 onClick={() => onOpen(recipient.id)}
               >
                 Open

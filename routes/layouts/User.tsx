@@ -193,9 +193,9 @@ export function UserLayout({ children, account, notBuilt = NONE, counts }: {
   }
   const menus = <div className="flex flex-col gap-6" dangerouslySetInnerHTML={{ __html: html }} />;
   // On a small screen the menu is one line, "Menu", that opens it (a <details>: keyboard and screen
-  // readers know it, and it needs no script), so that the page starts in the first screen; from md
-  // up it is the sidebar. The lists are written twice and only one is ever displayed (a hidden
-  // element is out of the accessibility tree too).
+  // readers know it, and it needs no script; Escape closes it: islands/lib/menu-escape.ts), so that
+  // the page starts in the first screen; from md up it is the sidebar. The lists are written twice
+  // and only one is ever displayed (a hidden element is out of the accessibility tree too).
   const currentLabel = [...(isAdmin ? CONSOLE_NAV : []), ...(showAccount ? accountNav : [])]
     .find((item) => isCurrent(current, item.href))?.label;
   return (

@@ -92,6 +92,18 @@ describe("the menu of the signed-in pages", () => {
       await menu.focus();
       await page.keyboard.press("Enter");
       await expect.poll(() => convert.isVisible()).toBe(true);
+      // Escape folds it again, from its line or from a link inside, and the keyboard stays on "Menu".
+      await page.keyboard.press("Escape");
+      await expect.poll(() => convert.isVisible()).toBe(false);
+      expect(await menu.evaluate((el) => el === document.activeElement)).toBe(true);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => convert.isVisible()).toBe(true);
+      await convert.focus();
+      await page.keyboard.press("Escape");
+      await expect.poll(() => convert.isVisible()).toBe(false);
+      expect(await menu.evaluate((el) => el === document.activeElement)).toBe(true);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => convert.isVisible()).toBe(true);
       // The header has no room for the account on a phone: the opened menu says which it is.
       const accountRef = await page.locator("[data-current-account]").getAttribute("data-current-account");
       const named = page.locator("[data-menu-account]");

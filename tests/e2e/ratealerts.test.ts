@@ -98,4 +98,40 @@ describe("a rate alert", () => {
     await expect.poll(() => page.getByText("No alerts yet.").count()).toBe(1);
     expect(unexpected(problems)).toEqual([]);
   });
+
+  test("paused and deleted from the keyboard, the keyboard stays on the page: on the button, then on the list", async ({ server, db, browser }) => {
+    const { page, problems } = await newPage(browser);
+    page.setDefaultTimeout(15_000);
+    const customer = { email: "kim.keys@portal.test", password: "alerts-password-2", first: "Kim", last: "Keys" };
+    await openAccountThroughApi(page.request, db, server.url, customer);
+    await page.goto(`${server.url}/account/ratealerts`);
+    await hydrated(page);
+    const form = page.getByRole("form", { name: "New rate alert" });
+    await form.getByLabel("1 unit of").selectOption("GBP");
+    await form.getByLabel("In", { exact: true }).selectOption("EUR");
+    await form.getByLabel("Target rate").fill("1.5");
+    await form.getByRole("button", { name: "Set alert" }).click();
+    const alerts = page.getByRole("list", { name: "Rate alerts" });
+    await expect.poll(() => alerts.getByRole("listitem").count()).toBe(1);
+
+    const focused = () =>
+      page.evaluate(() => {
+        const e = document.activeElement!;
+        return `${e.tagName} ${e.getAttribute("aria-label") ?? e.textContent?.trim()}`;
+      });
+    await page.getByRole("button", { name: /^Pause GBP to EUR/ }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => alerts.textContent()).toContain("Paused");
+    await expect.poll(focused).toBe("BUTTON Resume GBP to EUR at or above 1.5");
+    // Enter again on the same button resumes it.
+    await page.keyboard.press("Enter");
+    await expect.poll(() => alerts.textContent()).toContain("Watching");
+    await expect.poll(focused).toBe("BUTTON Pause GBP to EUR at or above 1.5");
+
+    await page.getByRole("button", { name: /^Delete GBP to EUR/ }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByText("No alerts yet.").count()).toBe(1);
+    await expect.poll(focused).toBe("H2 Your alerts (0 of 20)");
+    expect(unexpected(problems)).toEqual([]);
+  });
 });

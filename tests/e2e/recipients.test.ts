@@ -35,7 +35,111 @@ function recipientWrites(page: Page): Request[] {
   return writes;
 }
 
+/**
+ * The words of `selector`'s visible text that a line break splits (a sort code as "60-16 / -13"):
+ * each run of characters without a space must sit on one line, whatever elements hold it.
+ */
+function splitWords(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const split: string[] = [];
+    for (const root of document.querySelectorAll(selector)) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? "";
+        for (const word of text.matchAll(/\S+/g)) {
+          const tops = new Set<number>();
+          for (let i = word.index; i < word.index + word[0].length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const rect = range.getClientRects()[0];
+            if (rect) tops.add(Math.round(rect.top));
+          }
+          if (tops.size > 1) split.push(word[0]);
+        }
+      }
+    }
+    return split;
+  }, selector);
+}
+
 describe("a customer's recipients", () => {
+  test("on a phone, each row's Open is on screen without scrolling sideways, and bank details break only between groups", async ({ server, db, browser }) => {
+    const { page, problems } = await newPage(browser);
+    page.setDefaultTimeout(15_000);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openAccountThroughApi(page.request, db, server.url, {
+      email: "kate.phone@portal.test",
+      password: "recipients-password-3",
+      first: "Kate",
+      last: "Keys",
+    });
+    const add = async (data: unknown) => {
+      const res = await page.request.post(`${server.url}/api/account/recipients`, { data });
+      expect(res.status(), await res.text()).toBe(201);
+      return (await res.json()).body;
+    };
+    // A long word in a name, as the widest row of a real list.
+    await add({
+      name: "Bartholomew Featherstonehaugh",
+      type: "person",
+      currency: "GBP",
+      country: "GB",
+      details: { sort_code: "601613", account_number: "31926819" },
+    });
+    await add({
+      name: "Kate Sort",
+      type: "person",
+      currency: "GBP",
+      country: "GB",
+      details: { sort_code: "601613", account_number: "31926819" },
+    });
+    const hans = await add({
+      name: "Hans Iban",
+      type: "person",
+      currency: "EUR",
+      country: "DE",
+      details: { iban: "DE89370400440532013000", bic: "COBADEFFXXX" },
+    });
+    const changed = await page.request.put(`${server.url}/api/account/recipients/${hans.id}`, {
+      data: {
+        name: "Hans Iban",
+        type: "person",
+        currency: "EUR",
+        country: "DE",
+        details: { iban: "DE75512108001245126199", bic: "COBADEFFXXX" },
+      },
+    });
+    expect(changed.status(), await changed.text()).toBe(200);
+
+    await page.goto(`${server.url}/account/recipients`);
+    await hydrated(page);
+    await step(page, "phone-list");
+    const box = await page.locator("main table").evaluate((table) => {
+      const box = table.parentElement!;
+      return { scroll: box.scrollWidth, client: box.clientWidth, right: box.getBoundingClientRect().right };
+    });
+    expect(box.scroll, "the table fits its box").toBeLessThanOrEqual(box.client);
+    for (const name of ["Bartholomew Featherstonehaugh", "Kate Sort", "Hans Iban"]) {
+      const open = page.getByRole("button", { name: `Open ${name}` });
+      const right = await open.evaluate((button) => button.getBoundingClientRect().right);
+      expect(right, `Open ${name} is on screen`).toBeLessThanOrEqual(box.right);
+      expect(await page.getByRole("row").filter({ hasText: name }).isVisible()).toBe(true);
+    }
+    expect(await page.locator("main tbody").textContent()).toContain("DE75 5121 0800 1245 1261 99");
+    expect(await page.locator("main tbody").textContent()).toContain("60-16-13");
+    expect(await splitWords(page, "main tbody")).toEqual([]);
+
+    // The recipient's card and its history keep the groups whole too.
+    await page.getByRole("button", { name: "Open Hans Iban" }).click();
+    const card = page.getByRole("region", { name: "Hans Iban" });
+    await card.getByRole("region", { name: "History" }).waitFor();
+    await step(page, "phone-card");
+    expect(await splitWords(page, "main section")).toEqual([]);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    expect(unexpected(problems)).toEqual([]);
+  });
+
   test("adds a GBP recipient, is warned while typing a wrong IBAN, changes the bank details and sees it recorded", async ({ server, db, browser }) => {
     const { page, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);

@@ -106,6 +106,26 @@ describe("ConvertForm", () => {
     expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("");
   });
 
+  test("amounts kept while a currency changes are written with its decimals, so a quote is not refused", async () => {
+    const calls = fakeApi(() => [200, { body: QUOTE }]);
+    const currencies = [...CURRENCIES, { code: "JPY", name: "Japanese Yen", minor_units: 0 }];
+    render(<ConvertForm {...PROPS} currencies={currencies} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount to sell"), { target: { value: "100.00" } });
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "JPY" } });
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("100");
+    // Choosing the other side's currency swaps the pair: the amount takes the new currency's decimals.
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "EUR" } });
+    fireEvent.change(screen.getByLabelText("Currency to receive"), { target: { value: "EUR" } });
+    expect((screen.getByLabelText("Currency to sell") as HTMLSelectElement).value).toBe("JPY");
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("100");
+    fireEvent.change(screen.getByLabelText("Currency to sell"), { target: { value: "GBP" } });
+    expect((screen.getByLabelText("Amount to sell") as HTMLInputElement).value).toBe("100.00");
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    expect(calls.at(-1)!.body).toMatchObject({ sell_currency: "GBP", amount: "100.00", fixed: "sell" });
+  });
+
   test("the server render has the buttons disabled until hydrated", () => {
     const html = renderToString(<ConvertForm {...PROPS} />);
     expect(html).toMatch(/<button type="submit"[^>]*disabled/);
@@ -294,6 +314,54 @@ describe("ConvertForm", () => {
     expect(screen.getByRole("alert").textContent).toBe(QUOTE_EXPIRED);
     expect((screen.getByRole("button", { name: "Confirm" }) as HTMLButtonElement).disabled).toBe(true);
     expect(screen.getByRole("button", { name: "Get a new quote" })).toBeTruthy();
+  });
+
+  test("the keyboard follows what replaces the button pressed: the quote, the receipt, the amount again", async () => {
+    fakeApi((call) => {
+      if (call.path === "account/conversions/quote") return [200, { body: QUOTE }];
+      if (call.path === "account/conversions") return [200, { body: CONVERSION }];
+      return [200, { body: AFTER }];
+    });
+    render(<ConvertForm {...PROPS} />);
+    await settle();
+    const sellAmount = screen.getByLabelText("Amount to sell");
+    fireEvent.change(sellAmount, { target: { value: "100.00" } });
+    const getQuote = screen.getByRole("button", { name: "Get a quote" });
+    getQuote.focus();
+    fireEvent.click(getQuote);
+    await settle();
+    expect(document.activeElement).toBe(screen.getByRole("heading", { name: "Your quote" }));
+
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(document.activeElement).toBe(sellAmount);
+    fireEvent.click(screen.getByRole("button", { name: "Get a quote" }));
+    await settle();
+    // Asked from the amount (Enter), the focus stays there.
+    expect(document.activeElement).toBe(sellAmount);
+
+    const confirm = screen.getByRole("button", { name: "Confirm" });
+    confirm.focus();
+    fireEvent.click(confirm);
+    await settle();
+    const receipt = screen.getByRole("heading", { name: "Conversion receipt" });
+    expect(document.activeElement).toBe(receipt);
+    expect(receipt.tabIndex).toBe(-1);
+    fireEvent.click(screen.getByRole("button", { name: "Convert again" }));
+    expect(document.activeElement).toBe(screen.getByLabelText("Amount to sell"));
+  });
+
+  test("a refused Confirm takes the keyboard to why", async () => {
+    fakeApi((call) =>
+      call.path === "account/conversions/quote"
+        ? [200, { body: QUOTE }]
+        : [409, { error: "This quote was already used. Get a new quote.", message: "", code: "quote_used" }]
+    );
+    await quoted();
+    const confirm = screen.getByRole("button", { name: "Confirm" });
+    confirm.focus();
+    fireEvent.click(confirm);
+    await settle();
+    expect(document.activeElement).toBe(screen.getByRole("alert"));
   });
 
   test("a quote refused as used already says the server's words, not 'expired', and offers a new one", async () => {

@@ -193,6 +193,30 @@ describe("Calculator", () => {
     expect(receive().value).toBe("100.00");
   });
 
+  test("an amount kept while its currency changes is written with that currency's decimals, not refused", async () => {
+    const calls = fakeApi(quoteRoute, { delayMs: 50 });
+    render(<Calculator {...PROPS} />);
+    fireEvent.change(screen.getByLabelText("Currency to send"), { target: { value: "JPY" } });
+    await settle(50);
+    expect(send().value).toBe("100");
+    expect(calls.at(-1)!.query).toEqual({ sell: "JPY", buy: "EUR", amount: "100", fixed: "sell" });
+
+    // Back to a currency with decimals: the amount gains them; a swap keeps it on its currency.
+    fireEvent.change(screen.getByLabelText("Currency to send"), { target: { value: "GBP" } });
+    await settle(50);
+    expect(send().value).toBe("100.00");
+    fireEvent.click(screen.getByRole("button", { name: "Swap currencies" }));
+    await settle(50);
+    expect(calls.at(-1)!.query).toEqual({ sell: "EUR", buy: "GBP", amount: "100.00", fixed: "buy" });
+
+    // A digit that counts is never dropped: the server says what is wrong with it.
+    fireEvent.change(receive(), { target: { value: "100.50" } });
+    fireEvent.change(screen.getByLabelText("Currency to receive"), { target: { value: "JPY" } });
+    await settle(50);
+    expect(receive().value).toBe("100.50");
+    expect(calls.at(-1)!.query).toEqual({ sell: "EUR", buy: "JPY", amount: "100.50", fixed: "buy" });
+  });
+
   test("links to the conversion with the pair, the amount and the fixed side, signed in or not", async () => {
     fakeApi(quoteRoute, { delayMs: 50 });
     const link = "/account/convert?sell=GBP&buy=EUR&fixed=sell&amount=100.00";
