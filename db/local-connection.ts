@@ -187,6 +187,9 @@ function describe(prepared: Prepared): void {
   prepared.row = rowBuilder(prepared.columns);
 }
 
+/** How long opening a connection waits for another process's lock on the file (see Connection). */
+const OPEN_BUSY_TIMEOUT_MS = 10_000;
+
 /** One connection to the file and its prepared statements. */
 export class Connection {
   readonly db: Database.Database;
@@ -194,11 +197,18 @@ export class Connection {
   readonly #cacheSize: number;
 
   constructor(path: string, settings: ConnectionSettings) {
-    this.db = new Database(path, { timeout: settings.busyTimeout });
+    // Opening waits for another process's lock, blocking, for a while: the setup statements are run
+    // here, synchronously, and `journal_mode = WAL` needs the file to itself while another process
+    // creates it or turns it to WAL (two instances starting together on a new file: SQLITE_BUSY at
+    // once with the write connection's timeout of 0). Only opening waits so; then the setting's own.
+    this.db = new Database(path, { timeout: Math.max(settings.busyTimeout, OPEN_BUSY_TIMEOUT_MS) });
     this.#cacheSize = settings.statementCacheSize;
     try {
       for (const sql of settings.onOpen) this.execute({ sql });
       if (settings.readOnly) this.execute({ sql: "PRAGMA query_only = ON" });
+      if (settings.busyTimeout < OPEN_BUSY_TIMEOUT_MS) {
+        this.execute({ sql: `PRAGMA busy_timeout = ${Math.trunc(settings.busyTimeout)}` });
+      }
     } catch (error) {
       this.close();
       throw error;

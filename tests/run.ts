@@ -106,10 +106,17 @@ async function runProject(
   if (!existsSync(report)) return { passed: 0, failed: 1, ok: false };
   const json = JSON.parse(readFileSync(report, "utf8"));
   const files: ReportFile[] = json.testResults ?? [];
-  // A suite that failed to load counts as a failure even though none of its tests ran.
-  const brokenFiles = files.filter((f) => f.status === "failed" && f.assertionResults.length === 0);
+  // A suite that failed with no failed test counts as a failure: one that did not load (none of its
+  // tests ran), or one whose hook failed (beforeAll: its tests were skipped, the others passed).
+  const brokenFiles = files.filter((f) =>
+    f.status === "failed" && !f.assertionResults.some((t) => t.status === "failed")
+  );
   for (const file of brokenFiles) {
-    failures.push(`${project}: ${relative(Deno.cwd(), file.name)} did not load: ${firstLine(file.message)}`);
+    const what = file.assertionResults.length === 0
+      ? "did not load"
+      : "failed outside its tests (a hook failed; its tests after it were skipped)";
+    const why = file.message ? `: ${firstLine(file.message)}` : "";
+    failures.push(`${project}: ${relative(Deno.cwd(), file.name)} ${what}${why}`);
   }
   for (const file of files) {
     for (const test of file.assertionResults.filter((t) => t.status === "failed")) {

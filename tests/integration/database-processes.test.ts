@@ -1,4 +1,7 @@
 import Database from "libsql";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { count, like } from "drizzle-orm";
 import { expect, test, vi } from "vitest";
 import { lockWaits } from "../../db/other-writers.ts";
@@ -174,3 +177,49 @@ test(
   },
   120_000,
 );
+
+test("an instance opening a new file while another process creates it waits for it instead of failing at start", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "portal-open-"));
+  const file = join(dir, "portal.db");
+  // Another process creates the file and holds it whole (what a first instance's setup does) for a while.
+  const holder = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import Database from "libsql";
+       const db = new Database(${JSON.stringify(file)}, { timeout: 0 });
+       db.exec("BEGIN EXCLUSIVE");
+       db.exec("CREATE TABLE first (id INTEGER)");
+       console.log("held");
+       await new Promise((r) => setTimeout(r, 600));
+       db.exec("COMMIT");
+       db.close();`,
+    ],
+    cwd: Deno.cwd(),
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = holder.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let said = "";
+    while (!said.includes("held")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`The holding process ended before it held the file: ${said}`);
+      said += value;
+    }
+    // Opening sets WAL, which needs the file to itself: it waits for the holder, then works.
+    const opened = await openDatabase({ url: `file:${file}` });
+    try {
+      const [{ journal_mode }] = await rowsOf<{ journal_mode: string }>(opened, "PRAGMA journal_mode");
+      expect(journal_mode).toBe("wal");
+      const [{ n }] = await rowsOf<{ n: number }>(opened, "SELECT count(*) AS n FROM first");
+      expect(n).toBe(0);
+    } finally {
+      opened.$client.close();
+    }
+  } finally {
+    reader.releaseLock();
+    await holder.stdout.cancel().catch(() => {});
+    await holder.status;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
