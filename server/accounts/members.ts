@@ -11,6 +11,7 @@ import {
   approvalRuleFor,
   ruleInWords,
   ruleMakesPaymentsWait,
+  someoneElseApproves,
   strandedPreparers,
   whoCanAct,
 } from "../payments/approval-rules.ts";
@@ -193,9 +194,7 @@ async function assertApproversRemain(
     }
   }
   const unapprovable = (list: MemberRow[]) =>
-    waiting.filter((w) =>
-      !list.some((m) => m.id !== w.created_by && may(m.role, "payments.approve") && canAct.has(m.id))
-    ).map((w) => w.created_by);
+    waiting.filter((w) => !someoneElseApproves(asMembers(list), w.created_by, canAct)).map((w) => w.created_by);
   const already = new Set(unapprovable(rows));
   if (unapprovable(after).some((creator) => !already.has(creator))) {
     throw new Conflict(

@@ -207,16 +207,27 @@ export async function whoCanAct(executor: Database | Tx, userIds: number[]): Pro
 }
 
 /**
+ * Whether someone among the members other than `userId` may approve payments and can act now
+ * (`canAct`, from whoCanAct): who a payment of theirs would wait for.
+ */
+export function someoneElseApproves(
+  members: readonly { user_id: number; role: AccountRole }[],
+  userId: number,
+  canAct: ReadonlySet<number>,
+): boolean {
+  return members.some((m) => m.user_id !== userId && may(m.role, "payments.approve") && canAct.has(m.user_id));
+}
+
+/**
  * Of the members, those who may prepare payments but have nobody else among them who may approve
- * them and can act now (`canAct`, from whoCanAct). Someone who cannot act yet still counts as one
- * who prepares: once they can, their payments would wait too.
+ * them and can act now. Someone who cannot act yet still counts as one who prepares: once they
+ * can, their payments would wait too.
  */
 export function strandedPreparers<M extends { user_id: number; role: AccountRole }>(
   members: M[],
   canAct: ReadonlySet<number>,
 ): M[] {
-  const approvers = members.filter((m) => may(m.role, "payments.approve") && canAct.has(m.user_id));
-  return members.filter((m) => may(m.role, "payments.prepare") && !approvers.some((a) => a.user_id !== m.user_id));
+  return members.filter((m) => may(m.role, "payments.prepare") && !someoneElseApproves(members, m.user_id, canAct));
 }
 
 /** Everyone who may prepare payments must have someone else on the account who may approve them. */
