@@ -50,8 +50,17 @@ const KINDS: Record<string, string> = {
 
 /** "a, b or c" */
 export function orList(values: readonly unknown[]): string {
+  return listOf(values, "or");
+}
+
+/** "a, b and c" */
+export function andList(values: readonly unknown[]): string {
+  return listOf(values, "and");
+}
+
+function listOf(values: readonly unknown[], last: "or" | "and"): string {
   const words = values.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
-  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+  return words.length <= 1 ? words.join("") : `${words.slice(0, -1).join(", ")} ${last} ${words.at(-1)}`;
 }
 
 const FORMATS: Record<string, string> = {
@@ -102,7 +111,7 @@ export function productMessage(issue: Issue): string {
       return `${who} must be a multiple of ${issue.divisor}.`;
     case "unrecognized_keys":
       return `${who} has ${issue.keys.length === 1 ? "a field" : "fields"} this call does not take: ${
-        orList(issue.keys).replace(/ or /, " and ")
+        andList(issue.keys)
       }.`;
     case "invalid_key":
       return `${who} has a name that is not allowed.`;

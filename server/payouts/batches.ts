@@ -6,6 +6,7 @@
  * exists only with its file and its payments, whatever happens to the process.
  */
 import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
+import { andList } from "../../lib/contracts/messages.ts";
 import { restrictedPayments } from "./restricted.ts";
 import { and, asc, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
@@ -163,11 +164,7 @@ export function whyLeftOut(leftOut: { payment_id: number; problems: string[] }[]
   return [...byReason].map(([reason, them]) => {
     const ids = them.slice(0, IDS_NAMED).map((l) => `#${l.payment_id}`);
     const more = them.length - ids.length;
-    const named = more > 0
-      ? `${ids.join(", ")} and ${more} more`
-      : ids.length > 1
-      ? `${ids.slice(0, -1).join(", ")} and ${ids.at(-1)}`
-      : ids[0];
+    const named = more > 0 ? `${ids.join(", ")} and ${more} more` : andList(ids);
     return `${them.length > 1 ? "Payments" : "Payment"} ${named}: ${reason}`;
   }).join(" ");
 }
