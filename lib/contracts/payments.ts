@@ -90,7 +90,7 @@ export const payment = z.object({
   /** Why it was rejected, cancelled or failed. */
   reason: z.string().nullable(),
   rail_reference: z.string().nullable(),
-  /** What the person asking may do with it now, and why not when they may not approve. */
+  /** What the person asking may do with it now; the note says why not when they may not approve, or what to know before approving (its preparer was removed from the account since). */
   actions: z.object({
     approve: z.boolean(),
     reject: z.boolean(),

@@ -22,6 +22,8 @@ export interface Viewer {
 export { NOT_ON_BEHALF };
 export const NOT_ONE_S_OWN = "You prepared this payment: someone else on the account must approve it.";
 const NOT_AN_APPROVER = "Your role on this account does not allow approving payments.";
+const departed = (name: string) =>
+  `${name} is no longer a user of this account. Approve this payment only if it should still go; otherwise reject it.`;
 
 /**
  * Cancelling is for the payment's creator, an owner or an admin, before it is sent (decision 030).
@@ -33,8 +35,14 @@ export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Viewer): b
   return row.createdBy === viewer.userId || viewer.role === "owner" || viewer.role === "admin";
 }
 
+const NONE: ReadonlySet<number> = new Set();
+
 /** What the viewer may do with the payment now, and why they may not approve it when they may not. */
-export function actionsFor(row: Pick<PaymentRow, "status" | "createdBy">, viewer: Viewer) {
+export function actionsFor(
+  row: Pick<PaymentRow, "status" | "createdBy">,
+  viewer: Viewer,
+  departedCreator: string | null = null,
+) {
   const pending = row.status === "pending_approval";
   const note = !pending
     ? null
@@ -47,7 +55,10 @@ export function actionsFor(row: Pick<PaymentRow, "status" | "createdBy">, viewer
     : NOT_AN_APPROVER;
   const decide = pending && note === null;
   const open = pending || row.status === "approved";
-  return { approve: decide, reject: decide, cancel: open && mayCancel(row, viewer), note };
+  // Whoever prepared it was removed from the account since: the payment still waits for a decision
+  // (decision 076, amended), and the approver, who sees the usual "prepared by", is told.
+  const warning = decide && departedCreator !== null ? departed(departedCreator) : null;
+  return { approve: decide, reject: decide, cancel: open && mayCancel(row, viewer), note: note ?? warning };
 }
 
 /** The full cost of a payment (or of its quote), as the contract writes it. */
@@ -87,8 +98,16 @@ export function costAnswer(row: {
   };
 }
 
-/** A payment for the viewer; `people` names its creator and approver. */
-export function paymentAnswer(row: PaymentRow, people: Map<number, Person>, viewer: Viewer) {
+/**
+ * A payment for the viewer; `people` names its creator and approver. `departed` holds the ids of
+ * payments whose creator is no longer a user of the account (read by `departedCreators`).
+ */
+export function paymentAnswer(
+  row: PaymentRow,
+  people: Map<number, Person>,
+  viewer: Viewer,
+  departed: ReadonlySet<number> = NONE,
+) {
   const { name, type, currency, country, details } = row.recipient;
   return {
     id: row.id,
@@ -103,7 +122,7 @@ export function paymentAnswer(row: PaymentRow, people: Map<number, Person>, view
     approved_at: row.approvedAt?.toISOString() ?? null,
     reason: row.reason,
     rail_reference: row.railReference,
-    actions: actionsFor(row, viewer),
+    actions: actionsFor(row, viewer, departed.has(row.id) ? personOr(people, row.createdBy).name : null),
   };
 }
 

@@ -10,8 +10,30 @@ import { peopleByIds, type Person } from "./people.ts";
 /** What the account's people read of its payments: lists, one with its timeline, the pending ones. */
 
 async function answers(db: Database, rows: PaymentRow[], viewer: Viewer) {
-  const people = await peopleByIds(db, rows.flatMap((r) => [r.createdBy, r.approvedBy]));
-  return rows.map((row) => paymentAnswer(row, people, viewer));
+  const [people, departed] = await Promise.all([
+    peopleByIds(db, rows.flatMap((r) => [r.createdBy, r.approvedBy])),
+    departedCreators(db, rows),
+  ]);
+  return rows.map((row) => paymentAnswer(row, people, viewer, departed));
+}
+
+const MEMBERS_AMONG = (count: number) =>
+  `SELECT user_id FROM account_members WHERE account_id = ? AND user_id IN (${Array(count).fill("?").join(", ")})`;
+
+/**
+ * The payments waiting for approval whose creator is no longer a user of their account (removed
+ * after preparing them): the approver is told before deciding (server/payments/answer.ts). Only
+ * waiting payments are asked about, and the rows are one account's; none waiting, no read.
+ */
+export async function departedCreators(executor: Database | Tx, rows: PaymentRow[]): Promise<Set<number>> {
+  const waiting = rows.filter((r) => r.status === "pending_approval");
+  if (!waiting.length) return new Set();
+  const creators = [...new Set(waiting.map((r) => r.createdBy))];
+  const members = new Set(
+    (await rowsOf<{ user_id: number }>(executor, MEMBERS_AMONG(creators.length), [waiting[0].accountId, ...creators]))
+      .map((m) => m.user_id),
+  );
+  return new Set(waiting.filter((r) => !members.has(r.createdBy)).map((r) => r.id));
 }
 
 async function page(
@@ -92,5 +114,6 @@ export async function timelineOf(
   for (const [id, p] of await peopleByIds(executor, wanted.filter((id) => id === null || !people.has(id)))) {
     people.set(id, p);
   }
-  return { ...paymentAnswer(row, people, viewer), events: events.map((e) => eventAnswer(e, people)) };
+  const departed = await departedCreators(executor, [row]);
+  return { ...paymentAnswer(row, people, viewer, departed), events: events.map((e) => eventAnswer(e, people)) };
 }

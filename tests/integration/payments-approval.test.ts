@@ -374,6 +374,28 @@ describe("deciding", () => {
     expectStatus(quote, 403);
   });
 
+  test("a payment whose preparer was removed since still waits, and the approver is told before deciding", async () => {
+    const leaving = await addMember(t, account, "payer");
+    const p = await send(leaving, "12.00");
+    const before = await approver.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(before.json.body.actions).toMatchObject({ approve: true, note: null });
+
+    expectStatus(await account.owner.client.delete(`account/users/${leaving.id}`), 200);
+    const note = `${leaving.name} is no longer a user of this account. ` +
+      "Approve this payment only if it should still go; otherwise reject it.";
+    const one = await approver.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(one.json.body).toMatchObject({ status: "pending_approval", actions: { approve: true, reject: true, note } });
+    const all = await approver.client.get("account/pendingpayments/all");
+    expect(all.json.body.find((x: { id: number }) => x.id === p.id).actions.note).toBe(note);
+    // Someone who may not approve is told why not, as before.
+    const viewed = await viewer.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(viewed.json.body.actions.note).toBe("Your role on this account does not allow approving payments.");
+
+    const approved = await approve(approver.client, p.id);
+    expectStatus(approved, 200);
+    expect(approved.json.body).toMatchObject({ status: "approved", actions: { note: null } });
+  });
+
   test("rejecting, with a reason, returns the held money at once", async () => {
     const before = await balanceOf(account.owner.client, "GBP");
     const p = await send(payer, "40.00");
