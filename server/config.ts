@@ -177,11 +177,30 @@ export function deploymentCheck(env: Env): { errors: string[]; warnings: string[
   const local = isLocalAddress(publicUrl);
   const where = `PUBLIC_URL is ${publicUrl}, which is not a developer's machine`;
 
+  // As loadConfig decides it. Outside production the portal is built for a developer or a test
+  // harness: cookies without Secure, /dev/api listing every call, and under test every email kept
+  // as a file beside the database, sign-in codes and reset links included.
+  const appEnv = env.APP_ENV || (env.NODE_ENV === "production" ? "production" : "development");
+  if (!local && appEnv !== "production") {
+    errors.push(
+      `APP_ENV is ${appEnv}: ${where}. Outside production, sign-in cookies are sent without Secure, ` +
+        "/dev/api lists every call, and under test every email is kept as a file beside the database. " +
+        "Set APP_ENV=production (`deno task start` does).",
+    );
+  }
+
   const provider = env.IDENTITY_PROVIDER || undefined;
   if (provider !== undefined && provider !== "sumsub" && provider !== "sandbox") {
     errors.push(`IDENTITY_PROVIDER must be sumsub or sandbox, got "${provider}".`);
   } else if (provider === "sumsub" && !sumsubKeysSet(env)) {
     errors.push("IDENTITY_PROVIDER=sumsub needs SUMSUB_APP_TOKEN and SUMSUB_SECRET_KEY.");
+  } else if (sumsubKeysSet(env) && provider !== "sandbox" && !env.SUMSUB_WEBHOOK_SECRET) {
+    // Fails closed (the webhook answers 404), but decisions then reach a customer only when they
+    // come back to the portal: the operator should know why.
+    warnings.push(
+      "SUMSUB_WEBHOOK_SECRET is not set: Sumsub's webhook is refused, and an identity check's result is " +
+        "read only when the customer comes back to the portal. Set it to the webhook's secret.",
+    );
   } else if (provider === "sandbox" || !sumsubKeysSet(env)) {
     if (!local && provider !== "sandbox") {
       errors.push(

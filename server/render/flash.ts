@@ -1,12 +1,13 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { FLASH_COOKIE, type Notification } from "../../lib/notification.ts";
+import type { AppEnv } from "../env.ts";
 
 /**
  * Queues a notification for the next page this visitor sees, so that a handler can redirect and
  * still tell the user what happened ("Payment approved").
  */
-export function flash(c: Context, notification: Omit<Notification, "id">): void {
+export function flash(c: Context<AppEnv>, notification: Omit<Notification, "id">): void {
   // This request's queue: what the visitor's cookie already held, plus every flash() so far.
   let queued = queues.get(c);
   if (!queued) queues.set(c, queued = readFlash(c));
@@ -15,6 +16,8 @@ export function flash(c: Context, notification: Omit<Notification, "id">): void 
     path: "/",
     httpOnly: true,
     sameSite: "Lax",
+    // Over HTTPS only in production, as the session's cookie: it can carry what a refusal said.
+    secure: c.get("config")?.appEnv === "production",
     maxAge: 60,
   });
 }

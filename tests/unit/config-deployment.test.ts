@@ -18,7 +18,7 @@ const BANK = {
   COMPANY_BANK_ACCOUNT_NUMBER: "70872490",
 };
 const MAIL = { SMTP_URL: "smtp://mail.example.com:587" };
-const REAL = { PUBLIC_URL: "https://portal.example.com", ...SUMSUB, ...BANK, ...MAIL };
+const REAL = { PUBLIC_URL: "https://portal.example.com", APP_ENV: "production", ...SUMSUB, ...BANK, ...MAIL };
 
 describe("which addresses are a developer's machine", () => {
   test.each([
@@ -105,7 +105,13 @@ describe("a real deployment (PUBLIC_URL not local)", () => {
   });
 
   test("ALLOW_TEST_BANK_DETAILS=1: starts with the test details, announced", () => {
-    const env = { PUBLIC_URL: REAL.PUBLIC_URL, ...SUMSUB, ...MAIL, ALLOW_TEST_BANK_DETAILS: "1" };
+    const env = {
+      PUBLIC_URL: REAL.PUBLIC_URL,
+      APP_ENV: "production",
+      ...SUMSUB,
+      ...MAIL,
+      ALLOW_TEST_BANK_DETAILS: "1",
+    };
     const { errors, warnings } = deploymentCheck(env);
     expect(errors).toEqual([]);
     expect(warnings.join("\n")).toMatch(/COMPANY_BANK_/);
@@ -126,12 +132,38 @@ describe("a real deployment (PUBLIC_URL not local)", () => {
   });
 
   test("all three at once: three refusals, one per setting", () => {
-    expect(deploymentCheck({ PUBLIC_URL: "https://portal.example.com" }).errors).toHaveLength(3);
+    expect(deploymentCheck({ PUBLIC_URL: "https://portal.example.com", APP_ENV: "production" }).errors)
+      .toHaveLength(3);
   });
 
   test("APP_ENV does not decide it: a test-named environment on a public address is refused too", () => {
     expect(deploymentCheck({ APP_ENV: "development", PUBLIC_URL: "https://staging.example.com" }).errors)
-      .toHaveLength(3);
+      .toHaveLength(4);
+  });
+
+  test("a public address outside production is refused: cookies without Secure, /dev/api, emails kept as files", () => {
+    for (const appEnv of ["test", "development", undefined]) {
+      const { APP_ENV: _, ...rest } = REAL;
+      const env = appEnv ? { ...rest, APP_ENV: appEnv } : rest;
+      expect(deploymentCheck(env).errors).toEqual([
+        expect.stringMatching(
+          new RegExp(`^APP_ENV is ${appEnv ?? "development"}: PUBLIC_URL is https://portal\\.example\\.com`),
+        ),
+      ]);
+    }
+    // NODE_ENV=production alone makes it production, as loadConfig reads it.
+    const { APP_ENV: _, ...rest } = REAL;
+    expect(deploymentCheck({ ...rest, NODE_ENV: "production" }).errors).toEqual([]);
+    // A test harness on a developer's machine may run as test.
+    expect(deploymentCheck({ APP_ENV: "test", PUBLIC_URL: "http://127.0.0.1:8123" }).errors).toEqual([]);
+  });
+
+  test("Sumsub without its webhook's secret starts, and says that results then wait for the customer's return", () => {
+    const { SUMSUB_WEBHOOK_SECRET: _, ...noHook } = REAL;
+    expect(deploymentCheck(noHook)).toEqual({
+      errors: [],
+      warnings: [expect.stringMatching(/^SUMSUB_WEBHOOK_SECRET is not set: Sumsub's webhook is refused/)],
+    });
   });
 
   test("TEST_MAIL_OUTBOX, which keeps sign-in codes as sent, is refused; on a developer's machine a benchmark may use it", () => {
