@@ -130,7 +130,7 @@ function ConsoleProfileEdit({ customer, saved }: ConsoleProfileEditProps) {
     }
     if (field.kind === "list") {
       return (
-        <Field key={field.key} id={id} label={field.label} hint="One a line." error={error}>
+        <Field key={field.key} id={id} label={field.label} hint="One entry a line." error={error}>
           {(attributes) => (
             <textarea
               {...attributes}
@@ -148,7 +148,8 @@ function ConsoleProfileEdit({ customer, saved }: ConsoleProfileEditProps) {
         key={field.key}
         id={id}
         label={field.label}
-        optional
+        optional={field.optional}
+        required={false}
         value={text}
         error={error}
         autoComplete="off"

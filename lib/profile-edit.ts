@@ -13,9 +13,13 @@ export interface ProfileField {
   key: string;
   label: string;
   kind: ProfileFieldKind;
+  /** May be left empty (the customer's form says "optional" too). */
+  optional?: boolean;
 }
 
 const f = (key: string, label: string, kind: ProfileFieldKind = "text"): ProfileField => ({ key, label, kind });
+/** A one-line answer that may be left empty. */
+const optional = (key: string, label: string): ProfileField => ({ key, label, kind: "text", optional: true });
 
 export const PROFILE_FIELDS: Record<"Personal" | "Business", readonly ProfileField[]> = {
   Personal: [
@@ -26,7 +30,7 @@ export const PROFILE_FIELDS: Record<"Personal" | "Business", readonly ProfileFie
     f("identity", "Passport number"),
     f("address", "Address", "address"),
     f("employment", "Employment status"),
-    f("position", "Job title"),
+    optional("position", "Job title"),
     f("expected", "Expected annual amount they will send"),
     f("fundSource", "Main source of funds"),
     f("source", "Sources of wealth", "list"),
@@ -35,9 +39,9 @@ export const PROFILE_FIELDS: Record<"Personal" | "Business", readonly ProfileFie
     f("public", "Politically exposed person", "yesno"),
     f("denial", "Refused an account before", "yesno"),
     f("agency", "Acting on behalf of someone else", "yesno"),
-    f("agency_of", "Acting on behalf of"),
-    f("discovery", "How they heard about us"),
-    f("accountManager", "Account manager"),
+    optional("agency_of", "Acting on behalf of"),
+    optional("discovery", "How they heard about us"),
+    optional("accountManager", "Account manager"),
   ],
   Business: [
     f("name", "Company name"),
@@ -47,7 +51,7 @@ export const PROFILE_FIELDS: Record<"Personal" | "Business", readonly ProfileFie
     f("address", "Registered address", "address"),
     f("nature", "Nature of business"),
     f("turnover", "Annual turnover"),
-    f("website", "Website"),
+    optional("website", "Website"),
     f("first", "Contact's first name"),
     f("last", "Contact's last name"),
     f("dob", "Contact's date of birth", "date"),
@@ -55,8 +59,8 @@ export const PROFILE_FIELDS: Record<"Personal" | "Business", readonly ProfileFie
     f("directors", "Directors", "list"),
     f("ubos", "Ultimate beneficial owners", "list"),
     f("purpose", "Purposes of the account", "list"),
-    f("discovery", "How they heard about us"),
-    f("accountManager", "Account manager"),
+    optional("discovery", "How they heard about us"),
+    optional("accountManager", "Account manager"),
   ],
 };
 
