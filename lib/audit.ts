@@ -14,6 +14,7 @@ export const AUDIT_ACTIONS = {
   "fees.override": "Changed the fee overrides",
   "customer.restrict": "Restricted the customer: no money can move",
   "customer.lift": "Lifted the customer's restriction",
+  "customer.profile": "Changed the customer's profile",
   "rates.update": "Changed the rates",
   "pricing-plan.create": "Created a pricing plan",
   "pricing-plan.replace": "Changed a pricing plan",

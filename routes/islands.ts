@@ -26,6 +26,7 @@ import ConsolePricingPlansComponent from "../islands/ConsolePricingPlans.tsx";
 import ConsoleReceiptsComponent from "../islands/ConsoleReceipts.tsx";
 import ConsolePayoutsComponent from "../islands/ConsolePayouts.tsx";
 import ConsoleUserFeesComponent from "../islands/ConsoleUserFees.tsx";
+import ConsoleProfileEditComponent from "../islands/ConsoleProfileEdit.tsx";
 import ConsoleReviewComponent from "../islands/ConsoleReview.tsx";
 import ConsoleRestrictComponent from "../islands/ConsoleRestrict.tsx";
 import ConsoleActOnBehalfComponent from "../islands/ConsoleActOnBehalf.tsx";
@@ -74,6 +75,7 @@ export const ConsolePricingPlans = island("ConsolePricingPlans", ConsolePricingP
 export const ConsoleReceipts = island("ConsoleReceipts", ConsoleReceiptsComponent);
 export const ConsolePayouts = island("ConsolePayouts", ConsolePayoutsComponent);
 export const ConsoleUserFees = island("ConsoleUserFees", ConsoleUserFeesComponent);
+export const ConsoleProfileEdit = island("ConsoleProfileEdit", ConsoleProfileEditComponent);
 export const ConsoleReview = island("ConsoleReview", ConsoleReviewComponent);
 export const ConsoleRestrict = island("ConsoleRestrict", ConsoleRestrictComponent);
 export const ConsoleActOnBehalf = island("ConsoleActOnBehalf", ConsoleActOnBehalfComponent);

@@ -1,5 +1,6 @@
 /** The console's calls, typed by their contracts (lib/contracts/admin.ts, console-money.ts, money.ts). */
 import type * as admin from "../../lib/contracts/admin.ts";
+import type * as consoleProfile from "../../lib/contracts/console-profile.ts";
 import type * as consoleMoney from "../../lib/contracts/console-money.ts";
 import type * as money from "../../lib/contracts/money.ts";
 import { type AnswerOf, type BodyOf, call } from "../lib/api.ts";
@@ -9,6 +10,7 @@ export const openAccount = call<typeof admin.openAccount>("POST", "/console/user
 export const rejectApplication = call<typeof admin.rejectApplication>("POST", "/console/users/:id/reject");
 export const restrictCustomer = call<typeof admin.restrictCustomer>("POST", "/console/users/:id/restrict");
 export const liftRestriction = call<typeof admin.liftRestriction>("DELETE", "/console/users/:id/restrict");
+export const changeProfile = call<typeof consoleProfile.changeCustomerProfile>("PUT", "/console/users/:id/profile");
 export const setFees = call<typeof consoleMoney.setFeeOverrides>("PUT", "/console/users/:id/fees");
 export const listReceipts = call<typeof consoleMoney.listReceipts>("GET", "/console/receipts");
 export const recordReceipt = call<typeof consoleMoney.recordReceipt>("POST", "/console/receipts");

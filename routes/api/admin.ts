@@ -3,6 +3,8 @@ import { InvalidInput } from "../../server/errors.ts";
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/admin.ts";
+import { changeCustomerProfile } from "../../lib/contracts/console-profile.ts";
+import { changeProfileBySupport } from "../../server/profile/support-change.ts";
 import { openAccountAfterReview, rejectApplication } from "../../server/accounts/compliance.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { restrictionOf, setRestriction } from "../../server/accounts/restriction.ts";
@@ -79,3 +81,10 @@ route(
   (c, { params, body }) =>
     setRestriction(c.get("db"), params.id, { restricted: false, reason: body.reason }, c.get("user")!.id, now(c)),
 );
+
+route(admin, changeCustomerProfile, (c, { params, body }) =>
+  changeProfileBySupport(
+    { db: c.get("db"), mailer: c.get("services").mailer, supportEmail: c.get("config").supportEmail },
+    { customerId: params.id, adminId: c.get("user")!.id, changes: body.changes, reason: body.reason },
+    now(c),
+  ));

@@ -28,6 +28,9 @@ import { ConsoleCustomerPartner } from "../islands.ts";
 import { listPartners } from "../../server/partners/partners.ts";
 import { type Assignment, assignmentsOf } from "../../server/partners/assignments.ts";
 import { profileFactsOf } from "../../server/profile/facts.ts";
+import { savedProfile } from "../../server/profile/store.ts";
+import { lastSupportChange } from "../../server/profile/support-change.ts";
+import { ConsoleProfileEdit } from "../islands.ts";
 import { customerNamesByIds } from "../../server/payments/people.ts";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
@@ -286,6 +289,10 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
+  // What support can change (decision 078): the profile as saved, and who changed it last if support did.
+  const [saved, changedBy] = profile
+    ? await Promise.all([savedProfile(db, id), lastSupportChange(db, id, profile.updatedAt)])
+    : [null, null];
   return (
     <section className="flex max-w-4xl flex-col gap-6">
       <PageTitle lead={`${customer.username} · ${customer.type} · since ${user.createdAt.toISOString().slice(0, 10)}`}>
@@ -320,9 +327,17 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
           ? (
             <>
               <p className={`text-sm ${TERM}`}>
-                What the customer told us, as last saved on {profile.updatedAt.toISOString().slice(0, 10)}.
+                {changedBy
+                  ? `What the customer told us, as last changed by ${changedBy.by} on ${
+                    changedBy.at.toISOString().slice(0, 10)
+                  } (the audit trail says why).`
+                  : `What the customer told us, as last saved on ${profile.updatedAt.toISOString().slice(0, 10)}.`}
               </p>
               <Facts rows={profile.facts} />
+              <ConsoleProfileEdit
+                customer={{ id: customer.id, name: customer.name, type: profile.type }}
+                saved={saved && typeof saved === "object" ? saved as Record<string, unknown> : {}}
+              />
             </>
           )
           : <p className="text-sm">The customer has not saved a profile yet.</p>}

@@ -176,6 +176,17 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
     expectStatus(await admin.client.post(`console/users/${lifted.id}/restrict`, { reason: "To be lifted" }), 200);
     return { path: `console/users/${lifted.id}/restrict`, body: { reason: "Audited lift" }, subject: lifted.id };
   },
+  "PUT /console/users/:id/profile": async () => {
+    const moved = await openCustomer(t);
+    return {
+      path: `console/users/${moved.id}/profile`,
+      body: {
+        changes: { address: { ...personalProfile().address as object, line1: "221B Baker Street" } },
+        reason: "Customer moved; proof of address received",
+      },
+      subject: moved.id,
+    };
+  },
   "POST /console/receipts": () =>
     Promise.resolve({
       path: "console/receipts",

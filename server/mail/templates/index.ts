@@ -14,3 +14,4 @@ export { accountInvitationWithdrawn, type AccountInvitationWithdrawnProps } from
 export { applicationRejected, type ApplicationRejectedProps } from "./application-rejected.tsx";
 export { receiptReversed, type ReceiptReversedProps } from "./receipt-reversed.tsx";
 export { administratorInvitation, type AdministratorInvitationProps } from "./administrator-invitation.tsx";
+export { profileChanged, type ProfileChangedProps } from "./profile-changed.tsx";
