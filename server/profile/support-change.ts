@@ -7,6 +7,7 @@ import { Conflict, InvalidFields, InvalidInput, NotFound } from "../errors.ts";
 import { type Mailer, profileChanged } from "../mail/index.ts";
 import { sessionSummary } from "../auth/users.ts";
 import { validateProfile } from "./schema.ts";
+import { peopleByIds, personOr } from "../payments/people.ts";
 
 /**
  * Support changes a customer's saved profile (decision 078): the details the identity check and the
@@ -124,9 +125,11 @@ export async function lastSupportChange(
   customerId: number,
   updatedAt: Date,
 ): Promise<{ by: string; at: Date } | null> {
-  const [latest] = await db.select({ at: auditLog.at, by: users.username }).from(auditLog)
-    .innerJoin(users, eq(users.id, auditLog.actorId))
+  const [latest] = await db.select({ at: auditLog.at, actorId: auditLog.actorId }).from(auditLog)
     .where(and(eq(auditLog.subjectId, customerId), eq(auditLog.action, "customer.profile")))
     .orderBy(desc(auditLog.id)).limit(1);
-  return latest && latest.at.getTime() === updatedAt.getTime() ? latest : null;
+  if (!latest || latest.at.getTime() !== updatedAt.getTime()) return null;
+  // Named as the console names its administrators: by their name where they have one (peopleByIds).
+  const by = personOr(await peopleByIds(db, [latest.actorId]), latest.actorId).name;
+  return { by, at: latest.at };
 }

@@ -1,6 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog, profiles } from "../../db/schema.ts";
+import { administrators } from "../../db/schema-console.ts";
 import {
   type Admin,
   anotherAdmin,
@@ -109,6 +110,17 @@ describe("an administrator changes a verified Personal customer's address", () =
     const trail = /<section aria-labelledby="audit-heading"[\s\S]*?<\/section>/.exec(page.text)?.[0] ?? "";
     expect(trail).toContain("Changed the customer&#x27;s profile");
     expect(trail).toContain("address › line1: 10 Downing Street → 221B Baker Street");
+  });
+
+  test("an administrator with a name on the console is named by it, as the rest of the console names them", async () => {
+    await t.db.insert(administrators).values({ userId: admin.id, name: "Olga Ops" })
+      .onConflictDoUpdate({ target: administrators.userId, set: { name: "Olga Ops" } });
+    try {
+      const page = await admin.client.get(`/console/users/${ada.id}`);
+      expect(page.text).toContain("as last changed by Olga Ops on ");
+    } finally {
+      await t.db.update(administrators).set({ name: "" }).where(eq(administrators.userId, admin.id));
+    }
   });
 });
 
