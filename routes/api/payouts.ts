@@ -53,7 +53,7 @@ route(
   async (c, { query }) =>
     await deskQueue(
       c.get("db"),
-      { queue: query.rail, status: query.status, currency: query.currency },
+      { queue: query.rail, status: query.status, currency: query.currency, payment: query.payment },
       now(c),
       debtorIban(c),
     ),
