@@ -12,7 +12,9 @@ import { EmptyRow, Table } from "./ui/table.tsx";
 
 export interface ConsolePayoutsProps {
   queue: QueueName;
-  /** The queue as the server rendered it (no filter): the query starts from it. */
+  /** The one payment the address asks for (?payment=, an audit entry's link), or null for the queue. */
+  payment?: number | null;
+  /** The queue as the server rendered it (no filter but `payment`): the query starts from it. */
   initial: PayoutQueue;
   /** /console/local's SEPA files; null on /console/transfer. */
   batches: PayoutBatch[] | null;
@@ -36,14 +38,19 @@ type Status = (typeof STATUSES)[number][0];
  * on /console/local, approved SEPA payments leave in a SEPA file. Every write refreshes the queue
  * and the files.
  */
-function ConsolePayouts({ queue, initial, batches, currencies }: ConsolePayoutsProps) {
+function ConsolePayouts({ queue, payment = null, initial, batches, currencies }: ConsolePayoutsProps) {
   const [status, setStatus] = useState<Status>("");
   const [currency, setCurrency] = useState("");
   const [open, setOpen] = useState<{ id: number; form: RowForm } | null>(null);
   const unfiltered = status === "" && currency === "";
   const query = useQuery({
-    ...read(payoutKeys.queue(queue, { status, currency }), listPayouts, {
-      query: { rail: queue, ...(status ? { status } : {}), ...(currency ? { currency } : {}) },
+    ...read(payoutKeys.queue(queue, { status, currency, payment }), listPayouts, {
+      query: {
+        rail: queue,
+        ...(status ? { status } : {}),
+        ...(currency ? { currency } : {}),
+        ...(payment ? { payment: String(payment) } : {}),
+      },
     }),
     initialData: unfiltered ? initial : undefined,
     placeholderData: keepPreviousData,
@@ -78,6 +85,14 @@ function ConsolePayouts({ queue, initial, batches, currencies }: ConsolePayoutsP
             <option value="">All currencies</option>
             <CurrencyOptions currencies={currencies} />
           </SelectField>
+          {payment
+            ? (
+              <p className="text-sm">
+                {`Payment #${payment} only. `}
+                <a className="underline" href={`/console/${queue}`}>Show the whole queue</a>
+              </p>
+            )
+            : null}
           <p role="status" className="text-sm text-neutral-600 dark:text-neutral-300">
             {data.total > shown
               ? `The first ${shown} of ${data.total} payments`

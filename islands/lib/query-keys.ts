@@ -98,7 +98,8 @@ export const linkedAccountKeys = {
 /** The payout desk: a queue (local or transfer) by its filter, and the SEPA files. */
 export const payoutKeys = {
   all: ["payouts"] as const,
-  queue: (queue: string, filter: { status: string; currency: string }) => ["payouts", queue, filter] as const,
+  queue: (queue: string, filter: { status: string; currency: string; payment: number | null }) =>
+    ["payouts", queue, filter] as const,
   batches: ["payouts", "batches"] as const,
 };
 

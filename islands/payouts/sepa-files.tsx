@@ -26,11 +26,14 @@ const COLUMNS = [
 
 const paymentsText = (count: number) => count === 1 ? "1 payment" : `${count} payments`;
 
-/** Downloads a file the server answers as an attachment, without leaving the page. */
-function download(url: string, name: string) {
+/**
+ * Downloads a file the server answers as an attachment: the browser follows a link to it and, the
+ * answer being a file, stays on the page. Followed rather than saved (no `download`), so that a
+ * refusal brings the desk back with the reason instead of being saved as the file (decision 075).
+ */
+function download(url: string) {
   const link = document.createElement("a");
   link.href = url;
-  link.download = name;
   document.body.append(link);
   link.click();
   link.remove();
@@ -52,7 +55,7 @@ export function SepaFiles({ batches: initial }: { batches: PayoutBatch[] }) {
         description: `${paymentsText(batch.payment_count)}, ${batch.total} ${batch.currency}: ${batch.file_name}`,
         color: "success",
       });
-      download(fileUrl(batch.id), batch.file_name);
+      download(fileUrl(batch.id));
     },
   });
 
@@ -94,7 +97,7 @@ export function SepaFiles({ batches: initial }: { batches: PayoutBatch[] }) {
               <Amount amount={b.total} currency={b.currency} />
             </td>
             <td className={`${CELL} text-right`}>
-              <a className="btn-outline" href={fileUrl(b.id)} download={b.file_name}>
+              <a className="btn-outline" href={fileUrl(b.id)}>
                 {`Download ${b.file_name}`}
               </a>
             </td>
@@ -111,7 +114,7 @@ function MadeFile({ batch }: { batch: CreatedBatch }) {
     <div className="space-y-3">
       <Alert tone="success" title={`${batch.file_name} is downloading`} live>
         {`${paymentsText(batch.payment_count)}, ${batch.total} ${batch.currency}. `}
-        <a className="underline" href={fileUrl(batch.id)} download={batch.file_name}>Download it again</a>
+        <a className="underline" href={fileUrl(batch.id)}>Download it again</a>
       </Alert>
       {batch.test_details
         ? (

@@ -95,6 +95,11 @@ export const listPayouts = defineCall({
     currency: currencyInput("Choose a currency.")
       .pipe(z.enum(CURRENCY_CODES, { error: (iss) => `${describe(iss.input)} is not a currency we support.` }))
       .optional(),
+    /**
+     * One payment only, in any status of the desk unless `status` narrows it: the row an audit
+     * entry about the payment links to (routes/pages/console/audit-changes.tsx).
+     */
+    payment: idText.optional(),
   }),
   answer: payoutQueue,
 });

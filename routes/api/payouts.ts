@@ -7,6 +7,7 @@ import { sepaDebtorFromSettings } from "../../server/bank-files/debtor.ts";
 import { companyBankDetails } from "../../server/money/funding.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { type AnswerWithEffect, route } from "../../server/http/route.ts";
+import { consolePage } from "../../server/http/download.ts";
 import { batchFile, createSepaBatch, listBatches } from "../../server/payouts/batches.ts";
 import {
   type Alongside,
@@ -52,7 +53,7 @@ route(
   async (c, { query }) =>
     await deskQueue(
       c.get("db"),
-      { queue: query.rail, status: query.status, currency: query.currency },
+      { queue: query.rail, status: query.status, currency: query.currency, payment: query.payment },
       now(c),
       debtorIban(c),
     ),
@@ -113,6 +114,7 @@ route(payoutCalls, calls.createPayoutBatch, async (c, _input, answer) => {
 
 route(payoutCalls, calls.listPayoutBatches, async (c) => await listBatches(c.get("db")));
 
+// The SEPA files' links are on the local payouts desk (islands/payouts/sepa-files.tsx).
 route(payoutCalls, calls.payoutBatchFile, async (c, { params }) => {
   const file = await batchFile(c.get("db"), params.id);
   return c.body(file.xml, 200, {
@@ -120,4 +122,4 @@ route(payoutCalls, calls.payoutBatchFile, async (c, { params }) => {
     "Content-Disposition": `attachment; filename="${file.name}"`,
     "Cache-Control": "no-store",
   });
-});
+}, { linkedFrom: consolePage(() => "/console/local") });

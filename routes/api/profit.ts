@@ -5,6 +5,7 @@ import * as calls from "../../lib/contracts/profit.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { InvalidInput } from "../../server/errors.ts";
 import { route } from "../../server/http/route.ts";
+import { consolePage } from "../../server/http/download.ts";
 import {
   periodProblem,
   PROFIT_CSV_COLUMNS,
@@ -25,6 +26,12 @@ function checked(c: Context<AppEnv>, query: Parameters<typeof profitQueryOf>[0])
 
 export const profitCalls = new Hono<AppEnv>();
 
+/** The report's page with the query the CSV's link was made from (decision 075). */
+function profitPage(c: Context<AppEnv>): string {
+  const search = new URL(c.req.url).searchParams;
+  return search.size ? `/console/profitReports?${search}` : "/console/profitReports";
+}
+
 route(profitCalls, calls.profitCsv, async (c, { query }) => {
   const q = checked(c, query);
   const rows = await profitReport(c.get("db"), q);
@@ -40,7 +47,7 @@ route(profitCalls, calls.profitCsv, async (c, { query }) => {
       "Cache-Control": "no-store",
     },
   });
-});
+}, { linkedFrom: consolePage(profitPage) });
 
 route(profitCalls, calls.profitReport, async (c, { query }) => {
   const q = checked(c, query);

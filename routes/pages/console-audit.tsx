@@ -9,7 +9,8 @@ import { AUDIT_PAGE_SIZE, auditPage } from "../../server/audit.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { customerNamesByIds, peopleByIds } from "../../server/payments/people.ts";
 import { PageTitle } from "../layouts/parts.tsx";
-import { AuditTable } from "./console/audit-changes.tsx";
+import { AuditTable, paymentIdsOf } from "./console/audit-changes.tsx";
+import { deskPagesOf } from "../../server/payouts/queue.ts";
 
 /**
  * The console's audit screen (issue 11, "prove who did what"): the whole audit log (decision 026),
@@ -36,13 +37,14 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
     ? { items: [], page: 1, per_page: AUDIT_PAGE_SIZE, total: 0 }
     : await auditPage(c.get("db"), { ...filter, customer }, filter.page);
   const subjectIds = [...new Set(result.items.flatMap((e) => e.subject_id ?? []))];
-  const [[people, customerNames], admins] = await Promise.all([
+  const [[people, customerNames], admins, paymentPages] = await Promise.all([
     Promise.all([peopleByIds(c.get("db"), subjectIds), customerNamesByIds(c.get("db"), subjectIds)]),
     subjectIds.length
       ? c.get("db").select({ id: users.id }).from(users).where(
         and(inArray(users.id, subjectIds), eq(users.level, "Admin")),
       )
       : [],
+    deskPagesOf(c.get("db"), paymentIdsOf(result.items)),
   ]);
   const adminIds = new Set(admins.map((a) => a.id));
   const pages = Math.max(1, Math.ceil(result.total / AUDIT_PAGE_SIZE));
@@ -110,6 +112,7 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
         ? (
           <AuditTable
             entries={result.items}
+            paymentPages={paymentPages}
             customers={new Map(
               [...people].map(([id, p]) => {
                 const admin = adminIds.has(id);

@@ -10,7 +10,8 @@ import {
 } from "../../server/accounts/compliance.ts";
 import { listCustomers } from "../../server/accounts/customers.ts";
 import { AUDIT_LIMIT, auditEntries, type AuditEntry } from "../../server/audit.ts";
-import { AuditTable } from "./console/audit-changes.tsx";
+import { AuditTable, paymentIdsOf, type PaymentPages } from "./console/audit-changes.tsx";
+import { deskPagesOf } from "../../server/payouts/queue.ts";
 import { userWithSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
@@ -104,11 +105,13 @@ function ReviewRecord({ record }: { record: ComplianceRecord }) {
 }
 
 /** Everything done to or for the customer, newest first, with who did it and what it changed. */
-function AuditTrail({ entries, customerId }: { entries: AuditEntry[]; customerId: number }) {
+function AuditTrail(
+  { entries, customerId, paymentPages }: { entries: AuditEntry[]; customerId: number; paymentPages: PaymentPages },
+) {
   if (!entries.length) return <p className="text-sm text-neutral-600 dark:text-neutral-400">Nothing recorded yet.</p>;
   return (
     <>
-      <AuditTable entries={entries} />
+      <AuditTable entries={entries} paymentPages={paymentPages} />
       {entries.length >= AUDIT_LIMIT
         ? (
           <p className={`mt-2 text-sm ${TERM}`}>
@@ -288,7 +291,10 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
     assignmentsOf(db, id),
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
-  const facts = own ? await accountFactsOf(db, own.id, c.get("user")!.id) : null;
+  const [facts, paymentPages] = await Promise.all([
+    own ? accountFactsOf(db, own.id, c.get("user")!.id) : null,
+    deskPagesOf(db, paymentIdsOf(trail)),
+  ]);
   // What support can change (decision 078): the profile as saved, and who changed it last if support did.
   const [saved, changedBy] = profile
     ? await Promise.all([savedProfile(db, id), lastSupportChange(db, id, profile.updatedAt)])
@@ -397,7 +403,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </div>
       <section aria-labelledby="audit-heading" className="card">
         <h2 id="audit-heading" className="mb-3 text-lg font-semibold">Audit trail</h2>
-        <AuditTrail entries={trail} customerId={customer.id} />
+        <AuditTrail entries={trail} customerId={customer.id} paymentPages={paymentPages} />
       </section>
     </section>
   );

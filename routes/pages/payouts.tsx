@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { idText } from "../../lib/contracts/common.ts";
 import type { PayoutQueue } from "../../lib/contracts/payouts.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { currencyList } from "../../server/money/currencies.ts";
@@ -19,8 +20,16 @@ const LEADS: Record<PayoutQueue, string> = {
 async function PayoutDesk(c: Context<AppEnv>, queue: PayoutQueue, title: string) {
   const db = c.get("db");
   const now = new Date(c.get("services").now());
+  // ?payment=ID: the one payment an audit entry links to; an address that names none shows the queue.
+  const asked = idText.safeParse(c.req.query("payment"));
+  const payment = asked.success ? asked.data : null;
   const [initial, batches] = await Promise.all([
-    deskQueue(db, { queue }, now, companyBankDetails(c.get("config").companyBank).iban),
+    deskQueue(
+      db,
+      { queue, ...(payment ? { payment } : {}) },
+      now,
+      companyBankDetails(c.get("config").companyBank).iban,
+    ),
     queue === "local" ? listBatches(db) : null,
   ]);
   return (
@@ -28,6 +37,7 @@ async function PayoutDesk(c: Context<AppEnv>, queue: PayoutQueue, title: string)
       <PageTitle lead={LEADS[queue]}>{title}</PageTitle>
       <ConsolePayouts
         queue={queue}
+        payment={payment}
         initial={initial}
         batches={batches}
         currencies={currencyList().map(({ code, name }) => ({ code, name }))}

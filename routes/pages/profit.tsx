@@ -239,9 +239,13 @@ export async function ConsoleProfitPage(c: Context<AppEnv>) {
           <>
             FX markup and fee income from the ledger's house accounts, in the currency the customer sold
             {q && `, ${q.from} to ${q.to} (UTC)`}. By partner, the income of customers no partner introduced is under
-            “{NO_PARTNER}”.{" "}
+            “{NO_PARTNER}”. {
+              /* Followed rather than saved (no `download`: the file comes as an attachment), so that a
+                refusal (signed in again elsewhere, a period the report refuses) brings this page
+                back with the reason instead of being saved as the CSV (decision 075). */
+            }
             {q && (
-              <a className="underline" href={withQuery("/api/console/profit.csv", { ...q })} download>
+              <a className="underline" href={withQuery("/api/console/profit.csv", { ...q })}>
                 Download CSV
               </a>
             )}

@@ -4,7 +4,14 @@ import { columnList, fromColumns, preparedQuery, rowOf, type Tx } from "../../db
 import { profiles, users } from "../../db/schema.ts";
 import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
 import { Unauthenticated } from "../errors.ts";
-import { displayName, type SessionUser } from "./session-user.ts";
+import type { SessionUser } from "./session-user.ts";
+import {
+  customerName,
+  migrationLineOf,
+  type MigrationNames,
+  migrationNames,
+  type ProfileNames,
+} from "../accounts/customer-name.ts";
 
 export type UserRow = typeof users.$inferSelect;
 
@@ -27,10 +34,12 @@ export async function findUser(db: Database, id: number): Promise<UserRow | unde
 /**
  * The one query of every signed-in request: the user's row with what their summary needs (the
  * profile, the identity check, the first account: a correlated subquery, so a user in several
- * accounts still gives one row), as fixed single-row SQL (db/sql.ts).
+ * accounts still gives one row; and, only for someone with no profile yet, their migration line,
+ * whose names name a migrated customer until they save one), as fixed single-row SQL (db/sql.ts).
  */
 const USER_AND_SUMMARY = `SELECT ${columnList(users, "u")},
     p.data AS summary_profile, i.status AS summary_identity,
+    CASE WHEN p.data IS NULL THEN ${migrationLineOf("u.id")} END AS summary_migrated,
     (SELECT a.account_ref FROM account_members m JOIN accounts a ON a.id = m.account_id
       WHERE m.user_id = u.id ORDER BY a.id LIMIT 1) AS summary_account_ref
   FROM users u LEFT JOIN profiles p ON p.user_id = u.id LEFT JOIN identity_checks i ON i.user_id = u.id
@@ -38,6 +47,7 @@ const USER_AND_SUMMARY = `SELECT ${columnList(users, "u")},
 
 interface SummaryParts {
   profile: unknown;
+  migrated: MigrationNames;
   identity: string | null;
   accountRef: string | null;
 }
@@ -45,6 +55,7 @@ interface SummaryParts {
 function summaryPartsOf(row: Record<string, unknown>): SummaryParts {
   return {
     profile: typeof row.summary_profile === "string" ? profiles.data.mapFromDriverValue(row.summary_profile) : null,
+    migrated: migrationNames(row.summary_migrated),
     identity: row.summary_identity as string | null,
     accountRef: row.summary_account_ref as string | null,
   };
@@ -86,11 +97,9 @@ function summaryFrom(
   return {
     id: user.id,
     username: user.username,
-    name: displayName(
-      user.type,
-      (profile?.data ?? null) as { name?: string; first?: string; last?: string } | null,
-      user.username,
-    ),
+    // Named as every other screen names the customer (decision 065): a migrated customer who has
+    // saved no profile yet by their migration line, not by their address.
+    name: customerName(user.type, (profile?.data ?? null) as ProfileNames, row?.migrated ?? null, user.username),
     level: user.level,
     type: user.type,
     profile: !!profile,

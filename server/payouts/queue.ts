@@ -3,7 +3,7 @@ import type { Database } from "../../db/client.ts";
 import type { Tx } from "../../db/sql.ts";
 import { accounts } from "../../db/schema.ts";
 import { payments } from "../../db/schema-payments.ts";
-import type { DeskStatus, PayoutQueue } from "../../lib/contracts/payouts.ts";
+import { DESK_STATUSES, type DeskStatus, type PayoutQueue } from "../../lib/contracts/payouts.ts";
 import { type Rail, RAILS } from "../../lib/payments/rails.ts";
 import { NotFound } from "../errors.ts";
 import { peopleByIds } from "../payments/people.ts";
@@ -26,6 +26,8 @@ export interface QueueFilter {
   status?: DeskStatus;
   /** The payout currency (what the recipient receives). */
   currency?: string;
+  /** One payment only, the desk's row that an audit entry about it links to. */
+  payment?: number;
 }
 
 /**
@@ -38,11 +40,13 @@ export async function payoutQueue(
   filter: QueueFilter,
   debtorIban?: string,
 ): Promise<{ items: Payout[]; total: number }> {
-  const statuses = filter.status ? [filter.status] : OPEN;
+  // One payment asked for is shown whatever became of it (an audit entry names it after it ended).
+  const statuses = filter.status ? [filter.status] : filter.payment ? [...DESK_STATUSES] : OPEN;
   const where = and(
     inArray(payments.status, statuses),
     inArray(payments.rail, railsOf(filter.queue)),
     filter.currency ? eq(payments.buyCurrency, filter.currency) : undefined,
+    filter.payment ? eq(payments.id, filter.payment) : undefined,
   );
   const order = statuses.every((s) => OPEN.includes(s)) ? asc(payments.id) : desc(payments.id);
   const [[{ total }], items] = await Promise.all([
@@ -61,6 +65,17 @@ export async function deskQueue(db: Database, filter: QueueFilter, now: Date, de
       ? `SEPA payments go out in SEPA files ("Export SEPA file"). ${SIMULATED_RAIL_NOTE}`
       : SIMULATED_RAIL_NOTE,
   };
+}
+
+/**
+ * Where the console shows each of these payments: its row on the payout desk of its rail
+ * (/console/local or /console/transfer), filtered to it. The console has no page of one payment.
+ */
+export async function deskPagesOf(db: Database, ids: readonly number[]): Promise<Map<number, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db.select({ id: payments.id, rail: payments.rail }).from(payments)
+    .where(inArray(payments.id, [...ids]));
+  return new Map(rows.map((r) => [r.id, `/console/${RAILS[r.rail as Rail].kind}?payment=${r.id}`]));
 }
 
 /**

@@ -205,7 +205,8 @@ describe("Export SEPA file", () => {
     });
     const downloads: string[] = [];
     vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(function (this: HTMLAnchorElement) {
-      downloads.push(`${new URL(this.href).pathname} as ${this.download}`);
+      // Followed, not saved: a `download` attribute would save a refusal as the file (decision 075).
+      downloads.push(`${new URL(this.href).pathname}${this.hasAttribute("download") ? " saved" : " followed"}`);
     });
     renderDesk();
     fireEvent.click(screen.getByRole("button", { name: "Export SEPA file" }));
@@ -213,7 +214,7 @@ describe("Export SEPA file", () => {
     const post = calls.find((c) => c.method === "POST")!;
     expect([post.path, post.body]).toEqual(["console/payouts/batches", { scheme: "sepa" }]);
     expect(post.headers.get(IDEMPOTENCY_HEADER)).toBeTruthy();
-    expect(downloads).toEqual(["/api/console/payouts/batches/4/file as PAYOUTS-20260302-4.xml"]);
+    expect(downloads).toEqual(["/api/console/payouts/batches/4/file followed"]);
     expect(await screen.findByText("PAYOUTS-20260302-4.xml is downloading")).toBeTruthy();
     expect(document.body.textContent).toContain("Payment 9: A transfer to CH needs the bank's BIC.");
     const files = screen.getByRole("table", { name: "SEPA files" });

@@ -6,6 +6,7 @@
  * and the console's audit screen.
  */
 
+import { Fragment } from "react";
 import { AUDIT_ACTIONS } from "../../../lib/audit.ts";
 import type { AuditEntry } from "../../../server/audit.ts";
 
@@ -47,13 +48,20 @@ export interface Change {
   field: string;
   before: string | null;
   after: string | null;
-  /** The console page of what the entry is about, when there is one. */
-  href?: string;
+  /** What the entry is about, each with its console page when there is one. */
+  about?: { text: string; href?: string }[];
 }
 
 /**
+ * Where the console shows each payment entries name, by id: its row on the payout desk
+ * (server/payouts/queue.ts deskPagesOf); a payment missing from it is named, not linked.
+ */
+export type PaymentPages = ReadonlyMap<number, string>;
+
+/**
  * The console pages of the things an entry can be about, by the name its identifying field gives
- * them ("partner_id" → partner). A payment has no page of its own: it is named, not linked.
+ * them ("partner_id" → partner). A payment has no page of its own: it links to the desk's row of
+ * it, looked up for the entries shown (PaymentPages).
  */
 const PAGE_OF: Record<string, string> = {
   user: "/console/users/",
@@ -73,7 +81,11 @@ const isId = (value: unknown) => typeof value === "number" || (typeof value === 
  * in before and after. They did not change, so the differences alone would hide them, and then two
  * entries of one action ("Marked a payment as arrived") could not be told apart.
  */
-function identifyingOf(before: unknown, after: unknown): { changes: Change[]; keys: Set<string> } {
+function identifyingOf(
+  before: unknown,
+  after: unknown,
+  paymentPages: PaymentPages,
+): { changes: Change[]; keys: Set<string> } {
   const changes: Change[] = [];
   const keys = new Set<string>();
   if (!isRecord(before) || !isRecord(after)) return { changes, keys };
@@ -84,14 +96,29 @@ function identifyingOf(before: unknown, after: unknown): { changes: Change[]; ke
     if (!ids.length || !ids.every(isId)) continue;
     keys.add(fieldWords(key));
     const page = PAGE_OF[thing];
+    const hrefOf = (id: unknown) =>
+      thing === "payment" ? paymentPages.get(Number(id)) : page && !Array.isArray(value) ? `${page}${id}` : undefined;
+    const about = ids.map((id) => ({ text: `#${id}`, href: hrefOf(id) }));
     changes.push({
       field: fieldWords(thing) + (Array.isArray(value) ? "s" : ""),
       before: null,
-      after: ids.map((id) => `#${id}`).join(", "),
-      ...(page && !Array.isArray(value) ? { href: `${page}${value}` } : {}),
+      after: about.map((a) => a.text).join(", "),
+      ...(about.some((a) => a.href) ? { about } : {}),
     });
   }
   return { changes, keys };
+}
+
+/** The payments entries name ("payment_id", "payment_ids"), to look up where the console shows them. */
+export function paymentIdsOf(entries: readonly Pick<AuditEntry, "before" | "after">[]): number[] {
+  const ids = entries.flatMap((e) =>
+    [e.before, e.after].flatMap((side) => {
+      if (!isRecord(side)) return [];
+      const named = [side.payment_id, ...(Array.isArray(side.payment_ids) ? side.payment_ids : [])];
+      return named.filter((id): id is number => typeof id === "number");
+    })
+  );
+  return [...new Set(ids)];
 }
 
 /**
@@ -119,12 +146,17 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * between before and after (or that either holds when the other is empty); for an action of
  * CHANGES_OF_ACTION, what it did in its own words.
  */
-export function changesOf(before: unknown, after: unknown, action?: string): Change[] {
+export function changesOf(
+  before: unknown,
+  after: unknown,
+  action?: string,
+  paymentPages: PaymentPages = new Map(),
+): Change[] {
   const own = action ? CHANGES_OF_ACTION[action] : undefined;
   if (own && isRecord(before) && isRecord(after)) return own(before, after);
   const was = before === null || before === undefined ? new Map() : flatten(before, [], new Map());
   const is = after === null || after === undefined ? new Map() : flatten(after, [], new Map());
-  const about = identifyingOf(before, after);
+  const about = identifyingOf(before, after, paymentPages);
   const fields = [...new Set([...was.keys(), ...is.keys()])].filter((field) => !about.keys.has(field));
   return [
     ...about.changes,
@@ -136,18 +168,30 @@ export function changesOf(before: unknown, after: unknown, action?: string): Cha
   ];
 }
 
-export function AuditChanges({ before, after, action }: { before: unknown; after: unknown; action?: string }) {
-  const changes = changesOf(before, after, action);
+export function AuditChanges(
+  { before, after, action, paymentPages }: {
+    before: unknown;
+    after: unknown;
+    action?: string;
+    paymentPages?: PaymentPages;
+  },
+) {
+  const changes = changesOf(before, after, action, paymentPages);
   if (!changes.length) return <span className="text-neutral-600 dark:text-neutral-400">—</span>;
   return (
     <ul className="flex flex-col gap-0.5" data-audit-changes="">
       {changes.map((c) => (
         <li key={c.field} className="break-words">
-          {c.href
+          {c.about
             ? (
               <>
                 {`${c.field}: `}
-                <a className="underline" href={c.href}>{c.after}</a>
+                {c.about.map((a, i) => (
+                  <Fragment key={a.text}>
+                    {i ? ", " : null}
+                    {a.href ? <a className="underline" href={a.href}>{a.text}</a> : a.text}
+                  </Fragment>
+                ))}
               </>
             )
             : `${c.field}: ${
@@ -187,8 +231,10 @@ function Subject({ id, who }: { id: number; who: Subject | undefined }) {
  * audit screen), and what changed in words.
  */
 export function AuditTable(
-  { entries, customers }: {
+  { entries, customers, paymentPages }: {
     entries: AuditEntry[];
+    /** Where the console shows the payments the entries name (paymentIdsOf). */
+    paymentPages?: PaymentPages;
     /** Whom the entries are for, by id (a customer, or an administrator invited or disabled): adds the "For whom" column. */
     customers?: Map<number, Subject>;
   },
@@ -226,7 +272,12 @@ export function AuditTable(
                 )
                 : null}
               <td className="py-2">
-                <AuditChanges before={entry.before} after={entry.after} action={entry.action} />
+                <AuditChanges
+                  before={entry.before}
+                  after={entry.after}
+                  action={entry.action}
+                  paymentPages={paymentPages}
+                />
               </td>
             </tr>
           ))}
