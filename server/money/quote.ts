@@ -17,8 +17,14 @@
  * - Markup: rate = mid × (1 − bps / 10000), bps from the plan's tier for the amount being
  *   converted, measured in the plan's tier currency at the mid rate and rounded down to its minor
  *   unit (a smaller amount can only mean an equal or higher tier markup: the house's favour).
- *   For fixed=sell that amount is sell_amount − fee; for fixed=buy, where the sell amount is not
- *   known before the rate, it is buy_amount at the mid rate (the same value, at mid).
+ *   For fixed=sell that amount is sell_amount − fee. For fixed=buy the amount converted depends on
+ *   the rate, so the tier is the one whose rate, converting what it takes to buy buy_amount, lands in
+ *   a tier at least as good as itself: of the plan's markups, cheapest first, the first whose
+ *   converted amount would get that markup or a better one when sold with fixed=sell. So asking to
+ *   receive B never costs more than sending what buys B (once priced at B at mid, receiving 1155.00
+ *   EUR cost 5 GBP more than receiving 1155.02: a conversion above a bound, priced as one below it).
+ *   At a bound the step is the one fixed=sell has: receiving just below what the bound buys costs
+ *   the dearer markup.
  * - Rates: `mid_rate` is the cross rate through the table's base (rates[buy] / rates[sell]),
  *   printed rounded half-even. Both rates are printed with the same number of decimal places: 6,
  *   or more for a mid rate below 0.1 so that at least 6 significant digits show (rateDecimals:
@@ -148,6 +154,40 @@ function measure(table: RateTable, minor: number, from: string, to: string): num
   return v.gt(MAX_SAFE) ? Number.MAX_SAFE_INTEGER : v.toNumber();
 }
 
+/**
+ * The least amount of sell minor units whose conversion at `perMinor` reaches `buyMinor`:
+ * ceil(buy / perMinor), the quotient rounded up at 40 places, then up to an integer, is the exact
+ * ceiling; the loops only guard that reasoning.
+ */
+function convertedFor(buyMinor: number, perMinor: Big): Big {
+  let converted = new Up(buyMinor).div(perMinor).round(0, Big.roundUp);
+  while (converted.gt(0) && converted.minus(1).times(perMinor).gte(buyMinor)) converted = converted.minus(1);
+  while (converted.times(perMinor).lt(buyMinor)) converted = converted.plus(1);
+  return converted;
+}
+
+/**
+ * fixed=buy's markup (see the header): the plan's markups cheapest first, the first whose converted
+ * amount, measured in the tier currency, gets that markup or a better one. The dearest markup
+ * always qualifies, so one is always found.
+ */
+function tierForFixedBuy<T>(
+  plan: PricingPlan,
+  at: (bps: number) => { at: T; converted: Big; tierMinor: number },
+): T {
+  const markups = [...new Set(plan.tiers.map((t) => t.bps))].sort((a, b) => a - b);
+  if (!markups.length) throw new MoneyError(`The pricing plan ${plan.name} has no tiers.`);
+  for (const [i, bps] of markups.entries()) {
+    const tried = at(bps);
+    // The dearest markup is the last resort; beyond a safe integer the amount is refused as too
+    // large below, whichever markup.
+    if (i === markups.length - 1 || tried.converted.gt(MAX_SAFE) || bpsFor(plan, tried.tierMinor) <= bps) {
+      return tried.at;
+    }
+  }
+  throw new Error("unreachable: the last markup is always taken");
+}
+
 /** Prices a conversion; see the header of this file for every rule. Throws a MoneyError. */
 export function quote(input: QuoteInput): Quote {
   const { amount, table, plan, overrides, now, validityMs = QUOTE_VALIDITY_MS } = input;
@@ -169,8 +209,18 @@ export function quote(input: QuoteInput): Quote {
   const decimals = rateDecimals(crossRate(table, sell, buy));
   const mid = crossValue(table, sell, buy, 1, decimals, Big.roundHalfEven);
 
-  // The amount being converted, in the tier currency, at mid.
-  let tierMinor: number;
+  // The customer rate at a markup: the exact mid moved against the customer, rounded down once to
+  // the printed precision. Every amount below is computed from this printed value.
+  const priced = (bps: number) => {
+    const rate = crossValue(table, sell, buy, new Big(10_000 - bps).div(10_000), decimals, Big.roundDown);
+    if (rate.lte(0)) throw new MoneyError(`There is no usable rate from ${sell} to ${buy}.`);
+    // Buy minor units per sell minor unit: exact (a product by a power of ten).
+    return { bps, rate, perMinor: rate.times(pow10(minorUnits(buy) - minorUnits(sell))) };
+  };
+
+  let sellMinor: number;
+  let buyMinor: number;
+  let chosen: ReturnType<typeof priced>;
   if (fixed === "sell") {
     if (given <= feeMinor) {
       throw new MoneyError(
@@ -178,21 +228,17 @@ export function quote(input: QuoteInput): Quote {
         "amount",
       );
     }
-    tierMinor = measure(table, given - feeMinor, sell, plan.tier_currency);
+    // The amount being converted, in the tier currency, at mid.
+    chosen = priced(bpsFor(plan, measure(table, given - feeMinor, sell, plan.tier_currency)));
   } else {
-    tierMinor = measure(table, given, buy, plan.tier_currency);
+    chosen = tierForFixedBuy(plan, (bps) => {
+      const at = priced(bps);
+      const converted = convertedFor(given, at.perMinor);
+      return { at, converted, tierMinor: measure(table, converted.toNumber(), sell, plan.tier_currency) };
+    });
   }
-  const bps = bpsFor(plan, tierMinor);
+  const { bps, rate, perMinor } = chosen;
 
-  // The customer rate: the exact mid moved against the customer, rounded down once to the printed
-  // precision. Every amount below is computed from this printed value.
-  const rate = crossValue(table, sell, buy, new Big(10_000 - bps).div(10_000), decimals, Big.roundDown);
-  if (rate.lte(0)) throw new MoneyError(`There is no usable rate from ${sell} to ${buy}.`);
-  // Buy minor units per sell minor unit: exact (a product by a power of ten).
-  const perMinor = rate.times(pow10(minorUnits(buy) - minorUnits(sell)));
-
-  let sellMinor: number;
-  let buyMinor: number;
   if (fixed === "sell") {
     sellMinor = given;
     const b = new Big(given - feeMinor).times(perMinor).round(0, Big.roundDown);
@@ -206,12 +252,7 @@ export function quote(input: QuoteInput): Quote {
     }
   } else {
     buyMinor = given;
-    // ceil(buy / perMinor): the quotient rounded up at 40 places, then up to an integer, is the
-    // exact ceiling; the loop below only guards that reasoning.
-    let converted = new Up(given).div(perMinor).round(0, Big.roundUp);
-    while (converted.gt(0) && converted.minus(1).times(perMinor).gte(given)) converted = converted.minus(1);
-    while (converted.times(perMinor).lt(given)) converted = converted.plus(1);
-    const s = converted.plus(feeMinor);
+    const s = convertedFor(given, perMinor).plus(feeMinor);
     if (s.gt(MAX_SAFE)) throw tooLarge();
     sellMinor = s.toNumber();
   }

@@ -203,11 +203,26 @@ describe("tiers by amount", () => {
     expect(bps("JPY", "EUR", "200202", "sell")).toBe(100);
   });
 
-  test("fixed buy: the buy amount at the mid rate", () => {
-    expect(bps("GBP", "EUR", "1250.00", "buy")).toBe(150);
-    expect(bps("GBP", "EUR", "1250.02", "buy")).toBe(100);
-    expect(bps("USD", "JPY", "1600000", "buy")).toBe(100); // 8000 GBP
-    expect(bps("USD", "JPY", "3000000", "buy")).toBe(50); // 15000 GBP
+  test("fixed buy: the tier of the amount its rate converts, as sending that amount would get", () => {
+    // At 100 bps (1.2375) 1237.50 EUR takes 1000.00 GBP, in the first tier: 150 bps.
+    expect(bps("GBP", "EUR", "1237.50", "buy")).toBe(150);
+    // 1237.51 EUR takes 1000.01 GBP at 100 bps, in its own tier.
+    expect(bps("GBP", "EUR", "1237.51", "buy")).toBe(100);
+    // 1250.00 EUR is 1000.00 GBP at mid, but takes 1010.11 GBP at 100 bps: a conversion above the
+    // bound (once priced at 150 bps, so that 1250.00 cost more than 1250.02).
+    expect(bps("GBP", "EUR", "1250.00", "buy")).toBe(100);
+    expect(q("GBP", "EUR", "1250.00", "buy").sell_minor).toBeLessThan(q("GBP", "EUR", "1250.02", "buy").sell_minor);
+    expect(bps("USD", "JPY", "1600000", "buy")).toBe(100); // about 8,000 GBP
+    expect(bps("USD", "JPY", "3000000", "buy")).toBe(50); // about 15,000 GBP
+  });
+
+  test("fixed buy never costs more than sending what buys the same amount", () => {
+    for (const amount of ["1237.50", "1237.51", "1250.00", "12437.50", "12437.51", "12500.00"]) {
+      const asked = q("GBP", "EUR", amount, "buy");
+      const sent = q("GBP", "EUR", asked.sell_amount, "sell");
+      expect(sent.buy_minor, amount).toBeGreaterThanOrEqual(asked.buy_minor);
+      expect(sent.bps, amount).toBeLessThanOrEqual(asked.bps);
+    }
   });
 
   test("a plan whose tiers are in another currency, and the markup it gives", () => {
@@ -646,10 +661,19 @@ describe("properties: the house never loses, and never wins by a minor unit or m
         const r = attempt({ sell, buy, amount, fixed: "buy", table, plan: s.plan, overrides: s.overrides, now: NOW });
         if (!r) return;
         priced++;
-        const tierMinor = floorConvert(table, r.buy_minor, buy, "GBP");
-        checkCommon(r, table, bpsFor(s.plan, tierMinor));
         expect(r.buy_minor).toBe(s.amountMinor);
         const converted = r.sell_minor - r.fee_minor;
+        // The markup: the cheapest of the plan's whose converted amount gets it or a better one.
+        const qualifies = (bps: number, convertedMinor: number) =>
+          bpsFor(s.plan, floorConvert(table, convertedMinor, sell, "GBP")) <= bps;
+        const dearest = Math.max(...s.plan.tiers.map((t) => t.bps));
+        expect(r.bps === dearest || qualifies(r.bps, converted)).toBe(true);
+        for (const cheaper of new Set(s.plan.tiers.map((t) => t.bps).filter((b) => b < r.bps))) {
+          const flat: PricingPlan = { ...s.plan, tiers: [{ up_to: null, bps: cheaper }] };
+          const at = attempt({ sell, buy, amount, fixed: "buy", table, plan: flat, overrides: s.overrides, now: NOW });
+          if (at) expect(qualifies(cheaper, at.sell_minor - at.fee_minor)).toBe(false);
+        }
+        checkCommon(r, table, r.bps);
         expect(exact(r, converted).gte(r.buy_minor)).toBe(true);
         expect(exact(r, converted - 1).lt(r.buy_minor)).toBe(true);
       }),
