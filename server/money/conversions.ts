@@ -180,7 +180,7 @@ export async function executeQuote(
     if (error instanceof BalanceOutOfRange) throw amountTooLarge(error, "quote_id");
     if (error instanceof InsufficientFunds) {
       throw new InvalidInput(
-        `Not enough ${error.currency}: your balance is ${
+        `Not enough ${error.currency}: your available balance is ${
           formatAmount(error.currency, error.available)
         } ${error.currency} and this conversion needs ${
           formatAmount(error.currency, error.required)

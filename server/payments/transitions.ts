@@ -16,6 +16,7 @@ import type { Database } from "../../db/client.ts";
 import { groupedTransaction } from "../../db/group-commit.ts";
 import { payments } from "../../db/schema-payments.ts";
 import { fromColumns, rowOf, run, type Tx } from "../../db/sql.ts";
+import { expectedArrival } from "../../lib/payments/rails.ts";
 import { type PaymentEvent, STATUS_SENTENCES } from "../../lib/payments/statuses.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { alertPayoutFailed } from "../alerts/triggers.ts";
@@ -166,10 +167,15 @@ export function approvePayment(
       if (found.createdBy === actor.userId) throw new Refused(NOT_ONE_S_OWN);
       throw new Conflict(`This payment is no longer waiting for approval: ${isNow(found.status)}.`);
     }
-    await recordEvents(tx, row.id, ["approved"], { actorId: actor.userId, now });
-    await told(tx, row, "approved", actor.userId, now, actor.name);
-    await alongside?.(tx, row);
-    return row;
+    // It could not go before it was approved: its arrival counts from now, not from its quote.
+    const approved = (await changed(tx, "UPDATE payments SET expected_arrival = ? WHERE id = ? RETURNING *", [
+      expectedArrival(row.rail, row.priority, now).getTime(),
+      row.id,
+    ]))!;
+    await recordEvents(tx, approved.id, ["approved"], { actorId: actor.userId, now });
+    await told(tx, approved, "approved", actor.userId, now, actor.name);
+    await alongside?.(tx, approved);
+    return approved;
   });
 }
 
@@ -272,10 +278,12 @@ export function submitPayment(
     );
     if (!row) throw await deskConflict(tx, action.paymentId, "sent");
     const { transferId } = await payoutPayment(tx, paymentMoney(row, action.adminId));
-    row = await changed(tx, "UPDATE payments SET payout_transfer_id = ? WHERE id = ? RETURNING *", [
-      transferId,
-      row.id,
-    ]);
+    // Customers are told it arrives so many business days after it is sent: from now, then.
+    row = await changed(
+      tx,
+      "UPDATE payments SET payout_transfer_id = ?, expected_arrival = ? WHERE id = ? RETURNING *",
+      [transferId, expectedArrival(row.rail, row.priority, action.now).getTime(), row.id],
+    );
     await recordEvents(tx, row!.id, [batched ? "exported" : "submitted"], {
       actorId: action.adminId,
       note: action.railReference ?? null,
