@@ -45,6 +45,11 @@ export interface StatementCredit {
   readonly valueDate: string | null;
   /** Integer minor units of `currency` (cents for EUR). */
   readonly amountMinor: number;
+  /**
+   * The whole entry's amount: more than `amountMinor` when the entry was broken down into several
+   * transactions, each a credit of its own (the approval amount judges the whole entry).
+   */
+  readonly entryAmountMinor: number;
   readonly currency: string;
   /** The payer (Dbtr, else UltmtDbtr), when the bank passes the name on. */
   readonly debtorName: string | null;
@@ -220,7 +225,8 @@ class Statements {
         refuse(`Two credit entries carry the bank's reference ${accountServicerReference}; the file was not read.`);
       }
       this.seenKeys.add(key);
-      this.credits.push({ key, ...credit, reference });
+      // Not part of the key: keys of entries imported before stay what they were.
+      this.credits.push({ key, ...credit, reference, entryAmountMinor: amountMinor });
     });
   }
 
@@ -229,7 +235,7 @@ class Statements {
    * references are unique only within a day is safe too. Without one: what the entry says (not
    * where: a statement re-sent under another Id keys the same), counted among identical entries.
    */
-  private key(credit: Omit<StatementCredit, "key" | "reference">, position: string): string {
+  private key(credit: Omit<StatementCredit, "key" | "reference" | "entryAmountMinor">, position: string): string {
     const { account, bookingDate, accountServicerReference } = credit;
     if (accountServicerReference) return `${account}/${bookingDate}/${accountServicerReference}${position}`;
     const { statementId: _, ...said } = credit;
