@@ -156,8 +156,8 @@ async function importCredits(
     const rows = await withinLedgerRange("file", () =>
       db.transaction(async (tx) => {
         const made: (Receipt | null)[] = [];
-        // Read in the batch's transaction: the rates the receipts are measured with are those in force now.
-        const tables = await approvalRates(tx);
+        // Read in the batch's transaction: the rates of the day the receipts are measured with (approvalRates).
+        const tables = await approvalRates(tx, now);
         for (const { credit, accountId } of batch) {
           const said = entries[fresh[i + made.length].at];
           const [claimed] = await tx.insert(statementCredits).values({

@@ -1,8 +1,8 @@
 import Big from "big.js";
-import { and, desc, eq, gt, inArray, isNull, or } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
-import { ledgerTransfers, receipts } from "../../db/schema-money.ts";
+import { ledgerTransfers, rateTables, receipts } from "../../db/schema-money.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import type { AuditAction } from "../../lib/audit.ts";
@@ -111,18 +111,41 @@ const sameReference = (a: string, b: string) =>
   a.toLowerCase().replace(/\s+/g, " ").trim() === b.toLowerCase().replace(/\s+/g, " ").trim();
 
 /**
- * The rates a receipt is measured with against the approval amount: the value in pounds is the
- * highest among these tables.
+ * The rates a receipt is measured with against the approval amount (decision 026, amended): every
+ * table in force during the day before `now` (the current one first, those recorded since, and the
+ * one in force a day ago), so that the value in pounds is the highest its currency had that day.
+ * An administrator may change the rates (up to 5× with a confirmation): measured at the current
+ * rates alone, lowering a currency's value let a receipt in it through the limit; now a change can
+ * only hold more receipts, never fewer.
  */
-export async function approvalRates(db: Database | Tx): Promise<RateTable[]> {
-  return [await currentRates(db)];
+export async function approvalRates(db: Database | Tx, now: Date): Promise<RateTable[]> {
+  const since = new Date(now.getTime() - APPROVAL_DAY_MS);
+  const current = await currentRates(db);
+  const rows = [
+    ...await db.select().from(rateTables).where(gt(rateTables.createdAt, since)),
+    ...await db.select().from(rateTables).where(lte(rateTables.createdAt, since))
+      .orderBy(desc(rateTables.createdAt), desc(rateTables.id)).limit(1),
+  ];
+  return [current, ...rows.map((row) => ({ base: row.base, as_of: row.asOf, source: row.source, rates: row.rates }))];
 }
 
-/** An amount's value in pounds for the approval amount: its highest among the tables. */
+/**
+ * An amount's value in pounds for the approval amount: its highest among the tables. The first
+ * table (the current one) must quote the currency; an older table that did not is passed over.
+ */
 export function poundsFor(tables: readonly RateTable[], currency: string, amountMinor: number): Big {
-  return tables.map((table) =>
-    crossValue(table, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven)
-  ).reduce((highest, value) => (value.gt(highest) ? value : highest));
+  const value = (table: RateTable) =>
+    crossValue(table, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
+  let highest = value(tables[0]);
+  for (const table of tables.slice(1)) {
+    try {
+      const other = value(table);
+      if (other.gt(highest)) highest = other;
+    } catch (error) {
+      if (!(error instanceof MoneyError)) throw error;
+    }
+  }
+  return highest;
 }
 
 /** How long receipts credited without a second administrator add up against the approval amount. */
@@ -237,7 +260,7 @@ export async function insertReceipt(
   origin: ReceiptOrigin = {},
 ): Promise<Row> {
   const { source, entryAmountMinor } = origin;
-  const tables = origin.tables ?? await approvalRates(tx);
+  const tables = origin.tables ?? await approvalRates(tx, now);
   // In the transaction, so that the same receipt sent twice at once finds its twin.
   const twins = await tx.select().from(receipts).where(and(
     eq(receipts.currency, fields.currency),
@@ -460,7 +483,7 @@ async function allocationApproval(
   now: Date,
 ): Promise<Pick<Row, "approvedBy" | "approvedAt"> | Record<never, never>> {
   if (receipt.approvedBy !== null) return {};
-  const tables = await approvalRates(tx);
+  const tables = await approvalRates(tx, now);
   const pounds = poundsFor(tables, receipt.currency, receipt.amountMinor);
   const why = await overTheDaysLimit(tx, deps.approvalGbp, accountId, pounds, tables, now);
   if (!why) return {};

@@ -229,6 +229,42 @@ describe("a bank entry broken down into transactions is judged as a whole", () =
   });
 });
 
+describe("the approval amount does not move with a rate the administrator sets", () => {
+  test("250,000 EUR waits at the normal rate, and still waits after the same administrator sets EUR to 5.6", async () => {
+    const euro = (await recorder.client.get("rates")).json.body.rates.EUR as string;
+    const [gus, hal] = [await openCustomer(t), await openCustomer(t)];
+    const normal = await postReceipt(t, recorder, { amount: "250000.00", currency: "EUR", reference: gus.accountRef });
+    expect(statusOf(normal)).toBe("awaiting_approval");
+
+    const lever = await recorder.client.put("console/rates", {
+      base: "GBP",
+      rates: { EUR: "5.6" },
+      confirm_changes: ["EUR"],
+    });
+    expectStatus(lever, 200);
+    // At 5.6 EUR a pound, 250,000 EUR is 44,642.86 GBP: it would pass. The day's highest value counts.
+    const after = await postReceipt(t, recorder, { amount: "250000.00", currency: "EUR", reference: hal.accountRef });
+    expect(statusOf(after)).toBe("awaiting_approval");
+    expect(await alertOf(after.json.body.id)).toBe(
+      "A receipt of 250000.00 EUR is above the approval amount: a second administrator must approve it.",
+    );
+    expect(await balances(hal.client)).toEqual({});
+
+    // The day's total too is measured at the day's highest value: 45,000 GBP and 10,000 EUR
+    // (1,785.71 GBP at 5.6, about 8,790 at the normal rate) pass the limit.
+    const ivy = await openCustomer(t);
+    expect(statusOf(await postReceipt(t, recorder, { amount: "45000.00", currency: "GBP", reference: ivy.accountRef })))
+      .toBe("matched");
+    expect(statusOf(await postReceipt(t, recorder, { amount: "10000.00", currency: "EUR", reference: ivy.accountRef })))
+      .toBe("awaiting_approval");
+
+    expectStatus(
+      await recorder.client.put("console/rates", { base: "GBP", rates: { EUR: euro }, confirm_changes: ["EUR"] }),
+      200,
+    );
+  });
+});
+
 // Last: it moves the clock a day on.
 describe("the day rolls on", () => {
   test("24 hours after, the receipts of the day before no longer count", async () => {
