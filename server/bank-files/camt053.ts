@@ -214,7 +214,7 @@ class Statements {
       bankTransactionCode: transactionCode(r, entry),
       reversal: ["true", "1"].includes(r.text(entry, "RvslInd") ?? ""),
     };
-    const split = splitAmounts(r, details, currency, amountMinor);
+    const split = splitAmounts(r, details, currency, amountMinor, `credit ${what}`);
     const parts = split ? details.map((d, i) => ({ details: [d], amountMinor: split[i] })) : [{ details, amountMinor }];
     parts.forEach((part, i) => {
       const credit = { ...common, amountMinor: part.amountMinor, ...fromDetails(r, part.details) };
@@ -304,9 +304,10 @@ function date(r: Reader, entry: Node, name: string): string | null {
 }
 
 /**
- * A camt amount (xs:decimal, up to 5 decimals) as integer minor units of the currency. Decimals
- * beyond the currency's must be zeros ("100.00000" EUR is 10000 cents); anything else, and any
- * amount that is not a plain non-negative decimal, refuses the file.
+ * A credit's amount (xs:decimal, up to 5 decimals) as integer minor units of the currency. Decimals
+ * beyond the currency's must be zeros ("100.00000" EUR is 10000 cents); anything else, any amount
+ * that is not a plain decimal, and zero (a credit of nothing cannot be booked: the ledger refuses a
+ * zero transfer) refuse the file.
  */
 function toMinor(text: string, currency: string, what: string): number {
   const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
@@ -317,6 +318,11 @@ function toMinor(text: string, currency: string, what: string): number {
   }
   const minor = BigInt(m[1] + frac.slice(0, digits).padEnd(digits, "0"));
   if (minor > BigInt(Number.MAX_SAFE_INTEGER)) refuse(`The amount "${text}" ${currency} of ${what} is too large.`);
+  if (minor === 0n) {
+    refuse(
+      `The amount "${text}" ${currency} of ${what} is zero: a credit must be more than zero; the file was not read.`,
+    );
+  }
   return Number(minor);
 }
 
@@ -353,14 +359,14 @@ function checkCreditTotals(r: Reader, stmt: Node, entries: Node[], statementId: 
  * The amounts of a broken-down entry's transactions (TxDtls/AmtDtls/TxAmt), when there are several,
  * each is in the entry's currency, and they add up to the entry's amount; otherwise null.
  */
-function splitAmounts(r: Reader, details: Node[], currency: string, total: number): number[] | null {
+function splitAmounts(r: Reader, details: Node[], currency: string, total: number, entry: string): number[] | null {
   if (details.length < 2) return null;
   const amounts: number[] = [];
-  for (const d of details) {
+  for (const [i, d] of details.entries()) {
     const node = r.one(d, "AmtDtls", "TxAmt", "Amt");
     const text = r.text(d, "AmtDtls", "TxAmt", "Amt");
     if (!node || text === null || node["@_Ccy"] !== currency) return null;
-    amounts.push(toMinor(text, currency, "a transaction"));
+    amounts.push(toMinor(text, currency, `transaction ${i + 1} of ${entry}`));
   }
   return amounts.reduce((a, b) => a + b, 0) === total ? amounts : null;
 }
