@@ -118,12 +118,12 @@ const parser = new XMLParser({
 export function readBankStatement(xml: string): BankStatementFile {
   if (xml.trim() === "") refuse("The statement file is empty.");
   if (/<!DOCTYPE/i.test(xml)) refuse("The statement file declares a DOCTYPE; bank statements have none.");
-  const wellFormed = XMLValidator.validate(xml);
+  const wellFormed = unreadable(() => XMLValidator.validate(xml));
   if (wellFormed !== true) {
     const { msg, line, col } = wellFormed.err;
     refuse(`The statement file is not well-formed XML (line ${line}, column ${col}: ${msg}).`);
   }
-  const parsed = parser.parse(xml) as Node;
+  const parsed = unreadable(() => parser.parse(xml) as Node);
   const rootName = Object.keys(parsed).find((k) => !k.startsWith("#") && !k.startsWith("@_"));
   const root = rootName ? asNode(parsed[rootName]) : null;
   if (!rootName || !root) refuse("The statement file has no root element.");
@@ -146,6 +146,20 @@ export function readBankStatement(xml: string): BankStatementFile {
     credits: read.credits,
     skipped: read.skipped,
   };
+}
+
+/**
+ * Runs the XML library, turning what it throws into a refusal of the file like any other: it
+ * refuses what it will not hold by throwing ("Maximum nested tags exceeded" past 100 levels, where
+ * a statement has about 10), and an unexpected error there must not become a 500.
+ */
+function unreadable<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    refuse(`The statement file could not be read as XML (${why}); the file was not read.`);
+  }
 }
 
 /** Collects the credits and skipped entries of a document's statements. */

@@ -322,4 +322,18 @@ describe("files the import cannot take are refused with 422 on file, nothing imp
     expect((await app.db.select({ n: count() }).from(receipts))[0].n).toBe(before);
     expect(await balances(customer.client)).toEqual({});
   });
+
+  test("a file nested deeper than the XML reader takes is refused as unreadable, not a 500", async ({ app, admin }) => {
+    const before = (await app.db.select({ n: count() }).from(receipts))[0].n;
+    const deep = "<a>".repeat(1000) + "</a>".repeat(1000);
+    const res = await importFile(
+      admin,
+      `<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">${deep}</Document>`,
+    );
+    expectStatus(res, 422);
+    const words = "The statement file could not be read as XML (Maximum nested tags exceeded); the file was not read.";
+    expect(res.json.error).toBe(words);
+    expect(res.json.fields).toEqual({ file: words });
+    expect((await app.db.select({ n: count() }).from(receipts))[0].n).toBe(before);
+  });
 });
