@@ -1,5 +1,5 @@
 import Big from "big.js";
-import { and, desc, eq, gt, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
 import { ledgerTransfers, rateTables, receipts } from "../../db/schema-money.ts";
@@ -16,6 +16,7 @@ import { InsufficientFunds } from "../ledger/ledger.ts";
 import { allocateReceipt, creditReceipt, reverseReceipt } from "../ledger/movements.ts";
 import type { Mailer } from "../mail/index.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
+import { minorUnits } from "./currencies.ts";
 import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
 import { crossValue } from "./rates.ts";
@@ -133,9 +134,12 @@ export async function approvalRates(db: Database | Tx, now: Date): Promise<RateT
  * An amount's value in pounds for the approval amount: its highest among the tables. The first
  * table (the current one) must quote the currency; an older table that did not is passed over.
  */
-export function poundsFor(tables: readonly RateTable[], currency: string, amountMinor: number): Big {
-  const value = (table: RateTable) =>
-    crossValue(table, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
+export function poundsFor(tables: readonly RateTable[], currency: string, amountMinor: number | Big): Big {
+  // A sum of a day's receipts may pass the largest exact number: it comes as a Big of minor units.
+  const amount = typeof amountMinor === "number"
+    ? formatAmount(currency, amountMinor)
+    : amountMinor.div(new Big(10).pow(minorUnits(currency)));
+  const value = (table: RateTable) => crossValue(table, currency, "GBP", amount, 2, Big.roundHalfEven);
   let highest = value(tables[0]);
   for (const table of tables.slice(1)) {
     try {
@@ -165,7 +169,11 @@ export async function creditedWithoutApproval(
   now: Date,
 ): Promise<Big> {
   const since = new Date(now.getTime() - APPROVAL_DAY_MS);
-  const rows = await tx.select({ currency: receipts.currency, amountMinor: receipts.amountMinor })
+  // Summed per currency by the database, as text (exact), then measured: a busy account's day is a few rows.
+  const rows = await tx.select({
+    currency: receipts.currency,
+    sum: sql<string>`cast(sum(${receipts.amountMinor}) as text)`,
+  })
     .from(receipts)
     .leftJoin(ledgerTransfers, eq(ledgerTransfers.id, receipts.allocationTransferId))
     .where(and(
@@ -175,8 +183,8 @@ export async function creditedWithoutApproval(
         and(eq(receipts.status, "matched"), gt(receipts.createdAt, since)),
         and(eq(receipts.status, "allocated"), gt(ledgerTransfers.createdAt, since)),
       ),
-    ));
-  return rows.reduce((total, r) => total.plus(poundsFor(tables, r.currency, r.amountMinor)), new Big(0));
+    )).groupBy(receipts.currency);
+  return rows.reduce((total, r) => total.plus(poundsFor(tables, r.currency, new Big(r.sum))), new Big(0));
 }
 
 /** Pounds as the alerts and refusals write them. */
