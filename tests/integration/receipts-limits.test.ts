@@ -1,6 +1,7 @@
 import { desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { consoleAlerts } from "../../db/schema-console.ts";
+import { rateTables } from "../../db/schema-money.ts";
 import { type Admin, anotherAdmin, type ClientResponse, expectStatus, HOUR } from "../helpers/client.ts";
 import {
   balances,
@@ -277,5 +278,32 @@ describe("the day rolls on", () => {
       reference: `Next day ${ada.accountRef}`,
     });
     expect(statusOf(next)).toBe("matched");
+  });
+});
+
+describe("the rates of the day are the tables in force in the 24 hours before the receipt", () => {
+  test("a table in force 24 hours ago still counts; one replaced longer ago does not", async () => {
+    const { t: day, admin: first } = await moneyApp();
+    // The indicative table is written at start with the real time: dated here two days before the
+    // test clock, so that it is the table in force a day ago and no later.
+    await day.db.update(rateTables).set({ createdAt: new Date(day.clock.now() - 48 * HOUR) });
+    expectStatus(
+      await first.client.put("console/rates", { base: "GBP", rates: { EUR: "5.6" }, confirm_changes: ["EUR"] }),
+      200,
+    );
+    // 23.5 hours after the change: the indicative table was in force 24 hours before, so it counts.
+    day.clock.advance(23 * HOUR + 30 * 60 * 1000);
+    const admin = await anotherAdmin(day);
+    const kim = await openCustomer(day);
+    const held = await postReceipt(day, admin, { amount: "250000.00", currency: "EUR", reference: kim.accountRef });
+    expect(statusOf(held)).toBe("awaiting_approval");
+    // A whole day after the change the indicative rate is no longer the day's: 250,000 EUR at 5.6 is
+    // 44,642.86 GBP, under the limit, and the change has been in force (and alerted) for a day.
+    day.clock.advance(HOUR);
+    const later = await anotherAdmin(day);
+    const lee = await openCustomer(day);
+    const credited = await postReceipt(day, later, { amount: "250000.00", currency: "EUR", reference: lee.accountRef });
+    expect(statusOf(credited)).toBe("matched");
+    await expectLedgerSound(day.db);
   });
 });
