@@ -10,7 +10,8 @@
  * - large_payment: a payment above the amount that needs a second look;
  * - identity_check: an identity check that needs a person (a provider's warning, a retry);
  * - unmatched_receipt: money received that matched no account;
- * - receipt_approval: a receipt above the approval amount, waiting for a second administrator;
+ * - receipt_approval: a receipt above the approval amount (or taking its account's day past it),
+ *   waiting for a second administrator;
  * - duplicate_receipt: a receipt held as a likely duplicate of an earlier one;
  * - payout_failed: a payout the rail gave back;
  * - compliance_review: a customer waiting for a compliance decision.

@@ -4,7 +4,8 @@
  * - matched: its reference named one open account, which was credited;
  * - unmatched: booked to the house's unallocated funds, waiting for a person to allocate it;
  * - allocated: an unmatched receipt a person credited to an account;
- * - awaiting_approval: above the approval amount, waiting for a second administrator (not booked);
+ * - awaiting_approval: above the approval amount (itself, its bank entry, or with the receipts credited
+ *   to its account without approval in 24 hours), waiting for a second administrator (not booked);
  * - held_duplicate: the same reference, amount, currency and date as an earlier receipt, held for a
  *   second administrator to release, or for anyone to discard (not booked);
  * - declined, discarded: closed without being booked (from awaiting_approval, held_duplicate);

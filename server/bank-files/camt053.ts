@@ -45,6 +45,11 @@ export interface StatementCredit {
   readonly valueDate: string | null;
   /** Integer minor units of `currency` (cents for EUR). */
   readonly amountMinor: number;
+  /**
+   * The whole entry's amount: more than `amountMinor` when the entry was broken down into several
+   * transactions, each a credit of its own (the approval amount judges the whole entry).
+   */
+  readonly entryAmountMinor: number;
   readonly currency: string;
   /** The payer (Dbtr, else UltmtDbtr), when the bank passes the name on. */
   readonly debtorName: string | null;
@@ -113,12 +118,12 @@ const parser = new XMLParser({
 export function readBankStatement(xml: string): BankStatementFile {
   if (xml.trim() === "") refuse("The statement file is empty.");
   if (/<!DOCTYPE/i.test(xml)) refuse("The statement file declares a DOCTYPE; bank statements have none.");
-  const wellFormed = XMLValidator.validate(xml);
+  const wellFormed = unreadable(() => XMLValidator.validate(xml));
   if (wellFormed !== true) {
     const { msg, line, col } = wellFormed.err;
     refuse(`The statement file is not well-formed XML (line ${line}, column ${col}: ${msg}).`);
   }
-  const parsed = parser.parse(xml) as Node;
+  const parsed = unreadable(() => parser.parse(xml) as Node);
   const rootName = Object.keys(parsed).find((k) => !k.startsWith("#") && !k.startsWith("@_"));
   const root = rootName ? asNode(parsed[rootName]) : null;
   if (!rootName || !root) refuse("The statement file has no root element.");
@@ -141,6 +146,20 @@ export function readBankStatement(xml: string): BankStatementFile {
     credits: read.credits,
     skipped: read.skipped,
   };
+}
+
+/**
+ * Runs the XML library, turning what it throws into a refusal of the file like any other: it
+ * refuses what it will not hold by throwing ("Maximum nested tags exceeded" past 100 levels, where
+ * a statement has about 10), and an unexpected error there must not become a 500.
+ */
+function unreadable<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    refuse(`The statement file could not be read as XML (${why}); the file was not read.`);
+  }
 }
 
 /** Collects the credits and skipped entries of a document's statements. */
@@ -209,7 +228,7 @@ class Statements {
       bankTransactionCode: transactionCode(r, entry),
       reversal: ["true", "1"].includes(r.text(entry, "RvslInd") ?? ""),
     };
-    const split = splitAmounts(r, details, currency, amountMinor);
+    const split = splitAmounts(r, details, currency, amountMinor, `credit ${what}`);
     const parts = split ? details.map((d, i) => ({ details: [d], amountMinor: split[i] })) : [{ details, amountMinor }];
     parts.forEach((part, i) => {
       const credit = { ...common, amountMinor: part.amountMinor, ...fromDetails(r, part.details) };
@@ -220,7 +239,8 @@ class Statements {
         refuse(`Two credit entries carry the bank's reference ${accountServicerReference}; the file was not read.`);
       }
       this.seenKeys.add(key);
-      this.credits.push({ key, ...credit, reference });
+      // Not part of the key: keys of entries imported before stay what they were.
+      this.credits.push({ key, ...credit, reference, entryAmountMinor: amountMinor });
     });
   }
 
@@ -229,7 +249,7 @@ class Statements {
    * references are unique only within a day is safe too. Without one: what the entry says (not
    * where: a statement re-sent under another Id keys the same), counted among identical entries.
    */
-  private key(credit: Omit<StatementCredit, "key" | "reference">, position: string): string {
+  private key(credit: Omit<StatementCredit, "key" | "reference" | "entryAmountMinor">, position: string): string {
     const { account, bookingDate, accountServicerReference } = credit;
     if (accountServicerReference) return `${account}/${bookingDate}/${accountServicerReference}${position}`;
     const { statementId: _, ...said } = credit;
@@ -298,9 +318,10 @@ function date(r: Reader, entry: Node, name: string): string | null {
 }
 
 /**
- * A camt amount (xs:decimal, up to 5 decimals) as integer minor units of the currency. Decimals
- * beyond the currency's must be zeros ("100.00000" EUR is 10000 cents); anything else, and any
- * amount that is not a plain non-negative decimal, refuses the file.
+ * A credit's amount (xs:decimal, up to 5 decimals) as integer minor units of the currency. Decimals
+ * beyond the currency's must be zeros ("100.00000" EUR is 10000 cents); anything else, any amount
+ * that is not a plain decimal, and zero (a credit of nothing cannot be booked: the ledger refuses a
+ * zero transfer) refuse the file.
  */
 function toMinor(text: string, currency: string, what: string): number {
   const m = /^(\d+)(?:\.(\d+))?$/.exec(text);
@@ -311,6 +332,11 @@ function toMinor(text: string, currency: string, what: string): number {
   }
   const minor = BigInt(m[1] + frac.slice(0, digits).padEnd(digits, "0"));
   if (minor > BigInt(Number.MAX_SAFE_INTEGER)) refuse(`The amount "${text}" ${currency} of ${what} is too large.`);
+  if (minor === 0n) {
+    refuse(
+      `The amount "${text}" ${currency} of ${what} is zero: a credit must be more than zero; the file was not read.`,
+    );
+  }
   return Number(minor);
 }
 
@@ -347,14 +373,14 @@ function checkCreditTotals(r: Reader, stmt: Node, entries: Node[], statementId: 
  * The amounts of a broken-down entry's transactions (TxDtls/AmtDtls/TxAmt), when there are several,
  * each is in the entry's currency, and they add up to the entry's amount; otherwise null.
  */
-function splitAmounts(r: Reader, details: Node[], currency: string, total: number): number[] | null {
+function splitAmounts(r: Reader, details: Node[], currency: string, total: number, entry: string): number[] | null {
   if (details.length < 2) return null;
   const amounts: number[] = [];
-  for (const d of details) {
+  for (const [i, d] of details.entries()) {
     const node = r.one(d, "AmtDtls", "TxAmt", "Amt");
     const text = r.text(d, "AmtDtls", "TxAmt", "Amt");
     if (!node || text === null || node["@_Ccy"] !== currency) return null;
-    amounts.push(toMinor(text, currency, "a transaction"));
+    amounts.push(toMinor(text, currency, `transaction ${i + 1} of ${entry}`));
   }
   return amounts.reduce((a, b) => a + b, 0) === total ? amounts : null;
 }

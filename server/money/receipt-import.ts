@@ -1,4 +1,3 @@
-import type Big from "big.js";
 import { eq, inArray } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
 import { receipts, statementCredits } from "../../db/schema-money.ts";
@@ -10,8 +9,7 @@ import { BankFileError } from "../bank-files/bank-file-error.ts";
 import { formatAmount } from "./amounts.ts";
 import { withinLedgerRange } from "./errors.ts";
 import { tellMembers } from "./funds-received.ts";
-import { accountInReference, inPounds, insertReceipt, type ReceiptDeps } from "./receipts.ts";
-import { currentRates } from "./store.ts";
+import { accountInReference, approvalRates, insertReceipt, type ReceiptDeps } from "./receipts.ts";
 
 type Receipt = typeof receipts.$inferSelect;
 
@@ -137,9 +135,8 @@ async function importCredits(
 ): Promise<Entry[]> {
   const { db } = deps;
   const earlier = await importedBefore(deps, credits.map((c) => c.key));
-  const rates = await currentRates(db);
   const entries: Entry[] = [];
-  const fresh: { at: number; credit: StatementCredit; accountId: number | null; pounds: Big }[] = [];
+  const fresh: { at: number; credit: StatementCredit; accountId: number | null }[] = [];
   for (const credit of credits) {
     const said = describeCredit(credit);
     const before = earlier.get(credit.key);
@@ -149,8 +146,7 @@ async function importCredits(
     }
     // A reversal is our own money coming back: never a customer's deposit, whatever its text says.
     const account = credit.reversal ? null : await accountInReference(db, said.reference);
-    const pounds = await inPounds(db, credit.currency, credit.amountMinor, rates);
-    fresh.push({ at: entries.length, credit, accountId: account?.id ?? null, pounds });
+    fresh.push({ at: entries.length, credit, accountId: account?.id ?? null });
     entries.push({ ...said, result: "unmatched", account_ref: null, receipt_id: null });
   }
   const credited: { accountId: number; money: { amount: string; currency: string } }[] = [];
@@ -160,7 +156,9 @@ async function importCredits(
     const rows = await withinLedgerRange("file", () =>
       db.transaction(async (tx) => {
         const made: (Receipt | null)[] = [];
-        for (const { credit, accountId, pounds } of batch) {
+        // Read in the batch's transaction: the rates of the day the receipts are measured with (approvalRates).
+        const tables = await approvalRates(tx, now);
+        for (const { credit, accountId } of batch) {
           const said = entries[fresh[i + made.length].at];
           const [claimed] = await tx.insert(statementCredits).values({
             key: credit.key,
@@ -187,14 +185,18 @@ async function importCredits(
               receivedAt: credit.bookingDate,
               accountId,
             },
-            pounds,
             by,
             now,
             {
-              statement_file: messageId,
-              statement_id: credit.statementId,
-              key: credit.key,
-              reversal: credit.reversal,
+              source: {
+                statement_file: messageId,
+                statement_id: credit.statementId,
+                key: credit.key,
+                reversal: credit.reversal,
+              },
+              tables,
+              // One of the transactions a bank entry was broken down into: the whole entry is judged.
+              entryAmountMinor: credit.entryAmountMinor !== credit.amountMinor ? credit.entryAmountMinor : undefined,
             },
           );
           await tx.update(statementCredits).set({ receiptId: receipt.id }).where(eq(statementCredits.id, claimed.id));

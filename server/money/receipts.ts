@@ -1,8 +1,8 @@
 import Big from "big.js";
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
-import { receipts } from "../../db/schema-money.ts";
+import { ledgerTransfers, rateTables, receipts } from "../../db/schema-money.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import type { AuditAction } from "../../lib/audit.ts";
@@ -16,6 +16,7 @@ import { InsufficientFunds } from "../ledger/ledger.ts";
 import { allocateReceipt, creditReceipt, reverseReceipt } from "../ledger/movements.ts";
 import type { Mailer } from "../mail/index.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
+import { minorUnits } from "./currencies.ts";
 import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
 import { crossValue } from "./rates.ts";
@@ -28,8 +29,9 @@ import type { RateTable } from "./rates.ts";
  * reference that names exactly one account_ref of an open account credits that account at once,
  * and anything else (no account_ref, or several) waits, unmatched, on the house's unallocated funds
  * until an administrator allocates it. Two things wait for a second administrator instead of being
- * booked: a receipt worth more than the approval amount (awaiting_approval), and a repeat of the
- * same reference, amount, currency and date as an earlier one (held_duplicate). A booked receipt
+ * booked: a receipt worth more than the approval amount, or that would take the account's receipts
+ * credited without a second administrator in 24 hours past it (awaiting_approval), and a repeat of
+ * the same reference, amount, currency and date as an earlier one (held_duplicate). A booked receipt
  * can be reversed, with a reason, while its money is still there. Every change is audited in its
  * transaction; whenever money reaches or leaves an account, its people are emailed after the commit.
  */
@@ -109,15 +111,102 @@ export async function accountInReference(
 const sameReference = (a: string, b: string) =>
   a.toLowerCase().replace(/\s+/g, " ").trim() === b.toLowerCase().replace(/\s+/g, " ").trim();
 
-/** The amount in pounds at the current rates, to compare with the approval amount. */
-export async function inPounds(
-  db: Database | Tx,
-  currency: string,
-  amountMinor: number,
-  table?: RateTable,
+/**
+ * The rates a receipt is measured with against the approval amount (decision 026, amended): every
+ * table in force during the day before `now` (the current one first, those recorded since, and the
+ * one in force a day ago), so that the value in pounds is the highest its currency had that day.
+ * An administrator may change the rates (up to 5× with a confirmation): measured at the current
+ * rates alone, lowering a currency's value let a receipt in it through the limit; now a change can
+ * only hold more receipts, never fewer.
+ */
+export async function approvalRates(db: Database | Tx, now: Date): Promise<RateTable[]> {
+  const since = new Date(now.getTime() - APPROVAL_DAY_MS);
+  const current = await currentRates(db);
+  const rows = [
+    ...await db.select().from(rateTables).where(gt(rateTables.createdAt, since)),
+    ...await db.select().from(rateTables).where(lte(rateTables.createdAt, since))
+      .orderBy(desc(rateTables.createdAt), desc(rateTables.id)).limit(1),
+  ];
+  return [current, ...rows.map((row) => ({ base: row.base, as_of: row.asOf, source: row.source, rates: row.rates }))];
+}
+
+/**
+ * An amount's value in pounds for the approval amount: its highest among the tables. The first
+ * table (the current one) must quote the currency; an older table that did not is passed over.
+ */
+export function poundsFor(tables: readonly RateTable[], currency: string, amountMinor: number | Big): Big {
+  // A sum of a day's receipts may pass the largest exact number: it comes as a Big of minor units.
+  const amount = typeof amountMinor === "number"
+    ? formatAmount(currency, amountMinor)
+    : amountMinor.div(new Big(10).pow(minorUnits(currency)));
+  const value = (table: RateTable) => crossValue(table, currency, "GBP", amount, 2, Big.roundHalfEven);
+  let highest = value(tables[0]);
+  for (const table of tables.slice(1)) {
+    try {
+      const other = value(table);
+      if (other.gt(highest)) highest = other;
+    } catch (error) {
+      if (!(error instanceof MoneyError)) throw error;
+    }
+  }
+  return highest;
+}
+
+/** How long receipts credited without a second administrator add up against the approval amount. */
+export const APPROVAL_DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What the receipts credited to an account in the day before `now` without a second administrator
+ * are worth in pounds (decision 026, amended): those matched on recording (its time) and those an
+ * administrator allocated alone (the allocation's ledger transfer's time), neither reversed nor
+ * approved by a second administrator. Read in the caller's transaction: writes take turns
+ * (BEGIN IMMEDIATE, db/write-turns.ts), so two receipts at once are added up one after the other.
+ */
+export async function creditedWithoutApproval(
+  tx: Tx,
+  accountId: number,
+  tables: readonly RateTable[],
+  now: Date,
 ): Promise<Big> {
-  const rates = table ?? await currentRates(db);
-  return crossValue(rates, currency, "GBP", formatAmount(currency, amountMinor), 2, Big.roundHalfEven);
+  const since = new Date(now.getTime() - APPROVAL_DAY_MS);
+  // Summed per currency by the database, as text (exact), then measured: a busy account's day is a few rows.
+  const rows = await tx.select({
+    currency: receipts.currency,
+    sum: sql<string>`cast(sum(${receipts.amountMinor}) as text)`,
+  })
+    .from(receipts)
+    .leftJoin(ledgerTransfers, eq(ledgerTransfers.id, receipts.allocationTransferId))
+    .where(and(
+      eq(receipts.accountId, accountId),
+      isNull(receipts.approvedBy),
+      or(
+        and(eq(receipts.status, "matched"), gt(receipts.createdAt, since)),
+        and(eq(receipts.status, "allocated"), gt(ledgerTransfers.createdAt, since)),
+      ),
+    )).groupBy(receipts.currency);
+  return rows.reduce((total, r) => total.plus(poundsFor(tables, r.currency, new Big(r.sum))), new Big(0));
+}
+
+/** Pounds as the alerts and refusals write them. */
+const gbp = (value: Big.BigSource) => `${new Big(value).toFixed(2)} GBP`;
+
+/**
+ * Why a receipt to an account would wait: the receipts credited to it without a second
+ * administrator in the last day would pass the approval amount with it. Null when they would not.
+ */
+async function overTheDaysLimit(
+  tx: Tx,
+  approvalGbp: number,
+  accountId: number,
+  pounds: Big,
+  tables: readonly RateTable[],
+  now: Date,
+): Promise<string | null> {
+  const total = (await creditedWithoutApproval(tx, accountId, tables, now)).plus(pounds);
+  if (!total.gt(approvalGbp)) return null;
+  return `would take the account's receipts credited without approval in 24 hours to ${gbp(total)}, over the ${
+    gbp(approvalGbp)
+  } limit`;
 }
 
 /** Books a receipt in the ledger: to the account it names, or to the unallocated funds. */
@@ -149,22 +238,37 @@ export interface NewReceipt {
   accountId: number | null;
 }
 
+/** Where a new receipt comes from and what it is measured with. */
+export interface ReceiptOrigin {
+  /** Added to the audit row: the statement file, entry and key of an imported credit. */
+  source?: Record<string, unknown>;
+  /** The rate tables to measure with (approvalRates), read once for many receipts; else read here. */
+  tables?: readonly RateTable[];
+  /**
+   * The whole bank entry, in minor units of the receipt's currency, when the receipt is one of the
+   * transactions an entry was broken down into: the approval amount judges the entry, not the part.
+   */
+  entryAmountMinor?: number;
+}
+
 /**
  * Inserts a receipt in the caller's transaction, the way decision 026 says: held for a second
- * administrator when it repeats a standing receipt (held_duplicate) or is worth more than the
- * approval amount (awaiting_approval), each raising an alert; else booked at once. Audited with
- * `source` (where it came from) added to the audit row. The caller emails the account's people
- * after the commit when it was credited.
+ * administrator when it repeats a standing receipt (held_duplicate), or is worth more than the
+ * approval amount (itself or the bank entry it is part of), or would take the receipts credited to
+ * its account without a second administrator in the last day past it (awaiting_approval), each
+ * raising an alert; else booked at once. Audited with `source` (where it came from) added to the
+ * audit row. The caller emails the account's people after the commit when it was credited.
  */
 export async function insertReceipt(
   tx: Tx,
   deps: Pick<ReceiptDeps, "approvalGbp">,
   fields: NewReceipt,
-  pounds: Big,
   by: number,
   now: Date,
-  source?: Record<string, unknown>,
+  origin: ReceiptOrigin = {},
 ): Promise<Row> {
+  const { source, entryAmountMinor } = origin;
+  const tables = origin.tables ?? await approvalRates(tx, now);
   // In the transaction, so that the same receipt sent twice at once finds its twin.
   const twins = await tx.select().from(receipts).where(and(
     eq(receipts.currency, fields.currency),
@@ -173,7 +277,23 @@ export async function insertReceipt(
     inArray(receipts.status, STANDING),
   )).orderBy(receipts.id);
   const twin = twins.find((r) => sameReference(r.reference, fields.reference));
-  const held = twin ? "held_duplicate" : pounds.gt(deps.approvalGbp) ? "awaiting_approval" : null;
+  const pounds = poundsFor(tables, fields.currency, fields.amountMinor);
+  const amount = `${formatAmount(fields.currency, fields.amountMinor)} ${fields.currency}`;
+  let waits: string | null = null;
+  if (!twin) {
+    if (entryAmountMinor !== undefined && poundsFor(tables, fields.currency, entryAmountMinor).gt(deps.approvalGbp)) {
+      waits = `A receipt of ${amount} is part of a bank entry of ${
+        formatAmount(fields.currency, entryAmountMinor)
+      } ${fields.currency}, which is above the approval amount`;
+    } else if (pounds.gt(deps.approvalGbp)) {
+      waits = `A receipt of ${amount} is above the approval amount`;
+    } else if (fields.accountId !== null) {
+      // Read in this transaction: two receipts at once are added up one after the other.
+      const why = await overTheDaysLimit(tx, deps.approvalGbp, fields.accountId, pounds, tables, now);
+      if (why) waits = `A receipt of ${amount} ${why}`;
+    }
+  }
+  const held = twin ? "held_duplicate" : waits ? "awaiting_approval" : null;
   const [inserted] = await tx.insert(receipts).values({
     ...fields,
     status: held ?? (fields.accountId !== null ? "matched" : "unmatched"),
@@ -183,7 +303,6 @@ export async function insertReceipt(
     createdAt: now,
   }).returning();
   const answer = await answerOf(tx, inserted);
-  const amount = `${answer.amount} ${answer.currency}`;
   if (held === "held_duplicate") {
     await raiseAlert(tx, {
       kind: "duplicate_receipt",
@@ -199,7 +318,7 @@ export async function insertReceipt(
       kind: "receipt_approval",
       severity: "warning",
       subject: { receipt_id: inserted.id },
-      message: `A receipt of ${amount} is above the approval amount: a second administrator must approve it.`,
+      message: `${waits}: a second administrator must approve it.`,
       createdBy: by,
     }, now);
   }
@@ -227,7 +346,6 @@ export async function recordReceipt(deps: ReceiptDeps, input: ReceiptInput, by: 
     throw new MoneyError("The date the money arrived cannot be in the future.", "received_at");
   }
   const account = await accountInReference(db, input.reference);
-  const pounds = await inPounds(db, input.currency, amountMinor);
   // Past the most a balance holds (the customer's, or the house's bank account): 422, nothing written.
   const row = await withinLedgerRange("amount", () =>
     db.transaction((tx) =>
@@ -242,7 +360,6 @@ export async function recordReceipt(deps: ReceiptDeps, input: ReceiptInput, by: 
           receivedAt: input.received_at,
           accountId: account?.id ?? null,
         },
-        pounds,
         by,
         now,
       )
@@ -357,6 +474,36 @@ export async function discardReceipt(deps: ReceiptDeps, receiptId: number, reaso
 
 const ALREADY_CREDITED = "This receipt has already been credited to an account.";
 
+/**
+ * The approval amount at an allocation (decision 026, amended): allocating is crediting an account,
+ * so a receipt that would take the receipts credited to it without a second administrator in the
+ * last day past the approval amount needs a second administrator here too. Its recorder is refused
+ * (403, nothing changed); another administrator may allocate it, and is recorded as its approver,
+ * so it does not count towards the day's total. A receipt a second administrator already approved
+ * is not measured again.
+ */
+async function allocationApproval(
+  tx: Tx,
+  deps: Pick<ReceiptDeps, "approvalGbp">,
+  receipt: Row,
+  accountId: number,
+  by: number,
+  now: Date,
+): Promise<Pick<Row, "approvedBy" | "approvedAt"> | Record<never, never>> {
+  if (receipt.approvedBy !== null) return {};
+  const tables = await approvalRates(tx, now);
+  const pounds = poundsFor(tables, receipt.currency, receipt.amountMinor);
+  const why = await overTheDaysLimit(tx, deps.approvalGbp, accountId, pounds, tables, now);
+  if (!why) return {};
+  if (receipt.recordedBy === by) {
+    throw new Refused(
+      `Allocating this receipt of ${formatAmount(receipt.currency, receipt.amountMinor)} ${receipt.currency} ${why}: ` +
+        "you recorded it, so another administrator must allocate it. Nothing was changed.",
+    );
+  }
+  return { approvedBy: by, approvedAt: now };
+}
+
 /** Allocates an unmatched receipt to an account (one transaction, once) and tells its members. */
 export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef: string, by: number, now: Date) {
   const account = await accountByRef(deps.db, accountRef);
@@ -372,6 +519,7 @@ export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef:
       ALREADY_CREDITED,
       async (tx, receipt) => {
         if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
+        const approval = await allocationApproval(tx, deps, receipt, account.id, by, now);
         const { transferId } = await allocateReceipt(tx, {
           currency: receipt.currency,
           amount: receipt.amountMinor,
@@ -386,7 +534,7 @@ export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef:
           by,
           now,
         );
-        return { status: "allocated", accountId: account.id, allocationTransferId: transferId };
+        return { status: "allocated", accountId: account.id, allocationTransferId: transferId, ...approval };
       },
     ));
   const receipt = await answerOf(deps.db, row);

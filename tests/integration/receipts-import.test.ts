@@ -263,3 +263,77 @@ describe("the bank's statement file imported as receipts", () => {
     expectStatus(tooBig, 413);
   });
 });
+
+/** A statement of the given entries, in camt.053.001.02, for the refusals below. */
+function statementOf(id: string, entries: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>
+<GrpHdr><MsgId>MSG-${id}</MsgId><CreDtTm>2026-03-01T20:00:00</CreDtTm></GrpHdr>
+<Stmt><Id>S-${id}</Id><CreDtTm>2026-03-01T20:00:00</CreDtTm><Acct><Id><IBAN>GB33BUKB20201555555555</IBAN></Id></Acct>
+${entries}</Stmt></BkToCstmrStmt></Document>`;
+}
+
+/** A booked credit entry; `details` are its TxDtls (one naming `reference` by default). */
+function creditEntry(bankReference: string, amount: string, reference: string, details?: string): string {
+  return `<Ntry><NtryRef>${bankReference}</NtryRef><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd>
+<Sts>BOOK</Sts><BookgDt><Dt>2026-03-01</Dt></BookgDt><AcctSvcrRef>${bankReference}</AcctSvcrRef>
+<NtryDtls>${
+    details ??
+      `<TxDtls><RltdPties><Dbtr><Nm>A Payer</Nm></Dbtr></RltdPties><RmtInf><Ustrd>${reference}</Ustrd></RmtInf></TxDtls>`
+  }</NtryDtls></Ntry>`;
+}
+
+describe("files the import cannot take are refused with 422 on file, nothing imported (security review, ninth wave)", () => {
+  test("a credit of 0.00 is refused naming its entry; so is a transaction of 0.00 in a broken-down entry", async ({ app, admin }) => {
+    const customer = await openCustomer(app);
+    const before = (await app.db.select({ n: count() }).from(receipts))[0].n;
+    const zero = await importFile(
+      admin,
+      statementOf(
+        "zero",
+        creditEntry("GOOD1", "1.00", `Top-up ${customer.accountRef}`) +
+          creditEntry("ZERO1", "0.00", `Top-up ${customer.accountRef}`),
+      ),
+    );
+    expectStatus(zero, 422);
+    const words =
+      'The amount "0.00" EUR of credit entry ZERO1 is zero: a credit must be more than zero; the file was not read.';
+    expect(zero.json.error).toBe(words);
+    expect(zero.json.fields).toEqual({ file: words });
+
+    const tx = (amount: string) =>
+      `<TxDtls><AmtDtls><TxAmt><Amt Ccy="EUR">${amount}</Amt></TxAmt></AmtDtls><RmtInf><Ustrd>Top-up ${customer.accountRef}</Ustrd></RmtInf></TxDtls>`;
+    const part = await importFile(
+      admin,
+      statementOf("zero-part", creditEntry("SPLIT1", "5.00", "", tx("5.00") + tx("0.00"))),
+    );
+    expectStatus(part, 422);
+    expect(part.json.fields).toEqual({
+      file:
+        'The amount "0.00" EUR of transaction 2 of credit entry SPLIT1 is zero: a credit must be more than zero; the file was not read.',
+    });
+    // A negative amount is not an amount at all, as before.
+    const negative = await importFile(
+      admin,
+      statementOf("negative", creditEntry("NEG1", "-5.00", customer.accountRef)),
+    );
+    expectStatus(negative, 422);
+    expect(negative.json.fields.file).toContain('The amount "-5.00" EUR of credit entry NEG1 is not an amount of EUR.');
+    expect((await app.db.select({ n: count() }).from(receipts))[0].n).toBe(before);
+    expect(await balances(customer.client)).toEqual({});
+  });
+
+  test("a file nested deeper than the XML reader takes is refused as unreadable, not a 500", async ({ app, admin }) => {
+    const before = (await app.db.select({ n: count() }).from(receipts))[0].n;
+    const deep = "<a>".repeat(1000) + "</a>".repeat(1000);
+    const res = await importFile(
+      admin,
+      `<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02">${deep}</Document>`,
+    );
+    expectStatus(res, 422);
+    const words = "The statement file could not be read as XML (Maximum nested tags exceeded); the file was not read.";
+    expect(res.json.error).toBe(words);
+    expect(res.json.fields).toEqual({ file: words });
+    expect((await app.db.select({ n: count() }).from(receipts))[0].n).toBe(before);
+  });
+});
