@@ -23,7 +23,8 @@ const FIELD = "flex flex-col gap-1 text-sm field-label";
 const INPUT = "field-control";
 
 export async function ConsoleAuditPage(c: Context<AppEnv>) {
-  const raw = c.req.query();
+  // The form sends every field, empty or not: an empty one is no filter, as if it were not sent.
+  const raw = Object.fromEntries(Object.entries(c.req.query()).filter(([, value]) => value.trim() !== ""));
   const parsed = auditScreenQuery.safeParse(raw);
   const filter = parsed.success ? parsed.data : { page: 1 };
   // A filter that cannot be read shows its problem and no entries: the whole log under the error
@@ -31,7 +32,7 @@ export async function ConsoleAuditPage(c: Context<AppEnv>) {
   // and by the rule of every other period filter (lib/periods.ts).
   const problem = parsed.success
     ? reversedPeriod(parsed.data.from, parsed.data.to)?.message ?? null
-    : parsed.error.issues.map((i) => i.message).join(" ");
+    : [...new Set(parsed.error.issues.map((i) => i.message))].join(" ");
   const customer = "customer" in filter && filter.customer !== undefined ? Number(filter.customer) : undefined;
   const result = problem
     ? { items: [], page: 1, per_page: AUDIT_PAGE_SIZE, total: 0 }

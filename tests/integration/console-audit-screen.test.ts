@@ -66,6 +66,23 @@ describe("the audit screen", () => {
     expect(before).toContain("No entry matches.");
   });
 
+  test("as the form sends them, empty fields are no filter: 'Every action' and one action both work", async () => {
+    const form = (fields: Record<string, string>) =>
+      admin.client.get(
+        `/console/audit?${new URLSearchParams({ who: "", action: "", customer: "", from: "", to: "", ...fields })}`,
+      );
+    const every = await form({});
+    expect(text(every.text)).toContain("Sanctions hit");
+    expect(text(every.text)).toContain("Documents seen");
+    const lifts = text((await form({ action: "customer.lift" })).text);
+    expect(lifts).toContain("Documents seen");
+    expect(lifts).not.toContain("Sanctions hit");
+    expect(lifts).not.toContain("whole number");
+    // A wrong date is said once, however many rules it breaks.
+    const wrong = text((await form({ from: "someday" })).text);
+    expect(wrong.split("from is a date written YYYY-MM-DD.").length).toBe(2);
+  });
+
   test("a wrong filter says what is wrong and shows no entries, never the unfiltered log", async () => {
     const page = await admin.client.get(`/console/audit?customer=${ada.id}&from=2026-13-45`);
     expectStatus(page, 200);
