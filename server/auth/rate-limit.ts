@@ -40,6 +40,8 @@ export const CODE_FAILURES: Limit = { max: 3, windowMs: 24 * 60 * MINUTE, blockM
 export const CODE_FAILURES_PER_DAY: Limit = { max: 10, windowMs: 24 * 60 * MINUTE, blockMs: 24 * 60 * MINUTE };
 /** Registrations from one address. */
 export const REGISTRATIONS_PER_ADDRESS: Limit = { max: 10, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
+/** "Someone tried to open an account with your address" emails to one account, as password resets. */
+export const ATTEMPT_NOTICES_PER_ACCOUNT: Limit = { max: 3, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
 /** Password-reset requests from one address, and for one account. */
 export const FORGOT_PER_ADDRESS: Limit = { max: 10, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };
 export const FORGOT_PER_ACCOUNT: Limit = { max: 3, windowMs: 60 * MINUTE, blockMs: 60 * MINUTE };

@@ -12,6 +12,7 @@ import { spendWithinLimit, wrongCode } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
 import {
+  ATTEMPT_NOTICES_PER_ACCOUNT,
   CODE_FAILURES,
   CODE_FAILURES_PER_DAY,
   REGISTRATIONS_PER_ADDRESS,
@@ -40,8 +41,14 @@ async function sendValidation(deps: SignInDeps, user: Pick<UserRow, "id" | "user
   });
 }
 
-/** Tells the owner of an address that someone tried to register with it. */
+/**
+ * Tells the owner of an address that someone tried to register with it: at most
+ * ATTEMPT_NOTICES_PER_ACCOUNT an hour. Registrations are limited per client address only, so
+ * without it anyone with a few addresses could fill a customer's (or an administrator's) mailbox
+ * with our mail. After the answer, as before: a spent limit changes nothing anyone can see.
+ */
 async function tellOwnerOfAttempt(deps: SignInDeps, owner: Pick<UserRow, "id" | "username">): Promise<void> {
+  if (!(await deps.limiter.claim(`register-notice:account:${owner.id}`, ATTEMPT_NOTICES_PER_ACCOUNT))) return;
   await deps.mailer.send({
     to: owner.username,
     userId: owner.id,

@@ -207,6 +207,28 @@ describe("registering", () => {
     expect((await latest(fresh)).template).toBe("email-validation");
   });
 
+  test("the owner is told at most three times an hour, however many try their address", async ({ app, customer: owner }) => {
+    const notices = async () =>
+      (await app.db.select().from(emails).where(eq(emails.to, owner.email.toLowerCase())))
+        .filter((e) => e.template === "registration-attempt").length;
+    const before = await notices();
+    for (let i = 0; i < 6; i++) {
+      // From six client addresses, each within its own limit of registrations: the same answer every time.
+      const res = await app.app.request("http://localhost/api/auth/register", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          origin: "http://localhost",
+          "x-forwarded-for": `203.0.117.${i}`,
+        },
+        body: JSON.stringify({ email: owner.email, password: PASSWORD, type: "Personal" }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await settled();
+    expect(await notices() - before).toBe(3);
+  });
+
   test("the time to answer, new address against existing (median of 5 each, printed)", async ({ app, customer: owner }) => {
     const times = { fresh: [] as number[], existing: [] as number[] };
     for (let i = 0; i < 5; i++) {
