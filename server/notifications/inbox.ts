@@ -7,7 +7,7 @@ import type { Database } from "../../db/client.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import type { Notification } from "../../lib/notification.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
-import { decidedNoticeText, noticeSupersededSql } from "../payments/notify.ts";
+import { decidedNoticeText, noticeSupersededSql, stillMemberSql } from "../payments/notify.ts";
 
 /** The most a page hands to the queue at once: it shows five, the rest wait (SPEC.md section 9). */
 const PER_PAGE = 10;
@@ -74,12 +74,13 @@ export async function latestNotifications(db: Database, userId: number, limit = 
       created_at: number;
       read_at: number | null;
       superseded: number;
+      member: number;
       status: PaymentStatus | null;
     }
   >(
     db,
     `SELECT n.id, n.kind, n.title, n.body, n.link, n.created_at, n.read_at, ${noticeSupersededSql("n")} AS superseded,
-        p.status
+        ${stillMemberSql("n")} AS member, p.status
        FROM notifications n LEFT JOIN payments p ON p.id = n.payment_id AND p.account_id = n.account_id
       WHERE n.user_id = ?${accountId === undefined ? "" : " AND n.account_id = ?"} ORDER BY n.id DESC LIMIT ?`,
     accountId === undefined ? [userId, limit] : [userId, accountId, limit],
@@ -87,7 +88,10 @@ export async function latestNotifications(db: Database, userId: number, limit = 
   return rows.map((r) => ({
     id: r.id,
     kind: r.kind,
-    ...(r.superseded ? decidedNoticeText(r.body, r.status) : { title: r.title, body: r.body }),
+    // Someone removed from the account is not told what became of its payment since.
+    ...(r.superseded
+      ? decidedNoticeText(r.body, r.member ? r.status : null, !!r.member)
+      : { title: r.title, body: r.body }),
     link: r.link,
     created_at: new Date(r.created_at).toISOString(),
     read: r.read_at !== null,

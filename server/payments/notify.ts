@@ -45,8 +45,17 @@ export const paymentLink = (paymentId: number) => `/account/pendingpayments/${pa
  * `payment_id` (the link is only where it leads).
  */
 export const noticeSupersededSql = (n: string) =>
-  `(${n}.kind = '${noticeKind("approval_needed")}' AND NOT EXISTS (SELECT 1 FROM payments sp
-     WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
+  `(${n}.kind = '${noticeKind("approval_needed")}' AND (NOT EXISTS (SELECT 1 FROM payments sp
+     WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval')
+     OR NOT ${stillMemberSql(n)}))`;
+
+/**
+ * Whether the notice's reader is still a user of the account it is about (or it is about none):
+ * someone removed is asked for nothing there any more, and is not told what became of its payments.
+ */
+export const stillMemberSql = (n: string) =>
+  `(${n}.account_id IS NULL OR EXISTS (SELECT 1 FROM account_members sm
+     WHERE sm.account_id = ${n}.account_id AND sm.user_id = ${n}.user_id))`;
 
 /** What an "approval needed" notice asks of its reader, last in its text. */
 const APPROVE_OR_REJECT = "Approve or reject it.";
@@ -57,8 +66,10 @@ const APPROVE_OR_REJECT = "Approve or reject it.";
  * nothing. Its text says what became of the payment instead of "Approve or reject it". A payment
  * sent, arrived or failed was approved first (it fails only once approved).
  */
-export function decidedNoticeText(body: string, status: PaymentStatus | null) {
-  const became = status === "rejected" || status === "cancelled"
+export function decidedNoticeText(body: string, status: PaymentStatus | null, member = true) {
+  const became = !member
+    ? "You are no longer a user of this account"
+    : status === "rejected" || status === "cancelled"
     ? `It was ${status}`
     : status && status !== "pending_approval"
     ? "It was approved"

@@ -343,6 +343,39 @@ describe("past notices of a payment decided since", () => {
   });
 });
 
+describe("notices of an account one was removed from", () => {
+  test("ask for nothing there any more, and do not tell what became of its payments", async () => {
+    // Someone with an account of their own, also an approver here, then removed from here.
+    const leaving = (await paymentAccount(t, admin, { GBP: "10.00" })).owner;
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: leaving.id,
+      role: "approver",
+      createdAt: new Date(),
+    });
+    const waiting = await send("16.01");
+    const decided = await send("16.02");
+    const theirs = async () =>
+      ((await leaving.client.get("account/notifications")).json.body as { title: string; body: string }[])
+        .filter((n) => n.body.includes("16.0"));
+    expect((await theirs()).map((n) => n.title)).toEqual([
+      "A payment needs your approval",
+      "A payment needs your approval",
+    ]);
+
+    expectStatus(await account.owner.client.delete(`account/users/${leaving.id}`), 200);
+    expectStatus(await reject(approver.client, decided.id, "Not this one"), 200);
+    const after = await theirs();
+    expect(after).toHaveLength(2);
+    for (const n of after) {
+      expect(n.title).toBe("A payment needed your approval");
+      expect(n.body).toMatch(/You are no longer a user of this account: nothing for you to do\.$/);
+      expect(n.body).not.toMatch(/rejected|approved|Approve or reject/);
+    }
+    expect(waiting.status).toBe("pending_approval");
+  });
+});
+
 describe("the account it is about", () => {
   /** The account as the portal's header names it: its name, then its reference. */
   const named = async (accountId: number) => {
