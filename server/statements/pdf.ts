@@ -132,11 +132,12 @@ class Writer {
    * Text as the lines it takes in a width: broken between words, and a word wider than the width
    * broken where it must; nothing is left out.
    */
-  wrapped(text: string, width: number, size = SIZE): string[] {
+  wrapped(text: string, width: number, size = SIZE, bold = false): string[] {
     const t = winAnsi(text);
+    const font = bold ? this.bold : this.font;
     // Most cells fit on one line: one measure.
-    if (this.font.widthOfTextAtSize(t, size) <= width) return [t];
-    const fits = (s: string) => this.font.widthOfTextAtSize(s, size) <= width;
+    if (font.widthOfTextAtSize(t, size) <= width) return [t];
+    const fits = (s: string) => font.widthOfTextAtSize(s, size) <= width;
     const lines: string[] = [];
     let line = "";
     for (const word of t.split(" ")) {
@@ -215,8 +216,11 @@ export async function statementPdf(
     w.y -= 10;
   }
   w.y -= 4;
-  w.text(doc.account.name, MARGIN, { size: 11, bold: true });
-  w.y -= 14;
+  // An account's name may be 200 characters: over as many lines as it takes, not off the page.
+  for (const line of w.wrapped(doc.account.name, A4.width - 2 * MARGIN, 11, true)) {
+    w.text(line, MARGIN, { size: 11, bold: true });
+    w.y -= 14;
+  }
   w.text(`Account reference: ${doc.account.ref}`, MARGIN, { size: 10 });
   w.y -= 13;
   w.text(`Period: ${doc.from} to ${doc.to} (UTC)`, MARGIN, { size: 10 });

@@ -61,6 +61,18 @@ describe("a PDF statement", () => {
     expect(text).toContain("10.00");
   });
 
+  test("an account's long name goes over further lines, none past the page's edge", async () => {
+    const statement = doc(["Receipt"]);
+    statement.account.name = "The Very Long Name of an Import and Export Company ".repeat(4).trim();
+    const pdf = await getDocumentProxy(await statementPdf(statement));
+    const page = await pdf.getPage(1);
+    const [, , width] = page.view;
+    const items = (await page.getTextContent()).items as { str: string; transform: number[]; width: number }[];
+    for (const item of items) expect(item.transform[4] + item.width, item.str).toBeLessThanOrEqual(width);
+    const text = (await pdfText(await statementPdf(statement))).replace(/\s+/g, " ");
+    expect(text).toContain(statement.account.name);
+  });
+
   test("a word wider than its column is broken, not cut", async () => {
     const word = "Receipt-from-an-unusually-long-payer-name-without-any-spaces-at-all-end";
     const text = await pdfText(await statementPdf(doc([word])));
