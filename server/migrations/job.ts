@@ -66,7 +66,7 @@ async function createCustomers(
     // Taken since the upload (another run, a registration): checked again now, under the write lock.
     const [taken] = await tx.select({ id: users.id }).from(users).where(eq(users.username, row.email!));
     if (taken) {
-      await skip("email", "email belongs to a customer who is here already.");
+      await skip("email", "email is the sign-in of someone here already (a customer, or one of our team).");
       continue;
     }
     const [migrated] = await tx.select({ id: migrationRows.id }).from(migrationRows)
