@@ -177,6 +177,7 @@ const USERS: ConsoleUser[] = [
     account_ref: "ACC-0007",
     restricted: false,
     step: "review",
+    rejection: null,
     created_at: "2026-01-02T10:00:00.000Z",
   },
   {
@@ -191,6 +192,7 @@ const USERS: ConsoleUser[] = [
     account_ref: null,
     restricted: false,
     step: "review",
+    rejection: null,
     created_at: "2026-02-03T10:00:00.000Z",
   },
   {
@@ -205,6 +207,7 @@ const USERS: ConsoleUser[] = [
     account_ref: null,
     restricted: false,
     step: "review",
+    rejection: null,
     created_at: "2026-03-04T10:00:00.000Z",
   },
 ];
