@@ -125,7 +125,10 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
           ...list,
           items: list.items.map((
             u,
-          ) => (u.id === id ? { ...u, account: customer.account ?? true, account_ref: ref } : u)),
+          ) => (u.id === id
+            ? { ...u, account: customer.account ?? true, account_ref: ref, step: "open", rejection: null }
+            : u)
+          ),
         },
     );
     setReviewing(null);
