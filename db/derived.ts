@@ -26,11 +26,16 @@ import type { Client, InStatement } from "@libsql/client";
 
 /**
  * The onboarding step of the customer `users.id = <id>`: the first not done in the order /auth
- * checks them (their email, their profile, their identity, the compliance review, open).
+ * checks them (their email, their profile, their identity, the compliance review, open). An
+ * application the review rejected is 'rejected' from its rejection (which needs only a profile)
+ * until a review that overrides it opens the account: it waits for nothing, and the console's
+ * "waiting for the review" must not list it among those that do.
  */
 const STEP = `CASE
     WHEN users.validated = 0 THEN 'verify'
     WHEN NOT EXISTS (SELECT 1 FROM profiles WHERE profiles.user_id = users.id) THEN 'profile'
+    WHEN EXISTS (SELECT 1 FROM profiles WHERE profiles.user_id = users.id AND profiles.rejected_at IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM account_members WHERE account_members.user_id = users.id) THEN 'rejected'
     WHEN coalesce((SELECT status FROM identity_checks WHERE identity_checks.user_id = users.id), '') <> 'approved'
       THEN 'identity'
     WHEN NOT EXISTS (SELECT 1 FROM account_members WHERE account_members.user_id = users.id) THEN 'review'
@@ -90,6 +95,10 @@ const TRIGGERS: Record<string, string> = {
     ${refreshUsers("users.id = NEW.user_id")} ${refreshSearch("users.id = NEW.user_id")} END`,
   profiles_derived_update: `AFTER UPDATE OF data, type ON profiles BEGIN ${
     refreshSearch("users.id = NEW.user_id")
+  } END`,
+  // A rejection, and the review that overrides it (which clears it before the account opens).
+  profiles_derived_rejected: `AFTER UPDATE OF rejected_at ON profiles BEGIN ${
+    refreshUsers("users.id = NEW.user_id")
   } END`,
   profiles_derived_delete: `AFTER DELETE ON profiles BEGIN
     ${refreshUsers("users.id = OLD.user_id")} ${refreshSearch("users.id = OLD.user_id")} END`,

@@ -97,7 +97,9 @@ export const users = sqliteTable("users", {
    * the account) and whether an account they belong to holds money, so that the console's list
    * filters them on an index.
    */
-  step: text("step", { enum: ["verify", "profile", "identity", "review", "open"] }).notNull().default("verify"),
+  step: text("step", { enum: ["verify", "profile", "identity", "review", "rejected", "open"] }).notNull().default(
+    "verify",
+  ),
   hasBalance: bool("has_balance").notNull().default(false),
   /**
    * When an account of theirs was first credited by a receipt (matched at once or allocated later):

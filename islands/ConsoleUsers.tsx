@@ -27,7 +27,7 @@ export interface ConsoleUsersProps {
  */
 export interface CustomerFilters {
   type: "" | "Personal" | "Business";
-  step: "" | "verify" | "profile" | "identity" | "review" | "open";
+  step: "" | "verify" | "profile" | "identity" | "review" | "rejected" | "open";
   restricted: "" | "true" | "false";
   has_balance: "" | "true" | "false";
   from: string;
@@ -42,6 +42,7 @@ const STEPS: [CustomerFilters["step"], string][] = [
   ["profile", "Profile to save"],
   ["identity", "Identity to check"],
   ["review", "Waiting for the review"],
+  ["rejected", "Application rejected"],
   ["open", "Account open"],
 ];
 
@@ -124,7 +125,10 @@ function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
           ...list,
           items: list.items.map((
             u,
-          ) => (u.id === id ? { ...u, account: customer.account ?? true, account_ref: ref } : u)),
+          ) => (u.id === id
+            ? { ...u, account: customer.account ?? true, account_ref: ref, step: "open", rejection: null }
+            : u)
+          ),
         },
     );
     setReviewing(null);

@@ -1,7 +1,10 @@
 /**
- * A customer's row in the console's list: name, email, type, onboarding badges, account, and the
- * buttons "Open account" (under it, the compliance review) and "Act on behalf".
+ * A customer's row in the console's list: name, email, type, onboarding badges (or the rejection of
+ * their application), account, and the buttons "Open account" (under it, the compliance review;
+ * for a rejected application, one that overrides the rejection, as on the customer's page) and
+ * "Act on behalf".
  */
+import { REJECTION_REASON_TEXT } from "../../lib/compliance.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { CELL, DetailRow, MUTED, ROW_HEADER } from "../ui/table.tsx";
 import type { ConsoleUser } from "./calls.ts";
@@ -63,7 +66,14 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
             <Badge on={user.validated} label="Verified" />
             <Badge on={user.profile} label="Profile" />
             <Badge on={user.identity} label="Identity" />
-            <Badge on={user.account} label="Account open" />
+            {user.rejection
+              ? (
+                <li className="inline-flex items-center gap-1 rounded-full bg-red-100 px-2 py-0.5 text-xs font-medium text-red-900 dark:bg-red-900 dark:text-red-100">
+                  <span aria-hidden="true">✕</span>
+                  Rejected on {user.rejection.at.slice(0, 10)} ({REJECTION_REASON_TEXT[user.rejection.reason].label})
+                </li>
+              )
+              : <Badge on={user.account} label="Account open" />}
           </ul>
           {user.restricted
             ? (
@@ -86,7 +96,7 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
                   aria-label={`Open account for ${user.name || user.username}`}
                   onClick={() => onReview(!reviewing)}
                 >
-                  Open account
+                  {user.rejection ? "Open account (overrides the rejection)" : "Open account"}
                 </button>
               )
               : null}
@@ -105,7 +115,12 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
       {canOpen && reviewing
         ? (
           <DetailRow id={`open-account-${user.id}`} columns={CUSTOMER_COLUMNS.length}>
-            <OpenAccountForm user={user} onCancel={() => onReview(false)} onOpened={onOpened} />
+            <OpenAccountForm
+              user={user}
+              overridesRejection={user.rejection !== null}
+              onCancel={() => onReview(false)}
+              onOpened={onOpened}
+            />
           </DetailRow>
         )
         : null}

@@ -5,14 +5,20 @@ import { type AnswerOf, ApiCallError, call, FALLBACK_ERROR } from "../lib/api.ts
 import { read } from "../lib/query-client.tsx";
 
 export const getMigration = call<typeof migrations.getMigration>("GET", "/console/migrations/:id");
+export const listMigrations = call<typeof migrations.listMigrations>("GET", "/console/migrations");
 
 export type MigrationRun = AnswerOf<typeof migrations.uploadMigration>;
 export type MigrationRunWithRows = AnswerOf<typeof migrations.getMigration>;
+export type MigrationRunPage = AnswerOf<typeof migrations.listMigrations>;
 export type Outcome = MigrationRunWithRows["rows"]["items"][number]["outcome"];
 
-/** The migration runs (GET console/migrations/{id}), by run, page and outcome. */
+/**
+ * The migration runs: the latest (GET console/migrations), and each (GET console/migrations/{id}) by
+ * run, page and outcome. An upload invalidates `all`, so the latest runs show it.
+ */
 export const migrationKeys = {
   all: ["migrations"] as const,
+  latest: ["migrations", "latest"] as const,
   run: (id: number, page: number, outcome: Outcome | "") => ["migrations", id, page, outcome] as const,
 };
 
@@ -23,6 +29,11 @@ export const migrationQuery = (id: number, page: number, outcome: Outcome | "") 
     params: { id },
     query: { page: String(page), per_page: String(ROWS_PER_PAGE), ...(outcome ? { outcome } : {}) },
   });
+
+/** The latest runs, newest first: the first page, as /console/migration lists them. */
+export const LATEST_RUNS = 20;
+export const latestRunsQuery = () =>
+  read(migrationKeys.latest, listMigrations, { query: { page: "1", per_page: String(LATEST_RUNS) } });
 
 /**
  * POST console/migrations: the file is the body, as text/csv, which the islands' JSON `api.send`

@@ -26,15 +26,21 @@ export const customerRow = z.object({
   /** Whether the customer is restricted: they can sign in and see, but no money moves (decision 048). */
   restricted: z.boolean(),
   /** The onboarding step the customer is at (CUSTOMER_STEPS). */
-  step: z.enum(["verify", "profile", "identity", "review", "open"]),
+  step: z.enum(["verify", "profile", "identity", "review", "rejected", "open"]),
+  /**
+   * The compliance review's rejection of the application, when it stands (no account yet): when,
+   * and the reason (lib/compliance.ts). Opening the account then needs a review that overrides it.
+   */
+  rejection: z.object({ at: timestamp, reason: z.enum(REJECTION_REASONS) }).nullable(),
   created_at: timestamp,
 });
 
 /**
  * The onboarding steps a customer can be at, in order: their email to verify, a profile to save,
- * their identity to check, the compliance review waiting, or their account open.
+ * their identity to check, the compliance review waiting, the application rejected by the review
+ * (whatever the identity check says, until a review overrides it), or their account open.
  */
-export const CUSTOMER_STEPS = ["verify", "profile", "identity", "review", "open"] as const;
+export const CUSTOMER_STEPS = ["verify", "profile", "identity", "review", "rejected", "open"] as const;
 
 /** Where a customer's restriction stands (decision 048): its reason, who set or lifted it, when. */
 export const restriction = z.object({

@@ -96,6 +96,8 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
       createdAt: users.createdAt,
       profile: profiles.data,
       identity: identityChecks.status,
+      rejectedAt: profiles.rejectedAt,
+      rejectionReason: profiles.rejectionReason,
       accountRef: ownAccountRef,
       migrated: sql<unknown>`${sql.raw(migrationLineOf(`"users"."id"`))}`,
     }).from(users)
@@ -122,6 +124,10 @@ export async function listCustomers(db: Database, search: CustomerSearch = {}) {
     account_ref: r.accountRef,
     restricted: r.restricted,
     step: r.step,
+    // As the customer's page: a rejection stands until the account opens (the override clears it).
+    rejection: r.rejectedAt && r.rejectionReason && !r.accountRef
+      ? { at: r.rejectedAt.toISOString(), reason: r.rejectionReason }
+      : null,
     created_at: r.createdAt.toISOString(),
   }));
   return { items, page, per_page: perPage, total };

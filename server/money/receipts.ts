@@ -8,7 +8,7 @@ import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import type { AuditAction } from "../../lib/audit.ts";
 import type { ReceiptStatus } from "../../lib/money/receipts.ts";
 import { isValidAccountRef } from "../accounts/account-ref.ts";
-import { accountByRef } from "../accounts/find.ts";
+import { accountByRef, accountHolderId } from "../accounts/find.ts";
 import { closeAlert, raiseAlert } from "../alerts/alerts.ts";
 import { audit } from "../audit.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
@@ -324,6 +324,9 @@ export async function insertReceipt(
   }
   await audit(tx, {
     actor: by,
+    // For whom: the holder of the account it was credited to (the customer's trail and the audit
+    // screen's filters find it by them); an unmatched receipt is nobody's yet.
+    subject: await holderOf(tx, inserted.accountId),
     account: inserted.accountId,
     action: "receipt.record",
     before: null,
@@ -371,6 +374,10 @@ export async function recordReceipt(deps: ReceiptDeps, input: ReceiptInput, by: 
 
 const NO_SUCH_RECEIPT = "There is no such receipt.";
 
+/** The customer a receipt's audit entry is for: its account's holder, none while it is unmatched. */
+const holderOf = (tx: Tx, accountId: number | null) =>
+  accountId === null ? Promise.resolve(null) : accountHolderId(tx, accountId);
+
 /**
  * Changes one receipt in one transaction: `change` gets it as it is and answers the columns to set,
  * which are written only if its status is still the one read (else 409 `stale`), then audited.
@@ -393,9 +400,11 @@ async function changeReceipt(
       .where(and(eq(receipts.id, receipt.id), eq(receipts.status, receipt.status))).returning();
     if (!updated) throw new Conflict(stale);
     const [before, after] = await answersOf(tx, [receipt, updated]);
+    const account = updated.accountId ?? receipt.accountId;
     await audit(tx, {
       actor: by,
-      account: updated.accountId ?? receipt.accountId,
+      subject: await holderOf(tx, account),
+      account,
       action,
       before,
       after: { ...after, ...extra },

@@ -260,11 +260,13 @@ export function cancelPayment(
 /**
  * The payout desk sent an approved payment to its rail (or exported it in a batch file, with
  * `batchId`: then only a payment in no batch yet). Its held money is paid out in the ledger; its
- * creator and the owners are told it is on its way.
+ * creator and the owners are told it is on its way, unless `untilAccepted`: a rail that answers
+ * at once may refuse it, and then it never went on its way (the customer is told only that it
+ * failed), so the caller tells them with `tellSent` once the rail has accepted it.
  */
 export function submitPayment(
   executor: Database | Tx,
-  action: DeskAction & { railReference?: string | null; batchId?: number | null },
+  action: DeskAction & { railReference?: string | null; batchId?: number | null; untilAccepted?: boolean },
 ): Promise<PaymentRow> {
   const at = action.now.getTime();
   const batched = action.batchId !== undefined && action.batchId !== null;
@@ -289,9 +291,14 @@ export function submitPayment(
       note: action.railReference ?? null,
       now: action.now,
     });
-    await told(tx, row!, "sent", action.adminId, action.now);
+    if (!action.untilAccepted) await tellSent(tx, row!, action);
     return row!;
   });
+}
+
+/** Tells a payment's creator and owners it is on its way (submitPayment's notice, when the rail accepted it). */
+export async function tellSent(tx: Executor, row: PaymentRow, action: DeskAction): Promise<void> {
+  await told(tx, row, "sent", action.adminId, action.now);
 }
 
 /** The money reached the recipient's bank: the payout settles; the creator and the owners are told. */

@@ -13,7 +13,7 @@ import { audit } from "../audit.ts";
 import type { AuditAction } from "../../lib/audit.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import type { PaymentRow } from "../payments/answer.ts";
-import { completePayment, type DeskAction, failPayment, submitPayment } from "../payments/transitions.ts";
+import { completePayment, type DeskAction, failPayment, submitPayment, tellSent } from "../payments/transitions.ts";
 import { awaitsRail, IN_A_FILE, noBicForFile, RAIL_UNCONFIRMED } from "./answer.ts";
 import { type PayoutRail, RailRefused } from "./rail.ts";
 import { restrictedPayments } from "./restricted.ts";
@@ -41,7 +41,9 @@ const isNow = (row: PaymentRow) => STATUS_SENTENCES[row.status];
 
 /**
  * Sends an approved payment to `rail`: first, in one transaction, its status becomes submitted and
- * its held money is paid out (the customer is told it is on its way); then the rail is asked. The
+ * its held money is paid out; then the rail is asked. The customer is told it is on its way when
+ * the rail has accepted it: a payment the rail refused never went on its way, and its customer is
+ * told only that it failed and that the money is back (one notice, not "sent" then "failed"). The
  * order means a crash in between leaves a payment the company has paid out and the rail may not
  * have: never one paid twice. Such a payment (submitted, no rail reference) is sent again by this
  * same call, and rails answer the same payment the same way. A rail that refuses the payment at
@@ -63,7 +65,7 @@ export async function submitPayout(
   if (row.status === "approved") {
     // Paid out and audited in one transaction: the change cannot commit without its record.
     row = await db.transaction(async (tx) => {
-      const sent = await submitPayment(tx, action);
+      const sent = await submitPayment(tx, { ...action, untilAccepted: true });
       await record(tx, action, "payout.submit", was, sent, { rail: rail.name });
       return sent;
     });
@@ -89,8 +91,9 @@ export async function submitPayout(
        RETURNING *`,
       [railReference, row.id],
     );
-    // Another administrator's retry recorded the same answer first.
+    // Another administrator's retry recorded the same answer first (and told the customer).
     const payment = confirmed ? fromColumns(payments, confirmed) : await paymentRow(tx, row.id);
+    if (confirmed) await tellSent(tx, payment, action);
     await record(tx, action, "payout.sent", "submitted", payment, { rail: rail.name, rail_reference: railReference });
     return await finish(tx, { payment, refused: null }, alongside);
   });

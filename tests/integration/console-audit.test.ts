@@ -198,6 +198,7 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
         received_at: today(),
       },
       accountRef: customer.accountRef,
+      subject: customer.id,
     }),
   "POST /console/receipts/import": () =>
     Promise.resolve({
@@ -216,6 +217,7 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       path: `console/receipts/${receipt}/allocate`,
       body: { account_ref: customer.accountRef },
       accountRef: customer.accountRef,
+      subject: customer.id,
     };
   },
   "POST /console/receipts/:id/approve": async () => {
@@ -223,7 +225,12 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       { amount: "60000.00", currency: "GBP", reference: unique(customer.accountRef) },
       "awaiting_approval",
     );
-    return { path: `console/receipts/${receipt}/approve`, by: checker, accountRef: customer.accountRef };
+    return {
+      path: `console/receipts/${receipt}/approve`,
+      by: checker,
+      accountRef: customer.accountRef,
+      subject: customer.id,
+    };
   },
   "POST /console/receipts/:id/decline": async () => {
     const receipt = await recorded(
@@ -234,11 +241,17 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       path: `console/receipts/${receipt}/decline`,
       body: { reason: "Typed wrong" },
       accountRef: customer.accountRef,
+      subject: customer.id,
     };
   },
   "POST /console/receipts/:id/release": async () => {
     const receipt = await duplicate("12.00");
-    return { path: `console/receipts/${receipt}/release`, by: checker, accountRef: customer.accountRef };
+    return {
+      path: `console/receipts/${receipt}/release`,
+      by: checker,
+      accountRef: customer.accountRef,
+      subject: customer.id,
+    };
   },
   "POST /console/receipts/:id/discard": async () => {
     const receipt = await duplicate("13.00");
@@ -246,6 +259,7 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       path: `console/receipts/${receipt}/discard`,
       body: { reason: "Recorded twice" },
       accountRef: customer.accountRef,
+      subject: customer.id,
     };
   },
   "POST /console/receipts/:id/reverse": async () => {
@@ -257,6 +271,7 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
       path: `console/receipts/${receipt}/reverse`,
       body: { reason: "Wrong customer" },
       accountRef: customer.accountRef,
+      subject: customer.id,
     };
   },
   "POST /console/users/:id/open-account": async () => {

@@ -7,6 +7,7 @@ import { submitPayout } from "../../server/payouts/desk.ts";
 import type { PayoutRail } from "../../server/payouts/rail.ts";
 import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 import { type Admin, expectStatus, TestClient } from "../helpers/client.ts";
+import { latestEmail } from "../helpers/mailbox.ts";
 import { decimalOf, expectLedgerSound, minorOf, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import { addRecipient, balanceOf, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
 
@@ -223,6 +224,7 @@ describe("one payment through the desk", () => {
   test("the simulated rail refuses a payment when told to: it fails at once and the money is back", async () => {
     const before = await balanceOf(account.owner.client, "GBP");
     const p = await pay(uk, "60.00");
+    await t.services.emailOutbox.drain();
     const res = await submit(p.id, { simulate_refusal: "Account closed (AC04)." });
     expectStatus(res, 200);
     expect(res.json.body.refused).toBe("Account closed (AC04).");
@@ -235,6 +237,13 @@ describe("one payment through the desk", () => {
     await expectLedgerSound(t.db);
     expect((await customerSees(p.id)).events.map((e) => e.event)).toEqual(["created", "submitted", "failed"]);
     expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.refused"]);
+    // It never went on its way: the customer is told only that it failed and the money is back.
+    expect(await noticesOf(p.id)).toEqual(["payment_failed"]);
+    await t.services.emailOutbox.drain();
+    const mail = await latestEmail(t.db, account.owner.email);
+    expect(mail?.subject).toMatch(/failed/i);
+    expect(mail?.text).toContain("60.00 GBP is back in your balance");
+    expect(mail?.text).not.toContain("on its way");
   });
 
   test("a rail whose answer is lost: the payment stays sent, cannot be completed or failed, and is asked again", async () => {
@@ -244,6 +253,8 @@ describe("one payment through the desk", () => {
       .rejects.toThrow("connection reset");
     const [row] = await t.db.select().from(payments).where(eq(payments.id, p.id));
     expect([row.status, row.railReference]).toEqual(["submitted", null]);
+    // Not told it is on its way before the rail has it: the rail may yet refuse it.
+    expect(await noticesOf(p.id)).toEqual([]);
     await expectLedgerSound(t.db);
     const listed = (await queue("rail=local&status=submitted")).items.find((x) => x.id === p.id);
     expect(listed).toMatchObject({ actions: { submit: true, complete: false, fail: false } });
@@ -254,6 +265,7 @@ describe("one payment through the desk", () => {
     const again = await submit(p.id);
     expectStatus(again, 200);
     expect(again.json.body.payment).toMatchObject({ status: "submitted", rail_reference: `SIM-${p.id}` });
+    expect(await noticesOf(p.id)).toEqual(["payment_sent"]);
     const transfers = await t.db.select().from(ledgerTransfers).where(
       like(ledgerTransfers.reference, `payment:${p.id}:%`),
     );

@@ -177,6 +177,7 @@ const USERS: ConsoleUser[] = [
     account_ref: "ACC-0007",
     restricted: false,
     step: "review",
+    rejection: null,
     created_at: "2026-01-02T10:00:00.000Z",
   },
   {
@@ -191,6 +192,7 @@ const USERS: ConsoleUser[] = [
     account_ref: null,
     restricted: false,
     step: "review",
+    rejection: null,
     created_at: "2026-02-03T10:00:00.000Z",
   },
   {
@@ -205,6 +207,7 @@ const USERS: ConsoleUser[] = [
     account_ref: null,
     restricted: false,
     step: "review",
+    rejection: null,
     created_at: "2026-03-04T10:00:00.000Z",
   },
 ];
@@ -327,6 +330,40 @@ describe("ConsoleUsers", () => {
     expect(notifications.snapshot().visible.map((n) => [n.title, n.description, n.color])).toEqual([
       ["Account opened", "Acme Ltd's account ACC-0008 is open.", "success"],
     ]);
+  });
+
+  test("a rejected application says so, and its 'Open account' is the review that overrides the rejection", async () => {
+    const rejected: ConsoleUser = {
+      ...USERS[1],
+      step: "rejected",
+      rejection: { at: "2026-11-20T09:30:00.000Z", reason: "not_verified" },
+    };
+    const calls = server((method) =>
+      method === "POST" ? [200, { body: { ...ADA_SESSION, id: 8, account_ref: "ACC-0008" } }] : undefined as never
+    );
+    render(<ConsoleUsers first={{ ...FIRST, items: [rejected] }} onBehalfId={null} />);
+    const acme = within(rowOf(/Acme Ltd/));
+    expect(acme.getByText(/Rejected on 2026-11-20/).textContent).toBe(
+      "✕Rejected on 2026-11-20 (Could not be verified)",
+    );
+    expect(acme.queryByText("Account open")).toBeNull();
+    const open = acme.getByRole("button", { name: "Open account for Acme Ltd" });
+    expect(open.textContent).toBe("Open account (overrides the rejection)");
+    fireEvent.click(open);
+    const form = within(screen.getByRole("form", { name: "Compliance review for Acme Ltd" }));
+    fireEvent.click(form.getByLabelText("Compliance review done"));
+    fireEvent.change(form.getByLabelText("Approved annual volume"), { target: { value: "50000" } });
+    fireEvent.change(form.getByLabelText("Review date"), { target: { value: "2026-11-21" } });
+    fireEvent.click(form.getByRole("button", { name: "Open the account" }));
+    await settle();
+    expect(seen(calls)[0]).toEqual({
+      method: "POST",
+      path: "console/users/8/open-account",
+      body: { compliance: { done: true, amount: "50000", date: "2026-11-21" }, overrides_rejection: true },
+    });
+    // The row changes at once (the list is read again behind it).
+    expect(acme.queryByText(/Rejected on/)).toBeNull();
+    expect(acme.getByText("Account open").parentElement!.textContent).toContain("done");
   });
 
   test("renders on the server and hydrates without a warning", async () => {
