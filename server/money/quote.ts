@@ -18,13 +18,13 @@
  *   converted, measured in the plan's tier currency at the mid rate and rounded down to its minor
  *   unit (a smaller amount can only mean an equal or higher tier markup: the house's favour).
  *   For fixed=sell that amount is sell_amount − fee. For fixed=buy the amount converted depends on
- *   the rate, so the tier is the one whose rate, converting what it takes to buy buy_amount, lands in
- *   a tier at least as good as itself: of the plan's markups, cheapest first, the first whose
- *   converted amount would get that markup or a better one when sold with fixed=sell. So asking to
- *   receive B never costs more than sending what buys B (once priced at B at mid, receiving 1155.00
- *   EUR cost 5 GBP more than receiving 1155.02: a conversion above a bound, priced as one below it).
- *   At a bound the step is the one fixed=sell has: receiving just below what the bound buys costs
- *   the dearer markup.
+ *   the rate, so fixed=buy costs the least amount that, sent with fixed=sell, buys buy_amount: for
+ *   each tier, what its rate needs to buy buy_amount, raised to the least amount of the tier when it
+ *   needs less (a smaller amount would get a dearer tier); of those still in their tier, the least.
+ *   So receiving more never costs less, and asking to receive B never costs more than sending what
+ *   buys B. (Priced at B at mid, receiving 1155.00 EUR cost 5 GBP more than receiving 1155.02.) At a
+ *   tier's lower bound the amount converted buys a little more than buy_amount at the printed rate:
+ *   buy_amount is what is delivered, and the difference is in the markup in money.
  * - Rates: `mid_rate` is the cross rate through the table's base (rates[buy] / rates[sell]),
  *   printed rounded half-even. Both rates are printed with the same number of decimal places: 6,
  *   or more for a mid rate below 0.1 so that at least 6 significant digits show (rateDecimals:
@@ -37,7 +37,8 @@
  * - Rounding of amounts is always in the house's favour and never by a full minor unit or more:
  *   fixed=sell floors the buy amount (buy ≤ converted × rate < buy + 1 minor unit); fixed=buy
  *   ceils the sell amount (the converted amount × rate ≥ buy, and one minor unit less would not
- *   be enough).
+ *   be enough), but at a tier's lower bound (see the markup above), where one minor unit less
+ *   would get the dearer tier and not be enough either.
  * - The markup in money (`markup`, in the sell currency) is what the rate's markup costs the customer:
  *   what is converted (sell_amount − fee), less what would have bought buy_amount at the printed mid
  *   rate (markupOf). So the converted amount at mid + markup + fee = sell_amount, as a payment's
@@ -167,25 +168,49 @@ function convertedFor(buyMinor: number, perMinor: Big): Big {
 }
 
 /**
- * fixed=buy's markup (see the header): the plan's markups cheapest first, the first whose converted
- * amount, measured in the tier currency, gets that markup or a better one. The dearest markup
- * always qualifies, so one is always found.
+ * The least sell minor units whose value in the tier currency (measure) is at least `lo`: where a
+ * tier starts, in the sell currency.
  */
-function tierForFixedBuy<T>(
+function leastMeasuring(table: RateTable, from: string, to: string, lo: number): number {
+  if (lo <= 0) return 0;
+  const per = crossValue(table, from, to, pow10(minorUnits(to) - minorUnits(from)), 40, Big.roundHalfEven);
+  const first = new Up(lo).div(per).round(0, Big.roundUp);
+  if (first.gt(MAX_SAFE)) return Number.MAX_SAFE_INTEGER;
+  // The estimate is within a unit or two of the exact answer; measure() decides.
+  let c = first.toNumber();
+  while (c > 0 && measure(table, c - 1, from, to) >= lo) c--;
+  while (c < Number.MAX_SAFE_INTEGER && measure(table, c, from, to) < lo) c++;
+  return c;
+}
+
+/**
+ * fixed=buy's markup and amount converted (see the header): of the plan's tiers, the one whose
+ * least amount converted that buys `buyMinor` (what its rate needs, or the tier's least amount if
+ * that is more) is the least, among those that stay within their tier. Null when even the open
+ * tier would need more than the largest exact number.
+ */
+function leastSellForFixedBuy<T extends { perMinor: Big }>(
   plan: PricingPlan,
-  at: (bps: number) => { at: T; converted: Big; tierMinor: number },
-): T {
-  const markups = [...new Set(plan.tiers.map((t) => t.bps))].sort((a, b) => a - b);
-  if (!markups.length) throw new MoneyError(`The pricing plan ${plan.name} has no tiers.`);
-  for (const [i, bps] of markups.entries()) {
-    const tried = at(bps);
-    // The dearest markup is the last resort; beyond a safe integer the amount is refused as too
-    // large below, whichever markup.
-    if (i === markups.length - 1 || tried.converted.gt(MAX_SAFE) || bpsFor(plan, tried.tierMinor) <= bps) {
-      return tried.at;
+  table: RateTable,
+  sell: string,
+  buyMinor: number,
+  priced: (bps: number) => T,
+): { at: T; converted: number } | null {
+  let best: { at: T; converted: number } | null = null;
+  let lo = 0; // the least measure of the tier, in the tier currency's minor units
+  for (const tier of plan.tiers) {
+    const hi = tier.up_to === null ? null : parseAmount(plan.tier_currency, tier.up_to);
+    const at = priced(tier.bps);
+    const needed = convertedFor(buyMinor, at.perMinor);
+    if (needed.lte(MAX_SAFE)) {
+      const converted = Math.max(needed.toNumber(), leastMeasuring(table, sell, plan.tier_currency, lo));
+      const inTier = hi === null || measure(table, converted, sell, plan.tier_currency) <= hi;
+      if (inTier && (best === null || converted < best.converted)) best = { at, converted };
     }
+    if (hi === null) break;
+    lo = hi + 1;
   }
-  throw new Error("unreachable: the last markup is always taken");
+  return best;
 }
 
 /** Prices a conversion; see the header of this file for every rule. Throws a MoneyError. */
@@ -221,6 +246,7 @@ export function quote(input: QuoteInput): Quote {
   let sellMinor: number;
   let buyMinor: number;
   let chosen: ReturnType<typeof priced>;
+  let leastConverted = 0;
   if (fixed === "sell") {
     if (given <= feeMinor) {
       throw new MoneyError(
@@ -231,11 +257,10 @@ export function quote(input: QuoteInput): Quote {
     // The amount being converted, in the tier currency, at mid.
     chosen = priced(bpsFor(plan, measure(table, given - feeMinor, sell, plan.tier_currency)));
   } else {
-    chosen = tierForFixedBuy(plan, (bps) => {
-      const at = priced(bps);
-      const converted = convertedFor(given, at.perMinor);
-      return { at, converted, tierMinor: measure(table, converted.toNumber(), sell, plan.tier_currency) };
-    });
+    const least = leastSellForFixedBuy(plan, table, sell, given, priced);
+    if (!least) throw tooLarge();
+    chosen = least.at;
+    leastConverted = least.converted;
   }
   const { bps, rate, perMinor } = chosen;
 
@@ -252,7 +277,7 @@ export function quote(input: QuoteInput): Quote {
     }
   } else {
     buyMinor = given;
-    const s = convertedFor(given, perMinor).plus(feeMinor);
+    const s = new Big(leastConverted).plus(feeMinor);
     if (s.gt(MAX_SAFE)) throw tooLarge();
     sellMinor = s.toNumber();
   }

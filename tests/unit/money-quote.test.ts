@@ -203,25 +203,31 @@ describe("tiers by amount", () => {
     expect(bps("JPY", "EUR", "200202", "sell")).toBe(100);
   });
 
-  test("fixed buy: the tier of the amount its rate converts, as sending that amount would get", () => {
-    // At 100 bps (1.2375) 1237.50 EUR takes 1000.00 GBP, in the first tier: 150 bps.
-    expect(bps("GBP", "EUR", "1237.50", "buy")).toBe(150);
-    // 1237.51 EUR takes 1000.01 GBP at 100 bps, in its own tier.
-    expect(bps("GBP", "EUR", "1237.51", "buy")).toBe(100);
-    // 1250.00 EUR is 1000.00 GBP at mid, but takes 1010.11 GBP at 100 bps: a conversion above the
-    // bound (once priced at 150 bps, so that 1250.00 cost more than 1250.02).
-    expect(bps("GBP", "EUR", "1250.00", "buy")).toBe(100);
+  test("fixed buy: the least amount that, sent, buys it; at a tier's lower bound, that bound", () => {
+    // At 150 bps (1.23125) 1231.25 EUR takes 1000.00 GBP, the most of the first tier.
+    expect(q("GBP", "EUR", "1231.25", "buy")).toMatchObject({ bps: 150, sell_minor: 100000 + 100 });
+    // 1231.26 EUR would take 1000.01 GBP at 150 bps, which is in the second tier; there 1000.01 GBP
+    // (its least amount) buys 1237.51 EUR, so any amount up to that costs 1000.01 GBP.
+    for (const amount of ["1231.26", "1237.50", "1237.51"]) {
+      expect(q("GBP", "EUR", amount, "buy"), amount).toMatchObject({ bps: 100, sell_minor: 100001 + 100 });
+    }
+    expect(q("GBP", "EUR", "1237.52", "buy")).toMatchObject({ bps: 100, sell_minor: 100002 + 100 });
+    // Once priced at the amount at mid, 1250.00 EUR cost more than 1250.02 EUR.
     expect(q("GBP", "EUR", "1250.00", "buy").sell_minor).toBeLessThan(q("GBP", "EUR", "1250.02", "buy").sell_minor);
     expect(bps("USD", "JPY", "1600000", "buy")).toBe(100); // about 8,000 GBP
     expect(bps("USD", "JPY", "3000000", "buy")).toBe(50); // about 15,000 GBP
   });
 
-  test("fixed buy never costs more than sending what buys the same amount", () => {
-    for (const amount of ["1237.50", "1237.51", "1250.00", "12437.50", "12437.51", "12500.00"]) {
+  test("fixed buy never costs more than sending what buys the same amount, and receiving more never costs less", () => {
+    let previous = 0;
+    for (let cents = 122_000; cents <= 127_000; cents += 7) {
+      const amount = (cents / 100).toFixed(2);
       const asked = q("GBP", "EUR", amount, "buy");
-      const sent = q("GBP", "EUR", asked.sell_amount, "sell");
-      expect(sent.buy_minor, amount).toBeGreaterThanOrEqual(asked.buy_minor);
-      expect(sent.bps, amount).toBeLessThanOrEqual(asked.bps);
+      expect(asked.sell_minor, amount).toBeGreaterThanOrEqual(previous);
+      previous = asked.sell_minor;
+      expect(q("GBP", "EUR", asked.sell_amount, "sell").buy_minor, amount).toBeGreaterThanOrEqual(cents);
+      const less = formatAmount("GBP", asked.sell_minor - 1);
+      expect(q("GBP", "EUR", less, "sell").buy_minor, amount).toBeLessThan(cents);
     }
   });
 
@@ -651,7 +657,7 @@ describe("properties: the house never loses, and never wins by a minor unit or m
     expect(priced).toBeGreaterThan(500);
   }, PROPERTY_TIMEOUT);
 
-  test("fixed=buy: (sell − fee) × rate ≥ buy, and one sell minor unit less would not be enough", () => {
+  test("fixed=buy: (sell − fee) × rate ≥ buy, and one sell minor unit less, sent, would not buy it", () => {
     let priced = 0;
     fc.assert(
       fc.property(scenario, (s) => {
@@ -663,19 +669,17 @@ describe("properties: the house never loses, and never wins by a minor unit or m
         priced++;
         expect(r.buy_minor).toBe(s.amountMinor);
         const converted = r.sell_minor - r.fee_minor;
-        // The markup: the cheapest of the plan's whose converted amount gets it or a better one.
-        const qualifies = (bps: number, convertedMinor: number) =>
-          bpsFor(s.plan, floorConvert(table, convertedMinor, sell, "GBP")) <= bps;
-        const dearest = Math.max(...s.plan.tiers.map((t) => t.bps));
-        expect(r.bps === dearest || qualifies(r.bps, converted)).toBe(true);
-        for (const cheaper of new Set(s.plan.tiers.map((t) => t.bps).filter((b) => b < r.bps))) {
-          const flat: PricingPlan = { ...s.plan, tiers: [{ up_to: null, bps: cheaper }] };
-          const at = attempt({ sell, buy, amount, fixed: "buy", table, plan: flat, overrides: s.overrides, now: NOW });
-          if (at) expect(qualifies(cheaper, at.sell_minor - at.fee_minor)).toBe(false);
-        }
-        checkCommon(r, table, r.bps);
+        // Its markup is the tier of what it converts, as fixed=sell would measure it.
+        checkCommon(r, table, bpsFor(s.plan, floorConvert(table, converted, sell, "GBP")));
         expect(exact(r, converted).gte(r.buy_minor)).toBe(true);
-        expect(exact(r, converted - 1).lt(r.buy_minor)).toBe(true);
+        // The least amount that buys it when sent: one minor unit less, sent, buys less (or nothing).
+        const base = { sell, buy, table, plan: s.plan, overrides: s.overrides, now: NOW, fixed: "sell" as const };
+        const sent = attempt({ ...base, amount: r.sell_amount });
+        expect(sent?.buy_minor).toBeGreaterThanOrEqual(r.buy_minor);
+        const less = r.sell_minor - 1 > r.fee_minor
+          ? attempt({ ...base, amount: formatAmountSafe(sell, r.sell_minor - 1) })
+          : null;
+        if (less) expect(less.buy_minor).toBeLessThan(r.buy_minor);
       }),
       { numRuns: 1000 },
     );
