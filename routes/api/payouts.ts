@@ -75,6 +75,13 @@ route(payoutCalls, calls.submitPayout, async (c, { params, body }, stored) => {
   return await answer(c, outcome);
 });
 
+/**
+ * Completing and failing a payout are one transaction each, which stores their answer: their key is
+ * claimed there too (decision 053), so a crash before the commit leaves no claim "in progress" that
+ * would refuse the administrator's retry for a minute.
+ */
+const WITH_EFFECT = { claimsKeyWithEffect: true };
+
 route(
   payoutCalls,
   calls.completePayout,
@@ -87,6 +94,7 @@ route(
         storedWith(c, stored),
       ),
     ),
+  WITH_EFFECT,
 );
 
 route(payoutCalls, calls.failPayout, async (c, { params, body }, stored) =>
@@ -98,7 +106,7 @@ route(payoutCalls, calls.failPayout, async (c, { params, body }, stored) =>
       now: now(c),
       reason: body.reason,
     }, storedWith(c, stored)),
-  ));
+  ), WITH_EFFECT);
 
 route(payoutCalls, calls.createPayoutBatch, async (c, _input, answer) => {
   const config = c.get("config");

@@ -11,6 +11,7 @@ import { MULTILINE_TEXTS } from "../../lib/contracts/common.ts";
 import * as calls from "../../lib/contracts/onboarding.ts";
 import * as adminCalls from "../../lib/contracts/admin.ts";
 import * as consoleMoney from "../../lib/contracts/console-money.ts";
+import * as consoleProfile from "../../lib/contracts/console-profile.ts";
 import { profileSchemas } from "../../server/profile/schema.ts";
 
 /**
@@ -50,6 +51,12 @@ export const CHECKED_BEHIND: Record<string, Behind[]> = {
   [`${calls.saveProfile.method} ${calls.saveProfile.path}`]: [
     { at: "", schema: profiles.personalProfileSchema, as: "Personal" },
     { at: "", schema: profiles.businessProfileSchema, as: "Business" },
+  ],
+  // Support's changes to a profile: the customer's own rules, on the profile with the changes laid
+  // over it (server/profile/support-change.ts, decision 078).
+  [`${consoleProfile.changeCustomerProfile.method} ${consoleProfile.changeCustomerProfile.path}`]: [
+    { at: "changes", schema: profiles.personalProfileSchema, as: "Personal" },
+    { at: "changes", schema: profiles.businessProfileSchema, as: "Business" },
   ],
   // The compliance review's date may not be in the future, on the server's clock.
   [`${adminCalls.openAccount.method} ${adminCalls.openAccount.path}`]: [
