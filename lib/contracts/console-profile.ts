@@ -7,7 +7,7 @@ import { idText, text, timestamp } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { CONSOLE_GUARDS } from "./guards.ts";
 
-const REASON = "Write why the profile is changed (at most 500 characters): it is kept for the file.";
+export const REASON = "Write why the profile is changed (at most 500 characters): it is kept for the file.";
 
 /**
  * The fields to change, by their key in the profile (SPEC.md section 3; lib/profile-edit.ts).
@@ -30,7 +30,9 @@ export const changeCustomerProfile = defineCall({
   params: z.object({ id: idText }),
   body: z.object({
     changes,
-    reason: text({ label: "The reason", max: 500, missing: REASON, wrong: REASON, tooLong: REASON }),
+    // Required, but checked by the server with the changes (server/profile/support-change.ts), so
+    // that one refusal names everything wrong at once.
+    reason: text({ label: "The reason", max: 500, missing: REASON, wrong: REASON, tooLong: REASON }).optional(),
   }),
   // A profile's longest answers (decision 024), as the customer's own save allows.
   bodyLimit: 64 * 1024,

@@ -71,7 +71,9 @@ export async function planMigration(db: Database | Tx, csv: string, now: Date): 
       data: null,
     });
     if (migrated.has(legacyId)) return skip("legacy_id", `legacy_id ${legacyId} was migrated already.`);
-    if (known.has(email)) return skip("email", "email is the sign-in of someone here already (a customer, or one of our team).");
+    if (known.has(email)) {
+      return skip("email", "email is the sign-in of someone here already (a customer, or one of our team).");
+    }
     if (firstLegacy.has(legacyId)) {
       return skip("legacy_id", `legacy_id is the same as on line ${firstLegacy.get(legacyId)}.`);
     }

@@ -434,6 +434,18 @@ export function validateProfile(type: ProfileType, input: unknown, today?: Date)
   return result.success ? { ok: true, profile: result.data } : failure(result.error);
 }
 
+/**
+ * The fields given of a profile of the given type, each by its own rule, none required (support's
+ * changes, decision 078): what can be judged before the saved profile is read. The rules across
+ * fields (a job title for some employments, whom one acts for) are judged on the whole profile.
+ */
+export function validateProfileChanges(type: ProfileType, input: unknown, today?: Date): ValidationFailure | null {
+  const schemas = today ? profileSchemas(today) : DEFAULT_SCHEMAS;
+  const whole = type === "Personal" ? schemas.personalProfileSchema.in : schemas.businessProfileSchema;
+  const result = z.object(whole.shape).partial().safeParse(input);
+  return result.success ? null : failure(result.error);
+}
+
 /** Validates the compliance sub-record an administrator sets; `today` defaults to the system clock. */
 export function validateCompliance(input: unknown, today?: Date): ComplianceValidation {
   const schemas = today ? profileSchemas(today) : DEFAULT_SCHEMAS;

@@ -6,7 +6,8 @@ import { audit } from "../audit.ts";
 import { Conflict, InvalidFields, InvalidInput, NotFound } from "../errors.ts";
 import { type Mailer, profileChanged } from "../mail/index.ts";
 import { sessionSummary } from "../auth/users.ts";
-import { validateProfile } from "./schema.ts";
+import { validateProfile, validateProfileChanges } from "./schema.ts";
+import { REASON } from "../../lib/contracts/console-profile.ts";
 import { peopleByIds, personOr } from "../payments/people.ts";
 
 /**
@@ -48,13 +49,22 @@ export interface ProfileChange {
  */
 export async function changeProfileBySupport(
   deps: { db: Database; mailer: Mailer; supportEmail: string },
-  request: { customerId: number; adminId: number; changes: Record<string, unknown>; reason: string },
+  request: { customerId: number; adminId: number; changes: Record<string, unknown>; reason?: string },
   now: Date,
 ): Promise<ProfileChange> {
   const { db } = deps;
-  const [customer] = await db.select({ id: users.id, level: users.level, username: users.username })
+  const [customer] = await db.select({ id: users.id, level: users.level, username: users.username, type: users.type })
     .from(users).where(eq(users.id, request.customerId));
   if (!customer || customer.level === "Admin") throw new NotFound("There is no customer with this id.");
+  // One refusal names every problem: each field given by its own rule, and a missing reason.
+  const noReason: Record<string, string> = request.reason ? {} : { reason: REASON };
+  const given = validateProfileChanges(customer.type, request.changes, now);
+  if (given) {
+    const fields = Object.fromEntries(
+      Object.entries(given.fields).map(([path, message]) => [`changes.${path}`, message]),
+    );
+    throw new InvalidFields(given.error, { ...fields, ...noReason });
+  }
 
   const changed = await db.transaction(async (tx) => {
     const [row] = await tx.select({ type: profiles.type, data: profiles.data }).from(profiles)
@@ -80,8 +90,9 @@ export async function changeProfileBySupport(
       const fields = Object.fromEntries(
         Object.entries(checked.fields).map(([path, message]) => [`changes.${path}`, message]),
       );
-      throw new InvalidFields(checked.error, fields);
+      throw new InvalidFields(checked.error, { ...fields, ...noReason });
     }
+    if (!request.reason) throw new InvalidFields(REASON, noReason);
     const valid = checked.profile as Record<string, unknown>;
     // The fields given, and whom they act for when the answer to acting for someone was given (the
     // customer's rules clear it on a "No").

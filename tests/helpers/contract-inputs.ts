@@ -5,7 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { z } from "zod";
+import { z } from "zod";
 import type { CallContract } from "../../lib/contracts/define.ts";
 import { MULTILINE_TEXTS } from "../../lib/contracts/common.ts";
 import * as calls from "../../lib/contracts/onboarding.ts";
@@ -53,10 +53,10 @@ export const CHECKED_BEHIND: Record<string, Behind[]> = {
     { at: "", schema: profiles.businessProfileSchema, as: "Business" },
   ],
   // Support's changes to a profile: the customer's own rules, on the profile with the changes laid
-  // over it (server/profile/support-change.ts, decision 078).
+  // over it (server/profile/support-change.ts, decision 078), so any field may be left out. Walked
+  // on the walk's customer, a Personal one (contract-callers.ts).
   [`${consoleProfile.changeCustomerProfile.method} ${consoleProfile.changeCustomerProfile.path}`]: [
-    { at: "changes", schema: profiles.personalProfileSchema, as: "Personal" },
-    { at: "changes", schema: profiles.businessProfileSchema, as: "Business" },
+    { at: "changes", schema: z.object(profiles.personalProfileSchema.in.shape).partial(), as: "Personal" },
   ],
   // The compliance review's date may not be in the future, on the server's clock.
   [`${adminCalls.openAccount.method} ${adminCalls.openAccount.path}`]: [

@@ -183,6 +183,10 @@ describe("refusals: nothing changed", () => {
     const noReason = await change(bob.id, { changes: { first: "Robert" }, reason: "  " });
     expect(noReason.status).toBe(422);
     expect(noReason.json.fields).toHaveProperty("reason");
+    // Everything wrong at once: a bad postcode and no reason are both named in one refusal.
+    const both = await change(bob.id, { changes: { address: { ...NEW_ADDRESS, postcode: "" } } });
+    expect(both.status).toBe(422);
+    expect(Object.keys(both.json.fields).sort()).toEqual(["changes.address.postcode", "reason"]);
     await unchanged(bob.id, saved);
   });
 

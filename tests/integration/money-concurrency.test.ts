@@ -80,7 +80,9 @@ describe("twenty conversions at once against a balance that covers nine", () => 
     const [retry, another] = refusedQuotes;
     const poor = await customer.client.post("account/conversions", { quote_id: retry });
     expectStatus(poor, 422);
-    expect(poor.json.error).toBe("Not enough GBP: your available balance is 0.00 GBP and this conversion needs 100.00 GBP.");
+    expect(poor.json.error).toBe(
+      "Not enough GBP: your available balance is 0.00 GBP and this conversion needs 100.00 GBP.",
+    );
     const topUp = await admin.client.post("console/receipts", {
       amount: "100.00",
       currency: "GBP",

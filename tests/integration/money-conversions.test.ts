@@ -209,7 +209,9 @@ describe("refused conversions change nothing", () => {
     const snapshot = await ledgerSnapshot();
     const res = await bob.client.post("account/conversions", { quote_id: q.id });
     expectStatus(res, 422);
-    expect(res.json.error).toBe("Not enough GBP: your available balance is 50.00 GBP and this conversion needs 80.00 GBP.");
+    expect(res.json.error).toBe(
+      "Not enough GBP: your available balance is 50.00 GBP and this conversion needs 80.00 GBP.",
+    );
     // It names the amount, as a payment refused for short funds does.
     expect(res.json.fields).toEqual({ amount: res.json.error });
     expect(await ledgerSnapshot()).toEqual(snapshot);
