@@ -261,8 +261,9 @@ export const receipts = sqliteTable("receipts", {
 }, (t) => [
   index("receipts_status").on(t.status),
   index("receipts_repeats").on(t.currency, t.amountMinor, t.receivedAt),
-  // A movement finds the receipt it booked, allocated or took back (server/transactions).
-  index("receipts_account").on(t.accountId),
+  // A movement finds the receipt it booked, allocated or took back (server/transactions); a new
+  // receipt adds up its account's day by status and time (decision 026, amended).
+  index("receipts_account").on(t.accountId, t.status, t.createdAt),
   index("receipts_transfer").on(t.transferId),
   index("receipts_allocation_transfer").on(t.allocationTransferId),
   index("receipts_reversal_transfer").on(t.reversalTransferId),

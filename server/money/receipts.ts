@@ -157,9 +157,9 @@ export const APPROVAL_DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * What the receipts credited to an account in the day before `now` without a second administrator
- * are worth in pounds (decision 026, amended): those matched on recording (its time) and those an
- * administrator allocated alone (the allocation's ledger transfer's time), neither reversed nor
- * approved by a second administrator. Read in the caller's transaction: writes take turns
+ * are worth in pounds (decision 026, amended): those matched on recording (its time) that no second
+ * administrator approved, and those allocated by the administrator who recorded them (the
+ * allocation's ledger transfer's time and maker), whoever approved their arrival; not reversed. Read in the caller's transaction: writes take turns
  * (BEGIN IMMEDIATE, db/write-turns.ts), so two receipts at once are added up one after the other.
  */
 export async function creditedWithoutApproval(
@@ -178,10 +178,14 @@ export async function creditedWithoutApproval(
     .leftJoin(ledgerTransfers, eq(ledgerTransfers.id, receipts.allocationTransferId))
     .where(and(
       eq(receipts.accountId, accountId),
-      isNull(receipts.approvedBy),
       or(
-        and(eq(receipts.status, "matched"), gt(receipts.createdAt, since)),
-        and(eq(receipts.status, "allocated"), gt(ledgerTransfers.createdAt, since)),
+        and(eq(receipts.status, "matched"), isNull(receipts.approvedBy), gt(receipts.createdAt, since)),
+        // Allocated by the administrator who recorded it: nobody else judged whose it is.
+        and(
+          eq(receipts.status, "allocated"),
+          eq(ledgerTransfers.createdBy, receipts.recordedBy),
+          gt(ledgerTransfers.createdAt, since),
+        ),
       ),
     )).groupBy(receipts.currency);
   return rows.reduce((total, r) => total.plus(poundsFor(tables, r.currency, new Big(r.sum))), new Big(0));
@@ -487,9 +491,10 @@ const ALREADY_CREDITED = "This receipt has already been credited to an account."
  * The approval amount at an allocation (decision 026, amended): allocating is crediting an account,
  * so a receipt that would take the receipts credited to it without a second administrator in the
  * last day past the approval amount needs a second administrator here too. Its recorder is refused
- * (403, nothing changed); another administrator may allocate it, and is recorded as its approver,
- * so it does not count towards the day's total. A receipt a second administrator already approved
- * is not measured again.
+ * (403, nothing changed); another administrator may allocate it, and so does not count towards the
+ * day's total (creditedWithoutApproval counts allocations made by the receipt's recorder). An
+ * approval or release before the allocation judged that the money came, not whose it is: the
+ * receipt named no account then, so it is measured here all the same.
  */
 async function allocationApproval(
   tx: Tx,
@@ -499,7 +504,6 @@ async function allocationApproval(
   by: number,
   now: Date,
 ): Promise<Pick<Row, "approvedBy" | "approvedAt"> | Record<never, never>> {
-  if (receipt.approvedBy !== null) return {};
   const tables = await approvalRates(tx, now);
   const pounds = poundsFor(tables, receipt.currency, receipt.amountMinor);
   const why = await overTheDaysLimit(tx, deps.approvalGbp, accountId, pounds, tables, now);
@@ -510,7 +514,8 @@ async function allocationApproval(
         "you recorded it, so another administrator must allocate it. Nothing was changed.",
     );
   }
-  return { approvedBy: by, approvedAt: now };
+  // The second administrator of the arrival, if there was one, stays its approver.
+  return receipt.approvedBy !== null ? {} : { approvedBy: by, approvedAt: now };
 }
 
 /** Allocates an unmatched receipt to an account (one transaction, once) and tells its members. */

@@ -161,6 +161,30 @@ describe("allocating an unmatched receipt counts as crediting the account", () =
   });
 });
 
+describe("an approval of a receipt that named no account judged that the money came, not whose it is", () => {
+  test("its recorder still cannot allocate 200,000 GBP alone after another administrator approved it", async () => {
+    const eve = await openCustomer(t);
+    const res = await postReceipt(t, recorder, { amount: "200000.00", currency: "GBP", reference: "No account named" });
+    expect(statusOf(res)).toBe("awaiting_approval");
+    const id = res.json.body.id;
+    const approved = await checker.client.post(`console/receipts/${id}/approve`);
+    expectStatus(approved, 200);
+    expect(approved.json.body).toMatchObject({ status: "unmatched", approved_by: { id: checker.id } });
+
+    const alone = await recorder.client.post(`console/receipts/${id}/allocate`, { account_ref: eve.accountRef });
+    expectStatus(alone, 403);
+    expect(alone.json.error).toMatch(/you recorded it, so another administrator must allocate it/);
+    expect(await balances(eve.client)).toEqual({});
+
+    const byChecker = await checker.client.post(`console/receipts/${id}/allocate`, { account_ref: eve.accountRef });
+    expectStatus(byChecker, 200);
+    expect(await balances(eve.client)).toEqual({ GBP: "200000.00" });
+    // Allocated by someone other than its recorder: it does not count towards the day.
+    expect(statusOf(await postReceipt(t, recorder, { amount: "100.00", currency: "GBP", reference: eve.accountRef })))
+      .toBe("matched");
+  });
+});
+
 const XML = { "content-type": "application/xml" };
 
 /** A statement with one booked credit entry of `parts` transactions, each naming `reference`. */
