@@ -1,6 +1,9 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { auditLog, profiles, users } from "../../db/schema.ts";
+import { accounts, auditLog, profiles, users } from "../../db/schema.ts";
+import type { Tx } from "../../db/sql.ts";
+import { ownAccountOf } from "../accounts/open.ts";
+import { displayName } from "../auth/session-user.ts";
 import { PROFILE_FIELDS, profileFieldLabel } from "../../lib/profile-edit.ts";
 import { audit } from "../audit.ts";
 import { Conflict, InvalidFields, InvalidInput, NotFound } from "../errors.ts";
@@ -102,12 +105,19 @@ export async function changeProfileBySupport(
     if (!changed.length) throw new InvalidInput(NOTHING_TO_CHANGE, "changes");
     const data = { ...saved, ...Object.fromEntries(changed.map((key) => [key, valid[key]])) };
     await tx.update(profiles).set({ data, updatedAt: now }).where(eq(profiles.userId, customer.id));
+    // The account opened for them bears their name (server/accounts/open.ts): a new name is its
+    // name too, on statements, the header and the console, as the rest of the record.
+    const renamed = await renameOwnAccount(tx, customer, row.type, saved, data);
     await audit(tx, {
       actor: request.adminId,
       subject: customer.id,
       action: "customer.profile",
-      before: Object.fromEntries(changed.map((key) => [key, saved[key] ?? null])),
-      after: { ...Object.fromEntries(changed.map((key) => [key, valid[key]])), reason: request.reason },
+      before: { ...Object.fromEntries(changed.map((key) => [key, saved[key] ?? null])), ...renamed.before },
+      after: {
+        ...Object.fromEntries(changed.map((key) => [key, valid[key]])),
+        ...renamed.after,
+        reason: request.reason,
+      },
     }, now);
     return { changed, type: row.type };
   });
@@ -124,6 +134,28 @@ export async function changeProfileBySupport(
     }),
   });
   return { changed: changed.changed, updated_at: now.toISOString() };
+}
+
+/**
+ * Gives the customer's own account (the one opened for them) the name their changed profile gives
+ * them, when it changed; what it was and is, for the audit entry.
+ */
+async function renameOwnAccount(
+  tx: Tx,
+  customer: { id: number; username: string },
+  type: "Personal" | "Business",
+  saved: Record<string, unknown>,
+  data: Record<string, unknown>,
+): Promise<{ before: { account_name?: string }; after: { account_name?: string } }> {
+  const named = (profile: Record<string, unknown>) =>
+    displayName(type, profile as { name?: string; first?: string; last?: string }, customer.username);
+  const name = named(data);
+  const own = name === named(saved) ? undefined : await ownAccountOf(tx, customer.id);
+  if (!own) return { before: {}, after: {} };
+  const [current] = await tx.select({ name: accounts.name }).from(accounts).where(eq(accounts.id, own.id));
+  if (!current || current.name === name) return { before: {}, after: {} };
+  await tx.update(accounts).set({ name }).where(eq(accounts.id, own.id));
+  return { before: { account_name: current.name }, after: { account_name: name } };
 }
 
 /**

@@ -145,6 +145,20 @@ describe("a Business customer's field", () => {
   });
 });
 
+describe("a new name", () => {
+  test("is the name of the account opened for them too: header, statements, console", async () => {
+    const cara = await openCustomer(t);
+    const before = (await cara.client.get("account/linked")).json.body[0].name as string;
+    const res = await change(cara.id, { changes: { last: "Byron" }, reason: "Marriage certificate seen" });
+    expectStatus(res, 200);
+    const linked = await cara.client.get("account/linked");
+    expect(linked.json.body[0].name).toBe("Ada Byron");
+    const [entry] = await entriesFor(cara.id);
+    expect(entry.before).toMatchObject({ last: "Lovelace", account_name: before });
+    expect(entry.after).toMatchObject({ last: "Byron", account_name: "Ada Byron" });
+  });
+});
+
 describe("refusals: nothing changed", () => {
   let bob: OpenCustomer;
   beforeAll(async () => {
