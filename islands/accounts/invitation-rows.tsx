@@ -5,7 +5,8 @@ import { notify } from "../lib/notification-store.ts";
 import { invitationKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
 import { CELL, MUTED, PHONE_HIDDEN, PHONE_ONLY, ROW_HEADER } from "../ui/table.tsx";
-import { dayOf, type Invitation, revokeInvitation } from "./calls.ts";
+import { type Invitation, revokeInvitation } from "./calls.ts";
+import { momentInUtc } from "../../lib/moment.ts";
 
 // On a phone the role, who invited and the link's last day go under the email, so that Withdraw is
 // on screen rather than past a sideways scroll (decision 040, phone width).
@@ -24,6 +25,8 @@ export function InvitationRow({ accountRef, invitation, withdrawable }: {
   withdrawable: boolean;
 }) {
   const queries = useQueryClient();
+  // Said as the email and the invitation's page say it (lib/moment.ts): the link stops at a moment.
+  const until = momentInUtc(new Date(invitation.expires_at));
   const withdrawal = useWrite({
     call: revokeInvitation,
     invalidates: [invitationKeys.of(accountRef)],
@@ -44,12 +47,12 @@ export function InvitationRow({ accountRef, invitation, withdrawable }: {
       <th scope="row" className={`${ROW_HEADER} break-all`}>
         {invitation.email}
         <span className={`${PHONE_ONLY} ${MUTED} font-normal break-normal`}>
-          {invitation.role}, invited by {invitation.invited_by}; the link works until {dayOf(invitation.expires_at)}
+          {`${invitation.role}, invited by ${invitation.invited_by}; the link works until ${until}`}
         </span>
       </th>
       <td className={`${CELL} ${PHONE_HIDDEN}`}>{invitation.role}</td>
       <td className={`${CELL} ${PHONE_HIDDEN}`}>{invitation.invited_by}</td>
-      <td className={`${CELL} ${PHONE_HIDDEN} whitespace-nowrap`}>{dayOf(invitation.expires_at)}</td>
+      <td className={`${CELL} ${PHONE_HIDDEN} whitespace-nowrap`}>{until}</td>
       <td className={`${CELL} text-right`}>
         {withdrawable
           ? (

@@ -61,7 +61,8 @@ const recipientFields = z.object({
     max: 254,
     min: 0,
     wrong: "Enter a valid email address, or leave it empty.",
-  }).toLowerCase().optional().transform((email) => email || undefined).pipe(
+    // null is no email, as absent or "": the answer says null, and a client sends its answer back.
+  }).toLowerCase().optional().nullable().transform((email) => email || undefined).pipe(
     z.email({ error: "Enter a valid email address, or leave it empty." }).optional(),
   ),
   details: recipientDetails,

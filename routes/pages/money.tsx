@@ -20,6 +20,7 @@ import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipt
 import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { AllTransactionsLink, approvalsForYouCard } from "./dashboard-transactions.tsx";
 import { pendingCard } from "./payments.tsx";
+import { somethingWaitsForApproval } from "../../server/payments/read.ts";
 import { firedRateAlertsCard } from "./ratealerts.tsx";
 import { recentNotificationsCard } from "./notifications.tsx";
 
@@ -111,13 +112,18 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
 }
 
 export async function DashboardPage(c: Context<AppEnv>) {
-  const { accountId, accountRef, accountName, customer, role } = await currentAccount(c);
+  const { accountId, accountRef, accountName, accountType, customer, role } = await currentAccount(c);
+  // Approval rules are for business accounts (decision 030): a personal account has one user and
+  // no rule there can ask for approval (server/payments/approval-rules.ts), so its approval cards
+  // would only ever say "0". Shown all the same if one of its payments waits: never out of sight.
+  const approval = accountType === "Business" || await somethingWaitsForApproval(c.get("db"), accountId);
   const [balances, movements, pending, approvals] = await Promise.all([
     balancesAnswer(c.get("db"), accountId),
     latestMovements(c.get("db"), accountId, 10),
-    pendingCard(c),
-    approvalsForYouCard(c),
+    approval ? pendingCard(c) : null,
+    approval ? approvalsForYouCard(c) : null,
   ]);
+  const pay = may(role, "payments.prepare") && <a className="btn-primary" href="/account/payment">Make a payment</a>;
   return (
     <>
       <PageTitle lead={`${accountName} · account ${accountRef}`}>Hello, {customer.name}</PageTitle>
@@ -133,6 +139,7 @@ export async function DashboardPage(c: Context<AppEnv>) {
           />
           <div className="mt-4 flex gap-2">
             {may(role, "money.convert") && <a className="btn-primary" href="/account/convert">Convert</a>}
+            {approval ? null : pay}
             <a className="btn-ghost" href="/account/balances">All balances</a>
           </div>
         </section>
@@ -142,14 +149,16 @@ export async function DashboardPage(c: Context<AppEnv>) {
           <AllTransactionsLink />
         </section>
         {approvals}
-        <section aria-labelledby="pending-heading" className="card lg:col-span-2">
-          <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
-          {pending}
-          <div className="mt-4 flex gap-2">
-            {may(role, "payments.prepare") && <a className="btn-primary" href="/account/payment">Make a payment</a>}
-            <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
-          </div>
-        </section>
+        {approval && (
+          <section aria-labelledby="pending-heading" className="card lg:col-span-2">
+            <h2 id="pending-heading" className="mb-4 text-lg font-semibold">Waiting for approval</h2>
+            {pending}
+            <div className="mt-4 flex gap-2">
+              {pay}
+              <a className="btn-ghost" href="/account/pendingpayments">All pending payments</a>
+            </div>
+          </section>
+        )}
         {await firedRateAlertsCard(c.get("db"), accountId)}
         {await recentNotificationsCard(c.get("db"), customer.id, accountId)}
       </div>

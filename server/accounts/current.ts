@@ -8,7 +8,7 @@ import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
 import { ACCOUNT_HEADER, ACCOUNT_PARAM } from "../../lib/api-types.ts";
 import { ApiError, isApi } from "../http/api.ts";
-import { refuseIfRemoved } from "./removed.ts";
+import { refuseIfRemoved, removedFrom } from "./removed.ts";
 
 /** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
 export function customerOf(c: Context<AppEnv>): SessionUser | null {
@@ -141,12 +141,20 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
   // Acting here would move the money of an account this page does not name. A download link names
   // the page's account in its address instead (decision 075): a file of another account would be
   // saved from a page about this one. A page's own address is not a call's: it is not read there.
+  // Or the person was removed from the page's account and the session fell back to the one left:
+  // they switched nothing, so the refusal says they lost that account (the same account_changed:
+  // the page is loaded again for the session's account).
   const shown = [c.req.header(ACCOUNT_HEADER), isApi(c) ? c.req.query(ACCOUNT_PARAM) : undefined];
-  if (shown.some((ref) => ref && ref !== current.accountRef)) {
+  const other = shown.find((ref) => ref && ref !== current.accountRef);
+  if (other) {
+    const lost = await removedFrom(c.get("db"), customer.id, other);
     throw new ApiError(
       409,
-      `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here: ` +
-        "the page has been loaded again.",
+      lost
+        ? `You are no longer a user of ${lost} (${other}): an owner or admin removed you, so nothing was done ` +
+          `here. The page has been loaded again for ${current.name} (${current.accountRef}).`
+        : `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here: ` +
+          "the page has been loaded again.",
       { code: "account_changed" },
     );
   }

@@ -28,6 +28,23 @@ export async function removedFromEveryAccount(db: Database, userId: number): Pro
   return row?.account_name ? { accountName: row.account_name } : null;
 }
 
+/**
+ * The account of this reference when the customer was removed from it (an owner or admin took them
+ * off: the audit log names them) and is not on it again. Read only when a page's account is not the
+ * session's: an account they never belonged to is not named to them.
+ */
+const REMOVED_FROM = `SELECT a.name FROM accounts a
+  WHERE a.account_ref = ?
+    AND NOT EXISTS (SELECT 1 FROM account_members m WHERE m.account_id = a.id AND m.user_id = ?)
+    AND EXISTS (SELECT 1 FROM audit_log l WHERE l.account_id = a.id AND l.action = 'account-users.remove'
+      AND json_extract(l.before, '$.user_id') = ?)`;
+
+/** The name of the account of `accountRef` when the customer was removed from it; else null. */
+export async function removedFrom(db: Database, userId: number, accountRef: string): Promise<string | null> {
+  const row = await rowOf<{ name: string }>(db, REMOVED_FROM, [accountRef, userId, userId]);
+  return row?.name ?? null;
+}
+
 /** The page that tells a removed customer so (routes/pages.tsx). */
 export const NO_ACCOUNT_PAGE = "/no-account";
 

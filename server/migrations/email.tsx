@@ -5,7 +5,11 @@ import { ActionLink, Layout, type RenderedEmail, styles } from "../mail/template
 export function migrationWelcome({ link, days }: { link: string; days: number }): RenderedEmail {
   const subject = "Your account has moved: choose your password";
   const element = (
-    <Layout preview="Choose a password for the new Portal, then confirm your identity." heading={subject}>
+    <Layout
+      preview="Choose a password for the new Portal, then confirm your identity."
+      heading={subject}
+      reason="your account with us moved to the new Portal"
+    >
       <Text style={styles.text}>
         Your account with us has moved to the new Portal. Your old password does not work here: open this link to choose
         one.

@@ -3,7 +3,7 @@ import type { Database } from "../../db/client.ts";
 import { paymentEvents, payments } from "../../db/schema-payments.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import { NotFound } from "../errors.ts";
-import { columnList, fromColumns, rowsOf, type Tx } from "../../db/sql.ts";
+import { columnList, fromColumns, rowOf, rowsOf, type Tx } from "../../db/sql.ts";
 import { eventAnswer, paymentAnswer, type PaymentRow, type Viewer } from "./answer.ts";
 import { peopleByIds, type Person } from "./people.ts";
 
@@ -73,6 +73,13 @@ export async function allPendingPayments(db: Database, accountId: number, viewer
   const rows = (await rowsOf<Record<string, unknown>>(db, ALL_PENDING, [accountId]))
     .map((row) => fromColumns(payments, row));
   return await answers(db, rows, viewer);
+}
+
+const ANY_PENDING = "SELECT 1 AS found FROM payments WHERE account_id = ? AND status = 'pending_approval' LIMIT 1";
+
+/** Whether any payment of the account waits for approval. */
+export async function somethingWaitsForApproval(db: Database, accountId: number): Promise<boolean> {
+  return Boolean(await rowOf(db, ANY_PENDING, [accountId]));
 }
 
 /** A page of them. */

@@ -330,6 +330,30 @@ describe("linked accounts", () => {
       await hydrated(page);
       expect(await headerAccount(page)).toBe(personal.accountRef);
       expect(path(page)).toBe("/account");
+
+      // Removed from the business account while one of its pages is open: the session falls back to
+      // the personal account, and the page says they lost the business one, not that they switched.
+      await page.goto(`${server.url}/account-select`);
+      await hydrated(page);
+      await page.getByRole("button", { name: `Work on this account: Acme Trading Ltd (${owner.accountRef})` }).click();
+      await page.waitForURL(`${server.url}/account`);
+      await page.goto(`${server.url}/account/transactions?currency=GBP`);
+      await hydrated(page);
+      expect(await headerAccount(page)).toBe(owner.accountRef);
+      const users = await okBody<{ id: number; email: string }[]>(
+        "account/users",
+        await owner.page.request.get(`${server.url}/api/account/users`),
+      );
+      const member = users.find((u) => u.email === person.email)!;
+      await okBody("remove", await owner.page.request.delete(`${server.url}/api/account/users/${member.id}`));
+      await page.getByRole("link", { name: "Download CSV" }).click();
+      const toasts = page.getByRole("region", { name: "Notifications" });
+      const told = toasts.getByText(`You are no longer a user of Acme Trading Ltd (${owner.accountRef})`, {
+        exact: false,
+      });
+      await expect.poll(() => told.isVisible()).toBe(true);
+      expect(await toasts.getByText("in another window", { exact: false }).count()).toBe(0);
+      expect(await headerAccount(page)).toBe(personal.accountRef);
       expect(unexpected(problems)).toEqual([]);
       await context.close();
     },

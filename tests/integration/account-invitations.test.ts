@@ -70,6 +70,12 @@ describe("an invitation", () => {
     expectStatus(page, 200);
     expect(page.text).toContain(`Until ${until}`);
     expect(page.text).not.toContain("GMT");
+    // The account users page's list of invitations says it the same way, not "2026-12-05".
+    const users = await owner.client.get("/account/users");
+    expectStatus(users, 200);
+    const listed = users.text.slice(users.text.indexOf(email));
+    expect(listed).toContain(`the link works until ${until}`);
+    expect(listed.slice(0, 2000)).not.toContain(row.expiresAt.toISOString().slice(0, 10));
   });
 
   test("is for a business account: a personal account's owner is told so and nothing is sent", async () => {

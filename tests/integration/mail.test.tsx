@@ -7,6 +7,7 @@ import { emails, users } from "../../db/schema.ts";
 import type { Config } from "../../server/config.ts";
 import {
   accountInvitation,
+  accountInvitationWithdrawn,
   accountOpened,
   administratorInvitation,
   createMailer,
@@ -154,6 +155,42 @@ describe("templates", () => {
     const { text } = await renderBoth(accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" }));
     expect(text).toContain("Hello Ada Lovelace,");
     expect(text).toMatch(/quote P1000001 as the payment reference/);
+  });
+
+  test("an invitation's footer says who invited them to what, not 'your Portal account' they may not have", async () => {
+    const expiresAt = new Date("2026-12-05T10:30:00Z");
+    const footers: [RenderedEmail, string][] = [
+      [
+        accountInvitation({
+          invitedBy: "Olga Owner",
+          accountName: "Acme Trading Ltd",
+          role: "payer",
+          link: LINK,
+          expiresAt,
+        }),
+        "You receive this email because Olga Owner invited you to Acme Trading Ltd on Portal.",
+      ],
+      [
+        accountInvitationWithdrawn({ accountName: "Acme Trading Ltd", withdrawnBy: "Olga Owner" }),
+        "You receive this email because you were invited to Acme Trading Ltd on Portal.",
+      ],
+      [
+        administratorInvitation({ invitedBy: "Ada Admin", link: LINK, expiresAt }),
+        "You receive this email because Ada Admin invited you to be an administrator of Portal.",
+      ],
+      [
+        migrationWelcome({ link: LINK, days: 14 }),
+        "You receive this email because your account with us moved to the new Portal.",
+      ],
+    ];
+    for (const [rendered, footer] of footers) {
+      const { html, text } = await renderBoth(rendered);
+      expect(text.replace(/\s+/g, " ")).toContain(footer);
+      expect(html).not.toContain("because of your Portal account");
+    }
+    // Everyone else receives it because of their account.
+    const { text } = await renderBoth(accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" }));
+    expect(text.replace(/\s+/g, " ")).toContain("You receive this email because of your Portal account.");
   });
 
   test("names are escaped in the HTML part", async () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { authGoesTo, businessOwner, invitationToken, invite, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, expectStatus, type TestClient } from "../helpers/client.ts";
-import { customerWithoutAccount, type MoneyApp, moneyApp, type OpenCustomer } from "../helpers/money.ts";
+import { customerWithoutAccount, type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
 
 /**
  * Someone removed from the only account they belonged to is told so (/no-account), not "We are
@@ -103,5 +103,35 @@ describe("someone whose own application is under review", () => {
     await remove(business.client, applicant.email);
     expect(await authGoesTo(applicant.client)).toBe("/processing");
     expect((await applicant.client.get("/processing")).text).toContain(REVIEWING);
+  });
+});
+
+describe("a member removed from a business account who has an account of their own", () => {
+  test("a call from the business account's page says they are no longer a user of it, not that they switched", async () => {
+    const pat = await openCustomer(t);
+    expectStatus(await invite(business.client, pat.email, "payer"), 201);
+    expectStatus(await pat.client.post("account/users/accept", { token: await invitationToken(t, pat.email) }), 200);
+    expectStatus(await pat.client.post("account/select", { account_ref: business.accountRef }), 200);
+    // The business account's payment page is open; meanwhile the owner removes Pat.
+    await remove(business.client, pat.email);
+
+    const fromPage = { "X-Account-Ref": business.accountRef };
+    const refused = await pat.client.get("account/balances", fromPage);
+    expectStatus(refused, 409);
+    // The same refusal as after a switch (the page is loaded again), with what really happened.
+    expect(refused.json.code).toBe("account_changed");
+    expect(refused.json.error).toContain(
+      `You are no longer a user of Acme Trading Ltd (${business.accountRef}): an owner or admin removed you, ` +
+        "so nothing was done here. The page has been loaded again for ",
+    );
+    expect(refused.json.error).toContain(`(${pat.accountRef}).`);
+    expect(refused.json.error).not.toContain("switched");
+
+    // The page loaded again is their own account's.
+    const page = await pat.client.get("/account");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`data-current-account="${pat.accountRef}"`);
+    // Their own account's pages are not refused.
+    expectStatus(await pat.client.get("account/balances", { "X-Account-Ref": pat.accountRef }), 200);
   });
 });

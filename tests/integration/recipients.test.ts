@@ -271,7 +271,7 @@ describe("the server refuses what the rules refuse, naming the field, and saves 
 describe("a recipient belongs to its account", () => {
   let theirs: { id: number; details: Record<string, string> };
   beforeAll(async () => {
-    theirs = await add({ currency: "EUR", country: "FR", details: { iban: "FR1420041010050500013M02606" } });
+    theirs = await add({ currency: "EUR", country: "DE", details: { iban: "DE89370400440532013000" } });
   });
 
   test("another account's customer gets 404 for reading, changing and deleting it, and it is unchanged", async () => {
@@ -331,6 +331,32 @@ describe("a viewer of the account", () => {
     expectStatus(await viewer.client.put(`account/recipients/${saved.id}`, { ...payload, name: "Changed" }), 403);
     expectStatus(await viewer.client.delete(`account/recipients/${saved.id}`), 403);
     expect(await stored()).toEqual(before);
+  });
+});
+
+describe("a recipient's answer sent back", () => {
+  test("a GET's body PUT back unchanged, email null included, is accepted and changes nothing", async () => {
+    const saved = await add({ currency: "EUR", country: "DE", details: { iban: "DE89370400440532013000" } });
+    const read = await owner.client.get(`account/recipients/${saved.id}`);
+    expectStatus(read, 200);
+    expect(read.json.body.email).toBeNull();
+    const before = await stored();
+    t.clock.advance(MINUTE);
+    const put = await owner.client.put(`account/recipients/${saved.id}`, read.json.body);
+    expectStatus(put, 200);
+    expect(put.json.body).toEqual(read.json.body);
+    expect(await stored()).toEqual(before);
+    expect((await owner.client.get(`account/recipients/${saved.id}`)).json.body).toEqual(read.json.body);
+  });
+
+  test("email null is no email when adding too", async () => {
+    const saved = await add({
+      email: null,
+      currency: "EUR",
+      country: "DE",
+      details: { iban: "DE89370400440532013000" },
+    });
+    expect(saved.email).toBeNull();
   });
 });
 

@@ -150,6 +150,17 @@ describe("/account (the dashboard)", () => {
     expect(forViewer.text).not.toContain("Payments waiting for your approval");
   });
 
+  test("a personal account, where approval rules do not apply, has no approval cards, and still a way to pay", async () => {
+    const res = await stranger.client.get("/account");
+    expectStatus(res, 200);
+    expect(res.text).toContain(`data-current-account="${stranger.accountRef}"`);
+    expect(res.text).not.toContain("Payments waiting for your approval");
+    expect(res.text).not.toContain("Waiting for approval");
+    const main = res.text.slice(res.text.indexOf("<main"), res.text.indexOf("</main>"));
+    expect(main).not.toContain('href="/account/pendingpayments"');
+    expect(main).toContain('href="/account/payment"');
+  });
+
   test("the latest movements lead to every transaction", async () => {
     const res = await viewer.client.get("/account");
     expect(res.text).toContain('href="/account/transactions"');

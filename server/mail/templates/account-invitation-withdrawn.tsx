@@ -13,7 +13,7 @@ export function accountInvitationWithdrawn(
 ): RenderedEmail {
   const subject = `Your invitation to ${accountName} was withdrawn`;
   const element = (
-    <Layout preview={subject} heading={subject}>
+    <Layout preview={subject} heading={subject} reason={`you were invited to ${accountName} on Portal`}>
       <Text style={styles.text}>Hello,</Text>
       <Text style={styles.text}>
         {withdrawnBy} withdrew the invitation to the Portal account of {accountName}{" "}

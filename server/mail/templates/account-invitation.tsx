@@ -20,7 +20,11 @@ export function accountInvitation(
 ): RenderedEmail {
   const subject = `${invitedBy} invited you to ${accountName} on Portal`;
   const element = (
-    <Layout preview={`Join ${accountName} on Portal as ${role}.`} heading={`Join ${accountName}`}>
+    <Layout
+      preview={`Join ${accountName} on Portal as ${role}.`}
+      heading={`Join ${accountName}`}
+      reason={`${invitedBy} invited you to ${accountName} on Portal`}
+    >
       <Text style={styles.text}>Hello,</Text>
       <Text style={styles.text}>
         {invitedBy} invited you to use the Portal account of {accountName} as <strong>{role}</strong>:{" "}

@@ -15,7 +15,11 @@ export interface AdministratorInvitationProps {
 export function administratorInvitation({ invitedBy, link, expiresAt }: AdministratorInvitationProps): RenderedEmail {
   const subject = "You are invited to administer Portal";
   const element = (
-    <Layout preview="Choose a password to start using the Portal console." heading={subject}>
+    <Layout
+      preview="Choose a password to start using the Portal console."
+      heading={subject}
+      reason={`${invitedBy} invited you to be an administrator of Portal`}
+    >
       <Text style={styles.text}>Hello,</Text>
       <Text style={styles.text}>
         {invitedBy}{" "}

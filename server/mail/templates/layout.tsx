@@ -17,7 +17,18 @@ import type { EmailSecret } from "../redact.ts";
  * because mail clients drop stylesheets. The layout holds no link, so the first link of a message's
  * text part is always the one the template put there (tests and people look for it).
  */
-export function Layout({ preview, heading, children }: { preview: string; heading: string; children: ReactNode }) {
+export function Layout(
+  { preview, heading, reason = "of your Portal account", children }: {
+    preview: string;
+    heading: string;
+    /**
+     * Why this person receives the email, after "You receive this email because": their Portal
+     * account, unless they have none yet (an invitation) or it is not what brought the email.
+     */
+    reason?: string;
+    children: ReactNode;
+  },
+) {
   return (
     <Html lang="en">
       <Head />
@@ -29,8 +40,7 @@ export function Layout({ preview, heading, children }: { preview: string; headin
           <Section>{children}</Section>
           <Hr style={hr} />
           <Text style={footer}>
-            You receive this email because of your Portal account. Portal staff never ask for your password or a sign-in
-            code.
+            You receive this email because {reason}. Portal staff never ask for your password or a sign-in code.
           </Text>
         </Container>
       </Body>
