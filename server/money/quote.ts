@@ -13,7 +13,8 @@
  *   quote is refused: "The amount must be more than the fee of 1.00 GBP." If the result is zero
  *   buy minor units, it is refused as too small.
  * - fixed=buy: the customer wants buy_amount; sell_amount = ceil(buy_amount / rate, in sell minor
- *   units) + fee. That is the least sell amount whose conversion reaches buy_amount.
+ *   units) + fee, the least sell amount whose conversion reaches buy_amount; except just above a
+ *   tier's bound, where it is the tier's least amount + fee (see Markup below).
  * - Markup: rate = mid × (1 − bps / 10000), bps from the plan's tier for the amount being
  *   converted, measured in the plan's tier currency at the mid rate and rounded down to its minor
  *   unit (a smaller amount can only mean an equal or higher tier markup: the house's favour).
@@ -31,7 +32,8 @@
  *   GBP→EUR "1.137656", JPY→KWD "0.00195493").
  *   The customer `rate` is the exact value rates[buy] / rates[sell] × (1 − bps / 10000), with no
  *   earlier rounding, rounded DOWN once to those decimal places (./rates.ts crossValue). Amounts
- *   are computed with exactly that printed rate, so anyone can reproduce them from the answer.
+ *   are computed with exactly that printed rate, so anyone can reproduce them from the answer
+ *   (for fixed=buy just above a tier's bound, with the tier's least amount as well).
  *   Rounding the rate down costs the customer less than one unit of its last printed place
  *   (at most 1 part in 100,000).
  * - Rounding of amounts is always in the house's favour and never by a full minor unit or more:
