@@ -71,6 +71,23 @@ async function commissionsOf(partnerId: number): Promise<Commission[]> {
   return res.json.body.commissions.filter((c: Commission) => c.partner_id === partnerId);
 }
 
+/** Resolves once the wall clock has moved past the millisecond it read when called. */
+async function nextMillisecond(): Promise<number> {
+  const start = Date.now();
+  while (Date.now() === start) await new Promise((resolve) => setTimeout(resolve, 1));
+  return Date.now();
+}
+
+/**
+ * Moves a customer to a partner (or none) at a millisecond of its own: a change takes the movements
+ * from its time on, that time included (assignments.ts), and a fast machine could otherwise date a
+ * conversion and the change that follows it, or the change and the conversion after it, alike.
+ */
+async function moveCustomer(customerId: number, partnerId: number | null) {
+  await setCustomerPartner(t.db, customerId, partnerId, admin.id, new Date(await nextMillisecond()));
+  await nextMillisecond();
+}
+
 const tenPercent = (income: bigint) => decimalOf((income * 1000n + 5000n) / 10000n, 2);
 
 /** The profit report by partner for the whole history, as rows {partner, currency, markup, fees}. */
@@ -95,11 +112,11 @@ describe("a customer with income, assigned to a partner, moved to another, then 
     customer = await openCustomer(t);
     await fund(t, admin, customer, "GBP", "2000.00");
     beforeA = await convert(customer);
-    await setCustomerPartner(t.db, customer.id, a.id, admin.id, new Date());
+    await moveCustomer(customer.id, a.id);
     whileA = await convert(customer);
-    await setCustomerPartner(t.db, customer.id, b.id, admin.id, new Date());
+    await moveCustomer(customer.id, b.id);
     whileB = await convert(customer);
-    await setCustomerPartner(t.db, customer.id, null, admin.id, new Date());
+    await moveCustomer(customer.id, null);
     afterB = await convert(customer);
   });
 
@@ -178,9 +195,9 @@ describe("the profit report by partner over a period spanning moves", () => {
     const customer = await openCustomer(t);
     await fund(t, admin, customer, "GBP", "1000.00");
     await convert(customer);
-    await setCustomerPartner(t.db, customer.id, partner.id, admin.id, new Date());
+    await moveCustomer(customer.id, partner.id);
     const theirs = await convert(customer);
-    await setCustomerPartner(t.db, customer.id, null, admin.id, new Date());
+    await moveCustomer(customer.id, null);
     await convert(customer);
 
     const byPartner = await profitByPartner();
@@ -256,7 +273,7 @@ describe("a payment refunded after its customer moved to another partner", () =>
     const [earned] = await commissionsOf(acme.id);
     expect(minorOf(earned.income, 2)).toBeGreaterThan(minorOf(payment.fee, 2));
 
-    await setCustomerPartner(t.db, dan.id, beta.id, admin.id, new Date());
+    await moveCustomer(dan.id, beta.id);
     expectStatus(await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Account closed" }), 200);
 
     // The refund reverses the payout for ACME, at ACME's share: nothing left to either.
@@ -313,7 +330,7 @@ describe("a database from before the history", () => {
     await run(t.db, "DELETE FROM partner_assignments WHERE user_id = ?", [customer.id]);
     await fund(t, admin, customer, "GBP", "1000.00");
     const before = await convert(customer);
-    await setCustomerPartner(t.db, customer.id, second.id, admin.id, new Date());
+    await moveCustomer(customer.id, second.id);
     const after = await convert(customer);
     expect(await commissionsOf(first.id)).toEqual([expect.objectContaining({ income: decimalOf(before, 2) })]);
     expect(await commissionsOf(second.id)).toEqual([expect.objectContaining({ income: decimalOf(after, 2) })]);
