@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { disableTotp, enableTotp, type NewTotpKey, startTotp } from "./auth/calls.ts";
+import { PROOF_NEEDED } from "../lib/it-is-you.ts";
 import { CodeField, codeOf, LINK, rememberUser } from "./auth/fields.tsx";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -61,7 +62,9 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   async function begin(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const proof = proofOf(new FormData(event.currentTarget));
-    if (!proof) return;
+    // Said at the field, as the server would say it: an empty form did nothing, and an earlier
+    // answer stayed under the field.
+    if (!proof) return start.show({ password: PROOF_NEEDED }, PROOF_NEEDED);
     const result = await start.submit({ body: proof });
     if (result.ok) {
       setCopied(false);
@@ -86,7 +89,7 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
   async function turnOff(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const proof = proofOf(new FormData(event.currentTarget));
-    if (!proof) return;
+    if (!proof) return disable.show({ password: PROOF_NEEDED }, PROOF_NEEDED);
     const result = await disable.submit({ body: proof });
     if (!result.ok) return;
     rememberUser(result.answer);
@@ -220,7 +223,7 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
               <div className="flex flex-wrap items-center gap-2">
                 <code
                   aria-label="Key"
-                  className="rounded-md bg-neutral-100 px-3 py-2 font-mono text-base tracking-wide break-all text-neutral-900 select-all dark:bg-neutral-800 dark:text-neutral-100"
+                  className="rounded-md bg-neutral-100 px-3 py-2 font-mono text-base tracking-wide break-words text-neutral-900 select-all dark:bg-neutral-800 dark:text-neutral-100"
                 >
                   {groupsOf4(newKey.secret)}
                 </code>

@@ -4,10 +4,11 @@ import { text } from "./common.ts";
 import { defineCall } from "./define.ts";
 import { newPassword } from "./auth.ts";
 import { sessionUser } from "./session-user.ts";
+import { PROOF_NEEDED } from "../it-is-you.ts";
 
 const SIGNED_IN = ["loggedin", "secondfactor"] as const;
 
-export const PROOF_NEEDED = "Enter your password or a code from your authenticator app.";
+export { PROOF_NEEDED };
 
 /**
  * Who is there, asked again before the second factor changes (decision 023): the password, or a

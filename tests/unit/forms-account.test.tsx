@@ -141,6 +141,17 @@ describe("TotpSettings", () => {
     expect(screen.getByRole("status").textContent).toBe("Authenticator app is off.");
   });
 
+  test("Turn off with both fields empty says that one is needed, at the password, and sends nothing", async () => {
+    const calls = fakeApi({ "DELETE account/totp": [200, { body: alice }] });
+    render(<TotpSettings enabled email="alice@example.com" />);
+    fireEvent.click(screen.getByRole("button", { name: "Turn off" }));
+    fireEvent.click(screen.getByRole("button", { name: "Turn off the app" }));
+    const said = await screen.findAllByText("Enter your password or a code from your authenticator app.");
+    expect(said.length).toBeGreaterThan(0);
+    expect(screen.getByLabelText(/^Your password/).getAttribute("aria-invalid")).toBe("true");
+    expect(calls).toHaveLength(0);
+  });
+
   test("a wrong password is shown under the field, and nothing changes", async () => {
     fakeApi({
       "DELETE account/totp": failure(422, "That password is not right.", {
