@@ -37,8 +37,12 @@ describe("LoginForm", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0].body).toEqual({ email: "alice@example.com", password: "correct horse" });
     expect(userStore.get()).toEqual(alice);
-    // Still pending while the page is replaced, so it cannot be sent twice.
-    expect(screen.getByRole("button", { name: "Signing in…" })).toHaveProperty("disabled", true);
+    // Still pending while the page is replaced, so it cannot be sent twice; it keeps the keyboard's
+    // focus (aria-disabled, not disabled).
+    const pending = screen.getByRole("button", { name: "Signing in…" });
+    expect(pending.getAttribute("aria-disabled")).toBe("true");
+    fireEvent.click(pending);
+    await waitFor(() => expect(calls).toHaveLength(1));
   });
 
   test("a 401 shows and toasts 'Invalid credentials', and on '/' does not reload", async () => {
