@@ -20,16 +20,21 @@ export async function membersOf(db: Database, accountId: number): Promise<{ user
 }
 
 /**
+ * The user id of the holder of the account `account` (an SQL expression) names: its first owner, as
+ * a subquery, null when it has none. One rule for every reader (fee overrides, audit subjects).
+ */
+export const holderOf = (account: string) =>
+  `(SELECT m.user_id FROM account_members m
+     WHERE m.account_id = ${account} AND m.role = 'owner' ORDER BY m.created_at, m.user_id LIMIT 1)`;
+
+/**
  * The customer who holds an account: its first owner (decision 064's holder, decision 051's first
  * owner), whom the console names as the account's customer; null for an account with no owner.
  * The subject of an audit entry about the account that no customer asked for (a receipt credited).
  */
+const HOLDER_ID = `SELECT ${holderOf("?")} AS id`;
+
 export async function accountHolderId(db: Database | Tx, accountId: number): Promise<number | null> {
-  const holder = await rowOf<{ id: number }>(
-    db,
-    `SELECT m.user_id AS id FROM account_members m
-      WHERE m.account_id = ? AND m.role = 'owner' ORDER BY m.created_at, m.user_id LIMIT 1`,
-    [accountId],
-  );
-  return holder ? Number(holder.id) : null;
+  const holder = await rowOf<{ id: number | null }>(db, HOLDER_ID, [accountId]);
+  return holder?.id == null ? null : Number(holder.id);
 }

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
 import { rowOf } from "../../db/sql.ts";
+import { holderOf } from "../accounts/find.ts";
 import type { FeeOverridesInput } from "../../lib/contracts/console-money.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { audit } from "../audit.ts";
@@ -54,6 +55,10 @@ function sameOverrides(a: FeeOverridesInput, b: FeeOverridesInput): boolean {
     feesKey(a.override_priority_transfer_fee) === feesKey(b.override_priority_transfer_fee);
 }
 
+const HOLDER_OVERRIDES = `SELECT u.override_transfer_fee AS "on", u.override_regular_transfer_fee AS regular,
+    u.override_priority_transfer_fee AS priority
+  FROM users u WHERE u.id = ${holderOf("?")}`;
+
 /**
  * The fee overrides that price quotes on an account: those of the customer who holds it, its first
  * owner (the one the console sets them on), whoever of its members asks (decision 064). A payer
@@ -63,10 +68,7 @@ export async function accountFeeOverrides(db: Database, accountId: number): Prom
   // Fixed SQL: it runs on every quote, where Drizzle's query building showed in the profiles.
   const holder = await rowOf<{ on: number; regular: string | null; priority: string | null }>(
     db,
-    `SELECT u.override_transfer_fee AS "on", u.override_regular_transfer_fee AS regular,
-            u.override_priority_transfer_fee AS priority
-       FROM account_members m JOIN users u ON u.id = m.user_id
-      WHERE m.account_id = ? AND m.role = 'owner' ORDER BY m.created_at, m.user_id LIMIT 1`,
+    HOLDER_OVERRIDES,
     [accountId],
   );
   if (!holder) return null;

@@ -214,7 +214,8 @@ function website() {
  */
 const ALWAYS = { when: () => true };
 
-function isRecord(value: unknown): boolean {
+/** A plain object of fields (not null, not a list): what a profile and its address are. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -9,7 +9,7 @@ import { audit } from "../audit.ts";
 import { Conflict, InvalidFields, InvalidInput, NotFound } from "../errors.ts";
 import { type Mailer, profileChanged } from "../mail/index.ts";
 import { sessionSummary } from "../auth/users.ts";
-import { validateProfile, validateProfileChanges } from "./schema.ts";
+import { isRecord, validateProfile, validateProfileChanges } from "./schema.ts";
 import { REASON } from "../../lib/contracts/console-profile.ts";
 import { peopleByIds, personOr } from "../payments/people.ts";
 
@@ -19,9 +19,6 @@ import { peopleByIds, personOr } from "../payments/people.ts";
  * them on /console/users/{id}, with a reason kept in the audit log, and the customer is emailed
  * which of their details changed.
  */
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  !!value && typeof value === "object" && !Array.isArray(value);
 
 /** A value with its objects' keys in order: an address saved with its parts in another order is the same address. */
 const ordered = (v: unknown): unknown =>
