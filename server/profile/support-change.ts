@@ -29,6 +29,10 @@ const ordered = (v: unknown): unknown =>
     : v ?? null;
 const same = (a: unknown, b: unknown) => JSON.stringify(ordered(a)) === JSON.stringify(ordered(b));
 
+/** A profile's problems by field, named as the request sends them: under `changes`. */
+const underChanges = (fields: Record<string, string>) =>
+  Object.fromEntries(Object.entries(fields).map(([path, message]) => [`changes.${path}`, message]));
+
 export const NOTHING_TO_CHANGE = "Nothing to change: every value given is the one already saved.";
 
 export interface ProfileChange {
@@ -59,12 +63,7 @@ export async function changeProfileBySupport(
   // One refusal names every problem: each field given by its own rule, and a missing reason.
   const noReason: Record<string, string> = request.reason ? {} : { reason: REASON };
   const given = validateProfileChanges(customer.type, request.changes, now);
-  if (given) {
-    const fields = Object.fromEntries(
-      Object.entries(given.fields).map(([path, message]) => [`changes.${path}`, message]),
-    );
-    throw new InvalidFields(given.error, { ...fields, ...noReason });
-  }
+  if (given) throw new InvalidFields(given.error, { ...underChanges(given.fields), ...noReason });
 
   const changed = await db.transaction(async (tx) => {
     const [row] = await tx.select({ type: profiles.type, data: profiles.data }).from(profiles)
@@ -86,12 +85,7 @@ export async function changeProfileBySupport(
       );
     }
     const checked = validateProfile(row.type, { ...saved, ...request.changes }, now);
-    if (!checked.ok) {
-      const fields = Object.fromEntries(
-        Object.entries(checked.fields).map(([path, message]) => [`changes.${path}`, message]),
-      );
-      throw new InvalidFields(checked.error, { ...fields, ...noReason });
-    }
+    if (!checked.ok) throw new InvalidFields(checked.error, { ...underChanges(checked.fields), ...noReason });
     if (!request.reason) throw new InvalidFields(REASON, noReason);
     const valid = checked.profile as Record<string, unknown>;
     // The fields given, and whom they act for when the answer to acting for someone was given (the
