@@ -83,7 +83,7 @@ export const movementItem = z.object({
   /** A conversion's other side: the currency bought and what arrived; null otherwise. */
   counter_currency: currencyCode.nullable(),
   counter_amount: amountText.nullable(),
-  /** The fee this movement earned us (a conversion, a payment sent) or gave back (a refund). */
+  /** The fee this movement charged (a conversion, a payment sent), or gave back, negative (a refund: "-1.00"). */
   fee: amountText.nullable(),
   fee_currency: currencyCode.nullable(),
   /** Our rate, for a conversion or a payment in another currency: 1 of `currency` in the other. */

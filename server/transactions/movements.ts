@@ -292,8 +292,10 @@ export async function movementsOf(db: Database, accountId: number, transferIds: 
     let fee = 0;
     let feeCurrency: string | null = null;
     for (const e of all) {
+      // The house's fee income, signed: positive a fee charged, negative a fee given back (a refund),
+      // so that a column of fees adds up to what the customer paid, as the statement's fee lines do.
       if (e.purpose === "fee_income") {
-        fee += Math.abs(Number(e.amount));
+        fee += Number(e.amount);
         feeCurrency = e.currency;
       }
       if (Number(e.account_id) !== accountId || e.account_id === null) continue;

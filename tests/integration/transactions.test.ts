@@ -313,3 +313,29 @@ describe("a text search", () => {
     }
   });
 });
+
+describe("a payment that failed after it was sent", () => {
+  test("its fee reads as charged on the payment and as given back on the refund: the CSV's fees add up to nothing", async () => {
+    const recipient = await addRecipient(t, account, { name: "Pierre Curie", currency: "GBP", country: "GB" });
+    const payment = await paid(
+      owner.client,
+      { recipient_id: recipient, amount: "40.00", sell_currency: "GBP" },
+      "Deposit",
+    );
+    expect(Number(payment.fee)).toBeGreaterThan(0);
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/submit`, {}), 200);
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Account closed" }), 200);
+    const steps = (await list("q=deposit")).items;
+    expect(steps.map((m) => [m.kind, m.fee])).toEqual([
+      ["refund", `-${payment.fee}`],
+      ["payment", payment.fee],
+      ["payment_hold", null],
+    ]);
+    const res = await owner.client.get("account/transactions.csv?q=deposit");
+    const rows: Record<string, string>[] = parse(res.text, { columns: true });
+    expect(rows.map((r) => r.fee)).toEqual([`-${payment.fee}`, payment.fee, ""]);
+    // What the payment cost: nothing, and the amounts say so too.
+    expect(rows.reduce((sum, r) => sum + Math.round(Number(r.fee || "0") * 100), 0)).toBe(0);
+    expect(rows.reduce((sum, r) => sum + Math.round((Number(r.amount) + Number(r.held)) * 100), 0)).toBe(0);
+  });
+});
