@@ -3,7 +3,7 @@
  * and delete the alerts of an account, and the recent fired ones for the dashboard. Firing is
  * ./check.ts, run when rates change.
  */
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { columnList, fromColumns, rowsOf } from "../../db/sql.ts";
 import { rateAlerts } from "../../db/schema-ratealerts.ts";
@@ -60,7 +60,10 @@ function alreadyReached(sell: string, buy: string, rate: string, target: string,
 /**
  * Sets an alert. Refused (422 naming the field): a currency we do not support, the same currency
  * twice, a target the rate is already at or past (it would fire at the next rate change for
- * nothing the customer waited for), and the alert beyond RATE_ALERTS_PER_ACCOUNT.
+ * nothing the customer waited for), the same alert again while the person's first one still
+ * watches or is paused (two would tell them twice of one crossing, and take two of the account's
+ * places; another user of the account may set it, each being told of their own), and the alert
+ * beyond RATE_ALERTS_PER_ACCOUNT.
  */
 export async function createRateAlert(
   db: Database,
@@ -78,6 +81,26 @@ export async function createRateAlert(
     if (n >= RATE_ALERTS_PER_ACCOUNT) {
       throw new InvalidInput(
         `An account keeps at most ${RATE_ALERTS_PER_ACCOUNT} rate alerts: delete one to set another.`,
+      );
+    }
+    // The target is normalised by the contract ("1.50" is "1.5"), as stored: equal text, equal target.
+    const [same] = await tx.select({ paused: rateAlerts.paused }).from(rateAlerts).where(
+      and(
+        eq(rateAlerts.accountId, accountId),
+        eq(rateAlerts.createdBy, userId),
+        eq(rateAlerts.sellCurrency, sell),
+        eq(rateAlerts.buyCurrency, buy),
+        eq(rateAlerts.targetRate, target),
+        eq(rateAlerts.direction, direction),
+        isNull(rateAlerts.firedAt),
+      ),
+    ).limit(1);
+    if (same) {
+      throw new InvalidInput(
+        `You already have this alert (1 ${sell} = ${target} ${buy}, ${
+          direction === "above" ? "at or above" : "at or below"
+        }): ${same.paused ? "it is paused, resume it instead" : "it is watching"}.`,
+        "target_rate",
       );
     }
     const table = await currentRates(tx);

@@ -85,7 +85,7 @@ describe("an alert that the rate crosses", () => {
       await customer.client.post("account/ratealerts", {
         sell_currency: "GBP",
         buy_currency: "EUR",
-        target_rate: "1.15",
+        target_rate: "1.151",
         direction: "above",
       }),
     );
@@ -145,7 +145,7 @@ describe("an alert that the rate crosses", () => {
     const resumed = await customer.client.put(`account/ratealerts/${paused.id}`, { paused: false });
     expectStatus(resumed, 422);
     expect(resumed.json.error).toBe(
-      "The rate is already 1 GBP = 1.169591 EUR, at or above 1.15: choose a target the rate has not reached.",
+      "The rate is already 1 GBP = 1.169591 EUR, at or above 1.151: choose a target the rate has not reached.",
     );
     expect(Object.keys(resumed.json.fields)).toEqual(["paused"]);
     expect(await alertRow(paused.id)).toMatchObject({ paused: true, firedAt: null });
@@ -181,7 +181,7 @@ describe("an alert that the rate crosses", () => {
     const dashboard = await customer.client.get("/account");
     expect(dashboard.status).toBe(200);
     const section = read(dashboard.text.slice(dashboard.text.indexOf("Rate alerts that fired")));
-    expect(section).toContain("1 GBP = 1.168224 EUR (at or above 1.15)");
+    expect(section).toContain("1 GBP = 1.168224 EUR (at or above 1.151)");
     expect(dashboard.text).toMatch(/Rate alerts that fired[\s\S]*href="\/account\/ratealerts"/);
     // A customer whose alerts never fired is told so.
     const other = await openCustomer(t);
@@ -302,6 +302,32 @@ describe("what an account may set", () => {
     const list = await customer.client.get("account/ratealerts");
     expect(list.json.body.items).toHaveLength(20);
     expect(list.json.body.limit).toBe(20);
+  });
+
+  test("the same alert set twice by one person is refused while the first still watches; another user may set it", async () => {
+    const account = await paymentAccount(t, admin, {});
+    const alert = { sell_currency: "GBP", buy_currency: "EUR", target_rate: "1.50", direction: "above" };
+    const first = created(await account.owner.client.post("account/ratealerts", alert));
+    const again = await account.owner.client.post("account/ratealerts", { ...alert, target_rate: "1.5" });
+    expectStatus(again, 422);
+    expect(again.json.fields).toEqual({
+      target_rate: "You already have this alert (1 GBP = 1.5 EUR, at or above): it is watching.",
+    });
+    // Paused, it is still theirs: they resume it rather than set a second.
+    expectStatus(await account.owner.client.put(`account/ratealerts/${first.id}`, { paused: true }), 200);
+    const paused = await account.owner.client.post("account/ratealerts", alert);
+    expectStatus(paused, 422);
+    expect(paused.json.fields.target_rate).toBe(
+      "You already have this alert (1 GBP = 1.5 EUR, at or above): it is paused, resume it instead.",
+    );
+    // Another target, the other direction, or another user of the account (each is told of their own) is fine.
+    created(await account.owner.client.post("account/ratealerts", { ...alert, target_rate: "1.6" }));
+    created(
+      await account.owner.client.post("account/ratealerts", { ...alert, target_rate: "1.1", direction: "below" }),
+    );
+    const payer = await addMember(t, account, "payer");
+    created(await payer.client.post("account/ratealerts", alert));
+    expect((await account.owner.client.get("account/ratealerts")).json.body.items).toHaveLength(4);
   });
 
   test("another customer's alert is a 404 to change or delete, and stays as it was", async () => {
