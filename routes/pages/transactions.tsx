@@ -88,11 +88,23 @@ function Filters({ query, currencies }: { query: Record<string, string>; currenc
     <form method="get" action="/account/transactions" className="card mb-6 grid gap-4 sm:grid-cols-3 lg:grid-cols-6">
       <label className="block">
         <span className="field-label">From</span>
-        <input className={field} type="date" name="from" defaultValue={dateInputValue(query.from)} />
+        <input
+          className={field}
+          type="date"
+          name="from"
+          defaultValue={dateInputValue(query.from)}
+          aria-describedby="period-days"
+        />
       </label>
       <label className="block">
         <span className="field-label">To</span>
-        <input className={field} type="date" name="to" defaultValue={dateInputValue(query.to)} />
+        <input
+          className={field}
+          type="date"
+          name="to"
+          defaultValue={dateInputValue(query.to)}
+          aria-describedby="period-days"
+        />
       </label>
       <label className="block">
         <span className="field-label">Currency</span>
@@ -126,6 +138,13 @@ function Filters({ query, currencies }: { query: Record<string, string>; currenc
           placeholder="Reference, recipient, payer"
         />
       </label>
+      {
+        /* The days are UTC's, as the list's times are: said, so that someone ahead of or behind UTC
+          does not look for a movement of their morning under the wrong day. */
+      }
+      <p id="period-days" className="text-sm text-neutral-600 sm:col-span-3 lg:col-span-6 dark:text-neutral-400">
+        From and To are days in UTC, both included.
+      </p>
       <div className="flex gap-2 sm:col-span-3 lg:col-span-6">
         <button type="submit" className="btn-primary">Filter</button>
         <a className="btn-ghost" href="/account/transactions">Clear</a>

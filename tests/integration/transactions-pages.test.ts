@@ -79,6 +79,14 @@ describe("/account/transactions", () => {
     expect(all.text).not.toContain("Older movements");
   });
 
+  test("says that the days of From and To are UTC's, as the list's times are", async () => {
+    const res = await viewer.client.get("/account/transactions?from=2026-11-30");
+    expectStatus(res, 200);
+    expect(res.text).toContain('<p id="period-days"');
+    expect(res.text).toContain("From and To are days in UTC, both included.");
+    expect(res.text.match(/aria-describedby="period-days"/g)).toHaveLength(2);
+  });
+
   test("says which filter cannot be used instead of listing", async () => {
     const res = await viewer.client.get("/account/transactions?currency=pounds");
     expectStatus(res, 200);
