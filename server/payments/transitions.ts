@@ -24,7 +24,7 @@ import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { type Executor, inTransaction } from "../ledger/ledger.ts";
 import { type PaymentMoney, payoutPayment, refundPayment, releasePayment, settlePayment } from "../ledger/movements.ts";
 import { mayCancel, NOT_ON_BEHALF, NOT_ONE_S_OWN, type PaymentRow } from "./answer.ts";
-import { notifyPayment, type PaymentNotice } from "./notify.ts";
+import { actorWords, notifyPayment, type PaymentNotice } from "./notify.ts";
 
 /** Someone of the account acting on one of its payments. */
 export interface PaymentActor {
@@ -216,7 +216,7 @@ export function rejectPayment(
 /**
  * Cancels a payment before it is sent (pending approval or approved): its creator (whatever their
  * role now), an owner or an admin of the account may, an administrator on behalf too (recorded as
- * such). The held money returns at once.
+ * such). The held money returns at once; whoever was asked to approve it is told it no longer waits.
  */
 export function cancelPayment(
   db: Database,
@@ -252,6 +252,9 @@ export function cancelPayment(
       note: why,
       now,
     });
+    // It waited for approval (nobody had approved it): those asked to approve it are told it no
+    // longer waits for them. Once approved, nothing was asked of them any more.
+    if (row.approvedAt === null) await told(tx, row, "cancelled", actor.userId, now, await actorWords(tx, actor));
     await alongside?.(tx, row);
     return row;
   });
