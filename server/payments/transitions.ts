@@ -263,9 +263,10 @@ export function cancelPayment(
 /**
  * The payout desk sent an approved payment to its rail (or exported it in a batch file, with
  * `batchId`: then only a payment in no batch yet). Its held money is paid out in the ledger; its
- * creator and the owners are told it is on its way, unless `untilAccepted`: a rail that answers
- * at once may refuse it, and then it never went on its way (the customer is told only that it
- * failed), so the caller tells them with `tellSent` once the rail has accepted it.
+ * timeline says it was sent (or exported) and its creator and the owners are told it is on its
+ * way, unless `untilAccepted`: a rail that answers at once may refuse it, and then it never went on
+ * its way (its timeline goes from approved to failed, and the customer is told only that it
+ * failed), so the caller says both with `acceptedByRail` once the rail has accepted it.
  */
 export function submitPayment(
   executor: Database | Tx,
@@ -289,18 +290,27 @@ export function submitPayment(
       "UPDATE payments SET payout_transfer_id = ?, expected_arrival = ? WHERE id = ? RETURNING *",
       [transferId, expectedArrival(row.rail, row.priority, action.now).getTime(), row.id],
     );
-    await recordEvents(tx, row!.id, [batched ? "exported" : "submitted"], {
-      actorId: action.adminId,
-      note: action.railReference ?? null,
-      now: action.now,
-    });
-    if (!action.untilAccepted) await tellSent(tx, row!, action);
+    if (!action.untilAccepted) await wentOnItsWay(tx, row!, action, batched ? "exported" : "submitted");
     return row!;
   });
 }
 
-/** Tells a payment's creator and owners it is on its way (submitPayment's notice, when the rail accepted it). */
-export async function tellSent(tx: Executor, row: PaymentRow, action: DeskAction): Promise<void> {
+/**
+ * The rail accepted a payment submitted `untilAccepted`: its timeline says it was sent, and its
+ * creator and the owners are told it is on its way.
+ */
+export async function acceptedByRail(tx: Executor, row: PaymentRow, action: DeskAction): Promise<void> {
+  await wentOnItsWay(tx, row, action, "submitted");
+}
+
+async function wentOnItsWay(
+  tx: Executor,
+  row: PaymentRow,
+  action: DeskAction & { railReference?: string | null },
+  event: PaymentEvent,
+) {
+  const note = action.railReference ?? null;
+  await recordEvents(tx, row.id, [event], { actorId: action.adminId, note, now: action.now });
   await told(tx, row, "sent", action.adminId, action.now);
 }
 
