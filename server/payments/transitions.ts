@@ -156,22 +156,32 @@ export function approvePayment(
   assertMayDecide(actor);
   const at = now.getTime();
   return groupedTransaction(db, async (tx) => {
-    const row = await changed(
+    // It could not go before it was approved: its arrival counts from now, not from its quote. Its
+    // rail and priority never change, so they are read first and the approval is one write.
+    const how = await rowOf<{ rail: PaymentRow["rail"]; priority: number }>(
       tx,
-      `UPDATE payments SET status = 'approved', approved_by = ?, approved_at = ?, updated_at = ?
-       WHERE id = ? AND account_id = ? AND status = 'pending_approval' AND created_by <> ? RETURNING *`,
-      [actor.userId, at, at, paymentId, actor.accountId, actor.userId],
+      "SELECT rail, priority FROM payments WHERE id = ? AND account_id = ?",
+      [paymentId, actor.accountId],
     );
-    if (!row) {
+    const approved = how && await changed(
+      tx,
+      `UPDATE payments SET status = 'approved', approved_by = ?, approved_at = ?, updated_at = ?, expected_arrival = ?
+       WHERE id = ? AND account_id = ? AND status = 'pending_approval' AND created_by <> ? RETURNING *`,
+      [
+        actor.userId,
+        at,
+        at,
+        expectedArrival(how.rail, Boolean(how.priority), now).getTime(),
+        paymentId,
+        actor.accountId,
+        actor.userId,
+      ],
+    );
+    if (!approved) {
       const found = await whyNot(tx, paymentId, actor.accountId);
       if (found.createdBy === actor.userId) throw new Refused(NOT_ONE_S_OWN);
       throw new Conflict(`This payment is no longer waiting for approval: ${isNow(found.status)}.`);
     }
-    // It could not go before it was approved: its arrival counts from now, not from its quote.
-    const approved = (await changed(tx, "UPDATE payments SET expected_arrival = ? WHERE id = ? RETURNING *", [
-      expectedArrival(row.rail, row.priority, now).getTime(),
-      row.id,
-    ]))!;
     await recordEvents(tx, approved.id, ["approved"], { actorId: actor.userId, now });
     await told(tx, approved, "approved", actor.userId, now, actor.name);
     await alongside?.(tx, approved);
