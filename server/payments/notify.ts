@@ -2,9 +2,10 @@
  * Who hears about a payment, and what they are told (issue 8 item 6): the approvers when it needs
  * approval; its creator and the account's owners when it is approved, rejected, sent, arrived or
  * failed; and, when it is rejected or cancelled while it waited, whoever was asked to approve it
- * (decision 030, amended 2026-11-28). Never the person who did it. Each gets an in-app notification, written in the caller's
- * transaction with the status change that causes it, so one is never without the other; the email
- * follows from it (server/notifications/email-outbox.ts), after the commit and off the request.
+ * (decision 030, amended 2026-11-28). Never the person who did it. Each gets an in-app
+ * notification, written in the caller's transaction with the status change that causes it, so one
+ * is never without the other; the email follows from it (server/notifications/email-outbox.ts),
+ * after the commit and off the request.
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
