@@ -1,11 +1,11 @@
 /**
  * Who hears about a payment, and what they are told (issue 8 item 6): the approvers when it needs
  * approval; its creator and the account's owners when it is approved, rejected, sent, arrived or
- * failed; and, when it is rejected or cancelled while it waited, whoever was asked to approve it
- * (decision 030, amended 2026-11-28). Never the person who did it. Each gets an in-app
- * notification, written in the caller's transaction with the status change that causes it, so one
- * is never without the other; the email follows from it (server/notifications/email-outbox.ts),
- * after the commit and off the request.
+ * failed; its creator when someone else cancels it; and, when it is rejected or cancelled while it
+ * waited, whoever was asked to approve it (decision 030, amended 2026-11-28). Never the person who
+ * did it. Each gets an in-app notification, written in the caller's transaction with the status
+ * change that causes it, so one is never without the other; the email follows from it
+ * (server/notifications/email-outbox.ts), after the commit and off the request.
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
@@ -34,7 +34,16 @@ const APPROVERS: readonly AccountRole[] = ["owner", "admin", "approver"];
 
 type NoticePayment = Pick<
   PaymentRow,
-  "id" | "accountId" | "createdBy" | "sellCurrency" | "sellMinor" | "buyCurrency" | "buyMinor" | "recipient" | "reason"
+  | "id"
+  | "accountId"
+  | "createdBy"
+  | "sellCurrency"
+  | "sellMinor"
+  | "buyCurrency"
+  | "buyMinor"
+  | "recipient"
+  | "reason"
+  | "approvedAt"
 >;
 
 export interface NoticeOptions {
@@ -105,8 +114,16 @@ export function decidedNoticeText(body: string, status: PaymentStatus | null, me
 
 const money = (currency: string, minor: number) => `${formatAmount(currency, minor)} ${currency}`;
 
-/** The title and text of a notice about a payment. */
-export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: string | null | undefined) {
+/**
+ * The title and text of a notice about a payment; `asked` when its reader is told only because they
+ * were asked to approve it (a cancellation is then no longer theirs to approve, rather than theirs).
+ */
+export function noticeText(
+  p: NoticePayment,
+  notice: PaymentNotice,
+  actorName: string | null | undefined,
+  asked = false,
+) {
   const to = p.recipient.name;
   const paid = money(p.buyCurrency, p.buyMinor);
   const debited = money(p.sellCurrency, p.sellMinor);
@@ -122,8 +139,11 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
     case "cancelled":
       return {
         title: "Payment cancelled",
-        body: `${who ?? "Someone on your account"} cancelled the payment of ${paid} to ${to}${why} ` +
-          "It no longer needs your approval.",
+        body: asked
+          ? `${who ?? "Someone on your account"} cancelled the payment of ${paid} to ${to}${why} ` +
+            "It no longer needs your approval."
+          : `${who ?? "Someone on your account"} cancelled your payment of ${paid} to ${to}${why} ` +
+            `The ${debited} held for it is back in your balance.`,
       };
     case "approved":
       return { title: "Payment approved", body: `${who ?? "An approver"} approved the payment of ${paid} to ${to}.` };
@@ -150,6 +170,7 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
  * it the transaction that changes the payment's status). Answers how many people were told.
  * Transitions (./transitions.ts) call it; call it yourself only for a status change made elsewhere.
  *
+ * A payment cancelled by someone else is told to its creator (whether it waited or was approved).
  * A payment rejected or cancelled while it waited is also told to whoever was asked to approve it
  * and is still a user of the account (the others had it on their list of payments waiting, and it
  * left it): by email too if they were asked by email, else only in the portal. Someone whose
@@ -169,20 +190,27 @@ export async function notifyPayment(
   );
   /** Who is told, and whether by email too. */
   const told = new Map<number, boolean>();
+  /** Those of them told only because they were asked to approve it. */
+  const asked = new Set<number>();
   for (const m of members) {
     const wanted = notice === "approval_needed"
       ? APPROVERS.includes(m.role) && m.user_id !== payment.createdBy
       : notice === "cancelled"
-      ? false
+      ? m.user_id === payment.createdBy
       : m.role === "owner" || m.user_id === payment.createdBy;
     if (wanted && m.user_id !== options.actorId) told.set(m.user_id, true);
   }
-  if (notice === "rejected" || notice === "cancelled") {
+  // Once approved, nothing was asked of the approvers any more.
+  if (notice === "rejected" || (notice === "cancelled" && payment.approvedAt === null)) {
     const others = members.map((m) => m.user_id).filter((id) => id !== options.actorId && !told.has(id));
-    for (const [id, emailed] of await askedToApprove(executor, payment.id, others)) told.set(id, emailed);
+    for (const [id, emailed] of await askedToApprove(executor, payment.id, others)) {
+      told.set(id, emailed);
+      asked.add(id);
+    }
   }
   if (!told.size) return 0;
-  const { title, body } = noticeText(payment, notice, options.actorName);
+  const theirs = noticeText(payment, notice, options.actorName);
+  const askedOnly = noticeText(payment, notice, options.actorName, true);
   const at = options.now.getTime();
   const ids = [...told.keys()];
   await run(
@@ -193,8 +221,7 @@ export async function notifyPayment(
       id,
       payment.accountId,
       noticeKind(notice),
-      title,
-      body,
+      ...(asked.has(id) ? [askedOnly.title, askedOnly.body] : [theirs.title, theirs.body]),
       paymentLink(payment.id),
       payment.id,
       at,

@@ -226,7 +226,8 @@ export function rejectPayment(
 /**
  * Cancels a payment before it is sent (pending approval or approved): its creator (whatever their
  * role now), an owner or an admin of the account may, an administrator on behalf too (recorded as
- * such). The held money returns at once; whoever was asked to approve it is told it no longer waits.
+ * such). The held money returns at once; its creator, when someone else cancelled it, and whoever
+ * was asked to approve it are told.
  */
 export function cancelPayment(
   db: Database,
@@ -262,9 +263,9 @@ export function cancelPayment(
       note: why,
       now,
     });
-    // It waited for approval (nobody had approved it): those asked to approve it are told it no
-    // longer waits for them. Once approved, nothing was asked of them any more.
-    if (row.approvedAt === null) await told(tx, row, "cancelled", actor.userId, now, await actorWords(tx, actor));
+    // Its creator is told when someone else cancelled it; while it waited for approval, those asked
+    // to approve it are told it no longer waits for them (notifyPayment).
+    await told(tx, row, "cancelled", actor.userId, now, await actorWords(tx, actor));
     await alongside?.(tx, row);
     return row;
   });

@@ -4,7 +4,7 @@ import { accountMembers, accounts, emails } from "../../db/schema.ts";
 import { notifications } from "../../db/schema-payments.ts";
 import { deserializeProps } from "../../lib/serialize.ts";
 import { completePayment, failPayment, submitPayment } from "../../server/payments/transitions.ts";
-import { type Admin, expectStatus } from "../helpers/client.ts";
+import { type Admin, anotherAdmin, expectStatus } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
   addMember,
@@ -529,5 +529,80 @@ describe("no longer waiting for the approvers asked", () => {
     await newEmails();
     expectStatus(await cancel(payer.client, p.id), 200);
     expect((await noticesAbout(p.id)).filter((n) => n.kind === "payment_cancelled")).toEqual([]);
+  });
+});
+
+describe("cancelled by someone else: its preparer is told", () => {
+  const cancelledNotices = async (paymentId: number) =>
+    (await t.db.select().from(notifications).where(
+      and(eq(notifications.paymentId, paymentId), eq(notifications.kind, "payment_cancelled")),
+    ).orderBy(asc(notifications.id))).map((n) => ({ user: n.userId, title: n.title, body: n.body }));
+
+  test("an owner cancels a payment waiting: the preparer is told who cancelled it and why, by email too", async () => {
+    const p = await send("36.00");
+    await newEmails();
+    expectStatus(await cancel(account.owner.client, p.id, "We paid this invoice already"), 200);
+    const told = await cancelledNotices(p.id);
+    // Each once; the approver asked, in the words of a request that no longer waits; the owner who
+    // cancelled it, nothing.
+    expect(told.map((n) => n.user).sort()).toEqual([approver.id, payer.id].sort());
+    expect(told.find((n) => n.user === payer.id)).toEqual({
+      user: payer.id,
+      title: "Payment cancelled",
+      body: expect.stringMatching(
+        new RegExp(
+          `^${account.owner.name} cancelled your payment of \\d+\\.\\d\\d EUR to Jean Dupont: ` +
+            "We paid this invoice already\\. The 36\\.00 GBP held for it is back in your balance\\.$",
+        ),
+      ),
+    });
+    expect(told.find((n) => n.user === approver.id)!.body).toMatch(/It no longer needs your approval\.$/);
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[approver.email, "payment-cancelled"], [payer.email, "payment-cancelled"]].sort(),
+    );
+    expect(sent.find((e) => e.to === payer.email)!.text).toContain(`${account.owner.name} cancelled your payment of`);
+  });
+
+  test("an owner cancels an approved payment: only the preparer is told, the approvers were asked nothing more", async () => {
+    const p = await send("37.00");
+    expectStatus(await approve(approver.client, p.id), 200);
+    await newEmails();
+    expectStatus(await cancel(account.owner.client, p.id), 200);
+    const told = await cancelledNotices(p.id);
+    expect(told.map((n) => n.user)).toEqual([payer.id]);
+    expect(told[0].body).toMatch(/cancelled your payment of .* to Jean Dupont\. The 37\.00 GBP held for it is back/);
+    expect((await newEmails()).map((e) => [e.to, e.template])).toEqual([[payer.email, "payment-cancelled"]]);
+  });
+
+  test("cancelled by our team on an owner's behalf: the preparer is told so", async () => {
+    const staff = await anotherAdmin(t);
+    const p = await send("38.00");
+    expectStatus(await approve(approver.client, p.id), 200);
+    expectStatus(await staff.client.post("account/onbehalf", { on_behalf_of: account.owner.id }), 200);
+    try {
+      expectStatus(await cancel(staff.client, p.id, "Asked by phone"), 200);
+    } finally {
+      expectStatus(await staff.client.delete("account/onbehalf"), 200);
+    }
+    const told = await cancelledNotices(p.id);
+    expect(told.map((n) => n.user)).toEqual([payer.id]);
+    expect(told[0].body).toMatch(
+      new RegExp(
+        `^.+ of our team \\(on behalf of ${account.owner.name}\\) cancelled your payment of .*: Asked by phone\\.`,
+      ),
+    );
+  });
+
+  test("a preparer removed from the account since is told nothing", async () => {
+    const leaving = await addMember(t, account, "payer");
+    const p = await paid(leaving.client, { recipient_id: recipient, amount: "39.00", sell_currency: "GBP" });
+    await t.db.delete(accountMembers).where(
+      and(eq(accountMembers.userId, leaving.id), eq(accountMembers.accountId, account.accountId)),
+    );
+    await newEmails();
+    expectStatus(await cancel(account.owner.client, p.id), 200);
+    expect((await cancelledNotices(p.id)).map((n) => n.user)).not.toContain(leaving.id);
+    expect((await newEmails()).map((e) => e.to)).not.toContain(leaving.email);
   });
 });
