@@ -285,24 +285,37 @@ export function submitPayment(
 ): Promise<PaymentRow> {
   const at = action.now.getTime();
   const batched = action.batchId !== undefined && action.batchId !== null;
+  const sendable = `status = 'approved'${batched ? " AND batch_id IS NULL" : ""}`;
   return inTransaction(executor, async (tx) => {
-    let row = await changed(
+    // Its money, rail and priority never change: read first, they give its payout and its expected
+    // arrival, so that sending it is one write of its row. That write still expects it sendable;
+    // should it not be, the Conflict undoes the payout with the transaction (or the savepoint).
+    const found = await rowOf<Record<string, unknown>>(
+      tx,
+      `SELECT * FROM payments WHERE id = ? AND ${sendable}`,
+      [action.paymentId],
+    );
+    if (!found) throw await deskConflict(tx, action.paymentId, "sent");
+    const approved = fromColumns(payments, found);
+    const { transferId } = await payoutPayment(tx, paymentMoney(approved, action.adminId));
+    // Customers are told it arrives so many business days after it is sent: from now, then.
+    const row = await changed(
       tx,
       `UPDATE payments SET status = 'submitted', updated_at = ?, rail_reference = COALESCE(?, rail_reference),
-         batch_id = COALESCE(?, batch_id)
-       WHERE id = ? AND status = 'approved'${batched ? " AND batch_id IS NULL" : ""} RETURNING *`,
-      [at, action.railReference ?? null, action.batchId ?? null, action.paymentId],
+         batch_id = COALESCE(?, batch_id), payout_transfer_id = ?, expected_arrival = ?
+       WHERE id = ? AND ${sendable} RETURNING *`,
+      [
+        at,
+        action.railReference ?? null,
+        action.batchId ?? null,
+        transferId,
+        expectedArrival(approved.rail, approved.priority, action.now).getTime(),
+        action.paymentId,
+      ],
     );
     if (!row) throw await deskConflict(tx, action.paymentId, "sent");
-    const { transferId } = await payoutPayment(tx, paymentMoney(row, action.adminId));
-    // Customers are told it arrives so many business days after it is sent: from now, then.
-    row = await changed(
-      tx,
-      "UPDATE payments SET payout_transfer_id = ?, expected_arrival = ? WHERE id = ? RETURNING *",
-      [transferId, expectedArrival(row.rail, row.priority, action.now).getTime(), row.id],
-    );
-    if (!action.untilAccepted) await wentOnItsWay(tx, row!, action, batched ? "exported" : "submitted");
-    return row!;
+    if (!action.untilAccepted) await wentOnItsWay(tx, row, action, batched ? "exported" : "submitted");
+    return row;
   });
 }
 

@@ -174,3 +174,22 @@ export async function balanceOf(client: TestClient, currency: string): Promise<{
   expect(row, `a ${currency} balance`).toBeDefined();
   return { available: row!.available, held: row!.held };
 }
+
+/**
+ * The payments rows changed (each UPDATE of one, by id, in order) while `work` runs: counted by a
+ * trigger that lasts as long as `work` (the write connection sees it too).
+ */
+export async function paymentRowWrites(db: Database, work: () => Promise<void>): Promise<number[]> {
+  await db.$client.execute("CREATE TABLE test_payment_writes (payment_id INTEGER NOT NULL)");
+  await db.$client.execute(
+    "CREATE TRIGGER test_payment_writes AFTER UPDATE ON payments BEGIN INSERT INTO test_payment_writes VALUES (NEW.id); END",
+  );
+  try {
+    await work();
+    const writes = await db.$client.execute("SELECT payment_id FROM test_payment_writes");
+    return writes.rows.map((r) => Number(r.payment_id));
+  } finally {
+    await db.$client.execute("DROP TRIGGER test_payment_writes");
+    await db.$client.execute("DROP TABLE test_payment_writes");
+  }
+}

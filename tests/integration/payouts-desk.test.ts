@@ -9,7 +9,14 @@ import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 import { type Admin, expectStatus, TestClient } from "../helpers/client.ts";
 import { latestEmail } from "../helpers/mailbox.ts";
 import { decimalOf, expectLedgerSound, minorOf, type MoneyApp, moneyApp } from "../helpers/money.ts";
-import { addRecipient, balanceOf, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
+import {
+  addRecipient,
+  balanceOf,
+  paid,
+  type PaymentAccount,
+  paymentAccount,
+  paymentRowWrites,
+} from "../helpers/payments.ts";
 
 /**
  * The payout desk, one payment at a time (issue 8 item 7; decision 031): the queues of local rails
@@ -162,6 +169,16 @@ describe("one payment through the desk", () => {
       { action: "payout.submit", actor: admin.id },
       { action: "payout.sent", actor: admin.id },
     ]);
+  });
+
+  test("submit changes the payment's row once to send it (status, payout, arrival), then once for the rail's reference", async () => {
+    const p = await pay(uk, "101.00");
+    const writes = await paymentRowWrites(t.db, async () => expectStatus(await submit(p.id), 200));
+    expect(writes).toEqual([p.id, p.id]);
+    const [row] = await t.db.select().from(payments).where(eq(payments.id, p.id));
+    expect(row).toMatchObject({ status: "submitted", railReference: `SIM-${p.id}` });
+    expect(row.payoutTransferId).not.toBeNull();
+    expect(row.expectedArrival).not.toBeNull();
   });
 
   test("complete: the payout settles; the customer is told it arrived", async () => {
