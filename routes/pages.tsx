@@ -87,7 +87,7 @@ import {
   ConsoleBulkEmailsPage,
   UnsubscribePage,
 } from "./pages/console-bulkemails.tsx";
-import { RateAlertsPage } from "./pages/ratealerts.tsx";
+import { RateAlertsPage, switchToFiredAlertsAccount } from "./pages/ratealerts.tsx";
 import { profileLocked } from "../server/profile/store.ts";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -303,6 +303,7 @@ export const PAGES: PageRoute[] = [
     title: "Rate alerts",
     layout: "user",
     guards: CUSTOMER_GUARDS,
+    switchAccount: switchToFiredAlertsAccount,
     render: RateAlertsPage,
   },
   {
