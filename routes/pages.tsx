@@ -35,7 +35,9 @@ import {
   AccountSelectPage,
   AccountUsersPage,
   INVITATION_COOKIE,
+  invitationLink,
   InvitePage,
+  isInvitationLink,
   LinkedAccountsPage,
 } from "./pages/account-users.tsx";
 import { ConsoleCustomerPage, ConsoleUsersPage } from "./pages/console-customers.tsx";
@@ -529,10 +531,12 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   }
 
   // The layouts' "Sign out" form. The client's copy of the user (its cookie) goes with the session.
+  // Signing out from someone else's invitation goes back to it (decision 082); nowhere else.
   app.post("/logout", async (c) => {
     await c.get("services").sessions.end(c, c.get("session"));
     deleteCookie(c, "user", { path: "/" });
-    return c.redirect("/", 303);
+    const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+    return c.redirect(typeof form.next === "string" && isInvitationLink(form.next) ? form.next : "/", 303);
   });
 
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
@@ -551,7 +555,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       // Only an invitation for this person's own address: someone else's (opened in this browser
       // before another person signed in) is dropped and the ordinary steps follow.
       const preview = await previewInvitation(c.get("db"), invitation, new Date(c.get("services").now()));
-      if (preview?.email === user.username) return c.redirect(`/invite?token=${encodeURIComponent(invitation)}`, 302);
+      if (preview?.email === user.username) return c.redirect(invitationLink(invitation), 302);
     }
     const verdict = evaluateGuards(steps, user);
     if (!verdict.pass) {

@@ -9,12 +9,13 @@ import {
   listInvitations,
   registerThroughInvitation,
   revokeInvitation,
+  signedInAlready,
 } from "../../server/accounts/invitations.ts";
 import { actOn, linkedAccounts, selectAccount } from "../../server/accounts/linked.ts";
 import { changeRole, listAccountUsers, personNameOf, removeAccountUser } from "../../server/accounts/members.ts";
 import { clientAddress } from "../../server/auth/sessions.ts";
 import type { AppEnv } from "../../server/env.ts";
-import { Refused } from "../../server/errors.ts";
+import { Conflict, Refused } from "../../server/errors.ts";
 import { ApiError } from "../../server/http/api.ts";
 import { reply, route } from "../../server/http/route.ts";
 
@@ -96,6 +97,10 @@ route(accountUsers, calls.acceptInvitation, async (c, { body }) => {
 });
 
 route(accountUsers, calls.registerThroughInvitation, async (c, { body }) => {
+  // A new person's login is not made from inside someone else's session: whoever is signed in on
+  // this browser signs out first, knowingly (decision 082), rather than being signed out by it.
+  const signedIn = c.get("user");
+  if (signedIn) throw new Conflict(signedInAlready(signedIn.username));
   const { verifications, sessions } = c.get("services");
   const { user, accountId } = await registerThroughInvitation(
     { ...deps(c), verifications },
@@ -103,7 +108,7 @@ route(accountUsers, calls.registerThroughInvitation, async (c, { body }) => {
     clientAddress(c),
     now(c),
   );
-  // Whoever was signed in on this browser is signed out: the browser is now the new person's.
+  // Nobody is signed in (refused above): a session of this browser without a person gives way.
   await sessions.end(c, c.get("session"));
   const session = await sessions.start(c, user.id, false);
   c.set("session", session);

@@ -114,6 +114,7 @@ route(paymentCalls, calls.cancelPayment, async (c, { params, body }, answer) => 
   const { actor, viewer, known } = await paymentActorOf(c);
   const made = withTimeline(answer, viewer, known);
   await cancelPayment(c.get("db"), actor, params.id, body.reason ?? null, now(c), made.alongside);
+  mailSoon(c);
   return made.answer();
 }, WITH_EFFECT);
 

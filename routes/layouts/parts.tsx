@@ -89,13 +89,15 @@ export function Restricted({ where, account = false }: { where: "banner" | "form
 
 /**
  * Sign out, for whoever is signed in: a plain form, so it works before (and without) any script
- * and costs the page no JavaScript. POST /logout ends the session and goes home.
+ * and costs the page no JavaScript. POST /logout ends the session and goes home, or back to the
+ * invitation's link `next` names (someone else's invitation, opened signed in: decision 082).
  */
-export function SignOut() {
+export function SignOut({ next, label = "Sign out" }: { next?: string; label?: string }) {
   if (!usePage().user) return null;
   return (
     <form method="post" action="/logout">
-      <button type="submit" className="btn-ghost">Sign out</button>
+      {next ? <input type="hidden" name="next" value={next} /> : null}
+      <button type="submit" className={next ? "btn-primary" : "btn-ghost"}>{label}</button>
     </form>
   );
 }

@@ -130,6 +130,12 @@ export async function AccountSelectPage(c: Context<AppEnv>) {
   );
 }
 
+/** An invitation's link on this site, as the page is opened (its token is base64url). */
+export const invitationLink = (token: string) => `/invite?token=${encodeURIComponent(token)}`;
+
+/** Whether a path is an invitation's link, and nothing else: where signing out may lead back to. */
+export const isInvitationLink = (path: string) => /^\/invite\?token=[A-Za-z0-9_-]{1,200}$/.test(path);
+
 /** Remembers an invitation opened before signing in, so /auth brings the person back to it. */
 export const INVITATION_COOKIE = "invitation";
 
@@ -188,13 +194,13 @@ export async function InvitePage(c: Context<AppEnv>) {
     return (
       <section>
         {intro}
-        <p role="alert">
+        <p role="alert" className="mb-4">
           You are signed in as {user.username}. This invitation is for {invitation.email}: sign out, then sign in as
           {" "}
           {invitation.email} to accept it. If {invitation.email}{" "}
           has no Portal login yet, they register through this link.
         </p>
-        <SignOut />
+        <SignOut next={invitationLink(token)} label="Sign out and open the invitation" />
       </section>
     );
   }

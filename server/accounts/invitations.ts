@@ -334,6 +334,13 @@ export async function acceptInvitation(
   return row.accountId;
 }
 
+/**
+ * Why registering through an invitation is refused to someone signed in (decision 082): the new
+ * login would be another person's, made in their browser; they sign out first.
+ */
+export const signedInAlready = (username: string) =>
+  `You are signed in as ${username}. To create the invited person's login, sign out first, then open the invitation's link again.`;
+
 export interface RegistrationDeps {
   db: Database;
   mailer: Mailer;

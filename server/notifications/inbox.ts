@@ -14,6 +14,7 @@ const COLORS: Record<string, Notification["color"]> = {
   payment_approval_needed: "warning",
   payment_approved: "success",
   payment_rejected: "error",
+  payment_cancelled: "info",
   payment_sent: "info",
   payment_arrived: "success",
   payment_failed: "error",

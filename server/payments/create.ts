@@ -11,15 +11,13 @@ import { groupedTransaction } from "../../db/group-commit.ts";
 import { payments } from "../../db/schema-payments.ts";
 import { fromColumns, rowOf, run } from "../../db/sql.ts";
 import { expectedArrival, type Rail, railFor, referenceProblem } from "../../lib/payments/rails.ts";
-import { onBehalfWords } from "../accounts/members.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
 import { holdPayment } from "../ledger/movements.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
 import { approvalRuleFor, needsApproval } from "./approval-rules.ts";
-import { notifyPayment } from "./notify.ts";
-import { peopleByIds, personOr } from "./people.ts";
+import { actorWords, notifyPayment } from "./notify.ts";
 import { detailsVersion } from "./quotes.ts";
 import { recipientFor, recipientSnapshot } from "../recipients/index.ts";
 import { type Alongside, recordEvents } from "./transitions.ts";
@@ -155,10 +153,7 @@ export async function createPayment(
       await recordEvents(tx, paymentId, waits ? ["created", "approval_requested"] : ["created"], by);
       if (waits) {
         // Prepared by our team on the customer's behalf: the approvers are told so, as its timeline says.
-        const actorName = maker.onBehalfAdminId === null ? maker.name : onBehalfWords(
-          personOr(await peopleByIds(tx, [maker.onBehalfAdminId]), maker.onBehalfAdminId).name,
-          maker.name,
-        );
+        const actorName = await actorWords(tx, maker);
         await notifyPayment(tx, row, "approval_needed", { actorId: maker.userId, actorName, now });
       }
       await alongside?.(tx, row);

@@ -1,18 +1,30 @@
 /**
  * Who hears about a payment, and what they are told (issue 8 item 6): the approvers when it needs
  * approval; its creator and the account's owners when it is approved, rejected, sent, arrived or
- * failed. Never the person who did it. Each gets an in-app notification, written in the caller's
- * transaction with the status change that causes it, so one is never without the other; the email
- * follows from it (server/notifications/email-outbox.ts), after the commit and off the request.
+ * failed; and, when it is rejected or cancelled while it waited, whoever was asked to approve it
+ * (decision 030, amended 2026-11-28). Never the person who did it. Each gets an in-app
+ * notification, written in the caller's transaction with the status change that causes it, so one
+ * is never without the other; the email follows from it (server/notifications/email-outbox.ts),
+ * after the commit and off the request.
  */
 import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
+import { onBehalfWords } from "../accounts/members.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
+import { peopleByIds, personOr } from "./people.ts";
 
-export const PAYMENT_NOTICES = ["approval_needed", "approved", "rejected", "sent", "arrived", "failed"] as const;
+export const PAYMENT_NOTICES = [
+  "approval_needed",
+  "approved",
+  "rejected",
+  "cancelled",
+  "sent",
+  "arrived",
+  "failed",
+] as const;
 export type PaymentNotice = (typeof PAYMENT_NOTICES)[number];
 
 /** The notification kind of each notice (notifications.kind), and the email template it becomes. */
@@ -31,6 +43,19 @@ export interface NoticeOptions {
   /** Their name, for the words ("Ada Lovelace approved..."). */
   actorName?: string | null;
   now: Date;
+}
+
+/**
+ * Who did it, in a notice's words: the customer, or our team on their behalf (as the payment's
+ * timeline says it).
+ */
+export async function actorWords(
+  executor: Database | Tx,
+  actor: { name: string; onBehalfAdminId: number | null },
+): Promise<string> {
+  if (actor.onBehalfAdminId === null) return actor.name;
+  const admin = personOr(await peopleByIds(executor, [actor.onBehalfAdminId]), actor.onBehalfAdminId);
+  return onBehalfWords(admin.name, actor.name);
 }
 
 /** Where a payment's notification leads: its page. */
@@ -94,6 +119,12 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
         body: `${who ?? "Someone on your account"} prepared a payment of ${paid} to ${to} (${debited} debited). ` +
           APPROVE_OR_REJECT,
       };
+    case "cancelled":
+      return {
+        title: "Payment cancelled",
+        body: `${who ?? "Someone on your account"} cancelled the payment of ${paid} to ${to}${why} ` +
+          "It no longer needs your approval.",
+      };
     case "approved":
       return { title: "Payment approved", body: `${who ?? "An approver"} approved the payment of ${paid} to ${to}.` };
     case "rejected":
@@ -118,6 +149,12 @@ export function noticeText(p: NoticePayment, notice: PaymentNotice, actorName: s
  * Writes the in-app notifications of a notice about a payment, in the caller's transaction (give
  * it the transaction that changes the payment's status). Answers how many people were told.
  * Transitions (./transitions.ts) call it; call it yourself only for a status change made elsewhere.
+ *
+ * A payment rejected or cancelled while it waited is also told to whoever was asked to approve it
+ * and is still a user of the account (the others had it on their list of payments waiting, and it
+ * left it): by email too if they were asked by email, else only in the portal. Someone whose
+ * request was neither shown nor emailed yet (decided a moment after it was prepared) is told
+ * nothing: the request itself is then dropped (noticeSupersededSql), so there is nothing to undo.
  */
 export async function notifyPayment(
   executor: Database | Tx,
@@ -130,22 +167,28 @@ export async function notifyPayment(
     "SELECT user_id, role FROM account_members WHERE account_id = ?",
     [payment.accountId],
   );
-  const told = new Set<number>();
+  /** Who is told, and whether by email too. */
+  const told = new Map<number, boolean>();
   for (const m of members) {
     const wanted = notice === "approval_needed"
       ? APPROVERS.includes(m.role) && m.user_id !== payment.createdBy
+      : notice === "cancelled"
+      ? false
       : m.role === "owner" || m.user_id === payment.createdBy;
-    if (wanted && m.user_id !== options.actorId) told.add(m.user_id);
+    if (wanted && m.user_id !== options.actorId) told.set(m.user_id, true);
+  }
+  if (notice === "rejected" || notice === "cancelled") {
+    const others = members.map((m) => m.user_id).filter((id) => id !== options.actorId && !told.has(id));
+    for (const [id, emailed] of await askedToApprove(executor, payment.id, others)) told.set(id, emailed);
   }
   if (!told.size) return 0;
   const { title, body } = noticeText(payment, notice, options.actorName);
   const at = options.now.getTime();
-  const ids = [...told];
+  const ids = [...told.keys()];
   await run(
     executor,
-    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, payment_id, created_at) VALUES ${
-      ids.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")
-    }`,
+    `INSERT INTO notifications (user_id, account_id, kind, title, body, link, payment_id, created_at, emailed_at)
+     VALUES ${ids.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
     ids.flatMap((id) => [
       id,
       payment.accountId,
@@ -155,7 +198,28 @@ export async function notifyPayment(
       paymentLink(payment.id),
       payment.id,
       at,
+      // Not to be emailed: marked as if it had been, as the outbox marks what it leaves out.
+      told.get(id) ? null : at,
     ]),
   );
   return ids.length;
+}
+
+/**
+ * Among `userIds` (users of the payment's account now: someone removed is told nothing), those who
+ * were asked to approve the payment and saw it asked, by id: true when the request was emailed,
+ * false when it was only shown in the portal. Read through each person's notifications (the index
+ * on user_id; notifications have none on payment_id): a handful of people, on a rare step.
+ */
+async function askedToApprove(executor: Database | Tx, paymentId: number, userIds: number[]) {
+  if (!userIds.length) return new Map<number, boolean>();
+  const rows = await rowsOf<{ user_id: number; emailed: number }>(
+    executor,
+    `SELECT n.user_id, MAX(n.emailed_at IS NOT NULL) AS emailed FROM notifications n
+      WHERE n.user_id IN (${userIds.map(() => "?").join(", ")}) AND n.payment_id = ? AND n.kind = ?
+        AND (n.delivered_at IS NOT NULL OR n.emailed_at IS NOT NULL)
+      GROUP BY n.user_id`,
+    [...userIds, paymentId, noticeKind("approval_needed")],
+  );
+  return new Map(rows.map((r) => [r.user_id, r.emailed === 1]));
 }

@@ -24,7 +24,7 @@ import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { type Executor, inTransaction } from "../ledger/ledger.ts";
 import { type PaymentMoney, payoutPayment, refundPayment, releasePayment, settlePayment } from "../ledger/movements.ts";
 import { mayCancel, NOT_ON_BEHALF, NOT_ONE_S_OWN, type PaymentRow } from "./answer.ts";
-import { notifyPayment, type PaymentNotice } from "./notify.ts";
+import { actorWords, notifyPayment, type PaymentNotice } from "./notify.ts";
 
 /** Someone of the account acting on one of its payments. */
 export interface PaymentActor {
@@ -156,22 +156,32 @@ export function approvePayment(
   assertMayDecide(actor);
   const at = now.getTime();
   return groupedTransaction(db, async (tx) => {
-    const row = await changed(
+    // It could not go before it was approved: its arrival counts from now, not from its quote. Its
+    // rail and priority never change, so they are read first and the approval is one write.
+    const how = await rowOf<{ rail: PaymentRow["rail"]; priority: number }>(
       tx,
-      `UPDATE payments SET status = 'approved', approved_by = ?, approved_at = ?, updated_at = ?
-       WHERE id = ? AND account_id = ? AND status = 'pending_approval' AND created_by <> ? RETURNING *`,
-      [actor.userId, at, at, paymentId, actor.accountId, actor.userId],
+      "SELECT rail, priority FROM payments WHERE id = ? AND account_id = ?",
+      [paymentId, actor.accountId],
     );
-    if (!row) {
+    const approved = how && await changed(
+      tx,
+      `UPDATE payments SET status = 'approved', approved_by = ?, approved_at = ?, updated_at = ?, expected_arrival = ?
+       WHERE id = ? AND account_id = ? AND status = 'pending_approval' AND created_by <> ? RETURNING *`,
+      [
+        actor.userId,
+        at,
+        at,
+        expectedArrival(how.rail, Boolean(how.priority), now).getTime(),
+        paymentId,
+        actor.accountId,
+        actor.userId,
+      ],
+    );
+    if (!approved) {
       const found = await whyNot(tx, paymentId, actor.accountId);
       if (found.createdBy === actor.userId) throw new Refused(NOT_ONE_S_OWN);
       throw new Conflict(`This payment is no longer waiting for approval: ${isNow(found.status)}.`);
     }
-    // It could not go before it was approved: its arrival counts from now, not from its quote.
-    const approved = (await changed(tx, "UPDATE payments SET expected_arrival = ? WHERE id = ? RETURNING *", [
-      expectedArrival(row.rail, row.priority, now).getTime(),
-      row.id,
-    ]))!;
     await recordEvents(tx, approved.id, ["approved"], { actorId: actor.userId, now });
     await told(tx, approved, "approved", actor.userId, now, actor.name);
     await alongside?.(tx, approved);
@@ -216,7 +226,7 @@ export function rejectPayment(
 /**
  * Cancels a payment before it is sent (pending approval or approved): its creator (whatever their
  * role now), an owner or an admin of the account may, an administrator on behalf too (recorded as
- * such). The held money returns at once.
+ * such). The held money returns at once; whoever was asked to approve it is told it no longer waits.
  */
 export function cancelPayment(
   db: Database,
@@ -252,6 +262,9 @@ export function cancelPayment(
       note: why,
       now,
     });
+    // It waited for approval (nobody had approved it): those asked to approve it are told it no
+    // longer waits for them. Once approved, nothing was asked of them any more.
+    if (row.approvedAt === null) await told(tx, row, "cancelled", actor.userId, now, await actorWords(tx, actor));
     await alongside?.(tx, row);
     return row;
   });
@@ -260,9 +273,10 @@ export function cancelPayment(
 /**
  * The payout desk sent an approved payment to its rail (or exported it in a batch file, with
  * `batchId`: then only a payment in no batch yet). Its held money is paid out in the ledger; its
- * creator and the owners are told it is on its way, unless `untilAccepted`: a rail that answers
- * at once may refuse it, and then it never went on its way (the customer is told only that it
- * failed), so the caller tells them with `tellSent` once the rail has accepted it.
+ * timeline says it was sent (or exported) and its creator and the owners are told it is on its
+ * way, unless `untilAccepted`: a rail that answers at once may refuse it, and then it never went on
+ * its way (its timeline goes from approved to failed, and the customer is told only that it
+ * failed), so the caller says both with `acceptedByRail` once the rail has accepted it.
  */
 export function submitPayment(
   executor: Database | Tx,
@@ -286,18 +300,27 @@ export function submitPayment(
       "UPDATE payments SET payout_transfer_id = ?, expected_arrival = ? WHERE id = ? RETURNING *",
       [transferId, expectedArrival(row.rail, row.priority, action.now).getTime(), row.id],
     );
-    await recordEvents(tx, row!.id, [batched ? "exported" : "submitted"], {
-      actorId: action.adminId,
-      note: action.railReference ?? null,
-      now: action.now,
-    });
-    if (!action.untilAccepted) await tellSent(tx, row!, action);
+    if (!action.untilAccepted) await wentOnItsWay(tx, row!, action, batched ? "exported" : "submitted");
     return row!;
   });
 }
 
-/** Tells a payment's creator and owners it is on its way (submitPayment's notice, when the rail accepted it). */
-export async function tellSent(tx: Executor, row: PaymentRow, action: DeskAction): Promise<void> {
+/**
+ * The rail accepted a payment submitted `untilAccepted`: its timeline says it was sent, and its
+ * creator and the owners are told it is on its way.
+ */
+export async function acceptedByRail(tx: Executor, row: PaymentRow, action: DeskAction): Promise<void> {
+  await wentOnItsWay(tx, row, action, "submitted");
+}
+
+async function wentOnItsWay(
+  tx: Executor,
+  row: PaymentRow,
+  action: DeskAction & { railReference?: string | null },
+  event: PaymentEvent,
+) {
+  const note = action.railReference ?? null;
+  await recordEvents(tx, row.id, [event], { actorId: action.adminId, note, now: action.now });
   await told(tx, row, "sent", action.adminId, action.now);
 }
 

@@ -13,7 +13,13 @@ import { audit } from "../audit.ts";
 import type { AuditAction } from "../../lib/audit.ts";
 import { Conflict, NotFound } from "../errors.ts";
 import type { PaymentRow } from "../payments/answer.ts";
-import { completePayment, type DeskAction, failPayment, submitPayment, tellSent } from "../payments/transitions.ts";
+import {
+  acceptedByRail,
+  completePayment,
+  type DeskAction,
+  failPayment,
+  submitPayment,
+} from "../payments/transitions.ts";
 import { awaitsRail, IN_A_FILE, noBicForFile, RAIL_UNCONFIRMED } from "./answer.ts";
 import { type PayoutRail, RailRefused } from "./rail.ts";
 import { restrictedPayments } from "./restricted.ts";
@@ -41,9 +47,11 @@ const isNow = (row: PaymentRow) => STATUS_SENTENCES[row.status];
 
 /**
  * Sends an approved payment to `rail`: first, in one transaction, its status becomes submitted and
- * its held money is paid out; then the rail is asked. The customer is told it is on its way when
- * the rail has accepted it: a payment the rail refused never went on its way, and its customer is
- * told only that it failed and that the money is back (one notice, not "sent" then "failed"). The
+ * its held money is paid out; then the rail is asked. Its timeline says "sent" and the customer is
+ * told it is on its way when the rail has accepted it: a payment the rail refused never went on
+ * its way, so its timeline goes from approved to failed and its customer is told only that it
+ * failed and that the money is back (one notice, not "sent" then "failed"). The audit trail keeps
+ * both of the desk's steps (payout.submit, then payout.refused): the money was paid out, then back. The
  * order means a crash in between leaves a payment the company has paid out and the rail may not
  * have: never one paid twice. Such a payment (submitted, no rail reference) is sent again by this
  * same call, and rails answer the same payment the same way. A rail that refuses the payment at
@@ -91,9 +99,9 @@ export async function submitPayout(
        RETURNING *`,
       [railReference, row.id],
     );
-    // Another administrator's retry recorded the same answer first (and told the customer).
+    // Another administrator's retry recorded the same answer first (and its timeline and notices).
     const payment = confirmed ? fromColumns(payments, confirmed) : await paymentRow(tx, row.id);
-    if (confirmed) await tellSent(tx, payment, action);
+    if (confirmed) await acceptedByRail(tx, payment, action);
     await record(tx, action, "payout.sent", "submitted", payment, { rail: rail.name, rail_reference: railReference });
     return await finish(tx, { payment, refused: null }, alongside);
   });

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test } from "vitest";
 import { accountInvitations } from "../../db/schema-payments.ts";
-import { accountMembers, auditLog } from "../../db/schema.ts";
+import { accountMembers, auditLog, users } from "../../db/schema.ts";
 import {
   authGoesTo,
   businessOwner,
@@ -246,6 +246,47 @@ describe("someone who already has a login", () => {
     const page = await stranger.client.get(`/invite?token=${encodeURIComponent(token)}`);
     expect(page.text.replaceAll("<!-- -->", "")).toContain(`This invitation is for ${intended.email}`);
     expectStatus(await intended.client.post("account/users/accept", { token }), 200);
+  });
+
+  test("signed in as someone else, registering through the link is refused: they stay signed in, no login is made", async () => {
+    const intended = uniqueEmail("omar");
+    const stranger = await openCustomer(t);
+    expectStatus(await invite(owner.client, intended, "payer"), 201);
+    const token = await invitationToken(t, intended);
+    const refused = await stranger.client.post("invitations/register", { token, password: PASSWORD });
+    expectStatus(refused, 409);
+    expect(refused.json.error).toBe(
+      `You are signed in as ${stranger.email}. To create the invited person's login, sign out first, then open the invitation's link again.`,
+    );
+    expect(await authGoesTo(stranger.client), "still signed in as themselves").toBe("/account");
+    expect(await t.db.select().from(users).where(eq(users.username, intended))).toEqual([]);
+    expect(await membershipsOf(stranger.id)).toHaveLength(1);
+    // The invitation still waits for its own address.
+    await joinAsNewPerson(t, token, intended, { onboard: false });
+  });
+
+  test("signed in as someone else, the page offers to sign out and brings them back to the invitation", async () => {
+    const intended = uniqueEmail("lena");
+    const stranger = await openCustomer(t);
+    expectStatus(await invite(owner.client, intended, "viewer"), 201);
+    const token = await invitationToken(t, intended);
+    const link = `/invite?token=${encodeURIComponent(token)}`;
+    const page = await stranger.client.get(link);
+    const text = page.text.replaceAll("<!-- -->", "");
+    expect(text).toContain(`You are signed in as ${stranger.email}. This invitation is for ${intended}`);
+    expect(text).not.toContain("Create my login");
+    expect(text).toContain(`<input type="hidden" name="next" value="${link.replace("&", "&amp;")}"/>`);
+    expect(text).toContain("Sign out and open the invitation");
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const out = await stranger.client.request("POST", "/logout", `next=${encodeURIComponent(link)}`, form);
+    expect(out.status).toBe(303);
+    expect(out.headers.get("location")).toBe(link);
+    const again = await stranger.client.get(link);
+    expect(again.text).toContain("Create my login");
+    // Signing out leads back to an invitation's link only, never elsewhere.
+    const other = await openCustomer(t);
+    const away = await other.client.request("POST", "/logout", "next=https%3A%2F%2Fevil.example%2F", form);
+    expect(away.headers.get("location")).toBe("/");
   });
 
   test("signed in with another address, opening the link does not send them back to it at every sign-in", async () => {

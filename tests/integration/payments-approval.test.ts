@@ -339,6 +339,25 @@ describe("deciding", () => {
     ]);
   });
 
+  test("approving changes the payment's row once: its status, approver and expected arrival in one write", async () => {
+    const p = await send(payer, "26.00");
+    // Counts the writes to payments rows while the trigger lasts (the write connection sees it too).
+    await t.db.$client.execute("CREATE TABLE test_payment_writes (payment_id INTEGER NOT NULL)");
+    await t.db.$client.execute(
+      "CREATE TRIGGER test_payment_writes AFTER UPDATE ON payments BEGIN INSERT INTO test_payment_writes VALUES (NEW.id); END",
+    );
+    try {
+      const res = await approve(approver.client, p.id);
+      expectStatus(res, 200);
+      expect(res.json.body.expected_arrival).not.toBeNull();
+      const writes = await t.db.$client.execute("SELECT payment_id FROM test_payment_writes");
+      expect(writes.rows.map((r) => Number(r.payment_id))).toEqual([p.id]);
+    } finally {
+      await t.db.$client.execute("DROP TRIGGER test_payment_writes");
+      await t.db.$client.execute("DROP TABLE test_payment_writes");
+    }
+  });
+
   test("nobody approves or rejects their own payment: the server refuses it and says why", async () => {
     const own = await send(account.owner, "30.00");
     const seen = await account.owner.client.get(`account/pendingpayments/one?id=${own.id}`);

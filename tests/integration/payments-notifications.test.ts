@@ -132,7 +132,10 @@ describe("decisions", () => {
     await newEmails();
     expectStatus(await reject(account.owner.client, p.id, "Not our supplier"), 200);
     const sent = await newEmails();
-    expect(sent.map((e) => [e.to, e.template])).toEqual([[payer.email, "payment-rejected"]]);
+    // The approver was asked by email to approve it: it no longer waits for them either.
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[approver.email, "payment-rejected"], [payer.email, "payment-rejected"]].sort(),
+    );
     expect(sent[0].text).toContain("rejected the payment of");
     expect(sent[0].text).toContain("Not our supplier");
     expect(sent[0].text).toContain("The 21.00 GBP held for it is back in your balance.");
@@ -515,5 +518,100 @@ describe("the account it is about", () => {
     await t.db.delete(accountMembers).where(
       and(eq(accountMembers.accountId, other.accountId), eq(accountMembers.userId, approver.id)),
     );
+  });
+});
+
+describe("no longer waiting for the approvers asked", () => {
+  const noticesAbout = async (paymentId: number) =>
+    (await t.db.select().from(notifications).where(eq(notifications.paymentId, paymentId))
+      .orderBy(asc(notifications.id))).map((n) => ({ user: n.userId, kind: n.kind, title: n.title, body: n.body }));
+
+  /** The notifications the member's next page hands to the notification queue (its toasts). */
+  const queueOf = async (member: Pick<Member, "client">) => {
+    const page = await member.client.get("/account");
+    expectStatus(page, 200);
+    return deserializeProps<{ name: string; props: { initial: { title: string; description: string }[] } }[]>(
+      /id="__islands">([^<]*)</.exec(page.text)![1],
+    ).find((i) => i.name === "NotificationQueue")!.props.initial;
+  };
+  /** Opens pages until the member has seen every notification (a page hands at most ten). */
+  const everyToastSeen = async (member: Pick<Member, "client">) => {
+    while ((await queueOf(member)).length);
+  };
+
+  test("cancelled by its preparer: the approvers asked are told, by email as they were asked", async () => {
+    const p = await send("31.00");
+    await newEmails();
+    expectStatus(await cancel(payer.client, p.id, "Paid by card instead"), 200);
+    const told = (await noticesAbout(p.id)).filter((n) => n.kind === "payment_cancelled");
+    expect(told.map((n) => n.user).sort()).toEqual([account.owner.id, approver.id].sort());
+    expect(told[0]).toMatchObject({
+      title: "Payment cancelled",
+      body: expect.stringMatching(
+        new RegExp(
+          `^${payer.name} cancelled the payment of \\d+\\.\\d\\d EUR to Jean Dupont: Paid by card instead\\. ` +
+            "It no longer needs your approval\\.$",
+        ),
+      ),
+    });
+    const sent = await newEmails();
+    expect(sent.map((e) => [e.to, e.template]).sort()).toEqual(
+      [[account.owner.email, "payment-cancelled"], [approver.email, "payment-cancelled"]].sort(),
+    );
+    expect(sent[0].subject).toBe("Payment cancelled");
+    expect(await kindsFor(viewer.id), "the viewer was asked nothing").toEqual([]);
+  });
+
+  test("rejected by one approver: another approver asked is told, the one who rejected it is not", async () => {
+    const admin2 = await addMember(t, account, "admin");
+    try {
+      const p = await send("32.00");
+      await newEmails();
+      expectStatus(await reject(approver.client, p.id, "Duplicate"), 200);
+      const rejected = (await noticesAbout(p.id)).filter((n) => n.kind === "payment_rejected");
+      expect(rejected.map((n) => n.user).sort()).toEqual([account.owner.id, admin2.id, payer.id].sort());
+      expect((await newEmails()).map((e) => e.to).sort()).toEqual(
+        [account.owner.email, admin2.email, payer.email].sort(),
+      );
+    } finally {
+      await t.db.delete(accountMembers).where(eq(accountMembers.userId, admin2.id));
+    }
+  });
+
+  test("asked only in the portal (no email yet): told in the portal, not emailed", async () => {
+    await newEmails();
+    await everyToastSeen(approver);
+    await everyToastSeen(account.owner);
+    const p = await send("33.00");
+    // The approver opens a page before the email goes: the request is shown there.
+    expect((await queueOf(approver)).map((n) => n.title)).toEqual(["A payment needs your approval"]);
+    expectStatus(await cancel(payer.client, p.id), 200);
+    const told = (await noticesAbout(p.id)).filter((n) => n.kind === "payment_cancelled");
+    expect(told.map((n) => n.user), "the owner saw nothing of it: nothing to undo").toEqual([approver.id]);
+    const queue = await queueOf(approver);
+    expect(queue.map((n) => n.title)).toEqual(["Payment cancelled"]);
+    expect(queue[0].description).toContain(`${payer.name} cancelled the payment of`);
+    expect(await newEmails(), "nobody is emailed about it: nobody was emailed the request").toEqual([]);
+  });
+
+  test("someone asked and removed from the account since is told nothing", async () => {
+    const leaving = await addMember(t, account, "approver");
+    const p = await send("34.00");
+    await newEmails();
+    await t.db.delete(accountMembers).where(
+      and(eq(accountMembers.userId, leaving.id), eq(accountMembers.accountId, account.accountId)),
+    );
+    expectStatus(await cancel(payer.client, p.id), 200);
+    expect((await noticesAbout(p.id)).filter((n) => n.user === leaving.id).map((n) => n.kind))
+      .toEqual(["payment_approval_needed"]);
+    expect((await newEmails()).map((e) => e.to)).not.toContain(leaving.email);
+  });
+
+  test("cancelled once approved: nobody is asked anything any more, nobody is told", async () => {
+    const p = await send("35.00");
+    expectStatus(await approve(approver.client, p.id), 200);
+    await newEmails();
+    expectStatus(await cancel(payer.client, p.id), 200);
+    expect((await noticesAbout(p.id)).filter((n) => n.kind === "payment_cancelled")).toEqual([]);
   });
 });

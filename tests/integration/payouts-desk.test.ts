@@ -235,7 +235,8 @@ describe("one payment through the desk", () => {
     });
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     await expectLedgerSound(t.db);
-    expect((await customerSees(p.id)).events.map((e) => e.event)).toEqual(["created", "submitted", "failed"]);
+    // Never accepted by the rail, it was never sent: its timeline does not say it was.
+    expect((await customerSees(p.id)).events.map((e) => e.event)).toEqual(["created", "failed"]);
     expect((await auditOf(p.id)).map((a) => a.action)).toEqual(["payout.submit", "payout.refused"]);
     // It never went on its way: the customer is told only that it failed and the money is back.
     expect(await noticesOf(p.id)).toEqual(["payment_failed"]);
@@ -255,6 +256,7 @@ describe("one payment through the desk", () => {
     expect([row.status, row.railReference]).toEqual(["submitted", null]);
     // Not told it is on its way before the rail has it: the rail may yet refuse it.
     expect(await noticesOf(p.id)).toEqual([]);
+    expect((await customerSees(p.id)).events.map((e) => e.event)).toEqual(["created"]);
     await expectLedgerSound(t.db);
     const listed = (await queue("rail=local&status=submitted")).items.find((x) => x.id === p.id);
     expect(listed).toMatchObject({ actions: { submit: true, complete: false, fail: false } });
@@ -266,6 +268,7 @@ describe("one payment through the desk", () => {
     expectStatus(again, 200);
     expect(again.json.body.payment).toMatchObject({ status: "submitted", rail_reference: `SIM-${p.id}` });
     expect(await noticesOf(p.id)).toEqual(["payment_sent"]);
+    expect((await customerSees(p.id)).events.map((e) => e.event)).toEqual(["created", "submitted"]);
     const transfers = await t.db.select().from(ledgerTransfers).where(
       like(ledgerTransfers.reference, `payment:${p.id}:%`),
     );
