@@ -23,6 +23,8 @@ import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { openAlertCount } from "../server/alerts/console.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
+import { flashCount } from "../server/render/flash.ts";
+import { NOTIFICATIONS_MAX_VISIBLE } from "../lib/constants.ts";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
 import { DefaultLayout } from "./layouts/Default.tsx";
@@ -89,7 +91,7 @@ import {
   ConsoleBulkEmailsPage,
   UnsubscribePage,
 } from "./pages/console-bulkemails.tsx";
-import { RateAlertsPage } from "./pages/ratealerts.tsx";
+import { RateAlertsPage, switchToFiredAlertsAccount } from "./pages/ratealerts.tsx";
 import { profileLocked } from "../server/profile/store.ts";
 import { RecipientsPage } from "./pages/recipients.tsx";
 import { ReportsPage } from "./pages/reports.tsx";
@@ -305,6 +307,7 @@ export const PAGES: PageRoute[] = [
     title: "Rate alerts",
     layout: "user",
     guards: CUSTOMER_GUARDS,
+    switchAccount: switchToFiredAlertsAccount,
     render: RateAlertsPage,
   },
   {
@@ -494,10 +497,16 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       if (account === "choose" && page.guards?.includes("has-account")) return c.redirect(ACCOUNT_SELECT, 302);
       const content = await page.render(c);
       if (content instanceof Response) return content;
-      // Signed-in pages hand the person's new in-app notifications to the notification queue.
+      // Signed-in pages hand the person's new in-app notifications to the notification queue: as
+      // many as it shows at once after the page's flashed ones; the rest wait for the next page.
       const user = c.get("user");
       const notifications = page.layout === "user" && user
-        ? await takeUndelivered(c.get("db"), user.id, new Date(c.get("services").now()))
+        ? await takeUndelivered(
+          c.get("db"),
+          user.id,
+          new Date(c.get("services").now()),
+          NOTIFICATIONS_MAX_VISIBLE - flashCount(c),
+        )
         : [];
       // The console menu counts the open alerts (one count on an index, decision 045).
       const counts = page.layout === "user" && user?.level === "Admin"

@@ -5,9 +5,6 @@ import { payments } from "../../db/schema-payments.ts";
 import { may } from "../../lib/permissions.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
-import { accountChoice, customerOf, membershipsOf } from "../../server/accounts/current.ts";
-import { selectAccount } from "../../server/accounts/linked.ts";
-import { flash } from "../../server/render/flash.ts";
 import { balancesAnswer } from "../../server/money/balances.ts";
 import { currencyList } from "../../server/money/currencies.ts";
 import { allPendingPayments, listPayments, paymentWithTimeline } from "../../server/payments/read.ts";
@@ -16,6 +13,7 @@ import { recipientChoices } from "../../server/payments/recipient.ts";
 import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { PaymentForm, Payments, PendingPayment, PendingPayments } from "../islands.ts";
 import { paymentActorOf, pendingPaymentsOfRequest } from "../payment-actor.ts";
+import { switchToAccountOf } from "../switch-account.ts";
 
 /** The payment screens (issue 8 items 2, 3 and 6): each loads what it shows, so the first paint is complete. */
 
@@ -124,29 +122,15 @@ export async function PendingPaymentPage(c: Context<AppEnv>) {
 
 /**
  * A link to a payment of another of the customer's accounts (the approval email opened while they
- * work on their personal account): the session now works on the payment's account, as choosing it
- * on /account-select does, and the page comes back to the payment saying so (decision 060). Only an
- * account the customer belongs to with a role that sees payments; any other payment stays "not
- * found", like one that does not exist. An administrator acting on behalf keeps the account chosen.
+ * work on their personal account) switches to the payment's account (decision 060); any other
+ * payment stays "not found", like one that does not exist.
  */
-export async function switchToPaymentsAccount(c: Context<AppEnv>): Promise<Response | null> {
-  const paymentId = Number(c.req.param("id"));
-  const customer = customerOf(c);
-  const session = c.get("session");
-  if (c.get("onBehalf") || !customer || !session) return null;
-  // A page fetched ahead (the islands' preload on hover or focus, a browser's prefetch) is nobody
-  // following the link: only that may switch, so a fetch ahead finds the payment "not found".
-  if (/prefetch/i.test(c.req.header("Sec-Purpose") ?? c.req.header("Purpose") ?? "")) return null;
-  const db = c.get("db");
-  const [payment] = await db.select({ accountId: payments.accountId }).from(payments).where(eq(payments.id, paymentId));
-  if (!payment || (await accountChoice(c)).current?.accountId === payment.accountId) return null;
-  const membership = (await membershipsOf(db, customer.id)).find((m) => m.accountId === payment.accountId);
-  if (!membership || !may(membership.role, "account.view")) return null;
-  await selectAccount(db, session, customer.id, membership.accountRef);
-  flash(c, { title: `You are now working on ${membership.name}.`, color: "info" });
-  // A new request reads the account afresh: this one's header already knows the previous one.
-  return c.redirect(c.req.path, 302);
-}
+export const switchToPaymentsAccount = (c: Context<AppEnv>): Promise<Response | null> =>
+  switchToAccountOf(c, async (db) => {
+    const [payment] = await db.select({ accountId: payments.accountId }).from(payments)
+      .where(eq(payments.id, Number(c.req.param("id"))));
+    return payment?.accountId;
+  });
 
 /** The dashboard's card: what waits for approval on the account, for everyone who may see payments. */
 export async function pendingCard(c: Context<AppEnv>) {

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Database } from "../../db/client.ts";
 import { may } from "../../lib/permissions.ts";
@@ -7,6 +8,10 @@ import { currencyList } from "../../server/money/currencies.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { currentRates } from "../../server/money/store.ts";
 import { firedRateAlerts, listRateAlerts } from "../../server/ratealerts/service.ts";
+import { FIRED_ALERT_PARAM, RATE_ALERTS_PAGE } from "../../server/ratealerts/check.ts";
+import { rateAlerts } from "../../db/schema-ratealerts.ts";
+import { idText } from "../../lib/contracts/common.ts";
+import { switchToAccountOf } from "../switch-account.ts";
 import { RateAlerts } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
@@ -32,6 +37,21 @@ export async function RateAlertsPage(c: Context<AppEnv>) {
       />
     </>
   );
+}
+
+/**
+ * The link of a fired alert names it (firedAlertLink): followed while the person works on another of
+ * their accounts, the page switches to the alert's account (decision 060). An alert not found (since
+ * deleted) or of an account they do not belong to switches nothing: the page shows the account worked on.
+ */
+export function switchToFiredAlertsAccount(c: Context<AppEnv>): Promise<Response | null> {
+  const id = idText.safeParse(c.req.query(FIRED_ALERT_PARAM));
+  if (!id.success) return Promise.resolve(null);
+  return switchToAccountOf(c, async (db) => {
+    const [alert] = await db.select({ accountId: rateAlerts.accountId }).from(rateAlerts)
+      .where(eq(rateAlerts.id, id.data));
+    return alert?.accountId;
+  });
 }
 
 const MOMENT = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
@@ -62,7 +82,7 @@ export async function firedRateAlertsCard(db: Database, accountId: number) {
         )
         : <p className="text-neutral-600 dark:text-neutral-400">None of your alerts has fired yet.</p>}
       <div className="mt-4">
-        <a className="btn-ghost" href="/account/ratealerts">All rate alerts</a>
+        <a className="btn-ghost" href={RATE_ALERTS_PAGE}>All rate alerts</a>
       </div>
     </section>
   );

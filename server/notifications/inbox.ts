@@ -1,16 +1,14 @@
 /**
  * A person's in-app notifications (PAYMENTS.md "In-app notifications"): the ones not yet shown are
- * handed to the notification queue on the next page they load (and marked delivered), and the
- * latest are listed on request.
+ * handed to the notification queue on the next pages they load (and marked delivered), as many per
+ * page as it shows at once, and the latest are listed on request.
  */
 import type { Database } from "../../db/client.ts";
+import { NOTIFICATIONS_MAX_VISIBLE } from "../../lib/constants.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import type { Notification } from "../../lib/notification.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import { decidedNoticeText, noticeSupersededSql, stillMemberSql } from "../payments/notify.ts";
-
-/** The most a page hands to the queue at once: it shows five, the rest wait (SPEC.md section 9). */
-const PER_PAGE = 10;
 
 const COLORS: Record<string, Notification["color"]> = {
   payment_approval_needed: "warning",
@@ -27,19 +25,28 @@ const COLORS: Record<string, Notification["color"]> = {
 export const linkText = (kind: string) => kind === "rate_alert_fired" ? "See your rate alerts" : "Open the payment";
 
 /**
- * The person's notifications not yet shown, for the page being rendered, marked delivered. Most
- * pages find none: that costs one read of a partial index, and nothing is written. A notice asking
- * for an action its payment no longer needs (approval, once it was decided) is marked delivered
- * without being shown.
+ * The person's notifications not yet shown, for the page being rendered, marked delivered: at most
+ * `room`, what the page shows at once besides its other notifications (NOTIFICATIONS_MAX_VISIBLE,
+ * five, SPEC.md section 9). One handed beyond that would wait in that page's queue, in the browser,
+ * and be lost when the person follows a link before it shows (decision 017: none may be lost): it
+ * stays undelivered for the next page instead. Most pages find none: that costs one read of a
+ * partial index, and nothing is written. A notice asking for an action its payment no longer needs
+ * (approval, once it was decided) is marked delivered without being shown.
  */
-export async function takeUndelivered(db: Database, userId: number, now: Date): Promise<Notification[]> {
+export async function takeUndelivered(
+  db: Database,
+  userId: number,
+  now: Date,
+  room = NOTIFICATIONS_MAX_VISIBLE,
+): Promise<Notification[]> {
+  if (room <= 0) return [];
   const rows = await rowsOf<
     { id: number; kind: string; title: string; body: string; link: string | null; superseded: number }
   >(
     db,
     `SELECT n.id, n.kind, n.title, n.body, n.link, ${noticeSupersededSql("n")} AS superseded
        FROM notifications n WHERE n.user_id = ? AND n.delivered_at IS NULL ORDER BY n.id LIMIT ?`,
-    [userId, PER_PAGE],
+    [userId, room],
   );
   if (!rows.length) return [];
   await run(

@@ -8,8 +8,8 @@
  * fired, not paused) and whose pair's mid-market rate in THAT table is at or past its target; then
  * it fires them in one transaction (a job step, so once): it records fired_at, fired_rate and the
  * table, and writes an in-app notification for its creator (the outbox emails it,
- * server/notifications/email-outbox.ts). The update is conditional on `fired_at IS NULL AND
- * paused = 0`, so an alert fires once however often a check runs; a fired alert is no longer
+ * server/notifications/email-outbox.ts), both leading to the alerts page on the alert's account.
+ * The update is conditional on `fired_at IS NULL AND paused = 0`, so an alert fires once however often a check runs; a fired alert is no longer
  * watched, so it does not fire again while the rate stays past its target (nor after).
  */
 import { eq } from "drizzle-orm";
@@ -25,8 +25,16 @@ import { reached, watchedRate } from "./rate.ts";
 
 /** The kind of the in-app notification (notifications.kind); its email is the "rate-alert-fired" template. */
 export const RATE_ALERT_FIRED = "rate_alert_fired";
-/** Where the notification leads. */
+/** The rate alerts page (routes/pages.tsx). */
 export const RATE_ALERTS_PAGE = "/account/ratealerts";
+/** The page URL's parameter naming the alert that fired (RATE_ALERTS_PAGE?alert=ID). */
+export const FIRED_ALERT_PARAM = "alert";
+/**
+ * Where the notification of a fired alert leads: the alerts page, naming the alert, so that someone
+ * who works on another of their accounts is switched to the alert's account (decision 060) instead
+ * of seeing the alerts of the account they happen to work on.
+ */
+export const firedAlertLink = (alertId: number) => `${RATE_ALERTS_PAGE}?${FIRED_ALERT_PARAM}=${alertId}`;
 
 interface Watching {
   id: number;
@@ -119,7 +127,15 @@ export async function fireReached(tx: Tx, tableId: number, reached: Reached, now
     const values: unknown[] = [];
     for (const alert of chunk) {
       const { title, body } = firedText(alert, firedRate.get(alert.id)!);
-      values.push(alert.created_by, alert.account_id, RATE_ALERT_FIRED, title, body, RATE_ALERTS_PAGE, now.getTime());
+      values.push(
+        alert.created_by,
+        alert.account_id,
+        RATE_ALERT_FIRED,
+        title,
+        body,
+        firedAlertLink(alert.id),
+        now.getTime(),
+      );
     }
     if (!values.length) continue;
     await run(

@@ -31,6 +31,11 @@ export function takeFlash(c: Context): Notification[] {
   return queued;
 }
 
+/** How many notifications this request's page will show from the cookie (takeFlash), before the person's own. */
+export function flashCount(c: Context): number {
+  return readFlash(c).length;
+}
+
 function readFlash(c: Context): Notification[] {
   const raw = getCookie(c, FLASH_COOKIE);
   if (!raw) return [];

@@ -1,7 +1,8 @@
 /**
  * The link of an "approval needed" email, and of its in-app notification, followed in Chromium while
  * the approver works on their own personal account (decision 060): the payment's page opens on the
- * payment's account, with a notification saying so, and the header names that account.
+ * payment's account, with a notification saying so, and the header names that account. The same for
+ * the emailed link of a rate alert of that account that fired.
  */
 import { describe, expect } from "vitest";
 import { hydrated, newPage } from "../helpers/browser.ts";
@@ -38,7 +39,6 @@ describe("a link to a payment of another of the person's accounts", () => {
           },
         }),
       );
-      await desk.context.close();
       const [{ account_id: accountId }] = (await db.$client.execute({
         sql: "SELECT account_id FROM account_members WHERE user_id = ?",
         args: [opened.id],
@@ -142,8 +142,40 @@ describe("a link to a payment of another of the person's accounts", () => {
         (await db.$client.execute({ sql: "SELECT status FROM payments WHERE id = ?", args: [paymentId] }))
           .rows as unknown as { status: string }[];
       expect(status).toBe("pending_approval");
+
+      // Ada had set a rate alert on Olga's account (GBP to EUR at or above 1.15; 1.137656 now). Back
+      // on her personal account, the rate crosses it: the email's link opens Olga's alerts, not hers.
+      await db.$client.execute({
+        sql: `INSERT INTO rate_alerts (account_id, created_by, sell_currency, buy_currency, target_rate, direction,
+                created_at) VALUES (?, ?, 'GBP', 'EUR', '1.15', 'above', ?)`,
+        args: [accountId, own.id, Date.now()],
+      });
+      const before = await lastEmailId(db);
+      await okBody(
+        "console/rates",
+        await desk.page.request.put(`${base}/api/console/rates`, { data: { base: "EUR", rates: { GBP: "0.86" } } }),
+      );
+      const fired = await waitForEmail(db, email, { template: "rate-alert-fired", after: before, timeoutMs: 20_000 });
+      const alertLink = /https?:\/\/\S+\/account\/ratealerts\S*/.exec(fired.text)?.[0];
+      expect(alertLink, fired.text).toBeDefined();
+      await okBody(
+        "account/select",
+        await page.request.post(`${base}/api/account/select`, { data: { account_ref: own.accountRef } }),
+      );
+      await page.goto(`${base}/account`);
+      await hydrated(page);
+      expect(await header.getAttribute("data-current-account")).toBe(own.accountRef);
+      await page.goto(alertLink!);
+      await hydrated(page);
+      expect(page.url()).toBe(`${base}/account/ratealerts`);
+      expect(await header.getAttribute("data-current-account")).toBe(opened.accountRef);
+      await expect.poll(() => toasts.getByText("You are now working on Olga Owner.").isVisible()).toBe(true);
+      const alerts = page.getByRole("list", { name: "Rate alerts" });
+      expect(await alerts.getByRole("listitem").first().textContent()).toContain("1 GBP = 1.15 EUR, at or above");
+
       // The refused Approve is the browser's one expected failure.
       expect(unexpected(problems, [409])).toEqual([]);
+      await desk.context.close();
       await approver.context.close();
       await owner.context.close();
     },

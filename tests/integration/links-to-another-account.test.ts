@@ -1,5 +1,9 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { accountMembers } from "../../db/schema.ts";
+import { and, desc, eq } from "drizzle-orm";
+import { accountMembers, emails } from "../../db/schema.ts";
+import { notifications } from "../../db/schema-payments.ts";
+import { JobRunner } from "../../server/jobs/runner.ts";
+import { RATE_ALERTS_PAGE, rateAlertCheckJob } from "../../server/ratealerts/check.ts";
 import { businessOwner } from "../helpers/account-users.ts";
 import { type Admin, expectStatus, signIn, TestClient } from "../helpers/client.ts";
 import { fund, type MoneyApp, moneyApp, type OpenCustomer, openCustomer } from "../helpers/money.ts";
@@ -192,5 +196,67 @@ describe("a download link on a page of the account the person has since switched
     expect(missing.headers.get("location")).toBe("/account/reports");
     expect(flashOf(missing)).not.toBe("");
     expectStatus(await client.get(`account/statements/1/file?account_ref=${business.accountRef}`), 409);
+  });
+});
+
+describe("the link of a fired rate alert of another of the person's accounts", () => {
+  test("switches the session to the alert's account, in the notification and the email", async () => {
+    // A payer of the business account, with a personal account of their own, sets an alert there.
+    const payer = await openCustomer(t);
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: payer.id,
+      role: "payer",
+      createdAt: new Date(),
+    });
+    const client = new TestClient(t);
+    await signIn(client, payer.email, payer.password);
+    expectStatus(await client.post("account/select", { account_ref: business.accountRef }), 200);
+    // 1 GBP = 1.137656 EUR now (the embedded rates).
+    const alert = { sell_currency: "GBP", buy_currency: "EUR", target_rate: "1.15", direction: "above" };
+    const created = await client.post("account/ratealerts", alert);
+    expectStatus(created, 201);
+    const alertId = created.json.body.id as number;
+    // They go back to their personal account, and the rate crosses the target.
+    expectStatus(await client.post("account/select", { account_ref: payer.accountRef }), 200);
+    expectStatus(await admin.client.put("console/rates", { base: "EUR", rates: { GBP: "0.86" } }), 200);
+    const runner = new JobRunner({
+      db: t.db,
+      jobs: [rateAlertCheckJob],
+      deps: { config: t.config, services: t.services },
+      now: t.clock.now,
+    });
+    await runner.drain();
+    await t.services.emailOutbox.drain();
+
+    const [notice] = await t.db.select().from(notifications).where(
+      and(eq(notifications.userId, payer.id), eq(notifications.kind, "rate_alert_fired")),
+    );
+    const link = notice.link!;
+    const [mail] = await t.db.select().from(emails).where(eq(emails.to, payer.email)).orderBy(desc(emails.id))
+      .limit(1);
+    expect(mail.template).toBe("rate-alert-fired");
+    expect(mail.text).toContain(`http://localhost${link}`);
+
+    // Followed from the personal account: the alerts of the business account, saying so.
+    const first = await client.get(link);
+    expect(first.status).toBe(302);
+    expect(first.headers.get("location")).toBe(RATE_ALERTS_PAGE);
+    expect(first.setCookies.find((cookie) => cookie.name === "flash")?.value).toContain(
+      "You are now working on Acme Trading Ltd.",
+    );
+    const page = await client.get(RATE_ALERTS_PAGE);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`data-current-account="${business.accountRef}"`);
+    expect(await currentRef(client)).toBe(business.accountRef);
+    const listed = await client.get("account/ratealerts");
+    expect((listed.json.body.items as { id: number }[]).map((a) => a.id)).toContain(alertId);
+
+    // Someone who is not a user of the business account switches nothing with that link.
+    const stranger = await openCustomer(t);
+    const theirs = await stranger.client.get(link);
+    expect(theirs.status).toBe(200);
+    expect(theirs.setCookies.map((cookie) => cookie.name)).not.toContain("flash");
+    expect(await currentRef(stranger.client)).toBe(stranger.accountRef);
   });
 });

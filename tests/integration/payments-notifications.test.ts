@@ -2,10 +2,11 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { accountMembers, accounts, emails } from "../../db/schema.ts";
 import { notifications } from "../../db/schema-payments.ts";
+import { rateAlerts } from "../../db/schema-ratealerts.ts";
 import { deserializeProps } from "../../lib/serialize.ts";
 import { completePayment, failPayment, submitPayment } from "../../server/payments/transitions.ts";
 import { type Admin, anotherAdmin, expectStatus } from "../helpers/client.ts";
-import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
+import { expectLedgerSound, type MoneyApp, moneyApp, openCustomer } from "../helpers/money.ts";
 import {
   addMember,
   addRecipient,
@@ -59,6 +60,16 @@ async function newEmails() {
 const kindsFor = async (userId: number) =>
   (await t.db.select().from(notifications).where(eq(notifications.userId, userId)).orderBy(asc(notifications.id)))
     .map((n) => n.kind);
+
+/** The pages the member opens until their queue hands nothing more: what they were told before is shown. */
+async function seenAll(member: Pick<Member, "client">) {
+  for (let pages = 0; pages < 20; pages++) {
+    const page = await member.client.get("/account");
+    expectStatus(page, 200);
+    if (!page.text.includes("data-notification-id")) return;
+  }
+  throw new Error("The notifications never ran out");
+}
 
 const send = (amount: string) => paid(payer.client, { recipient_id: recipient, amount, sell_currency: "GBP" });
 
@@ -144,8 +155,8 @@ describe("decided before anyone was told", () => {
 
   test("rejected a moment after it was prepared: nobody is asked to approve it, by email or toast", async () => {
     await newEmails();
-    await toasts(approver);
-    await toasts(account.owner);
+    await seenAll(approver);
+    await seenAll(account.owner);
     const p = await send("13.57");
     expectStatus(await reject(approver.client, p.id, "Wrong supplier"), 200);
 
@@ -239,6 +250,7 @@ describe("the payout desk's steps", () => {
 
 describe("in the portal", () => {
   test("the next page hands new notifications to the notification queue, once", async () => {
+    await seenAll(approver);
     const p = await send("5.00");
     const page = await approver.client.get("/account");
     expectStatus(page, 200);
@@ -276,6 +288,78 @@ describe("in the portal", () => {
     expect((await payer.client.post("account/notifications/read", { ids: [latest.id] })).json.body).toEqual({
       read: 0,
     });
+  });
+});
+
+describe("more new notifications than a page shows at once", () => {
+  /** The titles a page hands to its notification queue. */
+  const queued = async (client: Member["client"], path = "/account") => {
+    const page = await client.get(path);
+    expectStatus(page, 200);
+    const islands = deserializeProps<{ name: string; props: { initial: { title: string }[] } }[]>(
+      /id="__islands">([^<]*)</.exec(page.text)![1],
+    );
+    return islands.find((i) => i.name === "NotificationQueue")!.props.initial.map((n) => n.title);
+  };
+
+  test("a page shows five; the others come on the next pages, none left waiting in a page the person may leave", async () => {
+    const person = await addMember(t, account, "viewer");
+    const titles = Array.from({ length: 7 }, (_, i) => `Rate alert ${i + 1}`);
+    await t.db.insert(notifications).values(titles.map((title) => ({
+      userId: person.id,
+      accountId: account.accountId,
+      kind: "rate_alert_fired",
+      title,
+      body: "The mid-market rate reached your target.",
+      link: "/account/ratealerts",
+      createdAt: new Date(),
+    })));
+    // The person follows a link on the first page at once: the two it did not show come next.
+    expect(await queued(person.client)).toEqual(titles.slice(0, 5));
+    expect(await queued(person.client, "/account/ratealerts")).toEqual(titles.slice(5));
+    expect(await queued(person.client)).toEqual([]);
+  });
+
+  test("a page that also says something of its own (a switch of account) shows as many of them as fit beside it", async () => {
+    // A viewer of the business account with a personal account of their own, working on it.
+    const person = await openCustomer(t);
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: person.id,
+      role: "viewer",
+      createdAt: new Date(),
+    });
+    expectStatus(await person.client.post("account/select", { account_ref: person.accountRef }), 200);
+    const [alert] = await t.db.insert(rateAlerts).values({
+      accountId: account.accountId,
+      createdBy: account.owner.id,
+      sellCurrency: "GBP",
+      buyCurrency: "EUR",
+      targetRate: "9.99",
+      direction: "above",
+      createdAt: new Date(),
+    }).returning();
+    const titles = Array.from({ length: 5 }, (_, i) => `Rate alert ${i + 1}`);
+    await t.db.insert(notifications).values(titles.map((title) => ({
+      userId: person.id,
+      accountId: account.accountId,
+      kind: "rate_alert_fired",
+      title,
+      body: "The mid-market rate reached your target.",
+      link: "/account/ratealerts",
+      createdAt: new Date(),
+    })));
+    // The link of an alert of the business account switches to it (decision 060) and says so.
+    const followed = await person.client.get(`/account/ratealerts?alert=${alert.id}`);
+    // A browser sends the cookie back as it was set, encoded; this client's jar keeps it decoded.
+    const flashed = followed.setCookies.find((cookie) => cookie.name === "flash")!.raw;
+    person.client.setCookie("flash", /^flash=([^;]*)/.exec(flashed)![1]);
+    expect(followed.status).toBe(302);
+    expect(await queued(person.client, "/account/ratealerts")).toEqual([
+      expect.stringMatching(/^You are now working on /),
+      ...titles.slice(0, 4),
+    ]);
+    expect(await queued(person.client)).toEqual(titles.slice(4));
   });
 });
 

@@ -112,13 +112,13 @@ describe("an alert that the rate crosses", () => {
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({
       title: "Rate alert: 1 GBP = 1.162791 EUR",
-      link: "/account/ratealerts",
+      link: `/account/ratealerts?alert=${waiting.id}`,
       body: expect.stringContaining("at or above your target of 1 GBP = 1.15 EUR"),
     });
     const mails = await emailsTo(customer.email, mark);
     expect(mails.map((m) => m.template)).toEqual(["rate-alert-fired"]);
     expect(mails[0].subject).toBe("Rate alert: 1 GBP = 1.162791 EUR");
-    expect(mails[0].text).toContain("http://localhost/account/ratealerts");
+    expect(mails[0].text).toContain(`http://localhost/account/ratealerts?alert=${waiting.id}`);
     expect(mails[0].html).toContain("See your rate alerts");
 
     // The rate moves again and stays past the target: nothing more.
