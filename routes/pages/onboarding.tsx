@@ -161,7 +161,8 @@ export async function IdentityPage(c: Context<AppEnv>) {
     return (
       <>
         <PageTitle>Confirm your identity</PageTitle>
-        <div className="card flex flex-col gap-3">
+        {/* The register layout is the card already. */}
+        <div className="flex flex-col gap-3">
           <p>{IDENTITY_CHECK_IS_THEIRS}</p>
           <p>{CHECK_SO_FAR[check?.status ?? "none"]}</p>
         </div>
