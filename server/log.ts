@@ -113,10 +113,34 @@ export function captureLog(sink: (line: string, level: LogLevel) => void, level:
   return () => ({ threshold, write } = before);
 }
 
+/** A query the database refused, as Drizzle throws it (DrizzleQueryError): the statement, its values, and why. */
+function failedQuery(error: Error): { query: string; cause: unknown } | null {
+  const { query, params } = error as Error & { query?: unknown; params?: unknown };
+  return typeof query === "string" && Array.isArray(params) && error.message.startsWith("Failed query: ")
+    ? { query, cause: error.cause }
+    : null;
+}
+
+/**
+ * An error's message as the log and a job's record keep it. A refused query's message ends with
+ * every value it was sent ("params: ..."): a customer's passport number, date of birth, address and
+ * phone when their profile was being saved, an emailed link's token. Those never reach the log:
+ * the statement stays, with the database's own reason (the query's cause) after it.
+ */
+export function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const query = failedQuery(error);
+  if (!query) return error.message;
+  return `Failed query: ${query.query}` + (query.cause === undefined ? "" : `: ${errorMessage(query.cause)}`);
+}
+
 /** An error as log fields: its name, message and stack (a thrown string or object as text). */
 function errorFields(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
-    return { name: error.name, message: error.message, stack: error.stack };
+    const message = errorMessage(error);
+    // The stack starts with the message: the values of a refused query would be in it too.
+    const stack = message === error.message ? error.stack : error.stack?.replace(error.message, message);
+    return { name: error.name, message, stack };
   }
   return { message: String(error) };
 }

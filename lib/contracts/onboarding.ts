@@ -12,6 +12,13 @@ const WITH_PROFILE = [...ONBOARDING, "has-profile"] as const;
 export const identityStatus = z.enum(["pending", "approved", "retry", "rejected"]);
 
 /**
+ * What an administrator acting on behalf is told on the identity check's calls (403): the documents
+ * and the selfie are the customer's own, sent from their own session, never by staff in their place.
+ */
+export const IDENTITY_CHECK_IS_THEIRS =
+  "Only the customer can take their identity check: they sign in as themselves to do it.";
+
+/**
  * The profile of the customer's type, every field of SPEC.md section 3. Its rules depend on the
  * customer's type and on today's date, so the server checks them when it saves (server/profile/
  * schema.ts: a 422 naming each failing field); the contract only requires an object.
@@ -35,7 +42,8 @@ export const saveProfile = defineCall({
 export const startIdentityCheck = defineCall({
   method: "GET",
   path: "/sumsub/token",
-  summary: "What the identity page needs to start the check: a WebSDK token for Sumsub, nothing for the sandbox.",
+  summary: "What the identity page needs to start the check: a WebSDK token for Sumsub, nothing for the sandbox; " +
+    "403 to an administrator acting on behalf.",
   guards: WITH_PROFILE,
   answer: z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("sumsub"), accessToken: z.string() }),
@@ -46,7 +54,8 @@ export const startIdentityCheck = defineCall({
 export const answerSandbox = defineCall({
   method: "POST",
   path: "/sumsub/sandbox",
-  summary: "Records the sandbox provider's answer for the customer (only while the sandbox is the provider).",
+  summary: "Records the sandbox provider's answer for the customer (only while the sandbox is the provider); " +
+    "403 to an administrator acting on behalf.",
   guards: WITH_PROFILE,
   body: z.object({
     answer: z.enum(["GREEN", "RED"], { error: "The answer is GREEN or RED." }),

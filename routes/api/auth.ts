@@ -6,6 +6,7 @@ import { knownDeviceOf, rememberDevice } from "../../server/auth/devices.ts";
 import { requestPasswordReset, resetPassword } from "../../server/auth/password-reset.ts";
 import {
   CONFIRMED_SIGN_IN,
+  confirmedByLink,
   confirmedElsewhere,
   registerCustomer,
   resendForRegistration,
@@ -97,7 +98,8 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     // This browser's registration was confirmed on another device: the code is spent and the link
     // used, so whatever is tried here is answered by saying so and sending them to sign in. The
     // registration alone signs nobody in (decisions 023, 077): the password and the second factor do.
-    const confirmed = await confirmedElsewhere(deps(c), registration);
+    // The link opened again where nobody is signed in: the address it confirmed is confirmed.
+    const confirmed = await confirmedElsewhere(deps(c), registration) ?? await confirmedByLink(deps(c), body.token);
     if (confirmed !== null) {
       flash(c, CONFIRMED_SIGN_IN);
       return reply(await sessionSummary(c.get("db"), confirmed, false), { redirect: "/" });

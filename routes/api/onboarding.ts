@@ -5,6 +5,7 @@ import { customerOf as customerOrNull } from "../../server/accounts/current.ts";
 import { openAtOnceIfEligible } from "../../server/accounts/onboarding.ts";
 import { sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
+import { Refused } from "../../server/errors.ts";
 import { reply, route } from "../../server/http/route.ts";
 import { answerAsSandbox, confirmIdentity } from "../../server/identity/confirm.ts";
 import { acceptWebhook } from "../../server/identity/webhook.ts";
@@ -24,12 +25,19 @@ route(onboarding, calls.saveProfile, async (c, { body }) => {
   return reply(await sessionSummary(c.get("db"), customer.id, customer.secondFactor), { redirect: "/identity" });
 });
 
+/** The identity check is the person's own: staff acting on behalf neither start it nor answer it (decision 079). */
+function refuseOnBehalf(c: Context<AppEnv>): void {
+  if (c.get("onBehalf")) throw new Refused(calls.IDENTITY_CHECK_IS_THEIRS);
+}
+
 route(onboarding, calls.startIdentityCheck, async (c) => {
+  refuseOnBehalf(c);
   const { id, username } = customerOf(c);
   return await c.get("services").identity.startCheck({ id, username });
 });
 
 route(onboarding, calls.answerSandbox, async (c, { body }) => {
+  refuseOnBehalf(c);
   const status = await answerAsSandbox(c.get("db"), c.get("services").identity, customerOf(c).id, body.answer, {
     rejectType: body.reject_type,
     now: now(c),

@@ -27,6 +27,7 @@ import {
   VerifyForm,
 } from "../islands.ts";
 import { profileValues } from "../../lib/profile-values.ts";
+import { IDENTITY_CHECK_IS_THEIRS } from "../../lib/contracts/onboarding.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 
 /** The screens of the sign-in journey: each a title, a short lead, and its island with the data it needs. */
@@ -143,9 +144,31 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
   );
 }
 
+/** Where the customer's check stands, in words, for an administrator acting on their behalf. */
+const CHECK_SO_FAR = {
+  none: "They have not started it yet.",
+  pending: "It is in progress.",
+  retry: "The provider asked them to try again.",
+  rejected: "The provider refused it.",
+  approved: "It is approved.",
+} as const;
+
 export async function IdentityPage(c: Context<AppEnv>) {
   const check = await readStoredResult(c.get("db"), customerOf(c)!.id);
   const provider = c.get("services").identity.name;
+  if (c.get("onBehalf")) {
+    // The documents and the selfie are the customer's own (decision 079): no launcher, no sandbox answers.
+    return (
+      <>
+        <PageTitle>Confirm your identity</PageTitle>
+        {/* The register layout is the card already. */}
+        <div className="flex flex-col gap-3">
+          <p>{IDENTITY_CHECK_IS_THEIRS}</p>
+          <p>{CHECK_SO_FAR[check?.status ?? "none"]}</p>
+        </div>
+      </>
+    );
+  }
   return (
     <>
       <PageTitle lead="A photo of an identity document and a selfie: it takes about two minutes.">

@@ -172,6 +172,21 @@ export async function confirmedElsewhere(
   return user?.validated ? user.id : null;
 }
 
+/**
+ * The user whose address a validation link confirmed already, when the link is opened again (a
+ * second click in the email, or after typing the code that came with it), else null. A link that
+ * lapsed before its user confirmed, or a code, is null: those need a new link.
+ */
+export async function confirmedByLink(
+  deps: Pick<SignInDeps, "db" | "verifications">,
+  typed: string,
+): Promise<number | null> {
+  if (SHORT_CODE.test(typed.replace(/\s+/g, ""))) return null;
+  const owner = await deps.verifications.ownerOfLink("email-validation", typed);
+  const user = owner === null ? undefined : await findUser(deps.db, owner);
+  return user?.validated ? user.id : null;
+}
+
 /** Emails a new validation link to a user who has not confirmed their address yet. */
 export async function resendValidation(deps: SignInDeps, userId: number): Promise<void> {
   const user = await findUser(deps.db, userId);

@@ -104,6 +104,20 @@ export class Verifications {
   }
 
   /**
+   * Whose link a token is, used, replaced or expired alike (a link's token is found by its hash
+   * alone); null for a token we never sent. Someone who opens their confirmation link again is
+   * told their address is confirmed rather than to ask for a new link.
+   */
+  async ownerOfLink(purpose: Purpose, secret: string): Promise<number | null> {
+    const trimmed = secret.trim();
+    if (BOUND_TO_USER.has(purpose) || !trimmed || trimmed.length > 100) return null;
+    const [row] = await this.db.select({ userId: verifications.userId }).from(verifications).where(
+      and(eq(verifications.purpose, purpose), eq(verifications.secretHash, await hashOf(purpose, trimmed))),
+    ).limit(1);
+    return row?.userId ?? null;
+  }
+
+  /**
    * Uses a secret once. Returns its user's id, or null when it is wrong, used, expired or
    * replaced by a newer one. `userId`, when given, must be the owner (a code is only ever checked
    * for the signed-in user). Marking it used is conditional, so two requests cannot both use it.

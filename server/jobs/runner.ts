@@ -21,7 +21,7 @@ import {
 } from "./lease.ts";
 import { JobSteps } from "./steps.ts";
 import { onJobQueued } from "./wake.ts";
-import { log } from "../log.ts";
+import { errorMessage, log } from "../log.ts";
 
 export interface RunnerOptions {
   db: Database;
@@ -265,7 +265,8 @@ export class JobRunner {
       await release(this.#db, lease, now);
       return;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    // Kept on the job and shown in the console: never the values of a refused query (errorMessage).
+    const message = errorMessage(error);
     if (error instanceof PermanentJobFailure || job.attempts >= job.maxAttempts) {
       log.error(`jobs: job ${job.id} (${job.kind}) failed after ${job.attempts} attempt(s): ${message}`, {
         job_id: job.id,

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
 import { auditLog, emails, identityChecks, profiles } from "../../db/schema.ts";
+import { IDENTITY_CHECK_IS_THEIRS } from "../../lib/contracts/onboarding.ts";
 import { SANDBOX_RETRY_COMMENT } from "../../server/identity/index.ts";
 import {
   businessProfile,
@@ -181,6 +182,31 @@ describe("the identity check with the sandbox provider", () => {
 
     expectStatus(await customer.client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
     expectStatus(await customer.client.get("sumsub/confirm"), 200);
+  });
+
+  test("an administrator acting on behalf cannot take the customer's check: no provider token, no answer, no buttons", async ({ app, admin, customer }) => {
+    expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: customer.id }), 200);
+    try {
+      // The provider's token would let the administrator's browser send documents and a selfie as this customer.
+      const token = await admin.client.get("sumsub/token");
+      expectStatus(token, 403);
+      expect(token.json.error).toBe(IDENTITY_CHECK_IS_THEIRS);
+      const answered = await admin.client.post("sumsub/sandbox", { answer: "GREEN" });
+      expectStatus(answered, 403);
+      expect(answered.json.error).toBe(IDENTITY_CHECK_IS_THEIRS);
+      const page = await admin.client.get("/identity");
+      expect(page.status).toBe(200);
+      expect(page.text).toContain("Only the customer can take their identity check");
+      expect(page.text).not.toContain("Approve (GREEN)");
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    expect(await app.db.select().from(identityChecks).where(eq(identityChecks.userId, customer.id))).toEqual([]);
+    expect((await whoami(customer.client)).identity).toBe(false);
+    // The customer takes it themselves.
+    expectStatus(await customer.client.get("sumsub/token"), 200);
+    expectStatus(await customer.client.post("sumsub/sandbox", { answer: "GREEN" }), 200);
   });
 
   test("RED FINAL: confirm is 403", async ({ customer }) => {

@@ -255,6 +255,31 @@ describe("validating the email address", () => {
     }
   });
 
+  test("the link opened a second time, in any browser, says the address is confirmed and to sign in; it signs nobody in", async ({ app }) => {
+    const who = await registerCustomer(app, { validate: false });
+    const { token } = await emailedToken(app.db, who.email, "email-validation");
+    expectStatus(await new TestClient(app).post("validation/validate", { token }), 200);
+
+    // A second click in the email opens another tab, or the phone's browser.
+    const again = new TestClient(app);
+    const res = await again.post("validation/validate", { token });
+    expectStatus(res, 200);
+    expect(res.json.redirect).toBe("/");
+    expect(res.json.body).toMatchObject({ id: who.id, validated: true, secondFactor: false });
+    expect(again.cookie("session")).toBeUndefined();
+    await expectToldToSignIn(again);
+  });
+
+  test("a link that lapsed before its address was confirmed still asks for a new one", async ({ app }) => {
+    const who = await registerCustomer(app, { validate: false });
+    const { token: old } = await emailedToken(app.db, who.email, "email-validation");
+    expectStatus(await who.client.post("validation/resend"), 200);
+    const res = await new TestClient(app).post("validation/validate", { token: old });
+    expect(res.status).toBe(422);
+    expect(res.json.error).toMatch(/^This link has expired or was already used: ask for a new one\./);
+    expect((await who.client.get("account/whoami")).json.body.validated).toBe(false);
+  });
+
   test("in the browser that registered, the link goes on to the profile screen of the type", async ({ app }) => {
     const browser = new TestClient(app);
     const email = uniqueEmail("business-link");
@@ -278,12 +303,14 @@ describe("validating the email address", () => {
     expectStatus(await old.get("account/whoami"), 401);
   });
 
-  test("the same token twice: the second time is refused on the page as used, with the tries left", async ({ app, unverified: { email } }) => {
+  test("the same token twice: the second time confirms nothing more and says to sign in", async ({ app, unverified: { email } }) => {
     const { token } = await emailedToken(app.db, email);
     const browser = new TestClient(app);
     expectStatus(await browser.post("validation/validate", { token }), 200);
     const again = await browser.post("validation/validate", { token });
-    expectLinkRefused(again, 4);
+    expectStatus(again, 200);
+    expect(again.json).toMatchObject({ body: { validated: true, secondFactor: false }, redirect: "/" });
+    expect(browser.cookie("session")).toBeUndefined();
   });
 
   test("a wrong token is refused on the page, naming the token, and validates nobody", async ({ app, unverified: customer }) => {
