@@ -5,6 +5,7 @@ import { accounts } from "../../db/schema.ts";
 import { statements } from "../../db/schema-statements.ts";
 import { defineJob, type JobContext, LeaseLost, PermanentJobFailure } from "../jobs/define.ts";
 import { defineSchedule } from "../jobs/schedules.ts";
+import { log } from "../log.ts";
 import { statementCsv } from "./csv.ts";
 import { companyOnStatement, type StatementDocument } from "./document.ts";
 import { statementSections } from "./lines.ts";
@@ -34,8 +35,8 @@ export const statementJob = defineJob("statements.generate", {
       // A stop or a lost lease is the runner's business; a refusal already speaks to the customer.
       if (ctx.signal.aborted || error instanceof LeaseLost || error instanceof PermanentJobFailure) throw error;
       // Anything else is ours: the customer reads the job's error, so it says what to do, and the
-      // cause goes to the log.
-      console.error(`[statements] statement ${statementId}, attempt ${ctx.attempt}:`, error);
+      // cause goes to the log (as every error line: JSON, a refused query without its values).
+      log.error("statement could not be made", { statementId, attempt: ctx.attempt, error });
       throw new Error(
         "Your statement could not be made because of a problem on our side. Ask for it again; if it fails again, write to us.",
       );

@@ -8,6 +8,7 @@ import { statements } from "../../db/schema-statements.ts";
 import { creditReceipt } from "../../server/ledger/movements.ts";
 import { enqueue } from "../../server/jobs/queue.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
+import { captureLog } from "../../server/log.ts";
 import { expireStatementsJob, statementJob } from "../../server/statements/job.ts";
 import { STATEMENTS_AT_ONCE } from "../../server/statements/service.ts";
 import { type Admin, createAdmin, expectStatus, MINUTE, signIn, signinApp, TestClock } from "../helpers/client.ts";
@@ -330,8 +331,9 @@ describe("the statement's job", () => {
 describe("a statement that cannot be made", () => {
   test("is retried, then failed with words for the customer, and listed as failed", async () => {
     catchUp();
-    // The cause is logged for us (and the runner says the job failed): expected here.
-    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    // The cause is logged for us (and the runner says the job failed): kept here, as JSON lines.
+    const lines: string[] = [];
+    const restore = captureLog((line) => lines.push(line), "warn");
     await t.db.run(sql.raw(`CREATE TRIGGER test_no_room BEFORE UPDATE OF content ON statements
       WHEN NEW.content IS NOT NULL BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`));
     try {
@@ -360,10 +362,14 @@ describe("a statement that cannot be made", () => {
       expect(list.json.body.items).toContainEqual(
         expect.objectContaining({ id: asked.json.body.statement.id, state: "failed", file_url: null }),
       );
-      expect(logged.mock.calls.map((call) => String(call[0]))).toContain(
-        `[statements] statement ${asked.json.body.statement.id}, attempt 3:`,
+      // Our log's own line (JSON, as every other), naming the statement and the database's reason.
+      const cause = lines.map((line) => JSON.parse(line)).find((line) =>
+        line.msg === "statement could not be made" && line.attempt === 3
       );
+      expect(cause).toMatchObject({ level: "error", statementId: asked.json.body.statement.id });
+      expect(cause.error.message).toContain("database or disk is full");
     } finally {
+      restore();
       await t.db.run(sql`DROP TRIGGER test_no_room`);
     }
   });
