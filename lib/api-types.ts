@@ -56,3 +56,11 @@ export const ACCOUNT_HEADER = "X-Account-Ref";
  * download calls take it as a query parameter and check it exactly as the header (decision 075).
  */
 export const ACCOUNT_PARAM = "account_ref";
+
+/**
+ * The mark of a page an island loaded again after a refusal account_changed (`?reloaded=account_changed`):
+ * the person switched in another window, and this navigation is nobody following a link, so a page
+ * about a record of another of their accounts does not switch back to it (decision 060). Any other
+ * page ignores it.
+ */
+export const RELOADED_PARAM = "reloaded";

@@ -13,6 +13,7 @@ import {
   type ApiSuccess,
   IDEMPOTENCY_HEADER,
   type RefusalCode,
+  RELOADED_PARAM,
 } from "../../lib/api-types.ts";
 import { carryToNextPage } from "./carried-notification.ts";
 import { type Query, withQuery } from "./query-string.ts";
@@ -215,7 +216,7 @@ export function createApi(deps: ApiDeps = {}): Api {
       // The session works on another account since this page was rendered: the page is loaded
       // again for it, with the reason, rather than left showing an account it no longer acts on.
       carryToNextPage({ title: error.error, color: "warning" });
-      navigate(currentPage());
+      navigate(reloaded(currentPage()));
     } else if (error.redirect) {
       // A guard's refusal (403) names where the visitor should go instead.
       navigate(error.redirect);
@@ -224,6 +225,17 @@ export function createApi(deps: ApiDeps = {}): Api {
   }
 
   return { send };
+}
+
+/**
+ * The page's address marked as loaded again after a switch in another window (RELOADED_PARAM): a
+ * record's page then stays on the account the person chose there instead of switching back to the
+ * record's account as a followed link does (decision 060).
+ */
+function reloaded(page: string): string {
+  const url = new URL(page, "http://page.invalid");
+  url.searchParams.set(RELOADED_PARAM, "account_changed");
+  return url.pathname + url.search;
 }
 
 async function readJson(response: Response): Promise<unknown> {

@@ -3,6 +3,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { payments } from "../../db/schema-payments.ts";
 import { may } from "../../lib/permissions.ts";
+import type { Database } from "../../db/client.ts";
+import { accountChoice, type Membership } from "../../server/accounts/current.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
 import { balancesAnswer } from "../../server/money/balances.ts";
@@ -13,7 +15,7 @@ import { recipientChoices } from "../../server/payments/recipient.ts";
 import { PageTitle, Restricted } from "../layouts/parts.tsx";
 import { PaymentForm, Payments, PendingPayment, PendingPayments } from "../islands.ts";
 import { paymentActorOf, pendingPaymentsOfRequest } from "../payment-actor.ts";
-import { switchToAccountOf } from "../switch-account.ts";
+import { otherAccountOf, switchToAccountOf } from "../switch-account.ts";
 
 /** The payment screens (issue 8 items 2, 3 and 6): each loads what it shows, so the first paint is complete. */
 
@@ -92,9 +94,14 @@ export async function PendingPaymentPage(c: Context<AppEnv>) {
   try {
     payment = await paymentWithTimeline(c.get("db"), actor.accountId, Number(c.req.param("id")), viewer);
   } catch (error) {
+    if (!(error instanceof NotFound)) throw error;
+    // A payment of another of the person's accounts that did not switch (decision 060): the page was
+    // loaded again after they switched away from it in another window. It says where the payment is
+    // and lets them go back to it; their choice stands until they do.
+    const other = await otherAccountOf(c, paymentsAccount(c));
+    if (other) return await paymentOnAnotherAccount(c, other);
     // Another account's payment is not found, like one that does not exist.
-    if (error instanceof NotFound) throw new HTTPException(404, { message: "Page not found" });
-    throw error;
+    throw new HTTPException(404, { message: "Page not found" });
   }
   return (
     <>
@@ -120,17 +127,45 @@ export async function PendingPaymentPage(c: Context<AppEnv>) {
   );
 }
 
+/** The account of the payment the page's address names (undefined: no such payment). */
+const paymentsAccount = (c: Context<AppEnv>) => async (db: Database) => {
+  const [payment] = await db.select({ accountId: payments.accountId }).from(payments)
+    .where(eq(payments.id, Number(c.req.param("id"))));
+  return payment?.accountId;
+};
+
+/**
+ * A payment's page, loaded again for the account the person switched to in another window, when the
+ * payment is on the account they left: which account it is on, and a link that switches back to it
+ * (the payment's own address, which a person following it switches with, decision 060). Awaited by
+ * the page, not rendered as a component: renderToString takes no async components.
+ */
+async function paymentOnAnotherAccount(c: Context<AppEnv>, account: Membership) {
+  const { current } = await accountChoice(c);
+  return (
+    <>
+      <PageTitle lead={<a className="underline" href="/account/payments">All payments</a>}>Payment</PageTitle>
+      <div className="card flex flex-col items-start gap-4" data-payment-elsewhere={account.accountRef}>
+        <p>
+          {`This payment is on ${account.name} (${account.accountRef}), not on ${current?.name} ` +
+            `(${current?.accountRef}), the account you are working on now. Nothing was done to it here.`}
+        </p>
+        {/* Preloading it would switch nothing (a fetch ahead never does) and warm nothing useful. */}
+        <a className="btn-primary" href={c.req.path} data-no-preload>
+          {`Switch to ${account.name} and open the payment`}
+        </a>
+      </div>
+    </>
+  );
+}
+
 /**
  * A link to a payment of another of the customer's accounts (the approval email opened while they
  * work on their personal account) switches to the payment's account (decision 060); any other
  * payment stays "not found", like one that does not exist.
  */
 export const switchToPaymentsAccount = (c: Context<AppEnv>): Promise<Response | null> =>
-  switchToAccountOf(c, async (db) => {
-    const [payment] = await db.select({ accountId: payments.accountId }).from(payments)
-      .where(eq(payments.id, Number(c.req.param("id"))));
-    return payment?.accountId;
-  });
+  switchToAccountOf(c, paymentsAccount(c));
 
 /** The dashboard's card: what waits for approval on the account, for everyone who may see payments. */
 export async function pendingCard(c: Context<AppEnv>) {

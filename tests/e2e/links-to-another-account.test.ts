@@ -142,6 +142,22 @@ describe("a link to a payment of another of the person's accounts", () => {
         (await db.$client.execute({ sql: "SELECT status FROM payments WHERE id = ?", args: [paymentId] }))
           .rows as unknown as { status: string }[];
       expect(status).toBe("pending_approval");
+      // The page loaded again stays on the account chosen in the other window: it does not switch
+      // back to Olga's as the emailed link did, and says where the payment is.
+      await hydrated(page);
+      expect(await header.getAttribute("data-current-account")).toBe(own.accountRef);
+      expect(await toasts.getByText("You are now working on Olga Owner.").count()).toBe(0);
+      const elsewhere = page.getByText(`This payment is on Olga Owner (${opened.accountRef}), not on Ada Lovelace`);
+      expect(await elsewhere.isVisible()).toBe(true);
+      expect(await page.getByRole("button", { name: "Approve" }).count()).toBe(0);
+      if (Deno.env.get("LINKS_E2E_SCREENSHOTS")) await page.screenshot({ path: "/tmp/links-e2e-reloaded.png" });
+      // Going back to it is the person's choice: its link switches, as the email's does.
+      await page.getByRole("link", { name: "Switch to Olga Owner and open the payment" }).click();
+      await page.waitForURL(link!);
+      await hydrated(page);
+      expect(await header.getAttribute("data-current-account")).toBe(opened.accountRef);
+      await expect.poll(() => toasts.getByText("You are now working on Olga Owner.").isVisible()).toBe(true);
+      expect(await page.getByRole("button", { name: "Approve" }).count()).toBe(1);
 
       // Ada had set a rate alert on Olga's account (GBP to EUR at or above 1.15; 1.137656 now). Back
       // on her personal account, the rate crosses it: the email's link opens Olga's alerts, not hers.

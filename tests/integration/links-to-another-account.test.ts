@@ -149,6 +149,28 @@ describe("a call from a page of the account the person has since switched away f
     expectStatus(await client.get("account/balances", { "X-Account-Ref": approver.accountRef }), 200);
     expectStatus(await client.get("account/balances"), 200);
   });
+
+  test("the payment's page loaded again after the refusal keeps the account chosen and says where the payment is", async () => {
+    // The business account's payment page, open in a first window; the person switched to their
+    // personal account in a second one, so the island's Approve was refused and loads the page again.
+    const client = await onPersonalAccount();
+    const link = `/account/pendingpayments/${paymentId}`;
+    const reloaded = await client.get(`${link}?reloaded=account_changed`);
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.setCookies.map((cookie) => cookie.name)).not.toContain("flash");
+    expect(reloaded.text).toContain(`data-current-account="${approver.accountRef}"`);
+    expect(reloaded.text).not.toContain("Invoice 17");
+    expect(reloaded.text).toContain(`This payment is on Acme Trading Ltd (${business.accountRef}), not on`);
+    expect(reloaded.text).toContain("Switch to Acme Trading Ltd and open the payment");
+    expect(await currentRef(client)).toBe(approver.accountRef);
+    // The way back is the payment's own address: following it switches, as the emailed link does.
+    expect(reloaded.text).toContain(`href="${link}"`);
+    expect((await client.get(link)).headers.get("location")).toBe(link);
+    expect(await currentRef(client)).toBe(business.accountRef);
+    // Someone who is not a user of the business account still finds nothing there.
+    const stranger = await openCustomer(t);
+    expect((await stranger.client.get(`${link}?reloaded=account_changed`)).status).toBe(404);
+  });
 });
 
 describe("a download link on a page of the account the person has since switched away from (decision 075)", () => {

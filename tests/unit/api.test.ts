@@ -190,7 +190,7 @@ describe("answers", () => {
     const err = await failureOf(api.send(post("/account/conversions")));
     expect(err).toMatchObject({ status: 409, code: "account_changed", error: reason });
     // The same page, its filters kept, for the account the session works on now.
-    expect(navigate).toHaveBeenCalledWith("/account/transactions?currency=EUR");
+    expect(navigate).toHaveBeenCalledWith("/account/transactions?currency=EUR&reloaded=account_changed");
     expect(sessionStorage.getItem("portal:carried-notification")).toContain("You switched to Olga Owner");
   });
 
