@@ -61,6 +61,17 @@ export async function saveProfile(
   }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
 }
 
+/** Whether the customer's identity check has started: from then its name, date of birth and country are bound. */
+export async function identityCheckStarted(db: Database, userId: number): Promise<boolean> {
+  return (await readStoredCheck(db, userId)) !== undefined;
+}
+
+/** What the profile form says once the check has started (decision 085). */
+export const IDENTITY_BOUND_NOTE = (supportEmail: string, type: "Personal" | "Business") =>
+  `Your identity check has started: it compares your document with ${
+    type === "Business" ? "the contact person's name and date of birth" : "the name, date of birth and country you gave"
+  }. To change them, write to us at ${supportEmail}.`;
+
 /**
  * Whether the save would change the identity the check binds (decision 085) once the check has
  * started (a check is recorded: in progress, asked to retry, refused): the provider was given, or
@@ -73,7 +84,7 @@ async function identityBound(
   type: "Personal" | "Business",
   profile: unknown,
 ): Promise<boolean> {
-  if (!(await readStoredCheck(db, userId))) return false;
+  if (!(await identityCheckStarted(db, userId))) return false;
   const saved = await declaredIdentityOf(db, userId);
   const wanted = declaredIdentityFrom(type, profile);
   if (!saved || !wanted) return false;

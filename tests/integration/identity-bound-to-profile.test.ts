@@ -208,5 +208,10 @@ describe("with the sandbox provider", () => {
       409,
     );
     expectStatus(await customer.client.post("account/profile", { ...ADA, employment: "Retired", position: "" }), 200);
+    // The form says so before the customer tries.
+    const form = page((await customer.client.get("/register-personal")).text);
+    expect(form).toContain(
+      "Your identity check has started: it compares your document with the name, date of birth and country you gave.",
+    );
   });
 });
