@@ -26,3 +26,18 @@ export const REJECTION_REASON_TEXT: Record<RejectionReason, { label: string; cus
     customer: "After reviewing your application, we are unable to offer you an account.",
   },
 };
+
+/**
+ * Why an approved identity check did not open the account at once (decision 085): what the
+ * provider read from the document does not match the profile, or it read nothing to compare. The
+ * administrator reads it in the compliance review and decides; the customer is never told which.
+ */
+export const IDENTITY_MISMATCHES = ["name", "dob", "name_and_dob", "no_document_data"] as const;
+export type IdentityMismatch = (typeof IDENTITY_MISMATCHES)[number];
+
+export const IDENTITY_MISMATCH_TEXT: Record<IdentityMismatch, string> = {
+  name: "The document's name does not match the profile",
+  dob: "The document's date of birth does not match the profile",
+  name_and_dob: "The document's name and date of birth do not match the profile",
+  no_document_data: "The identity provider read no name or date of birth from the document to compare with the profile",
+};

@@ -1,11 +1,15 @@
 /**
- * The built-in sandbox identity provider's three answers, clearly marked: nobody checks anything.
+ * The built-in sandbox identity provider's answers, clearly marked: nobody checks anything.
  */
 import type { SandboxAnswer } from "./calls.ts";
 
-/** The sandbox's three answers, as POST sumsub/sandbox takes them. */
+/**
+ * The sandbox's answers, as POST sumsub/sandbox takes them. An approval presents a document with
+ * the profile's details, or another person's (decision 085), which waits for the compliance review.
+ */
 export const SANDBOX_ANSWERS: readonly { label: string; body: SandboxAnswer }[] = [
   { label: "Approve (GREEN)", body: { answer: "GREEN" } },
+  { label: "Approve another person's document (GREEN)", body: { answer: "GREEN", document: "another" } },
   { label: "Ask to retry (RED / RETRY)", body: { answer: "RED", reject_type: "RETRY" } },
   { label: "Reject (RED / FINAL)", body: { answer: "RED", reject_type: "FINAL" } },
 ];
@@ -19,7 +23,11 @@ export function SandboxControls({ busy, onAnswer }: { busy: boolean; onAnswer: (
       <h2 id="sandbox-title" className="text-base font-semibold">
         Sandbox identity provider — for development and testing only; no real check is made
       </h2>
-      <p className="mt-1 text-sm">Choose the answer the provider would give. It is recorded as this user's review.</p>
+      <p className="mt-1 text-sm">
+        Choose the answer the provider would give. It is recorded as this user's review. "Approve" presents a document
+        with the name and date of birth of the profile; "another person's document" presents someone else's, as a
+        customer who declared one person and showed another's document would.
+      </p>
       <div className="mt-4 flex flex-wrap gap-3">
         {SANDBOX_ANSWERS.map(({ label, body }) => (
           <button

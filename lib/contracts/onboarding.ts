@@ -60,6 +60,8 @@ export const answerSandbox = defineCall({
   body: z.object({
     answer: z.enum(["GREEN", "RED"], { error: "The answer is GREEN or RED." }),
     reject_type: z.enum(["RETRY", "FINAL"], { error: "reject_type is RETRY or FINAL." }).optional(),
+    // Whose document a GREEN presents: the profile's person (default) or another's (decision 085).
+    document: z.enum(["profile", "another"], { error: "document is profile or another." }).optional(),
   }),
   answer: z.object({ status: identityStatus }),
 });

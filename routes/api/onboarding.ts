@@ -7,7 +7,7 @@ import { sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { Refused } from "../../server/errors.ts";
 import { reply, route } from "../../server/http/route.ts";
-import { answerAsSandbox, confirmIdentity } from "../../server/identity/confirm.ts";
+import { answerAsSandbox, confirmIdentity, startIdentityCheck } from "../../server/identity/confirm.ts";
 import { acceptWebhook } from "../../server/identity/webhook.ts";
 import { saveProfile } from "../../server/profile/store.ts";
 
@@ -33,13 +33,14 @@ function refuseOnBehalf(c: Context<AppEnv>): void {
 route(onboarding, calls.startIdentityCheck, async (c) => {
   refuseOnBehalf(c);
   const { id, username } = customerOf(c);
-  return await c.get("services").identity.startCheck({ id, username });
+  return await startIdentityCheck(c.get("db"), c.get("services").identity, { id, username }, now(c));
 });
 
 route(onboarding, calls.answerSandbox, async (c, { body }) => {
   refuseOnBehalf(c);
   const status = await answerAsSandbox(c.get("db"), c.get("services").identity, customerOf(c).id, body.answer, {
     rejectType: body.reject_type,
+    document: body.document,
     now: now(c),
   });
   return { status };
@@ -64,6 +65,7 @@ route(onboarding, calls.sumsubWebhook, async (c) => {
     },
     c.get("config").sumsub?.webhookSecret,
     now(c),
+    c.get("services").identity,
   );
   return { ok: true, outcome } as const;
 });

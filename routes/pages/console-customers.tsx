@@ -367,6 +367,28 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
       </section>
       <section aria-labelledby="review-heading" className="card flex flex-col gap-4">
         <h2 id="review-heading" className="text-lg font-semibold">Compliance review</h2>
+        {answers?.identity
+          ? (
+            <div data-identity-mismatch={answers.identity.reason} role="note">
+              <h3 className="mb-2 text-sm font-semibold">The identity check</h3>
+              <p className="text-sm">
+                <strong className="text-amber-800 dark:text-amber-300">{`${answers.identity.text}.`}</strong>{" "}
+                The provider approved the document, but the account did not open at once: decide whether the document is
+                this customer's.
+              </p>
+              {answers.identity.document
+                ? (
+                  <Facts
+                    rows={[
+                      ["Name on the document", answers.identity.document.name || "(none read)"],
+                      ["Date of birth on the document", answers.identity.document.dob || "(none read)"],
+                    ]}
+                  />
+                )
+                : null}
+            </div>
+          )
+          : null}
         {answers === null
           ? <p className="text-sm">The customer has not saved a profile yet: there is nothing to review.</p>
           : answers.flags

@@ -11,7 +11,7 @@ import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { readStoredResult } from "../../server/identity/store.ts";
 import { COUNTRIES } from "../../server/profile/schema.ts";
-import { savedProfile } from "../../server/profile/store.ts";
+import { IDENTITY_BOUND_NOTE, identityCheckStarted, savedProfile } from "../../server/profile/store.ts";
 import { migratedProfile } from "../../server/migrations/prefill.ts";
 import {
   BusinessProfileForm,
@@ -130,11 +130,23 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
   const saved = await savedProfile(c.get("db"), customerOf(c)!.id) ??
     await migratedProfile(c.get("db"), customerOf(c)!.id);
   const Form = type === "Business" ? BusinessProfileForm : PersonalProfileForm;
+  const bound = await identityCheckStarted(c.get("db"), customerOf(c)!.id);
   return (
     <>
       <PageTitle lead="We are required by law to know who our customers are. Your answers are kept confidential.">
         {type === "Business" ? "About your business" : "About you"}
       </PageTitle>
+      {bound
+        ? (
+          // The save refuses a change of these (decision 085): said before the customer tries.
+          <p
+            role="note"
+            className="mb-6 rounded-md border-l-4 border-amber-500 bg-amber-50 p-4 text-sm text-amber-950 dark:border-amber-400 dark:bg-amber-950 dark:text-amber-50"
+          >
+            {IDENTITY_BOUND_NOTE(c.get("config").supportEmail, type)}
+          </p>
+        )
+        : null}
       {/* Each type has its own island: the page loads the form of its type only. */}
       <Form
         countries={COUNTRIES.map((c) => ({ code: c.code, name: c.name, postcode: c.postcode }))}

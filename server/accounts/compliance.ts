@@ -1,7 +1,14 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { profiles, users } from "../../db/schema.ts";
-import { REJECTION_REASON_TEXT, type RejectionReason } from "../../lib/compliance.ts";
+import {
+  IDENTITY_MISMATCH_TEXT,
+  IDENTITY_MISMATCHES,
+  type IdentityMismatch,
+  REJECTION_REASON_TEXT,
+  type RejectionReason,
+} from "../../lib/compliance.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { audit } from "../audit.ts";
 import { closeAlert } from "../alerts/alerts.ts";
@@ -67,15 +74,45 @@ export async function complianceRecordOf(db: Database, customerId: number): Prom
 }
 
 /**
- * What the customer answered that bears on the review: a Personal customer's flags (null flags for
- * a Business, which is always reviewed); null before they saved a profile.
+ * Why the identity check's approval did not open the account (decision 085): the reason, and the
+ * name and date of birth the provider read from the document, for the administrator to compare.
  */
-export async function reviewAnswersOf(db: Database, customerId: number): Promise<{ flags: FlagAnswers | null } | null> {
+export interface IdentityMismatchNote {
+  reason: IdentityMismatch;
+  text: string;
+  document: { name: string; dob: string } | null;
+}
+
+/** The identity mismatch the customer's compliance review was queued with, or null. */
+async function identityMismatchOf(db: Database, customerId: number): Promise<IdentityMismatchNote | null> {
+  const [alert] = await db.select({ subject: consoleAlerts.subject }).from(consoleAlerts)
+    .where(eq(consoleAlerts.dedupeKey, `compliance_review:${customerId}`)).limit(1);
+  const reason = alert?.subject.identity_mismatch;
+  if (!IDENTITY_MISMATCHES.includes(reason as IdentityMismatch)) return null;
+  const document = alert.subject.document as IdentityMismatchNote["document"] | undefined;
+  return {
+    reason: reason as IdentityMismatch,
+    text: IDENTITY_MISMATCH_TEXT[reason as IdentityMismatch],
+    document: document ?? null,
+  };
+}
+
+/**
+ * What bears on the review: a Personal customer's flags (null flags for a Business, which is
+ * always reviewed), and whether the identity document did not match the profile; null before
+ * they saved a profile.
+ */
+export async function reviewAnswersOf(
+  db: Database,
+  customerId: number,
+): Promise<{ flags: FlagAnswers | null; identity: IdentityMismatchNote | null } | null> {
   const row = await profileOf(db, customerId);
   if (!row) return null;
-  if (row.type !== "Personal") return { flags: null };
+  const identity = await identityMismatchOf(db, customerId);
+  if (row.type !== "Personal") return { flags: null, identity };
   const data = row.data as Partial<PersonalProfile>;
   return {
+    identity,
     flags: {
       public: data.public === true,
       denial: data.denial === true,

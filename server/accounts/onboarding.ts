@@ -8,6 +8,13 @@ import { summaryOf } from "../auth/users.ts";
 import { accountOpened, type Mailer } from "../mail/index.ts";
 import { type PersonalProfile, personalProfileFlags } from "../profile/schema.ts";
 import { openAccount, type OpenedAccount } from "./open.ts";
+import type { IdentityMismatch } from "../../lib/compliance.ts";
+
+/** Why an approved identity check still waits for the review (decision 085), with what the document said. */
+export interface DocumentMismatch {
+  reason: IdentityMismatch;
+  document: { name: string; dob: string } | null;
+}
 
 /** What opening a customer's account works with. */
 export interface AccountDeps {
@@ -92,11 +99,17 @@ export async function openAtOnceIfEligible(deps: AccountDeps, userId: number, no
  * answers), the review is queued there and then, on the profile as it is at the approval
  * (decision 071): from then on their account opens only by the console's approval, even if the
  * check were later reopened and the answers changed. Also called on sumsub/confirm, for a check
- * approved before this was so.
+ * approved before this was so. A document that does not match the profile (`mismatch`, decision 085)
+ * makes anyone wait who would otherwise open at once, and the review records why.
  */
-export async function queueReviewIfWaiting(db: Database | Tx, userId: number, now: Date): Promise<void> {
-  if (await opensAtOnce(db, userId)) return;
-  if (await waitsForReview(db, userId)) await alertComplianceReview(db, userId, now);
+export async function queueReviewIfWaiting(
+  db: Database | Tx,
+  userId: number,
+  now: Date,
+  mismatch?: DocumentMismatch,
+): Promise<void> {
+  if (!mismatch && await opensAtOnce(db, userId)) return;
+  if (await waitsForReview(db, userId)) await alertComplianceReview(db, userId, now, mismatch);
 }
 
 /**

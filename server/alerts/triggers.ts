@@ -12,6 +12,8 @@ import { RAILS } from "../../lib/payments/rails.ts";
 import { customerNamesByIds } from "../payments/people.ts";
 import { latestRates } from "../money/pricing-inputs.ts";
 import { raiseAlert } from "./alerts.ts";
+import { IDENTITY_MISMATCH_TEXT } from "../../lib/compliance.ts";
+import type { DocumentMismatch } from "../accounts/onboarding.ts";
 
 /**
  * What raises the console's alerts by itself (issue 11, decision 045). Each is raised in the
@@ -111,13 +113,26 @@ export async function alertPayoutFailed(
   }, now);
 }
 
-/** A customer waiting for a compliance decision before their account opens. */
-export async function alertComplianceReview(db: Database | Tx, userId: number, now: Date): Promise<void> {
+/**
+ * A customer waiting for a compliance decision before their account opens; with `mismatch`, the
+ * identity check approved a document that is not the profile's (decision 085): the subject keeps
+ * the reason and what the document said, for the review.
+ */
+export async function alertComplianceReview(
+  db: Database | Tx,
+  userId: number,
+  now: Date,
+  mismatch?: DocumentMismatch,
+): Promise<void> {
+  const why = mismatch ? ` ${IDENTITY_MISMATCH_TEXT[mismatch.reason]}.` : "";
   await raiseAlert(db, {
     kind: "compliance_review",
     severity: "warning",
-    subject: { user_id: userId },
-    message: `${await customerName(db, userId)} is waiting for a compliance review before their account opens.`,
+    subject: {
+      user_id: userId,
+      ...(mismatch ? { identity_mismatch: mismatch.reason, document: mismatch.document } : {}),
+    },
+    message: `${await customerName(db, userId)} is waiting for a compliance review before their account opens.${why}`,
     dedupeKey: `compliance_review:${userId}`,
   }, now);
 }

@@ -1,8 +1,10 @@
 import type { Database } from "../../db/client.ts";
 import { Conflict, InvalidInput, NotFound, ProviderFailed, Refused } from "../errors.ts";
-import type { IdentityProvider, IdentityStatus } from "./provider.ts";
+import type { IdentityProvider, IdentityStatus, StartedCheck } from "./provider.ts";
 import { confirmResult } from "./index.ts";
 import { sandboxAnswer } from "./sandbox.ts";
+import { declaredIdentityOf } from "./document.ts";
+import { readStoredCheck, recordResult } from "./store.ts";
 import { log } from "../log.ts";
 
 /** What the identity page's calls do: the sandbox's answer, and confirming the provider's result. */
@@ -42,13 +44,33 @@ export async function confirmIdentity(
   }
 }
 
+/**
+ * sumsub/token: starts the customer's check on the identity they declared (decision 085): the
+ * provider is given the profile's name, date of birth and country, and the check is recorded as
+ * in progress, which locks those fields of the profile for the customer (server/profile/store.ts).
+ */
+export async function startIdentityCheck(
+  db: Database,
+  provider: IdentityProvider,
+  customer: { id: number; username: string },
+  now: Date,
+): Promise<StartedCheck> {
+  const declared = await declaredIdentityOf(db, customer.id);
+  if (!declared) throw new Conflict("Save your profile before the identity check.");
+  const started = await provider.startCheck({ ...customer, declared });
+  if (provider.name === "sumsub" && !(await readStoredCheck(db, customer.id))) {
+    await recordResult(db, customer.id, provider.name, { status: "pending" }, now);
+  }
+  return started;
+}
+
 /** POST sumsub/sandbox: the sandbox's answer for the customer, only while the sandbox is the provider. */
 export async function answerAsSandbox(
   db: Database,
   provider: IdentityProvider,
   userId: number,
   answer: "GREEN" | "RED",
-  options: { rejectType?: "RETRY" | "FINAL"; now: Date },
+  options: { rejectType?: "RETRY" | "FINAL"; document?: "profile" | "another"; now: Date },
 ): Promise<IdentityStatus> {
   if (provider.name !== "sandbox") throw new NotFound("The sandbox identity provider is off.");
   const { result } = await sandboxAnswer(db, userId, answer, options);

@@ -1,3 +1,5 @@
+import type { DeclaredIdentity, DocumentDetails } from "./document.ts";
+
 /**
  * The identity-check provider layer: what Sumsub and the built-in sandbox both offer, and how a
  * Sumsub review (from the API or a webhook) becomes the portal's check status.
@@ -15,6 +17,11 @@ export interface IdentityResult {
   reviewedAt?: Date;
   /** Sumsub's applicant id (the sandbox has none). */
   applicantId?: string;
+  /**
+   * What the provider read from the document, compared with the profile when the check approves
+   * (decision 085); never stored.
+   */
+  document?: DocumentDetails;
 }
 
 /** What the identity page needs to start a check. */
@@ -22,8 +29,11 @@ export type StartedCheck = { kind: "sumsub"; accessToken: string } | { kind: "sa
 
 export interface IdentityProvider {
   readonly name: ProviderName;
-  /** Prepares the page: a WebSDK access token for Sumsub; nothing for the sandbox. */
-  startCheck(user: { id: number; username: string }): Promise<StartedCheck>;
+  /**
+   * Prepares the page: gives Sumsub the person's declared identity (its applicant's fixedInfo) and
+   * answers a WebSDK access token; nothing for the sandbox, which reads the profile itself.
+   */
+  startCheck(user: { id: number; username: string; declared: DeclaredIdentity }): Promise<StartedCheck>;
   /** Asks the provider for the user's current result ("pending" while there is none). */
   readResult(userId: number): Promise<IdentityResult>;
 }

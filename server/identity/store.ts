@@ -4,6 +4,7 @@ import { identityChecks } from "../../db/schema.ts";
 import { alertIdentityCheck } from "../alerts/triggers.ts";
 import { queueReviewIfWaiting } from "../accounts/onboarding.ts";
 import type { IdentityResult, ProviderName } from "./provider.ts";
+import { compareDocument, declaredIdentityOf, documentSummary } from "./document.ts";
 
 /** A transaction on the database. */
 export type Transaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
@@ -101,8 +102,20 @@ export async function writeResult(
   }
   // The approval is what the compliance review is of: a customer who must wait is queued now, with
   // the answers they gave (decision 071), whichever way the approval arrived (confirm, webhook, sandbox).
-  if (row.status === "approved" && existing?.status !== "approved") await queueReviewIfWaiting(db, userId, now);
+  // A document that is not the profile's person, or nothing read to compare, waits for the review
+  // too, with the reason for the administrator (decision 085).
+  if (row.status === "approved" && existing?.status !== "approved") {
+    await queueReviewIfWaiting(db, userId, now, await documentMismatch(db, userId, result));
+  }
   return row;
+}
+
+/** Whether the approved document is the declared person's; undefined when it is (or nothing was declared). */
+async function documentMismatch(db: Executor, userId: number, result: IdentityResult) {
+  const declared = await declaredIdentityOf(db, userId);
+  if (!declared) return undefined;
+  const reason = compareDocument(declared, result.document);
+  return reason ? { reason, document: documentSummary(result.document) } : undefined;
 }
 
 /**

@@ -34,7 +34,22 @@ export interface SumsubApplicant {
   externalUserId?: string;
   createdAt?: string;
   review?: SumsubReview & { reviewId?: string; levelName?: string; createDate?: string };
+  /** What the applicant (or we) declared, cross-checked by Sumsub with the document. */
+  fixedInfo?: Partial<SumsubFixedInfo> & Record<string, unknown>;
+  /** What Sumsub read from the documents (names, dob, their Latin transliterations). */
+  info?: Record<string, unknown>;
   [key: string]: unknown;
+}
+
+/**
+ * An individual applicant's "provided information" (fixedInfo): what Sumsub cross-checks with the
+ * data it reads from the document. Dates are YYYY-MM-DD, countries ISO 3166-1 alpha-3.
+ */
+export interface SumsubFixedInfo {
+  firstName: string;
+  lastName: string;
+  dob: string;
+  country?: string;
 }
 
 /** A failed Sumsub call: its HTTP status and Sumsub's own description. */
@@ -149,6 +164,43 @@ export class SumsubClient {
       throw toError(answer.status, answer.body, answer.text, "no applicant in the answer");
     }
     return body as SumsubApplicant;
+  }
+
+  /**
+   * "Create applicant": POST /resources/applicants?levelName=… with {externalUserId, fixedInfo}.
+   * null when Sumsub answers 409: an applicant with this externalUserId exists already.
+   */
+  async createApplicant(
+    externalUserId: string,
+    levelName: string,
+    fixedInfo: SumsubFixedInfo,
+  ): Promise<SumsubApplicant | null> {
+    let answer;
+    try {
+      answer = await this.request(
+        "POST",
+        `/resources/applicants?levelName=${encodeURIComponent(levelName)}`,
+        { externalUserId, fixedInfo },
+      );
+    } catch (err) {
+      if (err instanceof SumsubError && err.status === 409) return null;
+      throw err;
+    }
+    const body = answer.body as Partial<SumsubApplicant> | null;
+    if (answer.status !== 200 && answer.status !== 201 || typeof body?.id !== "string") {
+      throw toError(answer.status, answer.body, answer.text, "no applicant in the answer");
+    }
+    return body as SumsubApplicant;
+  }
+
+  /** "Change provided information": PATCH /resources/applicants/{id}/fixedInfo with the fields to set. */
+  async changeFixedInfo(applicantId: string, fixedInfo: SumsubFixedInfo): Promise<void> {
+    const answer = await this.request(
+      "PATCH",
+      `/resources/applicants/${encodeURIComponent(applicantId)}/fixedInfo`,
+      fixedInfo,
+    );
+    if (answer.status === 404) throw toError(answer.status, answer.body, answer.text, "no such applicant");
   }
 
   /**

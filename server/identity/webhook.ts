@@ -1,8 +1,16 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users, webhookEvents } from "../../db/schema.ts";
-import { InvalidInput, NotFound, Unauthenticated } from "../errors.ts";
-import { parseSumsubDate, reviewToResult, type SumsubReviewResult, userIdFromExternal } from "./provider.ts";
+import { InvalidInput, NotFound, ProviderFailed, Unauthenticated } from "../errors.ts";
+import { log } from "../log.ts";
+import type { DocumentDetails } from "./document.ts";
+import {
+  type IdentityProvider,
+  parseSumsubDate,
+  reviewToResult,
+  type SumsubReviewResult,
+  userIdFromExternal,
+} from "./provider.ts";
 import { decide, readStoredCheck, writeResult } from "./store.ts";
 
 /**
@@ -124,12 +132,16 @@ class Outcome extends Error {
  * event id is claimed first (a duplicate stops there), then the user is found from externalUserId
  * ("portal-<id>"), then the event time (createdAtMs; `now` when absent) is compared with the
  * stored review time: an older event is stale. Otherwise status (reviewToResult), moderation
- * comment, review time and applicantId are written.
+ * comment, review time and applicantId are written. An approval carries what the provider read from
+ * the document (`readDocument`, asked before the transaction: the event itself has no such data), to
+ * be compared with the profile (decision 085); without it nothing proves the document is the
+ * profile's person, and the customer waits for the review.
  */
 export async function applyReviewEvent(
   db: Database,
   event: SumsubWebhookEvent,
   now: Date = new Date(),
+  readDocument?: (userId: number) => Promise<DocumentDetails | undefined>,
 ): Promise<ApplyOutcome> {
   if (event.type !== "applicantReviewed") return "ignored";
   const review = reviewToResult({ reviewStatus: event.reviewStatus, reviewResult: event.reviewResult });
@@ -142,6 +154,9 @@ export async function applyReviewEvent(
   if (result.reviewedAt.getTime() > now.getTime() + CLOCK_SKEW_MS) return "future";
   const id = await webhookEventId(event);
   const userId = userIdFromExternal(event.externalUserId);
+  const document = review.status === "approved" && userId !== null && readDocument
+    ? await readDocument(userId)
+    : undefined;
   try {
     return await db.transaction(async (tx) => {
       const claimed = await tx.insert(webhookEvents).values({ id, receivedAt: now }).onConflictDoNothing()
@@ -154,7 +169,7 @@ export async function applyReviewEvent(
       const decision = decide(existing, "sumsub", result);
       if (decision === "stale") throw new Outcome("stale");
       if (decision === "keep") throw new Outcome("ignored");
-      await writeResult(tx, userId, "sumsub", result, existing, now);
+      await writeResult(tx, userId, "sumsub", document ? { ...result, document } : result, existing, now);
       return "applied";
     });
   } catch (err) {
@@ -173,11 +188,26 @@ export async function receiveWebhook(
   delivery: { rawBody: Uint8Array | string; digest?: string | null; alg?: string | null },
   secret: string | undefined | null,
   now: Date = new Date(),
+  provider?: IdentityProvider,
 ): Promise<ApplyOutcome | "unverified" | "malformed"> {
   if (!(await verifyWebhook(delivery.rawBody, delivery, secret))) return "unverified";
   const event = parseWebhookEvent(delivery.rawBody);
   if (!event) return "malformed";
-  return await applyReviewEvent(db, event, now);
+  return await applyReviewEvent(
+    db,
+    event,
+    now,
+    provider && (async (userId) => {
+      try {
+        return (await provider.readResult(userId)).document;
+      } catch (error) {
+        // Answered as a failure so that Sumsub sends the event again, rather than an approval with
+        // nothing to compare (which would send the customer to the review for a network fault).
+        log.warn("identity: reading the document's data for a webhook failed", { error });
+        throw new ProviderFailed("The applicant's data could not be read from the identity provider.");
+      }
+    }),
+  );
 }
 
 /**
@@ -190,9 +220,10 @@ export async function acceptWebhook(
   delivery: { rawBody: Uint8Array; digest?: string | null; alg?: string | null },
   secret: string | undefined,
   now: Date,
+  provider?: IdentityProvider,
 ): Promise<Exclude<ApplyOutcome, "future">> {
   if (!secret) throw new NotFound("Webhooks are not configured.");
-  const outcome = await receiveWebhook(db, delivery, secret, now);
+  const outcome = await receiveWebhook(db, delivery, secret, now, provider);
   if (outcome === "unverified") throw new Unauthenticated("The payload digest does not match.");
   if (outcome === "malformed") throw new InvalidInput("The event could not be read.");
   if (outcome === "future") {

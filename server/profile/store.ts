@@ -4,6 +4,8 @@ import { profiles } from "../../db/schema.ts";
 import { Conflict, InvalidFields } from "../errors.ts";
 import { validateProfile } from "./schema.ts";
 import { reviewQueued } from "../accounts/onboarding.ts";
+import { declaredIdentityFrom, declaredIdentityOf } from "../identity/document.ts";
+import { readStoredCheck } from "../identity/store.ts";
 
 /** The customer's profile as saved (SPEC.md section 3), checked against the rules of ./schema.ts. */
 
@@ -45,6 +47,11 @@ export async function saveProfile(
   if (locked) throw new Conflict(`${LOCKED_BECAUSE[locked]}: write to us at ${supportEmail} to change your profile.`);
   const result = validateProfile(customer.type, input, now);
   if (!result.ok) throw new InvalidFields(result.error, result.fields);
+  if (await identityBound(db, customer.id, customer.type, result.profile)) {
+    throw new Conflict(
+      `Your identity check has started: write to us at ${supportEmail} to change your name, date of birth or country.`,
+    );
+  }
   await db.insert(profiles).values({
     userId: customer.id,
     type: customer.type,
@@ -52,6 +59,37 @@ export async function saveProfile(
     createdAt: now,
     updatedAt: now,
   }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
+}
+
+/** Whether the customer's identity check has started: from then its name, date of birth and country are bound. */
+export async function identityCheckStarted(db: Database, userId: number): Promise<boolean> {
+  return (await readStoredCheck(db, userId)) !== undefined;
+}
+
+/** What the profile form says once the check has started (decision 085). */
+export const IDENTITY_BOUND_NOTE = (supportEmail: string, type: "Personal" | "Business") =>
+  `Your identity check has started: it compares your document with ${
+    type === "Business" ? "the contact person's name and date of birth" : "the name, date of birth and country you gave"
+  }. To change them, write to us at ${supportEmail}.`;
+
+/**
+ * Whether the save would change the identity the check binds (decision 085) once the check has
+ * started (a check is recorded: in progress, asked to retry, refused): the provider was given, or
+ * judged, the name, date of birth and country saved then. The rest of the profile stays the
+ * customer's to correct until the approval (decision 071).
+ */
+async function identityBound(
+  db: Database,
+  userId: number,
+  type: "Personal" | "Business",
+  profile: unknown,
+): Promise<boolean> {
+  if (!(await identityCheckStarted(db, userId))) return false;
+  const saved = await declaredIdentityOf(db, userId);
+  const wanted = declaredIdentityFrom(type, profile);
+  if (!saved || !wanted) return false;
+  return saved.firstName !== wanted.firstName || saved.lastName !== wanted.lastName || saved.dob !== wanted.dob ||
+    saved.country !== wanted.country;
 }
 
 /** The profile a customer saved, for the form to show again; null before the first save. */

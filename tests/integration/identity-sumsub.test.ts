@@ -82,6 +82,20 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
   }
 
   const path = new URL(req.url!, "http://sumsub.invalid").pathname;
+  if (req.method === "POST" && path === "/resources/applicants") {
+    const { externalUserId, fixedInfo } = JSON.parse(body.toString("utf8"));
+    if (applicants.has(externalUserId)) return refuse(res, 409, "Applicant already exists");
+    applicant(externalUserId, undefined);
+    applicants.get(externalUserId)!.fixedInfo = fixedInfo;
+    return answer(res, 201, applicants.get(externalUserId));
+  }
+  const fixedInfo = /^\/resources\/applicants\/([^/]+)\/fixedInfo$/.exec(path);
+  if (req.method === "PATCH" && fixedInfo) {
+    const found = [...applicants.values()].find((a) => a.id === fixedInfo[1]);
+    if (!found) return refuse(res, 404, "Applicant not found");
+    found.fixedInfo = { ...(found.fixedInfo as object), ...JSON.parse(body.toString("utf8")) };
+    return answer(res, 200, found.fixedInfo);
+  }
   const byExternal = /^\/resources\/applicants\/-;externalUserId=([^/]+)\/one$/.exec(path);
   if (req.method === "GET" && byExternal) {
     const applicant = applicants.get(decodeURIComponent(byExternal[1]));
@@ -298,6 +312,52 @@ describe("reading the result from Sumsub", () => {
   });
 });
 
+const ZOE = { firstName: "Zoë", lastName: "Ōsaka", dob: "1991-04-02", country: "FR" };
+
+describe("the declared identity goes to Sumsub before the check (decision 085)", () => {
+  const provider = () =>
+    identityProvider({
+      sumsub: { appToken: APP_TOKEN, secretKey: SECRET_KEY, webhookSecret: undefined, baseUrl, levelName: LEVEL },
+    }, null!);
+  const sent = (i: number) => JSON.parse(seen[i].body.toString("utf8"));
+
+  test("a new applicant is created with the profile's name, date of birth and country as its fixedInfo", async () => {
+    await provider().startCheck({ id: 21, username: "zoe@example.com", declared: ZOE });
+    expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      "GET /resources/applicants/-;externalUserId=portal-21/one",
+      `POST /resources/applicants?levelName=${LEVEL}`,
+      "POST /resources/accessTokens/sdk",
+    ]);
+    // Only what the check needs; the country as Sumsub wants it (alpha-3), signed over its UTF-8.
+    expect(sent(1)).toEqual({
+      externalUserId: "portal-21",
+      fixedInfo: { firstName: "Zoë", lastName: "Ōsaka", dob: "1991-04-02", country: "FRA" },
+    });
+  });
+
+  test("an applicant that exists with other details is changed to the profile's; the same ones are left alone", async () => {
+    applicant("portal-22", undefined);
+    applicants.get("portal-22")!.fixedInfo = { firstName: "Bob", lastName: "Smith", dob: "1970-01-01" };
+    await provider().startCheck({ id: 22, username: "zoe@example.com", declared: ZOE });
+    expect(seen[1].method).toBe("PATCH");
+    expect(seen[1].url).toBe(`/resources/applicants/${applicants.get("portal-22")!.id}/fixedInfo`);
+    expect(sent(1)).toEqual({ firstName: "Zoë", lastName: "Ōsaka", dob: "1991-04-02", country: "FRA" });
+
+    seen = [];
+    await provider().startCheck({ id: 22, username: "zoe@example.com", declared: ZOE });
+    expect(seen.map((r) => r.method)).toEqual(["GET", "POST"]);
+  });
+
+  test("the result carries what Sumsub read from the document", async () => {
+    applicant("portal-23", { reviewStatus: "completed", reviewResult: { reviewAnswer: "GREEN" } });
+    applicants.get("portal-23")!.info = { firstName: "ZOE", lastName: "OSAKA", dob: "1991-04-02", country: "FRA" };
+    expect(await provider().readResult(23)).toMatchObject({
+      status: "approved",
+      document: { firstName: "ZOE", lastName: "OSAKA", dob: "1991-04-02" },
+    });
+  });
+});
+
 describe("the Sumsub provider end to end", () => {
   let db: Database;
   beforeAll(async () => {
@@ -311,17 +371,22 @@ describe("the Sumsub provider end to end", () => {
     };
     const provider = identityProvider(config, db);
     expect(provider.name).toBe("sumsub");
-    expect(await provider.startCheck({ id: 11, username: "zoe@example.com" })).toEqual({
+    expect(await provider.startCheck({ id: 11, username: "zoe@example.com", declared: ZOE })).toEqual({
       kind: "sumsub",
       accessToken: `_act-sbx-${Buffer.from("portal-11").toString("hex")}`,
     });
-    expect(JSON.parse(seen[0].body.toString("utf8"))).toEqual({
+    expect(JSON.parse(seen.at(-1)!.body.toString("utf8"))).toEqual({
       userId: "portal-11",
       levelName: LEVEL,
       ttlInSecs: 600,
     });
 
-    expect(await confirmResult(db, provider, 11)).toEqual({ provider: "sumsub", status: "pending" });
+    // The applicant exists from the start (made with the declared identity), without a review yet.
+    expect(await confirmResult(db, provider, 11)).toEqual({
+      provider: "sumsub",
+      status: "pending",
+      applicantId: applicants.get("portal-11")!.id,
+    });
 
     applicant("portal-11", {
       reviewStatus: "completed",

@@ -315,7 +315,13 @@ describe("the sandbox provider", () => {
   test("stands in without Sumsub settings; starting needs nothing", async () => {
     const provider = identityProvider(noSumsub, db);
     expect(provider.name).toBe("sandbox");
-    expect(await provider.startCheck({ id: 11, username: "user11@example.com" })).toEqual({ kind: "sandbox" });
+    expect(
+      await provider.startCheck({
+        id: 11,
+        username: "user11@example.com",
+        declared: { firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" },
+      }),
+    ).toEqual({ kind: "sandbox" });
     expect(await provider.readResult(11)).toEqual({ status: "pending" });
   });
 

@@ -16,6 +16,7 @@ import {
   TestClient,
 } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
+import { sumsubStandIn } from "../helpers/sumsub-stand-in.ts";
 
 /**
  * Onboarding after registration: the profile (POST account/profile), the identity check (sandbox
@@ -384,10 +385,18 @@ function signed(body: string, alg = "HMAC_SHA256_HEX", hash = "sha256", secret =
  * `webhookCustomer`: a customer there; `sumsub`: Sumsub's servers (no browser Origin, no cookies).
  */
 const webhookTest = test
+  // An approval reads the document's data from Sumsub (decision 085): a local stand-in answers.
+  // deno-lint-ignore no-empty-pattern
+  .extend("sumsubApi", { scope: "file" }, async ({}, { onCleanup }) => {
+    const api = await sumsubStandIn();
+    onCleanup(api.close);
+    return api;
+  })
   .extend(
     "webhookApp",
     { scope: "file" },
-    ({ startApp }) => startApp({ env: { ...SUMSUB_ENV, SUMSUB_WEBHOOK_SECRET: WEBHOOK_SECRET } }),
+    ({ startApp, sumsubApi }) =>
+      startApp({ env: { ...SUMSUB_ENV, SUMSUB_BASE_URL: sumsubApi.baseUrl, SUMSUB_WEBHOOK_SECRET: WEBHOOK_SECRET } }),
   )
   .extend("webhookCustomer", ({ webhookApp }) => registerCustomer(webhookApp))
   .extend("sumsub", ({ webhookApp }) => new TestClient(webhookApp, { origin: null }));

@@ -47,6 +47,7 @@ describe("sandbox provider", () => {
     ).toBeTruthy();
     expect(screen.getAllByRole("button").map((b) => b.textContent)).toEqual([
       "Approve (GREEN)",
+      "Approve another person's document (GREEN)",
       "Ask to retry (RED / RETRY)",
       "Reject (RED / FINAL)",
     ]);
