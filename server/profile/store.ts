@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { profiles } from "../../db/schema.ts";
 import { Conflict, InvalidFields } from "../errors.ts";
 import { validateProfile } from "./schema.ts";
@@ -20,7 +21,7 @@ const LOCKED_BECAUSE = {
  * pages follow too, so that they never show a form whose save is refused), or null while they can.
  */
 export async function profileLocked(
-  db: Database,
+  db: Database | Tx,
   customer: { id: number; account: boolean; identity: boolean },
 ): Promise<keyof typeof LOCKED_BECAUSE | null> {
   if (customer.identity) return customer.account ? "open" : "verified";
@@ -43,26 +44,33 @@ export async function saveProfile(
   /** Where to write to us (SUPPORT_EMAIL), named when the profile can no longer be changed here. */
   supportEmail: string,
 ): Promise<void> {
-  const locked = await profileLocked(db, customer);
-  if (locked) throw new Conflict(`${LOCKED_BECAUSE[locked]}: write to us at ${supportEmail} to change your profile.`);
   const result = validateProfile(customer.type, input, now);
-  if (!result.ok) throw new InvalidFields(result.error, result.fields);
-  if (await identityBound(db, customer.id, customer.type, result.profile)) {
-    throw new Conflict(
-      `Your identity check has started: write to us at ${supportEmail} to change your name, date of birth or country.`,
-    );
-  }
-  await db.insert(profiles).values({
-    userId: customer.id,
-    type: customer.type,
-    data: result.profile,
-    createdAt: now,
-    updatedAt: now,
-  }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
+  // One write transaction, the locks read in it from the database: an identity approval (or a review
+  // queued) that commits while this request runs is either seen here, refusing the save, or comes
+  // after it and judges the profile saved. Read outside, a save could land just after the approval
+  // that opened the account on the answers it replaced.
+  await db.transaction(async (tx) => {
+    const approved = customer.identity || (await readStoredCheck(tx, customer.id))?.status === "approved";
+    const locked = await profileLocked(tx, { ...customer, identity: approved });
+    if (locked) throw new Conflict(`${LOCKED_BECAUSE[locked]}: write to us at ${supportEmail} to change your profile.`);
+    if (!result.ok) throw new InvalidFields(result.error, result.fields);
+    if (await identityBound(tx, customer.id, customer.type, result.profile)) {
+      throw new Conflict(
+        `Your identity check has started: write to us at ${supportEmail} to change your name, date of birth or country.`,
+      );
+    }
+    await tx.insert(profiles).values({
+      userId: customer.id,
+      type: customer.type,
+      data: result.profile,
+      createdAt: now,
+      updatedAt: now,
+    }).onConflictDoUpdate({ target: profiles.userId, set: { data: result.profile, updatedAt: now } });
+  });
 }
 
 /** Whether the customer's identity check has started: from then its name, date of birth and country are bound. */
-export async function identityCheckStarted(db: Database, userId: number): Promise<boolean> {
+export async function identityCheckStarted(db: Database | Tx, userId: number): Promise<boolean> {
   return (await readStoredCheck(db, userId)) !== undefined;
 }
 
@@ -79,7 +87,7 @@ export const IDENTITY_BOUND_NOTE = (supportEmail: string, type: "Personal" | "Bu
  * customer's to correct until the approval (decision 071).
  */
 async function identityBound(
-  db: Database,
+  db: Database | Tx,
   userId: number,
   type: "Personal" | "Business",
   profile: unknown,

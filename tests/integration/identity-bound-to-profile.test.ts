@@ -1,9 +1,10 @@
 import { createHmac } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
-import { emails } from "../../db/schema.ts";
+import { emails, identityChecks, profiles } from "../../db/schema.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import { IDENTITY_MISMATCH_TEXT } from "../../lib/compliance.ts";
+import { saveProfile } from "../../server/profile/store.ts";
 import { createAdmin, expectStatus, personalProfile, registerCustomer, TestClient } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
 import { sumsubStandIn } from "../helpers/sumsub-stand-in.ts";
@@ -213,5 +214,26 @@ describe("with the sandbox provider", () => {
     expect(form).toContain(
       "Your identity check has started: it compares your document with the name, date of birth and country you gave.",
     );
+  });
+});
+
+describe("a profile save that meets an approval", () => {
+  test("is refused when the check was approved after the request read who the customer is", async ({ app, customer }) => {
+    expectStatus(await customer.client.post("account/profile", ADA), 200);
+    // The request saw a customer without an approved check (its session's summary); the provider's
+    // approval commits before the save reaches the database.
+    const asSeen = { id: customer.id, type: "Personal" as const, account: false, identity: false };
+    await app.db.insert(identityChecks).values({
+      userId: customer.id,
+      provider: "sandbox",
+      status: "approved",
+      reviewedAt: new Date(),
+      updatedAt: new Date(),
+    });
+    // Answers the approval judged ("not politically exposed") are no longer the customer's to change.
+    await expect(saveProfile(app.db, asSeen, { ...ADA, public: true }, new Date(), "support@portal.test"))
+      .rejects.toThrow("Your details were verified: write to us at support@portal.test to change your profile.");
+    const [saved] = await app.db.select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
+    expect(saved.data).toMatchObject({ public: false });
   });
 });
