@@ -158,11 +158,24 @@ export function approvePayment(
   return groupedTransaction(db, async (tx) => {
     // It could not go before it was approved: its arrival counts from now, not from its quote. Its
     // rail and priority never change, so they are read first and the approval is one write.
-    const how = await rowOf<{ rail: PaymentRow["rail"]; priority: number }>(
+    const how = await rowOf<
+      { rail: PaymentRow["rail"]; priority: number; status: string; recipient: string; deleted: number }
+    >(
       tx,
-      "SELECT rail, priority FROM payments WHERE id = ? AND account_id = ?",
+      `SELECT p.rail, p.priority, p.status, r.name AS recipient, r.deleted_at IS NOT NULL AS deleted
+       FROM payments p JOIN recipients r ON r.id = p.recipient_id WHERE p.id = ? AND p.account_id = ?`,
       [paymentId, actor.accountId],
     );
+    // Deleting a recipient is the customer saying not to pay them (decision 029: not payable), often
+    // because their details were found to be a fraudster's: a payment that waited meanwhile is not
+    // approved to them.
+    if (how?.status === "pending_approval" && how.deleted) {
+      throw new Conflict(
+        `${how.recipient} was deleted from the account's recipients after this payment was prepared, ` +
+          "so it cannot be approved: reject it.",
+        { code: "recipient_deleted" },
+      );
+    }
     const approved = how && await changed(
       tx,
       `UPDATE payments SET status = 'approved', approved_by = ?, approved_at = ?, updated_at = ?, expected_arrival = ?

@@ -407,6 +407,24 @@ describe("deciding", () => {
     expect(approved.json.body).toMatchObject({ status: "approved", actions: { note: null } });
   });
 
+  test("a payment whose recipient was deleted while it waited cannot be approved: it is rejected, and its money returns", async () => {
+    const doomed = await addRecipient(t, account, { name: "Old Supplier", currency: "EUR", country: "FR" });
+    const before = await balanceOf(account.owner.client, "GBP");
+    const p = await send(payer, "15.00", "GBP", doomed);
+    expectStatus(await account.owner.client.delete(`account/recipients/${doomed}`), 200);
+
+    const approved = await approve(approver.client, p.id);
+    expectStatus(approved, 409);
+    expect(approved.json.error).toBe(
+      "Old Supplier was deleted from the account's recipients after this payment was prepared, " +
+        "so it cannot be approved: reject it.",
+    );
+    const still = await approver.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(still.json.body.status).toBe("pending_approval");
+    expectStatus(await reject(approver.client, p.id, "Recipient deleted"), 200);
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
+  });
+
   test("rejecting, with a reason, returns the held money at once", async () => {
     const before = await balanceOf(account.owner.client, "GBP");
     const p = await send(payer, "40.00");
