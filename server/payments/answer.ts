@@ -3,6 +3,7 @@ import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { formatAmount } from "../money/amounts.ts";
+import { sameDetails } from "../recipients/changes.ts";
 import { type Person, personOr } from "./people.ts";
 import { markupOf } from "./pricing.ts";
 
@@ -37,11 +38,39 @@ export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Viewer): b
 
 const NONE: ReadonlySet<number> = new Set();
 
+/**
+ * What became of a waiting payment's recipient that stops it being approved: deleted (decision 029:
+ * not payable, often because the details were found to be a fraudster's), or bank details changed
+ * since it was prepared, so that it would pay details the account no longer holds (a correction, or
+ * the change a fraud needs). Either way the approver rejects it, and the payer prepares it again.
+ */
+export type RecipientGone = "deleted" | "details_changed";
+
+/** The recipient as it is now, beside the snapshot the payment keeps: whether it may still be approved. */
+export function recipientGone(
+  snapshot: Readonly<Record<string, string>>,
+  now: { deleted: boolean; details: Readonly<Record<string, string>> },
+): RecipientGone | null {
+  if (now.deleted) return "deleted";
+  return sameDetails(snapshot, now.details) ? null : "details_changed";
+}
+
+export function recipientGoneText(name: string, gone: RecipientGone): string {
+  return gone === "deleted"
+    ? `${name} was deleted from the account's recipients after this payment was prepared, so it cannot be approved: ` +
+      "reject it."
+    : `The bank details of ${name} were changed after this payment was prepared, so it cannot be approved: reject it, ` +
+      "and pay the new details if they are right.";
+}
+
+const NOTHING_GONE: ReadonlyMap<number, RecipientGone> = new Map();
+
 /** What the viewer may do with the payment now, and why they may not approve it when they may not. */
 export function actionsFor(
   row: Pick<PaymentRow, "status" | "createdBy">,
   viewer: Viewer,
   departedCreator: string | null = null,
+  gone: { name: string; why: RecipientGone } | null = null,
 ) {
   const pending = row.status === "pending_approval";
   const note = !pending
@@ -57,8 +86,19 @@ export function actionsFor(
   const open = pending || row.status === "approved";
   // Whoever prepared it was removed from the account since: the payment still waits for a decision
   // (decision 076, amended), and the approver, who sees the usual "prepared by", is told.
-  const warning = decide && departedCreator !== null ? departed(departedCreator) : null;
-  return { approve: decide, reject: decide, cancel: open && mayCancel(row, viewer), note: note ?? warning };
+  const warning = !decide
+    ? null
+    : gone !== null
+    ? recipientGoneText(gone.name, gone.why)
+    : departedCreator !== null
+    ? departed(departedCreator)
+    : null;
+  return {
+    approve: decide && gone === null,
+    reject: decide,
+    cancel: open && mayCancel(row, viewer),
+    note: note ?? warning,
+  };
 }
 
 /** The full cost of a payment (or of its quote), as the contract writes it. */
@@ -100,13 +140,15 @@ export function costAnswer(row: {
 
 /**
  * A payment for the viewer; `people` names its creator and approver. `departed` holds the ids of
- * payments whose creator is no longer a user of the account (read by `departedCreators`).
+ * payments whose creator is no longer a user of the account (read by `departedCreators`), `gone`
+ * those whose recipient was deleted or changed since (read by `goneRecipients`).
  */
 export function paymentAnswer(
   row: PaymentRow,
   people: Map<number, Person>,
   viewer: Viewer,
   departed: ReadonlySet<number> = NONE,
+  gone: ReadonlyMap<number, RecipientGone> = NOTHING_GONE,
 ) {
   const { name, type, currency, country, details } = row.recipient;
   return {
@@ -122,7 +164,12 @@ export function paymentAnswer(
     approved_at: row.approvedAt?.toISOString() ?? null,
     reason: row.reason,
     rail_reference: row.railReference,
-    actions: actionsFor(row, viewer, departed.has(row.id) ? personOr(people, row.createdBy).name : null),
+    actions: actionsFor(
+      row,
+      viewer,
+      departed.has(row.id) ? personOr(people, row.createdBy).name : null,
+      gone.has(row.id) ? { name, why: gone.get(row.id)! } : null,
+    ),
   };
 }
 

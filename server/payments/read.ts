@@ -4,17 +4,55 @@ import { paymentEvents, payments } from "../../db/schema-payments.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import { NotFound } from "../errors.ts";
 import { columnList, fromColumns, rowOf, rowsOf, type Tx } from "../../db/sql.ts";
-import { eventAnswer, paymentAnswer, type PaymentRow, type Viewer } from "./answer.ts";
+import {
+  eventAnswer,
+  paymentAnswer,
+  type PaymentRow,
+  recipientGone,
+  type RecipientGone,
+  type Viewer,
+} from "./answer.ts";
 import { peopleByIds, type Person } from "./people.ts";
 
 /** What the account's people read of its payments: lists, one with its timeline, the pending ones. */
 
 async function answers(db: Database, rows: PaymentRow[], viewer: Viewer) {
-  const [people, departed] = await Promise.all([
+  const [people, departed, gone] = await Promise.all([
     peopleByIds(db, rows.flatMap((r) => [r.createdBy, r.approvedBy])),
     departedCreators(db, rows),
+    goneRecipients(db, rows),
   ]);
-  return rows.map((row) => paymentAnswer(row, people, viewer, departed));
+  return rows.map((row) => paymentAnswer(row, people, viewer, departed, gone));
+}
+
+/**
+ * The payments waiting for approval whose recipient was deleted, or whose bank details changed,
+ * since they were prepared: they can no longer be approved (server/payments/answer.ts). Only
+ * waiting payments are asked about; none waiting, no read.
+ */
+export async function goneRecipients(
+  executor: Database | Tx,
+  rows: PaymentRow[],
+): Promise<Map<number, RecipientGone>> {
+  const waiting = rows.filter((r) => r.status === "pending_approval");
+  const gone = new Map<number, RecipientGone>();
+  if (!waiting.length) return gone;
+  const ids = [...new Set(waiting.map((r) => r.recipientId))];
+  const now = new Map(
+    (await rowsOf<{ id: number; deleted: number; details: string }>(
+      executor,
+      `SELECT id, deleted_at IS NOT NULL AS deleted, details FROM recipients WHERE id IN (${
+        ids.map(() => "?").join(", ")
+      })`,
+      ids,
+    )).map((r) => [r.id, { deleted: Boolean(r.deleted), details: JSON.parse(r.details) as Record<string, string> }]),
+  );
+  for (const row of waiting) {
+    const current = now.get(row.recipientId);
+    const why = current ? recipientGone(row.recipient.details, current) : null;
+    if (why) gone.set(row.id, why);
+  }
+  return gone;
 }
 
 const MEMBERS_AMONG = (count: number) =>
@@ -121,6 +159,9 @@ export async function timelineOf(
   for (const [id, p] of await peopleByIds(executor, wanted.filter((id) => id === null || !people.has(id)))) {
     people.set(id, p);
   }
-  const departed = await departedCreators(executor, [row]);
-  return { ...paymentAnswer(row, people, viewer, departed), events: events.map((e) => eventAnswer(e, people)) };
+  const [departed, gone] = await Promise.all([departedCreators(executor, [row]), goneRecipients(executor, [row])]);
+  return {
+    ...paymentAnswer(row, people, viewer, departed, gone),
+    events: events.map((e) => eventAnswer(e, people)),
+  };
 }

@@ -23,7 +23,14 @@ import { alertPayoutFailed } from "../alerts/triggers.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { type Executor, inTransaction } from "../ledger/ledger.ts";
 import { type PaymentMoney, payoutPayment, refundPayment, releasePayment, settlePayment } from "../ledger/movements.ts";
-import { mayCancel, NOT_ON_BEHALF, NOT_ONE_S_OWN, type PaymentRow } from "./answer.ts";
+import {
+  mayCancel,
+  NOT_ON_BEHALF,
+  NOT_ONE_S_OWN,
+  type PaymentRow,
+  recipientGone,
+  recipientGoneText,
+} from "./answer.ts";
 import { actorWords, notifyPayment, type PaymentNotice } from "./notify.ts";
 
 /** Someone of the account acting on one of its payments. */
@@ -159,22 +166,27 @@ export function approvePayment(
     // It could not go before it was approved: its arrival counts from now, not from its quote. Its
     // rail and priority never change, so they are read first and the approval is one write.
     const how = await rowOf<
-      { rail: PaymentRow["rail"]; priority: number; status: string; recipient: string; deleted: number }
+      {
+        rail: PaymentRow["rail"];
+        priority: number;
+        status: string;
+        created_by: number;
+        recipient: string;
+        deleted: number;
+        details: string;
+      }
     >(
       tx,
-      `SELECT p.rail, p.priority, p.status, r.name AS recipient, r.deleted_at IS NOT NULL AS deleted
+      `SELECT p.rail, p.priority, p.status, p.created_by, p.recipient, r.deleted_at IS NOT NULL AS deleted, r.details
        FROM payments p JOIN recipients r ON r.id = p.recipient_id WHERE p.id = ? AND p.account_id = ?`,
       [paymentId, actor.accountId],
     );
-    // Deleting a recipient is the customer saying not to pay them (decision 029: not payable), often
-    // because their details were found to be a fraudster's: a payment that waited meanwhile is not
-    // approved to them.
-    if (how?.status === "pending_approval" && how.deleted) {
-      throw new Conflict(
-        `${how.recipient} was deleted from the account's recipients after this payment was prepared, ` +
-          "so it cannot be approved: reject it.",
-        { code: "recipient_deleted" },
-      );
+    // A recipient deleted, or whose bank details changed, since the payment was prepared: approving
+    // would pay someone the account no longer pays, or details it no longer holds (./answer.ts).
+    if (how?.status === "pending_approval" && how.created_by !== actor.userId) {
+      const snapshot = JSON.parse(how.recipient) as PaymentRow["recipient"];
+      const gone = recipientGone(snapshot.details, { deleted: Boolean(how.deleted), details: JSON.parse(how.details) });
+      if (gone) throw new Conflict(recipientGoneText(snapshot.name, gone), { code: `recipient_${gone}` });
     }
     const approved = how && await changed(
       tx,

@@ -419,10 +419,41 @@ describe("deciding", () => {
       "Old Supplier was deleted from the account's recipients after this payment was prepared, " +
         "so it cannot be approved: reject it.",
     );
+    // The approver is told on the payment's page, and offered only to reject it.
     const still = await approver.client.get(`account/pendingpayments/one?id=${p.id}`);
-    expect(still.json.body.status).toBe("pending_approval");
+    expect(still.json.body).toMatchObject({
+      status: "pending_approval",
+      actions: { approve: false, reject: true, note: approved.json.error },
+    });
     expectStatus(await reject(approver.client, p.id, "Recipient deleted"), 200);
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
+  });
+
+  test("a payment whose recipient's bank details changed while it waited cannot be approved: it would pay the old ones", async () => {
+    const supplier = await addRecipient(t, account, { name: "Acme Supplies", currency: "GBP", country: "GB" });
+    const p = await send(payer, "16.00", "GBP", supplier);
+    const saved = (await account.owner.client.get(`account/recipients/${supplier}`)).json.body;
+    expectStatus(
+      await account.owner.client.put(`account/recipients/${supplier}`, {
+        ...saved,
+        details: { sort_code: "08-99-99", account_number: "66374958" },
+      }),
+      200,
+    );
+    const note = "The bank details of Acme Supplies were changed after this payment was prepared, so it cannot be " +
+      "approved: reject it, and pay the new details if they are right.";
+    const listed = await approver.client.get("account/pendingpayments/all");
+    expect(listed.json.body.find((x: { id: number }) => x.id === p.id).actions).toMatchObject({
+      approve: false,
+      reject: true,
+      note,
+    });
+    const approved = await approve(approver.client, p.id);
+    expectStatus(approved, 409);
+    expect(approved.json.error).toBe(note);
+    expect((await approver.client.get(`account/pendingpayments/one?id=${p.id}`)).json.body.status)
+      .toBe("pending_approval");
+    expectStatus(await reject(approver.client, p.id), 200);
   });
 
   test("rejecting, with a reason, returns the held money at once", async () => {
