@@ -186,7 +186,10 @@ export function approvePayment(
     if (how?.status === "pending_approval" && how.created_by !== actor.userId) {
       const snapshot = JSON.parse(how.recipient) as PaymentRow["recipient"];
       const gone = recipientGone(snapshot.details, { deleted: Boolean(how.deleted), details: JSON.parse(how.details) });
-      if (gone) throw new Conflict(recipientGoneText(snapshot.name, gone), { code: `recipient_${gone}` });
+      if (gone) {
+        const code = gone === "deleted" ? "recipient_deleted" : "details_changed";
+        throw new Conflict(recipientGoneText(snapshot.name, gone), { code });
+      }
     }
     const approved = how && await changed(
       tx,
