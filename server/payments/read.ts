@@ -8,8 +8,8 @@ import {
   eventAnswer,
   paymentAnswer,
   type PaymentRow,
-  recipientGone,
   type RecipientGone,
+  recipientGone,
   type Viewer,
 } from "./answer.ts";
 import { peopleByIds, type Person } from "./people.ts";
