@@ -1,5 +1,6 @@
 import type { paymentEvents, payments } from "../../db/schema-payments.ts";
 import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
+import { momentInUtc } from "../../lib/moment.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { formatAmount } from "../money/amounts.ts";
@@ -63,14 +64,33 @@ export function recipientGoneText(name: string, gone: RecipientGone): string {
       "and pay the new details if they are right.";
 }
 
-const NOTHING_GONE: ReadonlyMap<number, RecipientGone> = new Map();
+/**
+ * What the approver is told of a waiting payment's recipient: gone (it cannot be approved), or
+ * bank details no payment has been approved to yet, since they were added or last changed, and by
+ * whom: the moment a fraud needs (an email "from the supplier" giving new details), which the
+ * recipient's card warns of (decision 029) and which the approver, deciding on this page, must see.
+ */
+export type RecipientNote =
+  | { kind: RecipientGone }
+  | { kind: "unproven"; added: boolean; at: Date; by: string };
+
+function unprovenText(name: string, note: { added: boolean; at: Date; by: string }): string {
+  const when = `on ${momentInUtc(note.at)} by ${note.by}`;
+  return note.added
+    ? `${name} was added ${when}, and no payment to them has been approved yet: check their bank details with ` +
+      `${name} by a means you already trust before approving.`
+    : `The bank details of ${name} were changed ${when}, and no payment to them has been approved since: check ` +
+      `them with ${name} by a means you already trust before approving.`;
+}
+
+const NO_RECIPIENT_NOTES: ReadonlyMap<number, RecipientNote> = new Map();
 
 /** What the viewer may do with the payment now, and why they may not approve it when they may not. */
 export function actionsFor(
   row: Pick<PaymentRow, "status" | "createdBy">,
   viewer: Viewer,
   departedCreator: string | null = null,
-  gone: { name: string; why: RecipientGone } | null = null,
+  recipient: { name: string; note: RecipientNote } | null = null,
 ) {
   const pending = row.status === "pending_approval";
   const note = !pending
@@ -86,13 +106,12 @@ export function actionsFor(
   const open = pending || row.status === "approved";
   // Whoever prepared it was removed from the account since: the payment still waits for a decision
   // (decision 076, amended), and the approver, who sees the usual "prepared by", is told.
-  const warning = !decide
-    ? null
-    : gone !== null
-    ? recipientGoneText(gone.name, gone.why)
-    : departedCreator !== null
-    ? departed(departedCreator)
-    : null;
+  const gone = recipient && recipient.note.kind !== "unproven" ? recipient.note.kind : null;
+  const warnings = !decide ? [] : gone !== null ? [recipientGoneText(recipient!.name, gone)] : [
+    ...(departedCreator !== null ? [departed(departedCreator)] : []),
+    ...(recipient?.note.kind === "unproven" ? [unprovenText(recipient.name, recipient.note)] : []),
+  ];
+  const warning = warnings.length ? warnings.join(" ") : null;
   return {
     approve: decide && gone === null,
     reject: decide,
@@ -140,15 +159,15 @@ export function costAnswer(row: {
 
 /**
  * A payment for the viewer; `people` names its creator and approver. `departed` holds the ids of
- * payments whose creator is no longer a user of the account (read by `departedCreators`), `gone`
- * those whose recipient was deleted or changed since (read by `goneRecipients`).
+ * payments whose creator is no longer a user of the account (read by `departedCreators`);
+ * `recipientNotes` what the approver is told of a waiting payment's recipient (`recipientNotes`).
  */
 export function paymentAnswer(
   row: PaymentRow,
   people: Map<number, Person>,
   viewer: Viewer,
   departed: ReadonlySet<number> = NONE,
-  gone: ReadonlyMap<number, RecipientGone> = NOTHING_GONE,
+  recipientNotes: ReadonlyMap<number, RecipientNote> = NO_RECIPIENT_NOTES,
 ) {
   const { name, type, currency, country, details } = row.recipient;
   return {
@@ -168,7 +187,7 @@ export function paymentAnswer(
       row,
       viewer,
       departed.has(row.id) ? personOr(people, row.createdBy).name : null,
-      gone.has(row.id) ? { name, why: gone.get(row.id)! } : null,
+      recipientNotes.has(row.id) ? { name, note: recipientNotes.get(row.id)! } : null,
     ),
   };
 }
