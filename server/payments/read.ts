@@ -8,8 +8,8 @@ import {
   eventAnswer,
   paymentAnswer,
   type PaymentRow,
-  type RecipientNote,
   recipientGone,
+  type RecipientNote,
   type Viewer,
 } from "./answer.ts";
 import { peopleByIds, type Person, personOr } from "./people.ts";
