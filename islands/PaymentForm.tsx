@@ -65,6 +65,14 @@ const ENTER_AMOUNT = "Enter what you send or what the recipient gets.";
 /** The server's refusal of an expired quote (server/payments/create.ts), by its code, not its words. */
 const expired = (err: unknown) => codeOf(err) === "quote_expired";
 
+/**
+ * The recipient was deleted since the page was drawn (in another tab, by someone else on the
+ * account): confirming says so by its code, asking the cost by a 404, its only one (the recipient
+ * is not found). Both are said in the same words, and the recipient is no longer offered.
+ */
+export const RECIPIENT_DELETED = "This recipient was deleted. Choose another recipient.";
+const recipientGone = (err: unknown) => codeOf(err) === "recipient_deleted";
+
 interface Asked {
   recipientId: number;
   sell: string;
@@ -99,10 +107,13 @@ function PaymentForm(
   const [quote, setQuote] = useState<{ answer: PaymentQuote; deadline: number } | null>(null);
   const [made, setMade] = useState<Payment | null>(null);
   const left = useSecondsLeft(quote?.deadline ?? null);
+  const [deleted, setDeleted] = useState<ReadonlySet<number>>(() => new Set());
+  const payable = recipients.filter((r) => !deleted.has(r.id));
 
   const first = recipients.find((r) => r.id === recipientId) ?? recipients[0];
   const form = useForm({
     call: holdPaymentQuote,
+    errorText: (failure) => statusOf(failure) === 404 ? RECIPIENT_DELETED : failure.error,
     values: {
       recipientId: first?.id ?? 0,
       sell: defaultSell(first, initialBalances),
@@ -128,9 +139,9 @@ function PaymentForm(
     },
   });
   const { recipientId: chosen, sell, fixed, sendAmount, receiveAmount, priority, reference } = form.values;
-  const recipient = recipients.find((r) => r.id === chosen);
+  const recipient = payable.find((r) => r.id === chosen);
 
-  if (!recipients.length) {
+  if (!payable.length) {
     return (
       <div className="card space-y-3">
         <p>You have no recipients yet. Add the person or business you want to pay, with their bank details.</p>
@@ -146,6 +157,15 @@ function PaymentForm(
     confirmation.reset();
     setQuote(null);
     setMade(null);
+  }
+
+  /** Takes a deleted recipient off the list, on to the next one, leaving the refusal on screen. */
+  function dropDeleted(id: number) {
+    setDeleted((current) => new Set(current).add(id));
+    const next = payable.find((r) => r.id !== id);
+    form.set("recipientId", next?.id ?? 0);
+    form.set("sell", defaultSell(next, balances.data));
+    form.set("receiveAmount", "");
   }
 
   async function getCost(event?: FormEvent<HTMLFormElement>) {
@@ -171,7 +191,10 @@ function PaymentForm(
         priority: priority && offersPriority(recipient.rail),
       },
     });
-    if (!result.ok) return;
+    if (!result.ok) {
+      if (result.failure && statusOf(result.failure) === 404) dropDeleted(recipient.id);
+      return;
+    }
     form.set("sendAmount", result.answer.sell_amount);
     form.set("receiveAmount", result.answer.buy_amount);
     setQuote({ answer: result.answer, deadline: quoteDeadline(sentAt, validitySeconds) });
@@ -186,6 +209,7 @@ function PaymentForm(
         // conflict (the recipient deleted, their bank details changed) makes this cost wrong: it goes.
         if (expired(err)) setQuote((q) => (q ? { ...q, deadline: 0 } : q));
         else setQuote(null);
+        if (recipientGone(err) && recipient) dropDeleted(recipient.id);
       },
     });
   }
@@ -235,13 +259,13 @@ function PaymentForm(
                 label="Recipient"
                 value={String(chosen)}
                 onChange={(event) => {
-                  const next = recipients.find((r) => r.id === Number(event.currentTarget.value));
+                  const next = payable.find((r) => r.id === Number(event.currentTarget.value));
                   change({ recipientId: next?.id ?? 0, sell: defaultSell(next, balances.data), receiveAmount: "" });
                 }}
                 error={fields.recipient_id}
                 hint={recipient ? `${recipient.currency} · paid by ${recipient.rail_name}` : undefined}
               >
-                {recipients.map((r) => <option key={r.id} value={r.id}>{recipientLabel(r)}</option>)}
+                {payable.map((r) => <option key={r.id} value={r.id}>{recipientLabel(r)}</option>)}
               </SelectField>
 
               <div className="grid gap-4 sm:grid-cols-2">

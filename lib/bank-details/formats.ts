@@ -64,7 +64,12 @@ interface Rule {
   problem: (value: string, country: string) => string | null;
 }
 
-const withoutSeparators = (typed: string) => typed.replace(/[\s-]+/g, "");
+/**
+ * Spaces and dashes, and the invisible characters a PDF or web page puts between an IBAN's groups
+ * when it is copied (zero-width space, zero-width joiners, word joiner, soft hyphen): the customer
+ * sees none of them, so none may make a pasted value "the wrong length".
+ */
+const withoutSeparators = (typed: string) => typed.replace(/[\s\-\u00AD\u200B-\u200D\u2060]+/g, "");
 const upperWithoutSeparators = (typed: string) => withoutSeparators(typed).toUpperCase();
 
 /** A rule that is a published format: digits (or letters) in a fixed shape. */

@@ -250,7 +250,8 @@ export const onePendingPayment = defineCall({
 export const approvePendingPayment = defineCall({
   method: "PUT",
   path: "/account/pendingpayments/update",
-  summary: "Approves a pending payment (empty body). Never one's own; 409 when it is no longer pending.",
+  summary: "Approves a pending payment (empty body). Never one's own; 409 when it is no longer pending, or when its " +
+    "recipient was deleted, or their bank details changed, since it was prepared (it can only be rejected).",
   guards: CUSTOMER_GUARDS,
   movesMoney: true,
   permission: "payments.approve",

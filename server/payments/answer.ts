@@ -1,8 +1,10 @@
 import type { paymentEvents, payments } from "../../db/schema-payments.ts";
 import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
+import { momentInUtc } from "../../lib/moment.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
 import { formatAmount } from "../money/amounts.ts";
+import { sameDetails } from "../recipients/changes.ts";
 import { type Person, personOr } from "./people.ts";
 import { markupOf } from "./pricing.ts";
 
@@ -37,11 +39,58 @@ export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Viewer): b
 
 const NONE: ReadonlySet<number> = new Set();
 
+/**
+ * What became of a waiting payment's recipient that stops it being approved: deleted (decision 029:
+ * not payable, often because the details were found to be a fraudster's), or bank details changed
+ * since it was prepared, so that it would pay details the account no longer holds (a correction, or
+ * the change a fraud needs). Either way the approver rejects it, and the payer prepares it again.
+ */
+export type RecipientGone = "deleted" | "details_changed";
+
+/** The recipient as it is now, beside the snapshot the payment keeps: whether it may still be approved. */
+export function recipientGone(
+  snapshot: Readonly<Record<string, string>>,
+  now: { deleted: boolean; details: Readonly<Record<string, string>> },
+): RecipientGone | null {
+  if (now.deleted) return "deleted";
+  return sameDetails(snapshot, now.details) ? null : "details_changed";
+}
+
+export function recipientGoneText(name: string, gone: RecipientGone): string {
+  return gone === "deleted"
+    ? `${name} was deleted from the account's recipients after this payment was prepared, so it cannot be approved: ` +
+      "reject it."
+    : `The bank details of ${name} were changed after this payment was prepared, so it cannot be approved: reject it, ` +
+      "and pay the new details if they are right.";
+}
+
+/**
+ * What the approver is told of a waiting payment's recipient: gone (it cannot be approved), or
+ * bank details no payment has been approved to yet, since they were added or last changed, and by
+ * whom: the moment a fraud needs (an email "from the supplier" giving new details), which the
+ * recipient's card warns of (decision 029) and which the approver, deciding on this page, must see.
+ */
+export type RecipientNote =
+  | { kind: RecipientGone }
+  | { kind: "unproven"; added: boolean; at: Date; by: string };
+
+function unprovenText(name: string, note: { added: boolean; at: Date; by: string }): string {
+  const when = `on ${momentInUtc(note.at)} by ${note.by}`;
+  return note.added
+    ? `${name} was added ${when}, and no payment to them has been approved yet: check their bank details with ` +
+      `${name} by a means you already trust before approving.`
+    : `The bank details of ${name} were changed ${when}, and no payment to them has been approved since: check ` +
+      `them with ${name} by a means you already trust before approving.`;
+}
+
+const NO_RECIPIENT_NOTES: ReadonlyMap<number, RecipientNote> = new Map();
+
 /** What the viewer may do with the payment now, and why they may not approve it when they may not. */
 export function actionsFor(
   row: Pick<PaymentRow, "status" | "createdBy">,
   viewer: Viewer,
   departedCreator: string | null = null,
+  recipient: { name: string; note: RecipientNote } | null = null,
 ) {
   const pending = row.status === "pending_approval";
   const note = !pending
@@ -57,8 +106,18 @@ export function actionsFor(
   const open = pending || row.status === "approved";
   // Whoever prepared it was removed from the account since: the payment still waits for a decision
   // (decision 076, amended), and the approver, who sees the usual "prepared by", is told.
-  const warning = decide && departedCreator !== null ? departed(departedCreator) : null;
-  return { approve: decide, reject: decide, cancel: open && mayCancel(row, viewer), note: note ?? warning };
+  const gone = recipient && recipient.note.kind !== "unproven" ? recipient.note.kind : null;
+  const warnings = !decide ? [] : gone !== null ? [recipientGoneText(recipient!.name, gone)] : [
+    ...(departedCreator !== null ? [departed(departedCreator)] : []),
+    ...(recipient?.note.kind === "unproven" ? [unprovenText(recipient.name, recipient.note)] : []),
+  ];
+  const warning = warnings.length ? warnings.join(" ") : null;
+  return {
+    approve: decide && gone === null,
+    reject: decide,
+    cancel: open && mayCancel(row, viewer),
+    note: note ?? warning,
+  };
 }
 
 /** The full cost of a payment (or of its quote), as the contract writes it. */
@@ -100,13 +159,15 @@ export function costAnswer(row: {
 
 /**
  * A payment for the viewer; `people` names its creator and approver. `departed` holds the ids of
- * payments whose creator is no longer a user of the account (read by `departedCreators`).
+ * payments whose creator is no longer a user of the account (read by `departedCreators`);
+ * `recipientNotes` what the approver is told of a waiting payment's recipient (`recipientNotes`).
  */
 export function paymentAnswer(
   row: PaymentRow,
   people: Map<number, Person>,
   viewer: Viewer,
   departed: ReadonlySet<number> = NONE,
+  recipientNotes: ReadonlyMap<number, RecipientNote> = NO_RECIPIENT_NOTES,
 ) {
   const { name, type, currency, country, details } = row.recipient;
   return {
@@ -122,7 +183,12 @@ export function paymentAnswer(
     approved_at: row.approvedAt?.toISOString() ?? null,
     reason: row.reason,
     rail_reference: row.railReference,
-    actions: actionsFor(row, viewer, departed.has(row.id) ? personOr(people, row.createdBy).name : null),
+    actions: actionsFor(
+      row,
+      viewer,
+      departed.has(row.id) ? personOr(people, row.createdBy).name : null,
+      recipientNotes.has(row.id) ? { name, note: recipientNotes.get(row.id)! } : null,
+    ),
   };
 }
 

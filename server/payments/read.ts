@@ -4,17 +4,89 @@ import { paymentEvents, payments } from "../../db/schema-payments.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import { NotFound } from "../errors.ts";
 import { columnList, fromColumns, rowOf, rowsOf, type Tx } from "../../db/sql.ts";
-import { eventAnswer, paymentAnswer, type PaymentRow, type Viewer } from "./answer.ts";
-import { peopleByIds, type Person } from "./people.ts";
+import {
+  eventAnswer,
+  paymentAnswer,
+  type PaymentRow,
+  recipientGone,
+  type RecipientNote,
+  type Viewer,
+} from "./answer.ts";
+import { peopleByIds, type Person, personOr } from "./people.ts";
 
 /** What the account's people read of its payments: lists, one with its timeline, the pending ones. */
 
 async function answers(db: Database, rows: PaymentRow[], viewer: Viewer) {
-  const [people, departed] = await Promise.all([
+  const [people, departed, notes] = await Promise.all([
     peopleByIds(db, rows.flatMap((r) => [r.createdBy, r.approvedBy])),
     departedCreators(db, rows),
+    recipientNotes(db, rows),
   ]);
-  return rows.map((row) => paymentAnswer(row, people, viewer, departed));
+  return rows.map((row) => paymentAnswer(row, people, viewer, departed, notes));
+}
+
+/**
+ * Of these recipients, those with their bank details now (not deleted), whether a payment to those
+ * details was let go (approved, or beyond, as the approval rule reads it), and who added the
+ * recipient or last changed their bank details, and when.
+ */
+const RECIPIENTS_NOW = (count: number) =>
+  `SELECT r.id, r.deleted_at IS NOT NULL AS deleted, r.details,
+    EXISTS (SELECT 1 FROM payments p WHERE p.recipient_id = r.id AND p.created_at >= r.details_changed_at
+      AND p.status IN ('approved', 'submitted', 'completed', 'failed')) AS paid,
+    c.kind, c.changed_by, c.changed_at
+  FROM recipients r
+  LEFT JOIN recipient_changes c ON c.id = (SELECT MAX(id) FROM recipient_changes
+    WHERE recipient_id = r.id AND kind IN ('created', 'details'))
+  WHERE r.id IN (${Array(count).fill("?").join(", ")})`;
+
+interface RecipientNow {
+  id: number;
+  deleted: number;
+  details: string;
+  paid: number;
+  kind: string | null;
+  changed_by: number | null;
+  changed_at: number | null;
+}
+
+/**
+ * What the approver is told of each waiting payment's recipient (server/payments/answer.ts): deleted,
+ * or bank details changed since it was prepared (it cannot be approved), or bank details that no
+ * payment has been approved to yet, with who gave them and when. Only waiting payments are asked
+ * about; none waiting, no read.
+ */
+export async function recipientNotes(
+  executor: Database | Tx,
+  rows: PaymentRow[],
+): Promise<Map<number, RecipientNote>> {
+  const waiting = rows.filter((r) => r.status === "pending_approval");
+  const notes = new Map<number, RecipientNote>();
+  if (!waiting.length) return notes;
+  const ids = [...new Set(waiting.map((r) => r.recipientId))];
+  const now = new Map(
+    (await rowsOf<RecipientNow>(executor, RECIPIENTS_NOW(ids.length), ids)).map((r) => [r.id, r]),
+  );
+  const unproven = [...now.values()].filter((r) => !r.paid && r.changed_by !== null);
+  const people = await peopleByIds(executor, unproven.map((r) => r.changed_by));
+  for (const row of waiting) {
+    const current = now.get(row.recipientId);
+    if (!current) continue;
+    const gone = recipientGone(row.recipient.details, {
+      deleted: Boolean(current.deleted),
+      details: JSON.parse(current.details) as Record<string, string>,
+    });
+    if (gone) notes.set(row.id, { kind: gone });
+    else if (!current.paid && current.changed_by !== null && current.changed_at !== null) {
+      notes.set(row.id, {
+        kind: "unproven",
+        added: current.kind === "created",
+        at: new Date(current.changed_at),
+        by: personOr(people, current.changed_by).name,
+      });
+    }
+  }
+  return notes;
 }
 
 const MEMBERS_AMONG = (count: number) =>
@@ -121,6 +193,9 @@ export async function timelineOf(
   for (const [id, p] of await peopleByIds(executor, wanted.filter((id) => id === null || !people.has(id)))) {
     people.set(id, p);
   }
-  const departed = await departedCreators(executor, [row]);
-  return { ...paymentAnswer(row, people, viewer, departed), events: events.map((e) => eventAnswer(e, people)) };
+  const [departed, notes] = await Promise.all([departedCreators(executor, [row]), recipientNotes(executor, [row])]);
+  return {
+    ...paymentAnswer(row, people, viewer, departed, notes),
+    events: events.map((e) => eventAnswer(e, people)),
+  };
 }

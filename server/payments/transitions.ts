@@ -23,7 +23,14 @@ import { alertPayoutFailed } from "../alerts/triggers.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { type Executor, inTransaction } from "../ledger/ledger.ts";
 import { type PaymentMoney, payoutPayment, refundPayment, releasePayment, settlePayment } from "../ledger/movements.ts";
-import { mayCancel, NOT_ON_BEHALF, NOT_ONE_S_OWN, type PaymentRow } from "./answer.ts";
+import {
+  mayCancel,
+  NOT_ON_BEHALF,
+  NOT_ONE_S_OWN,
+  type PaymentRow,
+  recipientGone,
+  recipientGoneText,
+} from "./answer.ts";
 import { actorWords, notifyPayment, type PaymentNotice } from "./notify.ts";
 
 /** Someone of the account acting on one of its payments. */
@@ -158,11 +165,32 @@ export function approvePayment(
   return groupedTransaction(db, async (tx) => {
     // It could not go before it was approved: its arrival counts from now, not from its quote. Its
     // rail and priority never change, so they are read first and the approval is one write.
-    const how = await rowOf<{ rail: PaymentRow["rail"]; priority: number }>(
+    const how = await rowOf<
+      {
+        rail: PaymentRow["rail"];
+        priority: number;
+        status: string;
+        created_by: number;
+        recipient: string;
+        deleted: number;
+        details: string;
+      }
+    >(
       tx,
-      "SELECT rail, priority FROM payments WHERE id = ? AND account_id = ?",
+      `SELECT p.rail, p.priority, p.status, p.created_by, p.recipient, r.deleted_at IS NOT NULL AS deleted, r.details
+       FROM payments p JOIN recipients r ON r.id = p.recipient_id WHERE p.id = ? AND p.account_id = ?`,
       [paymentId, actor.accountId],
     );
+    // A recipient deleted, or whose bank details changed, since the payment was prepared: approving
+    // would pay someone the account no longer pays, or details it no longer holds (./answer.ts).
+    if (how?.status === "pending_approval" && how.created_by !== actor.userId) {
+      const snapshot = JSON.parse(how.recipient) as PaymentRow["recipient"];
+      const gone = recipientGone(snapshot.details, { deleted: Boolean(how.deleted), details: JSON.parse(how.details) });
+      if (gone) {
+        const code = gone === "deleted" ? "recipient_deleted" : "details_changed";
+        throw new Conflict(recipientGoneText(snapshot.name, gone), { code });
+      }
+    }
     const approved = how && await changed(
       tx,
       `UPDATE payments SET status = 'approved', approved_by = ?, approved_at = ?, updated_at = ?, expected_arrival = ?

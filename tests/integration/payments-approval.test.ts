@@ -131,6 +131,46 @@ describe("the approval rule", () => {
     expect((await send(payer, "10.00", "GBP", fresh)).status).toBe("pending_approval");
   });
 
+  test("the approver is told who gave the bank details and when, until a payment to them is approved", async () => {
+    await setRule(account.owner.client, { mode: "none", new_recipient: true });
+    const added = await payer.client.post("account/recipients", {
+      name: "Northwind Traders",
+      type: "business",
+      currency: "GBP",
+      country: "GB",
+      details: { sort_code: "20-00-00", account_number: "55779911" },
+    });
+    expectStatus(added, 201);
+    const northwind = added.json.body.id;
+    const first = await send(payer, "10.00", "GBP", northwind);
+    const told = (await approver.client.get(`account/pendingpayments/one?id=${first.id}`)).json.body.actions;
+    expect(told).toMatchObject({
+      approve: true,
+      note: `Northwind Traders was added on 2 Mar 2026, 09:00 UTC by ${payer.name}, and no payment to them has ` +
+        "been approved yet: check their bank details with Northwind Traders by a means you already trust before " +
+        "approving.",
+    });
+    expectStatus(await approve(approver.client, first.id), 200);
+
+    // The payer gives new bank details and pays them: the approver is told, in the list and on the page.
+    t.clock.advance(60_000);
+    expectStatus(
+      await payer.client.put(`account/recipients/${northwind}`, {
+        ...added.json.body,
+        details: { sort_code: "08-99-99", account_number: "66374958" },
+      }),
+      200,
+    );
+    const next = await send(payer, "10.00", "GBP", northwind);
+    const note = `The bank details of Northwind Traders were changed on 2 Mar 2026, 09:01 UTC by ${payer.name}, ` +
+      "and no payment to them has been approved since: check them with Northwind Traders by a means you already " +
+      "trust before approving.";
+    const listed = (await approver.client.get("account/pendingpayments/all")).json.body;
+    expect(listed.find((x: { id: number }) => x.id === next.id).actions).toMatchObject({ approve: true, note });
+    expectStatus(await approve(approver.client, next.id), 200);
+    await setRule(account.owner.client, { mode: "none", new_recipient: false });
+  });
+
   test("a rule is refused while someone would have nobody else to approve their payments", async () => {
     const solo = await paymentAccount(t, admin);
     const refused = await solo.owner.client.put("account/approvals", { mode: "all" });
@@ -405,6 +445,55 @@ describe("deciding", () => {
     const approved = await approve(approver.client, p.id);
     expectStatus(approved, 200);
     expect(approved.json.body).toMatchObject({ status: "approved", actions: { note: null } });
+  });
+
+  test("a payment whose recipient was deleted while it waited cannot be approved: it is rejected, and its money returns", async () => {
+    const doomed = await addRecipient(t, account, { name: "Old Supplier", currency: "EUR", country: "FR" });
+    const before = await balanceOf(account.owner.client, "GBP");
+    const p = await send(payer, "15.00", "GBP", doomed);
+    expectStatus(await account.owner.client.delete(`account/recipients/${doomed}`), 200);
+
+    const approved = await approve(approver.client, p.id);
+    expectStatus(approved, 409);
+    expect(approved.json.error).toBe(
+      "Old Supplier was deleted from the account's recipients after this payment was prepared, " +
+        "so it cannot be approved: reject it.",
+    );
+    // The approver is told on the payment's page, and offered only to reject it.
+    const still = await approver.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(still.json.body).toMatchObject({
+      status: "pending_approval",
+      actions: { approve: false, reject: true, note: approved.json.error },
+    });
+    expectStatus(await reject(approver.client, p.id, "Recipient deleted"), 200);
+    expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
+  });
+
+  test("a payment whose recipient's bank details changed while it waited cannot be approved: it would pay the old ones", async () => {
+    const supplier = await addRecipient(t, account, { name: "Acme Supplies", currency: "GBP", country: "GB" });
+    const p = await send(payer, "16.00", "GBP", supplier);
+    const saved = (await account.owner.client.get(`account/recipients/${supplier}`)).json.body;
+    expectStatus(
+      await account.owner.client.put(`account/recipients/${supplier}`, {
+        ...saved,
+        details: { sort_code: "08-99-99", account_number: "66374958" },
+      }),
+      200,
+    );
+    const note = "The bank details of Acme Supplies were changed after this payment was prepared, so it cannot be " +
+      "approved: reject it, and pay the new details if they are right.";
+    const listed = await approver.client.get("account/pendingpayments/all");
+    expect(listed.json.body.find((x: { id: number }) => x.id === p.id).actions).toMatchObject({
+      approve: false,
+      reject: true,
+      note,
+    });
+    const approved = await approve(approver.client, p.id);
+    expectStatus(approved, 409);
+    expect(approved.json.error).toBe(note);
+    expect((await approver.client.get(`account/pendingpayments/one?id=${p.id}`)).json.body.status)
+      .toBe("pending_approval");
+    expectStatus(await reject(approver.client, p.id), 200);
   });
 
   test("rejecting, with a reason, returns the held money at once", async () => {

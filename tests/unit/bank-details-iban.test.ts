@@ -1,7 +1,7 @@
 import { composeIBAN, friendlyFormatIBAN } from "ibantools";
 import { describe, expect, test } from "vitest";
 import { ibanPrefix, usesIban } from "../../lib/bank-details/countries.ts";
-import { detailProblem } from "../../lib/bank-details/formats.ts";
+import { detailProblem, tidyDetail } from "../../lib/bank-details/formats.ts";
 import registry from "../fixtures/iban-registry-examples.json" with { type: "json" };
 
 const EXAMPLES = Object.entries(registry.ibans);
@@ -33,6 +33,16 @@ describe("IBANs: the registry's examples are accepted", () => {
     const refused = EXAMPLES.map(([country, iban]) => [country, friendlyFormatIBAN(iban)!.toLowerCase()])
       .filter(([country, typed]) => detailProblem("iban", typed, country) !== null);
     expect(refused).toEqual([]);
+  });
+
+  test("pasted from a PDF or a web page, with the invisible characters those put between groups: accepted, stored without them", () => {
+    // Zero-width space, word joiner, soft hyphen, zero-width no-break space, no-break space.
+    for (const gap of ["\u200B", "\u2060", "\u00AD", "\uFEFF", "\u00A0"]) {
+      const pasted = `DE89${gap}3704${gap}0044${gap}0532${gap}0130${gap}00`;
+      expect(detailProblem("iban", pasted, "DE"), JSON.stringify(gap)).toBeNull();
+      expect(tidyDetail("iban", pasted)).toBe("DE89370400440532013000");
+    }
+    expect(tidyDetail("sort_code", "60\u200B-16\u200B-13")).toBe("601613");
   });
 
   test("a bank in a territory is paid with the IBAN its banks use: Jersey's start with GB, French Guiana's with FR", () => {

@@ -524,6 +524,38 @@ describe("the payment form", () => {
     expect(screen.queryByRole("region", { name: "The full cost" })).toBeNull();
   });
 
+  test("a recipient deleted meanwhile (on confirming, or on asking the cost) is said so and no longer offered", async () => {
+    const deleted = "This recipient was deleted. Choose another recipient.";
+    const ana = { ...PROPS.recipients[0], id: 4, name: "Ana Lima", account_ending: "1234" };
+    const ben = { ...PROPS.recipients[0], id: 5, name: "Ben Okoro", account_ending: "5678" };
+    fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "POST account/payments": [409, { error: deleted, message: "", code: "recipient_deleted" }],
+    });
+    render(<PaymentForm {...PROPS} recipients={[...PROPS.recipients, ana, ben]} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Rent March" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    fireEvent.click(
+      within(screen.getByRole("region", { name: "The full cost" })).getByRole("button", { name: "Confirm and pay" }),
+    );
+    await settle();
+    expect(screen.getAllByText(deleted).length).toBeGreaterThan(0);
+    const names = () =>
+      within(screen.getByLabelText("Recipient")).getAllByRole("option").map((o) => o.textContent?.split(" · ")[0]);
+    expect(names()).toEqual(["Ana Lima", "Ben Okoro"]);
+    expect((screen.getByLabelText("Recipient") as HTMLSelectElement).value).toBe("4");
+
+    // Ana was deleted too, before the cost was asked: the server does not know her any more.
+    fakeApi({ "POST account/payments/quote": [404, { error: "There is no such recipient.", message: "" }] });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    expect(screen.getAllByText(deleted).length).toBeGreaterThan(0);
+    expect(names()).toEqual(["Ben Okoro"]);
+  });
+
   test("an amount to send above what is available is refused while typing, as the convert form does: no quote", async () => {
     const calls = fakeApi({
       "POST account/payments/quote": [200, { body: QUOTED }],
