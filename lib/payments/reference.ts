@@ -15,9 +15,14 @@ export interface ReferenceRules {
   charactersText: string;
 }
 
-/** A reference is required: the recipient and their bank match the payment by it. */
-export function referenceProblemUnder(rules: ReferenceRules, reference: string): string | null {
-  if (reference.trim() === "") return "Enter a reference for the recipient.";
+/**
+ * A reference is required: the recipient and their bank match the payment by it. Judged as sent:
+ * without the spaces around it, which the server trims (so the screen never refuses a reference at
+ * the limit with a space typed after it, which the server would take).
+ */
+export function referenceProblemUnder(rules: ReferenceRules, typed: string): string | null {
+  const reference = typed.trim();
+  if (reference === "") return "Enter a reference for the recipient.";
   const length = [...reference].length;
   if (length > rules.max) {
     return `A ${rules.name} carries a reference of at most ${rules.max} characters; this one has ${length}.`;

@@ -86,6 +86,11 @@ describe("references", () => {
     expect(referenceProblem("sepa", "")).toBe("Enter a reference for the recipient.");
     expect(referenceProblem("sepa", "   ")).toBe("Enter a reference for the recipient.");
   });
+
+  test("the spaces around a reference are not sent, so they do not count against the rail's length", () => {
+    expect(referenceProblem("faster_payments", `${"x".repeat(18)} `)).toBeNull();
+    expect(referenceProblem("faster_payments", ` ${"x".repeat(19)}  `)).toMatch(/this one has 19/);
+  });
 });
 
 describe("expected arrival", () => {
