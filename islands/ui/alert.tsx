@@ -2,7 +2,7 @@
  * Messages in a box: the general error of a form (FormAlert), a notice in the page's flow (Alert),
  * and a polite status line (Status). One look for all of them.
  */
-import { type ReactNode, useLayoutEffect, useRef } from "react";
+import { type ReactNode, useLayoutEffect, useRef, useState } from "react";
 
 const TONES = {
   error: "border-red-600 bg-red-50 text-red-900 dark:border-red-400 dark:bg-red-950 dark:text-red-100",
@@ -57,9 +57,15 @@ export function FormAlert({ error, title, detail, fields, shown = [], focusOnErr
   const message = atItsField ? null : error;
   const visible = !!message || others.length > 0;
   const region = useRef<HTMLDivElement>(null);
+  const [unheard, setUnheard] = useState<string | null>(null);
   useLayoutEffect(() => {
-    if (!(fields && Object.keys(fields).length) && !(focusOnError && error)) return;
+    if (!(fields && Object.keys(fields).length) && !(focusOnError && error)) {
+      setUnheard(null);
+      return;
+    }
     const invalid = region.current?.closest("form")?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    const stayed = !!invalid && invalid === document.activeElement;
+    setUnheard(stayed ? document.getElementById(`${invalid.id}-error`)?.textContent ?? null : null);
     (invalid ?? region.current)?.focus();
   }, [fields, error]);
   return (
@@ -75,6 +81,7 @@ export function FormAlert({ error, title, detail, fields, shown = [], focusOnErr
       {others.length
         ? <ul className="mt-1 list-disc pl-5">{others.map(([path, problem]) => <li key={path}>{problem}</li>)}</ul>
         : null}
+      {unheard ? <p className="sr-only">{unheard}</p> : null}
     </div>
   );
 }

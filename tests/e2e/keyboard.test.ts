@@ -1,0 +1,60 @@
+/**
+ * Someone who uses only a keyboard and a screen reader, in Chromium: what they hear when a form is
+ * refused while their focus is on the field at fault, and where their focus is after a button's
+ * action has run (a disabled button drops it to the page's body, and Tab starts again from the top).
+ */
+import type { Page } from "playwright-core";
+import { describe, expect, vi } from "vitest";
+import { hydrated, newPage } from "../helpers/browser.ts";
+import { test } from "../helpers/e2e-fixtures.ts";
+import { lastEmailId, openAccountThroughApi, waitForEmail } from "../helpers/e2e-mail.ts";
+import { unexpected } from "../helpers/e2e-money.ts";
+
+vi.setConfig({ testTimeout: 90_000 });
+
+/** The id of the element the keyboard is on ("BODY" when it is nowhere). */
+const focused = (page: Page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+
+describe("the second factor by keyboard", () => {
+  test("a wrong code sent with Enter from its field is announced, and the focus stays in the field", async ({ server, db, browser }) => {
+    const customer = { email: "kim.keyboard@portal.test", password: "keyboard-password-1" };
+    const setup = await newPage(browser);
+    await openAccountThroughApi(setup.page.request, db, server.url, customer);
+    await setup.context.close();
+
+    const { page, problems } = await newPage(browser);
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${server.url}/`);
+    await hydrated(page);
+    const signIn = page.getByRole("form", { name: "Sign in" });
+    await signIn.getByLabel("Email").fill(customer.email);
+    await signIn.getByLabel("Password").fill(customer.password);
+    const mark = await lastEmailId(db);
+    await signIn.getByLabel("Password").press("Enter");
+    await page.waitForURL(`${server.url}/second-factor`);
+    await hydrated(page);
+    const mail = await waitForEmail(db, customer.email, { template: "second-factor-code", after: mark });
+    const code = /\b\d{6}\b/.exec(mail.text)![0];
+    const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
+
+    const form = page.getByRole("form", { name: "Second factor" });
+    const field = form.getByLabel("Code");
+    await field.fill(wrong);
+    await field.press("Enter");
+    const problem = page.locator("#second-factor-code-error");
+    await problem.waitFor();
+    const said = (await problem.textContent())!;
+    expect(said).toContain("That code is not right.");
+    // The focus never left the field, so moving it there reads nothing: the form's alert says it.
+    expect(await focused(page)).toBe("second-factor-code");
+    await expect.poll(() => form.getByRole("alert").textContent()).toContain(said);
+
+    // A second wrong try is said again (the alert empties while the code is being checked).
+    await field.press("Enter");
+    await expect.poll(() => problem.textContent()).not.toBe(said);
+    await expect.poll(() => form.getByRole("alert").textContent()).toContain(await problem.textContent());
+
+    // The browser logs the refused codes (422); nothing else went wrong.
+    expect(unexpected(problems, [422])).toEqual([]);
+  });
+});
