@@ -3,6 +3,7 @@ import { ACT_ON_BEHALF_TARGET, onBehalfError, setOnBehalf, startOnBehalf, toCust
 import { withQueries } from "./lib/query-client.tsx";
 import { useWrite } from "./lib/write.ts";
 import { Alert } from "./ui/alert.tsx";
+import { BusyButton } from "./ui/submit-button.tsx";
 
 export interface ConsoleActOnBehalfProps {
   customer: { id: number; name: string };
@@ -27,15 +28,15 @@ function ConsoleActOnBehalf({ customer, current }: ConsoleActOnBehalfProps) {
   });
   return (
     <div className="flex flex-wrap items-center gap-3">
-      <button
+      <BusyButton
         type="button"
         className="btn-primary"
-        disabled={act.isPending || act.isSuccess}
+        busy={act.isPending || act.isSuccess}
         aria-label={`Act on behalf of ${customer.name}`}
         onClick={() => act.mutate({ body: { on_behalf_of: customer.id } })}
       >
         {act.isPending || act.isSuccess ? "Switching…" : "Act on behalf"}
-      </button>
+      </BusyButton>
       {current
         ? <span className="text-sm font-semibold text-amber-800 dark:text-amber-200">You act on their behalf now.</span>
         : null}

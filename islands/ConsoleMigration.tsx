@@ -14,7 +14,7 @@ import { api } from "./lib/api.ts";
 import { LatestRuns } from "./migrations/latest-runs.tsx";
 import { RunView } from "./migrations/run-view.tsx";
 import { Alert } from "./ui/alert.tsx";
-import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { BusyButton, SubmitButton, useHydrated } from "./ui/submit-button.tsx";
 
 export interface ConsoleMigrationProps {
   /** The file's columns, in the order the upload form lists them. */
@@ -102,14 +102,15 @@ function ConsoleMigration({ columns, runs }: ConsoleMigrationProps) {
               <RunView key={dryRun.id} initial={dryRun} />
               {commit.isError ? <Alert title="The file was not committed">{errorText(commit.error)}</Alert> : null}
               <div>
-                <button
+                <BusyButton
                   type="button"
                   className="btn-primary"
-                  disabled={!hydrated || !file || commit.isPending || dryRun.counts.created === 0}
+                  disabled={!hydrated || !file || dryRun.counts.created === 0}
+                  busy={commit.isPending}
                   onClick={() => file && commit.mutate(file)}
                 >
                   {commit.isPending ? "Committing…" : `Commit: create ${dryRun.counts.created} customers`}
-                </button>
+                </BusyButton>
               </div>
             </section>
           )

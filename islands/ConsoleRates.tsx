@@ -8,7 +8,7 @@ import { Alert, FormAlert } from "./ui/alert.tsx";
 import type { CurrencyOption } from "./ui/currency-select.tsx";
 import { controlAttributes, Messages, TextField } from "./ui/field.tsx";
 import { MUTED, ROW_HEADER, Table } from "./ui/table.tsx";
-import { SubmitButton } from "./ui/submit-button.tsx";
+import { BusyButton, SubmitButton } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
 
 export interface ConsoleRatesProps {
@@ -157,14 +157,14 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
             <ul className="list-disc pl-5">
               {Object.entries(moves).map(([path, move]) => <li key={path}>{move}</li>)}
             </ul>
-            <button
+            <BusyButton
               type="button"
               className="btn-primary mt-3"
-              disabled={form.submitting}
+              busy={form.submitting}
               onClick={() => void send(Object.keys(moves).map(currencyOf) as RatesUpdate["confirm_changes"])}
             >
               {`Confirm ${Object.keys(moves).map(currencyOf).join(", ")} and save`}
-            </button>
+            </BusyButton>
           </Alert>
         )
         : null}

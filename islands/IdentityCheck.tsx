@@ -9,6 +9,7 @@ import { type IdentityStatus, StatusBox } from "./onboarding/identity-status.tsx
 import { SandboxControls } from "./onboarding/sandbox-controls.tsx";
 import { SumsubLauncher } from "./onboarding/sumsub-launcher.tsx";
 import { Alert } from "./ui/alert.tsx";
+import { BusyButton } from "./ui/submit-button.tsx";
 
 export interface IdentityCheckProps {
   provider: "sandbox" | "sumsub";
@@ -103,9 +104,9 @@ function IdentityCheck({ provider, status: initialStatus, comment, supportEmail 
 
       {settled || (provider === "sandbox" && status !== "pending") ? null : (
         <div>
-          <button type="button" className="btn-outline" disabled={busy} onClick={ask}>
+          <BusyButton type="button" className="btn-outline" busy={busy} onClick={ask}>
             Check my result
-          </button>
+          </BusyButton>
         </div>
       )}
     </div>

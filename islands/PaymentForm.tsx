@@ -24,7 +24,7 @@ import { Alert, FormAlert, Status } from "./ui/alert.tsx";
 import { AmountInput } from "./ui/amount.tsx";
 import { CurrencySelect } from "./ui/currency-select.tsx";
 import { SelectField, TextField } from "./ui/field.tsx";
-import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { BusyButton, SubmitButton, useHydrated } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
 
 /** A recipient the account can pay, with its rail (server/payments/recipient.ts recipientChoices). */
@@ -368,20 +368,26 @@ function PaymentForm(
                     </p>
                     {debitsTooMuch ? <Alert>{debitsTooMuch}</Alert> : null}
                     <div className="flex flex-wrap gap-3">
-                      <button
+                      <BusyButton
                         type="button"
                         className="btn-primary"
                         onClick={confirm}
-                        disabled={!hydrated || left === 0 || pending !== null || debitsTooMuch !== null}
+                        disabled={!hydrated || left === 0 || debitsTooMuch !== null}
+                        busy={pending !== null}
                         aria-busy={pending === "confirm" || undefined}
                       >
                         {pending === "confirm" ? "Paying…" : "Confirm and pay"}
-                      </button>
+                      </BusyButton>
                       {left === 0
                         ? (
-                          <button type="submit" className="btn-outline" disabled={!hydrated || pending !== null}>
+                          <BusyButton
+                            type="submit"
+                            className="btn-outline"
+                            disabled={!hydrated}
+                            busy={pending !== null}
+                          >
                             Get the full cost again
-                          </button>
+                          </BusyButton>
                         )
                         : <button type="button" className="btn-ghost" onClick={() => change({})}>Change</button>}
                     </div>

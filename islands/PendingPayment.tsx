@@ -19,6 +19,7 @@ import { StatusBadge } from "./payments/status.tsx";
 import { Timeline, when } from "./payments/timeline.tsx";
 import { Alert, FormAlert } from "./ui/alert.tsx";
 import { Field } from "./ui/field.tsx";
+import { BusyButton } from "./ui/submit-button.tsx";
 
 export interface PendingPaymentProps {
   accountRef: string;
@@ -158,29 +159,41 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
             <div className="flex flex-wrap gap-3">
               {p.actions.approve
                 ? (
-                  <button
+                  <BusyButton
                     type="button"
                     className="btn-primary"
-                    disabled={busy}
+                    busy={busy}
                     aria-busy={approval.isPending || undefined}
                     onClick={() => approval.mutate({ query: { id } }, { onError: failed })}
                   >
                     {approval.isPending ? "Approving…" : "Approve"}
-                  </button>
+                  </BusyButton>
                 )
                 : null}
               {p.actions.reject && !rejecting
                 ? (
-                  <button type="button" className="btn-outline" disabled={busy} onClick={() => setRejecting(true)}>
+                  <BusyButton
+                    type="button"
+                    className="btn-outline"
+                    busy={busy}
+                    aria-busy={undefined}
+                    onClick={() => setRejecting(true)}
+                  >
                     Reject…
-                  </button>
+                  </BusyButton>
                 )
                 : null}
               {p.actions.cancel && !cancelling
                 ? (
-                  <button type="button" className="btn-ghost" disabled={busy} onClick={() => setCancelling(true)}>
+                  <BusyButton
+                    type="button"
+                    className="btn-ghost"
+                    busy={busy}
+                    aria-busy={undefined}
+                    onClick={() => setCancelling(true)}
+                  >
                     Cancel this payment…
-                  </button>
+                  </BusyButton>
                 )
                 : null}
             </div>
@@ -202,14 +215,14 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                   {/* A problem with the reason is said once, under the field (FormAlert leaves it there). */}
                   <FormAlert error={problem?.error ?? null} fields={problem?.fields} shown={["reason"]} />
                   <div className="flex gap-3">
-                    <button
+                    <BusyButton
                       type="submit"
                       className="btn-primary"
-                      disabled={busy}
+                      busy={busy}
                       aria-busy={rejection.isPending || undefined}
                     >
                       {rejection.isPending ? "Rejecting…" : "Reject the payment"}
-                    </button>
+                    </BusyButton>
                     <button type="button" className="btn-ghost" onClick={() => setRejecting(false)}>Back</button>
                   </div>
                 </form>
@@ -222,15 +235,15 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                     {`Cancel it? The ${p.sell_amount} ${p.sell_currency} held for it goes back to your balance.`}
                   </p>
                   <div className="flex gap-3">
-                    <button
+                    <BusyButton
                       type="button"
                       className="btn-primary"
-                      disabled={busy}
+                      busy={busy}
                       aria-busy={cancellation.isPending || undefined}
                       onClick={() => cancellation.mutate({ params: { id }, body: {} }, { onError: failed })}
                     >
                       {cancellation.isPending ? "Cancelling…" : "Yes, cancel it"}
-                    </button>
+                    </BusyButton>
                     <button type="button" className="btn-ghost" onClick={() => setCancelling(false)}>Keep it</button>
                   </div>
                 </div>

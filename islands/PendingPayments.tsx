@@ -12,6 +12,7 @@ import { when } from "./payments/timeline.tsx";
 import { Alert } from "./ui/alert.tsx";
 import { Amount } from "./ui/amount.tsx";
 import { CELL, EmptyRow, MUTED, NUMBER, PHONE_HIDDEN, PHONE_ONLY, Table } from "./ui/table.tsx";
+import { BusyButton } from "./ui/submit-button.tsx";
 
 export interface PendingPaymentsProps {
   accountRef: string;
@@ -107,10 +108,10 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
                   </a>
                   {p.actions.approve
                     ? (
-                      <button
+                      <BusyButton
                         type="button"
                         className="btn-primary"
-                        disabled={approval.isPending}
+                        busy={approval.isPending}
                         aria-busy={approving === String(p.id) || undefined}
                         aria-label={`Approve the payment to ${p.recipient.name}`}
                         onClick={() =>
@@ -119,7 +120,7 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
                           })}
                       >
                         {approving === String(p.id) ? "Approving…" : "Approve"}
-                      </button>
+                      </BusyButton>
                     )
                     : null}
                 </div>

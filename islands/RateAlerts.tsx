@@ -19,6 +19,7 @@ import { Alert } from "./ui/alert.tsx";
 import { type CurrencyOption, CurrencySelect } from "./ui/currency-select.tsx";
 import { SelectField, TextField } from "./ui/field.tsx";
 import { useForm } from "./ui/use-form.ts";
+import { BusyButton } from "./ui/submit-button.tsx";
 
 export interface RateAlertsProps {
   /** The current account: the alerts' query is keyed by it. */
@@ -133,9 +134,9 @@ function NewAlert({ accountRef, currencies }: { accountRef: string; currencies: 
             )
             : null}
           <div className="sm:col-span-2">
-            <button type="submit" className="btn-primary" disabled={form.submitting}>
+            <BusyButton type="submit" className="btn-primary" busy={form.submitting}>
               {form.submitting ? "Setting…" : "Set alert"}
-            </button>
+            </BusyButton>
           </div>
         </form>
         <RateNow sell={values.sell_currency} buy={values.buy_currency} />
@@ -212,10 +213,10 @@ function AlertRow({ accountRef, alert, canManage, heading }: {
         ? (
           <div className="flex gap-2">
             {alert.fired_at ? null : (
-              <button
+              <BusyButton
                 type="button"
                 className="btn-ghost"
-                disabled={pause.isPending}
+                busy={pause.isPending}
                 aria-label={`${alert.paused ? "Resume" : "Pause"} ${name}`}
                 onClick={(event) => {
                   pressed.current = event.currentTarget;
@@ -223,12 +224,12 @@ function AlertRow({ accountRef, alert, canManage, heading }: {
                 }}
               >
                 {alert.paused ? "Resume" : "Pause"}
-              </button>
+              </BusyButton>
             )}
-            <button
+            <BusyButton
               type="button"
               className="btn-ghost"
-              disabled={removal.isPending}
+              busy={removal.isPending}
               aria-label={`Delete ${name}`}
               onClick={(event) => {
                 pressed.current = event.currentTarget;
@@ -236,7 +237,7 @@ function AlertRow({ accountRef, alert, canManage, heading }: {
               }}
             >
               Delete
-            </button>
+            </BusyButton>
           </div>
         )
         : null}

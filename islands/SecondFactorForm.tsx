@@ -4,7 +4,7 @@ import { BAD_CREDENTIALS, CodeField, codeOf, rememberUser } from "./auth/fields.
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert, Status } from "./ui/alert.tsx";
-import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { BusyButton, SubmitButton, useHydrated } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
 
 export interface SecondFactorFormProps {
@@ -64,11 +64,12 @@ function SecondFactorForm({ method, email }: SecondFactorFormProps) {
         <SubmitButton pending={check.submitting} pendingLabel="Checking…">Continue</SubmitButton>
       </form>
       <div className="space-y-2 border-t border-neutral-200 pt-4 dark:border-neutral-800">
-        <button
+        <BusyButton
           type="button"
           className="btn-ghost"
           onClick={sendCode}
-          disabled={resend.submitting || !hydrated}
+          disabled={!hydrated}
+          busy={resend.submitting}
           aria-busy={resend.submitting || undefined}
         >
           {resend.submitting
@@ -76,7 +77,7 @@ function SecondFactorForm({ method, email }: SecondFactorFormProps) {
             : method === "totp" && !emailed
             ? "Email me a code instead"
             : "Send me a new code by email"}
-        </button>
+        </BusyButton>
         <FormAlert error={resend.error} />
         <Status>
           {emailed && !resend.submitting && !resend.error ? `A new code is on its way to ${email}.` : null}

@@ -6,7 +6,7 @@ import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert, Status } from "./ui/alert.tsx";
 import { TextField } from "./ui/field.tsx";
-import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { BusyButton, SubmitButton, useHydrated } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
 
 export interface TotpSettingsProps {
@@ -146,14 +146,15 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
               <SubmitButton pending={disable.submitting} pendingLabel="Turning off…" className="btn-primary">
                 Turn off the app
               </SubmitButton>
-              <button
+              <BusyButton
                 type="button"
                 className="btn-ghost"
                 onClick={() => setConfirming(null)}
-                disabled={disable.submitting}
+                busy={disable.submitting}
+                aria-busy={undefined}
               >
                 Cancel
-              </button>
+              </BusyButton>
             </div>
           </form>
         )
@@ -176,14 +177,15 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
               <SubmitButton pending={start.submitting} pendingLabel="Preparing…" className="btn-primary">
                 Continue
               </SubmitButton>
-              <button
+              <BusyButton
                 type="button"
                 className="btn-ghost"
                 onClick={() => setConfirming(null)}
-                disabled={start.submitting}
+                busy={start.submitting}
+                aria-busy={undefined}
               >
                 Cancel
-              </button>
+              </BusyButton>
             </div>
           </form>
         )
@@ -242,14 +244,15 @@ function TotpSettings({ enabled: enabledAtLoad, email }: TotpSettingsProps) {
                   <SubmitButton pending={enable.submitting} pendingLabel="Checking…" className="btn-primary">
                     Turn on
                   </SubmitButton>
-                  <button
+                  <BusyButton
                     type="button"
                     className="btn-ghost"
                     onClick={() => setNewKey(null)}
-                    disabled={enable.submitting}
+                    busy={enable.submitting}
+                    aria-busy={undefined}
                   >
                     Cancel
-                  </button>
+                  </BusyButton>
                 </div>
               </form>
             </li>

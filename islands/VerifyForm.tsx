@@ -5,7 +5,7 @@ import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert, Status } from "./ui/alert.tsx";
 import { TextField } from "./ui/field.tsx";
-import { SubmitButton, useHydrated } from "./ui/submit-button.tsx";
+import { BusyButton, SubmitButton, useHydrated } from "./ui/submit-button.tsx";
 import { useForm } from "./ui/use-form.ts";
 
 export interface VerifyFormProps {
@@ -134,15 +134,16 @@ function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
         {signedIn
           ? (
             <>
-              <button
+              <BusyButton
                 type="button"
                 className="btn-ghost"
                 onClick={sendLink}
-                disabled={resend.submitting || !hydrated}
+                disabled={!hydrated}
+                busy={resend.submitting}
                 aria-busy={resend.submitting || undefined}
               >
                 {resend.submitting ? "Sending…" : "Send a new link"}
-              </button>
+              </BusyButton>
               <FormAlert error={resend.error} />
               <Status>{sent ? `A new link is on its way to ${email ?? "your email address"}.` : null}</Status>
             </>

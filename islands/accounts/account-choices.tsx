@@ -7,6 +7,7 @@ import { errorText } from "../lib/api.ts";
 import { useWrite } from "../lib/write.ts";
 import { Alert } from "../ui/alert.tsx";
 import { aRole, type LinkedAccount, selectAccount } from "./calls.ts";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 export function AccountChoices({ accounts, action }: {
   accounts: LinkedAccount[];
@@ -40,17 +41,19 @@ export function AccountChoices({ accounts, action }: {
                 </span>
               )
               : (
-                <button
+                <BusyButton
                   type="button"
                   className="btn-primary"
-                  disabled={busy}
+                  busy={busy}
+                  aria-busy={(choice.isPending && choice.variables?.body?.account_ref === account.account_ref) ||
+                    undefined}
                   aria-label={`${action}: ${account.name} (${account.account_ref})`}
                   onClick={() => choice.mutate({ body: { account_ref: account.account_ref } })}
                 >
                   {choice.isPending && choice.variables?.body?.account_ref === account.account_ref
                     ? "Opening…"
                     : action}
-                </button>
+                </BusyButton>
               )}
           </li>
         ))}

@@ -7,6 +7,7 @@ import { useWrite } from "../lib/write.ts";
 import { CELL, MUTED, PHONE_HIDDEN, PHONE_ONLY, ROW_HEADER } from "../ui/table.tsx";
 import { type Invitation, revokeInvitation } from "./calls.ts";
 import { momentInUtc } from "../../lib/moment.ts";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 // On a phone the role, who invited and the link's last day go under the email, so that Withdraw is
 // on screen rather than past a sideways scroll (decision 040, phone width).
@@ -56,15 +57,15 @@ export function InvitationRow({ accountRef, invitation, withdrawable }: {
       <td className={`${CELL} text-right`}>
         {withdrawable
           ? (
-            <button
+            <BusyButton
               type="button"
               className="btn-outline"
-              disabled={withdrawal.isPending}
+              busy={withdrawal.isPending}
               aria-label={`Withdraw the invitation to ${invitation.email}`}
               onClick={() => withdrawal.mutate({ params: { id: invitation.id } })}
             >
               {withdrawal.isPending ? "Withdrawing…" : "Withdraw"}
-            </button>
+            </BusyButton>
           )
           : null}
         {withdrawal.isError ? <p role="alert" className="mt-1 field-error">{errorText(withdrawal.error)}</p> : null}

@@ -6,6 +6,7 @@ import { administratorKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
 import { CELL, MUTED, ROW_HEADER } from "../ui/table.tsx";
 import { type Administrator, disableAdministrator, momentOf } from "./calls.ts";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 export const ADMINISTRATOR_COLUMNS = [
   { label: "Administrator" },
@@ -76,14 +77,14 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
                 <p className="text-sm">Disable {who}? They are signed out at once.</p>
                 <div className="flex gap-2">
                   <button type="button" className="btn-outline" onClick={() => onConfirm(false)}>Cancel</button>
-                  <button
+                  <BusyButton
                     type="button"
                     className="btn-primary"
-                    disabled={disabling.isPending}
+                    busy={disabling.isPending}
                     onClick={() => disabling.mutate({ params: { id: admin.id } })}
                   >
                     {disabling.isPending ? "Disabling…" : "Yes, disable"}
-                  </button>
+                  </BusyButton>
                 </div>
               </div>
             )

@@ -22,6 +22,7 @@ import {
   reverseReceipt,
 } from "./calls.ts";
 import { ReasonForm } from "./reason-form.tsx";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 export const RECEIPT_COLUMNS = [
   { label: "Received" },
@@ -112,17 +113,18 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
   const busy = approve.isPending || release.isPending;
 
   const button = (label: string, onClick: () => void, aria: string, controls?: ReceiptPanel) => (
-    <button
+    <BusyButton
       type="button"
       className="btn-outline"
-      disabled={busy}
+      busy={busy}
+      aria-busy={undefined}
       aria-label={aria}
       aria-expanded={controls ? panel === controls : undefined}
       aria-controls={controls ? `${controls}-row-${receipt.id}` : undefined}
       onClick={onClick}
     >
       {label}
-    </button>
+    </BusyButton>
   );
   const toggle = (p: ReceiptPanel) => () => onPanel(panel === p ? null : p);
 

@@ -5,6 +5,7 @@
 import { focusLost, useTakeFocus } from "../ui/take-focus.ts";
 import type { HeldQuote } from "./calls.ts";
 import { PriceList } from "./price-list.tsx";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 export function HeldQuotePanel({ quote, left, hydrated, pending, onConfirm, onCancel }: {
   quote: HeldQuote;
@@ -49,25 +50,32 @@ export function HeldQuotePanel({ quote, left, hydrated, pending, onConfirm, onCa
         )}
       </p>
       <div className="flex flex-wrap gap-3">
-        <button
+        <BusyButton
           type="button"
           className="btn-primary"
           onClick={onConfirm}
-          disabled={!hydrated || expired || pending !== null}
+          disabled={!hydrated || expired}
+          busy={pending !== null}
           aria-busy={pending === "confirm" || undefined}
         >
           {pending === "confirm" ? "Converting…" : "Confirm"}
-        </button>
+        </BusyButton>
         {expired
           ? (
-            <button type="submit" className="btn-outline" disabled={!hydrated || pending !== null}>
+            <BusyButton type="submit" className="btn-outline" disabled={!hydrated} busy={pending !== null}>
               {pending === "quote" ? "Getting a quote…" : "Get a new quote"}
-            </button>
+            </BusyButton>
           )
           : (
-            <button type="button" className="btn-ghost" onClick={onCancel} disabled={pending !== null}>
+            <BusyButton
+              type="button"
+              className="btn-ghost"
+              onClick={onCancel}
+              busy={pending !== null}
+              aria-busy={undefined}
+            >
               Cancel
-            </button>
+            </BusyButton>
           )}
       </div>
     </section>

@@ -2,6 +2,7 @@
  * The built-in sandbox identity provider's answers, clearly marked: nobody checks anything.
  */
 import type { SandboxAnswer } from "./calls.ts";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 /**
  * The sandbox's answers, as POST sumsub/sandbox takes them. An approval presents a document with
@@ -30,17 +31,17 @@ export function SandboxControls({ busy, onAnswer }: { busy: boolean; onAnswer: (
       </p>
       <div className="mt-4 flex flex-wrap gap-3">
         {SANDBOX_ANSWERS.map(({ label, body }) => (
-          <button
+          <BusyButton
             key={label}
             type="button"
             className={body.answer === "GREEN"
               ? "btn-primary"
               : "btn-ghost border border-amber-600 dark:border-amber-400"}
-            disabled={busy}
+            busy={busy}
             onClick={() => onAnswer(body)}
           >
             {label}
-          </button>
+          </BusyButton>
         ))}
       </div>
     </section>

@@ -12,7 +12,7 @@ import { when } from "../payments/timeline.tsx";
 import { Amount } from "../ui/amount.tsx";
 import { FormAlert } from "../ui/alert.tsx";
 import { TextField } from "../ui/field.tsx";
-import { SubmitButton } from "../ui/submit-button.tsx";
+import { BusyButton, SubmitButton } from "../ui/submit-button.tsx";
 import { CELL, DetailRow, MUTED, NUMBER, ROW_HEADER } from "../ui/table.tsx";
 import { useForm } from "../ui/use-form.ts";
 import { ageText, completePayout, failPayout, type Payout, submitPayout } from "./calls.ts";
@@ -113,38 +113,39 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
           <div className="flex flex-wrap justify-end gap-2">
             {p.actions.submit
               ? (
-                <button
+                <BusyButton
                   type="button"
                   className="btn-primary"
-                  disabled={busy}
+                  busy={busy}
                   aria-busy={submit.isPending || undefined}
                   aria-label={`Submit payment ${p.id}, ${to}`}
                   onClick={() => submit.mutate({ params: { id: p.id }, body: {} }, { onError: failed })}
                 >
                   {submit.isPending ? "Submitting…" : "Submit"}
-                </button>
+                </BusyButton>
               )
               : null}
             {p.actions.complete
               ? (
-                <button
+                <BusyButton
                   type="button"
                   className="btn-primary"
-                  disabled={busy}
+                  busy={busy}
                   aria-busy={complete.isPending || undefined}
                   aria-label={`Mark payment ${p.id} arrived, ${to}`}
                   onClick={() => complete.mutate({ params: { id: p.id } }, { onError: failed })}
                 >
                   {complete.isPending ? "Saving…" : "Arrived"}
-                </button>
+                </BusyButton>
               )
               : null}
             {p.actions.fail
               ? (
-                <button
+                <BusyButton
                   type="button"
                   className="btn-outline"
-                  disabled={busy}
+                  busy={busy}
+                  aria-busy={undefined}
                   aria-expanded={form === "fail"}
                   aria-controls={detailId}
                   data-opens="fail"
@@ -152,15 +153,16 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
                   onClick={() => onForm(form === "fail" ? null : "fail")}
                 >
                   Fail…
-                </button>
+                </BusyButton>
               )
               : null}
             {p.actions.submit && p.status === "approved"
               ? (
-                <button
+                <BusyButton
                   type="button"
                   className="btn-ghost"
-                  disabled={busy}
+                  busy={busy}
+                  aria-busy={undefined}
                   aria-expanded={form === "refuse"}
                   aria-controls={detailId}
                   data-opens="refuse"
@@ -168,7 +170,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
                   onClick={() => onForm(form === "refuse" ? null : "refuse")}
                 >
                   Refuse on submit…
-                </button>
+                </BusyButton>
               )
               : null}
           </div>

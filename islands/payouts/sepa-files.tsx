@@ -15,6 +15,7 @@ import { Alert } from "../ui/alert.tsx";
 import { Amount } from "../ui/amount.tsx";
 import { CELL, EmptyRow, NUMBER, ROW_HEADER, Table } from "../ui/table.tsx";
 import { createBatch, type CreatedBatch, fileUrl, listBatches, type PayoutBatch } from "./calls.ts";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 const COLUMNS = [
   { label: "File" },
@@ -63,10 +64,10 @@ export function SepaFiles({ batches: initial }: { batches: PayoutBatch[] }) {
     <section className="card space-y-4" aria-labelledby="sepa-files-title">
       <div className="flex flex-wrap items-center justify-between gap-3">
         <h2 id="sepa-files-title" className="text-lg font-semibold">SEPA files</h2>
-        <button
+        <BusyButton
           type="button"
           className="btn-primary"
-          disabled={exporting.isPending}
+          busy={exporting.isPending}
           aria-busy={exporting.isPending || undefined}
           onClick={() =>
             exporting.mutate({ body: { scheme: "sepa" } }, {
@@ -77,7 +78,7 @@ export function SepaFiles({ batches: initial }: { batches: PayoutBatch[] }) {
             })}
         >
           {exporting.isPending ? "Making the file…" : "Export SEPA file"}
-        </button>
+        </BusyButton>
       </div>
       <p className="text-sm">
         Every approved EUR SEPA payment not in a file yet goes into one pain.001 file, to upload to the company's bank.

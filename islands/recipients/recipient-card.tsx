@@ -15,6 +15,7 @@ import { deleteRecipient, type RecipientWithHistory } from "./calls.ts";
 import { countryLabel, detailLines, moment } from "./format.ts";
 import { Grouped } from "./grouped.tsx";
 import { byWhom, History } from "./history.tsx";
+import { BusyButton } from "../ui/submit-button.tsx";
 
 export function RecipientCard(
   { accountRef, recipient, canManage, takeFocus, onEditWanted, onEdit, onDeleted, onClose }: {
@@ -127,15 +128,15 @@ export function RecipientCard(
                       approval can then only be rejected; payments already made keep the details they were paid to.
                     </p>
                     <div className="mt-3 flex flex-wrap gap-3">
-                      <button
+                      <BusyButton
                         ref={confirmButton}
                         type="button"
                         className="btn-primary"
-                        disabled={removal.isPending}
+                        busy={removal.isPending}
                         onClick={() => removal.mutate({ params: { id: recipient.id } })}
                       >
                         {removal.isPending ? "Deleting…" : `Yes, delete ${recipient.name}`}
-                      </button>
+                      </BusyButton>
                       <button type="button" className="btn-outline" onClick={() => setConfirming(false)}>
                         Keep it
                       </button>

@@ -4,7 +4,7 @@
  * aria-disabled rather than disabled: a disabled button loses the keyboard's focus, which then fell
  * to the page's body and left a keyboard user at the top of the page after every submit.
  */
-import { type ReactNode, useEffect, useState } from "react";
+import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, useState } from "react";
 
 /**
  * False on the server and in the first client render, true once hydrated. Submit buttons stay
@@ -25,17 +25,34 @@ export function SubmitButton({ pending, children, pendingLabel, className = "btn
 }) {
   const hydrated = useHydrated();
   return (
-    <button
-      type="submit"
-      className={className}
-      disabled={!hydrated}
-      aria-disabled={pending || undefined}
-      aria-busy={pending || undefined}
-      // A click, or Enter in a field (the browser clicks the form's submit button), sends nothing
-      // while the form is being sent.
-      onClick={pending ? (event) => event.preventDefault() : undefined}
-    >
+    <BusyButton type="submit" className={className} disabled={!hydrated} busy={pending}>
       {pending ? pendingLabel : children}
-    </button>
+    </BusyButton>
   );
 }
+
+/**
+ * A button whose action is under way (`busy`): aria-disabled and aria-busy, not disabled, so the
+ * keyboard's focus stays on it; a click, or Enter in a field of its form (the browser clicks the
+ * form's submit button), does nothing meanwhile. `disabled` is still for a button that cannot be
+ * used at all (not hydrated yet, nothing to send).
+ */
+export const BusyButton = forwardRef<HTMLButtonElement, { busy: boolean } & ComponentPropsWithoutRef<"button">>(
+  // forwardRef, not a ref prop: the islands run on preact/compat (decision 033), which passes a
+  // function component's ref on only through forwardRef.
+  function BusyButton({ busy, onClick, type = "button", ...button }, ref) {
+    return (
+      <button
+        ref={ref}
+        type={type}
+        aria-disabled={busy || undefined}
+        aria-busy={busy || undefined}
+        {
+          // An aria-busy given says which of several buttons that wait on one action runs it.
+          ...button
+        }
+        onClick={busy ? (event) => event.preventDefault() : onClick}
+      />
+    );
+  },
+);

@@ -54,6 +54,12 @@ describe("the second factor by keyboard", () => {
     await expect.poll(() => problem.textContent()).not.toBe(said);
     await expect.poll(() => form.getByRole("alert").textContent()).toContain(await problem.textContent());
 
+    // Asking for a new code with the keyboard: the focus stays on the button once it is sent.
+    const resend = page.getByRole("button", { name: "Send me a new code by email" });
+    await resend.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "A new code" }).count()).toBe(1);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Send me a new code by email");
     // The browser logs the refused codes (422); nothing else went wrong.
     expect(unexpected(problems, [422])).toEqual([]);
   });
