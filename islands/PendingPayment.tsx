@@ -19,6 +19,7 @@ import { StatusBadge } from "./payments/status.tsx";
 import { Timeline, when } from "./payments/timeline.tsx";
 import { Alert, FormAlert } from "./ui/alert.tsx";
 import { Field } from "./ui/field.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 import { BusyButton } from "./ui/submit-button.tsx";
 
 export interface PendingPaymentProps {
@@ -56,15 +57,18 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   const query = useQuery({ ...paymentQuery(accountRef, initial.id, actingFor), initialData: initial });
   const p = query.data;
   const [reason, setReason] = useState("");
-  const [rejecting, setRejecting] = useState(false);
-  const [cancelling, setCancelling] = useState(false);
+  // The reason to reject, and the question before cancelling: each opened in place by its button.
+  const rejectQuestion = useInPlace<HTMLTextAreaElement>();
+  const cancelQuestion = useInPlace<HTMLButtonElement>();
+  const rejecting = rejectQuestion.open;
+  const cancelling = cancelQuestion.open;
   const [problem, setProblem] = useState<{ error: string; fields: Record<string, string> } | null>(null);
 
   const done = (title: string) => (answer: PaymentWithTimeline) => {
     queries.setQueryData(key, answer);
     setProblem(null);
-    setRejecting(false);
-    setCancelling(false);
+    rejectQuestion.close();
+    cancelQuestion.close();
     notify({
       title,
       description: `${answer.buy_amount} ${answer.buy_currency} to ${answer.recipient.name}`,
@@ -177,7 +181,8 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                     className="btn-outline"
                     busy={busy}
                     aria-busy={undefined}
-                    onClick={() => setRejecting(true)}
+                    ref={rejectQuestion.opener}
+                    onClick={rejectQuestion.show}
                   >
                     Reject…
                   </BusyButton>
@@ -190,7 +195,8 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                     className="btn-ghost"
                     busy={busy}
                     aria-busy={undefined}
-                    onClick={() => setCancelling(true)}
+                    ref={cancelQuestion.opener}
+                    onClick={cancelQuestion.show}
                   >
                     Cancel this payment…
                   </BusyButton>
@@ -199,11 +205,18 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
             </div>
             {rejecting
               ? (
-                <form onSubmit={reject} noValidate aria-label="Reject the payment" className="space-y-3">
+                <form
+                  onSubmit={reject}
+                  onKeyDown={rejectQuestion.onKeyDown}
+                  noValidate
+                  aria-label="Reject the payment"
+                  className="space-y-3"
+                >
                   <Field id="payment-reject-reason" label="Why do you reject it?" error={problem?.fields.reason}>
                     {(control) => (
                       <textarea
                         {...control}
+                        ref={rejectQuestion.first}
                         className="field-control"
                         rows={3}
                         maxLength={500}
@@ -223,19 +236,20 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                     >
                       {rejection.isPending ? "Rejecting…" : "Reject the payment"}
                     </BusyButton>
-                    <button type="button" className="btn-ghost" onClick={() => setRejecting(false)}>Back</button>
+                    <button type="button" className="btn-ghost" onClick={rejectQuestion.dismiss}>Back</button>
                   </div>
                 </form>
               )
               : null}
             {cancelling
               ? (
-                <div className="space-y-3">
+                <div className="space-y-3" onKeyDown={cancelQuestion.onKeyDown}>
                   <p className="text-sm">
                     {`Cancel it? The ${p.sell_amount} ${p.sell_currency} held for it goes back to your balance.`}
                   </p>
                   <div className="flex gap-3">
                     <BusyButton
+                      ref={cancelQuestion.first}
                       type="button"
                       className="btn-primary"
                       busy={busy}
@@ -244,7 +258,7 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
                     >
                       {cancellation.isPending ? "Cancelling…" : "Yes, cancel it"}
                     </BusyButton>
-                    <button type="button" className="btn-ghost" onClick={() => setCancelling(false)}>Keep it</button>
+                    <button type="button" className="btn-ghost" onClick={cancelQuestion.dismiss}>Keep it</button>
                   </div>
                 </div>
               )

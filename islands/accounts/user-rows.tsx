@@ -5,7 +5,7 @@
  * refusal (the last owner, say) shows in the form.
  */
 import { useQueryClient } from "@tanstack/react-query";
-import type { FormEvent } from "react";
+import { type FormEvent, useRef } from "react";
 import { notify } from "../lib/notification-store.ts";
 import { accountUserKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
@@ -144,6 +144,13 @@ export function UserRows({ accountRef, user, manageable, roles, opened, onOpen }
 }) {
   const detail = `user-${user.id}-detail`;
   const toggle = (what: Exclude<Opened, null>) => onOpen(opened === what ? null : what);
+  const roleButton = useRef<HTMLButtonElement>(null);
+  const removeButton = useRef<HTMLButtonElement>(null);
+  /** The form below closes (Cancel, Keep, Escape, or done): the keyboard goes back to the button that opened it. */
+  const close = () => {
+    (opened === "role" ? roleButton : removeButton).current?.focus();
+    onOpen(null);
+  };
   return (
     <>
       <tr>
@@ -168,6 +175,7 @@ export function UserRows({ accountRef, user, manageable, roles, opened, onOpen }
                   aria-expanded={opened === "role"}
                   aria-controls={detail}
                   aria-label={`Change the role of ${user.name}`}
+                  ref={roleButton}
                   onClick={() => toggle("role")}
                 >
                   Change the role
@@ -178,6 +186,7 @@ export function UserRows({ accountRef, user, manageable, roles, opened, onOpen }
                   aria-expanded={opened === "remove"}
                   aria-controls={detail}
                   aria-label={`Remove ${user.name}`}
+                  ref={removeButton}
                   onClick={() => toggle("remove")}
                 >
                   Remove
@@ -190,9 +199,17 @@ export function UserRows({ accountRef, user, manageable, roles, opened, onOpen }
       {manageable && opened
         ? (
           <DetailRow id={detail} columns={USER_COLUMNS.length}>
-            {opened === "role"
-              ? <RoleForm accountRef={accountRef} user={user} roles={roles} onDone={() => onOpen(null)} />
-              : <RemoveQuestion accountRef={accountRef} user={user} onDone={() => onOpen(null)} />}
+            <div
+              onKeyDown={(event) => {
+                if (event.key !== "Escape" || event.defaultPrevented) return;
+                event.preventDefault();
+                close();
+              }}
+            >
+              {opened === "role"
+                ? <RoleForm accountRef={accountRef} user={user} roles={roles} onDone={close} />
+                : <RemoveQuestion accountRef={accountRef} user={user} onDone={close} />}
+            </div>
           </DetailRow>
         )
         : null}

@@ -4,13 +4,12 @@
  * buttons to change or delete it. Deleting asks first; payments already made keep what they paid.
  */
 import { useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
 import { errorText } from "../lib/api.ts";
 import { notify } from "../lib/notification-store.ts";
 import { recipientKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
 import { Alert } from "../ui/alert.tsx";
-import { useTakeFocus } from "../ui/take-focus.ts";
+import { useInPlace, useTakeFocus } from "../ui/take-focus.ts";
 import { deleteRecipient, type RecipientWithHistory } from "./calls.ts";
 import { countryLabel, detailLines, moment } from "./format.ts";
 import { Grouped } from "./grouped.tsx";
@@ -32,8 +31,8 @@ export function RecipientCard(
   },
 ) {
   const queries = useQueryClient();
-  const [confirming, setConfirming] = useState(false);
-  const confirmButton = useRef<HTMLButtonElement>(null);
+  const deleteQuestion = useInPlace<HTMLButtonElement>();
+  const confirming = deleteQuestion.open;
   const heading = useTakeFocus<HTMLHeadingElement>(takeFocus);
   const removal = useWrite({
     call: deleteRecipient,
@@ -109,18 +108,21 @@ export function RecipientCard(
                 className="btn-outline"
                 aria-expanded={confirming}
                 aria-controls={`${id}-delete`}
-                onClick={() => {
-                  setConfirming(true);
-                  // The question appears below: take the keyboard there.
-                  queueMicrotask(() => confirmButton.current?.focus());
-                }}
+                ref={deleteQuestion.opener}
+                // The question appears below: the keyboard goes to its "Yes, delete".
+                onClick={deleteQuestion.show}
               >
                 Delete
               </button>
             </div>
             {confirming
               ? (
-                <div id={`${id}-delete`} role="group" aria-labelledby={`${id}-delete-question`}>
+                <div
+                  id={`${id}-delete`}
+                  role="group"
+                  aria-labelledby={`${id}-delete-question`}
+                  onKeyDown={deleteQuestion.onKeyDown}
+                >
                   <Alert tone="warning" live={false}>
                     <p id={`${id}-delete-question`}>
                       Delete{" "}
@@ -129,7 +131,7 @@ export function RecipientCard(
                     </p>
                     <div className="mt-3 flex flex-wrap gap-3">
                       <BusyButton
-                        ref={confirmButton}
+                        ref={deleteQuestion.first}
                         type="button"
                         className="btn-primary"
                         busy={removal.isPending}
@@ -137,7 +139,7 @@ export function RecipientCard(
                       >
                         {removal.isPending ? "Deleting…" : `Yes, delete ${recipient.name}`}
                       </BusyButton>
-                      <button type="button" className="btn-outline" onClick={() => setConfirming(false)}>
+                      <button type="button" className="btn-outline" onClick={deleteQuestion.dismiss}>
                         Keep it
                       </button>
                     </div>

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { type KeyboardEvent as ReactKeyboardEvent, useEffect, useRef, useState } from "react";
 
 /** Whether the keyboard is nowhere: the element it was on has gone (the browser puts it on <body>). */
 export const focusLost = () => !document.activeElement || document.activeElement === document.body;
@@ -16,4 +16,45 @@ export function useTakeFocus<T extends HTMLElement>(take: boolean | (() => boole
     if (typeof take === "function" ? take() : take) ref.current?.focus();
   }, []);
   return ref;
+}
+
+/**
+ * A question or a short form that a button opens in place ("Reject…" → the reason, "Reject the
+ * payment" and "Back"). Opened with `show`, the keyboard goes to `first` (the field to fill, or the
+ * button that confirms); closed without acting (`dismiss`: its Back or Keep button, or Escape
+ * inside it), the keyboard goes back to `opener`, instead of falling to the page's body with what
+ * was removed. `close` is for after acting: what comes next says where the keyboard goes.
+ */
+export function useInPlace<First extends HTMLElement = HTMLElement>() {
+  const [open, setOpen] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const first = useRef<First>(null);
+  const move = useRef<"in" | "back" | null>(null);
+  // After the render that shows (or removes) the question: the opener may itself be hidden meanwhile.
+  useEffect(() => {
+    if (move.current === "in" && open) first.current?.focus();
+    if (move.current === "back" && !open) opener.current?.focus();
+    move.current = null;
+  }, [open]);
+  const dismiss = () => {
+    move.current = "back";
+    setOpen(false);
+  };
+  return {
+    open,
+    opener,
+    first,
+    show() {
+      move.current = "in";
+      setOpen(true);
+    },
+    dismiss,
+    close: () => setOpen(false),
+    /** For the question's box: Escape inside it dismisses it. */
+    onKeyDown(event: ReactKeyboardEvent) {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      event.preventDefault();
+      dismiss();
+    },
+  };
 }

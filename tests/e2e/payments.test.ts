@@ -177,6 +177,14 @@ describe("a payment that needs approval", () => {
       await owner.page.getByText("You prepared this payment: someone else on the account must approve it.").waitFor();
       expect(await owner.page.getByRole("button", { name: "Approve" }).count()).toBe(0);
       expect(await owner.page.getByRole("button", { name: "Cancel this payment…" }).count()).toBe(1);
+      // By keyboard: the question takes the focus, and Escape gives it back to the button that asked.
+      const cancelIt = owner.page.getByRole("button", { name: "Cancel this payment…" });
+      await cancelIt.focus();
+      await owner.page.keyboard.press("Enter");
+      const sure = owner.page.getByRole("button", { name: "Yes, cancel it" });
+      await expect.poll(() => sure.evaluate((el) => el === document.activeElement)).toBe(true);
+      await owner.page.keyboard.press("Escape");
+      await expect.poll(() => cancelIt.evaluate((el) => el === document.activeElement)).toBe(true);
       const selfApproval = await owner.page.request.put(`${base}/account/pendingpayments/update?id=${own.id}`, {
         data: {},
       });

@@ -272,7 +272,15 @@ describe("a customer's recipients", () => {
     await expect.poll(() => confirm.evaluate((el) => el === document.activeElement)).toBe(true);
     await card.getByRole("button", { name: "Keep it" }).click();
     expect(await confirm.count()).toBe(0);
-    await card.getByRole("button", { name: "Delete" }).click();
+    // Closed without deleting, by Keep it or by Escape: the keyboard is back on Delete.
+    const remove = card.getByRole("button", { name: "Delete" });
+    await expect.poll(() => remove.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Enter");
+    await expect.poll(() => confirm.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Escape");
+    expect(await confirm.count()).toBe(0);
+    await expect.poll(() => remove.evaluate((el) => el === document.activeElement)).toBe(true);
+    await remove.click();
     await confirm.click();
     await page.getByRole("cell", { name: "No recipients yet." }).waitFor();
     const list = await (await page.request.get(`${server.url}/api/account/recipients`)).json();

@@ -144,6 +144,31 @@ describe("AccountUsers", () => {
     expect(rowOf("Grace Hopper").textContent).toContain("owner");
   });
 
+  test("by keyboard: Cancel, Keep or Escape closes the form below a user and puts the focus back on its button", async () => {
+    const calls = fakeApi({});
+    render(<AccountUsers {...props()} />);
+    await settle();
+    const change = () => screen.getByRole("button", { name: "Change the role of Priya Payer" });
+    fireEvent.click(change());
+    fireEvent.click(
+      within(screen.getByRole("form", { name: "Change the role of Priya Payer" })).getByRole("button", {
+        name: "Cancel",
+      }),
+    );
+    expect(screen.queryByRole("form", { name: "Change the role of Priya Payer" })).toBeNull();
+    expect(document.activeElement).toBe(change());
+
+    const remove = () => screen.getByRole("button", { name: "Remove Priya Payer" });
+    fireEvent.click(remove());
+    fireEvent.click(screen.getByRole("button", { name: "Keep" }));
+    expect(document.activeElement).toBe(remove());
+    fireEvent.click(remove());
+    fireEvent.keyDown(screen.getByRole("button", { name: "Keep" }), { key: "Escape" });
+    expect(screen.queryByRole("form", { name: "Remove Priya Payer" })).toBeNull();
+    expect(document.activeElement).toBe(remove());
+    expect(calls).toEqual([]);
+  });
+
   test("changing a role puts the server's answer in the row", async () => {
     const calls = fakeApi({ "PUT account/users/3": [200, { body: { ...PRIYA, role: "approver" } }] });
     render(<AccountUsers {...props()} />);

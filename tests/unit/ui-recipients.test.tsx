@@ -138,6 +138,21 @@ describe("the list and a recipient's card", () => {
     expect(screen.queryByRole("button", { name: "Add a recipient" })).toBeNull();
   });
 
+  test("by keyboard: Delete takes the focus to the question; Keep it or Escape bring it back to Delete", () => {
+    const calls = fakeApi({});
+    island({ selected: JEAN });
+    const remove = () => screen.getByRole("button", { name: "Delete" });
+    fireEvent.click(remove());
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Yes, delete Jean Dupont" }));
+    fireEvent.click(screen.getByRole("button", { name: "Keep it" }));
+    expect(document.activeElement).toBe(remove());
+    fireEvent.click(remove());
+    fireEvent.keyDown(screen.getByRole("button", { name: "Yes, delete Jean Dupont" }), { key: "Escape" });
+    expect(screen.queryByRole("button", { name: "Yes, delete Jean Dupont" })).toBeNull();
+    expect(document.activeElement).toBe(remove());
+    expect(calls).toEqual([]);
+  });
+
   test("deleting asks first; only the confirmation sends DELETE, and the list comes back", async () => {
     const calls = fakeApi({
       "DELETE account/recipients/5": [200, { body: { id: 5, deleted: true } }],
