@@ -166,7 +166,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
                   aria-expanded={form === "refuse"}
                   aria-controls={detailId}
                   data-opens="refuse"
-                  aria-label={`Submit payment ${p.id} and make the simulated rail refuse it`}
+                  aria-label={`Refuse on submit: payment ${p.id}, ${to} (the simulated rail refuses it)`}
                   onClick={() => onForm(form === "refuse" ? null : "refuse")}
                 >
                   Refuse on submit…

@@ -146,6 +146,17 @@ describe("a payment's actions", () => {
     expect(calls.some((c) => c.method === "GET" && c.path === "console/payouts"), "the queue reloaded").toBe(true);
   });
 
+  test("each action's name for screen readers and voice control starts with the words on its button", () => {
+    fakeApi({});
+    renderDesk();
+    const buttons = within(rowOf(5)).getAllByRole("button");
+    expect(buttons.length).toBeGreaterThan(1);
+    for (const button of buttons) {
+      const shown = button.textContent!.replace("…", "").trim();
+      expect(button.getAttribute("aria-label") ?? shown, shown).toMatch(new RegExp(`^${shown}\\b`));
+    }
+  });
+
   test("Refuse on submit sends the simulated rail's words, and the desk is told the rail refused", async () => {
     const calls = fakeApi({
       "POST console/payouts/5/submit": [200, {
@@ -155,7 +166,7 @@ describe("a payment's actions", () => {
     });
     renderDesk();
     fireEvent.click(
-      within(rowOf(5)).getByRole("button", { name: "Submit payment 5 and make the simulated rail refuse it" }),
+      within(rowOf(5)).getByRole("button", { name: /^Refuse on submit: payment 5, / }),
     );
     const form = screen.getByRole("form", { name: "Submit, to be refused: payment 5" });
     fireEvent.change(within(form).getByLabelText("What the simulated rail says"), {
