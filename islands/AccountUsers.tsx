@@ -51,7 +51,7 @@ function AccountUsers(
     <div className="flex flex-col gap-8">
       <section aria-labelledby="account-users-heading" className="flex flex-col gap-3">
         <h2 id="account-users-heading" className="text-lg font-semibold">Users</h2>
-        <Table caption={null} columns={USER_COLUMNS}>
+        <Table caption={null} labelledBy="account-users-heading" columns={USER_COLUMNS}>
           {users.map((user) => (
             <UserRows
               key={user.id}
@@ -75,7 +75,7 @@ function AccountUsers(
             </section>
             <section aria-labelledby="invitations-heading" className="flex flex-col gap-3">
               <h2 id="invitations-heading" className="text-lg font-semibold">Invitations waiting</h2>
-              <Table caption={null} columns={INVITATION_COLUMNS}>
+              <Table caption={null} labelledBy="invitations-heading" columns={INVITATION_COLUMNS}>
                 {invitations.length === 0
                   ? <EmptyRow columns={INVITATION_COLUMNS.length}>No invitations are waiting.</EmptyRow>
                   : null}

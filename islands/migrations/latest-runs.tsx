@@ -5,6 +5,7 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { latestRunsQuery, type MigrationRunPage } from "./calls.ts";
+import { ScrollBox } from "../ui/table.tsx";
 
 const MOMENT = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" });
 const STATUS_WORDS = { "dry run": "Dry run", queued: "Waiting", running: "Running", done: "Done", failed: "Failed" };
@@ -17,7 +18,10 @@ export function LatestRuns({ initial }: { initial: MigrationRunPage }) {
       <h2 id="latest-runs-heading" className="mb-2 text-xl font-semibold">Latest runs</h2>
       {runs.items.length
         ? (
-          <div className="overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800">
+          <ScrollBox
+            labelledBy="latest-runs-heading"
+            className="rounded-xl border border-neutral-200 dark:border-neutral-800"
+          >
             <table aria-labelledby="latest-runs-heading" className="w-full text-left text-sm">
               <thead className="bg-neutral-50 dark:bg-neutral-900">
                 <tr>
@@ -41,7 +45,7 @@ export function LatestRuns({ initial }: { initial: MigrationRunPage }) {
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollBox>
         )
         : <p className="text-neutral-600 dark:text-neutral-300">No file has been uploaded yet.</p>}
     </div>

@@ -29,9 +29,39 @@ export const ROW_HEADER = "px-4 py-3 font-medium text-neutral-900 dark:text-neut
 /** Muted text inside a cell. */
 export const MUTED = "text-neutral-600 dark:text-neutral-300";
 
-export function Table({ caption, columns, busy, className, children }: {
+/**
+ * A box that scrolls sideways when what it holds is wider than the screen (a table on a phone). It
+ * takes the keyboard's focus, so that Tab and then the arrow keys scroll it: a table with no link or
+ * button inside could otherwise be scrolled only with a pointer. Named for screen readers by
+ * `label`, or by the element `labelledBy` names (a heading).
+ */
+export function ScrollBox({ label, labelledBy, className, children }: {
+  label?: string;
+  labelledBy?: string;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div
+      // A group, not a region: the page's landmarks stay its sections, not one more per table.
+      role={label || labelledBy ? "group" : undefined}
+      aria-label={label}
+      aria-labelledby={labelledBy}
+      tabIndex={0}
+      className={`overflow-x-auto focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-primary-600 ${
+        className ?? ""
+      }`}
+    >
+      {children}
+    </div>
+  );
+}
+
+export function Table({ caption, labelledBy, columns, busy, className, children }: {
   /** Said to screen readers; `null` when a heading or a form's label already names the table. */
   caption: string | null;
+  /** With no caption: the id of the heading that names the table (and its scrolling box). */
+  labelledBy?: string;
   columns: Column[];
   busy?: boolean;
   /** Classes of the box (a height limit, say). */
@@ -41,10 +71,10 @@ export function Table({ caption, columns, busy, className, children }: {
   // `relative`: the screen-reader-only labels (absolutely placed) scroll with the table; otherwise
   // those of a wide table's right-hand columns stick out of the box and widen the page on a phone.
   return (
-    <div
-      className={`relative overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800 ${
-        className ?? ""
-      }`}
+    <ScrollBox
+      label={caption ?? undefined}
+      labelledBy={caption ? undefined : labelledBy}
+      className={`relative rounded-xl border border-neutral-200 dark:border-neutral-800 ${className ?? ""}`}
     >
       <table className="w-full text-left text-sm" aria-busy={busy || undefined}>
         {caption ? <caption className="sr-only">{caption}</caption> : null}
@@ -65,7 +95,7 @@ export function Table({ caption, columns, busy, className, children }: {
         </thead>
         <tbody className="divide-y divide-neutral-200 dark:divide-neutral-800">{children}</tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

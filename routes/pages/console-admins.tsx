@@ -9,6 +9,7 @@ import { planDetail } from "../../server/money/plan-detail.ts";
 import { ConsoleAdmins } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { AuditChanges } from "./console/audit-changes.tsx";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /**
  * The console's administrators (decision 044), and one pricing plan's page (issue 11 item 9),
@@ -59,7 +60,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 
 function SimpleTable({ caption, head, children }: { caption: string; head: string[]; children: ReactNode }) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label={caption}>
       <table className="w-full text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className={TERM}>
@@ -67,7 +68,7 @@ function SimpleTable({ caption, head, children }: { caption: string; head: strin
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

@@ -11,6 +11,7 @@ import { listEmails, viewEmail } from "../../server/mail/console.ts";
 import { ConsoleAlerts, EmailResend } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { PageLinks } from "./page-links.tsx";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /** The console's alerts and emails screens (issue 11 items 3 and 4, decision 045). */
 
@@ -70,7 +71,7 @@ export async function ConsoleEmailsPage(c: Context<AppEnv>) {
         {list.total === 1 ? "1 email" : `${list.total} emails`}
         {query.q ? ` for “${query.q}”` : ""}
       </p>
-      <div className="relative overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800">
+      <ScrollBox label="Emails" className="relative rounded-xl border border-neutral-200 dark:border-neutral-800">
         <table className="w-full text-left text-sm">
           <caption className="sr-only">Emails</caption>
           <thead className="bg-neutral-50 text-neutral-700 dark:bg-neutral-900 dark:text-neutral-300">
@@ -107,7 +108,7 @@ export async function ConsoleEmailsPage(c: Context<AppEnv>) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       <PageLinks page={list.page} pages={pages} link={link} />
     </section>
   );

@@ -17,6 +17,7 @@ import { BAD_LINK, readUnsubscribeToken, unsubscribe } from "../../server/bulkem
 import { listPartners } from "../../server/partners/partners.ts";
 import { ConsoleBulkEmail, ConsoleBulkEmails, Unsubscribe } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /** The console's bulk emails and the public unsubscribe page (issue 11 item 5, decision 050). */
 
@@ -41,7 +42,10 @@ export async function ConsoleBulkEmailsPage(c: Context<AppEnv>) {
         <h2 className="mb-2 text-xl font-semibold">Latest bulk emails</h2>
         {emails.items.length
           ? (
-            <div className="overflow-x-auto rounded-xl border border-neutral-200 dark:border-neutral-800">
+            <ScrollBox
+              label="Latest bulk emails"
+              className="rounded-xl border border-neutral-200 dark:border-neutral-800"
+            >
               <table className="w-full text-left text-sm">
                 <thead className="bg-neutral-50 dark:bg-neutral-900">
                   <tr>
@@ -65,7 +69,7 @@ export async function ConsoleBulkEmailsPage(c: Context<AppEnv>) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           )
           : <p className="text-neutral-600 dark:text-neutral-300">No bulk email has been written yet.</p>}
       </div>

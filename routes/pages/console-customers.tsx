@@ -33,6 +33,7 @@ import { savedProfile } from "../../server/profile/store.ts";
 import { lastSupportChange } from "../../server/profile/support-change.ts";
 import { ConsoleProfileEdit } from "../islands.ts";
 import { customerNamesByIds } from "../../server/payments/people.ts";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
@@ -198,7 +199,7 @@ function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof ac
         <h2 id="payments-heading" className="mb-3 text-lg font-semibold">Payments</h2>
         {payments.items.length
           ? (
-            <div className="overflow-x-auto">
+            <ScrollBox label="The customer's latest payments">
               <table className="w-full text-left text-sm">
                 <caption className="sr-only">The customer's latest payments</caption>
                 <thead className={TERM}>
@@ -225,7 +226,7 @@ function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof ac
               {payments.total > payments.items.length
                 ? <p className={`mt-2 text-sm ${TERM}`}>The latest {payments.items.length} of {payments.total}.</p>
                 : null}
-            </div>
+            </ScrollBox>
           )
           : <p className="text-sm">No payments yet.</p>}
       </section>
@@ -237,7 +238,7 @@ function AccountFacts({ balances, plan, payments }: Awaited<ReturnType<typeof ac
 function PartnerHistory({ assignments, customerId }: { assignments: Assignment[]; customerId: number }) {
   if (!assignments.length) return <p className={`text-sm ${TERM}`}>No partner so far.</p>;
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label="Partner history">
       <table className="w-full text-left text-sm" aria-label="Partner history">
         <thead>
           <tr className={TERM}>
@@ -266,7 +267,7 @@ function PartnerHistory({ assignments, customerId }: { assignments: Assignment[]
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

@@ -15,6 +15,7 @@ import { affiliates, attributionsOf, referrals } from "../../server/partners/ref
 import { periodProblem, profitQueryOf } from "../../server/profit/report.ts";
 import { ConsolePartnerForm } from "../islands.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /**
  * Partners, affiliates, referrals and attributions (issue 11 item 6, decision 051). The server
@@ -50,7 +51,7 @@ function SimpleTable(
   },
 ) {
   return (
-    <div className="card overflow-x-auto">
+    <ScrollBox label={caption} className="card">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">{caption}</caption>
         <thead className={TERM}>
@@ -61,7 +62,7 @@ function SimpleTable(
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

@@ -23,6 +23,7 @@ import { pendingCard } from "./payments.tsx";
 import { somethingWaitsForApproval } from "../../server/payments/read.ts";
 import { firedRateAlertsCard } from "./ratealerts.tsx";
 import { recentNotificationsCard } from "./notifications.tsx";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /** The money screens: each loads what it shows on the server, so the first paint is complete. */
 
@@ -82,7 +83,7 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
   if (!items.length) return <p className="text-neutral-600 dark:text-neutral-400">No movements yet.</p>;
   // On a phone the table scrolls in its own box, not the page.
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label="Latest movements">
       <table className="w-full text-left text-sm">
         <thead className="text-neutral-600 dark:text-neutral-400">
           <tr>
@@ -107,7 +108,7 @@ function Movements({ items }: { items: Awaited<ReturnType<typeof latestMovements
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

@@ -15,6 +15,7 @@ import {
 import { formatMinor } from "../../lib/money/amounts.ts";
 import type { CurrencyCode } from "../../lib/money/currencies.ts";
 import { PageTitle } from "../layouts/parts.tsx";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /**
  * Profit reports (issue 11, item 7; docs/decisions/047): a form whose state is the address, a bar
@@ -142,7 +143,7 @@ function totalsOf(rows: ProfitFigures[]): ProfitFigures[] {
 function Table({ rows, byPartner }: { rows: ProfitFigures[]; byPartner: boolean }) {
   const money = (r: ProfitFigures, n: number) => formatMinor(r.currency as CurrencyCode, n);
   return (
-    <div className="card overflow-x-auto">
+    <ScrollBox label="Income per period and currency" className="card">
       <table className="w-full text-left text-sm">
         <caption className="sr-only">Income per period and currency</caption>
         <thead className="text-neutral-600 dark:text-neutral-400">
@@ -184,7 +185,7 @@ function Table({ rows, byPartner }: { rows: ProfitFigures[]; byPartner: boolean 
           ))}
         </tfoot>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

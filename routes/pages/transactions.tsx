@@ -24,6 +24,7 @@ import { costLabels, moneyBackText } from "../../lib/payments/money-back.ts";
 import { ACCOUNT_PARAM } from "../../lib/api-types.ts";
 import { PageTitle } from "../layouts/parts.tsx";
 import { paymentActorOf } from "../payment-actor.ts";
+import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /**
  * Transactions (issue 10, part 1; docs/decisions/036): the list is a form whose state is the
@@ -156,7 +157,7 @@ function Filters({ query, currencies }: { query: Record<string, string>; currenc
 function MovementRows({ items }: { items: Movement[] }) {
   if (!items.length) return <p className="card text-neutral-600 dark:text-neutral-400">No transactions match.</p>;
   return (
-    <div className="card overflow-x-auto">
+    <ScrollBox label="Transactions" className="card">
       <table className="w-full text-left text-sm">
         <thead className="text-neutral-600 dark:text-neutral-400">
           <tr>
@@ -190,7 +191,7 @@ function MovementRows({ items }: { items: Movement[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 

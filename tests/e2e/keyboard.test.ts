@@ -5,10 +5,10 @@
  */
 import type { Page } from "playwright-core";
 import { describe, expect, vi } from "vitest";
-import { hydrated, newPage } from "../helpers/browser.ts";
+import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import { test } from "../helpers/e2e-fixtures.ts";
-import { lastEmailId, openAccountThroughApi, waitForEmail } from "../helpers/e2e-mail.ts";
-import { unexpected } from "../helpers/e2e-money.ts";
+import { lastEmailId, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
+import { ensureAdministrator, unexpected } from "../helpers/e2e-money.ts";
 
 vi.setConfig({ testTimeout: 90_000 });
 
@@ -62,5 +62,30 @@ describe("the second factor by keyboard", () => {
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Send me a new code by email");
     // The browser logs the refused codes (422); nothing else went wrong.
     expect(unexpected(problems, [422])).toEqual([]);
+  });
+});
+
+describe("the console's tables on a 390 px phone", () => {
+  test("a table wider than the screen takes the keyboard's focus and scrolls with the arrow keys; axe finds nothing serious", async ({ server, db, browser }) => {
+    const admin = { email: "desk.keyboard@portal.test", password: "keyboard-desk-password-1" };
+    const { page, problems } = await newPage(browser);
+    page.setDefaultTimeout(15_000);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await ensureAdministrator(page.request, server.url, admin);
+    await signInThroughPages(page, db, server.url, admin.email, admin.password);
+    for (const path of ["/console/admins", "/console/transfer", "/console/audit"]) {
+      await page.goto(`${server.url}${path}`);
+      await hydrated(page);
+      expect(await seriousAxeViolations(page), path).toEqual([]);
+    }
+    // The administrators' table: no link or button of its own for the only administrator (you).
+    await page.goto(`${server.url}/console/admins`);
+    await hydrated(page);
+    const box = page.getByRole("group", { name: "Administrators" });
+    await box.focus();
+    expect(await box.evaluate((el) => el.scrollWidth > el.clientWidth), "wider than the phone").toBe(true);
+    await page.keyboard.press("ArrowRight");
+    await expect.poll(() => box.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
   });
 });

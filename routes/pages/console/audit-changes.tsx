@@ -9,6 +9,7 @@
 import { Fragment } from "react";
 import { AUDIT_ACTIONS } from "../../../lib/audit.ts";
 import type { AuditEntry } from "../../../server/audit.ts";
+import { ScrollBox } from "../../../islands/ui/table.tsx";
 
 type Flat = Map<string, unknown>;
 
@@ -240,7 +241,7 @@ export function AuditTable(
   },
 ) {
   return (
-    <div className="overflow-x-auto">
+    <ScrollBox label="Audit log">
       <table className="w-full text-left text-sm">
         <thead className={TERM}>
           <tr>
@@ -283,6 +284,6 @@ export function AuditTable(
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
