@@ -7,6 +7,7 @@ import { useWrite } from "../lib/write.ts";
 import { CELL, MUTED, ROW_HEADER } from "../ui/table.tsx";
 import { type Administrator, disableAdministrator, momentOf } from "./calls.ts";
 import { BusyButton } from "../ui/submit-button.tsx";
+import { useInPlace } from "../ui/take-focus.ts";
 
 export const ADMINISTRATOR_COLUMNS = [
   { label: "Administrator" },
@@ -54,6 +55,8 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
     },
   });
   const who = admin.name || admin.email;
+  // The question replaces Disable: the keyboard goes to "Yes, disable", and back to Disable on Cancel or Escape.
+  const question = useInPlace<HTMLButtonElement>({ open: confirming, setOpen: onConfirm });
   return (
     <tr>
       <th scope="row" className={`${ROW_HEADER} break-all`}>
@@ -73,11 +76,17 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
         {admin.status !== "disabled" && !you
           ? confirming
             ? (
-              <div role="group" aria-label={`Disable ${who}?`} className="flex flex-col items-end gap-2">
+              <div
+                role="group"
+                aria-label={`Disable ${who}?`}
+                className="flex flex-col items-end gap-2"
+                onKeyDown={question.onKeyDown}
+              >
                 <p className="text-sm">Disable {who}? They are signed out at once.</p>
                 <div className="flex gap-2">
-                  <button type="button" className="btn-outline" onClick={() => onConfirm(false)}>Cancel</button>
+                  <button type="button" className="btn-outline" onClick={question.dismiss}>Cancel</button>
                   <BusyButton
+                    ref={question.first}
                     type="button"
                     className="btn-primary"
                     busy={disabling.isPending}
@@ -93,7 +102,8 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
                 type="button"
                 className="btn-outline"
                 aria-label={`Disable ${who}`}
-                onClick={() => onConfirm(true)}
+                ref={question.opener}
+                onClick={question.show}
               >
                 Disable
               </button>

@@ -25,8 +25,12 @@ export function useTakeFocus<T extends HTMLElement>(take: boolean | (() => boole
  * inside it), the keyboard goes back to `opener`, instead of falling to the page's body with what
  * was removed. `close` is for after acting: what comes next says where the keyboard goes.
  */
-export function useInPlace<First extends HTMLElement = HTMLElement>() {
-  const [open, setOpen] = useState(false);
+export function useInPlace<First extends HTMLElement = HTMLElement>(
+  /** The open state when the parent keeps it (one question open in a whole list). */
+  kept?: { open: boolean; setOpen: (open: boolean) => void },
+) {
+  const own = useState(false);
+  const [open, setOpen] = kept ? [kept.open, kept.setOpen] : own;
   const opener = useRef<HTMLButtonElement>(null);
   const first = useRef<First>(null);
   const move = useRef<"in" | "back" | null>(null);
