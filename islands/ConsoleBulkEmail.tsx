@@ -20,6 +20,7 @@ import { Alert } from "./ui/alert.tsx";
 import { Pager } from "./ui/pager.tsx";
 import { SubmitButton } from "./ui/submit-button.tsx";
 import { CELL, EmptyRow, MUTED, Table } from "./ui/table.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 
 export interface ConsoleBulkEmailProps {
   /** The email with its first page of recipients, as the server rendered it. */
@@ -129,7 +130,9 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
   const [userId, setUserId] = useState("");
   const [asked, setAsked] = useState("");
   // A bulk email cannot be unsent: the send asks once more, saying to how many.
-  const [confirming, setConfirming] = useState(false);
+  // The question before sending replaces Send: it takes the keyboard, and Cancel or Escape give it back.
+  const sendQuestion = useInPlace<HTMLButtonElement>();
+  const confirming = sendQuestion.open;
   const [editing, setEditing] = useState(false);
   const preview = useQuery(previewQuery(email.id, asked));
   const send = useWrite({ call: sendBulkEmail, idempotent: true, invalidates: [bulkEmailKeys.all] });
@@ -217,6 +220,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
           <form
             className="flex flex-wrap items-center gap-3"
             aria-label="Confirm the send"
+            onKeyDown={sendQuestion.onKeyDown}
             onSubmit={(event) => {
               event.preventDefault();
               send.mutate({ params: { id: email.id } });
@@ -225,15 +229,20 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
             <p role="status">
               It goes to {customers(email.segment_size)} now and cannot be taken back.
             </p>
-            <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
+            <SubmitButton
+              ref={sendQuestion.first}
+              pending={send.isPending}
+              pendingLabel="Sending…"
+              className="btn-primary"
+            >
               Yes, send it now
             </SubmitButton>
-            <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+            <button type="button" className="btn-ghost" onClick={sendQuestion.dismiss}>Cancel</button>
           </form>
         )
         : (
           <div>
-            <button type="button" className="btn-primary" onClick={() => setConfirming(true)}>
+            <button type="button" className="btn-primary" ref={sendQuestion.opener} onClick={sendQuestion.show}>
               Send to {customers(email.segment_size)}
             </button>
           </div>
@@ -250,7 +259,8 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
 
 /** Deletes the draft, asked once more; then back to the list, where it is gone. */
 function DeleteDraft({ email }: { email: BulkEmailWithRecipients }) {
-  const [confirming, setConfirming] = useState(false);
+  const question = useInPlace<HTMLButtonElement>();
+  const confirming = question.open;
   const remove = useWrite({
     call: deleteBulkEmail,
     idempotent: true,
@@ -260,12 +270,15 @@ function DeleteDraft({ email }: { email: BulkEmailWithRecipients }) {
     onSuccess: () => location.assign("/console/bulkemails"),
   });
   if (!confirming) {
-    return <button type="button" className="btn-ghost" onClick={() => setConfirming(true)}>Delete draft</button>;
+    return (
+      <button type="button" className="btn-ghost" ref={question.opener} onClick={question.show}>Delete draft</button>
+    );
   }
   return (
     <form
       className="flex flex-wrap items-center gap-3"
       aria-label="Confirm the deletion"
+      onKeyDown={question.onKeyDown}
       onSubmit={(event) => {
         event.preventDefault();
         remove.mutate({ params: { id: email.id } });
@@ -273,10 +286,10 @@ function DeleteDraft({ email }: { email: BulkEmailWithRecipients }) {
     >
       <p role="status">Delete the draft “{email.subject}”? It cannot be brought back.</p>
       {remove.isError ? <Alert title="Not deleted">{errorText(remove.error)}</Alert> : null}
-      <SubmitButton pending={remove.isPending} pendingLabel="Deleting…" className="btn-primary">
+      <SubmitButton ref={question.first} pending={remove.isPending} pendingLabel="Deleting…" className="btn-primary">
         Yes, delete it
       </SubmitButton>
-      <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+      <button type="button" className="btn-ghost" onClick={question.dismiss}>Cancel</button>
     </form>
   );
 }
@@ -287,12 +300,13 @@ function DeleteDraft({ email }: { email: BulkEmailWithRecipients }) {
  * asked once more, saying plainly that those who got it will get it twice.
  */
 function InDoubt({ email }: { email: BulkEmailWithRecipients }) {
-  const [confirming, setConfirming] = useState(false);
+  const question = useInPlace<HTMLButtonElement>();
+  const confirming = question.open;
   const send = useWrite({
     call: sendToInDoubt,
     idempotent: true,
     invalidates: [bulkEmailKeys.all],
-    onSuccess: () => setConfirming(false),
+    onSuccess: () => question.close(),
   });
   const n = email.counts.in_doubt;
   const them = n === 1 ? "recipient" : "recipients";
@@ -309,6 +323,7 @@ function InDoubt({ email }: { email: BulkEmailWithRecipients }) {
           <form
             className="flex flex-wrap items-center gap-3"
             aria-label="Confirm sending to the recipients in doubt"
+            onKeyDown={question.onKeyDown}
             onSubmit={(event) => {
               event.preventDefault();
               send.mutate({ params: { id: email.id } });
@@ -318,15 +333,15 @@ function InDoubt({ email }: { email: BulkEmailWithRecipients }) {
               Some of these {n} {them}{" "}
               may already have this email: they will then receive it twice. It cannot be taken back.
             </p>
-            <SubmitButton pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
+            <SubmitButton ref={question.first} pending={send.isPending} pendingLabel="Sending…" className="btn-primary">
               Yes, send it to them
             </SubmitButton>
-            <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
+            <button type="button" className="btn-ghost" onClick={question.dismiss}>Cancel</button>
           </form>
         )
         : (
           <div>
-            <button type="button" className="btn-outline" onClick={() => setConfirming(true)}>
+            <button type="button" className="btn-outline" ref={question.opener} onClick={question.show}>
               Send to the {n} in-doubt {them}
             </button>
           </div>

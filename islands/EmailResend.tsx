@@ -1,9 +1,9 @@
-import { useState } from "react";
 import { resendEmail } from "./alerts/calls.ts";
 import { errorText } from "./lib/api.ts";
 import { withQueries } from "./lib/query-client.tsx";
 import { useWrite } from "./lib/write.ts";
 import { SubmitButton } from "./ui/submit-button.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 
 /**
  * "Send again" on an email's console page: sends the same HTML and text to the same address as a
@@ -12,26 +12,35 @@ import { SubmitButton } from "./ui/submit-button.tsx";
  */
 function EmailResend({ id, to }: { id: number; to: string }) {
   const resend = useWrite({ call: resendEmail, idempotent: true });
-  const [confirming, setConfirming] = useState(false);
+  // One button asks, then sends: Cancel or Escape leave the question with the keyboard back on it.
+  const question = useInPlace<HTMLButtonElement>();
+  const confirming = question.open;
   const sent = resend.data;
   return (
     <div className="flex flex-col gap-2">
       <form
+        onKeyDown={confirming ? question.onKeyDown : undefined}
         onSubmit={(event) => {
           event.preventDefault();
-          if (!confirming) return setConfirming(true);
-          setConfirming(false);
+          if (!confirming) return question.show();
+          question.close();
           resend.mutate({ params: { id } });
         }}
       >
         {confirming && <p role="status">{to} will receive this email again. Send it?</p>}
         <div className="flex flex-wrap gap-2">
-          <SubmitButton pending={resend.isPending} pendingLabel="Sending…" className="btn-primary">
+          <SubmitButton
+            ref={(button) => {
+              question.opener.current = button;
+              question.first.current = button;
+            }}
+            pending={resend.isPending}
+            pendingLabel="Sending…"
+            className="btn-primary"
+          >
             {confirming ? "Yes, send it again" : `Send again to ${to}`}
           </SubmitButton>
-          {confirming && (
-            <button type="button" className="btn-ghost" onClick={() => setConfirming(false)}>Cancel</button>
-          )}
+          {confirming && <button type="button" className="btn-ghost" onClick={question.dismiss}>Cancel</button>}
         </div>
       </form>
       <p role="status">

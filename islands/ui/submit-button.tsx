@@ -12,24 +12,28 @@ import { type ComponentPropsWithoutRef, forwardRef, type ReactNode, useEffect, u
  * password in the address.
  */
 export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
+  // A button that appears after every island of the page was hydrated (client.ts marks <html>), a
+  // question opened by a click, is usable at once, so that it can take the keyboard's focus.
+  const [hydrated, setHydrated] = useState(() =>
+    typeof document !== "undefined" && "hydrated" in document.documentElement.dataset
+  );
   useEffect(() => setHydrated(true), []);
   return hydrated;
 }
 
-export function SubmitButton({ pending, children, pendingLabel, className = "btn-primary w-full" }: {
+export const SubmitButton = forwardRef<HTMLButtonElement, {
   pending: boolean;
   children: ReactNode;
   pendingLabel: string;
   className?: string;
-}) {
+}>(function SubmitButton({ pending, children, pendingLabel, className = "btn-primary w-full" }, ref) {
   const hydrated = useHydrated();
   return (
-    <BusyButton type="submit" className={className} disabled={!hydrated} busy={pending}>
+    <BusyButton ref={ref} type="submit" className={className} disabled={!hydrated} busy={pending}>
       {pending ? pendingLabel : children}
     </BusyButton>
   );
-}
+});
 
 /**
  * A button whose action is under way (`busy`): aria-disabled and aria-busy, not disabled, so the

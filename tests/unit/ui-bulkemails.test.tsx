@@ -8,6 +8,7 @@ import { fakeApi, resetIslands } from "../helpers/fake-api.ts";
 afterEach(() => {
   cleanup();
   resetIslands();
+  delete document.documentElement.dataset.hydrated;
 });
 
 const draft = (segmentSize: number): BulkEmailWithRecipients => ({
@@ -41,5 +42,27 @@ describe("ConsoleBulkEmail", () => {
     expect(screen.getByText(`(${words} now)`, { exact: false })).toBeTruthy();
     fireEvent.click(screen.getByRole("button", { name: `Send to ${words}` }));
     expect(screen.getByRole("status").textContent).toBe(`It goes to ${words} now and cannot be taken back.`);
+  });
+
+  test("by keyboard: Send and Delete draft take the focus to their question; Cancel or Escape bring it back", () => {
+    const calls = fakeApi(() => undefined);
+    // The page's islands are hydrated (client.ts marks <html>): the questions' buttons are usable at once.
+    document.documentElement.dataset.hydrated = "";
+    render(<ConsoleBulkEmail email={draft(12)} mergeFields={{}} partners={[]} />);
+    const send = () => screen.getByRole("button", { name: "Send to 12 customers" });
+    fireEvent.click(send());
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Yes, send it now" }));
+    fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(document.activeElement).toBe(send());
+    fireEvent.click(send());
+    fireEvent.keyDown(screen.getByRole("button", { name: "Yes, send it now" }), { key: "Escape" });
+    expect(document.activeElement).toBe(send());
+
+    const remove = () => screen.getByRole("button", { name: "Delete draft" });
+    fireEvent.click(remove());
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Yes, delete it" }));
+    fireEvent.keyDown(screen.getByRole("button", { name: "Yes, delete it" }), { key: "Escape" });
+    expect(document.activeElement).toBe(remove());
+    expect(calls.filter((c) => c.method !== "GET")).toEqual([]);
   });
 });
