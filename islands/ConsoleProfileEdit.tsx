@@ -1,4 +1,4 @@
-import { type FormEvent, useState } from "react";
+import type { FormEvent } from "react";
 import { ADDRESS_PARTS, PROFILE_FIELDS, type ProfileField } from "../lib/profile-edit.ts";
 import { changeProfile } from "./console/calls.ts";
 import { notify } from "./lib/notification-store.ts";
@@ -6,6 +6,7 @@ import { withQueries } from "./lib/query-client.tsx";
 import { FormAlert } from "./ui/alert.tsx";
 import { Field, SelectField, TextField } from "./ui/field.tsx";
 import { SubmitButton } from "./ui/submit-button.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 import { useForm } from "./ui/use-form.ts";
 
 export interface ConsoleProfileEditProps {
@@ -48,7 +49,9 @@ function sent(field: ProfileField, value: string | Record<string, string>): unkn
 function ConsoleProfileEdit({ customer, saved }: ConsoleProfileEditProps) {
   const fields = PROFILE_FIELDS[customer.type];
   const initial: Typed = Object.fromEntries(fields.map((field) => [field.key, typed(field, saved[field.key])]));
-  const [open, setOpen] = useState(false);
+  // The form replaces its button: it takes the keyboard (its first field is a Tab away), and Cancel
+  // or Escape give it back to the button.
+  const edit = useInPlace<HTMLFormElement>();
   const form = useForm({
     call: changeProfile,
     idempotent: true,
@@ -59,10 +62,10 @@ function ConsoleProfileEdit({ customer, saved }: ConsoleProfileEditProps) {
     },
   });
 
-  if (!open) {
+  if (!edit.open) {
     return (
       <div>
-        <button type="button" className="btn-outline" aria-expanded={false} onClick={() => setOpen(true)}>
+        <button type="button" className="btn-outline" aria-expanded={false} ref={edit.opener} onClick={edit.show}>
           Change the profile
         </button>
       </div>
@@ -161,10 +164,13 @@ function ConsoleProfileEdit({ customer, saved }: ConsoleProfileEditProps) {
 
   return (
     <form
+      ref={edit.first}
+      tabIndex={-1}
       onSubmit={submit}
+      onKeyDown={edit.onKeyDown}
       noValidate
       aria-label={`Change the profile of ${customer.name}`}
-      className="flex flex-col gap-4"
+      className="flex flex-col gap-4 focus:outline-none"
     >
       <p className="text-sm">
         Change only what the customer asked for and you hold proof of: the fields you change are checked by the
@@ -190,7 +196,7 @@ function ConsoleProfileEdit({ customer, saved }: ConsoleProfileEditProps) {
         <SubmitButton pending={form.submitting} pendingLabel="Saving…" className="btn-primary">
           Save the changes
         </SubmitButton>
-        <button type="button" className="btn-ghost" onClick={() => setOpen(false)}>Cancel</button>
+        <button type="button" className="btn-ghost" onClick={edit.dismiss}>Cancel</button>
       </div>
     </form>
   );

@@ -30,8 +30,14 @@ describe("support changes a verified customer's profile", () => {
     await hydrated(admin.page);
     const card = admin.page.locator("section[aria-labelledby=profile-heading]");
     expect(await card.textContent()).toContain("1 Test Street");
-    await card.getByRole("button", { name: "Change the profile" }).click();
+    const change = card.getByRole("button", { name: "Change the profile" });
+    await change.click();
     const form = admin.page.getByRole("form", { name: `Change the profile of ${CUSTOMER.first} ${CUSTOMER.last}` });
+    // The form replaced its button and has the keyboard; Escape closes it and gives the keyboard back.
+    await expect.poll(() => form.evaluate((el) => el === document.activeElement)).toBe(true);
+    await admin.page.keyboard.press("Escape");
+    await expect.poll(() => change.evaluate((el) => el === document.activeElement)).toBe(true);
+    await admin.page.keyboard.press("Enter");
 
     // Without a reason nothing is sent; a postcode left out is refused under its field, nothing changed.
     await form.getByLabel("Address line 1").fill("221B Baker Street");
