@@ -1,8 +1,9 @@
 import Big from "big.js";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { receipts } from "../../db/schema-money.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
 import { defineJob } from "../jobs/define.ts";
 import { defineSchedule } from "../jobs/schedules.ts";
@@ -125,16 +126,27 @@ export async function alertComplianceReview(
   mismatch?: DocumentMismatch,
 ): Promise<void> {
   const why = mismatch ? ` ${IDENTITY_MISMATCH_TEXT[mismatch.reason]}.` : "";
-  await raiseAlert(db, {
-    kind: "compliance_review",
-    severity: "warning",
-    subject: {
-      user_id: userId,
-      ...(mismatch ? { identity_mismatch: mismatch.reason, document: mismatch.document } : {}),
-    },
-    message: `${await customerName(db, userId)} is waiting for a compliance review before their account opens.${why}`,
-    dedupeKey: `compliance_review:${userId}`,
-  }, now);
+  const subject = {
+    user_id: userId,
+    ...(mismatch ? { identity_mismatch: mismatch.reason, document: mismatch.document } : {}),
+  };
+  const message = `${await customerName(
+    db,
+    userId,
+  )} is waiting for a compliance review before their account opens.${why}`;
+  const dedupeKey = `compliance_review:${userId}`;
+  const raised = await raiseAlert(
+    db,
+    { kind: "compliance_review", severity: "warning", subject, message, dedupeKey },
+    now,
+  );
+  // A review already waiting (queued at an earlier approval, which the provider reopened since):
+  // the document approved this time is not the profile's person, which its administrator must read
+  // there, or they would open the account on the earlier document's match.
+  if (raised === null && mismatch) {
+    await db.update(consoleAlerts).set({ subject, message })
+      .where(and(eq(consoleAlerts.dedupeKey, dedupeKey), isNull(consoleAlerts.resolvedAt)));
+  }
 }
 
 /** Raises an alert for each receipt unmatched for more than a day; answers how many were new. */

@@ -16,7 +16,7 @@ import { rowOf, rowsOf, run } from "../../db/sql.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { log } from "../log.ts";
 import { paymentNotice } from "../mail/templates/payment-notice.tsx";
-import { noticeSupersededSql } from "../payments/notify.ts";
+import { noticeWithdrawnSql } from "../payments/notify.ts";
 import { peopleByIds } from "../payments/people.ts";
 
 /** At most this many notices are listed in one email; the rest are counted. */
@@ -138,10 +138,11 @@ export class EmailOutbox {
 
   async #emailPerson(userId: number): Promise<number> {
     // A notice asking for an action its payment no longer needs (an approval, once the payment was
-    // decided) is not emailed: it is marked emailed with the rest, and left out of the count.
+    // decided), or about an account the person was removed from since, is not emailed: it is marked
+    // emailed with the rest, and left out of the count (noticeWithdrawnSql).
     const waiting = await rowOf<{ n: number; live: number | null; last: number | null }>(
       this.#db,
-      `SELECT COUNT(*) AS n, SUM(NOT ${noticeSupersededSql("n")}) AS live, MAX(n.id) AS last
+      `SELECT COUNT(*) AS n, SUM(NOT ${noticeWithdrawnSql("n")}) AS live, MAX(n.id) AS last
          FROM notifications n WHERE n.user_id = ? AND n.emailed_at IS NULL`,
       [userId],
     );
@@ -151,7 +152,7 @@ export class EmailOutbox {
         this.#db,
         `SELECT n.id, n.kind, n.title, n.body, n.link, a.name AS account_name, a.account_ref
            FROM notifications n LEFT JOIN accounts a ON a.id = n.account_id
-          WHERE n.user_id = ? AND n.emailed_at IS NULL AND n.id <= ? AND NOT ${noticeSupersededSql("n")}
+          WHERE n.user_id = ? AND n.emailed_at IS NULL AND n.id <= ? AND NOT ${noticeWithdrawnSql("n")}
           ORDER BY n.id LIMIT ?`,
         [userId, waiting.last, LISTED],
       )

@@ -8,7 +8,7 @@ import { NOTIFICATIONS_MAX_VISIBLE } from "../../lib/constants.ts";
 import { rowsOf, run } from "../../db/sql.ts";
 import type { Notification } from "../../lib/notification.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
-import { decidedNoticeText, noticeSupersededSql, stillMemberSql } from "../payments/notify.ts";
+import { decidedNoticeText, noticeSupersededSql, noticeWithdrawnSql, stillMemberSql } from "../payments/notify.ts";
 
 const COLORS: Record<string, Notification["color"]> = {
   payment_approval_needed: "warning",
@@ -31,7 +31,8 @@ export const linkText = (kind: string) => kind === "rate_alert_fired" ? "See you
  * and be lost when the person follows a link before it shows (decision 017: none may be lost): it
  * stays undelivered for the next page instead. Most pages find none: that costs one read of a
  * partial index, and nothing is written. A notice asking for an action its payment no longer needs
- * (approval, once it was decided) is marked delivered without being shown.
+ * (approval, once it was decided), or about an account the person was removed from since it was
+ * written (noticeWithdrawnSql), is marked delivered without being shown.
  */
 export async function takeUndelivered(
   db: Database,
@@ -41,10 +42,10 @@ export async function takeUndelivered(
 ): Promise<Notification[]> {
   if (room <= 0) return [];
   const rows = await rowsOf<
-    { id: number; kind: string; title: string; body: string; link: string | null; superseded: number }
+    { id: number; kind: string; title: string; body: string; link: string | null; withdrawn: number }
   >(
     db,
-    `SELECT n.id, n.kind, n.title, n.body, n.link, ${noticeSupersededSql("n")} AS superseded
+    `SELECT n.id, n.kind, n.title, n.body, n.link, ${noticeWithdrawnSql("n")} AS withdrawn
        FROM notifications n WHERE n.user_id = ? AND n.delivered_at IS NULL ORDER BY n.id LIMIT ?`,
     [userId, room],
   );
@@ -54,7 +55,7 @@ export async function takeUndelivered(
     `UPDATE notifications SET delivered_at = ? WHERE user_id = ? AND id IN (${rows.map(() => "?").join(", ")})`,
     [now.getTime(), userId, ...rows.map((r) => r.id)],
   );
-  return rows.filter((r) => !r.superseded).map((r) => ({
+  return rows.filter((r) => !r.withdrawn).map((r) => ({
     id: `notification-${r.id}`,
     title: r.title,
     description: r.body,

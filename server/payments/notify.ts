@@ -84,6 +84,15 @@ export const noticeSupersededSql = (n: string) =>
      OR NOT ${stillMemberSql(n)}))`;
 
 /**
+ * SQL that is true when the notification `n` is not to be shown or emailed any more: it asks for an
+ * action its payment no longer needs (noticeSupersededSql), or its reader was removed from the
+ * account it is about after it was written and before it reached them (stillMemberSql): someone
+ * removed is not told what became of the account's payments, nor of its rate alerts. The queue and
+ * the outbox mark it handled without showing or emailing it.
+ */
+export const noticeWithdrawnSql = (n: string) => `(${noticeSupersededSql(n)} OR NOT ${stillMemberSql(n)})`;
+
+/**
  * Whether the notice's reader is still a user of the account it is about (or it is about none):
  * someone removed is asked for nothing there any more, and is not told what became of its payments.
  */

@@ -12,6 +12,7 @@ import {
   type RecipientNote,
   type Viewer,
 } from "./answer.ts";
+import { onBehalfWords } from "../accounts/members.ts";
 import { peopleByIds, type Person, personOr } from "./people.ts";
 
 /** What the account's people read of its payments: lists, one with its timeline, the pending ones. */
@@ -28,13 +29,14 @@ async function answers(db: Database, rows: PaymentRow[], viewer: Viewer) {
 /**
  * Of these recipients, those with their bank details now (not deleted), whether a payment to those
  * details was let go (approved, or beyond, as the approval rule reads it), and who added the
- * recipient or last changed their bank details, and when.
+ * recipient or last changed their bank details (and our administrator, when it was done on the
+ * customer's behalf), and when.
  */
 const RECIPIENTS_NOW = (count: number) =>
   `SELECT r.id, r.deleted_at IS NOT NULL AS deleted, r.details,
     EXISTS (SELECT 1 FROM payments p WHERE p.recipient_id = r.id AND p.created_at >= r.details_changed_at
       AND p.status IN ('approved', 'submitted', 'completed', 'failed')) AS paid,
-    c.kind, c.changed_by, c.changed_at
+    c.kind, c.changed_by, c.on_behalf_admin_id, c.changed_at
   FROM recipients r
   LEFT JOIN recipient_changes c ON c.id = (SELECT MAX(id) FROM recipient_changes
     WHERE recipient_id = r.id AND kind IN ('created', 'details'))
@@ -47,6 +49,7 @@ interface RecipientNow {
   paid: number;
   kind: string | null;
   changed_by: number | null;
+  on_behalf_admin_id: number | null;
   changed_at: number | null;
 }
 
@@ -68,7 +71,7 @@ export async function recipientNotes(
     (await rowsOf<RecipientNow>(executor, RECIPIENTS_NOW(ids.length), ids)).map((r) => [r.id, r]),
   );
   const unproven = [...now.values()].filter((r) => !r.paid && r.changed_by !== null);
-  const people = await peopleByIds(executor, unproven.map((r) => r.changed_by));
+  const people = await peopleByIds(executor, unproven.flatMap((r) => [r.changed_by, r.on_behalf_admin_id]));
   for (const row of waiting) {
     const current = now.get(row.recipientId);
     if (!current) continue;
@@ -82,7 +85,12 @@ export async function recipientNotes(
         kind: "unproven",
         added: current.kind === "created",
         at: new Date(current.changed_at),
-        by: personOr(people, current.changed_by).name,
+        // Given by our team on the customer's behalf (a phone call, the fraud's other way in): said so,
+        // as the recipient's history and the payment's timeline say it.
+        by: current.on_behalf_admin_id === null ? personOr(people, current.changed_by).name : onBehalfWords(
+          personOr(people, current.on_behalf_admin_id).name,
+          personOr(people, current.changed_by).name,
+        ),
       });
     }
   }

@@ -5,6 +5,7 @@ import { emails, identityChecks, profiles } from "../../db/schema.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import { IDENTITY_MISMATCH_TEXT } from "../../lib/compliance.ts";
 import { saveProfile } from "../../server/profile/store.ts";
+import { recordResult } from "../../server/identity/store.ts";
 import { createAdmin, expectStatus, personalProfile, registerCustomer, TestClient } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
 import { sumsubStandIn } from "../helpers/sumsub-stand-in.ts";
@@ -235,5 +236,35 @@ describe("a profile save that meets an approval", () => {
       .rejects.toThrow("Your details were verified: write to us at support@portal.test to change your profile.");
     const [saved] = await app.db.select({ data: profiles.data }).from(profiles).where(eq(profiles.userId, customer.id));
     expect(saved.data).toMatchObject({ public: false });
+  });
+});
+
+describe("a review already waiting when the check is approved again", () => {
+  test("records that the document approved this time is another person's", async ({ app, admin, customer }) => {
+    // Ada says she is politically exposed: her approval waits for the review, queued with it.
+    expectStatus(await customer.client.post("account/profile", { ...ADA, public: true }), 200);
+    const at = (minutes: number) => new Date(Date.parse("2026-03-02T08:00:00Z") + minutes * 60_000);
+    const ada = { firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
+    await recordResult(app.db, customer.id, "sumsub", { status: "approved", reviewedAt: at(0), document: ada }, at(0));
+    expect((await reviewOf(app, customer.id)).subject).not.toHaveProperty("identity_mismatch");
+
+    // Sumsub reopens the check, and approves another person's document.
+    await recordResult(app.db, customer.id, "sumsub", { status: "retry", reviewedAt: at(10) }, at(10));
+    const other = { firstName: "Morgan", lastName: "Sample", dob: "1980-01-01" };
+    await recordResult(
+      app.db,
+      customer.id,
+      "sumsub",
+      { status: "approved", reviewedAt: at(20), document: other },
+      at(20),
+    );
+
+    const review = await reviewOf(app, customer.id);
+    expect(review.resolvedAt).toBeNull();
+    expect(review.subject).toMatchObject({ identity_mismatch: "name_and_dob" });
+    expect(review.message).toContain(`${IDENTITY_MISMATCH_TEXT.name_and_dob}.`);
+    const console = page((await admin.client.get(`/console/users/${customer.id}`)).text);
+    expect(console).toContain(`${IDENTITY_MISMATCH_TEXT.name_and_dob}.`);
+    expect(console).toContain("Name on the document Morgan Sample");
   });
 });

@@ -171,6 +171,33 @@ describe("the approval rule", () => {
     await setRule(account.owner.client, { mode: "none", new_recipient: false });
   });
 
+  test("bank details our team gave on a customer's behalf are said to be our team's, not the customer's own", async () => {
+    // The fraud a phone call to our support attempts: "I am the owner, here are the supplier's new details".
+    await setRule(account.owner.client, { mode: "none", new_recipient: true });
+    const staff = await anotherAdmin(t);
+    expectStatus(await staff.client.post("account/onbehalf", { on_behalf_of: account.owner.id }), 200);
+    let added;
+    try {
+      added = await staff.client.post("account/recipients", {
+        name: "Southwind Traders",
+        type: "business",
+        currency: "GBP",
+        country: "GB",
+        details: { sort_code: "20-00-00", account_number: "55779911" },
+      });
+      expectStatus(added, 201);
+    } finally {
+      expectStatus(await staff.client.delete("account/onbehalf"), 200);
+    }
+    const p = await send(payer, "10.00", "GBP", added.json.body.id);
+    const note = (await approver.client.get(`account/pendingpayments/one?id=${p.id}`)).json.body.actions.note;
+    expect(note).toMatch(
+      new RegExp(`^Southwind Traders was added on .+ by .+ of our team \\(on behalf of ${account.owner.name}\\), `),
+    );
+    expectStatus(await reject(approver.client, p.id), 200);
+    await setRule(account.owner.client, { mode: "none", new_recipient: false });
+  });
+
   test("a rule is refused while someone would have nobody else to approve their payments", async () => {
     const solo = await paymentAccount(t, admin);
     const refused = await solo.owner.client.put("account/approvals", { mode: "all" });

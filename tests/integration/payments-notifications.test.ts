@@ -461,6 +461,35 @@ describe("notices of an account one was removed from", () => {
     }
     expect(waiting.status).toBe("pending_approval");
   });
+
+  test("a notice written before the removal and not yet seen is neither shown on their next page nor emailed", async () => {
+    // A payer here with an account of their own, whose payment an owner cancels (they are told),
+    // removed before they open a page or the outbox runs.
+    const own = await paymentAccount(t, admin, { GBP: "10.00" });
+    const leaving = own.owner;
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: leaving.id,
+      role: "payer",
+      createdAt: new Date(),
+    });
+    const refOf = async (id: number) =>
+      (await t.db.select({ ref: accounts.accountRef }).from(accounts).where(eq(accounts.id, id)))[0].ref;
+    expectStatus(await leaving.client.post("account/select", { account_ref: await refOf(account.accountId) }), 200);
+    const p = await paid(leaving.client, { recipient_id: recipient, amount: "16.03", sell_currency: "GBP" });
+    await newEmails();
+    expectStatus(await cancel(account.owner.client, p.id, "Not from this account"), 200);
+    expect(await kindsFor(leaving.id)).toContain("payment_cancelled");
+    expectStatus(await account.owner.client.delete(`account/users/${leaving.id}`), 200);
+
+    const emailed = await newEmails();
+    expect(emailed.filter((e) => e.to === leaving.email).map((e) => e.template)).toEqual(["account-access-changed"]);
+    expectStatus(await leaving.client.post("account/select", { account_ref: await refOf(own.accountId) }), 200);
+    const page = await leaving.client.get("/account");
+    expectStatus(page, 200);
+    expect(page.text).not.toContain("Payment cancelled");
+    expect(page.text).not.toContain("Not from this account");
+  });
 });
 
 describe("the account it is about", () => {
