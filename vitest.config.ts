@@ -86,7 +86,7 @@ export default defineConfig({
           // Isolated, each file with fresh modules: the islands' tests keep client state in modules
           // (stores, the query client), and the files that mock a module need it fresh (MOCKING).
           include: ["tests/unit/**/*.test.{ts,tsx}", ...MOCKING],
-          setupFiles: ["tests/helpers/setup.ts"],
+          setupFiles: ["tests/helpers/setup.ts", "tests/helpers/setup-screens.ts"],
           pool: "forks",
           // A test's time is not what it checks: the integration tests sign people up (Argon2 at
           // 19 MiB each) and start processes, which on a loaded CI machine can take past vitest's

@@ -54,7 +54,7 @@ function VerifyForm({ token = null, email = null, signedIn }: VerifyFormProps) {
       // Only a browser the answer signed in (past the second factor) has a user: one where nobody
       // is (the link opened on a phone) is sent to sign in, and a remembered user there would make
       // the sign-in page reload itself for them and lose its notice (decision 077).
-      if (result.answer.secondFactor) rememberUser(result.answer);
+      if (result.answer?.secondFactor) rememberUser(result.answer);
       setConfirmed(true);
       return;
     }

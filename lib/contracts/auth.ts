@@ -101,10 +101,13 @@ export const validateEmail = defineCall({
   method: "POST",
   path: "/validation/validate",
   summary: "Confirms the email address with the emailed token; in the browser that registered, it also " +
-    "passes the second factor.",
+    "passes the second factor and answers the user; anywhere else it answers null and sends to sign in.",
   guards: [],
   body: z.object({ token }),
-  answer: sessionUser,
+  // The user only to the browser the answer signs in: a link opened elsewhere (a phone, an old
+  // link from a browser's history or a forwarded email) confirms the address and tells nobody
+  // whose it is (null).
+  answer: sessionUser.nullable(),
 });
 
 export const login = defineCall({

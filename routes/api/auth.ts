@@ -102,7 +102,9 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     const confirmed = await confirmedElsewhere(deps(c), registration) ?? await confirmedByLink(deps(c), body.token);
     if (confirmed !== null) {
       flash(c, CONFIRMED_SIGN_IN);
-      return reply(await sessionSummary(c.get("db"), confirmed, false), { redirect: "/" });
+      // Nobody is signed in here: whoever holds the link (a browser's history, a forwarded email, a
+      // mail scanner) learns nothing of the person, as a sign-in form would tell them nothing.
+      return reply(null, { redirect: "/" });
     }
   }
   const userId = await validateEmail(
@@ -122,13 +124,16 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     forgetRegistration(c);
     await remember(c, userId);
   }
-  const user = await sessionSummary(c.get("db"), userId, secondFactor);
-  if (secondFactor) return reply(user, { redirect: registerScreen(user) });
+  if (secondFactor) {
+    const user = await sessionSummary(c.get("db"), userId, true);
+    return reply(user, { redirect: registerScreen(user) });
+  }
   // Confirmed where nobody is signed in as them (a phone): the link proves the mailbox, not the
   // password, so the person signs in here, told why, rather than meeting a bare sign-in form
-  // (decision 077); the profile screen would only have sent them home.
+  // (decision 077); the profile screen would only have sent them home. Not signed in, the browser
+  // is told nothing of them.
   flash(c, CONFIRMED_SIGN_IN);
-  return reply(user, { redirect: "/" });
+  return reply(null, { redirect: "/" });
 });
 
 route(auth, calls.login, async (c, { body }) => {

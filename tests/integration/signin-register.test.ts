@@ -235,7 +235,7 @@ describe("validating the email address", () => {
     expect(token.length).toBeGreaterThanOrEqual(40);
   });
 
-  test("the link's token, opened where nobody is signed in, validates the account: the answer has the type", async ({ app }) => {
+  test("the link's token, opened where nobody is signed in, validates the account and tells that browser nothing of the person", async ({ app }) => {
     const personal = await registerCustomer(app, { type: "Personal", validate: false });
     const business = await registerCustomer(app, { type: "Business", validate: false });
 
@@ -245,7 +245,8 @@ describe("validating the email address", () => {
       const browser = new TestClient(app);
       const res = await browser.post("validation/validate", { token });
       expectStatus(res, 200);
-      expect(res.json.body).toMatchObject({ id: who.id, type: who.type, validated: true });
+      // Whoever holds the link learns nothing of whose it is: no name, account or email.
+      expect(res.json.body).toBeNull();
       // Nobody is signed in there, so the profile screen is for later: first sign in, told why (decision 077).
       expect(res.json.redirect).toBe("/");
       await expectToldToSignIn(browser);
@@ -265,7 +266,9 @@ describe("validating the email address", () => {
     const res = await again.post("validation/validate", { token });
     expectStatus(res, 200);
     expect(res.json.redirect).toBe("/");
-    expect(res.json.body).toMatchObject({ id: who.id, validated: true, secondFactor: false });
+    // An old link (a browser's history, a forwarded email) tells its holder nothing of the person.
+    expect(res.json.body).toBeNull();
+    expect(JSON.stringify(res.json)).not.toContain(who.email);
     expect(again.cookie("session")).toBeUndefined();
     await expectToldToSignIn(again);
   });
@@ -309,7 +312,7 @@ describe("validating the email address", () => {
     expectStatus(await browser.post("validation/validate", { token }), 200);
     const again = await browser.post("validation/validate", { token });
     expectStatus(again, 200);
-    expect(again.json).toMatchObject({ body: { validated: true, secondFactor: false }, redirect: "/" });
+    expect(again.json).toEqual({ body: null, redirect: "/" });
     expect(browser.cookie("session")).toBeUndefined();
   });
 
@@ -359,7 +362,7 @@ describe("the address confirmed on another device (decision 077)", () => {
   test("the phone is told the address is confirmed and is sent to sign in; nobody is signed in there", async ({ app }) => {
     const { phone, opened, email } = await confirmedOnAPhone(app);
     expect(opened.json).toMatchObject({
-      body: { username: email, validated: true, secondFactor: false },
+      body: null,
       redirect: "/",
     });
     expect(phone.cookie("session")).toBeUndefined();
@@ -380,7 +383,7 @@ describe("the address confirmed on another device (decision 077)", () => {
       const res = await tried(laptop);
       expect(res.status, what).toBe(200);
       expect(res.json, what).toMatchObject({
-        body: { username: email, validated: true, secondFactor: false },
+        body: null,
         redirect: "/",
       });
       expect(laptop.cookie("session"), what).toBeUndefined();
