@@ -545,7 +545,8 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   // have no customer profile: for them the steps end with the second factor. A customer who opened
   // an invitation before signing in goes back to it once signed in; one with several accounts and
   // none chosen for this session chooses first; one sent to sign in from a page that remembers it
-  // (server/guards.ts AFTER_SIGN_IN: "Convert now" on the calculator) goes on to it.
+  // (server/guards.ts AFTER_SIGN_IN: "Convert now" on the calculator, a payment's or a rate alert's
+  // email link) goes on to it.
   app.get("/auth", async (c) => {
     const user = c.get("user");
     const steps = user?.level === "Admin" ? AUTH_ORDER.slice(0, 3) : AUTH_ORDER;
