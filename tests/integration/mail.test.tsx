@@ -14,6 +14,7 @@ import {
   emailValidation,
   passwordChanged,
   passwordReset,
+  registrationAttempt,
   type RenderedEmail,
   secondFactorCode,
   signInPaused,
@@ -119,6 +120,18 @@ describe("templates", () => {
     expect(text).not.toMatch(/<[a-z][^>]*>/i);
     expect(text.toLowerCase()).toContain(rendered.subject.toLowerCase());
     expect(text).toContain("Portal");
+  });
+
+  test.each([
+    ...all,
+    [
+      "registration-attempt",
+      registrationAttempt({ signInLink: "http://localhost:8000/", forgotLink: "http://localhost:8000/forgot" }),
+    ] as [string, RenderedEmail],
+  ])("%s: every address it writes out can be clicked in the HTML", async (_name, rendered) => {
+    const { html, text } = await renderBoth(rendered);
+    const hrefs = [...html.matchAll(/href="([^"]+)"/g)].map(([, href]) => href.replaceAll("&amp;", "&"));
+    for (const [address] of text.matchAll(/https?:\/\/\S+/g)) expect(hrefs).toContain(address);
   });
 
   test("the validation email has the link verbatim on its own line, first, and the 6-digit code to type", async () => {
