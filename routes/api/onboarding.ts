@@ -72,6 +72,7 @@ route(onboarding, calls.sumsubWebhook, async (c) => {
       mailer: c.get("services").mailer,
       publicUrl: c.get("config").publicUrl,
       supportEmail: c.get("config").supportEmail,
+      now: now(c),
     }),
   );
   return { ok: true, outcome } as const;

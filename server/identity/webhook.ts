@@ -117,9 +117,10 @@ export async function webhookEventId(event: SumsubWebhookEvent): Promise<string>
  * Only "applied" events are remembered, so every other outcome is the same on a re-delivery.
  */
 /**
- * Tells the customer of a verdict that asks something of them (try again) or ends their application
- * (refused): the webhook's verdict arrives long after they left the identity page (an email, from
- * the route: server/identity/outcome-email.ts).
+ * Acts on a new verdict once committed, for a customer who left the identity page long before it
+ * arrived: an approval opens the account of one who needs no review (and emails them), a verdict
+ * that asks something of them (try again) or ends their application (refused) is emailed
+ * (server/identity/outcome-email.ts, from the route; decision 088).
  */
 export type TellCustomer = (check: StoredCheck) => Promise<void>;
 
@@ -181,7 +182,7 @@ export async function applyReviewEvent(
       if (decision === "keep") throw new Outcome("ignored");
       const row = await writeResult(tx, userId, "sumsub", document ? { ...result, document } : result, existing, now);
       const news = row.status !== existing?.status || row.moderationComment !== existing?.moderationComment;
-      if ((row.status === "retry" || row.status === "rejected") && news) verdict = row;
+      if (row.status !== "pending" && news) verdict = row;
       return "applied" as const;
     });
     if (verdict && tell) await tell(verdict);

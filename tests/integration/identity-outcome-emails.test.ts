@@ -4,6 +4,7 @@ import { describe, expect, vi } from "vitest";
 import { emails } from "../../db/schema.ts";
 import { expectStatus, personalProfile, registerCustomer, TestClient } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
+import { sumsubStandIn } from "../helpers/sumsub-stand-in.ts";
 
 /**
  * Sumsub's verdict arrives by webhook, minutes or days after the customer left the identity page.
@@ -17,12 +18,18 @@ vi.setConfig({ testTimeout: 30_000, hookTimeout: 30_000 });
 const WEBHOOK_SECRET = "whsec-outcome-Q1";
 
 const sumsubTest = test
-  .extend("sumsubApp", { scope: "file" }, ({ startApp }) =>
+  // deno-lint-ignore no-empty-pattern
+  .extend("sumsubApi", { scope: "file" }, async ({}, { onCleanup }) => {
+    const api = await sumsubStandIn();
+    onCleanup(api.close);
+    return api;
+  })
+  .extend("sumsubApp", { scope: "file" }, ({ startApp, sumsubApi }) =>
     startApp({
       env: {
         SUMSUB_APP_TOKEN: "sbx:app-token",
         SUMSUB_SECRET_KEY: "secret-key",
-        SUMSUB_BASE_URL: "http://127.0.0.1:9",
+        SUMSUB_BASE_URL: sumsubApi.baseUrl,
         SUMSUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
         SUMSUB_LEVEL_NAME: "basic-kyc-level",
       },
@@ -98,5 +105,31 @@ describe("the identity check's verdict by webhook", () => {
     expect(mail.subject).toBe("We could not verify your identity");
     expect(mail.text).toContain("We could not verify your identity.");
     expect(mail.text).toContain(app.config.supportEmail);
+  });
+});
+
+describe("an approval by webhook", () => {
+  sumsubTest("opens the account of a customer who needs no review, and tells them", async ({
+    sumsubApp: app,
+    sumsubApi: api,
+    sumsubCustomer: customer,
+  }) => {
+    expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+    expectStatus(await customer.client.get("sumsub/token"), 200);
+    const applicant = api.applicants.get(`portal-${customer.id}`)!;
+    applicant.review = {
+      reviewStatus: "completed",
+      reviewDate: "2026-03-02 08:00:00+0000",
+      reviewResult: { reviewAnswer: "GREEN" },
+    };
+    applicant.info = { firstName: "Ada", lastName: "Lovelace", dob: "1990-05-17" };
+    // The customer is not on the site: Sumsub's reviewer decided a day later.
+    await reviewed(app, customer.id, { reviewAnswer: "GREEN" }, "green-1");
+
+    const [mail] = await mailsOf(app, customer.email, "account-opened");
+    expect(mail, "the account-opened email").toBeDefined();
+    expect(mail.subject).toBe("Your account is open");
+    const summary = await customer.client.get("account/whoami");
+    expect(mail.text).toContain(summary.json.body.account_ref);
   });
 });
