@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { emails } from "../../db/schema.ts";
+import { accountMembers, emails } from "../../db/schema.ts";
 import { asSent } from "../helpers/mailbox.ts";
 import { type Admin, signIn, TestClient } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp } from "../helpers/money.ts";
@@ -68,6 +68,33 @@ describe("a payment's email opened signed out", () => {
     expect(page.text).toContain("Jean Dupont");
     // Once: the next sign-in goes where it always did.
     expect((await visitor.get("/auth")).headers.get("location")).toBe("/account");
+  });
+
+  test("brings someone on several accounts to the payment, on its account, without asking which account first", async () => {
+    // The approver is on a second account too: a sign-in usually asks which one to work on.
+    const other = await paymentAccount(t, admin, { GBP: "10.00" });
+    await t.db.insert(accountMembers).values({
+      accountId: other.accountId,
+      userId: approver.id,
+      role: "viewer",
+      createdAt: new Date(),
+    });
+    const payment = await paid(payer.client, { recipient_id: recipient, amount: "13.00", sell_currency: "GBP" });
+    const link = await linkOf(approver.email, "payment-approval-needed");
+    const path = link.pathname;
+    expect(path).toBe(`/account/pendingpayments/${payment.id}`);
+
+    const visitor = new TestClient(t);
+    expect((await visitor.get(path)).headers.get("location")).toBe("/#sign-in");
+    await signIn(visitor, approver.email, approver.password);
+    expect((await visitor.get("/auth")).headers.get("location")).toBe(path);
+    // The page takes the session to the payment's account, and comes back on it.
+    const switched = await visitor.get(path);
+    expect(switched.status).toBe(302);
+    expect(switched.headers.get("location")).toBe(path);
+    const page = await visitor.get(path);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("13.00");
   });
 
   test("a rate alert's link, the same", async () => {
