@@ -543,9 +543,10 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   // have no customer profile: for them the steps end with the second factor.
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators
   // have no customer profile: for them the steps end with the second factor. A customer who opened
-  // an invitation before signing in goes back to it once signed in; one with several accounts and
-  // none chosen for this session chooses first; one sent to sign in from a page that remembers it
-  // (server/guards.ts AFTER_SIGN_IN: "Convert now" on the calculator) goes on to it.
+  // an invitation before signing in goes back to it once signed in; one sent to sign in from a page
+  // that remembers it (server/guards.ts AFTER_SIGN_IN: "Convert now" on the calculator, a payment's
+  // or a rate alert's email link) goes on to it; one with several accounts and none chosen for this
+  // session chooses otherwise.
   app.get("/auth", async (c) => {
     const user = c.get("user");
     const steps = user?.level === "Admin" ? AUTH_ORDER.slice(0, 3) : AUTH_ORDER;
@@ -563,10 +564,14 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       return c.redirect(await noAccountInstead(c, verdict.to), 302);
     }
     if (user!.level !== "Admin") {
+      // The remembered page before the choice of an account: a payment's or a rate alert's page
+      // switches to the account it is about by itself, and asking first would lose it.
+      const remembered = afterSignIn(c);
+      if (remembered) return c.redirect(remembered, 302);
       const { current, linked } = await accountChoice(c);
       if (!current && linked > 1) return c.redirect(ACCOUNT_SELECT, 302);
     }
-    return c.redirect((user!.level !== "Admin" && afterSignIn(c)) || homeOf(user!), 302);
+    return c.redirect(homeOf(user!), 302);
   });
 }
 

@@ -82,15 +82,22 @@ export function subjectOf(name: GuardName, c: Context<AppEnv>): SessionUser | nu
 
 /**
  * Pages a visitor not signed in is brought back to once signed in, with their query (the
- * calculator's "Convert now" carries its pair and amount): the guard remembers the page in a
- * cookie for an hour and sends them to the sign-in form; /auth sends them on to it once every
- * onboarding step is done (afterSignIn).
+ * calculator's "Convert now" carries its pair and amount; an email's link names its payment or its
+ * rate alert): the guard remembers the page in a cookie for an hour and sends them to the sign-in
+ * form; /auth sends them on to it once every onboarding step is done (afterSignIn). The emails link
+ * to a payment's page (server/payments/notify.ts paymentLink) and to the rate alerts
+ * (server/ratealerts/check.ts firedAlertLink), read signed out as often as not (decision 068, amended).
  */
-const AFTER_SIGN_IN_PAGES = new Set(["/account/convert"]);
+const AFTER_SIGN_IN_PAGES = [
+  /^\/account\/convert$/,
+  /^\/account\/pendingpayments\/[1-9]\d*$/,
+  /^\/account\/ratealerts$/,
+];
+const bringsBackAfterSignIn = (path: string) => AFTER_SIGN_IN_PAGES.some((page) => page.test(path));
 export const AFTER_SIGN_IN = "after_sign_in";
 
 function rememberForSignIn(c: Context<AppEnv>): boolean {
-  if (c.get("user") || c.req.method !== "GET" || !AFTER_SIGN_IN_PAGES.has(c.req.path)) return false;
+  if (c.get("user") || c.req.method !== "GET" || !bringsBackAfterSignIn(c.req.path)) return false;
   const url = new URL(c.req.url);
   setCookie(c, AFTER_SIGN_IN, `${url.pathname}${url.search}`, {
     path: "/",
@@ -109,7 +116,7 @@ export function afterSignIn(c: Context<AppEnv>): string | null {
   deleteCookie(c, AFTER_SIGN_IN, { path: "/" });
   // Only a path of this site (never "//elsewhere"), of the pages above.
   if (!remembered.startsWith("/") || remembered.startsWith("//")) return null;
-  return AFTER_SIGN_IN_PAGES.has(new URL(remembered, "http://x").pathname) ? remembered : null;
+  return bringsBackAfterSignIn(new URL(remembered, "http://x").pathname) ? remembered : null;
 }
 
 function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {

@@ -25,7 +25,8 @@ const now = (c: Context<AppEnv>) => new Date(c.get("services").now());
 
 function deps(c: Context<AppEnv>): InvitationDeps {
   const { mailer, limiter } = c.get("services");
-  return { db: c.get("db"), mailer, limiter, publicUrl: c.get("config").publicUrl };
+  const { publicUrl, supportEmail } = c.get("config");
+  return { db: c.get("db"), mailer, limiter, publicUrl, supportEmail };
 }
 
 /** The current account and who acts on it: the customer, and the administrator when on their behalf. */

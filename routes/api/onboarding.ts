@@ -9,6 +9,7 @@ import { Refused } from "../../server/errors.ts";
 import { reply, route } from "../../server/http/route.ts";
 import { answerAsSandbox, confirmIdentity, startIdentityCheck } from "../../server/identity/confirm.ts";
 import { acceptWebhook } from "../../server/identity/webhook.ts";
+import { emailIdentityVerdict } from "../../server/identity/outcome-email.ts";
 import { saveProfile } from "../../server/profile/store.ts";
 
 /** Onboarding (DESIGN.md section 3): the profile, the identity check, and the provider's webhook. */
@@ -66,6 +67,13 @@ route(onboarding, calls.sumsubWebhook, async (c) => {
     c.get("config").sumsub?.webhookSecret,
     now(c),
     c.get("services").identity,
+    emailIdentityVerdict({
+      db: c.get("db"),
+      mailer: c.get("services").mailer,
+      publicUrl: c.get("config").publicUrl,
+      supportEmail: c.get("config").supportEmail,
+      now: now(c),
+    }),
   );
   return { ok: true, outcome } as const;
 });

@@ -37,6 +37,7 @@ export interface InvitationDeps {
   mailer: Mailer;
   limiter: RateLimiter;
   publicUrl: string;
+  supportEmail: string;
 }
 
 export interface InvitationAnswer {

@@ -23,6 +23,8 @@ import { checkRoleChange, checkRoleGivenOnBehalf } from "./role-rules.ts";
 export interface AccountUserDeps {
   db: Database;
   mailer: Mailer;
+  /** SUPPORT_EMAIL, named in the email to the person changed or removed. */
+  supportEmail: string;
 }
 
 /** The account a change is about. */
@@ -239,6 +241,7 @@ export async function changeRole(
         name: nameOf(target),
         accountName: account.accountName,
         changedBy: await actedByWords(deps.db, actor),
+        supportEmail: deps.supportEmail,
         role,
       }),
     });
@@ -295,6 +298,7 @@ export async function removeAccountUser(
       name: nameOf(target),
       accountName: account.accountName,
       changedBy: await actedByWords(deps.db, actor),
+      supportEmail: deps.supportEmail,
       role: null,
     }),
   });

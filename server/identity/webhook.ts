@@ -11,7 +11,7 @@ import {
   type SumsubReviewResult,
   userIdFromExternal,
 } from "./provider.ts";
-import { decide, readStoredCheck, writeResult } from "./store.ts";
+import { decide, readStoredCheck, type StoredCheck, writeResult } from "./store.ts";
 
 /**
  * Sumsub's webhooks (https://docs.sumsub.com/docs/webhooks). Each delivery carries
@@ -116,6 +116,14 @@ export async function webhookEventId(event: SumsubWebhookEvent): Promise<string>
  *   every genuine review after it look older than the stored one (decision 023).
  * Only "applied" events are remembered, so every other outcome is the same on a re-delivery.
  */
+/**
+ * Acts on a new verdict once committed, for a customer who left the identity page long before it
+ * arrived: an approval opens the account of one who needs no review (and emails them), a verdict
+ * that asks something of them (try again) or ends their application (refused) is emailed
+ * (server/identity/outcome-email.ts, from the route; decision 088).
+ */
+export type TellCustomer = (check: StoredCheck) => Promise<void>;
+
 export type ApplyOutcome = "applied" | "duplicate" | "stale" | "unknown-user" | "ignored" | "future";
 
 /** How far ahead of our clock a provider's clock may be: 5 minutes. */
@@ -142,6 +150,7 @@ export async function applyReviewEvent(
   event: SumsubWebhookEvent,
   now: Date = new Date(),
   readDocument?: (userId: number) => Promise<DocumentDetails | undefined>,
+  tell?: TellCustomer,
 ): Promise<ApplyOutcome> {
   if (event.type !== "applicantReviewed") return "ignored";
   const review = reviewToResult({ reviewStatus: event.reviewStatus, reviewResult: event.reviewResult });
@@ -157,8 +166,10 @@ export async function applyReviewEvent(
   const document = review.status === "approved" && userId !== null && readDocument
     ? await readDocument(userId)
     : undefined;
+  /** A verdict the customer must hear of, once committed (a new one: not the same verdict again). */
+  let verdict = null as StoredCheck | null;
   try {
-    return await db.transaction(async (tx) => {
+    const outcome = await db.transaction(async (tx) => {
       const claimed = await tx.insert(webhookEvents).values({ id, receivedAt: now }).onConflictDoNothing()
         .returning({ id: webhookEvents.id });
       if (claimed.length === 0) return "duplicate";
@@ -169,9 +180,13 @@ export async function applyReviewEvent(
       const decision = decide(existing, "sumsub", result);
       if (decision === "stale") throw new Outcome("stale");
       if (decision === "keep") throw new Outcome("ignored");
-      await writeResult(tx, userId, "sumsub", document ? { ...result, document } : result, existing, now);
-      return "applied";
+      const row = await writeResult(tx, userId, "sumsub", document ? { ...result, document } : result, existing, now);
+      const news = row.status !== existing?.status || row.moderationComment !== existing?.moderationComment;
+      if (row.status !== "pending" && news) verdict = row;
+      return "applied" as const;
     });
+    if (verdict && tell) await tell(verdict);
+    return outcome;
   } catch (err) {
     // Thrown only to roll the claimed event id back: the event changed nothing.
     if (err instanceof Outcome) return err.outcome;
@@ -189,6 +204,7 @@ export async function receiveWebhook(
   secret: string | undefined | null,
   now: Date = new Date(),
   provider?: IdentityProvider,
+  tell?: TellCustomer,
 ): Promise<ApplyOutcome | "unverified" | "malformed"> {
   if (!(await verifyWebhook(delivery.rawBody, delivery, secret))) return "unverified";
   const event = parseWebhookEvent(delivery.rawBody);
@@ -207,6 +223,7 @@ export async function receiveWebhook(
         throw new ProviderFailed("The applicant's data could not be read from the identity provider.");
       }
     }),
+    tell,
   );
 }
 
@@ -221,9 +238,10 @@ export async function acceptWebhook(
   secret: string | undefined,
   now: Date,
   provider?: IdentityProvider,
+  tell?: TellCustomer,
 ): Promise<Exclude<ApplyOutcome, "future">> {
   if (!secret) throw new NotFound("Webhooks are not configured.");
-  const outcome = await receiveWebhook(db, delivery, secret, now, provider);
+  const outcome = await receiveWebhook(db, delivery, secret, now, provider, tell);
   if (outcome === "unverified") throw new Unauthenticated("The payload digest does not match.");
   if (outcome === "malformed") throw new InvalidInput("The event could not be read.");
   if (outcome === "future") {

@@ -25,6 +25,10 @@ import { keptCopy } from "./redact.ts";
  *
  * A security email (server/mail/redact.ts, decision 057) goes out whole but is kept with its links
  * and codes replaced: the database never holds a live secret in an email body.
+ *
+ * Every message comes from MAIL_FROM (a no-reply address as often as not) with Reply-To
+ * SUPPORT_EMAIL: the emails say "write to us at ...", and a customer's Reply must reach the same
+ * people, not bounce.
  */
 /** The bulk emails' pool: as many connections as mails a job hands over at once (server/bulkemails/job.ts). */
 export const POOL_CONNECTIONS = 10;
@@ -103,6 +107,7 @@ export interface MailTransport {
       subject: string;
       html: string;
       text: string;
+      replyTo?: string;
       headers?: Record<string, string>;
       textEncoding?: "base64" | "quoted-printable";
     },
@@ -111,7 +116,7 @@ export interface MailTransport {
 
 export interface MailerOptions {
   db: Database;
-  config: Pick<Config, "smtpUrl" | "mailFrom" | "appEnv">;
+  config: Pick<Config, "smtpUrl" | "mailFrom" | "supportEmail" | "appEnv">;
   /** Overrides the transport built from config.smtpUrl. */
   transport?: MailTransport;
   /** Tests only: where the message as sent is kept (server/mail/outbox.ts). */
@@ -139,6 +144,7 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
     // hundreds of mails a second is most of the sender's (docs/PERFORMANCE.md, "Bulk emails").
     const answer = transport.sendMail({
       from: config.mailFrom,
+      replyTo: config.supportEmail,
       to,
       subject,
       html,
@@ -177,7 +183,16 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
         return messages.map(({ to, subject, html, text, headers }) => ({
           early: null,
           deliver: () =>
-            transport.sendMail({ from: config.mailFrom, to, subject, html, text, headers, textEncoding: "base64" })
+            transport.sendMail({
+              from: config.mailFrom,
+              replyTo: config.supportEmail,
+              to,
+              subject,
+              html,
+              text,
+              headers,
+              textEncoding: "base64",
+            })
               .then((): Delivery => ({ status: "sent", error: null }), failure),
           abort: () => Promise.resolve(),
         }));
@@ -207,7 +222,7 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
       let error: string | null = null;
       if (smtp) {
         try {
-          await smtp.sendMail({ from: config.mailFrom, to, subject, html, text });
+          await smtp.sendMail({ from: config.mailFrom, replyTo: config.supportEmail, to, subject, html, text });
           status = "sent";
         } catch (e) {
           status = "failed";

@@ -66,6 +66,8 @@ describe("the account's users", () => {
     const mail = await mailTo(t.db, payer.email);
     expect(mail.template).toBe("account-access-changed");
     expect(mail.subject).toBe("Your role on Acme Trading Ltd is now approver");
+    // "Contact the account's owner or us" says how to reach us: someone who did not expect it must be able to.
+    expect(mail.text).toContain(t.config.supportEmail);
     const entry = await latestAudit("account-users.role");
     expect(entry).toMatchObject({ actorId: owner.id, subjectId: null });
     expect(entry.before).toMatchObject({ user_id: payer.id, role: "payer" });

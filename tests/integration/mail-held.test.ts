@@ -13,7 +13,7 @@ const smtp = await startSmtp(undefined, (address) => address.startsWith("nobody"
 afterAll(() => smtp.close());
 const mailer = createMailer({
   db: await testDatabase(),
-  config: { smtpUrl: smtp.url, mailFrom: "news@portal.test", appEnv: "test" },
+  config: { smtpUrl: smtp.url, mailFrom: "news@portal.test", supportEmail: "help@portal.test", appEnv: "test" },
 });
 const mail = (to: string) => ({
   to,

@@ -14,6 +14,7 @@ import {
   emailValidation,
   passwordChanged,
   passwordReset,
+  registrationAttempt,
   type RenderedEmail,
   secondFactorCode,
   signInPaused,
@@ -42,6 +43,7 @@ const RESET = `http://localhost:8000/forgot?token=${TOKEN}&username=ada%40exampl
 const config = (overrides: Partial<Config> = {}) => ({
   smtpUrl: undefined,
   mailFrom: "Portal <no-reply@portal.test>",
+  supportEmail: SUPPORT,
   appEnv: "test" as const,
   ...overrides,
 });
@@ -118,6 +120,18 @@ describe("templates", () => {
     expect(text).not.toMatch(/<[a-z][^>]*>/i);
     expect(text.toLowerCase()).toContain(rendered.subject.toLowerCase());
     expect(text).toContain("Portal");
+  });
+
+  test.each([
+    ...all,
+    [
+      "registration-attempt",
+      registrationAttempt({ signInLink: "http://localhost:8000/", forgotLink: "http://localhost:8000/forgot" }),
+    ] as [string, RenderedEmail],
+  ])("%s: every address it writes out can be clicked in the HTML", async (_name, rendered) => {
+    const { html, text } = await renderBoth(rendered);
+    const hrefs = [...html.matchAll(/href="([^"]+)"/g)].map(([, href]) => href.replaceAll("&amp;", "&"));
+    for (const [address] of text.matchAll(/https?:\/\/\S+/g)) expect(hrefs).toContain(address);
   });
 
   test("the validation email has the link verbatim on its own line, first, and the 6-digit code to type", async () => {
@@ -307,6 +321,20 @@ describe("with SMTP_URL (a real SMTP server)", () => {
     expect(row).toMatchObject({ to: "ada@example.com", status: "sent", error: null, template: "email-validation" });
     // A message that really went out is not printed, even in development.
     expect(log).toEqual([]);
+  });
+
+  test("a reply goes to support, not to the no-reply address it came from", async () => {
+    // "Write to us at help@..." is in the email: the customer's Reply must reach the same people.
+    smtp = await startSmtp();
+    const mailer = createMailer({ db, config: config({ smtpUrl: smtp.url }) });
+    await mailer.send({
+      to: "ada@example.com",
+      template: "password-changed",
+      rendered: passwordChanged({ how: "change", supportEmail: SUPPORT }),
+    });
+    const [message] = smtp.received;
+    expect(message.from).toBe("no-reply@portal.test");
+    expect(message.raw).toMatch(new RegExp(`^Reply-To: ${SUPPORT}\\r?$`, "m"));
   });
 
   test("a refused recipient gives status failed, keeps the row with the error, and does not throw", async () => {

@@ -9,10 +9,14 @@ export interface AccountAccessChangedProps {
   changedBy: string;
   /** The new role, or null when the person was removed from the account. */
   role: AccountRole | null;
+  /** Where to write to us (SUPPORT_EMAIL). */
+  supportEmail: string;
 }
 
 /** Sent to an account user whose role changed, or who was removed from the account. */
-export function accountAccessChanged({ name, accountName, changedBy, role }: AccountAccessChangedProps): RenderedEmail {
+export function accountAccessChanged(
+  { name, accountName, changedBy, role, supportEmail }: AccountAccessChangedProps,
+): RenderedEmail {
   const subject = role ? `Your role on ${accountName} is now ${role}` : `You no longer have access to ${accountName}`;
   const element = (
     <Layout preview={subject} heading={subject}>
@@ -30,7 +34,9 @@ export function accountAccessChanged({ name, accountName, changedBy, role }: Acc
             {accountName}. Your own login and any other accounts you belong to are not affected.
           </Text>
         )}
-      <Text style={styles.small}>If you did not expect this change, contact the account's owner or us.</Text>
+      <Text style={styles.small}>
+        If you did not expect this change, contact the account's owner, or write to us at {supportEmail}.
+      </Text>
     </Layout>
   );
   return { subject, element, logHint: role ?? "removed" };

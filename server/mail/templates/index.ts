@@ -12,6 +12,7 @@ export { accountInvitation, type AccountInvitationProps } from "./account-invita
 export { accountAccessChanged, type AccountAccessChangedProps } from "./account-access-changed.tsx";
 export { accountInvitationWithdrawn, type AccountInvitationWithdrawnProps } from "./account-invitation-withdrawn.tsx";
 export { applicationRejected, type ApplicationRejectedProps } from "./application-rejected.tsx";
+export { identityCheckOutcome, type IdentityCheckOutcomeProps } from "./identity-check-outcome.tsx";
 export { receiptReversed, type ReceiptReversedProps } from "./receipt-reversed.tsx";
 export { administratorInvitation, type AdministratorInvitationProps } from "./administrator-invitation.tsx";
 export { profileChanged, type ProfileChangedProps } from "./profile-changed.tsx";

@@ -1,3 +1,4 @@
+import { Link } from "@react-email/link";
 import { Text } from "@react-email/text";
 import { ActionLink, Layout, type RenderedEmail, styles } from "./layout.tsx";
 
@@ -23,7 +24,9 @@ export function registrationAttempt({ signInLink, forgotLink }: RegistrationAtte
       </Text>
       <Text style={styles.text}>If it was you, sign in to your account:</Text>
       <ActionLink href={signInLink} label="Sign in" />
-      <Text style={styles.text}>Forgotten your password? Choose a new one here: {forgotLink}</Text>
+      <Text style={styles.text}>
+        Forgotten your password? Choose a new one here: <Link href={forgotLink} style={styles.link}>{forgotLink}</Link>
+      </Text>
       <Text style={styles.small}>If it was not you, you can ignore this email: your account is as it was.</Text>
     </Layout>
   );
