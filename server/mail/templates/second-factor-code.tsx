@@ -15,7 +15,8 @@ export function secondFactorCode({ code }: SecondFactorCodeProps): RenderedEmail
       <Text style={styles.code}>{code}</Text>
       <Text style={styles.text}>The code is valid for 10 minutes and works once.</Text>
       <Text style={styles.small}>
-        If this wasn't you, someone knows your password: change your password now.
+        If this wasn't you, someone knows your password: change it now. On Portal's sign-in page, choose "Forgotten
+        password?" and follow the link we email you; every session of your account is then signed out.
       </Text>
     </Layout>
   );
