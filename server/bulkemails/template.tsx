@@ -14,15 +14,18 @@ import { Layout, type RenderedEmail, styles } from "../mail/templates/layout.tsx
 export function bulkEmailTemplate({ subject, body }: { subject: string; body: string }): RenderedEmail {
   const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
   const element = (
-    <Layout preview={paragraphs[0]?.slice(0, 120) ?? subject} heading={subject}>
+    <Layout
+      preview={paragraphs[0]?.slice(0, 120) ?? subject}
+      heading={subject}
+      reason="you are a Portal customer who receives our news"
+    >
       {paragraphs.map((paragraph, i) => (
         <Text key={i} style={styles.text}>
           {paragraph.split("\n").flatMap((line, j) => j === 0 ? [line] : [<br key={j} />, line])}
         </Text>
       ))}
       <Text style={styles.small}>
-        You receive our news as a Portal customer. To receive no more of it,{" "}
-        <Link href={UNSUBSCRIBE} style={styles.link}>unsubscribe</Link>{" "}
+        To receive no more of our news, <Link href={UNSUBSCRIBE} style={styles.link}>unsubscribe</Link>{" "}
         (our emails about your account and your payments still reach you).
       </Text>
     </Layout>

@@ -36,3 +36,13 @@ describe("a bulk email's merge fields", () => {
     }
   });
 });
+
+describe("a bulk email's foot", () => {
+  test("says once why the person gets it, and how to get no more", async () => {
+    const mail = personalise(await renderBulkEmail({ subject: "News", body: "Hello." }), values);
+    const text = mail.text.replace(/\s+/g, " ");
+    expect(text.match(/You receive/g)).toHaveLength(1);
+    expect(text).toContain("You receive this email because you are a Portal customer who receives our news.");
+    expect(text).toContain("To receive no more of our news, unsubscribe");
+  });
+});
