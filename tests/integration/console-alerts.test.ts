@@ -211,6 +211,28 @@ describe("an administrator assigns and resolves alerts", () => {
     expect(trail.some((e) => e.actorId === second.id && (e.after as { id: number }).id === raised.id)).toBe(true);
   });
 
+  test("a large payment an administrator made on a customer's behalf is for another administrator to resolve", async () => {
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: account.owner.id }), 200);
+    let payment: { id: number };
+    try {
+      payment = await paid(admin.client, { recipient_id: uk, amount: "1100.00", sell_currency: "GBP" });
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
+    expect(raised).toMatchObject({ createdBy: admin.id, resolvedAt: null });
+
+    const own = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Looks fine to me." });
+    expectStatus(own, 409);
+    expect(own.json.error).toBe("Your own action raised this alert: another administrator resolves it.");
+
+    const checked = await second.client.post(`console/alerts/${raised.id}/resolve`, {
+      note: "Checked with the customer.",
+    });
+    expectStatus(checked, 200);
+    expect(checked.json.body.resolved_by).toEqual({ id: second.id, email: second.email });
+  });
+
   test("refusals: a note is required, the assignee must be an administrator, an unknown alert is 404", async () => {
     const payment = await pay("3000.00");
     const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
