@@ -316,6 +316,7 @@ export async function insertReceipt(
         twin!.id
       }: release it if the money came twice, else discard it.`,
       createdBy: by,
+      dedupeKey: heldAlertKey("held_duplicate", inserted.id),
     }, now);
   } else if (held === "awaiting_approval") {
     await raiseAlert(tx, {
@@ -324,6 +325,7 @@ export async function insertReceipt(
       subject: { receipt_id: inserted.id },
       message: `${waits}: a second administrator must approve it.`,
       createdBy: by,
+      dedupeKey: heldAlertKey("awaiting_approval", inserted.id),
     }, now);
   }
   await audit(tx, {
@@ -420,6 +422,20 @@ async function changeReceipt(
 const NOT_WAITING = "This receipt is not waiting for approval.";
 const NOT_HELD = "This receipt is not held as a duplicate.";
 
+/** The alert a held receipt raised for a second administrator: one per receipt (raiseAlert's dedupeKey). */
+const heldAlertKey = (held: "awaiting_approval" | "held_duplicate", receiptId: number) =>
+  `${held === "awaiting_approval" ? "receipt_approval" : "duplicate_receipt"}:${receiptId}`;
+
+/**
+ * A held receipt was decided (approved, released, declined or discarded): the alert that asked for
+ * it closes by itself, in the same transaction (decision 057, amended), so that the alerts screen
+ * never asks for a decision that was made. Receipts held before the alerts had their key keep theirs.
+ */
+async function closeHeldAlert(tx: Tx, receipt: Row, decided: string, by: number, now: Date) {
+  const held = receipt.status as "awaiting_approval" | "held_duplicate";
+  await closeAlert(tx, heldAlertKey(held, receipt.id), `Closed by itself: the receipt was ${decided}.`, by, now);
+}
+
 /** A second administrator approves a receipt above the approval amount: it is booked now. */
 export async function approveReceipt(deps: ReceiptDeps, receiptId: number, by: number, now: Date) {
   return await bookHeld(deps, receiptId, by, now, "awaiting_approval");
@@ -454,6 +470,7 @@ async function bookHeld(
       }
       // The receipt's own reference: two approvals at once book it once (the ledger replays the first).
       const transferId = await book(tx, receipt, `receipt:${receipt.id}`, by);
+      await closeHeldAlert(tx, receipt, approving ? "approved" : "released", by, now);
       return {
         status: receipt.accountId === null ? "unmatched" : "matched",
         transferId,
@@ -469,18 +486,20 @@ async function bookHeld(
 
 /** Declines a receipt awaiting approval, with a reason (its recorder may: a mistake of theirs). */
 export async function declineReceipt(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
-  const row = await changeReceipt(deps.db, receiptId, "receipt.decline", by, now, NOT_WAITING, (_tx, receipt) => {
+  const row = await changeReceipt(deps.db, receiptId, "receipt.decline", by, now, NOT_WAITING, async (tx, receipt) => {
     if (receipt.status !== "awaiting_approval") throw new Conflict(NOT_WAITING);
-    return Promise.resolve({ status: "declined", closedBy: by, closedAt: now, closedReason: reason });
+    await closeHeldAlert(tx, receipt, "declined", by, now);
+    return { status: "declined", closedBy: by, closedAt: now, closedReason: reason };
   });
   return await answerOf(deps.db, row);
 }
 
 /** Discards a receipt held as a duplicate, with a reason: it was the same money recorded twice. */
 export async function discardReceipt(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
-  const row = await changeReceipt(deps.db, receiptId, "receipt.discard", by, now, NOT_HELD, (_tx, receipt) => {
+  const row = await changeReceipt(deps.db, receiptId, "receipt.discard", by, now, NOT_HELD, async (tx, receipt) => {
     if (receipt.status !== "held_duplicate") throw new Conflict(NOT_HELD);
-    return Promise.resolve({ status: "discarded", closedBy: by, closedAt: now, closedReason: reason });
+    await closeHeldAlert(tx, receipt, "discarded", by, now);
+    return { status: "discarded", closedBy: by, closedAt: now, closedReason: reason };
   });
   return await answerOf(deps.db, row);
 }

@@ -310,6 +310,51 @@ describe("an administrator assigns and resolves alerts", () => {
   });
 });
 
+describe("a receipt's alert closes when a second administrator decides the receipt", () => {
+  /** The open alerts about a receipt, of any kind. */
+  const openAbout = async (receiptId: number) =>
+    (await alertsAbout("receipt_approval", "receipt_id", receiptId)).concat(
+      await alertsAbout("duplicate_receipt", "receipt_id", receiptId),
+    ).filter((a) => a.resolvedAt === null);
+
+  test("approved, declined, released or discarded, its 'a second administrator must…' alert is closed by itself", async () => {
+    const bea = await openCustomer(t);
+    const record = async (amount: string, reference: string) => {
+      const res = await postReceipt(t, admin, { amount, currency: "GBP", reference: `${reference} ${bea.accountRef}` });
+      expectStatus(res, 201);
+      return res.json.body as { id: number; status: string };
+    };
+    const big = await record("60000.00", "Big one");
+    expect(big.status).toBe("awaiting_approval");
+    expect(await openAbout(big.id)).toHaveLength(1);
+    expectStatus(await second.client.post(`console/receipts/${big.id}/approve`), 200);
+    expect(await openAbout(big.id)).toEqual([]);
+    const [approved] = await alertsAbout("receipt_approval", "receipt_id", big.id);
+    expect(approved).toMatchObject({
+      resolvedBy: second.id,
+      resolutionNote: expect.stringMatching(/^Closed by itself/),
+    });
+
+    const wrong = await record("70000.00", "Typo");
+    expectStatus(
+      await admin.client.post(`console/receipts/${wrong.id}/decline`, { reason: "Typed 70000 for 700" }),
+      200,
+    );
+    expect(await openAbout(wrong.id)).toEqual([]);
+
+    const twice = await record("60000.00", "Big one");
+    expect(twice.status).toBe("held_duplicate");
+    expect(await openAbout(twice.id)).toHaveLength(1);
+    expectStatus(await second.client.post(`console/receipts/${twice.id}/discard`, { reason: "The same money" }), 200);
+    expect(await openAbout(twice.id)).toEqual([]);
+
+    const again = await record("60000.00", "Big one");
+    expect(again.status).toBe("held_duplicate");
+    expectStatus(await second.client.post(`console/receipts/${again.id}/release`), 200);
+    expect(await openAbout(again.id)).toEqual([]);
+  });
+});
+
 describe("nobody but an administrator", () => {
   test("a customer gets 404 from every alerts and emails call", async () => {
     const c = account.owner.client;
