@@ -1,8 +1,8 @@
 import Big from "big.js";
-import { and, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
-import { ledgerTransfers, rateTables, receipts } from "../../db/schema-money.ts";
+import { ledgerTransfers, receipts } from "../../db/schema-money.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import type { AuditAction } from "../../lib/audit.ts";
@@ -20,7 +20,7 @@ import { minorUnits } from "./currencies.ts";
 import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
 import { crossValue } from "./rates.ts";
-import { currentRates } from "./store.ts";
+import { ratesInForceSince } from "./store.ts";
 import type { RateTable } from "./rates.ts";
 
 /**
@@ -119,15 +119,8 @@ const sameReference = (a: string, b: string) =>
  * rates alone, lowering a currency's value let a receipt in it through the limit; now a change can
  * only hold more receipts, never fewer.
  */
-export async function approvalRates(db: Database | Tx, now: Date): Promise<RateTable[]> {
-  const since = new Date(now.getTime() - APPROVAL_DAY_MS);
-  const current = await currentRates(db);
-  const rows = [
-    ...await db.select().from(rateTables).where(gt(rateTables.createdAt, since)),
-    ...await db.select().from(rateTables).where(lte(rateTables.createdAt, since))
-      .orderBy(desc(rateTables.createdAt), desc(rateTables.id)).limit(1),
-  ];
-  return [current, ...rows.map((row) => ({ base: row.base, as_of: row.asOf, source: row.source, rates: row.rates }))];
+export function approvalRates(db: Database | Tx, now: Date): Promise<RateTable[]> {
+  return ratesInForceSince(db, new Date(now.getTime() - APPROVAL_DAY_MS));
 }
 
 /**
