@@ -15,6 +15,12 @@ export interface ConsoleRatesProps {
   /** The table in use, as the server rendered it: the rates query starts from it. */
   rates: Rates;
   currencies: CurrencyOption[];
+  /**
+   * Today (UTC, YYYY-MM-DD) by the server's clock: the date the form starts with, since rates an
+   * administrator enters are today's, not those of the table they replace (which customers would
+   * then read as the rates' date, and which the next day of the rate feed would replace at once).
+   */
+  today: string;
 }
 
 const valuesOf = (answer: Rates, currencies: readonly { code: string }[]) => ({
@@ -27,15 +33,16 @@ const currencyOf = (path: string) => path.slice("rates.".length);
 
 /**
  * The administrators' indicative rates: one rate per currency (units for 1 unit of the base) and
- * the date they are for. Save sends PUT console/rates {base, as_of, rates} with the filled rates
- * (the base's own "1" is implied); a 422 shows each problem under its rate ("rates.USD").
+ * the date they are for (today unless the administrator says otherwise). Save sends PUT
+ * console/rates {base, as_of, rates} with the filled rates (the base's own "1" is implied); a 422
+ * shows each problem under its rate ("rates.USD").
  *
  * A rate that moves by more than 10 % is answered 409 with each move under its rate
  * (docs/decisions/025): the form lists the moves above its button and asks for a confirmation,
  * which sends the same rates again with those currencies in confirm_changes. Changing anything
  * drops the confirmation asked for.
  */
-function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
+function ConsoleRates({ rates: initial, currencies, today }: ConsoleRatesProps) {
   const queries = useQueryClient();
   const table =
     useQuery({ ...read(rateKeys.of(initial.base), getRates, { query: { base: initial.base } }), initialData: initial })
@@ -48,7 +55,7 @@ function ConsoleRates({ rates: initial, currencies }: ConsoleRatesProps) {
     idempotent: true,
     // Prices follow the rates.
     invalidates: [quoteKeys.all],
-    values: valuesOf(initial, currencies),
+    values: { ...valuesOf(initial, currencies), as_of: today },
     onSuccess(answer) {
       queries.setQueryData(rateKeys.of(answer.base), answer);
       const saved = valuesOf(answer, currencies);

@@ -88,7 +88,7 @@ route(paymentCalls, calls.makePayment, async (c, { body }, answer) => {
       made = paymentAnswer(payment, people, viewer);
       await answer.storeWith(tx, made);
       const threshold = await largePaymentThreshold(tx, c.get("config").alertPaymentGbp);
-      await alertIfLargePayment(tx, payment, threshold, now(c));
+      await alertIfLargePayment(tx, payment, threshold, now(c), actor.onBehalfAdminId);
     },
   );
   mailSoon(c);

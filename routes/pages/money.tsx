@@ -15,6 +15,7 @@ import { accountFeeOverrides } from "../../server/money/fee-overrides.ts";
 import { quoteAnswer } from "../../server/money/quote.ts";
 import { ratesFor } from "../../server/money/rates.ts";
 import { listReceipts } from "../../server/money/receipts.ts";
+import { utcDay } from "../../server/money/rate-sanity.ts";
 import { currentRates } from "../../server/money/store.ts";
 import { Balances, Calculator, ConsolePricingPlans, ConsoleRates, ConsoleReceipts, ConvertForm } from "../islands.ts";
 import { PageTitle, Restricted } from "../layouts/parts.tsx";
@@ -260,7 +261,11 @@ export async function ConsolePricingPage(c: Context<AppEnv>) {
       </div>
       <div>
         <h2 className="mb-2 text-xl font-semibold">Rates</h2>
-        <ConsoleRates rates={ratesFor(table, table.base)} currencies={currencyList()} />
+        <ConsoleRates
+          rates={ratesFor(table, table.base)}
+          currencies={currencyList()}
+          today={utcDay(new Date(c.get("services").now()))}
+        />
       </div>
     </section>
   );

@@ -49,12 +49,17 @@ function paymentFacts(payment: AlertedPayment): { recipient: string | null; desk
 /** A receipt unmatched this long needs a person: the customer is waiting for their money. */
 export const UNMATCHED_RECEIPT_MS = 24 * 60 * 60 * 1000;
 
-/** A payment worth more than `thresholdGbp` pounds (at the current rates) gets a second look. */
+/**
+ * A payment worth more than `thresholdGbp` pounds (at the current rates) gets a second look. One an
+ * administrator made on the customer's behalf is that administrator's action: the second look is
+ * another administrator's (resolveAlert refuses the one who raised it).
+ */
 export async function alertIfLargePayment(
   tx: Database | Tx,
   payment: AlertedPayment & { sellCurrency: string; sellMinor: number },
   thresholdGbp: number,
   now: Date,
+  onBehalfAdminId: number | null = null,
 ): Promise<void> {
   // Fixed SQL, its rates parsed once per table (pricing-inputs.ts): this runs for every payment made.
   const table = await latestRates(tx);
@@ -68,6 +73,7 @@ export async function alertIfLargePayment(
     subject: { payment_id: payment.id, account_id: payment.accountId, user_id: payment.createdBy, desk },
     message: `${await customerName(tx, payment.createdBy)} paid ${amount} ${payment.sellCurrency}` +
       `${recipient ? ` to ${recipient}` : ""}, above the ${thresholdGbp} GBP that needs a second look.`,
+    createdBy: onBehalfAdminId,
     dedupeKey: `large_payment:${payment.id}`,
   }, now);
 }

@@ -87,6 +87,29 @@ export function largeMoves(current: RateTable, table: RateTable): RateMove[] {
   return moves;
 }
 
+/**
+ * How far back an administrator's new rates are measured: moves are counted from every table in
+ * force over the last day, so that a move split into steps of less than RATE_CONFIRM_SHARE each
+ * still needs its confirmation and reaches a second administrator.
+ */
+export const RATE_MOVES_OVER_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The rates of `table` that move by more than RATE_CONFIRM_SHARE from the same pair's rate in any
+ * of `tables` (the tables in force over a period), each with its largest move, in `table`'s order.
+ */
+export function largestMoves(tables: readonly RateTable[], table: RateTable): RateMove[] {
+  const largest = new Map<string, { move: RateMove; share: Big }>();
+  for (const earlier of tables) {
+    for (const move of largeMoves(earlier, table)) {
+      const share = new Big(move.to).div(move.from).minus(1).abs();
+      const known = largest.get(move.currency);
+      if (!known || share.gt(known.share)) largest.set(move.currency, { move, share });
+    }
+  }
+  return givenRates(table).flatMap(([code]) => largest.get(code)?.move ?? []);
+}
+
 /** "EUR/GBP moves by 25.3 % (0.879000 → 1.101000)". */
 export function describeMove(move: RateMove): string {
   return `${move.pair} moves by ${move.percent} % (${move.from} → ${move.to})`;

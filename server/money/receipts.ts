@@ -1,8 +1,8 @@
 import Big from "big.js";
-import { and, desc, eq, gt, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
-import { ledgerTransfers, rateTables, receipts } from "../../db/schema-money.ts";
+import { ledgerTransfers, receipts } from "../../db/schema-money.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import type { AuditAction } from "../../lib/audit.ts";
@@ -20,7 +20,7 @@ import { minorUnits } from "./currencies.ts";
 import { MoneyError, withinLedgerRange } from "./errors.ts";
 import { tellMembers, tellMembersOfReversal } from "./funds-received.ts";
 import { crossValue } from "./rates.ts";
-import { currentRates } from "./store.ts";
+import { ratesInForceSince } from "./store.ts";
 import type { RateTable } from "./rates.ts";
 
 /**
@@ -119,15 +119,8 @@ const sameReference = (a: string, b: string) =>
  * rates alone, lowering a currency's value let a receipt in it through the limit; now a change can
  * only hold more receipts, never fewer.
  */
-export async function approvalRates(db: Database | Tx, now: Date): Promise<RateTable[]> {
-  const since = new Date(now.getTime() - APPROVAL_DAY_MS);
-  const current = await currentRates(db);
-  const rows = [
-    ...await db.select().from(rateTables).where(gt(rateTables.createdAt, since)),
-    ...await db.select().from(rateTables).where(lte(rateTables.createdAt, since))
-      .orderBy(desc(rateTables.createdAt), desc(rateTables.id)).limit(1),
-  ];
-  return [current, ...rows.map((row) => ({ base: row.base, as_of: row.asOf, source: row.source, rates: row.rates }))];
+export function approvalRates(db: Database | Tx, now: Date): Promise<RateTable[]> {
+  return ratesInForceSince(db, new Date(now.getTime() - APPROVAL_DAY_MS));
 }
 
 /**
@@ -316,6 +309,7 @@ export async function insertReceipt(
         twin!.id
       }: release it if the money came twice, else discard it.`,
       createdBy: by,
+      dedupeKey: heldAlertKey("held_duplicate", inserted.id),
     }, now);
   } else if (held === "awaiting_approval") {
     await raiseAlert(tx, {
@@ -324,6 +318,7 @@ export async function insertReceipt(
       subject: { receipt_id: inserted.id },
       message: `${waits}: a second administrator must approve it.`,
       createdBy: by,
+      dedupeKey: heldAlertKey("awaiting_approval", inserted.id),
     }, now);
   }
   await audit(tx, {
@@ -420,6 +415,20 @@ async function changeReceipt(
 const NOT_WAITING = "This receipt is not waiting for approval.";
 const NOT_HELD = "This receipt is not held as a duplicate.";
 
+/** The alert a held receipt raised for a second administrator: one per receipt (raiseAlert's dedupeKey). */
+const heldAlertKey = (held: "awaiting_approval" | "held_duplicate", receiptId: number) =>
+  `${held === "awaiting_approval" ? "receipt_approval" : "duplicate_receipt"}:${receiptId}`;
+
+/**
+ * A held receipt was decided (approved, released, declined or discarded): the alert that asked for
+ * it closes by itself, in the same transaction (decision 057, amended), so that the alerts screen
+ * never asks for a decision that was made. Receipts held before the alerts had their key keep theirs.
+ */
+async function closeHeldAlert(tx: Tx, receipt: Row, decided: string, by: number, now: Date) {
+  const held = receipt.status as "awaiting_approval" | "held_duplicate";
+  await closeAlert(tx, heldAlertKey(held, receipt.id), `Closed by itself: the receipt was ${decided}.`, by, now);
+}
+
 /** A second administrator approves a receipt above the approval amount: it is booked now. */
 export async function approveReceipt(deps: ReceiptDeps, receiptId: number, by: number, now: Date) {
   return await bookHeld(deps, receiptId, by, now, "awaiting_approval");
@@ -454,6 +463,7 @@ async function bookHeld(
       }
       // The receipt's own reference: two approvals at once book it once (the ledger replays the first).
       const transferId = await book(tx, receipt, `receipt:${receipt.id}`, by);
+      await closeHeldAlert(tx, receipt, approving ? "approved" : "released", by, now);
       return {
         status: receipt.accountId === null ? "unmatched" : "matched",
         transferId,
@@ -469,18 +479,20 @@ async function bookHeld(
 
 /** Declines a receipt awaiting approval, with a reason (its recorder may: a mistake of theirs). */
 export async function declineReceipt(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
-  const row = await changeReceipt(deps.db, receiptId, "receipt.decline", by, now, NOT_WAITING, (_tx, receipt) => {
+  const row = await changeReceipt(deps.db, receiptId, "receipt.decline", by, now, NOT_WAITING, async (tx, receipt) => {
     if (receipt.status !== "awaiting_approval") throw new Conflict(NOT_WAITING);
-    return Promise.resolve({ status: "declined", closedBy: by, closedAt: now, closedReason: reason });
+    await closeHeldAlert(tx, receipt, "declined", by, now);
+    return { status: "declined", closedBy: by, closedAt: now, closedReason: reason };
   });
   return await answerOf(deps.db, row);
 }
 
 /** Discards a receipt held as a duplicate, with a reason: it was the same money recorded twice. */
 export async function discardReceipt(deps: ReceiptDeps, receiptId: number, reason: string, by: number, now: Date) {
-  const row = await changeReceipt(deps.db, receiptId, "receipt.discard", by, now, NOT_HELD, (_tx, receipt) => {
+  const row = await changeReceipt(deps.db, receiptId, "receipt.discard", by, now, NOT_HELD, async (tx, receipt) => {
     if (receipt.status !== "held_duplicate") throw new Conflict(NOT_HELD);
-    return Promise.resolve({ status: "discarded", closedBy: by, closedAt: now, closedReason: reason });
+    await closeHeldAlert(tx, receipt, "discarded", by, now);
+    return { status: "discarded", closedBy: by, closedAt: now, closedReason: reason };
   });
   return await answerOf(deps.db, row);
 }

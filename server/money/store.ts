@@ -1,4 +1,4 @@
-import { desc } from "drizzle-orm";
+import { desc, gt, lte } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { type RateMove, rateTables } from "../../db/schema-money.ts";
 import type { Tx } from "../../db/sql.ts";
@@ -8,7 +8,7 @@ import { audit } from "../audit.ts";
 import { queueRateCheck } from "../ratealerts/check.ts";
 import { Conflict, InvalidInput } from "../errors.ts";
 import { seedDefaultPlan } from "./plans.ts";
-import { describeMove, largeMoves, rateProblems, utcDay } from "./rate-sanity.ts";
+import { describeMove, largestMoves, RATE_MOVES_OVER_MS, rateProblems, utcDay } from "./rate-sanity.ts";
 import { INDICATIVE_RATES, mergeRateTables, type RatesAnswer, ratesFor, type RateTable } from "./rates.ts";
 
 /**
@@ -35,6 +35,20 @@ export async function currentRates(db: Database | Tx): Promise<RateTable> {
   const [row] = await db.select().from(rateTables).orderBy(desc(rateTables.id)).limit(1);
   if (!row) return INDICATIVE_RATES;
   return { base: row.base, as_of: row.asOf, source: row.source, rates: row.rates };
+}
+
+/**
+ * Every rate table in force at some time since `since`: the current one first, those recorded
+ * since, and the one in force at `since` (the latest recorded by then).
+ */
+export async function ratesInForceSince(db: Database | Tx, since: Date): Promise<RateTable[]> {
+  const current = await currentRates(db);
+  const rows = [
+    ...await db.select().from(rateTables).where(gt(rateTables.createdAt, since)),
+    ...await db.select().from(rateTables).where(lte(rateTables.createdAt, since))
+      .orderBy(desc(rateTables.createdAt), desc(rateTables.id)).limit(1),
+  ];
+  return [current, ...rows.map((row) => ({ base: row.base, as_of: row.asOf, source: row.source, rates: row.rates }))];
 }
 
 /** Records a table as the current one; `confirmed` names the large moves it makes and who confirmed them. */
@@ -65,7 +79,8 @@ export async function saveRates(
  * new rates as GET rates does, against the update's base.
  *
  * A table dated after today, or with a rate that cannot be a price, is refused (422 naming the
- * field). A rate that moves by more than RATE_CONFIRM_SHARE must be confirmed by name in
+ * field). A rate that moves by more than RATE_CONFIRM_SHARE (from the current table, or from any
+ * table in force over the last day) must be confirmed by name in
  * `confirm_changes` (409 listing each unconfirmed move on its field otherwise); once confirmed,
  * the moves are recorded with the table and raised for a second administrator (rate-sanity.ts).
  */
@@ -74,9 +89,10 @@ export async function updateRates(db: Database, update: RateTableUpdate, by: num
   const [problem] = rateProblems(table, now);
   if (problem) throw new InvalidInput(problem.message, problem.field);
   const saved = await db.transaction(async (tx) => {
-    // Read and written in one transaction: the moves are measured against the table they replace.
+    // Read and written in one transaction: the moves are measured against the table they replace,
+    // and against every table in force over the last day, so that steps add up (RATE_MOVES_OVER_MS).
     const current = await currentRates(tx);
-    const moves = largeMoves(current, table);
+    const moves = largestMoves(await ratesInForceSince(tx, new Date(now.getTime() - RATE_MOVES_OVER_MS)), table);
     const confirmed = new Set<string>(update.confirm_changes);
     const unconfirmed = moves.filter((move) => !confirmed.has(move.currency));
     if (unconfirmed.length > 0) {

@@ -211,6 +211,28 @@ describe("an administrator assigns and resolves alerts", () => {
     expect(trail.some((e) => e.actorId === second.id && (e.after as { id: number }).id === raised.id)).toBe(true);
   });
 
+  test("a large payment an administrator made on a customer's behalf is for another administrator to resolve", async () => {
+    expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: account.owner.id }), 200);
+    let payment: { id: number };
+    try {
+      payment = await paid(admin.client, { recipient_id: uk, amount: "1100.00", sell_currency: "GBP" });
+    } finally {
+      expectStatus(await admin.client.delete("account/onbehalf"), 200);
+    }
+    const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
+    expect(raised).toMatchObject({ createdBy: admin.id, resolvedAt: null });
+
+    const own = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Looks fine to me." });
+    expectStatus(own, 409);
+    expect(own.json.error).toBe("Your own action raised this alert: another administrator resolves it.");
+
+    const checked = await second.client.post(`console/alerts/${raised.id}/resolve`, {
+      note: "Checked with the customer.",
+    });
+    expectStatus(checked, 200);
+    expect(checked.json.body.resolved_by).toEqual({ id: second.id, email: second.email });
+  });
+
   test("refusals: a note is required, the assignee must be an administrator, an unknown alert is 404", async () => {
     const payment = await pay("3000.00");
     const [raised] = await alertsAbout("large_payment", "payment_id", payment.id);
@@ -285,6 +307,51 @@ describe("an administrator assigns and resolves alerts", () => {
     expect(n).toBeGreaterThan(0);
     const page = await admin.client.get("/console/users");
     expect(page.text).toMatch(new RegExp(`data-count="/console/alerts"[^>]*>${n}<`));
+  });
+});
+
+describe("a receipt's alert closes when a second administrator decides the receipt", () => {
+  /** The open alerts about a receipt, of any kind. */
+  const openAbout = async (receiptId: number) =>
+    (await alertsAbout("receipt_approval", "receipt_id", receiptId)).concat(
+      await alertsAbout("duplicate_receipt", "receipt_id", receiptId),
+    ).filter((a) => a.resolvedAt === null);
+
+  test("approved, declined, released or discarded, its 'a second administrator must…' alert is closed by itself", async () => {
+    const bea = await openCustomer(t);
+    const record = async (amount: string, reference: string) => {
+      const res = await postReceipt(t, admin, { amount, currency: "GBP", reference: `${reference} ${bea.accountRef}` });
+      expectStatus(res, 201);
+      return res.json.body as { id: number; status: string };
+    };
+    const big = await record("60000.00", "Big one");
+    expect(big.status).toBe("awaiting_approval");
+    expect(await openAbout(big.id)).toHaveLength(1);
+    expectStatus(await second.client.post(`console/receipts/${big.id}/approve`), 200);
+    expect(await openAbout(big.id)).toEqual([]);
+    const [approved] = await alertsAbout("receipt_approval", "receipt_id", big.id);
+    expect(approved).toMatchObject({
+      resolvedBy: second.id,
+      resolutionNote: expect.stringMatching(/^Closed by itself/),
+    });
+
+    const wrong = await record("70000.00", "Typo");
+    expectStatus(
+      await admin.client.post(`console/receipts/${wrong.id}/decline`, { reason: "Typed 70000 for 700" }),
+      200,
+    );
+    expect(await openAbout(wrong.id)).toEqual([]);
+
+    const twice = await record("60000.00", "Big one");
+    expect(twice.status).toBe("held_duplicate");
+    expect(await openAbout(twice.id)).toHaveLength(1);
+    expectStatus(await second.client.post(`console/receipts/${twice.id}/discard`, { reason: "The same money" }), 200);
+    expect(await openAbout(twice.id)).toEqual([]);
+
+    const again = await record("60000.00", "Big one");
+    expect(again.status).toBe("held_duplicate");
+    expectStatus(await second.client.post(`console/receipts/${again.id}/release`), 200);
+    expect(await openAbout(again.id)).toEqual([]);
   });
 });
 

@@ -85,8 +85,8 @@ describe("PUT console/rates refuses what cannot be right, and changes nothing", 
 
 describe("a rate that moves by more than 10 %", () => {
   test("up to 10 % needs no confirmation and raises nothing", async () => {
-    // 0.88 → 0.968 is exactly 10 %.
-    const res = await admin.client.put("console/rates", { base: "EUR", rates: { GBP: "0.968" } });
+    // 0.879 (the indicative rate, in force earlier today) → 0.9669 is exactly 10 %.
+    const res = await admin.client.put("console/rates", { base: "EUR", rates: { GBP: "0.9669" } });
     expectStatus(res, 200);
     expect(await latestTable()).toMatchObject({ confirmedChanges: null, confirmedBy: null });
     expect(await alerts()).toEqual([]);
@@ -109,8 +109,9 @@ describe("a rate that moves by more than 10 %", () => {
 
     const none = await admin.client.put("console/rates", { base: "EUR", rates: { GBP: "1.21" } });
     expectStatus(none, 409);
+    // Measured from the furthest rate in force over the last day: the indicative 0.879 of this morning.
     expect(none.json.fields).toEqual({
-      "rates.GBP": "EUR/GBP moves by 25.0 % (0.968000 → 1.210000): confirm this change.",
+      "rates.GBP": "EUR/GBP moves by 37.7 % (0.879000 → 1.210000): confirm this change.",
     });
     expect(await alerts()).toEqual([]);
   });
@@ -126,7 +127,7 @@ describe("a rate that moves by more than 10 %", () => {
     expect(await gbpEur()).toBe("0.826446");
 
     const table = await latestTable();
-    const move = { currency: "GBP", pair: "EUR/GBP", from: "0.968000", to: "1.210000", percent: "25.0" };
+    const move = { currency: "GBP", pair: "EUR/GBP", from: "0.879000", to: "1.210000", percent: "37.7" };
     expect(table).toMatchObject({ source: "admin", createdBy: admin.id, confirmedBy: admin.id });
     expect(table.confirmedChanges).toEqual([move]);
 
@@ -139,16 +140,16 @@ describe("a rate that moves by more than 10 %", () => {
       resolvedAt: null,
       subject: { rate_table_id: table.id, source: "admin", base: "EUR", changes: [move] },
     });
-    expect(alert.message).toContain("EUR/GBP moves by 25.0 % (0.968000 → 1.210000)");
+    expect(alert.message).toContain("EUR/GBP moves by 37.7 % (0.879000 → 1.210000)");
     expect(alert.message).toContain("A second administrator should check");
   });
 
   test("a move is measured against the pair the administrator writes, whatever the base", async () => {
-    // Against GBP: 1 GBP = 0.826446 EUR now; 0.95 is a 15 % move of GBP/EUR.
+    // Against GBP: 1 GBP = 0.826446 EUR now, 1.137656 this morning; 0.95 is a 16.5 % move of GBP/EUR.
     const res = await admin.client.put("console/rates", { base: "GBP", rates: { EUR: "0.95" } });
     expectStatus(res, 409);
     expect(Object.keys(res.json.fields)).toEqual(["rates.EUR"]);
-    expect(res.json.error).toMatch(/^GBP\/EUR moves by 15\.0 %/);
+    expect(res.json.error).toMatch(/^GBP\/EUR moves by 16\.5 % \(1\.137656 → 0\.950000\)/);
   });
 
   test("confirm_changes names supported currencies only", async () => {
@@ -159,6 +160,27 @@ describe("a rate that moves by more than 10 %", () => {
     });
     expectStatus(res, 422);
     expect(res.json.fields).toHaveProperty(["confirm_changes.0"]);
+  });
+});
+
+describe("a large move split into steps", () => {
+  test("adds up over the day: the step that takes a rate past 10 % from any rate of the last 24 hours needs its confirmation", async () => {
+    // JPY is 181.5 per EUR in the indicative set; each step is 6 % on the last.
+    expectStatus(await admin.client.put("console/rates", { base: "EUR", rates: { JPY: "192.39" } }), 200);
+    const second = await admin.client.put("console/rates", { base: "EUR", rates: { JPY: "203.93" } });
+    expectStatus(second, 409);
+    expect(second.json.fields).toEqual({
+      "rates.JPY": "EUR/JPY moves by 12.4 % (181.500000 → 203.930000): confirm this change.",
+    });
+    const confirmed = await admin.client.put("console/rates", {
+      base: "EUR",
+      rates: { JPY: "203.93" },
+      confirm_changes: ["JPY"],
+    });
+    expectStatus(confirmed, 200);
+    const raised = (await alerts()).at(-1)!;
+    expect(raised).toMatchObject({ kind: "rate_change", createdBy: admin.id });
+    expect(raised.message).toContain("EUR/JPY moves by 12.4 % (181.500000 → 203.930000)");
   });
 });
 

@@ -246,3 +246,18 @@ describe("updating some rates (docs/API.md: PUT console/rates {base, as_of?, rat
     expectStatus(yen, 200);
   });
 });
+
+describe("the console's rates form", () => {
+  /** The date the form on /console/pricingplan would save new rates with, as the server renders it. */
+  async function formDate() {
+    const page = await admin.client.get("/console/pricingplan");
+    expect(page.status).toBe(200);
+    return /<input[^>]*id="rates-as-of"[^>]*value="([^"]*)"/.exec(page.text)?.[1];
+  }
+
+  test("dates the rates an administrator enters today, not the day of the table they replace", async () => {
+    const yesterday = new Date(Date.parse(`${t.clock.today()}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    expectStatus(await admin.client.put("console/rates", { ...NEW_TABLE, as_of: yesterday }), 200);
+    expect(await formDate()).toBe(t.clock.today());
+  });
+});

@@ -37,6 +37,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** The server's today, which the rates form starts from: rates entered now are today's. */
+const TODAY = "2026-11-22";
+
 describe("ConsoleRates", () => {
   const RATES: Rates = {
     base: "GBP",
@@ -55,9 +58,11 @@ describe("ConsoleRates", () => {
       rates: { EUR: "1.180000", GBP: "1", USD: "1.270000" },
     };
     const calls = fakeApi(() => [200, { body: saved }]);
-    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} today={TODAY} />);
     await settle();
     expect((screen.getByLabelText(/^EUR/) as HTMLInputElement).value).toBe("1.171200");
+    // The table in use is of 2026-11-20; what is entered now is dated today unless changed.
+    expect((screen.getByLabelText("Rates as of") as HTMLInputElement).value).toBe(TODAY);
     expect(screen.queryByLabelText(/^GBP/)).toBeNull(); // the base is 1, not editable
     expect(screen.getByText("Rate for 1 GBP")).toBeTruthy();
 
@@ -80,13 +85,13 @@ describe("ConsoleRates", () => {
   test("says 'indicative' once: by the source, or by a mark after a space when the source is another", async () => {
     let rates = RATES;
     fakeApi(() => [200, { body: rates }]);
-    const { unmount } = render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    const { unmount } = render(<ConsoleRates rates={RATES} currencies={CURRENCIES} today={TODAY} />);
     await settle();
     expect(screen.getByText(/^In use:/).textContent).toBe("In use: rates as of 2026-11-20, source indicative");
     unmount();
     resetIslands();
     rates = { ...RATES, source: "ecb" };
-    render(<ConsoleRates rates={rates} currencies={CURRENCIES} />);
+    render(<ConsoleRates rates={rates} currencies={CURRENCIES} today={TODAY} />);
     await settle();
     expect(screen.getByText(/^In use:/).textContent).toBe("In use: rates as of 2026-11-20, source ecb indicative");
   });
@@ -97,7 +102,7 @@ describe("ConsoleRates", () => {
       message: "Unprocessable Entity",
       fields: { "rates.USD": "The rate of USD must be a positive decimal." },
     }]);
-    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} today={TODAY} />);
     await settle();
     type(/^USD/, "-1");
     fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
@@ -131,7 +136,7 @@ describe("ConsoleRates: large moves (docs/decisions/025)", () => {
         }]
         : [200, { body: saved }]
     );
-    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} today={TODAY} />);
     await settle();
     type(/^EUR/, "1.464");
     fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
@@ -147,7 +152,7 @@ describe("ConsoleRates: large moves (docs/decisions/025)", () => {
     expect(calls).toHaveLength(2);
     expect(calls[1].body).toEqual({
       base: "GBP",
-      as_of: "2026-11-20",
+      as_of: TODAY,
       rates: { EUR: "1.464", USD: "1.270000" },
       confirm_changes: ["EUR"],
     });
@@ -159,7 +164,7 @@ describe("ConsoleRates: large moves (docs/decisions/025)", () => {
     const calls = fakeApi(
       () => [409, { error: "confirm to apply.", message: "Conflict", fields: { "rates.EUR": MOVE } }],
     );
-    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} />);
+    render(<ConsoleRates rates={RATES} currencies={CURRENCIES} today={TODAY} />);
     await settle();
     type(/^EUR/, "1.464");
     fireEvent.click(screen.getByRole("button", { name: "Save rates" }));
@@ -602,6 +607,7 @@ describe("hydration", () => {
     await hydrates(ConsoleRates, {
       rates: { base: "GBP", as_of: "2026-11-20", source: "ecb", indicative: false, rates: { GBP: "1", EUR: "1.1" } },
       currencies: CURRENCIES,
+      today: TODAY,
     });
     await hydrates(ConsolePricingPlans, {
       plans: [{
