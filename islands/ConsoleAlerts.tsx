@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { ALERT_KIND_NAMES } from "../lib/alerts.ts";
-import { ALERT_KINDS } from "../lib/alerts.ts";
+import { ALERT_KINDS, RAISED_BY_YOU } from "../lib/alerts.ts";
 import {
   type Alert,
   alertKeys,
@@ -270,7 +270,8 @@ function AlertRows({ alert, admins, me, resolving, onResolving }: {
           </span>}
         </td>
         <td className={CELL}>
-          {open && (
+          {open && alert.raised_by?.id === me && <span className={`text-sm ${MUTED}`}>{RAISED_BY_YOU}</span>}
+          {open && alert.raised_by?.id !== me && (
             <button
               type="button"
               className="btn-outline"

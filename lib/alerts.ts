@@ -43,3 +43,6 @@ export const ALERT_KIND_NAMES: Record<AlertKind, string> = {
   payout_failed: "Failed payout",
   compliance_review: "Compliance review",
 };
+
+/** Why the administrator whose action raised an alert may not resolve it (the screen says it instead of offering Resolve). */
+export const RAISED_BY_YOU = "Your own action raised this alert: another administrator resolves it.";

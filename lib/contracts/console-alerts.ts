@@ -24,6 +24,8 @@ export const alert = z.object({
   message: z.string(),
   created_at: timestamp,
   assigned_to: admin.nullable(),
+  /** The administrator whose action raised it: another administrator resolves it. Null: the portal did. */
+  raised_by: admin.nullable(),
   resolved_at: timestamp.nullable(),
   resolved_by: admin.nullable(),
   resolution_note: z.string().nullable(),

@@ -3,7 +3,7 @@ import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
 import { administrators, consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
-import type { AlertKind, AlertSeverity } from "../../lib/alerts.ts";
+import { type AlertKind, type AlertSeverity, RAISED_BY_YOU } from "../../lib/alerts.ts";
 import { audit } from "../audit.ts";
 import { Conflict, InvalidInput, NotFound } from "../errors.ts";
 
@@ -23,6 +23,8 @@ export interface AlertAnswer {
   message: string;
   created_at: string;
   assigned_to: { id: number; email: string } | null;
+  /** The administrator whose action raised it (who may not resolve it); null when the portal did. */
+  raised_by: { id: number; email: string } | null;
   resolved_at: string | null;
   resolved_by: { id: number; email: string } | null;
   resolution_note: string | null;
@@ -30,17 +32,24 @@ export interface AlertAnswer {
 
 const assignee = aliasedTable(users, "assignee");
 const resolver = aliasedTable(users, "resolver");
+const raiser = aliasedTable(users, "raiser");
 
 function selectAlerts(db: Database | Tx) {
-  return db.select({ alert: consoleAlerts, assignee: assignee.username, resolver: resolver.username })
+  return db.select({
+    alert: consoleAlerts,
+    assignee: assignee.username,
+    resolver: resolver.username,
+    raiser: raiser.username,
+  })
     .from(consoleAlerts)
     .leftJoin(assignee, eq(assignee.id, consoleAlerts.assignedTo))
-    .leftJoin(resolver, eq(resolver.id, consoleAlerts.resolvedBy));
+    .leftJoin(resolver, eq(resolver.id, consoleAlerts.resolvedBy))
+    .leftJoin(raiser, eq(raiser.id, consoleAlerts.createdBy));
 }
 
 type Selected = Awaited<ReturnType<ReturnType<typeof selectAlerts>["limit"]>>[number];
 
-function answerOf({ alert, assignee, resolver }: Selected): AlertAnswer {
+function answerOf({ alert, assignee, resolver, raiser }: Selected): AlertAnswer {
   return {
     id: alert.id,
     kind: alert.kind,
@@ -49,6 +58,7 @@ function answerOf({ alert, assignee, resolver }: Selected): AlertAnswer {
     message: alert.message,
     created_at: alert.createdAt.toISOString(),
     assigned_to: alert.assignedTo !== null ? { id: alert.assignedTo, email: assignee ?? "" } : null,
+    raised_by: alert.createdBy !== null ? { id: alert.createdBy, email: raiser ?? "" } : null,
     resolved_at: alert.resolvedAt?.toISOString() ?? null,
     resolved_by: alert.resolvedBy !== null ? { id: alert.resolvedBy, email: resolver ?? "" } : null,
     resolution_note: alert.resolutionNote,
@@ -147,7 +157,7 @@ export async function resolveAlert(db: Database, id: number, note: string, by: n
     if (!row) throw new NotFound("There is no alert with this id.");
     if (row.resolvedAt) throw new Conflict(RESOLVED(id));
     if (row.createdBy === by) {
-      throw new Conflict("Your own action raised this alert: another administrator resolves it.");
+      throw new Conflict(RAISED_BY_YOU);
     }
     const done = await tx.update(consoleAlerts)
       .set({ resolvedAt: now, resolvedBy: by, resolutionNote: note })

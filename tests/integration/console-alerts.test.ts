@@ -225,6 +225,16 @@ describe("an administrator assigns and resolves alerts", () => {
     const own = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Looks fine to me." });
     expectStatus(own, 409);
     expect(own.json.error).toBe("Your own action raised this alert: another administrator resolves it.");
+    // The screen knows it before anyone tries: the list names who raised it, and the administrator
+    // who did is told instead of being offered Resolve.
+    const listed = await admin.client.get("console/alerts?status=open&per_page=100");
+    expect((listed.json.body.items as { id: number }[]).find((a) => a.id === raised.id)).toMatchObject({
+      raised_by: { id: admin.id, email: admin.email },
+    });
+    const screen = (await admin.client.get("/console/alerts")).text;
+    expect(screen).toContain("Your own action raised this alert: another administrator resolves it.");
+    expect(screen).not.toContain(`aria-label="Resolve alert ${raised.id}"`);
+    expect((await second.client.get("/console/alerts")).text).toContain(`aria-label="Resolve alert ${raised.id}"`);
 
     const checked = await second.client.post(`console/alerts/${raised.id}/resolve`, {
       note: "Checked with the customer.",
