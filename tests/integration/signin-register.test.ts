@@ -360,7 +360,7 @@ describe("the address confirmed on another device (decision 077)", () => {
   }
 
   test("the phone is told the address is confirmed and is sent to sign in; nobody is signed in there", async ({ app }) => {
-    const { phone, opened, email } = await confirmedOnAPhone(app);
+    const { phone, opened } = await confirmedOnAPhone(app);
     expect(opened.json).toMatchObject({
       body: null,
       redirect: "/",
