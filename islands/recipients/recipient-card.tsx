@@ -126,8 +126,9 @@ export function RecipientCard(
                   <Alert tone="warning" live={false}>
                     <p id={`${id}-delete-question`}>
                       Delete{" "}
-                      {recipient.name}? You will no longer be able to pay them, and a payment to them still waiting for
-                      approval can then only be rejected; payments already made keep the details they were paid to.
+                      {recipient.name}? You will no longer be able to pay them. A payment to them still waiting for
+                      approval can then only be rejected; one already approved is still sent unless you cancel it on its
+                      page; payments already sent keep the details they were paid to.
                     </p>
                     <div className="mt-3 flex flex-wrap gap-3">
                       <BusyButton

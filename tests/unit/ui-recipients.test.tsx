@@ -153,6 +153,16 @@ describe("the list and a recipient's card", () => {
     expect(calls).toEqual([]);
   });
 
+  test("the delete question says what becomes of the payments to them, waiting, approved and sent", () => {
+    fakeApi({});
+    island({ selected: JEAN });
+    fireEvent.click(screen.getByRole("button", { name: "Delete" }));
+    const question = screen.getByRole("group", { name: /^Delete Jean Dupont\?/ }).textContent!.replace(/\s+/g, " ");
+    expect(question).toContain("A payment to them still waiting for approval can then only be rejected");
+    expect(question).toContain("one already approved is still sent unless you cancel it on its page");
+    expect(question).toContain("payments already sent keep the details they were paid to");
+  });
+
   test("deleting asks first; only the confirmation sends DELETE, and the list comes back", async () => {
     const calls = fakeApi({
       "DELETE account/recipients/5": [200, { body: { id: 5, deleted: true } }],
