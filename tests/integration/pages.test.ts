@@ -75,9 +75,10 @@ describe("a visitor who is not signed in", () => {
     t.signIn(null);
     const res = await get(path);
     expect(res.status).toBe(302);
-    // The convert page is remembered for after signing in, so it sends the visitor to the form
-    // itself (decision 068).
-    expect(res.headers.get("location")).toBe(path === "/account/convert" ? "/#sign-in" : "/");
+    // The convert page, a payment's page and the rate alerts (where emails link) are remembered for
+    // after signing in, so they send the visitor to the form itself (decision 068, amended).
+    const remembered = ["/account/convert", "/account/pendingpayments/7", "/account/ratealerts"];
+    expect(res.headers.get("location")).toBe(remembered.includes(path) ? "/#sign-in" : "/");
   });
 
   test.each(CONSOLE)("gets 'Page not found' from the console page %s", async (path) => {
