@@ -25,7 +25,7 @@ export const ADMINISTRATOR_COLUMNS = [
 const STATUS_TEXT: Record<Administrator["status"], string> = {
   active: "Active",
   invited: "Invited",
-  waiting: "Waiting for a second administrator's approval",
+  waiting: "Waiting for approval",
   disabled: "Disabled",
 };
 

@@ -80,7 +80,7 @@ describe("administrators", () => {
       await form.getByLabel("Email").fill(THIRD.email);
       await form.getByRole("button", { name: "Send the invitation" }).click();
       const third = rowOf(first.page, THIRD.email);
-      await expect.poll(() => third.textContent()).toContain("Waiting for a second administrator's approval");
+      await expect.poll(() => third.textContent()).toContain("Waiting for approval");
       expect(await third.getByRole("button", { name: `Approve ${THIRD.name}` }).count()).toBe(0);
       expect(await third.getByRole("button", { name: `Withdraw the invitation of ${THIRD.name}` }).count()).toBe(1);
 
