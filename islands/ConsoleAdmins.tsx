@@ -15,13 +15,15 @@ export interface ConsoleAdminsProps {
 
 /**
  * The console's administrators (decision 044): who they are, their status, second factor and last
- * sign-in (GET console/admins); an invitation by email (POST console/admins); and disabling one
- * after a confirmation (DELETE console/admins/{id}). The server refuses the last active
- * administrator and oneself, and says why.
+ * sign-in (GET console/admins); an invitation by email (POST console/admins), which waits for a
+ * second administrator's Approve or Refuse while another is active; and disabling one after a
+ * confirmation (DELETE console/admins/{id}). The server refuses the last active administrator,
+ * oneself, and an inviter deciding their own invitation, and says why.
  */
 function ConsoleAdmins({ administrators, youId }: ConsoleAdminsProps) {
   const list = useQuery({ ...administratorsQuery(), initialData: administrators }).data;
   const [confirming, setConfirming] = useState<number | null>(null);
+  const yourEmail = list.find((admin) => admin.id === youId)?.email;
   return (
     <div className="flex flex-col gap-8">
       <Table caption="Administrators" columns={ADMINISTRATOR_COLUMNS}>
@@ -31,6 +33,7 @@ function ConsoleAdmins({ administrators, youId }: ConsoleAdminsProps) {
             key={admin.id}
             admin={admin}
             you={admin.id === youId}
+            youAsked={!!yourEmail && admin.invited_by === yourEmail}
             confirming={confirming === admin.id}
             onConfirm={(open) => setConfirming(open ? admin.id : null)}
           />

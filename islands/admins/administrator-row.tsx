@@ -1,4 +1,8 @@
-/** One administrator in the list, with "Disable" and its confirmation (DELETE console/admins/{id}). */
+/**
+ * One administrator in the list, with "Disable" and its confirmation (DELETE console/admins/{id});
+ * an invitation waiting for a second administrator shows "Withdraw" to whoever asked for it (the
+ * same call) and Approve / Refuse to the other administrators.
+ */
 import { useQueryClient } from "@tanstack/react-query";
 import { errorText } from "../lib/api.ts";
 import { notify } from "../lib/notification-store.ts";
@@ -7,6 +11,7 @@ import { useWrite } from "../lib/write.ts";
 import { CELL, MUTED, ROW_HEADER } from "../ui/table.tsx";
 import { type Administrator, disableAdministrator, momentOf } from "./calls.ts";
 import { BusyButton } from "../ui/submit-button.tsx";
+import { InvitationDecision } from "./invitation-decision.tsx";
 import { useInPlace } from "../ui/take-focus.ts";
 
 export const ADMINISTRATOR_COLUMNS = [
@@ -20,6 +25,7 @@ export const ADMINISTRATOR_COLUMNS = [
 const STATUS_TEXT: Record<Administrator["status"], string> = {
   active: "Active",
   invited: "Invited",
+  waiting: "Waiting for approval",
   disabled: "Disabled",
 };
 
@@ -28,15 +34,21 @@ const SECOND_FACTOR_TEXT: Record<Administrator["second_factor"], string> = {
   "emailed-code": "Emailed code",
 };
 
-export function AdministratorRow({ admin, you, confirming, onConfirm }: {
+export function AdministratorRow({ admin, you, youAsked, confirming, onConfirm }: {
   admin: Administrator;
   /** The administrator looking: nobody disables themselves. */
   you: boolean;
+  /** The administrator looking asked for this invitation: they cannot approve it, only withdraw it. */
+  youAsked: boolean;
   /** The confirmation is open on this row. */
   confirming: boolean;
   onConfirm: (open: boolean) => void;
 }) {
   const queries = useQueryClient();
+  const who = admin.name || admin.email;
+  // An invitation nobody approved yet: its inviter takes it back; the others decide it.
+  const withdrawing = admin.status === "waiting";
+  const deciding = withdrawing && !youAsked;
   const disabling = useWrite({
     call: disableAdministrator,
     idempotent: true,
@@ -47,14 +59,21 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
         (rows) => rows?.map((r) => (r.id === disabled.id ? disabled : r)),
       );
       onConfirm(false);
-      notify({
-        title: "Administrator disabled",
-        description: `${disabled.name || disabled.email} is signed out and can no longer sign in.`,
-        color: "success",
-      });
+      notify(
+        withdrawing
+          ? {
+            title: "Invitation withdrawn",
+            description: `${disabled.name || disabled.email} gets no link.`,
+            color: "success",
+          }
+          : {
+            title: "Administrator disabled",
+            description: `${disabled.name || disabled.email} is signed out and can no longer sign in.`,
+            color: "success",
+          },
+      );
     },
   });
-  const who = admin.name || admin.email;
   // The question replaces Disable: the keyboard goes to "Yes, disable", and back to Disable on Cancel or Escape.
   const question = useInPlace<HTMLButtonElement>({ open: confirming, setOpen: onConfirm });
   return (
@@ -66,23 +85,32 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
       </th>
       <td className={CELL}>
         {STATUS_TEXT[admin.status]}
-        {admin.status === "invited" && admin.invited_by
-          ? <span className={`block ${MUTED}`}>by {admin.invited_by}</span>
+        {(admin.status === "invited" || admin.status === "waiting") && admin.invited_by
+          ? (
+            <span className={`block ${MUTED}`}>
+              {withdrawing ? "asked by" : "by"} {youAsked ? "you" : admin.invited_by}
+            </span>
+          )
           : null}
       </td>
       <td className={CELL}>{admin.status === "active" ? SECOND_FACTOR_TEXT[admin.second_factor] : "—"}</td>
       <td className={`${CELL} whitespace-nowrap`}>{momentOf(admin.last_sign_in_at)}</td>
       <td className={`${CELL} text-right`}>
-        {admin.status !== "disabled" && !you
+        {deciding ? <InvitationDecision admin={admin} /> : null}
+        {admin.status !== "disabled" && !you && !deciding
           ? confirming
             ? (
               <div
                 role="group"
-                aria-label={`Disable ${who}?`}
+                aria-label={withdrawing ? `Withdraw the invitation of ${who}?` : `Disable ${who}?`}
                 className="flex flex-col items-end gap-2"
                 onKeyDown={question.onKeyDown}
               >
-                <p className="text-sm">Disable {who}? They are signed out at once.</p>
+                <p className="text-sm">
+                  {withdrawing
+                    ? `Withdraw the invitation of ${who}? No link is sent.`
+                    : `Disable ${who}? They are signed out at once.`}
+                </p>
                 <div className="flex gap-2">
                   <button type="button" className="btn-outline" onClick={question.dismiss}>Cancel</button>
                   <BusyButton
@@ -92,7 +120,9 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
                     busy={disabling.isPending}
                     onClick={() => disabling.mutate({ params: { id: admin.id } })}
                   >
-                    {disabling.isPending ? "Disabling…" : "Yes, disable"}
+                    {withdrawing
+                      ? (disabling.isPending ? "Withdrawing…" : "Yes, withdraw")
+                      : (disabling.isPending ? "Disabling…" : "Yes, disable")}
                   </BusyButton>
                 </div>
               </div>
@@ -101,11 +131,11 @@ export function AdministratorRow({ admin, you, confirming, onConfirm }: {
               <button
                 type="button"
                 className="btn-outline"
-                aria-label={`Disable ${who}`}
+                aria-label={withdrawing ? `Withdraw the invitation of ${who}` : `Disable ${who}`}
                 ref={question.opener}
                 onClick={question.show}
               >
-                Disable
+                {withdrawing ? "Withdraw" : "Disable"}
               </button>
             )
           : null}

@@ -6,6 +6,8 @@ import { administratorKeys } from "../lib/query-keys.ts";
 
 export const listAdministrators = call<typeof admins.listAdministrators>("GET", "/console/admins");
 export const inviteAdministrator = call<typeof admins.inviteAdministrator>("POST", "/console/admins");
+export const approveInvitation = call<typeof admins.approveInvitation>("POST", "/console/admins/:id/approve");
+export const refuseInvitation = call<typeof admins.refuseInvitation>("POST", "/console/admins/:id/refuse");
 export const disableAdministrator = call<typeof admins.disableAdministrator>("DELETE", "/console/admins/:id");
 
 export type Administrator = AnswerOf<typeof admins.inviteAdministrator>;

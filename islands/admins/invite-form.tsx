@@ -1,6 +1,7 @@
 /**
- * Invites an administrator by email (POST console/admins). The server emails the link; the new
- * row joins the list as invited.
+ * Invites an administrator by email (POST console/admins). The server emails the link, at once when
+ * the inviter is the only active administrator, otherwise after a second one approves; the new row
+ * joins the list as invited or waiting.
  */
 import { useQueryClient } from "@tanstack/react-query";
 import type { FormEvent } from "react";
@@ -24,11 +25,20 @@ export function InviteAdministratorForm() {
         administratorKeys.all,
         (rows) => [...(rows ?? []).filter((r) => r.id !== invited.id), invited],
       );
-      notify({
-        title: "Invitation sent",
-        description: `We emailed ${invited.email} a link to choose a password.`,
-        color: "success",
-      });
+      notify(
+        invited.status === "waiting"
+          ? {
+            title: "Invitation waiting for approval",
+            description:
+              `Another administrator approves it; then we email ${invited.email} a link to choose a password.`,
+            color: "success",
+          }
+          : {
+            title: "Invitation sent",
+            description: `We emailed ${invited.email} a link to choose a password.`,
+            color: "success",
+          },
+      );
       form.set("email", "");
       form.set("name", "");
     },
@@ -66,8 +76,8 @@ export function InviteAdministratorForm() {
         />
       </div>
       <p className="field-hint">
-        The link works once, for 72 hours. After choosing a password they sign in with a second factor, like every
-        administrator.
+        While another administrator is active, one of them approves the invitation before we email it. The link works
+        once, for 72 hours. After choosing a password they sign in with a second factor, like every administrator.
       </p>
       <div>
         <SubmitButton pending={form.submitting} pendingLabel="Sending…" className="btn-primary">

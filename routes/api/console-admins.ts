@@ -1,7 +1,13 @@
 import { Hono } from "hono";
 import * as calls from "../../lib/contracts/console-admins.ts";
 import * as plans from "../../lib/contracts/console-plans.ts";
-import { disableAdministrator, inviteAdministrator, listAdministrators } from "../../server/console/administrators.ts";
+import {
+  approveInvitation,
+  disableAdministrator,
+  inviteAdministrator,
+  listAdministrators,
+  refuseInvitation,
+} from "../../server/console/administrators.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { planDetail } from "../../server/money/plan-detail.ts";
 import { route } from "../../server/http/route.ts";
@@ -20,6 +26,23 @@ route(consoleAdmins, calls.inviteAdministrator, (c, { body }) => {
     new Date(now()),
   );
 });
+
+route(consoleAdmins, calls.approveInvitation, (c, { params }) => {
+  const { verifications, mailer, now } = c.get("services");
+  return approveInvitation(
+    { db: c.get("db"), verifications, mailer, publicUrl: c.get("config").publicUrl },
+    params.id,
+    c.get("user")!.id,
+    new Date(now()),
+  );
+});
+
+route(
+  consoleAdmins,
+  calls.refuseInvitation,
+  (c, { params, body }) =>
+    refuseInvitation(c.get("db"), params.id, body.reason, c.get("user")!.id, new Date(c.get("services").now())),
+);
 
 route(
   consoleAdmins,

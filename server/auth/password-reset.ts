@@ -1,4 +1,5 @@
 import { afterAnswer } from "../background.ts";
+import { isWaitingInvitation } from "../console/administrators.ts";
 import { InvalidInput } from "../errors.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
@@ -29,6 +30,8 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
 async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
+  // An administrator's invitation that waits for a second administrator gives no way in yet, this one included.
+  if (await isWaitingInvitation(deps.db, user.id)) return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,

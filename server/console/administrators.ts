@@ -17,7 +17,9 @@ import { administratorInvitation } from "../mail/index.ts";
  * The console's administrators (decision 044): who they are, an invitation by email that lets the
  * invitee choose a password on /forgot (then sign in with the second factor like every
  * administrator), and disabling one, which ends their sessions at once and stops their sign-in.
- * The last active administrator cannot be disabled, and nobody disables themselves.
+ * The last active administrator cannot be disabled, and nobody disables themselves. While another
+ * administrator is active, an invitation waits for a second administrator's approval before its
+ * link is emailed (four eyes: one person must not make themselves a second identity).
  */
 
 export type Administrator = z.output<typeof administratorRow>;
@@ -29,6 +31,39 @@ export const NOT_YOURSELF = "You cannot disable yourself: ask another administra
 export const ALREADY_ADMINISTRATOR = "This person is already an administrator.";
 export const CUSTOMER_EMAIL = "A customer signs in with this email; an administrator needs an address of their own.";
 export const DISABLED_ADMINISTRATOR = "This administrator is disabled; a disabled administrator is not invited again.";
+export const OWN_INVITATION =
+  "You asked for this administrator: another administrator must approve or refuse the invitation. You can withdraw it.";
+export const NOT_WAITING = "This invitation is not waiting for approval.";
+
+/**
+ * Whether this administrator's invitation link was ever issued: at the invitation by an
+ * administrator alone, or at a second administrator's approval. An invitee without one waits for
+ * that approval (the `verifications` rows are kept, used or not, so this stays true).
+ */
+const linkIssued = sql<number>`EXISTS (SELECT 1 FROM ${verifications} WHERE ${verifications.userId} = ${users.id}
+  AND ${verifications.purpose} = 'admin-invitation')`;
+
+/** How many administrators other than this one are active: have a password and are not disabled. */
+async function othersActive(db: Database | Tx, except: number): Promise<number> {
+  const [others] = await db.select({ n: sql<number>`count(*)` }).from(users)
+    .leftJoin(administrators, eq(administrators.userId, users.id))
+    .where(and(
+      eq(users.level, "Admin"),
+      ne(users.id, except),
+      isNotNull(users.passwordHash),
+      isNull(administrators.disabledAt),
+    ));
+  return others.n;
+}
+
+/**
+ * Whether this user is an invited administrator whose invitation waits for approval: /forgot sends
+ * them no reset link either, which would otherwise let them choose a password without it.
+ */
+export async function isWaitingInvitation(db: Database, userId: number): Promise<boolean> {
+  const [row] = await listAdministrators(db, userId);
+  return row?.status === "waiting";
+}
 
 /** Whether this user is an administrator who was disabled (sign-in refuses them). */
 export async function isDisabledAdministrator(db: Database, userId: number): Promise<boolean> {
@@ -44,10 +79,16 @@ export async function recordSignIn(db: Database, userId: number, now: Date): Pro
 
 const inviter = alias(users, "inviter");
 
-/** Active: has a password and is not disabled. Invited: no password yet. */
-function statusOf(row: { disabledAt: Date | null; hasPassword: boolean }): Administrator["status"] {
+/**
+ * Active: has a password and is not disabled. Invited: no password yet, the link emailed.
+ * Waiting: no link yet, a second administrator has to approve the invitation.
+ */
+function statusOf(
+  row: { disabledAt: Date | null; hasPassword: boolean; linkIssued: boolean },
+): Administrator["status"] {
   if (row.disabledAt) return "disabled";
-  return row.hasPassword ? "active" : "invited";
+  if (row.hasPassword) return "active";
+  return row.linkIssued ? "invited" : "waiting";
 }
 
 /** Every administrator, the first one first. */
@@ -57,6 +98,7 @@ export async function listAdministrators(db: Database | Tx, only?: number): Prom
     email: users.username,
     name: administrators.name,
     hasPassword: sql<number>`${users.passwordHash} IS NOT NULL`,
+    linkIssued,
     authenticator: sql<number>`${users.totpSecret} IS NOT NULL`,
     lastSignInAt: users.lastSignInAt,
     createdAt: users.createdAt,
@@ -72,7 +114,7 @@ export async function listAdministrators(db: Database | Tx, only?: number): Prom
     id: row.id,
     email: row.email,
     name: row.name ?? "",
-    status: statusOf({ disabledAt: row.disabledAt, hasPassword: !!row.hasPassword }),
+    status: statusOf({ disabledAt: row.disabledAt, hasPassword: !!row.hasPassword, linkIssued: !!row.linkIssued }),
     second_factor: row.authenticator ? "authenticator-app" : "emailed-code",
     last_sign_in_at: row.lastSignInAt?.toISOString() ?? null,
     invited_at: row.invitedAt?.toISOString() ?? null,
@@ -87,28 +129,39 @@ async function oneAdministrator(db: Database | Tx, id: number): Promise<Administ
   return row;
 }
 
+type InvitationDeps = Pick<SignInDeps, "db" | "verifications" | "mailer" | "publicUrl">;
+
 /**
  * Invites an administrator: a user of level Admin without a password, and an emailed link (valid
- * 72 hours, single use) to choose one on /forgot. Inviting someone invited and not yet in sends a
- * new link (the old one stops working), for the link that expired or was lost.
+ * 72 hours, single use) to choose one on /forgot. While another administrator is active the
+ * invitation waits, without a link, for one of them to approve it (`approveInvitation`); an
+ * administrator alone (the company's first steps) has nobody to ask, so the link goes at once and
+ * the audit entry says no second administrator checked it. Inviting someone invited and not yet in
+ * sends a new link (the old one stops working), for the link that expired or was lost; an
+ * invitation still waiting stays as it was asked, until approved.
  */
 export async function inviteAdministrator(
-  deps: Pick<SignInDeps, "db" | "verifications" | "mailer" | "publicUrl">,
+  deps: InvitationDeps,
   input: { email: string; name: string },
   by: number,
   now: Date,
 ): Promise<Administrator> {
   const username = normalizeUsername(input.email);
-  const id = await deps.db.transaction(async (tx) => {
+  const { id, send } = await deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({
       id: users.id,
       level: users.level,
       passwordHash: users.passwordHash,
       disabledAt: administrators.disabledAt,
+      linkIssued,
     }).from(users).leftJoin(administrators, eq(administrators.userId, users.id)).where(eq(users.username, username));
     if (existing && existing.level !== "Admin") throw new Conflict(CUSTOMER_EMAIL);
     if (existing?.disabledAt) throw new Conflict(DISABLED_ADMINISTRATOR);
     if (existing?.passwordHash) throw new Conflict(ALREADY_ADMINISTRATOR);
+    const approved = !!existing?.linkIssued;
+    const alone = (await othersActive(tx, by)) === 0;
+    // Asked again while it waits: the request stays as the approver sees it (name, who asked).
+    if (existing && !approved && !alone) return { id: existing.id, send: false };
     let id = existing?.id;
     if (id === undefined) {
       const [created] = await tx.insert(users).values({
@@ -123,33 +176,111 @@ export async function inviteAdministrator(
     }
     await tx.insert(administrators).values({ userId: id, name: input.name, invitedBy: by, invitedAt: now })
       .onConflictDoUpdate({ target: administrators.userId, set: { name: input.name, invitedBy: by, invitedAt: now } });
+    const send = approved || alone;
     await audit(tx, {
       actor: by,
       subject: id,
       action: "admin.invite",
-      before: existing ? { email: username, status: "invited" } : null,
-      after: { email: username, name: input.name, status: "invited" },
+      before: existing ? { email: username, status: approved ? "invited" : "waiting" } : null,
+      after: {
+        email: username,
+        name: input.name,
+        status: send ? "invited" : "waiting",
+        // Said in the entry, so that a reader of the log sees which invitations nobody checked.
+        ...(send && !approved ? { second_administrator: "none: the inviter was the only active administrator" } : {}),
+      },
     }, now);
-    return id;
+    return { id, send };
     // IMMEDIATE: the check for an existing user and the insert are one step, as in createAdministrator.
   }, { behavior: "immediate" });
+  if (send) await emailInvitation(deps, id, now);
+  return await oneAdministrator(deps.db, id);
+}
 
+/** A new invitation link (any earlier one stops working), emailed to the invitee, naming who invited them. */
+async function emailInvitation(deps: InvitationDeps, id: number, now: Date): Promise<void> {
   const secret = await deps.verifications.issue(id, "admin-invitation");
+  const [invitee] = await deps.db.select({ email: users.username, invitedBy: administrators.invitedBy }).from(users)
+    .innerJoin(administrators, eq(administrators.userId, users.id)).where(eq(users.id, id));
   const [who] = await deps.db.select({ email: users.username, name: administrators.name }).from(users)
-    .leftJoin(administrators, eq(administrators.userId, users.id)).where(eq(users.id, by));
+    .leftJoin(administrators, eq(administrators.userId, users.id)).where(eq(users.id, invitee.invitedBy ?? 0));
   await deps.mailer.send({
-    to: username,
+    to: invitee.email,
     userId: id,
     template: "administrator-invitation",
     rendered: administratorInvitation({
       invitedBy: who?.name || who?.email || "An administrator",
       link: `${deps.publicUrl}/forgot?token=${encodeURIComponent(secret)}&username=${
-        encodeURIComponent(username)
+        encodeURIComponent(invitee.email)
       }&invited=1`,
       expiresAt: new Date(now.getTime() + VALID_FOR_MS["admin-invitation"]),
     }),
   });
+}
+
+/**
+ * The invitation waiting for a second administrator, checked in the caller's IMMEDIATE
+ * transaction: someone else than its inviter decides it (the inviter withdraws it instead).
+ */
+async function waitingInvitation(tx: Tx, id: number, by: number): Promise<{ email: string }> {
+  const [target] = await tx.select({
+    email: users.username,
+    passwordHash: users.passwordHash,
+    disabledAt: administrators.disabledAt,
+    invitedBy: administrators.invitedBy,
+    linkIssued,
+  }).from(users).leftJoin(administrators, eq(administrators.userId, users.id))
+    .where(and(eq(users.id, id), eq(users.level, "Admin")));
+  if (!target) throw new NotFound(NO_SUCH_ADMINISTRATOR);
+  if (target.passwordHash || target.disabledAt || target.linkIssued) throw new Conflict(NOT_WAITING);
+  if (target.invitedBy === by) throw new Conflict(OWN_INVITATION);
+  return { email: target.email };
+}
+
+/** A second administrator approves a waiting invitation: its link is emailed now. */
+export async function approveInvitation(
+  deps: InvitationDeps,
+  id: number,
+  by: number,
+  now: Date,
+): Promise<Administrator> {
+  await deps.db.transaction(async (tx) => {
+    const { email } = await waitingInvitation(tx, id, by);
+    await audit(tx, {
+      actor: by,
+      subject: id,
+      action: "admin.approve",
+      before: { email, status: "waiting" },
+      after: { email, status: "invited" },
+    }, now);
+  }, { behavior: "immediate" });
+  await emailInvitation(deps, id, now);
   return await oneAdministrator(deps.db, id);
+}
+
+/**
+ * A second administrator refuses a waiting invitation, with the reason kept in the audit log: no
+ * link is ever sent, and the row ends disabled like an administrator who left.
+ */
+export async function refuseInvitation(
+  db: Database,
+  id: number,
+  reason: string,
+  by: number,
+  now: Date,
+): Promise<Administrator> {
+  await db.transaction(async (tx) => {
+    const { email } = await waitingInvitation(tx, id, by);
+    await tx.update(administrators).set({ disabledAt: now, disabledBy: by }).where(eq(administrators.userId, id));
+    await audit(tx, {
+      actor: by,
+      subject: id,
+      action: "admin.refuse",
+      before: { email, status: "waiting" },
+      after: { email, status: "disabled", reason },
+    }, now);
+  }, { behavior: "immediate" });
+  return await oneAdministrator(db, id);
 }
 
 /**
@@ -164,22 +295,16 @@ export async function disableAdministrator(db: Database, id: number, by: number,
       id: users.id,
       passwordHash: users.passwordHash,
       disabledAt: administrators.disabledAt,
+      invitedBy: administrators.invitedBy,
+      linkIssued,
     }).from(users).leftJoin(administrators, eq(administrators.userId, users.id))
       .where(and(eq(users.id, id), eq(users.level, "Admin")));
     if (!target) throw new NotFound(NO_SUCH_ADMINISTRATOR);
     if (target.disabledAt) return;
-    const [others] = await tx.select({ n: sql<number>`count(*)` }).from(users)
-      .leftJoin(administrators, eq(administrators.userId, users.id))
-      .where(and(
-        eq(users.level, "Admin"),
-        ne(users.id, id),
-        isNotNull(users.passwordHash),
-        isNull(administrators.disabledAt),
-      ));
     // The last rule first: a lone administrator disabling themselves hears why it cannot be.
-    if (target.passwordHash && others.n === 0) throw new Conflict(LAST_ACTIVE_ADMINISTRATOR);
+    if (target.passwordHash && (await othersActive(tx, id)) === 0) throw new Conflict(LAST_ACTIVE_ADMINISTRATOR);
     if (id === by) throw new Conflict(NOT_YOURSELF);
-    const status = target.passwordHash ? "active" : "invited";
+    const status = statusOf({ disabledAt: null, hasPassword: !!target.passwordHash, linkIssued: !!target.linkIssued });
     await tx.insert(administrators).values({ userId: id, disabledAt: now, disabledBy: by })
       .onConflictDoUpdate({ target: administrators.userId, set: { disabledAt: now, disabledBy: by } });
     await tx.delete(sessions).where(eq(sessions.userId, id));
@@ -189,7 +314,8 @@ export async function disableAdministrator(db: Database, id: number, by: number,
     await audit(tx, {
       actor: by,
       subject: id,
-      action: "admin.disable",
+      // Its inviter taking back an invitation nobody approved yet is a withdrawal, not a disabling.
+      action: status === "waiting" && target.invitedBy === by ? "admin.withdraw" : "admin.disable",
       before: { status },
       after: { status: "disabled" },
     }, now);

@@ -2,7 +2,9 @@
  * The console's administrators in Chromium (issue 11 item 2, decision 044): an administrator
  * invites another from /console/admins, the invitee chooses a password from the emailed link and
  * signs in with the second factor, the first administrator sees them listed as active with their
- * last sign-in, and disables them after a confirmation: the invitee's next page is not the console.
+ * last sign-in. With two active, the next invitation waits: its inviter can only withdraw it, the
+ * other approves it and its link is emailed then. Finally the first disables the invitee after a
+ * confirmation: the invitee's next page is not the console.
  */
 import type { Page } from "playwright-core";
 import { describe, expect } from "vitest";
@@ -13,6 +15,8 @@ import { ensureAdministrator, unexpected } from "../helpers/e2e-money.ts";
 
 const ADMIN = { email: "operations@portal.test", password: "operations-password-1" };
 const INVITEE = { name: "Katherine Johnson", email: "katherine@portal.test", password: "invitee-password-1" };
+/** Asked for once two administrators are active: it waits for the one who did not ask. */
+const THIRD = { name: "Dorothy Vaughan", email: "dorothy@portal.test" };
 
 /** The row of the administrators table that names this email. */
 const rowOf = (page: Page, email: string) =>
@@ -69,6 +73,24 @@ describe("administrators", () => {
       expect(shown).toContain("Active");
       expect(shown).toContain("Emailed code");
       expect(shown).not.toContain("Never");
+
+      // Two administrators are active now: a new invitation waits for the one who did not ask.
+      const asked = await lastEmailId(db);
+      await form.getByLabel("Name").fill(THIRD.name);
+      await form.getByLabel("Email").fill(THIRD.email);
+      await form.getByRole("button", { name: "Send the invitation" }).click();
+      const third = rowOf(first.page, THIRD.email);
+      await expect.poll(() => third.textContent()).toContain("Waiting for approval");
+      expect(await third.getByRole("button", { name: `Approve ${THIRD.name}` }).count()).toBe(0);
+      expect(await third.getByRole("button", { name: `Withdraw the invitation of ${THIRD.name}` }).count()).toBe(1);
+
+      await invitee.page.goto(`${server.url}/console/admins`);
+      await hydrated(invitee.page);
+      const theirs = rowOf(invitee.page, THIRD.email);
+      expect(await theirs.textContent()).toContain(`asked by ${ADMIN.email}`);
+      await theirs.getByRole("button", { name: `Approve ${THIRD.name}` }).click();
+      await expect.poll(() => theirs.textContent()).toContain("Invited");
+      await waitForEmail(db, THIRD.email, { template: "administrator-invitation", after: asked });
 
       // Disabling asks first, then signs them out.
       await row.getByRole("button", { name: `Disable ${INVITEE.name}` }).click();

@@ -1,7 +1,13 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog, sessions } from "../../db/schema.ts";
-import { LAST_ACTIVE_ADMINISTRATOR, NOT_YOURSELF } from "../../server/console/administrators.ts";
+import {
+  DISABLED_ADMINISTRATOR,
+  LAST_ACTIVE_ADMINISTRATOR,
+  NOT_WAITING,
+  NOT_YOURSELF,
+  OWN_INVITATION,
+} from "../../server/console/administrators.ts";
 import {
   type Admin,
   anotherAdmin,
@@ -18,12 +24,15 @@ import {
   TestClient,
   uniqueEmail,
 } from "../helpers/client.ts";
+import { latestEmail } from "../helpers/mailbox.ts";
 
 /**
  * The console's administrators (issue 11 item 2, decision 044): an invitation by email whose link
  * lets the invitee choose a password, after which they sign in with the second factor like every
  * administrator; disabling one ends their sessions at once and stops their sign-in; the last
- * active administrator stays; nobody disables themselves; customers never see any of it.
+ * active administrator stays; nobody disables themselves; customers never see any of it. While
+ * another administrator is active, an invitation waits for a second administrator's approval
+ * before its link is emailed (four eyes, decision 044 amended).
  */
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -31,19 +40,31 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 type App = Awaited<ReturnType<typeof signinApp>>;
 let t: App;
 let admin: Admin;
+/** The second administrator, who approves what `admin` asks for. */
+let checker: Admin;
 
 beforeAll(async () => {
   t = await signinApp();
   admin = await createAdmin(t);
+  checker = await anotherAdmin(t);
 });
 
 const PASSWORD = "invited password 789";
 
+/** `admin` invites someone and `checker` approves: the link is emailed. */
+async function inviteApproved(email: string, name: string) {
+  const invited = await admin.client.post("console/admins", { email, name });
+  expectStatus(invited, 201);
+  expect(invited.json.body.status).toBe("waiting");
+  const approved = await checker.client.post(`console/admins/${invited.json.body.id}/approve`, {});
+  expectStatus(approved, 200);
+  return approved;
+}
+
 /** Invites someone and has them choose their password from the emailed link. */
 async function invitedAndAccepted(name = "Ada Invited"): Promise<{ email: string; id: number }> {
   const email = uniqueEmail("invited");
-  const invited = await admin.client.post("console/admins", { email, name });
-  expectStatus(invited, 201);
+  const invited = await inviteApproved(email, name);
   const { link, token } = await emailedToken(t.db, email, "administrator-invitation");
   expect(new URL(link).pathname).toBe("/forgot");
   const visitor = new TestClient(t);
@@ -57,8 +78,7 @@ const listed = async (id: number) =>
 describe("inviting an administrator", () => {
   test("the invitee is listed as invited, chooses a password from the link, and signs in with the second factor", async () => {
     const email = uniqueEmail("invited");
-    const invited = await admin.client.post("console/admins", { email, name: "Grace Hopper" });
-    expectStatus(invited, 201);
+    const invited = await inviteApproved(email, "Grace Hopper");
     expect(invited.json.body).toMatchObject({
       email,
       name: "Grace Hopper",
@@ -96,15 +116,15 @@ describe("inviting an administrator", () => {
   test("the email says until when the link works, the time zone named UTC as our other times, never GMT", async () => {
     const email = uniqueEmail("invited");
     const sent = t.clock.now();
-    expectStatus(await admin.client.post("console/admins", { email, name: "Punctual Reader" }), 201);
+    await inviteApproved(email, "Punctual Reader");
     const text = (await mailTo(t.db, email)).text.replace(/\s+/g, " ");
     expect(text).toContain(`The link works once, until ${inUtcWords(new Date(sent + 72 * HOUR))}.`);
     expect(text).not.toContain("GMT");
   });
 
-  test("the link expires after 72 hours; inviting again sends a new one", async () => {
+  test("the link expires after 72 hours; inviting again sends a new one, approved already", async () => {
     const email = uniqueEmail("invited");
-    expectStatus(await admin.client.post("console/admins", { email, name: "Late Reader" }), 201);
+    await inviteApproved(email, "Late Reader");
     const { token } = await emailedToken(t.db, email, "administrator-invitation");
     t.clock.advance(73 * HOUR);
     const visitor = new TestClient(t);
@@ -112,8 +132,13 @@ describe("inviting an administrator", () => {
     // The first administrator signs in again after the long wait.
     admin.client = new TestClient(t);
     await signIn(admin.client, admin.email, admin.password);
+    checker.client = new TestClient(t);
+    await signIn(checker.client, checker.email, checker.password);
 
-    expectStatus(await admin.client.post("console/admins", { email, name: "Late Reader" }), 201);
+    // Approved once: the new link goes at once, nobody approves it again.
+    const again = await admin.client.post("console/admins", { email, name: "Late Reader" });
+    expectStatus(again, 201);
+    expect(again.json.body.status).toBe("invited");
     const fresh = await emailedToken(t.db, email, "administrator-invitation");
     expect(fresh.token).not.toBe(token);
     expectStatus(
@@ -170,7 +195,7 @@ describe("disabling an administrator", () => {
 
   test("disabling someone invited withdraws their link", async () => {
     const email = uniqueEmail("invited");
-    const invited = await admin.client.post("console/admins", { email, name: "Never Came" });
+    const invited = await inviteApproved(email, "Never Came");
     const { token } = await emailedToken(t.db, email, "administrator-invitation");
     expectStatus(await admin.client.delete(`console/admins/${invited.json.body.id}`), 200);
     const visitor = new TestClient(t);
@@ -195,6 +220,127 @@ describe("disabling an administrator", () => {
     const customer = await registerCustomer(t);
     expectStatus(await admin.client.delete(`console/admins/${customer.id}`), 404);
     expectStatus(await admin.client.delete("console/admins/999999"), 404);
+  });
+});
+
+describe("four eyes on a new administrator", () => {
+  const auditOf = async (id: number) =>
+    await t.db.select().from(auditLog).where(eq(auditLog.subjectId, id)).orderBy(auditLog.id);
+
+  test("while another administrator is active, the inviter alone cannot get a second administrator in", async () => {
+    const email = uniqueEmail("myself");
+    const invited = await admin.client.post("console/admins", { email, name: "My Other Mailbox" });
+    expectStatus(invited, 201);
+    expect(invited.json.body).toMatchObject({ status: "waiting", invited_by: admin.email });
+    const id = invited.json.body.id as number;
+    expect((await listed(id)).status).toBe("waiting");
+
+    // No link was emailed, and a forgotten-password request gives none either.
+    expect(await latestEmail(t.db, email)).toBeUndefined();
+    expectStatus(await new TestClient(t).post("auth/forgot", { username: email }), 200);
+    expect(await latestEmail(t.db, email)).toBeUndefined();
+
+    // The inviter cannot decide their own request, and hears why.
+    const own = await admin.client.post(`console/admins/${id}/approve`, {});
+    expectStatus(own, 409);
+    expect(own.json.error).toBe(OWN_INVITATION);
+    const ownRefusal = await admin.client.post(`console/admins/${id}/refuse`, { reason: "Changed my mind" });
+    expectStatus(ownRefusal, 409);
+    expect(ownRefusal.json.error).toBe(OWN_INVITATION);
+
+    // Asking again changes nothing: it still waits, still without a link.
+    const again = await admin.client.post("console/admins", { email, name: "Another Name" });
+    expectStatus(again, 201);
+    expect(again.json.body).toMatchObject({ status: "waiting", name: "My Other Mailbox" });
+    expect(await latestEmail(t.db, email)).toBeUndefined();
+
+    expect(await auditOf(id)).toMatchObject([
+      { action: "admin.invite", actorId: admin.id, before: null, after: { email, status: "waiting" } },
+    ]);
+  });
+
+  test("a second administrator approves, and the link is emailed then", async () => {
+    const email = uniqueEmail("approved");
+    const invited = await admin.client.post("console/admins", { email, name: "Mary Jackson" });
+    const id = invited.json.body.id as number;
+    const approved = await checker.client.post(`console/admins/${id}/approve`, {});
+    expectStatus(approved, 200);
+    expect(approved.json.body).toMatchObject({ status: "invited", invited_by: admin.email });
+
+    const { token } = await emailedToken(t.db, email, "administrator-invitation");
+    expect((await mailTo(t.db, email)).text).toContain(admin.email);
+    const invitee = new TestClient(t);
+    expectStatus(await invitee.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 200);
+    expect((await listed(id)).status).toBe("active");
+
+    const twice = await checker.client.post(`console/admins/${id}/approve`, {});
+    expectStatus(twice, 409);
+    expect(twice.json.error).toBe(NOT_WAITING);
+    expect((await auditOf(id)).map((e) => [e.action, e.actorId])).toEqual([
+      ["admin.invite", admin.id],
+      ["admin.approve", checker.id],
+    ]);
+  });
+
+  test("a second administrator refuses with a reason: no link, and the address is not invited again", async () => {
+    const email = uniqueEmail("refused");
+    const id = (await admin.client.post("console/admins", { email, name: "Not Needed" })).json.body.id as number;
+
+    const reasonless = await checker.client.post(`console/admins/${id}/refuse`, { reason: "" });
+    expectStatus(reasonless, 422);
+    expect(Object.keys(reasonless.json.fields)).toEqual(["reason"]);
+    expect((await listed(id)).status).toBe("waiting");
+
+    const refused = await checker.client.post(`console/admins/${id}/refuse`, {
+      reason: "We hired nobody by that name",
+    });
+    expectStatus(refused, 200);
+    expect(refused.json.body.status).toBe("disabled");
+    expect(await latestEmail(t.db, email)).toBeUndefined();
+    expectStatus(await checker.client.post(`console/admins/${id}/approve`, {}), 409);
+    const again = await admin.client.post("console/admins", { email, name: "Not Needed" });
+    expectStatus(again, 409);
+    expect(again.json.error).toBe(DISABLED_ADMINISTRATOR);
+
+    expect((await auditOf(id)).at(-1)).toMatchObject({
+      action: "admin.refuse",
+      actorId: checker.id,
+      before: { status: "waiting" },
+      after: { status: "disabled", reason: "We hired nobody by that name" },
+    });
+  });
+
+  test("the inviter withdraws a waiting invitation; nobody can approve it then", async () => {
+    const email = uniqueEmail("withdrawn");
+    const id = (await admin.client.post("console/admins", { email, name: "Asked Too Soon" })).json.body.id as number;
+    const withdrawn = await admin.client.delete(`console/admins/${id}`);
+    expectStatus(withdrawn, 200);
+    expect(withdrawn.json.body.status).toBe("disabled");
+    const late = await checker.client.post(`console/admins/${id}/approve`, {});
+    expectStatus(late, 409);
+    expect(late.json.error).toBe(NOT_WAITING);
+    expect(await latestEmail(t.db, email)).toBeUndefined();
+    expect((await auditOf(id)).at(-1)).toMatchObject({
+      action: "admin.withdraw",
+      actorId: admin.id,
+      before: { status: "waiting" },
+      after: { status: "disabled" },
+    });
+  });
+
+  test("the only active administrator invites at once, and the log says nobody else checked it", async () => {
+    const lone = await signinApp();
+    const only = await createAdmin(lone);
+    const email = uniqueEmail("second");
+    const invited = await only.client.post("console/admins", { email, name: "The Second One" });
+    expectStatus(invited, 201);
+    expect(invited.json.body.status).toBe("invited");
+    await emailedToken(lone.db, email, "administrator-invitation");
+    const [entry] = await lone.db.select().from(auditLog).where(eq(auditLog.subjectId, invited.json.body.id));
+    expect(entry).toMatchObject({
+      action: "admin.invite",
+      after: { status: "invited", second_administrator: "none: the inviter was the only active administrator" },
+    });
   });
 });
 

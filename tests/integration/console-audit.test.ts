@@ -311,6 +311,19 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
   },
   "POST /console/admins": () =>
     Promise.resolve({ path: "console/admins", body: { email: uniqueEmail("invited"), name: "Audited Invitee" } }),
+  "POST /console/admins/:id/approve": async () => {
+    const asked = await waitingInvitation();
+    return { path: `console/admins/${asked}/approve`, by: checker, subject: asked };
+  },
+  "POST /console/admins/:id/refuse": async () => {
+    const asked = await waitingInvitation();
+    return {
+      path: `console/admins/${asked}/refuse`,
+      body: { reason: "Nobody of that name works here" },
+      by: checker,
+      subject: asked,
+    };
+  },
   "DELETE /console/admins/:id": async () => {
     const leaving = await anotherAdmin(t);
     return { path: `console/admins/${leaving.id}`, subject: leaving.id };
@@ -405,6 +418,14 @@ const SCENARIOS: Record<string, () => Promise<Request>> = {
 };
 
 const today = () => t.clock.today();
+
+/** An administrator's invitation the first administrator asked for: it waits for the checker. */
+async function waitingInvitation(): Promise<number> {
+  const asked = await admin.client.post("console/admins", { email: uniqueEmail("asked"), name: "Waiting Invitee" });
+  expectStatus(asked, 201);
+  expect(asked.json.body.status).toBe("waiting");
+  return asked.json.body.id;
+}
 
 /** An open alert the portal raised by itself (a failed payout), for the alerts' writes. */
 async function openAlert(): Promise<number> {
