@@ -132,7 +132,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
                   className="btn-primary"
                   busy={busy}
                   aria-busy={complete.isPending || undefined}
-                  aria-label={`Mark payment ${p.id} arrived, ${to}`}
+                  aria-label={`Arrived: payment ${p.id}, ${to}`}
                   onClick={() => complete.mutate({ params: { id: p.id } }, { onError: failed })}
                 >
                   {complete.isPending ? "Saving…" : "Arrived"}

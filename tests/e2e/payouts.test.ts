@@ -201,7 +201,7 @@ describe("the payout desk", () => {
 
       // The bank's statement shows it: Arrived. The default queue (to do) no longer lists it.
       const arrivedMark = await lastEmailId(db);
-      await row.getByRole("button", { name: `Mark payment ${paymentId} arrived, 250.00 EUR to Jeanne Martin` }).click();
+      await row.getByRole("button", { name: `Arrived: payment ${paymentId}, 250.00 EUR to Jeanne Martin` }).click();
       await row.waitFor({ state: "detached" });
       await page.getByLabel("Status").selectOption("completed");
       await row.locator('[data-status="completed"]').waitFor();

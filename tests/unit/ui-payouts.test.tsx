@@ -146,9 +146,15 @@ describe("a payment's actions", () => {
     expect(calls.some((c) => c.method === "GET" && c.path === "console/payouts"), "the queue reloaded").toBe(true);
   });
 
-  test("each action's name for screen readers and voice control starts with the words on its button", () => {
+  test.each([
+    ["waiting to be sent", {}],
+    ["sent, waiting to arrive", {
+      status: "submitted" as const,
+      actions: { submit: false, complete: true, fail: true, note: null },
+    }],
+  ])("each action's name for screen readers and voice control starts with the words on its button: %s", (_, state) => {
     fakeApi({});
-    renderDesk();
+    renderDesk({ initial: queueOf([payout(state)]) });
     const buttons = within(rowOf(5)).getAllByRole("button");
     expect(buttons.length).toBeGreaterThan(1);
     for (const button of buttons) {
