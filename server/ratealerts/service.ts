@@ -5,7 +5,7 @@
  */
 import { and, count, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { columnList, fromColumns, rowsOf } from "../../db/sql.ts";
+import { columnList, fromColumns, rowsOf, type Tx } from "../../db/sql.ts";
 import { rateAlerts } from "../../db/schema-ratealerts.ts";
 import type { RateAlertAnswer, RateAlertList, RateAlertPayload } from "../../lib/contracts/ratealerts.ts";
 import { RATE_ALERTS_PER_ACCOUNT } from "../../lib/ratealerts.ts";
@@ -34,7 +34,7 @@ function answerOf(row: Row, table: RateTable): RateAlertAnswer {
   };
 }
 
-async function alertOf(db: Database, accountId: number, id: number): Promise<Row> {
+async function alertOf(db: Database | Tx, accountId: number, id: number): Promise<Row> {
   const [row] = await db.select().from(rateAlerts).where(
     and(eq(rateAlerts.id, id), eq(rateAlerts.accountId, accountId)),
   );
@@ -134,13 +134,15 @@ export async function changeRateAlert(
   id: number,
   paused: boolean,
 ): Promise<RateAlertAnswer> {
-  const row = await alertOf(db, accountId, id);
-  if (row.firedAt) {
-    throw new Conflict("This alert has fired and is no longer watched: set a new one to watch again.", {
-      fields: { paused: "This alert has fired: set a new one to watch again." },
-    });
-  }
   return await db.transaction(async (tx) => {
+    // Read in the write transaction: an alert that fires meanwhile (a rate change) is refused as
+    // fired, never paused or resumed after it finished.
+    const row = await alertOf(tx, accountId, id);
+    if (row.firedAt) {
+      throw new Conflict("This alert has fired and is no longer watched: set a new one to watch again.", {
+        fields: { paused: "This alert has fired: set a new one to watch again." },
+      });
+    }
     const table = await currentRates(tx);
     if (row.paused && !paused) {
       const rate = watchedRate(table, row.sellCurrency, row.buyCurrency);
