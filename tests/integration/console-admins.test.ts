@@ -327,6 +327,25 @@ describe("four eyes on a new administrator", () => {
     });
   });
 
+  test("an approval and a refusal at the same moment: one decides, and a refused invitee is emailed no link", async () => {
+    const third = await anotherAdmin(t);
+    const email = uniqueEmail("contested");
+    const id = (await admin.client.post("console/admins", { email, name: "Contested" })).json.body.id as number;
+    const [approved, refused] = await Promise.all([
+      checker.client.post(`console/admins/${id}/approve`, {}),
+      third.client.post(`console/admins/${id}/refuse`, { reason: "Nobody by that name works here" }),
+    ]);
+    expect([approved.status, refused.status].sort()).toEqual([200, 409]);
+    const decided = await listed(id);
+    if (refused.status === 200) {
+      expect(decided.status).toBe("disabled");
+      expect(await latestEmail(t.db, email)).toBeUndefined();
+    } else {
+      expect(decided.status).toBe("invited");
+      expect(refused.json.error).toBe(NOT_WAITING);
+    }
+  });
+
   test("the inviter withdraws a waiting invitation; nobody can approve it then", async () => {
     const email = uniqueEmail("withdrawn");
     const id = (await admin.client.post("console/admins", { email, name: "Asked Too Soon" })).json.body.id as number;
