@@ -114,9 +114,12 @@ export function afterSignIn(c: Context<AppEnv>): string | null {
   const remembered = getCookie(c, AFTER_SIGN_IN);
   if (remembered === undefined) return null;
   deleteCookie(c, AFTER_SIGN_IN, { path: "/" });
-  // Only a path of this site (never "//elsewhere"), of the pages above.
-  if (!remembered.startsWith("/") || remembered.startsWith("//")) return null;
-  return bringsBackAfterSignIn(new URL(remembered, "http://x").pathname) ? remembered : null;
+  // Only a path of this site (never "//elsewhere", nor "/\\elsewhere", which browsers read the
+  // same way), of the pages above: the page is read as a browser would, and sent as read.
+  if (!remembered.startsWith("/")) return null;
+  const page = new URL(remembered, "http://x");
+  if (page.origin !== "http://x" || !bringsBackAfterSignIn(page.pathname)) return null;
+  return `${page.pathname}${page.search}`;
 }
 
 function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {

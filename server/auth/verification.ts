@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import type { Tx } from "../../db/sql.ts";
 import { verifications } from "../../db/schema.ts";
 import { randomCode, randomToken, sha256Hex } from "./tokens.ts";
 
@@ -41,6 +42,15 @@ export class Verifications {
   }
 
   /**
+   * `issue` inside the caller's transaction: the secret exists exactly when what that transaction
+   * checked and wrote does (an administrator's invitation approved, decision 044).
+   */
+  async issueIn(tx: Tx, userId: number, purpose: Purpose): Promise<string> {
+    const [secret] = await this.issueTogether(userId, [purpose], VALID_FOR_MS[purpose], tx);
+    return secret;
+  }
+
+  /**
    * The validation email's link token and its 6-digit code, issued together with one expiry; any
    * earlier unused ones stop working.
    */
@@ -54,6 +64,7 @@ export class Verifications {
     userId: number,
     purposes: Purpose[],
     validForMs = VALID_FOR_MS[purposes[0]],
+    db: Database | Tx = this.db,
   ): Promise<string[]> {
     const now = this.now();
     const secrets = purposes.map((purpose) => BOUND_TO_USER.has(purpose) ? randomCode() : randomToken());
@@ -64,7 +75,7 @@ export class Verifications {
       expiresAt: new Date(now + validForMs),
       createdAt: new Date(now),
     })));
-    await this.db.transaction(async (tx) => {
+    await db.transaction(async (tx) => {
       await tx.update(verifications).set({ usedAt: new Date(now) }).where(
         and(
           eq(verifications.userId, userId),

@@ -147,7 +147,7 @@ export async function inviteAdministrator(
   now: Date,
 ): Promise<Administrator> {
   const username = normalizeUsername(input.email);
-  const { id, send } = await deps.db.transaction(async (tx) => {
+  const { id, secret } = await deps.db.transaction(async (tx) => {
     const [existing] = await tx.select({
       id: users.id,
       level: users.level,
@@ -161,7 +161,7 @@ export async function inviteAdministrator(
     const approved = !!existing?.linkIssued;
     const alone = (await othersActive(tx, by)) === 0;
     // Asked again while it waits: the request stays as the approver sees it (name, who asked).
-    if (existing && !approved && !alone) return { id: existing.id, send: false };
+    if (existing && !approved && !alone) return { id: existing.id, secret: null };
     let id = existing?.id;
     if (id === undefined) {
       const [created] = await tx.insert(users).values({
@@ -190,16 +190,20 @@ export async function inviteAdministrator(
         ...(send && !approved ? { second_administrator: "none: the inviter was the only active administrator" } : {}),
       },
     }, now);
-    return { id, send };
+    return { id, secret: send ? await deps.verifications.issueIn(tx, id, "admin-invitation") : null };
     // IMMEDIATE: the check for an existing user and the insert are one step, as in createAdministrator.
   }, { behavior: "immediate" });
-  if (send) await emailInvitation(deps, id, now);
+  if (secret) await emailInvitation(deps, id, secret, now);
   return await oneAdministrator(deps.db, id);
 }
 
-/** A new invitation link (any earlier one stops working), emailed to the invitee, naming who invited them. */
-async function emailInvitation(deps: InvitationDeps, id: number, now: Date): Promise<void> {
-  const secret = await deps.verifications.issue(id, "admin-invitation");
+/**
+ * Emails the invitee their invitation link, naming who invited them. The link (any earlier one
+ * stops working) is issued in the transaction that decided to send it: the link's existence is what
+ * marks the invitation approved (`linkIssued`), so a second decision at the same moment, an
+ * approval or a refusal, finds it no longer waiting rather than both going through.
+ */
+async function emailInvitation(deps: InvitationDeps, id: number, secret: string, now: Date): Promise<void> {
   const [invitee] = await deps.db.select({ email: users.username, invitedBy: administrators.invitedBy }).from(users)
     .innerJoin(administrators, eq(administrators.userId, users.id)).where(eq(users.id, id));
   const [who] = await deps.db.select({ email: users.username, name: administrators.name }).from(users)
@@ -244,7 +248,7 @@ export async function approveInvitation(
   by: number,
   now: Date,
 ): Promise<Administrator> {
-  await deps.db.transaction(async (tx) => {
+  const secret = await deps.db.transaction(async (tx) => {
     const { email } = await waitingInvitation(tx, id, by);
     await audit(tx, {
       actor: by,
@@ -253,8 +257,9 @@ export async function approveInvitation(
       before: { email, status: "waiting" },
       after: { email, status: "invited" },
     }, now);
+    return await deps.verifications.issueIn(tx, id, "admin-invitation");
   }, { behavior: "immediate" });
-  await emailInvitation(deps, id, now);
+  await emailInvitation(deps, id, secret, now);
   return await oneAdministrator(deps.db, id);
 }
 

@@ -259,6 +259,23 @@ describe("four eyes on a new administrator", () => {
     ]);
   });
 
+  test("pausing a waiting invitee's sign-in with wrong passwords emails them no link to choose a password", async () => {
+    const email = uniqueEmail("paused");
+    const invited = await admin.client.post("console/admins", { email, name: "My Paused Mailbox" });
+    expect(invited.json.body.status).toBe("waiting");
+    // 50 wrong passwords from ten addresses pause the sign-in of the address (decision 023): the
+    // pause's notice, which carries a password link to its owner, must not reach a waiting invitee.
+    for (let source = 0; source < 10; source++) {
+      const guesser = new TestClient(t, { address: `198.51.100.${source + 1}` });
+      for (let i = 0; i < 5; i++) {
+        expectStatus(await guesser.post("auth/login", { email, password: `guess ${source}-${i}` }), 401);
+      }
+      t.clock.advance(60_000);
+    }
+    expect(await latestEmail(t.db, email)).toBeUndefined();
+    expect((await listed(invited.json.body.id)).status).toBe("waiting");
+  });
+
   test("a second administrator approves, and the link is emailed then", async () => {
     const email = uniqueEmail("approved");
     const invited = await admin.client.post("console/admins", { email, name: "Mary Jackson" });
@@ -308,6 +325,25 @@ describe("four eyes on a new administrator", () => {
       before: { status: "waiting" },
       after: { status: "disabled", reason: "We hired nobody by that name" },
     });
+  });
+
+  test("an approval and a refusal at the same moment: one decides, and a refused invitee is emailed no link", async () => {
+    const third = await anotherAdmin(t);
+    const email = uniqueEmail("contested");
+    const id = (await admin.client.post("console/admins", { email, name: "Contested" })).json.body.id as number;
+    const [approved, refused] = await Promise.all([
+      checker.client.post(`console/admins/${id}/approve`, {}),
+      third.client.post(`console/admins/${id}/refuse`, { reason: "Nobody by that name works here" }),
+    ]);
+    expect([approved.status, refused.status].sort()).toEqual([200, 409]);
+    const decided = await listed(id);
+    if (refused.status === 200) {
+      expect(decided.status).toBe("disabled");
+      expect(await latestEmail(t.db, email)).toBeUndefined();
+    } else {
+      expect(decided.status).toBe("invited");
+      expect(refused.json.error).toBe(NOT_WAITING);
+    }
   });
 
   test("the inviter withdraws a waiting invitation; nobody can approve it then", async () => {

@@ -132,4 +132,31 @@ describe("an approval by webhook", () => {
     const summary = await customer.client.get("account/whoami");
     expect(mail.text).toContain(summary.json.body.account_ref);
   });
+
+  for (
+    const [what, info] of [
+      ["another person's document", { firstName: "Grace", lastName: "Hopper", dob: "1906-12-09" }],
+      ["a document nothing was read from", undefined],
+    ] as const
+  ) {
+    sumsubTest(`with ${what}, waits for the compliance review: no account, no account-opened email`, async ({
+      sumsubApp: app,
+      sumsubApi: api,
+      sumsubCustomer: customer,
+    }) => {
+      expectStatus(await customer.client.post("account/profile", personalProfile()), 200);
+      expectStatus(await customer.client.get("sumsub/token"), 200);
+      const applicant = api.applicants.get(`portal-${customer.id}`)!;
+      applicant.review = {
+        reviewStatus: "completed",
+        reviewDate: "2026-03-02 08:00:00+0000",
+        reviewResult: { reviewAnswer: "GREEN" },
+      };
+      applicant.info = info;
+      await reviewed(app, customer.id, { reviewAnswer: "GREEN" }, `green-${what}`);
+
+      expect(await mailsOf(app, customer.email, "account-opened")).toHaveLength(0);
+      expect((await customer.client.get("account/whoami")).json.body.account_ref).toBeFalsy();
+    });
+  }
 });

@@ -72,5 +72,9 @@ describe("the convert page opened from the calculator", () => {
     expect((await visitor.get("/auth")).headers.get("location")).toBe("/account");
     visitor.setCookie("after_sign_in", "/console/users");
     expect((await visitor.get("/auth")).headers.get("location")).toBe("/account");
+    // A browser reads "/\\host" as "//host": another site, whose path looks like ours (the cookie
+    // holds it encoded, as the server's own cookies are).
+    visitor.setCookie("after_sign_in", "/%5Celsewhere.example/account/convert");
+    expect((await visitor.get("/auth")).headers.get("location")).toBe("/account");
   });
 });
