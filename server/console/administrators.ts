@@ -57,6 +57,20 @@ async function othersActive(db: Database | Tx, except: number): Promise<number> 
 }
 
 /**
+ * Whether an administrator other than this one ever could act (chose a password), disabled since or
+ * not. Only an administrator who never had such a colleague invites without a second one (the
+ * company's first steps): one who disabled the others would otherwise be "alone" again, and invite
+ * whom they like, their own second mailbox included. Their invitation then waits for an
+ * administrator who can approve it; with none active, `deno task admin:create` on the server is
+ * the way in, outside the console.
+ */
+async function everHadColleague(db: Database | Tx, except: number): Promise<boolean> {
+  const [other] = await db.select({ id: users.id }).from(users)
+    .where(and(eq(users.level, "Admin"), ne(users.id, except), isNotNull(users.passwordHash))).limit(1);
+  return other !== undefined;
+}
+
+/**
  * Whether this user is an invited administrator whose invitation waits for approval: /forgot sends
  * them no reset link either, which would otherwise let them choose a password without it.
  */
@@ -134,9 +148,10 @@ type InvitationDeps = Pick<SignInDeps, "db" | "verifications" | "mailer" | "publ
 /**
  * Invites an administrator: a user of level Admin without a password, and an emailed link (valid
  * 72 hours, single use) to choose one on /forgot. While another administrator is active the
- * invitation waits, without a link, for one of them to approve it (`approveInvitation`); an
- * administrator alone (the company's first steps) has nobody to ask, so the link goes at once and
- * the audit entry says no second administrator checked it. Inviting someone invited and not yet in
+ * invitation waits, without a link, for one of them to approve it (`approveInvitation`); the
+ * portal's only administrator so far (the company's first steps: no other ever chose a password)
+ * has nobody to ask, so the link goes at once and the audit entry says no second administrator
+ * checked it. One left alone by disabling the others still waits (`everHadColleague`). Inviting someone invited and not yet in
  * sends a new link (the old one stops working), for the link that expired or was lost; an
  * invitation still waiting stays as it was asked, until approved.
  */
@@ -159,7 +174,7 @@ export async function inviteAdministrator(
     if (existing?.disabledAt) throw new Conflict(DISABLED_ADMINISTRATOR);
     if (existing?.passwordHash) throw new Conflict(ALREADY_ADMINISTRATOR);
     const approved = !!existing?.linkIssued;
-    const alone = (await othersActive(tx, by)) === 0;
+    const alone = !(await everHadColleague(tx, by));
     // Asked again while it waits: the request stays as the approver sees it (name, who asked).
     if (existing && !approved && !alone) return { id: existing.id, secret: null };
     let id = existing?.id;
@@ -187,7 +202,7 @@ export async function inviteAdministrator(
         name: input.name,
         status: send ? "invited" : "waiting",
         // Said in the entry, so that a reader of the log sees which invitations nobody checked.
-        ...(send && !approved ? { second_administrator: "none: the inviter was the only active administrator" } : {}),
+        ...(send && !approved ? { second_administrator: "none: the inviter was the portal's only administrator so far" } : {}),
       },
     }, now);
     return { id, secret: send ? await deps.verifications.issueIn(tx, id, "admin-invitation") : null };

@@ -375,8 +375,27 @@ describe("four eyes on a new administrator", () => {
     const [entry] = await lone.db.select().from(auditLog).where(eq(auditLog.subjectId, invited.json.body.id));
     expect(entry).toMatchObject({
       action: "admin.invite",
-      after: { status: "invited", second_administrator: "none: the inviter was the only active administrator" },
+      after: {
+        status: "invited",
+        second_administrator: "none: the inviter was the portal's only administrator so far",
+      },
     });
+  });
+
+  test("an administrator left alone by disabling the only other one still cannot invite alone", async () => {
+    const app = await signinApp();
+    const first = await createAdmin(app);
+    const colleague = await anotherAdmin(app);
+    expectStatus(await first.client.delete(`console/admins/${colleague.id}`), 200);
+
+    const email = uniqueEmail("alone-again");
+    const invited = await first.client.post("console/admins", { email, name: "My Other Mailbox" });
+    expectStatus(invited, 201);
+    // It waits for an administrator who can approve it; nobody is emailed a way in meanwhile.
+    expect(invited.json.body.status).toBe("waiting");
+    expect(await latestEmail(app.db, email)).toBeUndefined();
+    expectStatus(await new TestClient(app).post("auth/forgot", { username: email }), 200);
+    expect(await latestEmail(app.db, email)).toBeUndefined();
   });
 });
 
