@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
@@ -65,7 +65,9 @@ export async function isRaised(db: Database | Tx, kind: AlertKind, subject: Reco
  * transaction of what cleared it, with a note that says so ("Closed by itself: ..."). It is
  * resolved by the administrator whose action cleared it (`by`): every resolution names a person
  * (the console_alerts_resolution check), and that person is who made the cause go away. Nothing
- * when there is none open. Answers whether one closed.
+ * when there is none open, nor when `by` raised it: an alert of someone's own action is for a
+ * second pair of eyes (resolveAlert refuses them too), so what they did next stays for another
+ * administrator to see (a receipt its recorder declined after holding it). Answers whether one closed.
  */
 export async function closeAlert(
   db: Database | Tx,
@@ -76,7 +78,11 @@ export async function closeAlert(
 ): Promise<boolean> {
   const closed = await db.update(consoleAlerts)
     .set({ resolvedAt: now, resolvedBy: by, resolutionNote: note })
-    .where(and(eq(consoleAlerts.dedupeKey, dedupeKey), isNull(consoleAlerts.resolvedAt)))
+    .where(and(
+      eq(consoleAlerts.dedupeKey, dedupeKey),
+      isNull(consoleAlerts.resolvedAt),
+      or(isNull(consoleAlerts.createdBy), ne(consoleAlerts.createdBy, by)),
+    ))
     .returning({ id: consoleAlerts.id });
   return closed.length > 0;
 }

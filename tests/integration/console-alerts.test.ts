@@ -347,7 +347,7 @@ describe("a receipt's alert closes when a second administrator decides the recei
 
     const wrong = await record("70000.00", "Typo");
     expectStatus(
-      await admin.client.post(`console/receipts/${wrong.id}/decline`, { reason: "Typed 70000 for 700" }),
+      await second.client.post(`console/receipts/${wrong.id}/decline`, { reason: "Typed 70000 for 700" }),
       200,
     );
     expect(await openAbout(wrong.id)).toEqual([]);
@@ -362,6 +362,24 @@ describe("a receipt's alert closes when a second administrator decides the recei
     expect(again.status).toBe("held_duplicate");
     expectStatus(await second.client.post(`console/receipts/${again.id}/release`), 200);
     expect(await openAbout(again.id)).toEqual([]);
+  });
+
+  test("declined by the administrator who recorded it, its alert stays for a second administrator", async () => {
+    const bea = await openCustomer(t);
+    const res = await postReceipt(t, admin, {
+      amount: "80000.00",
+      currency: "GBP",
+      reference: `Mine ${bea.accountRef}`,
+    });
+    expectStatus(res, 201);
+    const held = res.json.body as { id: number; status: string };
+    expect(held.status).toBe("awaiting_approval");
+    expectStatus(await admin.client.post(`console/receipts/${held.id}/decline`, { reason: "Not ours after all" }), 200);
+    // The recorder's own decision on what they recorded is for another administrator to see too.
+    const [alert] = await openAbout(held.id);
+    expect(alert).toMatchObject({ createdBy: admin.id, resolvedAt: null });
+    expectStatus(await admin.client.post(`console/alerts/${alert.id}/resolve`, { note: "Declined it myself" }), 409);
+    expectStatus(await second.client.post(`console/alerts/${alert.id}/resolve`, { note: "Checked the bank" }), 200);
   });
 });
 
