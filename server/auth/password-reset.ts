@@ -1,5 +1,5 @@
 import { afterAnswer } from "../background.ts";
-import { isWaitingInvitation } from "../console/administrators.ts";
+import { isDisabledAdministrator, isWaitingInvitation } from "../console/administrators.ts";
 import { InvalidInput } from "../errors.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
@@ -30,8 +30,10 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
 async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
-  // An administrator's invitation that waits for a second administrator gives no way in yet, this one included.
-  if (await isWaitingInvitation(deps.db, user.id)) return;
+  // An administrator's invitation that waits for a second administrator gives no way in yet, this one
+  // included; a disabled administrator (refused, withdrawn, or disabled) has none either: a link
+  // would let them choose a password that signs them into nothing.
+  if (await isWaitingInvitation(deps.db, user.id) || await isDisabledAdministrator(deps.db, user.id)) return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,

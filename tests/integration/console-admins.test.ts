@@ -318,6 +318,9 @@ describe("four eyes on a new administrator", () => {
     const again = await admin.client.post("console/admins", { email, name: "Not Needed" });
     expectStatus(again, 409);
     expect(again.json.error).toBe(DISABLED_ADMINISTRATOR);
+    // Nor does a forgotten-password request email the refused invitee a link to nothing.
+    expectStatus(await new TestClient(t).post("auth/forgot", { username: email }), 200);
+    expect(await latestEmail(t.db, email)).toBeUndefined();
 
     expect((await auditOf(id)).at(-1)).toMatchObject({
       action: "admin.refuse",
