@@ -16,7 +16,7 @@ export interface ConsoleAdminsProps {
 /**
  * The console's administrators (decision 044): who they are, their status, second factor and last
  * sign-in (GET console/admins); an invitation by email (POST console/admins), which waits for a
- * second administrator's Approve or Refuse while another is active; and disabling one after a
+ * second administrator's Approve or Refuse (only the portal's first administrator invites alone); and disabling one after a
  * confirmation (DELETE console/admins/{id}). The server refuses the last active administrator,
  * oneself, and an inviter deciding their own invitation, and says why.
  */
@@ -41,7 +41,7 @@ function ConsoleAdmins({ administrators, youId }: ConsoleAdminsProps) {
       </Table>
       <section aria-labelledby="admin-invite-heading" className="card flex flex-col gap-3">
         <h2 id="admin-invite-heading" className="text-lg font-semibold">Invite an administrator</h2>
-        <InviteAdministratorForm />
+        <InviteAdministratorForm othersActive={list.some((admin) => admin.id !== youId && admin.status === "active")} />
       </section>
     </div>
   );

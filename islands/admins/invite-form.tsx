@@ -1,7 +1,8 @@
 /**
- * Invites an administrator by email (POST console/admins). The server emails the link, at once when
- * the inviter is the only active administrator, otherwise after a second one approves; the new row
- * joins the list as invited or waiting.
+ * Invites an administrator by email (POST console/admins). The server emails the link at once only
+ * for the portal's only administrator so far, otherwise after a second one approves; the new row
+ * joins the list as invited or waiting. With no other administrator active, nobody here can approve
+ * a waiting one: its notice says who can (decision 044, amended).
  */
 import { useQueryClient } from "@tanstack/react-query";
 import type { FormEvent } from "react";
@@ -13,7 +14,14 @@ import { SubmitButton } from "../ui/submit-button.tsx";
 import { useForm } from "../ui/use-form.ts";
 import { type Administrator, inviteAdministrator } from "./calls.ts";
 
-export function InviteAdministratorForm() {
+/** Where a waiting invitation goes when no other administrator is active to approve it. */
+export const NOBODY_TO_APPROVE =
+  "No other administrator is active to approve it: whoever runs the portal's server adds one (deno task admin:create), who then approves it here.";
+
+export function InviteAdministratorForm({ othersActive }: {
+  /** Whether an administrator other than the one looking is active, and so can approve an invitation. */
+  othersActive: boolean;
+}) {
   const queries = useQueryClient();
   const form = useForm({
     call: inviteAdministrator,
@@ -29,9 +37,10 @@ export function InviteAdministratorForm() {
         invited.status === "waiting"
           ? {
             title: "Invitation waiting for approval",
-            description:
-              `Another administrator approves it; then we email ${invited.email} a link to choose a password.`,
-            color: "success",
+            description: othersActive
+              ? `Another administrator approves it; then we email ${invited.email} a link to choose a password.`
+              : NOBODY_TO_APPROVE,
+            color: othersActive ? "success" : "warning",
           }
           : {
             title: "Invitation sent",
@@ -76,8 +85,9 @@ export function InviteAdministratorForm() {
         />
       </div>
       <p className="field-hint">
-        While another administrator is active, one of them approves the invitation before we email it. The link works
-        once, for 72 hours. After choosing a password they sign in with a second factor, like every administrator.
+        Another active administrator approves the invitation before we email it; only the portal's first administrator
+        invites alone. The link works once, for 72 hours. After choosing a password they sign in with a second factor,
+        like every administrator.
       </p>
       <div>
         <SubmitButton pending={form.submitting} pendingLabel="Sending…" className="btn-primary">
