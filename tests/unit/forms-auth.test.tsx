@@ -323,6 +323,14 @@ describe("VerifyForm", () => {
     expect(screen.getByRole("status").textContent).toContain("Email address confirmed");
   });
 
+  test("opened where nobody is signed in (a phone): the answer is null, nobody is remembered, and it goes to sign in", async () => {
+    fakeApi({ "POST validation/validate": [200, { body: null, redirect: "/" }] });
+    render(<VerifyForm token="tok-123" signedIn={false} />);
+    await waitFor(() => expect(assign).toHaveBeenCalledWith("/"));
+    expect(screen.getByRole("status").textContent).toContain("Email address confirmed");
+    expect(userStore.get()).toBeNull();
+  });
+
   test("an expired link is refused on the page with the tries left, and a new link can be asked for", async () => {
     const refusal = "This link has expired or was already used: ask for a new one. 4 tries left.";
     const calls = fakeApi({
