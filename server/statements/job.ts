@@ -36,7 +36,7 @@ export const statementJob = defineJob("statements.generate", {
       if (ctx.signal.aborted || error instanceof LeaseLost || error instanceof PermanentJobFailure) throw error;
       // Anything else is ours: the customer reads the job's error, so it says what to do, and the
       // cause goes to the log (as every error line: JSON, a refused query without its values).
-      log.error("statement could not be made", { statementId, attempt: ctx.attempt, error });
+      log.error("statement could not be made", { statement_id: statementId, attempt: ctx.attempt, error });
       throw new Error(
         "Your statement could not be made because of a problem on our side. Ask for it again; if it fails again, write to us.",
       );

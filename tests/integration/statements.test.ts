@@ -366,7 +366,7 @@ describe("a statement that cannot be made", () => {
       const cause = lines.map((line) => JSON.parse(line)).find((line) =>
         line.msg === "statement could not be made" && line.attempt === 3
       );
-      expect(cause).toMatchObject({ level: "error", statementId: asked.json.body.statement.id });
+      expect(cause).toMatchObject({ level: "error", statement_id: asked.json.body.statement.id });
       expect(cause.error.message).toContain("database or disk is full");
     } finally {
       restore();
