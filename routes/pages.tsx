@@ -512,6 +512,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
           user.id,
           new Date(c.get("services").now()),
           NOTIFICATIONS_MAX_VISIBLE - flashCount(c),
+          account && account !== "choose" ? (await accountChoice(c)).current?.accountId : undefined,
         )
         : [];
       // The console menu counts the open alerts (one count on an index, decision 045).
