@@ -121,6 +121,27 @@ describe("the emailed link to a payment of another of the person's accounts", ()
     expect(await currentRef(client)).toBe(approver.accountRef);
   });
 
+  test("someone removed from the payment's account is told so, not sent to a bare 'Page not found'", async () => {
+    // A payer of the business account, with a personal account of their own, got its emails; then an
+    // owner removed them. They open the old link.
+    const former = await openCustomer(t);
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: former.id,
+      role: "payer",
+      createdAt: new Date(),
+    });
+    expectStatus(await business.client.delete(`account/users/${former.id}`), 200);
+    const page = await former.client.get(`/account/pendingpayments/${paymentId}`);
+    expect(page.status).toBe(404);
+    expect(page.text).toContain(
+      `You are no longer a user of Acme Trading Ltd (${business.accountRef}): an owner or admin removed you.`,
+    );
+    // Nothing of the payment, and nothing switched.
+    expect(page.text).not.toContain("Jean Dupont");
+    expect(await currentRef(former.client)).toBe(former.accountRef);
+  });
+
   test("an administrator acting on behalf keeps the account chosen: not found on the other one", async () => {
     expectStatus(await admin.client.post("account/onbehalf", { on_behalf_of: approver.id }), 200);
     try {
