@@ -15,6 +15,7 @@ import {
   type GuardName,
   guards,
   homeOf,
+  rememberWhileChoosing,
 } from "../server/guards.ts";
 import { ACCOUNT_SELECT, accountChoice, customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
@@ -493,8 +494,13 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       const switched = page.switchAccount ? await page.switchAccount(c) : null;
       if (switched) return switched;
       const account = page.layout === "user" ? await layoutAccount(c) : null;
-      // A page about an account, for a customer with several who has not chosen one yet.
-      if (account === "choose" && page.guards?.includes("has-account")) return c.redirect(ACCOUNT_SELECT, 302);
+      // A page about an account, for a customer with several who has not chosen one yet. One about no
+      // one record (the calculator's "Convert now") is where the choice comes back to; one about a
+      // record that did not switch is of no account of theirs, and choosing goes to the dashboard.
+      if (account === "choose" && page.guards?.includes("has-account")) {
+        if (!page.switchAccount) rememberWhileChoosing(c);
+        return c.redirect(ACCOUNT_SELECT, 302);
+      }
       const content = await page.render(c);
       if (content instanceof Response) return content;
       // Signed-in pages hand the person's new in-app notifications to the notification queue: as
@@ -506,6 +512,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
           user.id,
           new Date(c.get("services").now()),
           NOTIFICATIONS_MAX_VISIBLE - flashCount(c),
+          account && account !== "choose" ? (await accountChoice(c)).current?.accountId : undefined,
         )
         : [];
       // The console menu counts the open alerts (one count on an index, decision 045).

@@ -97,7 +97,22 @@ const bringsBackAfterSignIn = (path: string) => AFTER_SIGN_IN_PAGES.some((page) 
 export const AFTER_SIGN_IN = "after_sign_in";
 
 function rememberForSignIn(c: Context<AppEnv>): boolean {
-  if (c.get("user") || c.req.method !== "GET" || !bringsBackAfterSignIn(c.req.path)) return false;
+  if (c.get("user")) return false;
+  return remember(c);
+}
+
+/**
+ * The page, when it is one of the pages above, remembered while a customer on several accounts
+ * chooses the one to work on: the calculator's "Convert now" is about no one account, so the sign-in
+ * that brought them to it sends them to /account-select, and choosing comes back to it (POST
+ * account/select answers it as its redirect) rather than to the dashboard, the figures lost.
+ */
+export function rememberWhileChoosing(c: Context<AppEnv>): void {
+  remember(c);
+}
+
+function remember(c: Context<AppEnv>): boolean {
+  if (c.req.method !== "GET" || !bringsBackAfterSignIn(c.req.path)) return false;
   const url = new URL(c.req.url);
   setCookie(c, AFTER_SIGN_IN, `${url.pathname}${url.search}`, {
     path: "/",
@@ -109,7 +124,10 @@ function rememberForSignIn(c: Context<AppEnv>): boolean {
   return true;
 }
 
-/** The page remembered before signing in (taken: it is used once), if it is still one of ours. */
+/**
+ * The page remembered before signing in, or before choosing an account (taken: it is used once), if
+ * it is still one of ours.
+ */
 export function afterSignIn(c: Context<AppEnv>): string | null {
   const remembered = getCookie(c, AFTER_SIGN_IN);
   if (remembered === undefined) return null;

@@ -1,6 +1,7 @@
 /**
  * The accounts a login belongs to, each with a button that makes it the session's current account
- * (POST account/select); the server then sends the browser to /account, where everything is about
+ * (POST account/select); the server then sends the browser to /account (or to the conversion the
+ * sign-in was for, decision 068), where everything is about
  * the account chosen. The current one is marked and has no button.
  */
 import { errorText } from "../lib/api.ts";

@@ -16,6 +16,7 @@ import { changeRole, listAccountUsers, personNameOf, removeAccountUser } from ".
 import { clientAddress } from "../../server/auth/sessions.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { Conflict, Refused } from "../../server/errors.ts";
+import { afterSignIn } from "../../server/guards.ts";
 import { ApiError } from "../../server/http/api.ts";
 import { reply, route } from "../../server/http/route.ts";
 
@@ -125,5 +126,6 @@ route(
 
 route(accountUsers, calls.selectAccount, async (c, { body }) => {
   const chosen = await selectAccount(c.get("db"), sessionOf(c), customerOf(c)!.id, body.account_ref);
-  return reply(chosen, { redirect: "/account" });
+  // The page remembered while choosing (rememberWhileChoosing: "Convert now" signed out), else the dashboard.
+  return reply(chosen, { redirect: afterSignIn(c) ?? "/account" });
 });

@@ -4,7 +4,9 @@ import { HTTPException } from "hono/http-exception";
 import { payments } from "../../db/schema-payments.ts";
 import { may } from "../../lib/permissions.ts";
 import type { Database } from "../../db/client.ts";
-import { accountChoice, type Membership } from "../../server/accounts/current.ts";
+import { accounts } from "../../db/schema.ts";
+import { accountChoice, customerOf, type Membership } from "../../server/accounts/current.ts";
+import { noLongerUser, removedFrom } from "../../server/accounts/removed.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { NotFound } from "../../server/errors.ts";
 import { balancesAnswer } from "../../server/money/balances.ts";
@@ -100,6 +102,10 @@ export async function PendingPaymentPage(c: Context<AppEnv>) {
     // and lets them go back to it; their choice stands until they do.
     const other = await otherAccountOf(c, paymentsAccount(c));
     if (other) return await paymentOnAnotherAccount(c, other);
+    // An old email's link, opened by someone since removed from the payment's account: they knew of
+    // the payment already, so the page says why it is not shown rather than that it does not exist.
+    const left = await accountLeft(c);
+    if (left) return paymentOfAccountLeft(c, left);
     // Another account's payment is not found, like one that does not exist.
     throw new HTTPException(404, { message: "Page not found" });
   }
@@ -133,6 +139,30 @@ const paymentsAccount = (c: Context<AppEnv>) => async (db: Database) => {
     .where(eq(payments.id, Number(c.req.param("id"))));
   return payment?.accountId;
 };
+
+/** The payment's account, when the customer (not an administrator on behalf) was removed from it. */
+async function accountLeft(c: Context<AppEnv>): Promise<{ name: string; ref: string } | null> {
+  const customer = customerOf(c);
+  if (c.get("onBehalf") || !customer) return null;
+  const [row] = await c.get("db").select({ ref: accounts.accountRef }).from(payments)
+    .innerJoin(accounts, eq(accounts.id, payments.accountId))
+    .where(eq(payments.id, Number(c.req.param("id"))));
+  const name = row ? await removedFrom(c.get("db"), customer.id, row.ref) : null;
+  return name ? { name, ref: row.ref } : null;
+}
+
+/** A payment's page for someone removed from its account: why it is not shown, and nothing of it. */
+function paymentOfAccountLeft(c: Context<AppEnv>, left: { name: string; ref: string }) {
+  c.status(404);
+  return (
+    <>
+      <PageTitle lead={<a className="underline" href="/account/payments">All payments</a>}>Payment</PageTitle>
+      <div className="card">
+        <p>{`${noLongerUser(left.name, left.ref)} Its payments are no longer shown to you.`}</p>
+      </div>
+    </>
+  );
+}
 
 /**
  * A payment's page, loaded again for the account the person switched to in another window, when the

@@ -8,7 +8,7 @@ import type { SessionUser } from "../auth/session-user.ts";
 import type { AppEnv } from "../env.ts";
 import { ACCOUNT_HEADER, ACCOUNT_PARAM } from "../../lib/api-types.ts";
 import { ApiError, isApi } from "../http/api.ts";
-import { refuseIfRemoved, removedFrom } from "./removed.ts";
+import { noLongerUser, refuseIfRemoved, removedFrom } from "./removed.ts";
 
 /** The customer a request acts for: the signed-in customer, or the one an administrator acts for. */
 export function customerOf(c: Context<AppEnv>): SessionUser | null {
@@ -151,7 +151,7 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
     throw new ApiError(
       409,
       lost
-        ? `You are no longer a user of ${lost} (${other}): an owner or admin removed you, so nothing was done ` +
+        ? `${noLongerUser(lost, other).slice(0, -1)}, so nothing was done ` +
           `here. The page has been loaded again for ${current.name} (${current.accountRef}).`
         : `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here: ` +
           "the page has been loaded again.",

@@ -30,7 +30,8 @@ export const linkText = (kind: string) => kind === "rate_alert_fired" ? "See you
  * five, SPEC.md section 9). One handed beyond that would wait in that page's queue, in the browser,
  * and be lost when the person follows a link before it shows (decision 017: none may be lost): it
  * stays undelivered for the next page instead. Most pages find none: that costs one read of a
- * partial index, and nothing is written. A notice asking for an action its payment no longer needs
+ * partial index, and nothing is written. `workedOn`: the account the page is about, whose notices need
+ * not name it. A notice asking for an action its payment no longer needs
  * (approval, once it was decided), or about an account the person was removed from since it was
  * written (noticeWithdrawnSql), is marked delivered without being shown.
  */
@@ -39,14 +40,25 @@ export async function takeUndelivered(
   userId: number,
   now: Date,
   room = NOTIFICATIONS_MAX_VISIBLE,
+  workedOn?: number,
 ): Promise<Notification[]> {
   if (room <= 0) return [];
-  const rows = await rowsOf<
-    { id: number; kind: string; title: string; body: string; link: string | null; withdrawn: number }
-  >(
+  const rows = await rowsOf<{
+    id: number;
+    kind: string;
+    title: string;
+    body: string;
+    link: string | null;
+    withdrawn: number;
+    account_id: number | null;
+    account_name: string | null;
+    account_ref: string | null;
+  }>(
     db,
-    `SELECT n.id, n.kind, n.title, n.body, n.link, ${noticeWithdrawnSql("n")} AS withdrawn
-       FROM notifications n WHERE n.user_id = ? AND n.delivered_at IS NULL ORDER BY n.id LIMIT ?`,
+    `SELECT n.id, n.kind, n.title, n.body, n.link, ${noticeWithdrawnSql("n")} AS withdrawn,
+        n.account_id, a.name AS account_name, a.account_ref
+       FROM notifications n LEFT JOIN accounts a ON a.id = n.account_id
+      WHERE n.user_id = ? AND n.delivered_at IS NULL ORDER BY n.id LIMIT ?`,
     [userId, room],
   );
   if (!rows.length) return [];
@@ -58,7 +70,11 @@ export async function takeUndelivered(
   return rows.filter((r) => !r.withdrawn).map((r) => ({
     id: `notification-${r.id}`,
     title: r.title,
-    description: r.body,
+    // Shown under the header of the account worked on: one about another of the person's accounts
+    // says whose it is, or "Payment approved" reads as that account's payment (decision 060).
+    description: r.account_id !== null && r.account_id !== workedOn
+      ? `On ${r.account_name} (${r.account_ref}): ${r.body}`
+      : r.body,
     color: COLORS[r.kind] ?? "info",
     // A payment's link is its page, which switches to the payment's account when the session works
     // on another of the person's accounts (decision 060).

@@ -2,7 +2,9 @@
  * The link of an "approval needed" email, and of its in-app notification, followed in Chromium while
  * the approver works on their own personal account (decision 060): the payment's page opens on the
  * payment's account, with a notification saying so, and the header names that account. The same for
- * the emailed link of a rate alert of that account that fired.
+ * the emailed link of a rate alert of that account that fired. The notification names the account it
+ * is about; the back button after a switch shows the account now worked on; the email opened signed
+ * out on a phone leads through sign-in and the second factor to the payment, on its account.
  */
 import { describe, expect } from "vitest";
 import { hydrated, newPage } from "../helpers/browser.ts";
@@ -113,6 +115,8 @@ describe("a link to a payment of another of the person's accounts", () => {
       expect(`${base}${await page.evaluate(() => document.activeElement?.getAttribute("href"))}`).toBe(link);
       const header = page.getByRole("banner").locator("[data-current-account]");
       expect(await header.getAttribute("data-current-account")).toBe(own.accountRef);
+      // Under the personal account's header, the notification says whose payment it is.
+      expect(await toast.textContent()).toContain(`On Olga Owner (${opened.accountRef}):`);
       await page.keyboard.press("Enter");
       await page.waitForURL(link!);
       await hydrated(page);
@@ -188,6 +192,32 @@ describe("a link to a payment of another of the person's accounts", () => {
       await expect.poll(() => toasts.getByText("You are now working on Olga Owner.").isVisible()).toBe(true);
       const alerts = page.getByRole("list", { name: "Rate alerts" });
       expect(await alerts.getByRole("listitem").first().textContent()).toContain("1 GBP = 1.15 EUR, at or above");
+
+      // The back button after the switch: the dashboard seen on the personal account is loaded again
+      // for the account the session now works on, never shown under the header of the one it left.
+      await page.goBack();
+      await hydrated(page);
+      expect(page.url()).toBe(`${base}/account`);
+      expect(await header.getAttribute("data-current-account")).toBe(opened.accountRef);
+
+      // The approval email opened signed out, on a phone: sign-in, the second factor, and the payment
+      // on Olga's account, though Ada has two accounts and chose none in that browser.
+      const phone = await newPage(browser);
+      await phone.page.setViewportSize({ width: 390, height: 844 });
+      phone.page.setDefaultTimeout(15_000);
+      await phone.page.goto(link!);
+      await phone.page.waitForURL(`${base}/#sign-in`);
+      await signInThroughPages(phone.page, db, base, email, "approver password 123");
+      await phone.page.waitForURL(link!);
+      await hydrated(phone.page);
+      const phoneHeader = phone.page.getByRole("banner").locator("[data-current-account]");
+      expect(await phoneHeader.getAttribute("data-current-account")).toBe(opened.accountRef);
+      expect(await phoneHeader.isVisible()).toBe(true);
+      await phone.page.getByRole("heading", { name: /to Jean Dupont/ }).waitFor();
+      expect(await phone.page.getByRole("button", { name: "Approve" }).count()).toBe(1);
+      await phone.page.screenshot({ path: "/tmp/explore-phone.png" });
+      expect(unexpected(phone.problems)).toEqual([]);
+      await phone.context.close();
 
       // The refused Approve is the browser's one expected failure.
       expect(unexpected(problems, [409])).toEqual([]);

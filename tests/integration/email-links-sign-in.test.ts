@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { accountMembers, emails } from "../../db/schema.ts";
+import { accountMembers, accounts, emails } from "../../db/schema.ts";
 import { asSent } from "../helpers/mailbox.ts";
 import { type Admin, signIn, TestClient } from "../helpers/client.ts";
 import { type MoneyApp, moneyApp } from "../helpers/money.ts";
@@ -103,5 +103,24 @@ describe("a payment's email opened signed out", () => {
     expect((await visitor.get(path)).headers.get("location")).toBe("/#sign-in");
     await signIn(visitor, approver.email, approver.password);
     expect((await visitor.get("/auth")).headers.get("location")).toBe(path);
+  });
+
+  test("the calculator's Convert now, for someone on several accounts: asked which account, then the conversion", async () => {
+    // The approver is on two accounts (the test above): the conversion page is about no one account,
+    // so the sign-in asks which one to work on; the choice then comes back to the calculator's figures.
+    const convert = "/account/convert?sell=GBP&buy=EUR&fixed=sell&amount=150.00";
+    const visitor = new TestClient(t);
+    expect((await visitor.get(convert)).headers.get("location")).toBe("/#sign-in");
+    await signIn(visitor, approver.email, approver.password);
+    expect((await visitor.get("/auth")).headers.get("location")).toBe(convert);
+    expect((await visitor.get(convert)).headers.get("location")).toBe("/account-select");
+    const [{ accountRef }] = await t.db.select({ accountRef: accounts.accountRef }).from(accounts)
+      .where(eq(accounts.id, account.accountId));
+    const chosen = await visitor.post("account/select", { account_ref: accountRef });
+    expect(chosen.status).toBe(200);
+    expect(chosen.json.redirect).toBe(convert);
+    expect((await visitor.get(convert)).status).toBe(200);
+    // Once: choosing again (the header's switch) goes to the dashboard, as it always did.
+    expect((await visitor.post("account/select", { account_ref: accountRef })).json.redirect).toBe("/account");
   });
 });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test, vi } from "vitest";
 import { and, desc, eq } from "drizzle-orm";
 import { accountMembers, emails } from "../../db/schema.ts";
 import { notifications } from "../../db/schema-payments.ts";
+import { deserializeProps } from "../../lib/serialize.ts";
 import { JobRunner } from "../../server/jobs/runner.ts";
 import { RATE_ALERTS_PAGE, rateAlertCheckJob } from "../../server/ratealerts/check.ts";
 import { businessOwner } from "../helpers/account-users.ts";
@@ -24,6 +25,7 @@ let account: PaymentAccount;
 /** An approver of the business account who also has a personal account of their own. */
 let approver: OpenCustomer;
 let paymentId: number;
+let recipientId: number;
 
 beforeAll(async () => {
   ({ t, admin } = await moneyApp());
@@ -38,6 +40,7 @@ beforeAll(async () => {
     createdAt: new Date(),
   });
   const recipient = await addRecipient(t, account, { name: "Jean Dupont", currency: "EUR", country: "FR" });
+  recipientId = recipient;
   await setRule(business.client, { mode: "all" });
   const payment = await paid(business.client, { recipient_id: recipient, amount: "120.00", sell_currency: "EUR" });
   expect(payment.status).toBe("pending_approval");
@@ -116,6 +119,27 @@ describe("the emailed link to a payment of another of the person's accounts", ()
     const client = await onPersonalAccount();
     expect((await client.get("/account/pendingpayments/999999")).status).toBe(404);
     expect(await currentRef(client)).toBe(approver.accountRef);
+  });
+
+  test("someone removed from the payment's account is told so, not sent to a bare 'Page not found'", async () => {
+    // A payer of the business account, with a personal account of their own, got its emails; then an
+    // owner removed them. They open the old link.
+    const former = await openCustomer(t);
+    await t.db.insert(accountMembers).values({
+      accountId: account.accountId,
+      userId: former.id,
+      role: "payer",
+      createdAt: new Date(),
+    });
+    expectStatus(await business.client.delete(`account/users/${former.id}`), 200);
+    const page = await former.client.get(`/account/pendingpayments/${paymentId}`);
+    expect(page.status).toBe(404);
+    expect(page.text).toContain(
+      `You are no longer a user of Acme Trading Ltd (${business.accountRef}): an owner or admin removed you.`,
+    );
+    // Nothing of the payment, and nothing switched.
+    expect(page.text).not.toContain("Jean Dupont");
+    expect(await currentRef(former.client)).toBe(former.accountRef);
   });
 
   test("an administrator acting on behalf keeps the account chosen: not found on the other one", async () => {
@@ -280,5 +304,37 @@ describe("the link of a fired rate alert of another of the person's accounts", (
     expect(theirs.status).toBe(200);
     expect(theirs.setCookies.map((cookie) => cookie.name)).not.toContain("flash");
     expect(await currentRef(stranger.client)).toBe(stranger.accountRef);
+  });
+});
+
+describe("a notification about another of the person's accounts, shown while they work on one", () => {
+  /** The notification queue handed to the page the person opens next (its toasts). */
+  const toasts = async (client: TestClient) => {
+    const page = await client.get("/account");
+    expectStatus(page, 200);
+    const islands = deserializeProps<
+      { name: string; props: { initial: { title: string; description: string; link?: { href: string } }[] } }[]
+    >(/id="__islands">([^<]*)</.exec(page.text)![1]);
+    return islands.find((i) => i.name === "NotificationQueue")!.props.initial;
+  };
+
+  test("names the account it is about, under the header of the account worked on", async () => {
+    const client = await onPersonalAccount();
+    // What was waiting is shown already: the next page hands only the new one.
+    await t.db.update(notifications).set({ deliveredAt: new Date() }).where(eq(notifications.userId, approver.id));
+    const payment = await paid(business.client, { recipient_id: recipientId, amount: "31.00", sell_currency: "EUR" });
+    const [shown] = await toasts(client);
+    expect(shown.title).toBe("A payment needs your approval");
+    // Shown under the personal account's header: it says whose payment it is, and its link switches.
+    expect(shown.description).toContain(`Acme Trading Ltd (${business.accountRef})`);
+    expect(shown.link?.href).toBe(`/account/pendingpayments/${payment.id}`);
+    expect(await currentRef(client)).toBe(approver.accountRef);
+
+    // On the payment's account, the notification needs no such words.
+    expectStatus(await client.post("account/select", { account_ref: business.accountRef }), 200);
+    await paid(business.client, { recipient_id: recipientId, amount: "32.00", sell_currency: "EUR" });
+    const [onIts] = await toasts(client);
+    expect(onIts.title).toBe("A payment needs your approval");
+    expect(onIts.description).not.toContain(business.accountRef);
   });
 });
