@@ -202,7 +202,9 @@ export async function inviteAdministrator(
         name: input.name,
         status: send ? "invited" : "waiting",
         // Said in the entry, so that a reader of the log sees which invitations nobody checked.
-        ...(send && !approved ? { second_administrator: "none: the inviter was the portal's only administrator so far" } : {}),
+        ...(send && !approved
+          ? { second_administrator: "none: the inviter was the portal's only administrator so far" }
+          : {}),
       },
     }, now);
     return { id, secret: send ? await deps.verifications.issueIn(tx, id, "admin-invitation") : null };
