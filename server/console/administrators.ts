@@ -239,12 +239,10 @@ async function emailInvitation(deps: InvitationDeps, id: number, secret: string,
   });
 }
 
-/**
- * The invitation waiting for a second administrator, checked in the caller's IMMEDIATE
- * transaction: someone else than its inviter decides it (the inviter withdraws it instead).
- */
-async function waitingInvitation(tx: Tx, id: number, by: number): Promise<{ email: string }> {
+/** An administrator (or one invited) as a decision about them reads it, in its transaction; 404 for anyone else. */
+async function administratorAsIs(tx: Tx, id: number) {
   const [target] = await tx.select({
+    id: users.id,
     email: users.username,
     passwordHash: users.passwordHash,
     disabledAt: administrators.disabledAt,
@@ -253,6 +251,15 @@ async function waitingInvitation(tx: Tx, id: number, by: number): Promise<{ emai
   }).from(users).leftJoin(administrators, eq(administrators.userId, users.id))
     .where(and(eq(users.id, id), eq(users.level, "Admin")));
   if (!target) throw new NotFound(NO_SUCH_ADMINISTRATOR);
+  return target;
+}
+
+/**
+ * The invitation waiting for a second administrator, checked in the caller's IMMEDIATE
+ * transaction: someone else than its inviter decides it (the inviter withdraws it instead).
+ */
+async function waitingInvitation(tx: Tx, id: number, by: number): Promise<{ email: string }> {
+  const target = await administratorAsIs(tx, id);
   if (target.passwordHash || target.disabledAt || target.linkIssued) throw new Conflict(NOT_WAITING);
   if (target.invitedBy === by) throw new Conflict(OWN_INVITATION);
   return { email: target.email };
@@ -313,15 +320,7 @@ export async function refuseInvitation(
  */
 export async function disableAdministrator(db: Database, id: number, by: number, now: Date): Promise<Administrator> {
   await db.transaction(async (tx) => {
-    const [target] = await tx.select({
-      id: users.id,
-      passwordHash: users.passwordHash,
-      disabledAt: administrators.disabledAt,
-      invitedBy: administrators.invitedBy,
-      linkIssued,
-    }).from(users).leftJoin(administrators, eq(administrators.userId, users.id))
-      .where(and(eq(users.id, id), eq(users.level, "Admin")));
-    if (!target) throw new NotFound(NO_SUCH_ADMINISTRATOR);
+    const target = await administratorAsIs(tx, id);
     if (target.disabledAt) return;
     // The last rule first: a lone administrator disabling themselves hears why it cannot be.
     if (target.passwordHash && (await othersActive(tx, id)) === 0) throw new Conflict(LAST_ACTIVE_ADMINISTRATOR);

@@ -133,26 +133,32 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
   // count its free connections: a wave takes all it needs at once (see `handOver`).
   let bulkPool: { transport: Transporter; slots: Semaphore } | null = null;
   const failure = (e: unknown): Delivery => ({ status: "failed", error: e instanceof Error ? e.message : String(e) });
+  /**
+   * A bulk mail as the SMTP server gets it: replies go to support. Base64, not quoted-printable: the
+   * same mail, a fraction of the encoding's time, which at hundreds of mails a second is most of
+   * the sender's (docs/PERFORMANCE.md, "Bulk emails").
+   */
+  const bulkMail = ({ to, subject, html, text, headers }: DeliveredMail) => ({
+    from: config.mailFrom,
+    replyTo: config.supportEmail,
+    to,
+    subject,
+    html,
+    text,
+    headers,
+    textEncoding: "base64" as const,
+  });
 
   /** One mail up to its dot over the pool; the slot it took is given back once it has its answer. */
   const holdOne = async (
     { transport, slots }: { transport: Transporter; slots: Semaphore },
-    { to, subject, html, text, headers }: DeliveredMail,
+    message: DeliveredMail,
   ): Promise<HeldMail> => {
     const held = new HeldMessage();
-    // Base64, not quoted-printable: the same mail, a fraction of the encoding's time, which at
-    // hundreds of mails a second is most of the sender's (docs/PERFORMANCE.md, "Bulk emails").
-    const answer = transport.sendMail({
-      from: config.mailFrom,
-      replyTo: config.supportEmail,
-      to,
-      subject,
-      html,
-      text,
-      headers,
-      textEncoding: "base64",
-      [HELD]: held,
-    } as SendMailOptions).then((): Delivery => ({ status: "sent", error: null }), failure);
+    const answer = transport.sendMail({ ...bulkMail(message), [HELD]: held } as SendMailOptions).then(
+      (): Delivery => ({ status: "sent", error: null }),
+      failure,
+    );
     void answer.then(() => slots.release(1));
     const early = await Promise.race([held.atTheDot.then(() => null), answer]);
     return {
@@ -180,20 +186,10 @@ export function createMailer({ db, config, transport, outbox }: MailerOptions): 
       }
       if (transport) {
         // A transport given by a test: no dot to hold back, the message goes when delivered.
-        return messages.map(({ to, subject, html, text, headers }) => ({
+        return messages.map((message) => ({
           early: null,
           deliver: () =>
-            transport.sendMail({
-              from: config.mailFrom,
-              replyTo: config.supportEmail,
-              to,
-              subject,
-              html,
-              text,
-              headers,
-              textEncoding: "base64",
-            })
-              .then((): Delivery => ({ status: "sent", error: null }), failure),
+            transport.sendMail(bulkMail(message)).then((): Delivery => ({ status: "sent", error: null }), failure),
           abort: () => Promise.resolve(),
         }));
       }
