@@ -1,5 +1,5 @@
 import { afterAnswer } from "../background.ts";
-import { isDisabledAdministrator, isWaitingInvitation } from "../console/administrators.ts";
+import { administratorStatus } from "../console/administrators.ts";
 import { InvalidInput } from "../errors.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
@@ -33,7 +33,8 @@ async function emailResetLink(deps: SignInDeps, username: string): Promise<void>
   // An administrator's invitation that waits for a second administrator gives no way in yet, this one
   // included; a disabled administrator (refused, withdrawn, or disabled) has none either: a link
   // would let them choose a password that signs them into nothing.
-  if (await isWaitingInvitation(deps.db, user.id) || await isDisabledAdministrator(deps.db, user.id)) return;
+  const status = await administratorStatus(deps.db, user.id);
+  if (status === "waiting" || status === "disabled") return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,

@@ -17,9 +17,9 @@ import { administratorInvitation } from "../mail/index.ts";
  * The console's administrators (decision 044): who they are, an invitation by email that lets the
  * invitee choose a password on /forgot (then sign in with the second factor like every
  * administrator), and disabling one, which ends their sessions at once and stops their sign-in.
- * The last active administrator cannot be disabled, and nobody disables themselves. While another
- * administrator is active, an invitation waits for a second administrator's approval before its
- * link is emailed (four eyes: one person must not make themselves a second identity).
+ * The last active administrator cannot be disabled, and nobody disables themselves. Once the portal
+ * has had a second administrator, an invitation waits for another administrator's approval before
+ * its link is emailed (four eyes: one person must not make themselves a second identity).
  */
 
 export type Administrator = z.output<typeof administratorRow>;
@@ -70,13 +70,18 @@ async function everHadColleague(db: Database | Tx, except: number): Promise<bool
   return other !== undefined;
 }
 
+/** This user's status as an administrator (active, invited, waiting, disabled); null for a customer. */
+export async function administratorStatus(db: Database, userId: number): Promise<Administrator["status"] | null> {
+  const [row] = await listAdministrators(db, userId);
+  return row?.status ?? null;
+}
+
 /**
  * Whether this user is an invited administrator whose invitation waits for approval: /forgot sends
  * them no reset link either, which would otherwise let them choose a password without it.
  */
 export async function isWaitingInvitation(db: Database, userId: number): Promise<boolean> {
-  const [row] = await listAdministrators(db, userId);
-  return row?.status === "waiting";
+  return (await administratorStatus(db, userId)) === "waiting";
 }
 
 /** Whether this user is an administrator who was disabled (sign-in refuses them). */
@@ -147,11 +152,11 @@ type InvitationDeps = Pick<SignInDeps, "db" | "verifications" | "mailer" | "publ
 
 /**
  * Invites an administrator: a user of level Admin without a password, and an emailed link (valid
- * 72 hours, single use) to choose one on /forgot. While another administrator is active the
- * invitation waits, without a link, for one of them to approve it (`approveInvitation`); the
- * portal's only administrator so far (the company's first steps: no other ever chose a password)
- * has nobody to ask, so the link goes at once and the audit entry says no second administrator
- * checked it. One left alone by disabling the others still waits (`everHadColleague`). Inviting someone invited and not yet in
+ * 72 hours, single use) to choose one on /forgot. The invitation waits, without a link, for another
+ * administrator to approve it (`approveInvitation`), except from the portal's only administrator so
+ * far (the company's first steps: no other ever chose a password), who has nobody to ask: the link
+ * goes at once and the audit entry says no second administrator checked it. One left alone by
+ * disabling the others still waits (`everHadColleague`). Inviting someone invited and not yet in
  * sends a new link (the old one stops working), for the link that expired or was lost; an
  * invitation still waiting stays as it was asked, until approved.
  */

@@ -91,8 +91,9 @@ export async function updateRates(db: Database, update: RateTableUpdate, by: num
   const saved = await db.transaction(async (tx) => {
     // Read and written in one transaction: the moves are measured against the table they replace,
     // and against every table in force over the last day, so that steps add up (RATE_MOVES_OVER_MS).
-    const current = await currentRates(tx);
-    const moves = largestMoves(await ratesInForceSince(tx, new Date(now.getTime() - RATE_MOVES_OVER_MS)), table);
+    const inForce = await ratesInForceSince(tx, new Date(now.getTime() - RATE_MOVES_OVER_MS));
+    const current = inForce[0];
+    const moves = largestMoves(inForce, table);
     const confirmed = new Set<string>(update.confirm_changes);
     const unconfirmed = moves.filter((move) => !confirmed.has(move.currency));
     if (unconfirmed.length > 0) {

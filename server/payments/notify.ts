@@ -79,9 +79,12 @@ export const paymentLink = (paymentId: number) => `/account/pendingpayments/${pa
  * `payment_id` (the link is only where it leads).
  */
 export const noticeSupersededSql = (n: string) =>
-  `(${n}.kind = '${noticeKind("approval_needed")}' AND (NOT EXISTS (SELECT 1 FROM payments sp
-     WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval')
-     OR NOT ${stillMemberSql(n)}))`;
+  `(${noLongerWaitingSql(n)} OR (${n}.kind = '${noticeKind("approval_needed")}' AND NOT ${stillMemberSql(n)}))`;
+
+/** SQL: `n` is an "approval needed" whose payment no longer waits for approval. */
+const noLongerWaitingSql = (n: string) =>
+  `(${n}.kind = '${noticeKind("approval_needed")}' AND NOT EXISTS (SELECT 1 FROM payments sp
+     WHERE sp.id = ${n}.payment_id AND sp.account_id = ${n}.account_id AND sp.status = 'pending_approval'))`;
 
 /**
  * SQL that is true when the notification `n` is not to be shown or emailed any more: it asks for an
@@ -90,7 +93,7 @@ export const noticeSupersededSql = (n: string) =>
  * removed is not told what became of the account's payments, nor of its rate alerts. The queue and
  * the outbox mark it handled without showing or emailing it.
  */
-export const noticeWithdrawnSql = (n: string) => `(${noticeSupersededSql(n)} OR NOT ${stillMemberSql(n)})`;
+export const noticeWithdrawnSql = (n: string) => `(${noLongerWaitingSql(n)} OR NOT ${stillMemberSql(n)})`;
 
 /**
  * Whether the notice's reader is still a user of the account it is about (or it is about none):

@@ -50,11 +50,14 @@ export async function saveProfile(
   // after it and judges the profile saved. Read outside, a save could land just after the approval
   // that opened the account on the answers it replaced.
   await db.transaction(async (tx) => {
-    const approved = customer.identity || (await readStoredCheck(tx, customer.id))?.status === "approved";
-    const locked = await profileLocked(tx, { ...customer, identity: approved });
+    const check = await readStoredCheck(tx, customer.id);
+    const locked = await profileLocked(tx, {
+      ...customer,
+      identity: customer.identity || check?.status === "approved",
+    });
     if (locked) throw new Conflict(`${LOCKED_BECAUSE[locked]}: write to us at ${supportEmail} to change your profile.`);
     if (!result.ok) throw new InvalidFields(result.error, result.fields);
-    if (await identityBound(tx, customer.id, customer.type, result.profile)) {
+    if (check !== undefined && await identityBound(tx, customer.id, customer.type, result.profile)) {
       throw new Conflict(
         `Your identity check has started: write to us at ${supportEmail} to change your name, date of birth or country.`,
       );
@@ -81,8 +84,8 @@ export const IDENTITY_BOUND_NOTE = (supportEmail: string, type: "Personal" | "Bu
   }. To change them, write to us at ${supportEmail}.`;
 
 /**
- * Whether the save would change the identity the check binds (decision 085) once the check has
- * started (a check is recorded: in progress, asked to retry, refused): the provider was given, or
+ * Whether the save would change the identity the check binds (decision 085), asked once the check
+ * has started (a check is recorded: in progress, asked to retry, refused): the provider was given, or
  * judged, the name, date of birth and country saved then. The rest of the profile stays the
  * customer's to correct until the approval (decision 071).
  */
@@ -92,7 +95,6 @@ async function identityBound(
   type: "Personal" | "Business",
   profile: unknown,
 ): Promise<boolean> {
-  if (!(await identityCheckStarted(db, userId))) return false;
   const saved = await declaredIdentityOf(db, userId);
   const wanted = declaredIdentityFrom(type, profile);
   if (!saved || !wanted) return false;
