@@ -15,7 +15,7 @@ import {
   type GuardName,
   guards,
   homeOf,
-  rememberWhileChoosing,
+  rememberPage,
 } from "../server/guards.ts";
 import { ACCOUNT_SELECT, accountChoice, customerOf } from "../server/accounts/current.ts";
 import { isCustomer } from "../server/accounts/customers.ts";
@@ -498,7 +498,7 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       // one record (the calculator's "Convert now") is where the choice comes back to; one about a
       // record that did not switch is of no account of theirs, and choosing goes to the dashboard.
       if (account === "choose" && page.guards?.includes("has-account")) {
-        if (!page.switchAccount) rememberWhileChoosing(c);
+        if (!page.switchAccount) rememberPage(c);
         return c.redirect(ACCOUNT_SELECT, 302);
       }
       const content = await page.render(c);

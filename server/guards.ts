@@ -96,22 +96,14 @@ const AFTER_SIGN_IN_PAGES = [
 const bringsBackAfterSignIn = (path: string) => AFTER_SIGN_IN_PAGES.some((page) => page.test(path));
 export const AFTER_SIGN_IN = "after_sign_in";
 
-function rememberForSignIn(c: Context<AppEnv>): boolean {
-  if (c.get("user")) return false;
-  return remember(c);
-}
-
 /**
- * The page, when it is one of the pages above, remembered while a customer on several accounts
- * chooses the one to work on: the calculator's "Convert now" is about no one account, so the sign-in
- * that brought them to it sends them to /account-select, and choosing comes back to it (POST
- * account/select answers it as its redirect) rather than to the dashboard, the figures lost.
+ * Remembers the page, when it is one of the pages above: for a visitor sent to sign in (the guard
+ * below), and for a customer on several accounts sent to choose the one to work on (routes/pages.tsx:
+ * the calculator's "Convert now" is about no one account, and choosing comes back to it, POST
+ * account/select answering it as its redirect, rather than to the dashboard, the figures lost).
+ * Answers whether it was remembered.
  */
-export function rememberWhileChoosing(c: Context<AppEnv>): void {
-  remember(c);
-}
-
-function remember(c: Context<AppEnv>): boolean {
+export function rememberPage(c: Context<AppEnv>): boolean {
   if (c.req.method !== "GET" || !bringsBackAfterSignIn(c.req.path)) return false;
   const url = new URL(c.req.url);
   setCookie(c, AFTER_SIGN_IN, `${url.pathname}${url.search}`, {
@@ -156,7 +148,7 @@ function guardMiddleware(name: GuardName): MiddlewareHandler<AppEnv> {
       if (verdict.to === "/processing" && subject) await refuseIfRemoved(c.get("db"), subject.id);
       throw new ApiError(403, "You cannot do this yet.", { redirect: verdict.to });
     }
-    if (rememberForSignIn(c)) return c.redirect("/#sign-in", 302);
+    if (!c.get("user") && rememberPage(c)) return c.redirect("/#sign-in", 302);
     return c.redirect(verdict.to, 302);
   };
   Object.defineProperty(middleware, "name", { value: `guard:${name}` });

@@ -126,6 +126,6 @@ route(
 
 route(accountUsers, calls.selectAccount, async (c, { body }) => {
   const chosen = await selectAccount(c.get("db"), sessionOf(c), customerOf(c)!.id, body.account_ref);
-  // The page remembered while choosing (rememberWhileChoosing: "Convert now" signed out), else the dashboard.
+  // The page remembered while choosing (rememberPage: "Convert now" signed out), else the dashboard.
   return reply(chosen, { redirect: afterSignIn(c) ?? "/account" });
 });

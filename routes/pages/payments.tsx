@@ -158,7 +158,7 @@ function paymentOfAccountLeft(c: Context<AppEnv>, left: { name: string; ref: str
     <>
       <PageTitle lead={<a className="underline" href="/account/payments">All payments</a>}>Payment</PageTitle>
       <div className="card">
-        <p>{`${noLongerUser(left.name, left.ref)} Its payments are no longer shown to you.`}</p>
+        <p>{`${noLongerUser(left.name, left.ref)}. Its payments are no longer shown to you.`}</p>
       </div>
     </>
   );

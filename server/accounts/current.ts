@@ -151,7 +151,7 @@ export async function currentAccount(c: Context<AppEnv>): Promise<CurrentAccount
     throw new ApiError(
       409,
       lost
-        ? `${noLongerUser(lost, other).slice(0, -1)}, so nothing was done ` +
+        ? `${noLongerUser(lost, other)}, so nothing was done ` +
           `here. The page has been loaded again for ${current.name} (${current.accountRef}).`
         : `You switched to ${current.name} (${current.accountRef}) in another window, so nothing was done here: ` +
           "the page has been loaded again.",

@@ -45,9 +45,9 @@ export async function removedFrom(db: Database, userId: number, accountRef: stri
   return row?.name ?? null;
 }
 
-/** What tells a customer they were removed from the account `name` (`ref`), on a call or a page. */
+/** What tells a customer they were removed from the account `name` (`ref`), on a call or a page (without its full stop). */
 export const noLongerUser = (name: string, ref: string) =>
-  `You are no longer a user of ${name} (${ref}): an owner or admin removed you.`;
+  `You are no longer a user of ${name} (${ref}): an owner or admin removed you`;
 
 /** The page that tells a removed customer so (routes/pages.tsx). */
 export const NO_ACCOUNT_PAGE = "/no-account";
