@@ -47,7 +47,7 @@ route(admin, calls.listCustomers, (c, { query }) => {
 
 route(admin, calls.openAccount, (c, { params, body }) =>
   openAccountAfterReview(
-    { db: c.get("db"), mailer: c.get("services").mailer },
+    { db: c.get("db"), mailer: c.get("services").mailer, publicUrl: c.get("config").publicUrl },
     {
       customerId: params.id,
       adminId: c.get("user")!.id,

@@ -59,6 +59,7 @@ const receiptDeps = (c: Context<AppEnv>): ReceiptDeps => ({
   mailer: c.get("services").mailer,
   approvalGbp: c.get("config").receiptApprovalGbp,
   supportEmail: c.get("config").supportEmail,
+  publicUrl: c.get("config").publicUrl,
 });
 
 route(

@@ -51,7 +51,7 @@ route(onboarding, calls.confirmIdentity, async (c) => {
   const customer = customerOf(c);
   const { identity, mailer } = c.get("services");
   await confirmIdentity(c.get("db"), identity, customer.id, now(c), c.get("config").supportEmail);
-  await openAtOnceIfEligible({ db: c.get("db"), mailer }, customer.id, now(c));
+  await openAtOnceIfEligible({ db: c.get("db"), mailer, publicUrl: c.get("config").publicUrl }, customer.id, now(c));
   return reply(await sessionSummary(c.get("db"), customer.id, customer.secondFactor), { redirect: "/auth" });
 });
 

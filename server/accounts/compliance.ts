@@ -186,7 +186,7 @@ export async function openAccountAfterReview(
       rejectionNote: null,
       updatedAt: now,
     }).where(eq(profiles.userId, customer.id));
-    const account = await openAccountIn(tx, deps.mailer, customer.id, review.adminId, now);
+    const account = await openAccountIn(tx, deps, customer.id, review.adminId, now);
     await audit(tx, {
       actor: review.adminId,
       subject: customer.id,

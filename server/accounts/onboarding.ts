@@ -20,6 +20,8 @@ export interface DocumentMismatch {
 export interface AccountDeps {
   db: Database;
   mailer: Mailer;
+  /** PUBLIC_URL: the account-opened email links to the account's page. */
+  publicUrl: string;
 }
 
 /**
@@ -51,7 +53,7 @@ export async function openAccountFor(
   openedBy: number | null,
   now: Date,
 ): Promise<OpenedAccount> {
-  const opened = await openAccountIn(deps.db, deps.mailer, userId, openedBy, now);
+  const opened = await openAccountIn(deps.db, deps, userId, openedBy, now);
   await opened.tell();
   return opened;
 }
@@ -62,7 +64,7 @@ export async function openAccountFor(
  */
 export async function openAccountIn(
   db: Database | Tx,
-  mailer: Mailer,
+  { mailer, publicUrl }: Omit<AccountDeps, "db">,
   userId: number,
   openedBy: number | null,
   now: Date,
@@ -82,7 +84,7 @@ export async function openAccountIn(
       to: user.username,
       userId: user.id,
       template: "account-opened",
-      rendered: accountOpened({ name: summary.name, accountRef: account.accountRef }),
+      rendered: accountOpened({ name: summary.name, accountRef: account.accountRef, link: `${publicUrl}/account` }),
     });
   };
   return { ...account, tell };

@@ -5,8 +5,7 @@ import { fundsReceived, type Mailer, receiptReversed } from "../mail/index.ts";
 
 /** Tells everyone on an account that money arrived on it ("We received 250.00 GBP"). */
 export async function tellMembers(
-  db: Database,
-  mailer: Mailer,
+  { db, mailer, publicUrl }: { db: Database; mailer: Mailer; publicUrl: string },
   accountId: number,
   money: { amount: string; currency: string },
 ): Promise<void> {
@@ -21,6 +20,7 @@ export async function tellMembers(
         name: found.summary.name,
         amount: `${money.amount} ${money.currency}`,
         accountRef: member.accountRef,
+        link: `${publicUrl}/account/balances`,
       }),
     });
   }

@@ -225,7 +225,7 @@ async function importCredits(
   // request (decision 046). An email lost with the process is a notice, not money: the balance shows it.
   if (credited.length) {
     afterAnswer("funds-received emails of a statement import", async () => {
-      for (const { accountId, money } of credited) await tellMembers(db, deps.mailer, accountId, money);
+      for (const { accountId, money } of credited) await tellMembers(deps, accountId, money);
     });
   }
   return entries;

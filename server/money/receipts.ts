@@ -46,6 +46,8 @@ export interface ReceiptDeps {
   approvalGbp: number;
   /** Named in the email that tells a customer a credit was reversed. */
   supportEmail: string;
+  /** PUBLIC_URL: the funds-received email links to the balances. */
+  publicUrl: string;
 }
 
 /** The statuses a new receipt is compared with to find a repeat: those still standing. */
@@ -367,7 +369,7 @@ export async function recordReceipt(deps: ReceiptDeps, input: ReceiptInput, by: 
       )
     ));
   const receipt = await answerOf(db, row);
-  if (row.transferId !== null && row.accountId !== null) await tellMembers(db, deps.mailer, row.accountId, receipt);
+  if (row.transferId !== null && row.accountId !== null) await tellMembers(deps, row.accountId, receipt);
   return receipt;
 }
 
@@ -473,7 +475,7 @@ async function bookHeld(
     },
   );
   const receipt = await answerOf(deps.db, row);
-  if (row.accountId !== null) await tellMembers(deps.db, deps.mailer, row.accountId, receipt);
+  if (row.accountId !== null) await tellMembers(deps, row.accountId, receipt);
   return receipt;
 }
 
@@ -564,7 +566,7 @@ export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef:
       },
     ));
   const receipt = await answerOf(deps.db, row);
-  await tellMembers(deps.db, deps.mailer, account.id, receipt);
+  await tellMembers(deps, account.id, receipt);
   return receipt;
 }
 

@@ -143,6 +143,10 @@ describe("a politically exposed customer waiting on /processing", () => {
     expect(opened.json.body.account_ref).toMatch(/^P\d{8}$/);
     expect(await authGoesTo(customer.client)).toBe("/account");
     expect((await reviewOf(app, customer.id)).resolvedAt).not.toBeNull();
+    const [email] = await accountEmails(app, customer.email);
+    expect(email.text, "the email links to the account's page, after the console's review too").toContain(
+      `${app.config.publicUrl}/account\n`,
+    );
     expect(await accountEmails(app, customer.email)).toHaveLength(1);
   });
 });

@@ -131,6 +131,8 @@ describe("an approval by webhook", () => {
     expect(mail.subject).toBe("Your account is open");
     const summary = await customer.client.get("account/whoami");
     expect(mail.text).toContain(summary.json.body.account_ref);
+    // The account's page, where the bank details to fund it are, one click away.
+    expect(mail.text).toContain(`${app.config.publicUrl}/account\n`);
   });
 
   for (

@@ -108,7 +108,10 @@ describe("templates", () => {
     ["second-factor-code", secondFactorCode({ code: "042917" })],
     ["password-reset", passwordReset({ link: RESET, token: TOKEN })],
     ["password-changed", passwordChanged({ supportEmail: SUPPORT })],
-    ["account-opened", accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" })],
+    [
+      "account-opened",
+      accountOpened({ name: "Ada Lovelace", accountRef: "P1000001", link: "https://portal.example/account" }),
+    ],
   ];
 
   test.each(all)("%s renders an HTML and a text part, branded Portal", async (_name, rendered) => {
@@ -169,7 +172,9 @@ describe("templates", () => {
   });
 
   test("the account-opened email gives the account_ref to quote when funding", async () => {
-    const { text } = await renderBoth(accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" }));
+    const { text } = await renderBoth(
+      accountOpened({ name: "Ada Lovelace", accountRef: "P1000001", link: "https://portal.example/account" }),
+    );
     expect(text).toContain("Hello Ada Lovelace,");
     expect(text).toMatch(/quote P1000001 as the payment reference/);
   });
@@ -206,7 +211,9 @@ describe("templates", () => {
       expect(html).not.toContain("because of your Portal account");
     }
     // Everyone else receives it because of their account.
-    const { text } = await renderBoth(accountOpened({ name: "Ada Lovelace", accountRef: "P1000001" }));
+    const { text } = await renderBoth(
+      accountOpened({ name: "Ada Lovelace", accountRef: "P1000001", link: "https://portal.example/account" }),
+    );
     expect(text.replace(/\s+/g, " ")).toContain("You receive this email because of your Portal account.");
   });
 

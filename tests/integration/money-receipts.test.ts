@@ -74,6 +74,8 @@ describe("a receipt quoting an account_ref credits that account", () => {
     expect(mail?.template).toBe("funds-received");
     expect(mail?.subject).toBe("We received 250.00 GBP");
     expect(mail?.text).toContain(customer.accountRef);
+    // The balances, one click away.
+    expect(mail?.text).toContain(`${t.config.publicUrl}/account/balances\n`);
   });
 
   test("a lower-case account_ref matches too, and amounts keep their currency's digits", async () => {
