@@ -116,6 +116,8 @@ export const notification = z.object({
   title: z.string(),
   body: z.string(),
   link: z.string().nullable(),
+  /** The account it is about: one person may belong to several (null: about none). */
+  account_ref: z.string().nullable(),
   created_at: timestamp,
   read: z.boolean(),
 });

@@ -101,12 +101,14 @@ export async function latestNotifications(db: Database, userId: number, limit = 
       superseded: number;
       member: number;
       status: PaymentStatus | null;
+      account_ref: string | null;
     }
   >(
     db,
     `SELECT n.id, n.kind, n.title, n.body, n.link, n.created_at, n.read_at, ${noticeSupersededSql("n")} AS superseded,
-        ${stillMemberSql("n")} AS member, p.status
+        ${stillMemberSql("n")} AS member, p.status, a.account_ref
        FROM notifications n LEFT JOIN payments p ON p.id = n.payment_id AND p.account_id = n.account_id
+            LEFT JOIN accounts a ON a.id = n.account_id
       WHERE n.user_id = ?${accountId === undefined ? "" : " AND n.account_id = ?"} ORDER BY n.id DESC LIMIT ?`,
     accountId === undefined ? [userId, limit] : [userId, accountId, limit],
   );
@@ -118,6 +120,7 @@ export async function latestNotifications(db: Database, userId: number, limit = 
       ? decidedNoticeText(r.body, r.member ? r.status : null, !!r.member)
       : { title: r.title, body: r.body }),
     link: r.link,
+    account_ref: r.account_ref,
     created_at: new Date(r.created_at).toISOString(),
     read: r.read_at !== null,
   }));

@@ -542,6 +542,13 @@ describe("the account it is about", () => {
     )![0];
     expect(listed.split("<li").length - 1).toBe(1);
     expect(listed).toContain("8.00 GBP debited");
+    // The call lists both accounts' notices, each naming the account it is about.
+    const called = (await approver.client.get("account/notifications")).json.body as {
+      body: string;
+      account_ref: string | null;
+    }[];
+    expect(called.find((n) => n.body.includes("8.00 GBP debited"))?.account_ref).toBe(other.owner.accountRef);
+    expect(called.find((n) => n.body.includes("10.00 GBP debited"))?.account_ref).toBe(account.owner.accountRef);
     // Back to one account, which the other tests' approver works on without choosing.
     expectStatus(await approver.client.post("account/select", { account_ref: account.owner.accountRef }), 200);
     await t.db.delete(accountMembers).where(
