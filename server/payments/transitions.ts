@@ -254,8 +254,8 @@ export function rejectPayment(
 /**
  * Cancels a payment before it is sent (pending approval or approved): its creator (whatever their
  * role now), an owner or an admin of the account may, an administrator on behalf too (recorded as
- * such). The held money returns at once; its creator, when someone else cancelled it, and whoever
- * was asked to approve it are told.
+ * such). The held money returns at once; its creator, when someone else cancelled it (our team on
+ * their own behalf included), and whoever was asked to approve it are told.
  */
 export function cancelPayment(
   db: Database,
@@ -292,8 +292,11 @@ export function cancelPayment(
       now,
     });
     // Its creator is told when someone else cancelled it; while it waited for approval, those asked
-    // to approve it are told it no longer waits for them (notifyPayment).
-    await told(tx, row, "cancelled", actor.userId, now, await actorWords(tx, actor));
+    // to approve it are told it no longer waits for them (notifyPayment). On a customer's behalf it
+    // is our team who cancelled it, not the customer: they are told too, even of their own payment,
+    // as they are told when anyone else stops what they expected to go.
+    const who = actor.onBehalfAdminId === null ? actor.userId : null;
+    await told(tx, row, "cancelled", who, now, await actorWords(tx, actor));
     await alongside?.(tx, row);
     return row;
   });
