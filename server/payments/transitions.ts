@@ -390,7 +390,14 @@ export function completePayment(executor: Database | Tx, action: DeskAction): Pr
  * The payment cannot be made (a reason is required): before it was sent its hold is released;
  * after, its payout is reversed to the customer's balance, fee included (decision 027).
  */
-export function failPayment(executor: Database | Tx, action: DeskAction & { reason: string }): Promise<PaymentRow> {
+export function failPayment(
+  executor: Database | Tx,
+  action: DeskAction & {
+    reason: string;
+    /** The rail refused it (the administrator only sent it): nobody failed it, for its alert. */
+    byRail?: boolean;
+  },
+): Promise<PaymentRow> {
   const why = reasonOf(action.reason, "Say why the payment failed.");
   const at = action.now.getTime();
   return inTransaction(executor, async (tx) => {
@@ -406,7 +413,7 @@ export function failPayment(executor: Database | Tx, action: DeskAction & { reas
     else await refundPayment(tx, money);
     await recordEvents(tx, row.id, ["failed"], { actorId: action.adminId, note: why, now: action.now });
     await told(tx, row, "failed", action.adminId, action.now);
-    await alertPayoutFailed(tx, row, why ?? "no reason given", action.now);
+    await alertPayoutFailed(tx, row, why ?? "no reason given", action.now, action.byRail ? null : action.adminId);
     return row;
   });
 }
