@@ -7,6 +7,11 @@ export interface BusinessProfileFormProps {
   countries: CountryOption[];
   /** Every field of the form, the saved answers or empty (lib/profile-values.ts: profileValues). */
   values: Values;
+  /**
+   * Once the identity check has started, why the name and date of birth it binds are read-only and
+   * how to have them changed (decision 085); absent while they are the customer's to change.
+   */
+  bound?: string;
 }
 
 const BUSINESS_PURPOSES = [
@@ -22,11 +27,12 @@ const BUSINESS_PURPOSES = [
  * its registered address, its owners, directors and purpose, and how it heard about us. The frame
  * (posting, errors, the address) is onboarding/profile-form.tsx's.
  */
-function BusinessProfileForm({ countries, values }: BusinessProfileFormProps) {
+function BusinessProfileForm({ countries, values, bound }: BusinessProfileFormProps) {
   return (
     <ProfileForm
       values={values}
       countries={countries}
+      bound={bound}
       sections={(_, countryOptions) => ({
         first: <BusinessFields countries={countryOptions} />,
         addressHint: "The company's registered address.",
@@ -73,9 +79,10 @@ function BusinessFields({ countries }: { countries: { value: string; label: stri
         />
       </Section>
       <Section legend="Contact person" hint="The person we can talk to about this account.">
-        <PathTextField path="first" label="First name" autoComplete="given-name" />
-        <PathTextField path="last" label="Last name" autoComplete="family-name" />
+        <PathTextField path="first" label="First name" autoComplete="given-name" identity />
+        <PathTextField path="last" label="Last name" autoComplete="family-name" identity />
         <PathTextField
+          identity
           path="dob"
           label="Date of birth"
           type="date"

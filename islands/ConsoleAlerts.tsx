@@ -18,6 +18,7 @@ import { read, withQueries } from "./lib/query-client.tsx";
 import { useWrite } from "./lib/write.ts";
 import { SubmitButton } from "./ui/submit-button.tsx";
 import { CELL, DetailRow, EmptyRow, MUTED, Table } from "./ui/table.tsx";
+import { onEscape, useInPlace } from "./ui/take-focus.ts";
 
 /**
  * The console menu's open-alert count, drawn by the server (routes/layouts/User.tsx), kept true
@@ -216,6 +217,8 @@ function AlertRows({ alert, admins, me, resolving, onResolving }: {
   });
   const name = ALERT_KIND_NAMES[alert.kind];
   const open = alert.resolved_at === null;
+  // Given up (Cancel, Escape), the note's form gives the keyboard back to Resolve.
+  const question = useInPlace({ open: resolving, setOpen: onResolving });
 
   return (
     <>
@@ -278,7 +281,8 @@ function AlertRows({ alert, admins, me, resolving, onResolving }: {
               aria-expanded={resolving}
               aria-controls={`resolve-row-${alert.id}`}
               aria-label={`Resolve alert ${alert.id}`}
-              onClick={() => onResolving(!resolving)}
+              ref={question.opener}
+              onClick={resolving ? question.dismiss : question.show}
             >
               Resolve
             </button>
@@ -287,7 +291,7 @@ function AlertRows({ alert, admins, me, resolving, onResolving }: {
       </tr>
       {resolving && (
         <DetailRow id={`resolve-row-${alert.id}`} columns={COLUMNS.length}>
-          <ResolveForm alert={alert} onDone={() => onResolving(false)} />
+          <ResolveForm alert={alert} onCancel={question.dismiss} onDone={question.close} />
         </DetailRow>
       )}
     </>
@@ -359,7 +363,7 @@ function ThresholdForm({ initial }: { initial: number }) {
   );
 }
 
-function ResolveForm({ alert, onDone }: { alert: Alert; onDone: () => void }) {
+function ResolveForm({ alert, onCancel, onDone }: { alert: Alert; onCancel: () => void; onDone: () => void }) {
   const [note, setNote] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const resolve = useWrite({
@@ -384,7 +388,13 @@ function ResolveForm({ alert, onDone }: { alert: Alert; onDone: () => void }) {
   }
 
   return (
-    <form onSubmit={submit} noValidate aria-label={`Resolve alert ${alert.id}`} className="flex flex-col gap-3">
+    <form
+      onSubmit={submit}
+      onKeyDown={onEscape(onCancel)}
+      noValidate
+      aria-label={`Resolve alert ${alert.id}`}
+      className="flex flex-col gap-3"
+    >
       <label htmlFor={id} className="field-label">What was done</label>
       <textarea
         id={id}
@@ -400,7 +410,7 @@ function ResolveForm({ alert, onDone }: { alert: Alert; onDone: () => void }) {
         <SubmitButton pending={resolve.isPending} pendingLabel="Resolving…" className="btn-primary">
           Resolve the alert
         </SubmitButton>
-        <button type="button" className="btn-ghost" onClick={onDone}>Cancel</button>
+        <button type="button" className="btn-ghost" onClick={onCancel}>Cancel</button>
       </div>
       <p id={`${id}-error`} role="alert" className={problem ? "field-error" : ""}>{problem}</p>
     </form>

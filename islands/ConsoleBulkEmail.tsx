@@ -133,7 +133,9 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
   // The question before sending replaces Send: it takes the keyboard, and Cancel or Escape give it back.
   const sendQuestion = useInPlace<HTMLButtonElement>();
   const confirming = sendQuestion.open;
-  const [editing, setEditing] = useState(false);
+  // The draft's form replaces the page's view: given up (Cancel, Escape), it gives the keyboard back to Edit.
+  const editor = useInPlace();
+  const editing = editor.open;
   const preview = useQuery(previewQuery(email.id, asked));
   const send = useWrite({ call: sendBulkEmail, idempotent: true, invalidates: [bulkEmailKeys.all] });
   const update = useWrite({
@@ -141,7 +143,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
     idempotent: true,
     invalidates: [bulkEmailKeys.all],
     onSuccess: (saved) => {
-      setEditing(false);
+      editor.close();
       // The page's heading is the subject, rendered by the server outside this island: it would
       // still show the typo just corrected.
       const heading = document.querySelector("main h1");
@@ -160,7 +162,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
         onSubmit={(body) => update.mutate({ params: { id: email.id }, body })}
         onCancel={() => {
           update.reset();
-          setEditing(false);
+          editor.dismiss();
         }}
       />
     );
@@ -249,7 +251,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
         )}
       {confirming ? null : (
         <div className="flex flex-wrap gap-3">
-          <button type="button" className="btn-outline" onClick={() => setEditing(true)}>Edit</button>
+          <button type="button" className="btn-outline" ref={editor.opener} onClick={editor.show}>Edit</button>
           <DeleteDraft email={email} />
         </div>
       )}

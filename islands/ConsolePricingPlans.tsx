@@ -6,6 +6,7 @@ import { read, withQueries } from "./lib/query-client.tsx";
 import { pricingPlanKeys } from "./lib/query-keys.ts";
 import type { CurrencyOption } from "./ui/currency-select.tsx";
 import { EmptyRow, Table } from "./ui/table.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 
 /**
  * The plan editor, loaded when the administrator opens it (or points at a button that does): it is
@@ -40,14 +41,20 @@ function ConsolePricingPlans({ plans: initial, currencies }: ConsolePricingPlans
   >(null);
   const [assigning, setAssigning] = useState<PricingPlan["id"] | null>(null);
 
-  function edit(plan: PricingPlan) {
+  // The editor opens below the table from New plan or a plan's Edit: given up (Cancel, Escape), it
+  // gives the keyboard back to the button that opened it.
+  const editor = useInPlace({ open: editing !== null, setOpen: (shown) => !shown && setEditing(null) });
+
+  function edit(plan: PricingPlan, from: HTMLButtonElement) {
     setAssigning(null);
+    editor.showFrom(from);
     setEditing({ id: plan.id, template: plan, name: plan.name });
   }
 
-  function create() {
+  function create(from: HTMLButtonElement) {
     setAssigning(null);
     const template = plans.find((p) => p.is_default) ?? plans[0];
+    editor.showFrom(from);
     setEditing({ id: null, template, name: "" });
   }
 
@@ -57,7 +64,7 @@ function ConsolePricingPlans({ plans: initial, currencies }: ConsolePricingPlans
         <button
           type="button"
           className="btn-primary"
-          onClick={create}
+          onClick={(event) => create(event.currentTarget)}
           onPointerEnter={loadEditor}
           onFocus={loadEditor}
           aria-expanded={editing?.id === null}
@@ -73,7 +80,7 @@ function ConsolePricingPlans({ plans: initial, currencies }: ConsolePricingPlans
             key={plan.id}
             plan={plan}
             assigning={assigning === plan.id}
-            onEdit={() => edit(plan)}
+            onEdit={(from) => edit(plan, from)}
             onEditorWanted={loadEditor}
             onAssign={(open) => {
               setAssigning(open ? plan.id : null);
@@ -97,7 +104,7 @@ function ConsolePricingPlans({ plans: initial, currencies }: ConsolePricingPlans
               name={editing.name}
               plan={plans.find((p) => p.id === editing.id)}
               currencies={currencies}
-              onCancel={() => setEditing(null)}
+              onCancel={editor.dismiss}
               onSaved={() => setEditing(null)}
             />
           </Suspense>

@@ -1,8 +1,8 @@
-import { useState } from "react";
 import { liftRestriction, restrictCustomer, type Restriction } from "./console/calls.ts";
 import { ReasonForm } from "./console/reason-form.tsx";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 
 export interface ConsoleRestrictProps {
   customer: { id: number; name: string };
@@ -16,7 +16,9 @@ export interface ConsoleRestrictProps {
  * so its audit trail shows what was done.
  */
 function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
-  const [asking, setAsking] = useState(false);
+  // The reason's form replaces its button; Cancel or Escape give the keyboard back to it.
+  const question = useInPlace();
+  const asking = question.open;
   const done = (what: string) => {
     notify({ title: what, description: customer.name, color: "success" });
     location.reload();
@@ -45,14 +47,20 @@ function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
                 input={{ params: { id: String(customer.id) } }}
                 submitLabel="Confirm lifting"
                 pendingLabel="Lifting…"
-                onCancel={() => setAsking(false)}
+                onCancel={question.dismiss}
                 missing="Give the reason: it is kept for the file."
               />
             </div>
           )
           : (
             <div>
-              <button type="button" className="btn-outline" aria-expanded={false} onClick={() => setAsking(true)}>
+              <button
+                type="button"
+                className="btn-outline"
+                aria-expanded={false}
+                ref={question.opener}
+                onClick={question.show}
+              >
                 Lift the restriction
               </button>
             </div>
@@ -74,13 +82,19 @@ function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
             input={{ params: { id: String(customer.id) } }}
             submitLabel="Restrict"
             pendingLabel="Restricting…"
-            onCancel={() => setAsking(false)}
+            onCancel={question.dismiss}
             missing="Give the reason: it is kept for the file."
           />
         )
         : (
           <div>
-            <button type="button" className="btn-outline" aria-expanded={false} onClick={() => setAsking(true)}>
+            <button
+              type="button"
+              className="btn-outline"
+              aria-expanded={false}
+              ref={question.opener}
+              onClick={question.show}
+            >
               Restrict the customer
             </button>
           </div>

@@ -2,6 +2,7 @@ import { useState } from "react";
 import { OpenAccountForm } from "./console/open-account-form.tsx";
 import { RejectForm } from "./console/reject-form.tsx";
 import { withQueries } from "./lib/query-client.tsx";
+import { useInPlace } from "./ui/take-focus.ts";
 
 export interface ConsoleReviewProps {
   customer: { id: number; name: string; username: string };
@@ -20,6 +21,13 @@ export interface ConsoleReviewProps {
  */
 function ConsoleReview({ customer, canOpen, canReject, rejected }: ConsoleReviewProps) {
   const [open, setOpen] = useState<"open" | "reject" | null>(null);
+  // Cancel or Escape in either form give the keyboard back to the button that opened it.
+  const place = useInPlace({ open: open !== null, setOpen: (shown) => !shown && setOpen(null) });
+  const toggle = (which: "open" | "reject") => (event: { currentTarget: HTMLButtonElement }) => {
+    if (open === which) return place.dismiss();
+    place.showFrom(event.currentTarget);
+    setOpen(which);
+  };
   const done = () => location.reload();
   if (!canOpen && !canReject) return null;
   return (
@@ -31,7 +39,7 @@ function ConsoleReview({ customer, canOpen, canReject, rejected }: ConsoleReview
               type="button"
               className="btn-outline"
               aria-expanded={open === "open"}
-              onClick={() => setOpen(open === "open" ? null : "open")}
+              onClick={toggle("open")}
             >
               {rejected ? "Open the account (overrides the rejection)" : "Open the account"}
             </button>
@@ -43,7 +51,7 @@ function ConsoleReview({ customer, canOpen, canReject, rejected }: ConsoleReview
               type="button"
               className="btn-outline"
               aria-expanded={open === "reject"}
-              onClick={() => setOpen(open === "reject" ? null : "reject")}
+              onClick={toggle("reject")}
             >
               Reject the application
             </button>
@@ -55,12 +63,12 @@ function ConsoleReview({ customer, canOpen, canReject, rejected }: ConsoleReview
           <OpenAccountForm
             user={customer}
             overridesRejection={rejected}
-            onCancel={() => setOpen(null)}
+            onCancel={place.dismiss}
             onOpened={done}
           />
         )
         : null}
-      {open === "reject" ? <RejectForm customer={customer} onCancel={() => setOpen(null)} onRejected={done} /> : null}
+      {open === "reject" ? <RejectForm customer={customer} onCancel={place.dismiss} onRejected={done} /> : null}
     </div>
   );
 }

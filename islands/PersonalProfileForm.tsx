@@ -7,6 +7,11 @@ export interface PersonalProfileFormProps {
   countries: CountryOption[];
   /** Every field of the form, the saved answers or empty (lib/profile-values.ts: profileValues). */
   values: Values;
+  /**
+   * Once the identity check has started, why the name and date of birth it binds are read-only and
+   * how to have them changed (decision 085); absent while they are the customer's to change.
+   */
+  bound?: string;
 }
 
 const EMPLOYMENT = ["Employed", "Self-employed", "Unemployed", "Retired", "Student"];
@@ -28,11 +33,12 @@ const PERSONAL_PURPOSES = [
  * their address, their work and money, and a few more questions. The frame (posting, errors, the
  * address) is onboarding/profile-form.tsx's.
  */
-function PersonalProfileForm({ countries, values }: PersonalProfileFormProps) {
+function PersonalProfileForm({ countries, values, bound }: PersonalProfileFormProps) {
   return (
     <ProfileForm
       values={values}
       countries={countries}
+      bound={bound}
       // The name of whom the customer acts for goes only while they say they act for someone.
       payload={(values) => (values.agency ? values : { ...values, agency_of: "" })}
       sections={(values) => ({
@@ -40,6 +46,7 @@ function PersonalProfileForm({ countries, values }: PersonalProfileFormProps) {
         addressHint: "Where you live now.",
         then: <PersonalMoneyFields values={values} />,
         more: <MoreQuestions agency={values.agency === true} />,
+        boundCountry: true,
       })}
     />
   );
@@ -49,9 +56,10 @@ function PersonalFields() {
   return (
     <>
       <Section legend="About you" hint="As shown on your identity document.">
-        <PathTextField path="first" label="First name" autoComplete="given-name" />
-        <PathTextField path="last" label="Last name" autoComplete="family-name" />
+        <PathTextField path="first" label="First name" autoComplete="given-name" identity />
+        <PathTextField path="last" label="Last name" autoComplete="family-name" identity />
         <PathTextField
+          identity
           path="dob"
           label="Date of birth"
           type="date"

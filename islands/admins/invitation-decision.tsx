@@ -12,6 +12,7 @@ import { administratorKeys } from "../lib/query-keys.ts";
 import { useWrite } from "../lib/write.ts";
 import { TextField } from "../ui/field.tsx";
 import { BusyButton } from "../ui/submit-button.tsx";
+import { useInPlace } from "../ui/take-focus.ts";
 import { type Administrator, approveInvitation, refuseInvitation } from "./calls.ts";
 
 const REFUSAL_REASON = "Write why the invitation is refused (at most 500 characters): it is kept for the file.";
@@ -37,7 +38,10 @@ export function InvitationDecision({ admin }: { admin: Administrator }) {
       });
     },
   });
-  const [refusing, setRefusing] = useState(false);
+  // The reason's form replaces Approve and Refuse: given up (Cancel, Escape), it gives the keyboard
+  // back to Refuse.
+  const question = useInPlace();
+  const refusing = question.open;
   const [reason, setReason] = useState("");
   const [missing, setMissing] = useState<string | undefined>();
   const refusal = useWrite({
@@ -67,7 +71,13 @@ export function InvitationDecision({ admin }: { admin: Administrator }) {
     <div className="flex flex-col items-end gap-2">
       {refusing
         ? (
-          <form onSubmit={refuse} noValidate aria-label={`Refuse ${who}`} className="flex flex-col items-end gap-2">
+          <form
+            onSubmit={refuse}
+            onKeyDown={question.onKeyDown}
+            noValidate
+            aria-label={`Refuse ${who}`}
+            className="flex flex-col items-end gap-2"
+          >
             <TextField
               id={`admin-refuse-${admin.id}`}
               label="Why is it refused?"
@@ -78,7 +88,7 @@ export function InvitationDecision({ admin }: { admin: Administrator }) {
               error={missing}
             />
             <div className="flex gap-2">
-              <button type="button" className="btn-outline" onClick={() => setRefusing(false)}>Cancel</button>
+              <button type="button" className="btn-outline" onClick={question.dismiss}>Cancel</button>
               <BusyButton type="submit" className="btn-primary" busy={refusal.isPending}>
                 {refusal.isPending ? "Refusing…" : "Yes, refuse"}
               </BusyButton>
@@ -100,7 +110,8 @@ export function InvitationDecision({ admin }: { admin: Administrator }) {
               type="button"
               className="btn-outline"
               aria-label={`Refuse ${who}`}
-              onClick={() => setRefusing(true)}
+              ref={question.opener}
+              onClick={question.show}
             >
               Refuse
             </button>

@@ -9,6 +9,7 @@ import { type BodyOf, errorText, fieldsOf } from "../lib/api.ts";
 import { Alert } from "../ui/alert.tsx";
 import { Field, SelectField, TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
+import { onEscape } from "../ui/take-focus.ts";
 
 /** What the create and the update both take. */
 export type BulkEmailDraft = BodyOf<typeof calls.createBulkEmail>;
@@ -59,7 +60,14 @@ export function ComposeForm(
   }
 
   return (
-    <form className="card flex flex-col gap-4" onSubmit={submit} noValidate aria-label={label}>
+    <form
+      className="card flex flex-col gap-4"
+      onSubmit={submit}
+      // Escape gives it up as its Cancel does (when it has one).
+      onKeyDown={onCancel ? onEscape(onCancel) : undefined}
+      noValidate
+      aria-label={label}
+    >
       <TextField
         id="bulk-subject"
         label="Subject"

@@ -7,6 +7,7 @@ import type { FormEvent } from "react";
 import type { CallInput, CallShape } from "../lib/api.ts";
 import { TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
+import { onEscape } from "../ui/take-focus.ts";
 import { type FormOptions, useForm } from "../ui/use-form.ts";
 
 export function AccountRefForm<C extends CallShape>(
@@ -22,6 +23,7 @@ export function AccountRefForm<C extends CallShape>(
     input: Omit<CallInput<C>, "body">;
     submitLabel: string;
     pendingLabel: string;
+    /** Closed without sending (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
     onCancel: () => void;
   },
 ) {
@@ -37,7 +39,13 @@ export function AccountRefForm<C extends CallShape>(
 
   const problem = form.fields[field] ?? form.error;
   return (
-    <form onSubmit={submit} noValidate aria-label={label} className="flex flex-wrap items-end gap-3">
+    <form
+      onSubmit={submit}
+      onKeyDown={onEscape(onCancel)}
+      noValidate
+      aria-label={label}
+      className="flex flex-wrap items-end gap-3"
+    >
       <TextField
         id={id}
         label="Account reference"

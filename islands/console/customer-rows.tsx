@@ -7,6 +7,7 @@
 import { REJECTION_REASON_TEXT } from "../../lib/compliance.ts";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { CELL, DetailRow, MUTED, ROW_HEADER } from "../ui/table.tsx";
+import { useInPlace } from "../ui/take-focus.ts";
 import type { ConsoleUser } from "./calls.ts";
 import { OpenAccountForm } from "./open-account-form.tsx";
 
@@ -47,6 +48,8 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
   onOpened: (customer: SessionUser) => void;
 }) {
   const canOpen = user.identity && !user.account;
+  // Cancel or Escape in the review give the keyboard back to its Open account button.
+  const review = useInPlace({ open: reviewing, setOpen: onReview });
   return (
     <>
       <tr className={current ? "bg-amber-50 dark:bg-amber-950" : undefined}>
@@ -94,7 +97,8 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
                   aria-expanded={reviewing}
                   aria-controls={`open-account-${user.id}`}
                   aria-label={`Open account for ${user.name || user.username}`}
-                  onClick={() => onReview(!reviewing)}
+                  ref={review.opener}
+                  onClick={reviewing ? review.dismiss : review.show}
                 >
                   {user.rejection ? "Open account (overrides the rejection)" : "Open account"}
                 </button>
@@ -118,7 +122,7 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
             <OpenAccountForm
               user={user}
               overridesRejection={user.rejection !== null}
-              onCancel={() => onReview(false)}
+              onCancel={review.dismiss}
               onOpened={onOpened}
             />
           </DetailRow>

@@ -8,6 +8,7 @@ import { FormAlert } from "../ui/alert.tsx";
 import { AmountInput } from "../ui/amount.tsx";
 import { CheckboxField, TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
+import { onEscape } from "../ui/take-focus.ts";
 import { useForm } from "../ui/use-form.ts";
 import { type ConsoleUser, openAccount } from "./calls.ts";
 
@@ -15,6 +16,7 @@ export function OpenAccountForm({ user, overridesRejection = false, onCancel, on
   user: Pick<ConsoleUser, "id" | "name" | "username">;
   /** The customer was rejected: this review overrides the rejection (docs/decisions/026). */
   overridesRejection?: boolean;
+  /** Closed without opening (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
   onCancel: () => void;
   onOpened: (customer: SessionUser) => void;
 }) {
@@ -42,6 +44,7 @@ export function OpenAccountForm({ user, overridesRejection = false, onCancel, on
   return (
     <form
       onSubmit={submit}
+      onKeyDown={onEscape(onCancel)}
       noValidate
       aria-label={`Compliance review for ${user.name || user.username}`}
       className="flex flex-col gap-3"

@@ -12,6 +12,7 @@ import { FormAlert } from "../ui/alert.tsx";
 import { type CurrencyOption, CurrencySelect } from "../ui/currency-select.tsx";
 import { TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
+import { onEscape } from "../ui/take-focus.ts";
 import { useForm } from "../ui/use-form.ts";
 import { type PricingPlan, savePlan } from "./calls.ts";
 import { draftOf, draftPaths, planPayload } from "./plan-draft.ts";
@@ -31,6 +32,7 @@ export default function PlanEditor({ id, template, name, plan, currencies, onCan
   name: string;
   plan: PricingPlan | undefined;
   currencies: CurrencyOption[];
+  /** Closed without saving (Cancel, or Escape inside it): the button that opened it takes the focus back. */
   onCancel: () => void;
   onSaved: () => void;
 }) {
@@ -59,7 +61,13 @@ export default function PlanEditor({ id, template, name, plan, currencies, onCan
   }
 
   return (
-    <form onSubmit={submit} noValidate aria-labelledby="plan-editor-title" className="card flex flex-col gap-5">
+    <form
+      onSubmit={submit}
+      onKeyDown={onEscape(onCancel)}
+      noValidate
+      aria-labelledby="plan-editor-title"
+      className="card flex flex-col gap-5"
+    >
       <h2 id="plan-editor-title" ref={title} tabIndex={-1} className="text-lg font-semibold focus:outline-none">
         {isNew ? "New pricing plan" : `Edit ${plan?.name ?? "plan"}`}
       </h2>

@@ -3,6 +3,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { notify } from "../lib/notification-store.ts";
 import { pricingPlanKeys } from "../lib/query-keys.ts";
 import { CELL, DetailRow, MUTED, ROW_HEADER } from "../ui/table.tsx";
+import { useInPlace } from "../ui/take-focus.ts";
 import { AccountRefForm } from "./account-ref-form.tsx";
 import { assignPlan, type PricingPlan } from "./calls.ts";
 
@@ -37,12 +38,15 @@ function assigned(rows: PricingPlan[] | undefined, plan: PricingPlan, ref: strin
 export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: {
   plan: PricingPlan;
   assigning: boolean;
-  onEdit: () => void;
+  /** `from`: the Edit button, which takes the keyboard back when the editor is given up. */
+  onEdit: (from: HTMLButtonElement) => void;
   onAssign: (open: boolean) => void;
   /** The pointer or focus is on Edit: the editor's code can start loading. */
   onEditorWanted: () => void;
 }) {
   const queries = useQueryClient();
+  // Cancel or Escape in the assignment give the keyboard back to its Assign button.
+  const assignment = useInPlace({ open: assigning, setOpen: onAssign });
   return (
     <>
       <tr>
@@ -67,7 +71,7 @@ export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: 
             <button
               type="button"
               className="btn-outline"
-              onClick={onEdit}
+              onClick={(event) => onEdit(event.currentTarget)}
               onPointerEnter={onEditorWanted}
               onFocus={onEditorWanted}
               aria-label={`Edit ${plan.name}`}
@@ -77,7 +81,8 @@ export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: 
             <button
               type="button"
               className="btn-outline"
-              onClick={() => onAssign(!assigning)}
+              ref={assignment.opener}
+              onClick={assigning ? assignment.dismiss : assignment.show}
               aria-expanded={assigning}
               aria-controls={`assign-row-${plan.id}`}
               aria-label={`Assign ${plan.name} to an account`}
@@ -107,7 +112,7 @@ export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: 
               input={{ params: { id: plan.id } }}
               submitLabel="Assign the plan"
               pendingLabel="Assigning…"
-              onCancel={() => onAssign(false)}
+              onCancel={assignment.dismiss}
             />
           </DetailRow>
         )

@@ -23,6 +23,7 @@ import {
 } from "./calls.ts";
 import { ReasonForm } from "./reason-form.tsx";
 import { BusyButton } from "../ui/submit-button.tsx";
+import { useInPlace } from "../ui/take-focus.ts";
 
 export const RECEIPT_COLUMNS = [
   { label: "Received" },
@@ -112,7 +113,15 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
   const release = useWrite({ call: releaseReceipt, idempotent: true });
   const busy = approve.isPending || release.isPending;
 
-  const button = (label: string, onClick: () => void, aria: string, controls?: ReceiptPanel) => (
+  // One form at a time under the row, opened by one of its buttons: given up (Cancel, Escape), it
+  // gives the keyboard back to that button.
+  const place = useInPlace({ open: panel !== null, setOpen: (shown) => !shown && onPanel(null) });
+  const button = (
+    label: string,
+    onClick: (event: { currentTarget: HTMLButtonElement }) => void,
+    aria: string,
+    controls?: ReceiptPanel,
+  ) => (
     <BusyButton
       type="button"
       className="btn-outline"
@@ -126,7 +135,11 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
       {label}
     </BusyButton>
   );
-  const toggle = (p: ReceiptPanel) => () => onPanel(panel === p ? null : p);
+  const toggle = (p: ReceiptPanel) => (event: { currentTarget: HTMLButtonElement }) => {
+    if (panel === p) return place.dismiss();
+    place.showFrom(event.currentTarget);
+    onPanel(p);
+  };
 
   let actions = null;
   if (receipt.status === "awaiting_approval") {
@@ -170,7 +183,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
         p === "reverse" ? "Reverse" : p === "decline" ? "Decline" : "Discard"
       } the receipt from ${receipt.payer_name}`,
       input: { params: { id: receipt.id } },
-      onCancel: () => onPanel(null),
+      onCancel: place.dismiss,
     };
     if (p === "decline") {
       return (
@@ -232,7 +245,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
               input={{ params: { id: receipt.id } }}
               submitLabel="Allocate and credit"
               pendingLabel="Allocating…"
-              onCancel={() => onPanel(null)}
+              onCancel={place.dismiss}
             />
           </DetailRow>
         )

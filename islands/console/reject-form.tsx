@@ -6,11 +6,13 @@ import { REJECTION_REASON_TEXT, REJECTION_REASONS, type RejectionReason } from "
 import { FormAlert } from "../ui/alert.tsx";
 import { SelectField, TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
+import { onEscape } from "../ui/take-focus.ts";
 import { useForm } from "../ui/use-form.ts";
 import { rejectApplication } from "./calls.ts";
 
 export function RejectForm({ customer, onCancel, onRejected }: {
   customer: { id: number; name: string };
+  /** Closed without rejecting (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
   onCancel: () => void;
   onRejected: () => void;
 }) {
@@ -32,6 +34,7 @@ export function RejectForm({ customer, onCancel, onRejected }: {
   return (
     <form
       onSubmit={submit}
+      onKeyDown={onEscape(onCancel)}
       noValidate
       aria-label={`Reject the application of ${customer.name}`}
       className="flex flex-col gap-3"

@@ -15,6 +15,12 @@ export interface ProfileFormState {
   set(path: string, value: unknown): void;
   /** Drops every problem at or under `path` (a list whose rows moved). */
   clearProblems(path: string): void;
+  /**
+   * Once the identity check has started, why the fields it binds (name, date of birth, the
+   * Personal address's country) are shown read-only and how to have them changed (decision 085);
+   * undefined while they are the customer's to change.
+   */
+  bound?: string;
 }
 
 const ProfileFormContext = createContext<ProfileFormState | null>(null);

@@ -28,19 +28,26 @@ export interface PathProps {
   autoComplete?: string;
   /** Spans both columns of the section's grid. */
   wide?: boolean;
+  /**
+   * One of the details the identity check compares with the document (decision 085): read-only,
+   * with the form's sentence saying why, once the check has started.
+   */
+  identity?: boolean;
 }
 
 export function PathTextField(
-  { path, wide, ...field }: PathProps & {
+  { path, wide, identity, ...field }: PathProps & {
     type?: "text" | "date" | "tel" | "url" | "email";
     inputMode?: "decimal" | "numeric" | "tel" | "url" | "email" | "text";
     placeholder?: string;
   },
 ) {
-  const { values, fields, set } = useProfileForm();
+  const { values, fields, set, bound } = useProfileForm();
+  const locked = identity && bound !== undefined;
   return (
     <TextField
       {...field}
+      {...(locked ? { readOnly: true, hint: bound } : {})}
       id={fieldId(path)}
       name={path}
       fieldClassName={wide ? "sm:col-span-2" : undefined}
@@ -62,13 +69,30 @@ function withSaved(options: readonly Option[], saved: readonly string[]): Option
 }
 
 export function PathSelectField(
-  { path, wide, options, placeholder = "Select…", ...field }: PathProps & {
+  { path, wide, identity, options, placeholder = "Select…", ...field }: PathProps & {
     options: readonly Option[];
     placeholder?: string;
   },
 ) {
-  const { values, fields, set } = useProfileForm();
+  const { values, fields, set, bound } = useProfileForm();
   const value = String(getIn(values, path) ?? "");
+  if (identity && bound !== undefined) {
+    // A select cannot be read-only (disabled would take it out of the Tab order and out of what a
+    // screen reader reads): its saved choice is shown as a read-only text, and posted unchanged.
+    const saved = options.find((o) => optionValue(o) === value);
+    return (
+      <TextField
+        {...field}
+        hint={bound}
+        readOnly
+        id={fieldId(path)}
+        name={path}
+        fieldClassName={wide ? "sm:col-span-2" : undefined}
+        value={saved ? optionLabel(saved) : value}
+        error={fields[path]}
+      />
+    );
+  }
   return (
     <SelectField
       {...field}

@@ -56,6 +56,8 @@ export interface ProfileSections {
   then: ReactNode;
   /** Questions of "A few more questions" before "How did you hear about us?". */
   more?: ReactNode;
+  /** Whether the identity check binds the address's country (a person's address, not a company's). */
+  boundCountry?: boolean;
 }
 
 /**
@@ -63,8 +65,10 @@ export interface ProfileSections {
  * the server); `sections` lays out the type's own fields around the shared ones; `payload` adjusts
  * what is sent (default: the values as they are).
  */
-export function ProfileForm({ values: initial, countries, sections, payload = (values) => values }: {
+export function ProfileForm({ values: initial, countries, sections, payload = (values) => values, bound }: {
   values: Values;
+  /** Why the details the identity check binds are read-only, once it has started (decision 085). */
+  bound?: string;
   countries: CountryOption[];
   sections: (values: Values, countries: { value: string; label: string }[]) => ProfileSections;
   payload?: (values: Values) => Values;
@@ -84,10 +88,10 @@ export function ProfileForm({ values: initial, countries, sections, payload = (v
   }
 
   const marked = Object.keys(fields).filter((path) => displayed(values, path)).length;
-  const { first, addressHint, then, more } = sections(values, countryOptions);
+  const { first, addressHint, then, more, boundCountry } = sections(values, countryOptions);
 
   return (
-    <ProfileFormProvider value={form}>
+    <ProfileFormProvider value={{ ...form, bound }}>
       <form
         method="post"
         noValidate
@@ -129,6 +133,8 @@ export function ProfileForm({ values: initial, countries, sections, payload = (v
             autoComplete="country"
             options={countryOptions}
             placeholder="Select a country"
+            // The check binds the country of a person's address, not a company's (decision 085).
+            identity={boundCountry}
           />
         </Section>
 

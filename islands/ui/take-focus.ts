@@ -44,21 +44,38 @@ export function useInPlace<First extends HTMLElement = HTMLElement>(
     move.current = "back";
     setOpen(false);
   };
+  const show = () => {
+    move.current = "in";
+    setOpen(true);
+  };
   return {
     open,
     opener,
     first,
-    show() {
-      move.current = "in";
-      setOpen(true);
+    show,
+    /**
+     * Opens it from one of several buttons (Allocate and Reverse of one row, New plan and each
+     * plan's Edit): the keyboard goes back to that one.
+     */
+    showFrom(from: HTMLButtonElement) {
+      opener.current = from;
+      show();
     },
     dismiss,
     close: () => setOpen(false),
     /** For the question's box: Escape inside it dismisses it. */
-    onKeyDown(event: ReactKeyboardEvent) {
-      if (event.key !== "Escape" || event.defaultPrevented) return;
-      event.preventDefault();
-      dismiss();
-    },
+    onKeyDown: onEscape(dismiss),
+  };
+}
+
+/**
+ * A keydown handler for an in-place question's box: Escape inside it does what its Cancel does
+ * (one a field inside already used, as a select closing its list, is left alone).
+ */
+export function onEscape(cancel: () => void) {
+  return (event: ReactKeyboardEvent) => {
+    if (event.key !== "Escape" || event.defaultPrevented) return;
+    event.preventDefault();
+    cancel();
   };
 }

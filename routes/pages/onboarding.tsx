@@ -11,7 +11,12 @@ import { hasAuthenticator } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { readStoredResult } from "../../server/identity/store.ts";
 import { COUNTRIES } from "../../server/profile/schema.ts";
-import { IDENTITY_BOUND_NOTE, identityCheckStarted, savedProfile } from "../../server/profile/store.ts";
+import {
+  IDENTITY_BOUND_FIELD,
+  IDENTITY_BOUND_NOTE,
+  identityCheckStarted,
+  savedProfile,
+} from "../../server/profile/store.ts";
 import { migratedProfile } from "../../server/migrations/prefill.ts";
 import {
   BusinessProfileForm,
@@ -151,6 +156,8 @@ export async function ProfilePage(c: Context<AppEnv>, type: "Personal" | "Busine
       <Form
         countries={COUNTRIES.map((c) => ({ code: c.code, name: c.name, postcode: c.postcode }))}
         values={profileValues(type, saved)}
+        // Shown read-only from then, so that the customer is not let to type a change the save refuses.
+        bound={bound ? IDENTITY_BOUND_FIELD(c.get("config").supportEmail) : undefined}
       />
     </>
   );

@@ -98,12 +98,18 @@ export async function alertIdentityCheck(
   }, now);
 }
 
-/** A payment that failed (the rail refused it, or an administrator failed it): the customer must hear why. */
+/**
+ * A payment that failed (the rail refused it, or an administrator failed it): the customer must hear
+ * why. One an administrator failed is their action (`failedBy`): the alerts screen names them, and
+ * another administrator resolves it (resolveAlert), as for every alert an administrator's own action
+ * raises. A rail's refusal is the rail's: it names nobody.
+ */
 export async function alertPayoutFailed(
   tx: Database | Tx,
   payment: AlertedPayment & { sellCurrency?: string; sellMinor?: number },
   reason: string,
   now: Date,
+  failedBy: number | null,
 ): Promise<void> {
   const { recipient, desk } = paymentFacts(payment);
   const amount = payment.sellCurrency && payment.sellMinor !== undefined
@@ -116,6 +122,7 @@ export async function alertPayoutFailed(
     message: `${await customerName(tx, payment.createdBy)}'s payment${amount}${
       recipient ? ` to ${recipient}` : ""
     } failed: ${reason}`,
+    createdBy: failedBy,
     dedupeKey: `payout_failed:${payment.id}`,
   }, now);
 }

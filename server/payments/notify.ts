@@ -47,7 +47,10 @@ type NoticePayment = Pick<
 >;
 
 export interface NoticeOptions {
-  /** Who did it (not told); null for the portal itself. */
+  /**
+   * Who did it (not told); null for the portal itself, or for our team acting on a customer's behalf
+   * (the customer did not do it, and is told like anyone else: decision 030, amended).
+   */
   actorId: number | null;
   /** Their name, for the words ("Ada Lovelace approved..."). */
   actorName?: string | null;

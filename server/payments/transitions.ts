@@ -254,8 +254,8 @@ export function rejectPayment(
 /**
  * Cancels a payment before it is sent (pending approval or approved): its creator (whatever their
  * role now), an owner or an admin of the account may, an administrator on behalf too (recorded as
- * such). The held money returns at once; its creator, when someone else cancelled it, and whoever
- * was asked to approve it are told.
+ * such). The held money returns at once; its creator, when someone else cancelled it (our team on
+ * their own behalf included), and whoever was asked to approve it are told.
  */
 export function cancelPayment(
   db: Database,
@@ -292,8 +292,11 @@ export function cancelPayment(
       now,
     });
     // Its creator is told when someone else cancelled it; while it waited for approval, those asked
-    // to approve it are told it no longer waits for them (notifyPayment).
-    await told(tx, row, "cancelled", actor.userId, now, await actorWords(tx, actor));
+    // to approve it are told it no longer waits for them (notifyPayment). On a customer's behalf it
+    // is our team who cancelled it, not the customer: they are told too, even of their own payment,
+    // as they are told when anyone else stops what they expected to go.
+    const who = actor.onBehalfAdminId === null ? actor.userId : null;
+    await told(tx, row, "cancelled", who, now, await actorWords(tx, actor));
     await alongside?.(tx, row);
     return row;
   });
@@ -387,7 +390,14 @@ export function completePayment(executor: Database | Tx, action: DeskAction): Pr
  * The payment cannot be made (a reason is required): before it was sent its hold is released;
  * after, its payout is reversed to the customer's balance, fee included (decision 027).
  */
-export function failPayment(executor: Database | Tx, action: DeskAction & { reason: string }): Promise<PaymentRow> {
+export function failPayment(
+  executor: Database | Tx,
+  action: DeskAction & {
+    reason: string;
+    /** The rail refused it (the administrator only sent it): nobody failed it, for its alert. */
+    byRail?: boolean;
+  },
+): Promise<PaymentRow> {
   const why = reasonOf(action.reason, "Say why the payment failed.");
   const at = action.now.getTime();
   return inTransaction(executor, async (tx) => {
@@ -403,7 +413,7 @@ export function failPayment(executor: Database | Tx, action: DeskAction & { reas
     else await refundPayment(tx, money);
     await recordEvents(tx, row.id, ["failed"], { actorId: action.adminId, note: why, now: action.now });
     await told(tx, row, "failed", action.adminId, action.now);
-    await alertPayoutFailed(tx, row, why ?? "no reason given", action.now);
+    await alertPayoutFailed(tx, row, why ?? "no reason given", action.now, action.byRail ? null : action.adminId);
     return row;
   });
 }

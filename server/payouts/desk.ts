@@ -87,7 +87,11 @@ export async function submitPayout(
     if (!(error instanceof RailRefused)) throw error;
     const refusal = error.message;
     return await db.transaction(async (tx) => {
-      const failed = await failPayment(tx, { ...action, reason: `Refused by the ${rail.name}: ${refusal}` });
+      const failed = await failPayment(tx, {
+        ...action,
+        reason: `Refused by the ${rail.name}: ${refusal}`,
+        byRail: true,
+      });
       await record(tx, action, "payout.refused", "submitted", failed, { rail: rail.name, refusal });
       return await finish(tx, { payment: failed, refused: refusal }, alongside);
     });

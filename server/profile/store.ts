@@ -83,6 +83,10 @@ export const IDENTITY_BOUND_NOTE = (supportEmail: string, type: "Personal" | "Bu
     type === "Business" ? "the contact person's name and date of birth" : "the name, date of birth and country you gave"
   }. To change them, write to us at ${supportEmail}.`;
 
+/** What each of those fields says under it, read-only, once the check has started (decision 085). */
+export const IDENTITY_BOUND_FIELD = (supportEmail: string) =>
+  `Your identity check compares this with your document: to change it, write to us at ${supportEmail}.`;
+
 /**
  * Whether the save would change the identity the check binds (decision 085), asked once the check
  * has started (a check is recorded: in progress, asked to retry, refused): the provider was given, or

@@ -69,7 +69,17 @@ describe("restricting a customer", () => {
     await admin.page.getByRole("link", { name: `${CUSTOMER.first} ${CUSTOMER.last}` }).click();
     await admin.page.waitForURL(`${server.url}/console/users/${opened.id}`);
     await hydrated(admin.page);
-    await admin.page.getByRole("button", { name: "Restrict the customer" }).click();
+    // Given up (Escape in the reason, or Cancel), the question gives the keyboard back to its
+    // button, drawn again in its place (decision 081).
+    const restrict = admin.page.getByRole("button", { name: "Restrict the customer" });
+    const focused = () => admin.page.evaluate(() => document.activeElement?.textContent?.trim());
+    await restrict.click();
+    await admin.page.getByLabel("Reason").press("Escape");
+    await expect.poll(focused).toBe("Restrict the customer");
+    await restrict.click();
+    await admin.page.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(focused).toBe("Restrict the customer");
+    await restrict.click();
     await admin.page.getByLabel("Reason").fill("Source of funds under review");
     await admin.page.getByRole("button", { name: "Restrict", exact: true }).click();
     const restricted = admin.page.locator("[data-restriction=on]");

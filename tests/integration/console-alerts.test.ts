@@ -110,6 +110,25 @@ describe("alerts are raised by themselves, once each", () => {
     expect(raised[0].message).toBe("Ada Lovelace's payment of 50.00 GBP to Mary Smith failed: Account closed");
   });
 
+  test("a payout an administrator failed names them, and is for another administrator to resolve", async () => {
+    const payment = await pay("51.00");
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Account closed" }), 200);
+    const [raised] = await alertsAbout("payout_failed", "payment_id", payment.id);
+    expect(raised).toMatchObject({ createdBy: admin.id, resolvedAt: null });
+    const listed = await admin.client.get("console/alerts?status=open&kind=payout_failed&per_page=100");
+    expect((listed.json.body.items as { id: number }[]).find((a) => a.id === raised.id)).toMatchObject({
+      raised_by: { id: admin.id, email: admin.email },
+    });
+
+    const own = await admin.client.post(`console/alerts/${raised.id}/resolve`, { note: "Told the customer." });
+    expectStatus(own, 409);
+    expect(own.json.error).toBe("Your own action raised this alert: another administrator resolves it.");
+    const screen = (await admin.client.get("/console/alerts")).text;
+    expect(screen).not.toContain(`aria-label="Resolve alert ${raised.id}"`);
+    expect((await second.client.get("/console/alerts")).text).toContain(`aria-label="Resolve alert ${raised.id}"`);
+    expectStatus(await second.client.post(`console/alerts/${raised.id}/resolve`, { note: "Told the customer." }), 200);
+  });
+
   test("an identity check the provider asks to retry raises an identity_check alert once, however often it is read", async () => {
     const customer = await registerCustomer(t);
     expectStatus(await customer.client.post("account/profile", personalProfile()), 200);

@@ -427,10 +427,13 @@ async function waitingInvitation(): Promise<number> {
   return asked.json.body.id;
 }
 
-/** An open alert the portal raised by itself (a failed payout), for the alerts' writes. */
+/**
+ * An open alert, for the alerts' writes: a payout the checker failed, so that the first administrator
+ * may resolve it (its raiser may not).
+ */
 async function openAlert(): Promise<number> {
   const id = await approvedPayment("GBP");
-  expectStatus(await admin.client.post(`console/payouts/${id}/fail`, { reason: "For an alert" }), 200);
+  expectStatus(await checker.client.post(`console/payouts/${id}/fail`, { reason: "For an alert" }), 200);
   const [alert] = await t.db.select({ id: consoleAlerts.id }).from(consoleAlerts)
     .where(eq(consoleAlerts.dedupeKey, `payout_failed:${id}`));
   return alert.id;

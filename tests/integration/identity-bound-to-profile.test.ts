@@ -210,11 +210,20 @@ describe("with the sandbox provider", () => {
       409,
     );
     expectStatus(await customer.client.post("account/profile", { ...ADA, employment: "Retired", position: "" }), 200);
-    // The form says so before the customer tries.
-    const form = page((await customer.client.get("/register-personal")).text);
+    // The form says so before the customer tries, and shows those details read-only.
+    const html = (await customer.client.get("/register-personal")).text;
+    const form = page(html);
     expect(form).toContain(
       "Your identity check has started: it compares your document with the name, date of birth and country you gave.",
     );
+    for (const id of ["pf-first", "pf-last", "pf-dob", "pf-address-country"]) {
+      expect(html, id).toMatch(
+        new RegExp(`<input[^>]*id="${id}"[^>]*readOnly|<input[^>]*readOnly[^>]*id="${id}"`, "i"),
+      );
+    }
+    expect(html).not.toMatch(/<select[^>]*id="pf-address-country"/);
+    expect(html).toMatch(/<input[^>]*id="pf-employment"|<select[^>]*id="pf-employment"/);
+    expect(html).not.toMatch(/<(input|select)[^>]*readOnly[^>]*id="pf-employment"/i);
   });
 });
 

@@ -714,6 +714,34 @@ describe("cancelled by someone else: its preparer is told", () => {
     );
   });
 
+  test("cancelled by our team on the preparer's own behalf: they are told our team cancelled it, by email too", async () => {
+    const staff = await anotherAdmin(t);
+    const p = await send("38.50");
+    await newEmails();
+    expectStatus(await staff.client.post("account/onbehalf", { on_behalf_of: payer.id }), 200);
+    try {
+      expectStatus(await cancel(staff.client, p.id, "Asked by phone"), 200);
+    } finally {
+      expectStatus(await staff.client.delete("account/onbehalf"), 200);
+    }
+    const told = await cancelledNotices(p.id);
+    // The preparer did not cancel it themselves: our team did, and says so; those asked to approve it
+    // are told it no longer waits for them, in the same words.
+    expect(told.map((n) => n.user).sort()).toEqual([account.owner.id, approver.id, payer.id].sort());
+    expect(told.find((n) => n.user === payer.id)!.body).toMatch(
+      new RegExp(
+        `^.+ of our team \\(on behalf of ${payer.name}\\) cancelled your payment of .* to Jean Dupont: ` +
+          "Asked by phone\\. The 38\\.50 GBP held for it is back in your balance\\.$",
+      ),
+    );
+    expect(told.find((n) => n.user === approver.id)!.body).toMatch(
+      new RegExp(
+        `^.+ of our team \\(on behalf of ${payer.name}\\) cancelled the payment of .* It no longer needs your approval\\.$`,
+      ),
+    );
+    expect((await newEmails()).map((e) => e.to)).toContain(payer.email);
+  });
+
   test("a preparer removed from the account since is told nothing", async () => {
     const leaving = await addMember(t, account, "payer");
     const p = await paid(leaving.client, { recipient_id: recipient, amount: "39.00", sell_currency: "GBP" });

@@ -1,6 +1,7 @@
 import { and, asc, eq, like } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { auditLog } from "../../db/schema.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
 import { ledgerEntries, ledgerTransfers } from "../../db/schema-money.ts";
 import { notifications, paymentEvents, payments } from "../../db/schema-payments.ts";
 import { submitPayout } from "../../server/payouts/desk.ts";
@@ -262,6 +263,10 @@ describe("one payment through the desk", () => {
     expect(mail?.subject).toMatch(/failed/i);
     expect(mail?.text).toContain("60.00 GBP is back in your balance");
     expect(mail?.text).not.toContain("on its way");
+    // The rail refused it, not the administrator who sent it: its alert names nobody, any
+    // administrator resolves it.
+    const [alert] = await t.db.select().from(consoleAlerts).where(eq(consoleAlerts.dedupeKey, `payout_failed:${p.id}`));
+    expect(alert).toMatchObject({ severity: "critical", createdBy: null });
   });
 
   test("a rail whose answer is lost: the payment stays sent, cannot be completed or failed, and is asked again", async () => {

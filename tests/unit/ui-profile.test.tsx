@@ -356,3 +356,67 @@ describe("helpers", () => {
     expect(displayed(values, "compliance")).toBe(false);
   });
 });
+
+describe("once the identity check has started (decision 085)", { timeout: FORM_TIMEOUT_MS }, () => {
+  const WHY = "Your identity check compares this with your document: to change it, write to us at help@example.test.";
+  const field = (label: string | RegExp) => screen.getByLabelText(label) as HTMLInputElement;
+  /** The sentence a screen reader reads with the field, from its aria-describedby. */
+  const said = (input: HTMLElement) =>
+    (input.getAttribute("aria-describedby") ?? "").split(" ").map((id) => document.getElementById(id)?.textContent)
+      .join(" ");
+
+  test("a person's name, date of birth and country are shown read-only, saying why and whom to write to; the rest stays theirs", async () => {
+    const calls = server(() => [200, { body: USER, redirect: "/identity" }]);
+    const saved = profileValues("Personal", {
+      first: "Ada",
+      last: "Lovelace",
+      dob: "1990-12-10",
+      address: { line1: "1 Main Street", city: "London", postcode: "SW1A 1AA", country: "GB" },
+    });
+    render(<PersonalProfileForm countries={COUNTRIES} values={saved} bound={WHY} />);
+
+    for (const [label, value] of [["First name", "Ada"], ["Last name", "Lovelace"], ["Date of birth", "1990-12-10"]]) {
+      expect(field(label).readOnly, label).toBe(true);
+      expect(field(label).value).toBe(value);
+      expect(said(field(label))).toBe(WHY);
+    }
+    // The country reads as its name, still a field reached by Tab and read with its label.
+    const country = within(screen.getByRole("group", { name: "Address" })).getByLabelText(
+      "Country",
+    ) as HTMLInputElement;
+    expect(country.readOnly).toBe(true);
+    expect(country.value).toBe("United Kingdom");
+    expect(country.tabIndex).not.toBe(-1);
+    expect(said(country)).toBe(WHY);
+    expect(field("Town or city").readOnly).toBe(false);
+    expect(field("Phone number").readOnly).toBe(false);
+
+    type("Town or city", "Bath");
+    submit();
+    await settle();
+    expect(calls[0].body).toMatchObject({
+      first: "Ada",
+      last: "Lovelace",
+      dob: "1990-12-10",
+      address: { city: "Bath", country: "GB" },
+    });
+  });
+
+  test("a company's contact person's name and date of birth are read-only; its countries are not", () => {
+    render(<BusinessProfileForm countries={COUNTRIES} values={BUSINESS} bound={WHY} />);
+    for (const label of ["First name", "Last name", "Date of birth"]) {
+      expect(field(label).readOnly, label).toBe(true);
+      expect(said(field(label))).toBe(WHY);
+    }
+    expect(screen.getByLabelText("Country of incorporation").tagName).toBe("SELECT");
+    expect(within(screen.getByRole("group", { name: "Address" })).getByLabelText("Country").tagName).toBe("SELECT");
+    expect(field("Company name").readOnly).toBe(false);
+  });
+
+  test("before it has started, they are the customer's to change", () => {
+    render(<PersonalProfileForm countries={COUNTRIES} values={PERSONAL} />);
+    expect(field("First name").readOnly).toBe(false);
+    expect(screen.getByText("You must be 18 or older.")).toBeTruthy();
+    expect(within(screen.getByRole("group", { name: "Address" })).getByLabelText("Country").tagName).toBe("SELECT");
+  });
+});
