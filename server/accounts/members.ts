@@ -85,7 +85,7 @@ type MemberRow = Awaited<ReturnType<typeof memberRows>>[number];
  * migration line's names); "Someone" for a user that is gone. Every payment call names who acts
  * with it (routes/payment-actor.ts).
  */
-export async function personNameOf(db: Database, userId: number): Promise<string> {
+export async function personNameOf(db: Database | Tx, userId: number): Promise<string> {
   return (await peopleByIds(db, [userId])).get(userId)?.name ?? "Someone";
 }
 
@@ -105,7 +105,7 @@ export const onBehalfWords = (staff: string, customer: string) =>
  * who made it, or our team when an administrator acted on their behalf (the audit log names both).
  */
 export async function actedByWords(
-  db: Database,
+  db: Database | Tx,
   actor: Pick<AccountActor, "name" | "onBehalfAdminId">,
 ): Promise<string> {
   if (actor.onBehalfAdminId === null) return actor.name;

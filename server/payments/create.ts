@@ -17,7 +17,8 @@ import { holdPayment } from "../ledger/movements.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
 import { approvalRuleFor, needsApproval } from "./approval-rules.ts";
-import { actorWords, notifyPayment } from "./notify.ts";
+import { actedByWords } from "../accounts/members.ts";
+import { notifyPayment } from "./notify.ts";
 import { detailsVersion } from "./quotes.ts";
 import { recipientFor, recipientSnapshot } from "../recipients/index.ts";
 import { type Alongside, recordEvents } from "./transitions.ts";
@@ -153,7 +154,7 @@ export async function createPayment(
       await recordEvents(tx, paymentId, waits ? ["created", "approval_requested"] : ["created"], by);
       if (waits) {
         // Prepared by our team on the customer's behalf: the approvers are told so, as its timeline says.
-        const actorName = await actorWords(tx, maker);
+        const actorName = await actedByWords(tx, maker);
         await notifyPayment(tx, row, "approval_needed", { actorId: maker.userId, actorName, now });
       }
       await alongside?.(tx, row);

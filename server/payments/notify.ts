@@ -11,10 +11,8 @@ import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
-import { onBehalfWords } from "../accounts/members.ts";
 import { formatAmount } from "../money/amounts.ts";
 import type { PaymentRow } from "./answer.ts";
-import { peopleByIds, personOr } from "./people.ts";
 
 export const PAYMENT_NOTICES = [
   "approval_needed",
@@ -55,19 +53,6 @@ export interface NoticeOptions {
   /** Their name, for the words ("Ada Lovelace approved..."). */
   actorName?: string | null;
   now: Date;
-}
-
-/**
- * Who did it, in a notice's words: the customer, or our team on their behalf (as the payment's
- * timeline says it).
- */
-export async function actorWords(
-  executor: Database | Tx,
-  actor: { name: string; onBehalfAdminId: number | null },
-): Promise<string> {
-  if (actor.onBehalfAdminId === null) return actor.name;
-  const admin = personOr(await peopleByIds(executor, [actor.onBehalfAdminId]), actor.onBehalfAdminId);
-  return onBehalfWords(admin.name, actor.name);
 }
 
 /** Where a payment's notification leads: its page. */

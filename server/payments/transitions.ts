@@ -31,7 +31,8 @@ import {
   recipientGone,
   recipientGoneText,
 } from "./answer.ts";
-import { actorWords, notifyPayment, type PaymentNotice } from "./notify.ts";
+import { actedByWords } from "../accounts/members.ts";
+import { notifyPayment, type PaymentNotice } from "./notify.ts";
 
 /** Someone of the account acting on one of its payments. */
 export interface PaymentActor {
@@ -296,7 +297,7 @@ export function cancelPayment(
     // is our team who cancelled it, not the customer: they are told too, even of their own payment,
     // as they are told when anyone else stops what they expected to go.
     const who = actor.onBehalfAdminId === null ? actor.userId : null;
-    await told(tx, row, "cancelled", who, now, await actorWords(tx, actor));
+    await told(tx, row, "cancelled", who, now, await actedByWords(tx, actor));
     await alongside?.(tx, row);
     return row;
   });
