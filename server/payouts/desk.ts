@@ -109,9 +109,8 @@ export async function submitPayout(
 
 /** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
 export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
-  const before = await paymentRow(db, action.paymentId);
-  if (awaitsRail(before)) throw new Conflict(RAIL_UNCONFIRMED);
   return await db.transaction(async (tx) => {
+    const before = await railHasAnswered(tx, action.paymentId);
     const payment = await completePayment(tx, action);
     await record(tx, action, "payout.complete", before.status, payment, {});
     return await finish(tx, { payment, refused: null }, alongside);
@@ -128,13 +127,24 @@ export async function failPayout(
   action: DeskAction & { reason: string },
   alongside?: Alongside,
 ): Promise<DeskOutcome> {
-  const before = await paymentRow(db, action.paymentId);
-  if (awaitsRail(before)) throw new Conflict(RAIL_UNCONFIRMED);
   return await db.transaction(async (tx) => {
+    const before = await railHasAnswered(tx, action.paymentId);
     const payment = await failPayment(tx, action);
     await record(tx, action, "payout.fail", before.status, payment, { reason: action.reason });
     return await finish(tx, { payment, refused: null }, alongside);
   });
+}
+
+/**
+ * The payment as it is in the desk's own write transaction, refused while its rail has not answered.
+ * Read there, not before: a payment read as approved may be sent by another administrator before
+ * this write gets its turn, and failing or completing it then would refund (or settle) a payment
+ * the rail is about to pay (or refuse).
+ */
+async function railHasAnswered(tx: Tx, paymentId: number): Promise<PaymentRow> {
+  const row = await paymentRow(tx, paymentId);
+  if (awaitsRail(row)) throw new Conflict(RAIL_UNCONFIRMED);
+  return row;
 }
 
 async function finish(tx: Tx, outcome: DeskOutcome, alongside: Alongside | undefined): Promise<DeskOutcome> {
