@@ -64,15 +64,18 @@ export async function submitPayout(
   alongside?: Alongside,
   debtorIban?: string,
 ): Promise<DeskOutcome> {
-  let row = await paymentRow(db, action.paymentId);
+  const found = await paymentRow(db, action.paymentId);
+  let row = found;
   const was = row.status;
   // A SEPA payment goes in a file, unless the file cannot carry it for want of a BIC (decision 066):
   // then the rail sends it. Submitted here, it is no longer approved, so no file ever takes it.
   if (row.rail === "sepa" && noBicForFile(row, debtorIban) === null) throw new Conflict(IN_A_FILE);
-  if (row.status === "approved" && (await restrictedPayments(db, [row])).size) throw new Conflict(RESTRICTED_PAYOUT);
   if (row.status === "approved") {
     // Paid out and audited in one transaction: the change cannot commit without its record.
     row = await db.transaction(async (tx) => {
+      // Asked in the write's own turn, as a SEPA file asks it: a customer restricted while this
+      // waited for it is held back, not paid out.
+      if ((await restrictedPayments(tx, [found])).size) throw new Conflict(RESTRICTED_PAYOUT);
       const sent = await submitPayment(tx, { ...action, untilAccepted: true });
       await record(tx, action, "payout.submit", was, sent, { rail: rail.name });
       return sent;

@@ -4,15 +4,18 @@ import { RAIL_UNCONFIRMED } from "../../server/payouts/answer.ts";
 import { completePayout, failPayout, submitPayout } from "../../server/payouts/desk.ts";
 import { type PayoutRail, RailRefused } from "../../server/payouts/rail.ts";
 import type { PaymentRow } from "../../server/payments/answer.ts";
-import type { Admin } from "../helpers/client.ts";
+import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
+import { SimulatedRail } from "../../server/payouts/simulated-rail.ts";
+import { type Admin, expectStatus } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import { addRecipient, balanceOf, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
 
 /**
  * Two administrators of the payout desk on one payment at the same moment: one sends it while the
  * other marks it failed or arrived. The payout desk refuses to fail or complete a payment whose
- * rail has not answered (decision 031); these tests make sure that still holds when the other
- * click was read just before the payment was sent, and only reached the database after it.
+ * rail has not answered (decision 031), and holds back a restricted customer's payment (decision
+ * 048); these tests make sure that still holds when the other click, or the restriction, came
+ * between the desk reading the payment and its write.
  * (One at a time, and a rail whose answer was lost: payouts-desk.test.ts.)
  */
 
@@ -109,4 +112,25 @@ describe("one administrator sends a payment while another acts on it", () => {
     expect(await balanceOf(account.owner.client, "GBP")).toEqual(before);
     await expectLedgerSound(t.db);
   });
+});
+
+test("a customer restricted while the desk sends their payment is held back, not paid out", async () => {
+  const other = await paymentAccount(t, admin, { GBP: "300.00" });
+  const theirs = await addRecipient(t, other, { name: "John Smith", currency: "GBP", country: "GB" });
+  const payment = await paid(other.owner.client, { recipient_id: theirs, amount: "100.00", sell_currency: "GBP" });
+  const restricting = Promise.withResolvers<void>();
+  const sent = submitPayout(writesWaitFor(t.db, restricting.promise), new SimulatedRail(), {
+    paymentId: payment.id,
+    adminId: admin.id,
+    now: now(),
+  }).then(() => null, (error: Error) => error);
+  const restricted = await admin.client.post(`console/users/${other.owner.id}/restrict`, {
+    reason: "Unusual activity",
+  });
+  expectStatus(restricted, 200);
+  restricting.resolve();
+
+  expect((await sent)?.message).toBe(RESTRICTED_PAYOUT);
+  expect(await balanceOf(other.owner.client, "GBP")).toEqual({ available: "200.00", held: "100.00" });
+  await expectLedgerSound(t.db);
 });
