@@ -112,8 +112,9 @@ export async function submitPayout(
 
 /** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
 export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
+  const asked = await paymentRow(db, action.paymentId);
   return await db.transaction(async (tx) => {
-    const before = await railHasAnswered(tx, action.paymentId);
+    const before = await asItWas(tx, asked);
     const payment = await completePayment(tx, action);
     await record(tx, action, "payout.complete", before.status, payment, {});
     return await finish(tx, { payment, refused: null }, alongside);
@@ -130,8 +131,9 @@ export async function failPayout(
   action: DeskAction & { reason: string },
   alongside?: Alongside,
 ): Promise<DeskOutcome> {
+  const asked = await paymentRow(db, action.paymentId);
   return await db.transaction(async (tx) => {
-    const before = await railHasAnswered(tx, action.paymentId);
+    const before = await asItWas(tx, asked);
     const payment = await failPayment(tx, action);
     await record(tx, action, "payout.fail", before.status, payment, { reason: action.reason });
     return await finish(tx, { payment, refused: null }, alongside);
@@ -139,14 +141,19 @@ export async function failPayout(
 }
 
 /**
- * The payment as it is in the desk's own write transaction, refused while its rail has not answered.
- * Read there, not before: a payment read as approved may be sent by another administrator before
- * this write gets its turn, and failing or completing it then would refund (or settle) a payment
- * the rail is about to pay (or refuse).
+ * The payment as it is in the desk's own write transaction, which the request read when it came
+ * (`asked`): refused while its rail has not answered, and when it was sent meanwhile (another
+ * administrator's Submit, or a SEPA file). Read there, not only before: a payment read as approved
+ * may be sent before this write gets its turn, and failing it then would refund a payment the rail
+ * or the bank is about to pay (completing it, settle one the rail may refuse). Asked again, the
+ * desk sees it sent and decides on that.
  */
-async function railHasAnswered(tx: Tx, paymentId: number): Promise<PaymentRow> {
-  const row = await paymentRow(tx, paymentId);
+async function asItWas(tx: Tx, asked: PaymentRow): Promise<PaymentRow> {
+  const row = await paymentRow(tx, asked.id);
   if (awaitsRail(row)) throw new Conflict(RAIL_UNCONFIRMED);
+  if (asked.status === "approved" && row.status === "submitted") {
+    throw new Conflict(`Payment ${row.id} was sent while this was being asked: nothing was done. Look at it again.`);
+  }
   return row;
 }
 

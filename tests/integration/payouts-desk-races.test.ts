@@ -134,3 +134,31 @@ test("a customer restricted while the desk sends their payment is held back, not
   expect(await balanceOf(other.owner.client, "GBP")).toEqual({ available: "200.00", held: "100.00" });
   await expectLedgerSound(t.db);
 });
+
+test("a payment put in a SEPA file while the desk fails it is not refunded: it is in the file the bank pays", async () => {
+  const euros = await paymentAccount(t, admin, { EUR: "500.00" });
+  const france = await addRecipient(t, euros, {
+    name: "Jean Dupont",
+    currency: "EUR",
+    country: "FR",
+    details: { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" },
+  });
+  const payment = await paid(euros.owner.client, { recipient_id: france, amount: "100.00", sell_currency: "EUR" });
+  const filed = Promise.withResolvers<void>();
+  const failed = failPayout(writesWaitFor(t.db, filed.promise), {
+    paymentId: payment.id,
+    adminId: admin.id,
+    now: now(),
+    reason: "The customer asked us to stop it",
+  }).then(() => null, (error: Error) => error);
+  const file = await admin.client.post("console/payouts/batches", { scheme: "sepa" });
+  expectStatus(file, 201);
+  expect(file.json.body.payments.map((p: { id: number }) => p.id)).toEqual([payment.id]);
+  filed.resolve();
+
+  expect((await failed)?.message).toBe(
+    `Payment ${payment.id} was sent while this was being asked: nothing was done. Look at it again.`,
+  );
+  expect(await balanceOf(euros.owner.client, "EUR")).toEqual({ available: "400.00", held: "0.00" });
+  await expectLedgerSound(t.db);
+});
