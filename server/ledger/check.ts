@@ -79,6 +79,28 @@ const RECORD_CHECKS: (Check & { table: string })[] = [
     say: (r) => `transfer ${r.id}: a conversion transfer without its conversion record`,
   },
   {
+    // What the customer was told a conversion did is what its transfer did to their balances and
+    // the house's fee income: the record and the money cannot tell two stories.
+    table: "conversions",
+    sql: `SELECT c.id, c.sell_currency, c.buy_currency, c.sell_minor, c.buy_minor, c.fee_minor,
+            COALESCE(SUM(CASE WHEN a.kind = 'customer' AND a.purpose = 'balance' AND a.account_id = c.account_id
+              AND a.currency = c.sell_currency THEN e.amount END), 0) AS sold,
+            COALESCE(SUM(CASE WHEN a.kind = 'customer' AND a.purpose = 'balance' AND a.account_id = c.account_id
+              AND a.currency = c.buy_currency THEN e.amount END), 0) AS bought,
+            COALESCE(SUM(CASE WHEN a.kind = 'house' AND a.purpose = 'fee_income' THEN e.amount END), 0) AS fee,
+            COUNT(CASE WHEN a.kind = 'customer' AND (a.account_id <> c.account_id OR a.purpose <> 'balance')
+              THEN 1 END) AS others
+          FROM conversions c JOIN ledger_entries e ON e.transfer_id = c.transfer_id
+            JOIN ledger_accounts a ON a.id = e.ledger_account_id
+          GROUP BY c.id
+          HAVING sold <> -c.sell_minor OR bought <> c.buy_minor OR fee <> c.fee_minor OR others > 0
+          ORDER BY c.id`,
+    say: (r) =>
+      `conversion ${r.id} says ${r.sell_minor} ${r.sell_currency} sold (fee ${r.fee_minor}) for ${r.buy_minor} ${r.buy_currency}, ` +
+      `but its transfer moved ${r.sold} ${r.sell_currency}, ${r.bought} ${r.buy_currency} and a fee of ${r.fee}` +
+      `${Number(r.others) > 0 ? `, and ${r.others} entries of other customer balances` : ""}`,
+  },
+  {
     table: "receipts",
     sql:
       `SELECT r.id, r.transfer_id FROM receipts r LEFT JOIN ledger_transfers t ON t.id = r.transfer_id AND t.kind = 'receipt'
@@ -149,6 +171,39 @@ const RECORD_CHECKS: (Check & { table: string })[] = [
       return want.length !== kinds.size || want.some((k) => !kinds.has(k));
     },
     say: (r) => `payment ${r.id} is ${r.status} but its ledger transfers are [${r.kinds ?? ""}]`,
+  },
+  {
+    // Each of a payment's movements moved its amounts (what the customer was told it debits, pays
+    // out and charges), on its own account: hold and release the total between available and held,
+    // a payout the total out of held with the fee earned and the amount owed to the recipient, a
+    // settlement that amount, a refund the payout's reverse to available.
+    table: "payments",
+    sql: `SELECT p.id, t.kind, p.sell_minor, p.buy_minor, p.fee_minor,
+            COALESCE(SUM(CASE WHEN a.kind = 'customer' AND a.purpose = 'balance' THEN e.amount END), 0) AS available,
+            COALESCE(SUM(CASE WHEN a.kind = 'customer' AND a.purpose = 'held' THEN e.amount END), 0) AS held,
+            COALESCE(SUM(CASE WHEN a.kind = 'house' AND a.purpose = 'payouts' THEN e.amount END), 0) AS owed,
+            COALESCE(SUM(CASE WHEN a.kind = 'house' AND a.purpose = 'fee_income' THEN e.amount END), 0) AS fee,
+            COUNT(CASE WHEN a.kind = 'customer' AND (a.account_id <> p.account_id OR a.currency <> p.sell_currency)
+              THEN 1 END) AS others
+          FROM ledger_transfers t
+            JOIN payments p ON p.id = CAST(substr(t.reference, 9, instr(substr(t.reference, 9), ':') - 1) AS INTEGER)
+              AND t.reference = 'payment:' || p.id || ':' || substr(t.kind, 9)
+            JOIN ledger_entries e ON e.transfer_id = t.id JOIN ledger_accounts a ON a.id = e.ledger_account_id
+          WHERE t.kind IN ('payment_hold', 'payment_release', 'payment_payout', 'payment_settlement', 'payment_refund')
+          GROUP BY p.id, t.id
+          HAVING others > 0 OR NOT (
+               (t.kind = 'payment_hold' AND available = -p.sell_minor AND held = p.sell_minor AND owed = 0 AND fee = 0)
+            OR (t.kind = 'payment_release' AND available = p.sell_minor AND held = -p.sell_minor AND owed = 0 AND fee = 0)
+            OR (t.kind = 'payment_payout' AND available = 0 AND held = -p.sell_minor AND owed = p.buy_minor
+                AND fee = p.fee_minor)
+            OR (t.kind = 'payment_settlement' AND available = 0 AND held = 0 AND owed = -p.buy_minor AND fee = 0)
+            OR (t.kind = 'payment_refund' AND available = p.sell_minor AND held = 0 AND owed = -p.buy_minor
+                AND fee = -p.fee_minor))
+          ORDER BY p.id, t.id`,
+    say: (r) =>
+      `payment ${r.id}: its ${r.kind} moved available ${r.available}, held ${r.held}, owed to the recipient ${r.owed}, ` +
+      `fee ${r.fee}${Number(r.others) > 0 ? ` and ${r.others} entries of another balance` : ""}, ` +
+      `which its total ${r.sell_minor}, amount ${r.buy_minor} and fee ${r.fee_minor} do not give`,
   },
   {
     table: "payments",

@@ -64,15 +64,18 @@ export async function submitPayout(
   alongside?: Alongside,
   debtorIban?: string,
 ): Promise<DeskOutcome> {
-  let row = await paymentRow(db, action.paymentId);
+  const found = await paymentRow(db, action.paymentId);
+  let row = found;
   const was = row.status;
   // A SEPA payment goes in a file, unless the file cannot carry it for want of a BIC (decision 066):
   // then the rail sends it. Submitted here, it is no longer approved, so no file ever takes it.
   if (row.rail === "sepa" && noBicForFile(row, debtorIban) === null) throw new Conflict(IN_A_FILE);
-  if (row.status === "approved" && (await restrictedPayments(db, [row])).size) throw new Conflict(RESTRICTED_PAYOUT);
   if (row.status === "approved") {
     // Paid out and audited in one transaction: the change cannot commit without its record.
     row = await db.transaction(async (tx) => {
+      // Asked in the write's own turn, as a SEPA file asks it: a customer restricted while this
+      // waited for it is held back, not paid out.
+      if ((await restrictedPayments(tx, [found])).size) throw new Conflict(RESTRICTED_PAYOUT);
       const sent = await submitPayment(tx, { ...action, untilAccepted: true });
       await record(tx, action, "payout.submit", was, sent, { rail: rail.name });
       return sent;
@@ -113,9 +116,9 @@ export async function submitPayout(
 
 /** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
 export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
-  const before = await paymentRow(db, action.paymentId);
-  if (awaitsRail(before)) throw new Conflict(RAIL_UNCONFIRMED);
+  const asked = await paymentRow(db, action.paymentId);
   return await db.transaction(async (tx) => {
+    const before = await asItWas(tx, asked);
     const payment = await completePayment(tx, action);
     await record(tx, action, "payout.complete", before.status, payment, {});
     return await finish(tx, { payment, refused: null }, alongside);
@@ -132,13 +135,30 @@ export async function failPayout(
   action: DeskAction & { reason: string },
   alongside?: Alongside,
 ): Promise<DeskOutcome> {
-  const before = await paymentRow(db, action.paymentId);
-  if (awaitsRail(before)) throw new Conflict(RAIL_UNCONFIRMED);
+  const asked = await paymentRow(db, action.paymentId);
   return await db.transaction(async (tx) => {
+    const before = await asItWas(tx, asked);
     const payment = await failPayment(tx, action);
     await record(tx, action, "payout.fail", before.status, payment, { reason: action.reason });
     return await finish(tx, { payment, refused: null }, alongside);
   });
+}
+
+/**
+ * The payment as it is in the desk's own write transaction, which the request read when it came
+ * (`asked`): refused while its rail has not answered, and when it was sent meanwhile (another
+ * administrator's Submit, or a SEPA file). Read there, not only before: a payment read as approved
+ * may be sent before this write gets its turn, and failing it then would refund a payment the rail
+ * or the bank is about to pay (completing it, settle one the rail may refuse). Asked again, the
+ * desk sees it sent and decides on that.
+ */
+async function asItWas(tx: Tx, asked: PaymentRow): Promise<PaymentRow> {
+  const row = await paymentRow(tx, asked.id);
+  if (awaitsRail(row)) throw new Conflict(RAIL_UNCONFIRMED);
+  if (asked.status === "approved" && row.status === "submitted") {
+    throw new Conflict(`Payment ${row.id} was sent while this was being asked: nothing was done. Look at it again.`);
+  }
+  return row;
 }
 
 async function finish(tx: Tx, outcome: DeskOutcome, alongside: Alongside | undefined): Promise<DeskOutcome> {
