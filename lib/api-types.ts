@@ -14,13 +14,15 @@ export interface ApiSuccess<T> {
  * `error` are for people and may be reworded at any time, these never are (docs/API.md).
  * quote_expired and quote_used: a conversion's or payment's quote that ran out or was spent;
  * recipient_deleted and details_changed: a payment's recipient gone, or their currency, rail or
- * bank details changed since its cost was shown (or, approving it, since it was prepared).
+ * bank details changed since its cost was shown (or, approving it, since it was prepared);
+ * rate_expired: a payment converted on the way waited for approval longer than its rate is held.
  */
 export const REFUSAL_CODES = [
   "quote_expired",
   "quote_used",
   "recipient_deleted",
   "details_changed",
+  "rate_expired",
   "account_changed",
 ] as const;
 export type RefusalCode = typeof REFUSAL_CODES[number];

@@ -21,7 +21,7 @@ export async function paymentActorOf(
   const name = await personNameOf(c.get("db"), customer.id);
   return {
     actor: { accountId, userId: customer.id, name, role, onBehalfAdminId: admin?.id ?? null },
-    viewer: { userId: customer.id, role, onBehalf: admin !== null },
+    viewer: { userId: customer.id, role, onBehalf: admin !== null, now: new Date(c.get("services").now()) },
     known: [{ id: customer.id, name, email: customer.username }],
     accountRef,
     /** For an administrator on behalf: the customer (the islands stop reading once the mode ends). */

@@ -84,6 +84,8 @@ export const payment = z.object({
   reference: z.string(),
   created_by: person,
   created_at: timestamp,
+  /** While it waits for approval, until when its rate is guaranteed (decision 092): it cannot be approved after; null when nothing is converted or it no longer waits. */
+  rate_held_until: timestamp.nullable(),
   /** Who approved it; null when it needed no approval or is not approved. */
   approved_by: person.nullable(),
   approved_at: timestamp.nullable(),

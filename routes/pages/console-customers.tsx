@@ -161,11 +161,11 @@ async function accountsOf(db: Database, id: number) {
  * The customer's own account as the console sees it: its balances, its pricing plan and its
  * latest payments (the 20 newest; the payout desk has the rest).
  */
-async function accountFactsOf(db: Database, accountId: number, adminId: number) {
+async function accountFactsOf(db: Database, accountId: number, adminId: number, now: Date) {
   const [balances, plan, payments] = await Promise.all([
     balancesAnswer(db, accountId),
     planForAccount(db, accountId),
-    listPayments(db, accountId, { page: 1, perPage: 20 }, { userId: adminId, role: "viewer", onBehalf: true }),
+    listPayments(db, accountId, { page: 1, perPage: 20 }, { userId: adminId, role: "viewer", onBehalf: true, now }),
   ]);
   return { balances, plan, payments };
 }
@@ -293,7 +293,7 @@ export async function ConsoleCustomerPage(c: Context<AppEnv>) {
   ]);
   const own = memberOf.find((a) => a.accountRef === customer.account_ref) ?? memberOf[0];
   const [facts, paymentPages] = await Promise.all([
-    own ? accountFactsOf(db, own.id, c.get("user")!.id) : null,
+    own ? accountFactsOf(db, own.id, c.get("user")!.id, new Date(c.get("services").now())) : null,
     deskPagesOf(db, paymentIdsOf(trail)),
   ]);
   // What support can change (decision 078): the profile as saved, and who changed it last if support did.

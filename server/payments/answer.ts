@@ -1,4 +1,5 @@
 import type { paymentEvents, payments } from "../../db/schema-payments.ts";
+import { PENDING_PAYMENT_RATE_HOURS } from "../../lib/constants.ts";
 import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
 import { momentInUtc } from "../../lib/moment.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
@@ -13,12 +14,14 @@ import { markupOf } from "./pricing.ts";
 export type PaymentRow = typeof payments.$inferSelect;
 export type PaymentEventRow = typeof paymentEvents.$inferSelect;
 
-/** Who is looking: what they may do with a payment depends on it. */
+/** Who is looking, and when: what they may do with a payment depends on it. */
 export interface Viewer {
   userId: number;
   role: AccountRole;
   /** An administrator acting on the customer's behalf. */
   onBehalf: boolean;
+  /** The moment of the request: a waiting payment's rate is guaranteed only so long (rateHeldUntil). */
+  now: Date;
 }
 
 export { NOT_ON_BEHALF };
@@ -33,7 +36,7 @@ const departed = (name: string) =>
  * withdraws what they prepared, as cancelling only returns the held money to the account, and
  * rejecting their own payment is refused ("cancel it instead").
  */
-export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Viewer): boolean {
+export function mayCancel(row: Pick<PaymentRow, "createdBy">, viewer: Pick<Viewer, "userId" | "role">): boolean {
   return row.createdBy === viewer.userId || viewer.role === "owner" || viewer.role === "admin";
 }
 
@@ -64,6 +67,30 @@ export function recipientGoneText(name: string, gone: RecipientGone): string {
       "and pay the new details if they are right.";
 }
 
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Until when the rate of a payment converted on the way is guaranteed while it waits for approval:
+ * PENDING_PAYMENT_RATE_HOURS from when it was confirmed (decision 092). Approving it later would pay
+ * out at a rate the market has left, an option the account could take only when it moved its way.
+ * Null for a payment in the recipient's own currency: it has no rate.
+ */
+export function rateHeldUntil(p: Pick<PaymentRow, "sellCurrency" | "buyCurrency" | "createdAt">): Date | null {
+  if (p.sellCurrency === p.buyCurrency) return null;
+  return new Date(p.createdAt.getTime() + PENDING_PAYMENT_RATE_HOURS * HOUR_MS);
+}
+
+/** When the rate held for a waiting payment ran out, if it has by `now`; null while held, or with no rate. */
+export function rateExpired(p: Pick<PaymentRow, "sellCurrency" | "buyCurrency" | "createdAt">, now: Date): Date | null {
+  const until = rateHeldUntil(p);
+  return until !== null && now.getTime() >= until.getTime() ? until : null;
+}
+
+export function rateExpiredText(until: Date): string {
+  return `The rate held for this payment expired at ${momentInUtc(until)}, so it cannot be approved: reject it, ` +
+    "and prepare it again at today's rate.";
+}
+
 /**
  * What the approver is told of a waiting payment's recipient: gone (it cannot be approved), or
  * bank details no payment has been approved to yet, since they were added or last changed, and by
@@ -87,7 +114,7 @@ const NO_RECIPIENT_NOTES: ReadonlyMap<number, RecipientNote> = new Map();
 
 /** What the viewer may do with the payment now, and why they may not approve it when they may not. */
 export function actionsFor(
-  row: Pick<PaymentRow, "status" | "createdBy">,
+  row: Pick<PaymentRow, "status" | "createdBy" | "sellCurrency" | "buyCurrency" | "createdAt">,
   viewer: Viewer,
   departedCreator: string | null = null,
   recipient: { name: string; note: RecipientNote } | null = null,
@@ -107,13 +134,21 @@ export function actionsFor(
   // Whoever prepared it was removed from the account since: the payment still waits for a decision
   // (decision 076, amended), and the approver, who sees the usual "prepared by", is told.
   const gone = recipient && recipient.note.kind !== "unproven" ? recipient.note.kind : null;
-  const warnings = !decide ? [] : gone !== null ? [recipientGoneText(recipient!.name, gone)] : [
-    ...(departedCreator !== null ? [departed(departedCreator)] : []),
-    ...(recipient?.note.kind === "unproven" ? [unprovenText(recipient.name, recipient.note)] : []),
-  ];
+  // Waited longer than its rate is held: it can only be rejected (decision 092), as with a recipient gone.
+  const expiredAt = decide ? rateExpired(row, viewer.now) : null;
+  const warnings = !decide
+    ? []
+    : gone !== null
+    ? [recipientGoneText(recipient!.name, gone)]
+    : expiredAt !== null
+    ? [rateExpiredText(expiredAt)]
+    : [
+      ...(departedCreator !== null ? [departed(departedCreator)] : []),
+      ...(recipient?.note.kind === "unproven" ? [unprovenText(recipient.name, recipient.note)] : []),
+    ];
   const warning = warnings.length ? warnings.join(" ") : null;
   return {
-    approve: decide && gone === null,
+    approve: decide && gone === null && expiredAt === null,
     reject: decide,
     cancel: open && mayCancel(row, viewer),
     note: note ?? warning,
@@ -179,6 +214,7 @@ export function paymentAnswer(
     reference: row.reference,
     created_by: personOr(people, row.createdBy),
     created_at: row.createdAt.toISOString(),
+    rate_held_until: row.status === "pending_approval" ? rateHeldUntil(row)?.toISOString() ?? null : null,
     approved_by: row.approvedBy === null ? null : personOr(people, row.approvedBy),
     approved_at: row.approvedAt?.toISOString() ?? null,
     reason: row.reason,

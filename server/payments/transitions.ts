@@ -28,6 +28,8 @@ import {
   NOT_ON_BEHALF,
   NOT_ONE_S_OWN,
   type PaymentRow,
+  rateExpired,
+  rateExpiredText,
   recipientGone,
   recipientGoneText,
 } from "./answer.ts";
@@ -175,10 +177,14 @@ export function approvePayment(
         recipient: string;
         deleted: number;
         details: string;
+        sell_currency: string;
+        buy_currency: string;
+        created_at: number;
       }
     >(
       tx,
-      `SELECT p.rail, p.priority, p.status, p.created_by, p.recipient, r.deleted_at IS NOT NULL AS deleted, r.details
+      `SELECT p.rail, p.priority, p.status, p.created_by, p.recipient, r.deleted_at IS NOT NULL AS deleted, r.details,
+         p.sell_currency, p.buy_currency, p.created_at
        FROM payments p JOIN recipients r ON r.id = p.recipient_id WHERE p.id = ? AND p.account_id = ?`,
       [paymentId, actor.accountId],
     );
@@ -191,6 +197,13 @@ export function approvePayment(
         const code = gone === "deleted" ? "recipient_deleted" : "details_changed";
         throw new Conflict(recipientGoneText(snapshot.name, gone), { code });
       }
+      // Its rate is held only so long (decision 092): approving later would pay out at a rate the
+      // market has left, which the account could choose to do only when it moved its way.
+      const expiredAt = rateExpired(
+        { sellCurrency: how.sell_currency, buyCurrency: how.buy_currency, createdAt: new Date(how.created_at) },
+        now,
+      );
+      if (expiredAt) throw new Conflict(rateExpiredText(expiredAt), { code: "rate_expired" });
     }
     const approved = how && await changed(
       tx,

@@ -6,6 +6,8 @@ import { notifications, paymentEvents } from "../../db/schema-payments.ts";
 import { businessOwner, invitationToken, invite, joinAsNewPerson, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, anotherAdmin, completeOnboarding, expectStatus, uniqueEmail } from "../helpers/client.ts";
 import { RULE_NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
+import { PENDING_PAYMENT_RATE_HOURS } from "../../lib/constants.ts";
+import { momentInUtc } from "../../lib/moment.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import {
   addMember,
@@ -681,5 +683,84 @@ describe("an administrator acting on behalf", () => {
       await admin.client.delete("account/onbehalf");
     }
     expectStatus(await approve(approver.client, p.id), 200);
+  });
+});
+
+describe("a waiting payment's rate is held for a stated time (decision 092)", () => {
+  const HOUR = 60 * 60 * 1000;
+  const HOLD = PENDING_PAYMENT_RATE_HOURS * HOUR;
+
+  beforeAll(async () => {
+    await setRule(account.owner.client, { mode: "all" });
+  });
+
+  /**
+   * `work` runs `ms` after now, with an approver who signs in then (everyone else's session has run
+   * out by a day later); the clock goes back after it, for the tests that follow.
+   */
+  async function later(ms: number, work: (late: Member) => Promise<void>) {
+    t.clock.advance(ms);
+    try {
+      await work(await addMember(t, account, "approver"));
+    } finally {
+      t.clock.advance(-ms);
+    }
+  }
+
+  test("converted on the way: approved within the time at its rate, and its page says until when", async () => {
+    const p = await send(payer, "30.00");
+    const until = new Date(Date.parse(p.created_at) + HOLD).toISOString();
+    expect(p).toMatchObject({ status: "pending_approval", rate_held_until: until });
+    const seen = await approver.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(seen.json.body).toMatchObject({ rate_held_until: until, actions: { approve: true, note: null } });
+    await later(HOLD - 60_000, async (late) => {
+      const res = await approve(late.client, p.id);
+      expectStatus(res, 200);
+      expect(res.json.body).toMatchObject({ status: "approved", rate: p.rate, buy_amount: p.buy_amount });
+      expect(res.json.body.rate_held_until, "no longer waiting: nothing to hold").toBeNull();
+    });
+  });
+
+  test("after the time it cannot be approved (409 rate_expired), nothing changes, and the approver is told to reject it", async () => {
+    const p = await send(payer, "31.00");
+    const expiredAt = new Date(Date.parse(p.created_at) + HOLD);
+    const why = `The rate held for this payment expired at ${momentInUtc(expiredAt)}, so it cannot be approved: ` +
+      "reject it, and prepare it again at today's rate.";
+    await later(HOLD, async (late) => {
+      const before = await balanceOf(late.client, "GBP");
+      let res: Awaited<ReturnType<typeof approve>> | undefined;
+      expect(await paymentRowWrites(t.db, async () => void (res = await approve(late.client, p.id)))).toEqual([]);
+      expectStatus(res!, 409);
+      expect(res!.json).toMatchObject({ code: "rate_expired", error: why });
+      expect(await balanceOf(late.client, "GBP")).toEqual(before);
+      const still = await late.client.get(`account/pendingpayments/one?id=${p.id}`);
+      expect(still.json.body).toMatchObject({
+        status: "pending_approval",
+        rate_held_until: expiredAt.toISOString(),
+        actions: { approve: false, reject: true, note: why },
+      });
+      expect(still.json.body.events.map((e: { event: string }) => e.event)).toEqual(["created", "approval_requested"]);
+      const listed = await late.client.get("account/pendingpayments/all");
+      expect(listed.json.body.find((x: { id: number }) => x.id === p.id).actions).toMatchObject({
+        approve: false,
+        note: why,
+      });
+      // Rejecting still returns the held money, as ever.
+      expectStatus(await reject(late.client, p.id, "Rate expired"), 200);
+      expect(Number((await balanceOf(late.client, "GBP")).held)).toBeCloseTo(
+        Number(before.held) - Number(p.sell_amount),
+        2,
+      );
+    });
+  });
+
+  test("a payment in the recipient's own currency has no rate: approved however long it waited", async () => {
+    const p = await send(payer, "32.00", "EUR");
+    expect(p.rate_held_until).toBeNull();
+    await later(HOLD + HOUR, async (late) => {
+      const res = await approve(late.client, p.id);
+      expectStatus(res, 200);
+      expect(res.json.body.status).toBe("approved");
+    });
   });
 });

@@ -48,6 +48,7 @@ function payment(overrides: Partial<PaymentWithTimeline> = {}): PaymentWithTimel
     reference: "Invoice 42",
     created_by: PAULA,
     created_at: "2026-03-02T09:00:00.000Z",
+    rate_held_until: "2026-03-03T09:00:00.000Z",
     approved_by: null,
     approved_at: null,
     reason: null,
