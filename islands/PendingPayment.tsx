@@ -103,6 +103,12 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   const moneyBack = moneyBackText(p);
   /** When it arrived, if the timeline says (no expectation is shown for an arrived payment). */
   const arrivedAt = p.events.findLast((e) => e.event === "completed")?.at;
+  // Converted on the way and waiting: its rate is the company's promise only so long (decision 092),
+  // said to whoever prepared it as to whoever approves it.
+  const rateHeld = p.rate_held_until
+    ? `Its rate is guaranteed until ${when(p.rate_held_until)} while it waits for approval. After that it ` +
+      "cannot be approved: it is rejected and prepared again at the day's rate."
+    : null;
 
   function reject(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -127,6 +133,7 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
           {p.created_by.email ? ` (${p.created_by.email})` : ""} on {when(p.created_at)}.
           {p.approved_by ? ` Approved by ${p.approved_by.name} on ${when(p.approved_at!)}.` : ""}
         </p>
+        {rateHeld ? <p className="text-sm">{rateHeld}</p> : null}
         {p.reason ? <p className="text-sm">{`Reason: ${p.reason}`}</p> : null}
         {moneyBack ? <Alert tone="info" live={false}>{moneyBack}</Alert> : null}
         {p.status === "completed"

@@ -306,6 +306,45 @@ describe("a payment's page", () => {
     expect(within(screen.getByRole("list", { name: "Timeline" })).getByText(/by Arthur Approver/)).toBeTruthy();
   });
 
+  test("converted on the way, it says until when its rate is guaranteed while it waits; past it, the approver is told to reject it", () => {
+    fakeApi({});
+    const held = "Its rate is guaranteed until 3 Mar 2026, 09:00 UTC while it waits for approval. After that it " +
+      "cannot be approved: it is rejected and prepared again at the day's rate.";
+    // Its preparer, who cannot approve it, is told too.
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 70, actions: { ...NO_ACTIONS, cancel: true, note: "You prepared this payment." } })}
+      />,
+    );
+    expect(screen.getByText(held)).toBeTruthy();
+    cleanup();
+    const expired = "The rate held for this payment expired at 3 Mar 2026, 09:00 UTC, so it cannot be approved: " +
+      "reject it, and prepare it again at today's rate.";
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 71, actions: { approve: false, reject: true, cancel: false, note: expired } })}
+      />,
+    );
+    expect(screen.getByText(held)).toBeTruthy();
+    expect(screen.getByText(expired)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Reject…" })).toBeTruthy();
+    cleanup();
+    // In the recipient's own currency there is no rate to hold, and nothing is said of one.
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 72, sell_currency: "EUR", mid_rate: null, rate: null, rate_held_until: null })}
+      />,
+    );
+    expect(screen.queryByText(/rate is guaranteed/)).toBeNull();
+  });
+
   test("rejecting asks for a reason and sends it in the body, not the address", async () => {
     const rejected = payment({
       status: "rejected",
