@@ -11,8 +11,9 @@ import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
+import { momentInUtc } from "../../lib/moment.ts";
 import { formatAmount } from "../money/amounts.ts";
-import type { PaymentRow } from "./answer.ts";
+import { type PaymentRow, rateHeldUntil } from "./answer.ts";
 
 export const PAYMENT_NOTICES = [
   "approval_needed",
@@ -42,6 +43,7 @@ type NoticePayment = Pick<
   | "recipient"
   | "reason"
   | "approvedAt"
+  | "createdAt"
 >;
 
 export interface NoticeOptions {
@@ -92,7 +94,18 @@ export const stillMemberSql = (n: string) =>
      WHERE sm.account_id = ${n}.account_id AND sm.user_id = ${n}.user_id))`;
 
 /** What an "approval needed" notice asks of its reader, last in its text. */
-const APPROVE_OR_REJECT = "Approve or reject it.";
+const APPROVE_OR_REJECT = "Approve or reject it";
+
+/**
+ * What an approver is asked: for a payment converted on the way, by when, since its rate is held
+ * only so long (decision 092) and an approval after that is refused.
+ */
+function approveOrReject(p: NoticePayment): string {
+  const until = rateHeldUntil(p);
+  return until
+    ? `${APPROVE_OR_REJECT} by ${momentInUtc(until)}, while its rate is guaranteed.`
+    : `${APPROVE_OR_REJECT}.`;
+}
 
 /**
  * An "approval needed" notice as a list of past notices shows it once its payment was decided
@@ -108,7 +121,8 @@ export function decidedNoticeText(body: string, status: PaymentStatus | null, me
     : status && status !== "pending_approval"
     ? "It was approved"
     : "It no longer needs approval";
-  const told = body.endsWith(APPROVE_OR_REJECT) ? body.slice(0, -APPROVE_OR_REJECT.length).trimEnd() : body;
+  const asked = body.lastIndexOf(APPROVE_OR_REJECT);
+  const told = asked > 0 ? body.slice(0, asked).trimEnd() : body;
   return { title: "A payment needed your approval", body: `${told} ${became}: nothing for you to do.` };
 }
 
@@ -134,7 +148,7 @@ export function noticeText(
       return {
         title: "A payment needs your approval",
         body: `${who ?? "Someone on your account"} prepared a payment of ${paid} to ${to} (${debited} debited). ` +
-          APPROVE_OR_REJECT,
+          approveOrReject(p),
       };
     case "cancelled":
       return {

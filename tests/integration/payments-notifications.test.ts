@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, test, vi } from "vitest";
 import { accountMembers, accounts, emails } from "../../db/schema.ts";
 import { notifications } from "../../db/schema-payments.ts";
 import { rateAlerts } from "../../db/schema-ratealerts.ts";
+import { momentInUtc } from "../../lib/moment.ts";
 import { deserializeProps } from "../../lib/serialize.ts";
 import { completePayment, failPayment, submitPayment } from "../../server/payments/transitions.ts";
 import { type Admin, anotherAdmin, expectStatus } from "../helpers/client.ts";
@@ -96,6 +97,10 @@ describe("approval needed", () => {
     );
     expect(sent[0].subject).toBe("A payment needs your approval");
     expect(sent[0].text).toContain(`http://localhost/account/pendingpayments/${p.id}`);
+    // Paid from pounds to a euro recipient: its rate holds for a day, and approving it later is refused.
+    const until = momentInUtc(new Date(p.rate_held_until!));
+    expect(rows[0].body).toContain(`Approve or reject it by ${until}, while its rate is guaranteed.`);
+    expect(sent[0].text!.replace(/\s+/g, " ")).toContain(`by ${until}, while its rate is guaranteed.`);
     expect(await newEmails(), "each notice is emailed once").toEqual([]);
   });
 
@@ -409,7 +414,7 @@ describe("past notices of a payment decided since", () => {
     const items = await card(approver);
     const about = (amount: string) => items.find((i) => i.includes(`${amount} GBP debited`))!;
     expect(about("15.04")).toContain("A payment needs your approval");
-    expect(about("15.04")).toContain("Approve or reject it.");
+    expect(about("15.04")).toMatch(/Approve or reject it by [^<]+ UTC, while its rate is guaranteed\./);
     expect(about("15.04")).toContain(`href="/account/pendingpayments/${waiting.id}">Open the payment</a>`);
     for (const [amount, now] of [["15.01", "approved"], ["15.02", "rejected"], ["15.03", "cancelled"]]) {
       expect(about(amount)).toContain("A payment needed your approval");
