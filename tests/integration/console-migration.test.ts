@@ -237,6 +237,25 @@ describe("a commit", () => {
     expect(rows.filter((r) => r.userId !== null)).toHaveLength(1);
   });
 
+  test("while a big file's customers are made and mailed, the portal goes on answering everyone else", async () => {
+    // The job runs in the server's one process: if it never let other work in, every page and
+    // call (even /api/health) waited until the last of 10,000 customers was made and mailed.
+    const people = Array.from({ length: 450 }, () => person());
+    expectStatus(await upload([HEADER, ...people.map(personLine)].join("\n"), false), 201);
+    let running = true;
+    let turns = 0;
+    const otherWork = () => {
+      turns++;
+      if (running) setTimeout(otherWork, 0);
+    };
+    setTimeout(otherWork, 0);
+    await runJobs();
+    running = false;
+    expect(await usersNamed(people.map((p) => p.email))).toBe(450);
+    // Other work had a turn at least once per customer made and per customer mailed.
+    expect(turns).toBeGreaterThanOrEqual(2 * 450);
+  });
+
   test("a mail whose sending a crash interrupted is not sent again: it is reported as in doubt", async () => {
     const p = person();
     const res = await upload(`${HEADER}\n${personLine(p)}`, false);
