@@ -50,7 +50,7 @@ export type LineVerdict =
  * nothing about it is stored.
  */
 export function readMigrationFile(csv: string): FileLine[] {
-  let records: string[][];
+  let records: { record: string[]; info: { records: number; empty_lines: number } }[];
   try {
     records = parse(csv.replace(/^\uFEFF/, ""), {
       skip_empty_lines: true,
@@ -59,11 +59,13 @@ export function readMigrationFile(csv: string): FileLine[] {
       // parser runs on the server's one thread, and a 5 MB file of a million short lines kept every
       // request waiting for a minute before it was refused.
       to: MAX_MIGRATION_LINES + 2,
-    }) as string[][];
+      info: true,
+    }) as unknown as typeof records;
   } catch (error) {
     throw new InvalidFields(`The file is not valid CSV: ${(error as Error).message}`, { file: "not valid CSV" });
   }
-  const [header, ...rows] = records;
+  const [first, ...rows] = records;
+  const header = first?.record;
   if (!header) {
     throw new InvalidFields("The file is empty: it needs a header line and a line per customer.", { file: "empty" });
   }
@@ -83,15 +85,16 @@ export function readMigrationFile(csv: string): FileLine[] {
       { file: "too many lines" },
     );
   }
-  return rows.map((row, i) => {
+  return rows.map(({ record, info }) => {
     const values: FileLine["values"] = {};
     names.forEach((name, j) => {
-      const value = row[j];
+      const value = record[j];
       if (value !== undefined) values[name as MigrationColumn] = value.normalize("NFC").trim();
     });
-    // Empty lines are skipped by the parser, so a line's number counts only lines with data: the
-    // header is line 1 and the first customer line 2, as a spreadsheet numbers them.
-    return { line: i + 2, values };
+    // A line's number as a spreadsheet shows it, the header being 1: the empty lines the parser
+    // skipped before it count too (a spreadsheet shows them as empty rows), or every line after an
+    // empty one was reported one too soon and the operator corrected the customer above it.
+    return { line: info.records + info.empty_lines, values };
   });
 }
 

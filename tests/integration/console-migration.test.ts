@@ -116,6 +116,17 @@ describe("a dry run", () => {
     expect(await mailsTo(a.email)).toBe(0);
   });
 
+  test("names each line as a spreadsheet numbers it, empty lines counted", async () => {
+    const [a, b] = [person(), person()];
+    const csv = [HEADER, personLine(a), "", "", `${b.legacyId},not-an-email,Personal,Ada,Lovelace,,,GB,,`].join("\n");
+    const run = await upload(csv, true);
+    expectStatus(run, 201);
+    const lines = await admin.client.request("GET", `console/migrations/${run.json.body.id}`);
+    // The header is line 1, the first customer line 2; lines 3 and 4 are empty.
+    expect(lines.json.body.rows.items.map((row: { line: number; outcome: string }) => [row.line, row.outcome]))
+      .toEqual([[2, "created"], [5, "refused"]]);
+  });
+
   test("a file that is not the customers' file is refused whole, naming the column", async () => {
     const unknown = await upload(
       "legacy_id,email,type,country,favourite_colour\n1,a@example.com,Personal,GB,blue",
