@@ -70,11 +70,23 @@ export function readMigrationFile(csv: string): FileLine[] {
     throw new InvalidFields("The file is empty: it needs a header line and a line per customer.", { file: "empty" });
   }
   const names = header.map((name) => name.trim().toLowerCase());
+  const unnamed = names.indexOf("");
+  if (unnamed >= 0) {
+    throw new InvalidFields(
+      `Column ${unnamed + 1} of the header has no name: give it one of ${MIGRATION_COLUMNS.join(", ")}, or delete it.`,
+      { file: "column without a name" },
+    );
+  }
+  // Two columns of one name: which is the customer's? Not the last one, silently.
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) {
+    throw new InvalidFields(`The column "${twice}" is in the header twice: keep one.`, { [twice]: "column twice" });
+  }
   const unknown = names.find((name) => !(MIGRATION_COLUMNS as readonly string[]).includes(name));
   if (unknown !== undefined) {
     throw new InvalidFields(
       `The column "${unknown}" is not one this file may have (${MIGRATION_COLUMNS.join(", ")}).`,
-      { [unknown || "file"]: "unknown column" },
+      { [unknown]: "unknown column" },
     );
   }
   const missing = HEADER_NEEDS.find((name) => !names.includes(name));

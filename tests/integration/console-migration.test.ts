@@ -137,6 +137,18 @@ describe("a dry run", () => {
     const missing = await upload("legacy_id,email,country\n1,a@example.com,GB", true);
     expectStatus(missing, 422);
     expect(missing.json.error).toBe('The file has no "type" column.');
+    // A column twice: which of its two values is the customer's? Refused, not the last one taken.
+    const twice = await upload("legacy_id,email,type,country,email\n1,a@example.com,Personal,GB,b@example.com", true);
+    expectStatus(twice, 422);
+    expect(twice.json.error).toBe('The column "email" is in the header twice: keep one.');
+    expect(twice.json.fields).toEqual({ email: "column twice" });
+    // A spreadsheet's trailing empty header cell is named by its place, not as the column "".
+    const unnamed = await upload("legacy_id,email,type,country,\n1,a@example.com,Personal,GB,", true);
+    expectStatus(unnamed, 422);
+    expect(unnamed.json.error).toBe(
+      "Column 5 of the header has no name: give it one of legacy_id, email, type, first_name, last_name, " +
+        "company_name, phone, country, address_line1, address_line2, city, postcode, date_of_birth, or delete it.",
+    );
     const json = await admin.client.request("POST", "console/migrations?dry_run=true", { csv: "x" });
     expectStatus(json, 415);
     const noFlag = await upload(`${HEADER}\n`, undefined as unknown as boolean);
