@@ -18,7 +18,7 @@ export interface ConsoleUsersProps {
   /** The page the address asked for, as the server rendered it: the list starts from it. */
   first: CustomerPage;
   /** The search, page and filters of the address (`q`, `page` and the filters' names), as read by the server. */
-  asked: Record<string, string>;
+  asked?: Record<string, string>;
   /** The customer the administrator currently acts for, if any. */
   onBehalfId: number | null;
 }
@@ -76,7 +76,7 @@ function countText(list: CustomerPage, searched: string): string {
  * approved but who has no account, the compliance review that opens it
  * (POST console/users/{id}/open-account).
  */
-function ConsoleUsers({ first, asked, onBehalfId }: ConsoleUsersProps) {
+function ConsoleUsers({ first, asked = {}, onBehalfId }: ConsoleUsersProps) {
   const queries = useQueryClient();
   const [start] = useState(() => {
     const filters = { ...NO_FILTERS };
