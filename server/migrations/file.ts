@@ -91,6 +91,13 @@ export function readMigrationFile(csv: string): FileLine[] {
   }
   const missing = HEADER_NEEDS.find((name) => !names.includes(name));
   if (missing) throw new InvalidFields(`The file has no "${missing}" column.`, { [missing]: "missing column" });
+  // A header alone is a wrong export, not a migration: it was stored as a run of nobody, and a
+  // commit queued a job that made no one while the list said "Done".
+  if (rows.length === 0) {
+    throw new InvalidFields("The file has its header line but no customer: a line per customer follows it.", {
+      file: "no customer",
+    });
+  }
   if (rows.length > MAX_MIGRATION_LINES) {
     throw new InvalidFields(
       `The file has more than ${MAX_MIGRATION_LINES} customers: send at most ${MAX_MIGRATION_LINES} in one file.`,

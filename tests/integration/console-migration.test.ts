@@ -137,6 +137,12 @@ describe("a dry run", () => {
     const missing = await upload("legacy_id,email,country\n1,a@example.com,GB", true);
     expectStatus(missing, 422);
     expect(missing.json.error).toBe('The file has no "type" column.');
+    // A header alone (a wrong export) is no run of nobody.
+    const runs = (await admin.client.get("console/migrations")).json.body.total;
+    const headerOnly = await upload(`${HEADER}\n\n`, false);
+    expectStatus(headerOnly, 422);
+    expect(headerOnly.json.fields).toEqual({ file: "no customer" });
+    expect((await admin.client.get("console/migrations")).json.body.total).toBe(runs);
     // A column twice: which of its two values is the customer's? Refused, not the last one taken.
     const twice = await upload("legacy_id,email,type,country,email\n1,a@example.com,Personal,GB,b@example.com", true);
     expectStatus(twice, 422);
