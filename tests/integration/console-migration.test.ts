@@ -137,6 +137,15 @@ describe("a dry run", () => {
     const missing = await upload("legacy_id,email,country\n1,a@example.com,GB", true);
     expectStatus(missing, 422);
     expect(missing.json.error).toBe('The file has no "type" column.');
+    // Saved as Latin-1, not UTF-8: refused as every other unreadable file is, 422 naming the file.
+    const latin1 = await admin.client.request(
+      "POST",
+      "console/migrations?dry_run=true",
+      new Uint8Array([...new TextEncoder().encode(`${HEADER}\nL1,rene@example.com,Personal,Ren`), 0xe9]),
+      { "content-type": "text/csv" },
+    );
+    expectStatus(latin1, 422);
+    expect(latin1.json.fields).toEqual({ file: "not UTF-8" });
     // A header alone (a wrong export) is no run of nobody.
     const runs = (await admin.client.get("console/migrations")).json.body.total;
     const headerOnly = await upload(`${HEADER}\n\n`, false);
