@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { SessionUser } from "../lib/session-user.ts";
 import { type CustomerPage, listCustomers } from "./console/calls.ts";
 import { CUSTOMER_COLUMNS, CustomerRows } from "./console/customer-rows.tsx";
@@ -15,8 +15,10 @@ import { Pager } from "./ui/pager.tsx";
 import { EmptyRow, MUTED, Table } from "./ui/table.tsx";
 
 export interface ConsoleUsersProps {
-  /** The first page of every customer, as the server rendered it: the unfiltered list starts from it. */
+  /** The page the address asked for, as the server rendered it: the list starts from it. */
   first: CustomerPage;
+  /** The search, page and filters of the address (`q`, `page` and the filters' names), as read by the server. */
+  asked?: Record<string, string>;
   /** The customer the administrator currently acts for, if any. */
   onBehalfId: number | null;
 }
@@ -74,22 +76,39 @@ function countText(list: CustomerPage, searched: string): string {
  * approved but who has no account, the compliance review that opens it
  * (POST console/users/{id}/open-account).
  */
-function ConsoleUsers({ first, onBehalfId }: ConsoleUsersProps) {
+function ConsoleUsers({ first, asked = {}, onBehalfId }: ConsoleUsersProps) {
   const queries = useQueryClient();
-  const [q, setQ] = useState("");
+  const [start] = useState(() => {
+    const filters = { ...NO_FILTERS };
+    for (const key of Object.keys(NO_FILTERS) as (keyof CustomerFilters)[]) {
+      if (asked[key]) (filters as Record<string, string>)[key] = asked[key];
+    }
+    return { q: asked.q ?? "", page: first.page, filters };
+  });
+  const [q, setQ] = useState(start.q);
   /** The search text the server was last asked about. */
-  const [searched, setSearched] = useState("");
-  const [page, setPage] = useState(1);
+  const [searched, setSearched] = useState(start.q);
+  const [page, setPage] = useState(start.page);
   /** The filters as chosen in the form, and as the server was last asked about them. */
-  const [filters, setFilters] = useState<CustomerFilters>(NO_FILTERS);
-  const [applied, setApplied] = useState<CustomerFilters>(NO_FILTERS);
+  const [filters, setFilters] = useState<CustomerFilters>(start.filters);
+  const [applied, setApplied] = useState<CustomerFilters>(start.filters);
   const unfiltered = Object.keys(given(applied)).length === 0;
+  const asAsked = searched === start.q && page === start.page &&
+    JSON.stringify(given(applied)) === JSON.stringify(given(start.filters));
   const [reviewing, setReviewing] = useState<number | null>(null);
   const customers = useQuery({
     ...customersQuery(searched, page, applied),
-    initialData: searched === "" && page === 1 && unfiltered ? first : undefined,
+    initialData: asAsked ? first : undefined,
     placeholderData: keepPreviousData,
   });
+  // The search and filters live in the address too: Back from a customer's page, a reload or a
+  // link shows this list again, where they were lost and every customer was listed.
+  useEffect(() => {
+    const query = new URLSearchParams({ ...(searched ? { q: searched } : {}), ...given(applied) });
+    if (page > 1) query.set("page", String(page));
+    const address = `${location.pathname}${query.size ? `?${query}` : ""}`;
+    if (address !== `${location.pathname}${location.search}`) history.replaceState(history.state, "", address);
+  }, [searched, page, applied]);
   const act = useWrite({
     call: startOnBehalf,
     idempotent: true,

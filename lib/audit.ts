@@ -39,6 +39,7 @@ export const AUDIT_ACTIONS = {
   "payout.complete": "Marked a payment as arrived",
   "payout.fail": "Failed a payment",
   "payout.batch": "Made a SEPA file of payments",
+  "admin.create": "Became an administrator at the server (setup or deno task admin:create)",
   "admin.invite": "Invited an administrator",
   "admin.approve": "Approved an administrator's invitation",
   "admin.refuse": "Refused an administrator's invitation",

@@ -20,7 +20,7 @@ const db = await openDatabase({ url: config.databaseUrl, authToken: config.datab
 // A tool that migrates runs every step after the migrations too, or a portal started later with
 // MIGRATE_ON_START=0 would find the migrations applied and the data steps never run.
 await migratePortal(db);
-const result = await createAdministrator(db, email, password);
+const result = await createAdministrator(db, email, password, { by: "deno task admin:create" });
 db.$client.close();
 if (typeof result === "number") {
   console.log(`Administrator ${email.trim().toLowerCase()} created (id ${result}). Sign in on the home page.`);

@@ -53,7 +53,16 @@ const day = (field: string) => calendarDay(field, field);
  * Who a bulk email goes to: the customers who match every filter given (all customers when none
  * is). Only customers with a confirmed address who have not unsubscribed are mailed.
  */
-export const bulkSegment = z.object({
+const SEGMENT_FILTERS: readonly string[] = [
+  "type",
+  "country",
+  "currency",
+  "signed_up_from",
+  "signed_up_to",
+  "partner_id",
+];
+
+export const bulkSegment = z.looseObject({
   type: z.enum(["Personal", "Business"], { error: "type is Personal or Business." }).optional(),
   // A code that exists in no list would make an empty segment look like a choice that worked.
   country: text({ label: "The country", max: 2, wrong: "country is a two-letter ISO code such as GB." })
@@ -72,7 +81,20 @@ export const bulkSegment = z.object({
   signed_up_from: day("signed_up_from").optional(),
   signed_up_to: day("signed_up_to").optional(),
   partner_id: idValue("partner_id is the id of a partner, a whole number from 1.").optional(),
-}, { error: "segment is an object of filters; {} is every customer." }).refine(
+}, { error: "segment is an object of filters; {} is every customer." }).superRefine((segment, ctx) => {
+  // A filter misspelled ("contry") is refused by its name: dropped, it left the segment every customer.
+  for (const key of Object.keys(segment)) {
+    if (!SEGMENT_FILTERS.includes(key)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [key],
+        message: `segment has no filter ${key}: the filters are ${SEGMENT_FILTERS.slice(0, -1).join(", ")} and ${
+          SEGMENT_FILTERS.at(-1)
+        }.`,
+      });
+    }
+  }
+}).refine(
   (s) => !s.signed_up_from || !s.signed_up_to || s.signed_up_from <= s.signed_up_to,
   { error: "signed_up_to cannot be before signed_up_from.", path: ["signed_up_to"] },
 );

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import * as calls from "../../lib/contracts/migrations.ts";
 import type { AppEnv } from "../../server/env.ts";
+import { InvalidFields } from "../../server/errors.ts";
 import { ApiError } from "../../server/http/api.ts";
 import { reply, route } from "../../server/http/route.ts";
 import { listMigrationRuns, migrationRunWithRows, uploadMigration } from "../../server/migrations/service.ts";
@@ -23,7 +24,10 @@ async function csvBody(c: Context<AppEnv>): Promise<string> {
   try {
     return utf8.decode(await c.req.arrayBuffer());
   } catch {
-    throw new ApiError(400, "The file is not UTF-8 text: save it from the spreadsheet as CSV UTF-8.");
+    // A 422 naming the file, as every other file that cannot be read (server/migrations/file.ts).
+    throw new InvalidFields("The file is not UTF-8 text: save it from the spreadsheet as CSV UTF-8.", {
+      file: "not UTF-8",
+    });
   }
 }
 

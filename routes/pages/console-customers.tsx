@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import type { ReactNode } from "react";
 import { REJECTION_REASON_TEXT } from "../../lib/compliance.ts";
 import { idText } from "../../lib/contracts/common.ts";
+import { listCustomers as listCustomersCall } from "../../lib/contracts/admin.ts";
+import { reversedPeriod } from "../../lib/periods.ts";
 import {
   type ComplianceRecord,
   complianceRecordOf,
@@ -37,12 +39,26 @@ import { ScrollBox } from "../../islands/ui/table.tsx";
 
 /** The console's customers: the list, and one customer's page with the review and the audit trail. */
 
+/** What the list's address carries: the search, the page and the filters (the page size is the island's). */
+const LIST_ADDRESS = ["q", "page", "type", "step", "restricted", "has_balance", "from", "to"];
+
+/**
+ * The list as the address asks for it (the island keeps its search and filters there): Back from a
+ * customer's page, or a link, shows the same search, not every customer. An address that cannot
+ * be read (a filter by hand, a reversed period) shows the list unfiltered; the form then says why.
+ */
 export async function ConsoleUsersPage(c: Context<AppEnv>) {
-  const first = await listCustomers(c.get("db"));
+  const raw = Object.fromEntries(
+    Object.entries(c.req.query()).filter(([key, value]) => LIST_ADDRESS.includes(key) && value.trim() !== ""),
+  );
+  const parsed = listCustomersCall.query!.safeParse(raw);
+  const readable = parsed.success && !reversedPeriod(parsed.data.from, parsed.data.to);
+  const first = await listCustomers(c.get("db"), readable ? parsed.data : {});
+  const asked = readable ? raw : {};
   return (
     <section>
       <PageTitle lead="Customers, their onboarding, compliance review and accounts.">Customers</PageTitle>
-      <ConsoleUsers first={first} onBehalfId={c.get("onBehalf")?.id ?? null} />
+      <ConsoleUsers first={first} asked={asked} onBehalfId={c.get("onBehalf")?.id ?? null} />
     </section>
   );
 }

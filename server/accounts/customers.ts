@@ -38,18 +38,26 @@ const ownAccountRef = sql<string | null>`(SELECT ${accounts.accountRef} FROM ${a
 /**
  * The customers whose email, name (a business's name, or a person's first and last name, each
  * read from its own field of the profile, never the whole stored text) or the reference of an
- * account they belong to contains `q` (lower case), any case: on customer_search (db/derived.ts,
- * decision 052). A text of 3 characters or more is a phrase of trigrams, found on the index; a
- * shorter one has no trigram and is a LIKE over customer_search_text, the index's content.
+ * account they belong to contains every word of `q` (lower case, single spaces), any case and in
+ * any order: a bank's statement names "HOPPER GRACE" the customer Grace Hopper. On customer_search
+ * (db/derived.ts, decision 052): the words of 3 characters or more are phrases of trigrams, found
+ * together on the index; a shorter one has no trigram and is a LIKE over customer_search_text, the
+ * index's content.
  */
 function searching(q: string) {
-  if ([...q].length >= 3) {
-    const phrase = `"${q.replaceAll('"', '""')}"`;
-    return sql`${users.id} IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ${phrase})`;
-  }
-  const pattern = likeContaining(q);
-  return sql`${users.id} IN (SELECT id FROM customer_search_text WHERE email LIKE ${pattern} ESCAPE '\\'
-    OR name LIKE ${pattern} ESCAPE '\\' OR refs LIKE ${pattern} ESCAPE '\\')`;
+  const words = q.split(" ");
+  const long = words.filter((word) => [...word].length >= 3);
+  const phrases = long.map((word) => `"${word.replaceAll('"', '""')}"`).join(" ");
+  return and(
+    long.length
+      ? sql`${users.id} IN (SELECT rowid FROM customer_search WHERE customer_search MATCH ${phrases})`
+      : undefined,
+    ...words.filter((word) => [...word].length < 3).map((word) => {
+      const pattern = likeContaining(word);
+      return sql`${users.id} IN (SELECT id FROM customer_search_text WHERE email LIKE ${pattern} ESCAPE '\\'
+        OR name LIKE ${pattern} ESCAPE '\\' OR refs LIKE ${pattern} ESCAPE '\\')`;
+    }),
+  );
 }
 
 const startOfDay = (day: string) => new Date(`${day}T00:00:00Z`);

@@ -4,6 +4,17 @@ import type { Tx } from "../../db/sql.ts";
 import type { Config } from "../config.ts";
 import type { Services } from "../services.ts";
 
+/**
+ * Lets the process's other work (requests, other jobs) run before a job goes on. A job runs in the
+ * server's one process, and the local database answers without waiting for anything: a loop of
+ * database work never gives the event loop a turn, so a migration of 10,000 customers kept every
+ * page and call (even /api/health) waiting for minutes. A long loop calls this once per item. A
+ * timer, not setImmediate: only a timer's turn let waiting requests in (tried on the running server).
+ */
+export function letOtherWorkIn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** What a job's handler may use besides the database: the app's configuration and services. */
 export interface JobDeps {
   config: Config;

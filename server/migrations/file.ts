@@ -50,7 +50,7 @@ export type LineVerdict =
  * nothing about it is stored.
  */
 export function readMigrationFile(csv: string): FileLine[] {
-  let records: string[][];
+  let records: { record: string[]; info: { records: number; empty_lines: number } }[];
   try {
     records = parse(csv.replace(/^\uFEFF/, ""), {
       skip_empty_lines: true,
@@ -59,39 +59,61 @@ export function readMigrationFile(csv: string): FileLine[] {
       // parser runs on the server's one thread, and a 5 MB file of a million short lines kept every
       // request waiting for a minute before it was refused.
       to: MAX_MIGRATION_LINES + 2,
-    }) as string[][];
+      info: true,
+    }) as unknown as typeof records;
   } catch (error) {
     throw new InvalidFields(`The file is not valid CSV: ${(error as Error).message}`, { file: "not valid CSV" });
   }
-  const [header, ...rows] = records;
+  const [first, ...rows] = records;
+  const header = first?.record;
   if (!header) {
     throw new InvalidFields("The file is empty: it needs a header line and a line per customer.", { file: "empty" });
   }
   const names = header.map((name) => name.trim().toLowerCase());
+  const unnamed = names.indexOf("");
+  if (unnamed >= 0) {
+    throw new InvalidFields(
+      `Column ${unnamed + 1} of the header has no name: give it one of ${MIGRATION_COLUMNS.join(", ")}, or delete it.`,
+      { file: "column without a name" },
+    );
+  }
+  // Two columns of one name: which is the customer's? Not the last one, silently.
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) {
+    throw new InvalidFields(`The column "${twice}" is in the header twice: keep one.`, { [twice]: "column twice" });
+  }
   const unknown = names.find((name) => !(MIGRATION_COLUMNS as readonly string[]).includes(name));
   if (unknown !== undefined) {
     throw new InvalidFields(
       `The column "${unknown}" is not one this file may have (${MIGRATION_COLUMNS.join(", ")}).`,
-      { [unknown || "file"]: "unknown column" },
+      { [unknown]: "unknown column" },
     );
   }
   const missing = HEADER_NEEDS.find((name) => !names.includes(name));
   if (missing) throw new InvalidFields(`The file has no "${missing}" column.`, { [missing]: "missing column" });
+  // A header alone is a wrong export, not a migration: it was stored as a run of nobody, and a
+  // commit queued a job that made no one while the list said "Done".
+  if (rows.length === 0) {
+    throw new InvalidFields("The file has its header line but no customer: a line per customer follows it.", {
+      file: "no customer",
+    });
+  }
   if (rows.length > MAX_MIGRATION_LINES) {
     throw new InvalidFields(
       `The file has more than ${MAX_MIGRATION_LINES} customers: send at most ${MAX_MIGRATION_LINES} in one file.`,
       { file: "too many lines" },
     );
   }
-  return rows.map((row, i) => {
+  return rows.map(({ record, info }) => {
     const values: FileLine["values"] = {};
     names.forEach((name, j) => {
-      const value = row[j];
+      const value = record[j];
       if (value !== undefined) values[name as MigrationColumn] = value.normalize("NFC").trim();
     });
-    // Empty lines are skipped by the parser, so a line's number counts only lines with data: the
-    // header is line 1 and the first customer line 2, as a spreadsheet numbers them.
-    return { line: i + 2, values };
+    // A line's number as a spreadsheet shows it, the header being 1: the empty lines the parser
+    // skipped before it count too (a spreadsheet shows them as empty rows), or every line after an
+    // empty one was reported one too soon and the operator corrected the customer above it.
+    return { line: info.records + info.empty_lines, values };
   });
 }
 

@@ -4,7 +4,7 @@ import { migrationRows, migrationRuns } from "../../db/schema-migrations.ts";
 import { users } from "../../db/schema.ts";
 import type { Tx } from "../../db/sql.ts";
 import { audit } from "../audit.ts";
-import { defineJob, type JobContext, PermanentJobFailure } from "../jobs/define.ts";
+import { defineJob, type JobContext, letOtherWorkIn, PermanentJobFailure } from "../jobs/define.ts";
 import { log } from "../log.ts";
 import { migrationWelcome } from "./email.tsx";
 
@@ -59,6 +59,7 @@ async function createCustomers(
 ): Promise<number> {
   let made = 0;
   for (const { id } of batch) {
+    await letOtherWorkIn();
     const [row] = await tx.select().from(migrationRows).where(eq(migrationRows.id, id));
     if (!row || row.userId !== null || row.outcome !== "created") continue;
     const skip = (field: string, reason: string) =>
@@ -97,6 +98,7 @@ async function createCustomers(
 async function emailCustomers(ctx: JobContext, rowIds: number[]): Promise<void> {
   const { verifications, mailer } = ctx.deps.services;
   for (const id of rowIds) {
+    await letOtherWorkIn();
     const [row] = await ctx.db.select().from(migrationRows).where(eq(migrationRows.id, id));
     // Not created (skipped when its turn came), mailed, or in doubt: nothing to send.
     if (!row?.userId || row.mailBegunAt) continue;

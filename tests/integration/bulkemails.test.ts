@@ -1,7 +1,7 @@
 import { UNSUBSCRIBE_NOT_SHOWN } from "../../server/bulkemails/mails.ts";
-import { and, eq } from "drizzle-orm";
+import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { bulkEmailRecipients, marketingConsents } from "../../db/schema-bulkemails.ts";
+import { bulkEmailRecipients, bulkEmails, marketingConsents } from "../../db/schema-bulkemails.ts";
 import { ledgerAccounts } from "../../db/schema-money.ts";
 import { accountMembers, accounts, auditLog, emails, profiles, users } from "../../db/schema.ts";
 import { partners } from "../../db/schema-partners.ts";
@@ -337,6 +337,19 @@ describe("segments", () => {
       expect(Object.keys(wrong.json.fields)).toEqual([field]);
       expect(wrong.json.fields[field]).toContain(words);
     }
+    // A filter misspelled is refused, naming it: dropped, it left the segment every customer.
+    const drafts = await t.db.select({ n: count() }).from(bulkEmails);
+    const misspelt = await admin.client.post("console/bulkemails", {
+      subject: "Hi",
+      body: "Hello",
+      segment: { contry: "GB" },
+    });
+    expectStatus(misspelt, 422);
+    expect(misspelt.json.fields).toEqual({
+      "segment.contry": "segment has no filter contry: the filters are type, country, currency, signed_up_from, " +
+        "signed_up_to and partner_id.",
+    });
+    expect(await t.db.select({ n: count() }).from(bulkEmails)).toEqual(drafts);
     // Nobody in the segment: nothing to send.
     const empty = await draft({ ...onDay(day), country: "FR" });
     expectStatus(await admin.client.post(`console/bulkemails/${empty.id}/send`, {}), 409);

@@ -60,6 +60,13 @@ describe("searching customers", () => {
     expect(ids(await search("q=hopperton"))).toEqual([grace.id]);
   });
 
+  test("by the name with the words in another order, as a bank's statement writes it", async () => {
+    expect(ids(await search("q=HOPPERTON%20GRACE"))).toEqual([grace.id]);
+    expect(ids(await search("q=Widgets%20Zebulon"))).toEqual([acme.id]);
+    // Every word must be there: another first name with the same surname is not her.
+    expect((await search("q=Hopperton%20Ada")).total).toBe(0);
+  });
+
   test("by a business's name, by email and by account reference", async () => {
     expect(ids(await search("q=zebulon%20widgets"))).toEqual([acme.id]);
     expect(ids(await search(`q=${encodeURIComponent(grace.email.toUpperCase())}`))).toEqual([grace.id]);

@@ -116,6 +116,17 @@ describe("a dry run", () => {
     expect(await mailsTo(a.email)).toBe(0);
   });
 
+  test("names each line as a spreadsheet numbers it, empty lines counted", async () => {
+    const [a, b] = [person(), person()];
+    const csv = [HEADER, personLine(a), "", "", `${b.legacyId},not-an-email,Personal,Ada,Lovelace,,,GB,,`].join("\n");
+    const run = await upload(csv, true);
+    expectStatus(run, 201);
+    const lines = await admin.client.request("GET", `console/migrations/${run.json.body.id}`);
+    // The header is line 1, the first customer line 2; lines 3 and 4 are empty.
+    expect(lines.json.body.rows.items.map((row: { line: number; outcome: string }) => [row.line, row.outcome]))
+      .toEqual([[2, "created"], [5, "refused"]]);
+  });
+
   test("a file that is not the customers' file is refused whole, naming the column", async () => {
     const unknown = await upload(
       "legacy_id,email,type,country,favourite_colour\n1,a@example.com,Personal,GB,blue",
@@ -126,6 +137,33 @@ describe("a dry run", () => {
     const missing = await upload("legacy_id,email,country\n1,a@example.com,GB", true);
     expectStatus(missing, 422);
     expect(missing.json.error).toBe('The file has no "type" column.');
+    // Saved as Latin-1, not UTF-8: refused as every other unreadable file is, 422 naming the file.
+    const latin1 = await admin.client.request(
+      "POST",
+      "console/migrations?dry_run=true",
+      new Uint8Array([...new TextEncoder().encode(`${HEADER}\nL1,rene@example.com,Personal,Ren`), 0xe9]),
+      { "content-type": "text/csv" },
+    );
+    expectStatus(latin1, 422);
+    expect(latin1.json.fields).toEqual({ file: "not UTF-8" });
+    // A header alone (a wrong export) is no run of nobody.
+    const runs = (await admin.client.get("console/migrations")).json.body.total;
+    const headerOnly = await upload(`${HEADER}\n\n`, false);
+    expectStatus(headerOnly, 422);
+    expect(headerOnly.json.fields).toEqual({ file: "no customer" });
+    expect((await admin.client.get("console/migrations")).json.body.total).toBe(runs);
+    // A column twice: which of its two values is the customer's? Refused, not the last one taken.
+    const twice = await upload("legacy_id,email,type,country,email\n1,a@example.com,Personal,GB,b@example.com", true);
+    expectStatus(twice, 422);
+    expect(twice.json.error).toBe('The column "email" is in the header twice: keep one.');
+    expect(twice.json.fields).toEqual({ email: "column twice" });
+    // A spreadsheet's trailing empty header cell is named by its place, not as the column "".
+    const unnamed = await upload("legacy_id,email,type,country,\n1,a@example.com,Personal,GB,", true);
+    expectStatus(unnamed, 422);
+    expect(unnamed.json.error).toBe(
+      "Column 5 of the header has no name: give it one of legacy_id, email, type, first_name, last_name, " +
+        "company_name, phone, country, address_line1, address_line2, city, postcode, date_of_birth, or delete it.",
+    );
     const json = await admin.client.request("POST", "console/migrations?dry_run=true", { csv: "x" });
     expectStatus(json, 415);
     const noFlag = await upload(`${HEADER}\n`, undefined as unknown as boolean);
@@ -235,6 +273,25 @@ describe("a commit", () => {
     expect(renamed.json.body.counts).toMatchObject({ created: 0, skipped: 1 });
     const rows = await t.db.select().from(migrationRows).where(eq(migrationRows.legacyId, people[0].legacyId));
     expect(rows.filter((r) => r.userId !== null)).toHaveLength(1);
+  });
+
+  test("while a big file's customers are made and mailed, the portal goes on answering everyone else", async () => {
+    // The job runs in the server's one process: if it never let other work in, every page and
+    // call (even /api/health) waited until the last of 10,000 customers was made and mailed.
+    const people = Array.from({ length: 450 }, () => person());
+    expectStatus(await upload([HEADER, ...people.map(personLine)].join("\n"), false), 201);
+    let running = true;
+    let turns = 0;
+    const otherWork = () => {
+      turns++;
+      if (running) setTimeout(otherWork, 0);
+    };
+    setTimeout(otherWork, 0);
+    await runJobs();
+    running = false;
+    expect(await usersNamed(people.map((p) => p.email))).toBe(450);
+    // Other work had a turn at least once per customer made and per customer mailed.
+    expect(turns).toBeGreaterThanOrEqual(2 * 450);
   });
 
   test("a mail whose sending a crash interrupted is not sent again: it is reported as in doubt", async () => {
