@@ -28,9 +28,9 @@ const itIsYouDeps = (c: Context<AppEnv>) => {
 };
 
 route(security, calls.changePassword, async (c, { body }) => {
-  const { limiter, sessions, mailer } = c.get("services");
+  const { limiter, sessions, mailer, verifications } = c.get("services");
   const ended = await changePassword(
-    { db: c.get("db"), limiter, sessions, mailer, supportEmail: c.get("config").supportEmail },
+    { db: c.get("db"), limiter, sessions, mailer, verifications, supportEmail: c.get("config").supportEmail },
     c.get("user")!.id,
     // Every signed-in request has its session (server/auth/session.ts); null only where none is kept.
     c.get("session")?.id ?? null,
