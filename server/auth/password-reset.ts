@@ -1,5 +1,5 @@
 import { afterAnswer } from "../background.ts";
-import { administratorStatus } from "../console/administrators.ts";
+import { noLinkToSend } from "../console/administrators.ts";
 import { InvalidInput } from "../errors.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
@@ -30,11 +30,8 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
 async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
-  // An administrator's invitation that waits for a second administrator gives no way in yet, this one
-  // included; a disabled administrator (refused, withdrawn, or disabled) has none either: a link
-  // would let them choose a password that signs them into nothing.
-  const status = await administratorStatus(deps.db, user.id);
-  if (status === "waiting" || status === "disabled") return;
+  // An administrator's invitation waiting for a second administrator, or one disabled: no link.
+  if (await noLinkToSend(deps.db, user.id)) return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,

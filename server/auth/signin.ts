@@ -7,7 +7,7 @@ import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
 import { issueResetLink } from "./password-reset.ts";
 import { RESENDS_PER_USER } from "./rate-limit.ts";
-import { isDisabledAdministrator, isWaitingInvitation } from "../console/administrators.ts";
+import { isDisabledAdministrator, noLinkToSend } from "../console/administrators.ts";
 import { findUser, findUserByUsername, normalizeUsername, type UserRow } from "./users.ts";
 
 /** Signing in: the password, then the second factor (decisions 007 and 023). */
@@ -38,8 +38,9 @@ async function sendCode(deps: SignInDeps, user: Pick<UserRow, "id" | "username">
 /** Tells the owner that sign-in to their account is paused, with a link that lets them in. */
 async function tellOwnerOfPause(deps: SignInDeps, user: UserRow, guessed: "password" | "code"): Promise<void> {
   // An administrator's invitation waiting for a second administrator has no owner to tell yet, and
-  // the notice's link would choose the password the approval is there to allow (decision 044).
-  if (await isWaitingInvitation(deps.db, user.id)) return;
+  // one disabled has no sign-in to pause: the notice's link would choose a password without the
+  // approval (decision 044), or one that signs into nothing.
+  if (await noLinkToSend(deps.db, user.id)) return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { auditLog, sessions } from "../../db/schema.ts";
+import { auditLog, emails, sessions } from "../../db/schema.ts";
 import {
   DISABLED_ADMINISTRATOR,
   LAST_ACTIVE_ADMINISTRATOR,
@@ -200,6 +200,26 @@ describe("disabling an administrator", () => {
     expectStatus(await admin.client.delete(`console/admins/${invited.json.body.id}`), 200);
     const visitor = new TestClient(t);
     expectStatus(await visitor.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 422);
+  });
+
+  test("guessing a disabled administrator's password until sign-in pauses emails them no link to choose a new one", async () => {
+    const { email, id } = await invitedAndAccepted("Has Left");
+    expectStatus(await admin.client.delete(`console/admins/${id}`), 200);
+
+    // 50 wrong passwords from 10 addresses: enough to pause an account that can sign in.
+    for (let source = 0; source < 10; source++) {
+      const guesser = new TestClient(t, { address: `203.0.113.${source + 1}` });
+      for (let i = 0; i < 5; i++) {
+        expectStatus(await guesser.post("auth/login", { email, password: `guess ${source}-${i}` }), 401);
+      }
+    }
+    const paused = await new TestClient(t, { address: "203.0.113.99" }).post("auth/login", { email, password: "x" });
+    expectStatus(paused, 429);
+    // Nobody who has left is told to use a link that would only choose a password for nothing.
+    const notices = await t.db.select().from(emails).where(
+      and(eq(emails.to, email), eq(emails.template, "sign-in-paused")),
+    );
+    expect(notices).toEqual([]);
   });
 
   test("nobody disables themselves; the last active administrator cannot be disabled", async () => {
