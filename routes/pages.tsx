@@ -24,7 +24,7 @@ import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { openAlertCount } from "../server/alerts/console.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
-import { flashCount } from "../server/render/flash.ts";
+import { flash, flashCount } from "../server/render/flash.ts";
 import { NOTIFICATIONS_MAX_VISIBLE } from "../lib/constants.ts";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -538,11 +538,24 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   }
 
   // The layouts' "Sign out" form. The client's copy of the user (its cookie) goes with the session.
-  // Signing out from someone else's invitation goes back to it (decision 082); nowhere else.
+  // Signing out from someone else's invitation goes back to it (decision 082); nowhere else. The
+  // security page's "Sign out everywhere" (everywhere=1) ends every session of the login, for the
+  // device left signed in somewhere: only from a session past the second factor, else someone who
+  // has only the password could sign the owner out wherever they are, as often as they liked.
   app.post("/logout", async (c) => {
-    await c.get("services").sessions.end(c, c.get("session"));
-    deleteCookie(c, "user", { path: "/" });
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+    const { sessions } = c.get("services");
+    const user = c.get("user");
+    if (form.everywhere === "1" && user?.secondFactor) {
+      await sessions.endAll(user.id);
+      flash(c, {
+        title: "Signed out everywhere",
+        description: "Every session of your login has ended.",
+        color: "success",
+      });
+    }
+    await sessions.end(c, c.get("session"));
+    deleteCookie(c, "user", { path: "/" });
     return c.redirect(typeof form.next === "string" && isInvitationLink(form.next) ? form.next : "/", 303);
   });
 

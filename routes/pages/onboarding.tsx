@@ -28,7 +28,7 @@ import {
 } from "../islands.ts";
 import { profileValues } from "../../lib/profile-values.ts";
 import { IDENTITY_CHECK_IS_THEIRS } from "../../lib/contracts/onboarding.ts";
-import { PageTitle } from "../layouts/parts.tsx";
+import { PageTitle, SignOut } from "../layouts/parts.tsx";
 
 /** The screens of the sign-in journey: each a title, a short lead, and its island with the data it needs. */
 
@@ -235,6 +235,14 @@ export async function SecurityPage(c: Context<AppEnv>) {
       <div className="card mt-6">
         <TotpSettings enabled={enabled} email={user.username} />
       </div>
+      <section aria-labelledby="everywhere-title" className="card mt-6 space-y-4">
+        <h2 id="everywhere-title" className="text-lg font-semibold">Signed in elsewhere</h2>
+        <p className="text-neutral-700 dark:text-neutral-300">
+          Left yourself signed in on another device, or on someone else's computer? Sign out everywhere: every session
+          of your login ends, this one too, and you sign in again here.
+        </p>
+        <SignOut everywhere label="Sign out everywhere" />
+      </section>
     </section>
   );
 }
