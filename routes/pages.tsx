@@ -60,12 +60,14 @@ import {
 import {
   ForgotPage,
   IdentityPage,
+  isValidationLink,
   ProfilePage,
   RegisterPage,
   SecondFactorPage,
   SecurityPage,
   SetupPage,
   VerifyPage,
+  VerifyPageSignedIn,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
 import {
@@ -210,7 +212,10 @@ export const PAGES: PageRoute[] = [
     path: "/verify",
     title: "Verify your email",
     layout: "register",
-    render: (c) => (c.get("user")?.validated ? c.redirect("/auth") : VerifyPage(c)),
+    render: (c) => {
+      const user = c.get("user");
+      return user?.validated ? VerifyPageSignedIn(c, user.username, user.id) : VerifyPage(c);
+    },
   },
   {
     path: "/register-personal",
@@ -538,7 +543,8 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   }
 
   // The layouts' "Sign out" form. The client's copy of the user (its cookie) goes with the session.
-  // Signing out from someone else's invitation goes back to it (decision 082); nowhere else. The
+  // Signing out from someone else's invitation or validation link goes back to it (decision 082);
+  // nowhere else. The
   // security page's "Sign out everywhere" (everywhere=1) ends every session of the login, for the
   // device left signed in somewhere: only from a session past the second factor, else someone who
   // has only the password could sign the owner out wherever they are, as often as they liked.
@@ -556,7 +562,10 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
     }
     await sessions.end(c, c.get("session"));
     deleteCookie(c, "user", { path: "/" });
-    return c.redirect(typeof form.next === "string" && isInvitationLink(form.next) ? form.next : "/", 303);
+    const next = typeof form.next === "string" && (isInvitationLink(form.next) || isValidationLink(form.next))
+      ? form.next
+      : "/";
+    return c.redirect(next, 303);
   });
 
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators

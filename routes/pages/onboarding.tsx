@@ -102,6 +102,31 @@ export function RegisterPage(c: Context<AppEnv>) {
   );
 }
 
+/** A validation link as the email has it, to come back to after signing out (`POST /logout` next). */
+export const isValidationLink = (path: string) => /^\/verify\?token=[A-Za-z0-9_-]{1,200}$/.test(path);
+
+/**
+ * /verify for someone signed in whose address is confirmed: on to /auth, unless the link is another
+ * person's (someone registered at a computer where another is still signed in, and opened it there).
+ * Going on to the signed-in person's account left that link unopened with nothing said; instead the
+ * page says whose browser it is, and offers to sign out and open the link again, as an invitation
+ * opened by the wrong person does (decision 082). The address the link confirms is not named.
+ */
+export async function VerifyPageSignedIn(c: Context<AppEnv>, username: string, userId: number) {
+  const token = c.req.query("token") ?? "";
+  const owner = token ? await c.get("services").verifications.ownerOfLink("email-validation", token) : null;
+  if (owner === null || owner === userId) return c.redirect("/auth");
+  return (
+    <section>
+      <PageTitle>Verify your email</PageTitle>
+      <p role="alert" className="mb-4">
+        {`You are signed in as ${username}. This link confirms another email address: sign out, then open the link again.`}
+      </p>
+      <SignOut next={`/verify?token=${token}`} label="Sign out and open the link" />
+    </section>
+  );
+}
+
 export async function VerifyPage(c: Context<AppEnv>) {
   const user = c.get("user");
   const { secretBox, now } = c.get("services");

@@ -432,6 +432,39 @@ describe("the address confirmed on another device (decision 077)", () => {
   });
 });
 
+describe("a validation link opened where someone else is signed in", () => {
+  test("says whose browser it is and offers to sign out and open the link again, rather than going to their account", async ({ app, customer: signedIn }) => {
+    // Someone registers at a computer where another person is still signed in, and opens the link there.
+    const newcomer = await registerCustomer(app, { validate: false });
+    const { token } = await emailedToken(app.db, newcomer.email, "email-validation");
+    const link = `/verify?token=${token}`;
+
+    const page = await signedIn.client.get(link);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`You are signed in as ${signedIn.email}`);
+    expect(page.text).not.toContain(newcomer.email);
+
+    const signedOut = await signedIn.client.post(
+      "/logout",
+      `next=${encodeURIComponent(link)}`,
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get("location")).toBe(link);
+    expectStatus(await signedIn.client.post("validation/validate", { token }), 200);
+    expect((await newcomer.client.get("account/whoami")).json.body.validated).toBe(true);
+  });
+
+  test("their own link, opened again once confirmed, goes on as before", async ({ app }) => {
+    const customer = await registerCustomer(app, { validate: false });
+    const { token } = await emailedToken(app.db, customer.email, "email-validation");
+    expectStatus(await customer.client.post("validation/validate", { token }), 200);
+    const page = await customer.client.get(`/verify?token=${token}`);
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/auth");
+  });
+});
+
 describe("validation tokens expire after 24 hours", () => {
   test("a token is good at 24 h - 1 ms and refused at 24 h + 1 ms", async ({ startApp }) => {
     const app = await startApp();
