@@ -8,6 +8,7 @@ import { hashPassword } from "./password.ts";
 import { FAILURES_PER_SOURCE, FORGOT_PER_ACCOUNT, FORGOT_PER_ADDRESS } from "./rate-limit.ts";
 import { forgetFailures } from "./signin.ts";
 import { findUserByUsername, normalizeUsername, setPasswordHash, type UserRow } from "./users.ts";
+import { SETS_A_PASSWORD } from "./verification.ts";
 
 /** A forgotten password: a link by email, then a new password with its token (SPEC.md section 3). */
 
@@ -92,6 +93,9 @@ export async function resetPassword(
     return user && ownerId === user.id ? user : null;
   }, () => new InvalidInput(RESET_LINK_EXPIRED, "token"));
   await setPasswordHash(deps.db, user.id, await hashPassword(input.password));
+  // The other link that chooses a password (an administrator's invitation after a reset link, or
+  // the reverse) would choose another one after this: it stops working.
+  await deps.verifications.retire(user.id, SETS_A_PASSWORD);
   await deps.sessions.endAll(user.id);
   await forgetFailures(deps, user);
   await deps.mailer.send({

@@ -17,6 +17,13 @@ export type Purpose =
   /** An administrator's invitation: a link to set their first password (decision 044). */
   | "admin-invitation";
 
+/**
+ * The links that choose a password: a reset link (also the "sign-in paused" notice's and a migrated
+ * customer's) and an administrator's invitation. Once a password is chosen or changed, by any of
+ * them or from the account, every other one stops working: none may choose another after it.
+ */
+export const SETS_A_PASSWORD: Purpose[] = ["password-reset", "admin-invitation"];
+
 /** Short codes: only ever looked up for their user, whose id their hash binds. */
 const BOUND_TO_USER: ReadonlySet<Purpose> = new Set(["second-factor", "email-validation-code"]);
 

@@ -168,6 +168,30 @@ describe("inviting an administrator", () => {
   });
 });
 
+describe("the invitation's link once a password is chosen", () => {
+  test("chosen with a reset link instead, the invitation's link no longer sets the password", async () => {
+    const email = uniqueEmail("reset-first");
+    await inviteApproved(email, "Resets First");
+    const { token: invitation } = await emailedToken(t.db, email, "administrator-invitation");
+    // The invitee asks for a reset link (the invitation email lost in a folder) and chooses a password.
+    expectStatus(await new TestClient(t).post("auth/forgot", { username: email }), 200);
+    const { token: reset } = await emailedToken(t.db, email, "password-reset");
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", { username: email, token: reset, password: PASSWORD }),
+      200,
+    );
+
+    // Whoever finds the invitation email later cannot choose another password with it.
+    const again = await new TestClient(t).post("auth/forgot/reset", {
+      username: email,
+      token: invitation,
+      password: "someone else's password",
+    });
+    expectStatus(again, 422);
+    expectStatus(await new TestClient(t).post("auth/login", { email, password: PASSWORD }), 200);
+  });
+});
+
 describe("disabling an administrator", () => {
   test("ends their sessions at once and their sign-in from then on", async () => {
     const { email, id } = await invitedAndAccepted();
