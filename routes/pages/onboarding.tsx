@@ -146,6 +146,20 @@ export async function VerifyPage(c: Context<AppEnv>) {
       <PageTitle>Verify your email</PageTitle>
       {/* signedIn: this browser may ask for a new link, through its session or its registration. */}
       <VerifyForm token={c.req.query("token") ?? null} email={email} signedIn={!!email} />
+      {
+        /* An address mistyped when registering gets no mail, and a new link would go the same way:
+          the way on is an account opened with the right one. */
+      }
+      {email && !c.req.query("token")
+        ? (
+          <p className="mt-4 text-sm text-neutral-700 dark:text-neutral-300">
+            Not your address?{" "}
+            <a href="/register" className="font-medium text-primary-700 underline dark:text-primary-300">
+              Open an account with the right one
+            </a>.
+          </p>
+        )
+        : null}
     </>
   );
 }

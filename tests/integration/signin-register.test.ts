@@ -432,6 +432,20 @@ describe("the address confirmed on another device (decision 077)", () => {
   });
 });
 
+describe("an address mistyped when registering", () => {
+  test("/verify names it and offers to open an account with the right one, rather than waiting for mail that never comes", async ({ app }) => {
+    const browser = new TestClient(app);
+    await registerCustomer(app, { email: "ada@exmaple.com", validate: false, client: browser });
+    const page = await browser.get("/verify");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("ada@exmaple.com");
+    expect(page.text).toMatch(/Not your address\?.*href="\/register"/s);
+
+    // Where nobody's address is known (the link opened on a phone), there is none to correct.
+    expect((await new TestClient(app).get("/verify")).text).not.toContain("Not your address?");
+  });
+});
+
 describe("a validation link opened where someone else is signed in", () => {
   test("says whose browser it is and offers to sign out and open the link again, rather than going to their account", async ({ app, customer: signedIn }) => {
     // Someone registers at a computer where another person is still signed in, and opens the link there.
