@@ -83,9 +83,17 @@ export async function signInWithPassword(
 }
 
 /**
+ * An emailed code typed after it expired or was replaced by a newer one: it is the code the person
+ * was sent, and "not right" would have them type it again until the tries ran out.
+ */
+export const CODE_NO_LONGER_VALID =
+  "That code is no longer valid: use the newest code we emailed, or send yourself a new one.";
+
+/**
  * Checks a second-factor code of a signed-in user under the same limits: the authenticator's when
  * they have one, else, or failing that, the emailed one. A wrong one is refused on the page with
- * the tries left (a 422 naming `token`), not a 401: the session is still theirs (decision 039).
+ * the tries left (a 422 naming `token`), not a 401: the session is still theirs (decision 039); an
+ * emailed one that expired or was replaced is refused as such (CODE_NO_LONGER_VALID).
  */
 export async function passSecondFactor(
   deps: SignInDeps,
@@ -95,6 +103,7 @@ export async function passSecondFactor(
 ): Promise<UserRow> {
   const code = typed.replace(/\s+/g, "");
   const owner = await findUser(deps.db, userId);
+  let late = false;
   return await checkFromSource(deps.limiter, {
     account: challengeLimitKey(userId),
     address: origin.address,
@@ -105,8 +114,10 @@ export async function passSecondFactor(
     // Disabled between the password and the code: the code no longer signs them in.
     if (!user || await isDisabledAdministrator(deps.db, user.id)) return null;
     if (await authenticatorAccepts(deps, user, code)) return user;
-    return (await deps.verifications.consume("second-factor", code, user.id)) === null ? null : user;
-  }, (left) => wrongCode("token", left));
+    if ((await deps.verifications.consume("second-factor", code, user.id)) !== null) return user;
+    late = await deps.verifications.wasSent("second-factor", code, user.id);
+    return null;
+  }, (left) => wrongCode("token", left, late ? CODE_NO_LONGER_VALID : undefined));
 }
 
 /** Forgets every failed login and code of a user, from everywhere (after a password reset). */

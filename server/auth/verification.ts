@@ -122,6 +122,24 @@ export class Verifications {
   }
 
   /**
+   * Whether a code is one the user was sent that no longer works (expired, used, or replaced by a
+   * newer one): asked after `consume` refused it, so that a late code is said to be late rather than
+   * wrong (decision 039). Only for codes bound to their user: the answer is about their own mail.
+   */
+  async wasSent(purpose: Purpose, code: string, userId: number): Promise<boolean> {
+    const trimmed = code.trim();
+    if (!BOUND_TO_USER.has(purpose) || !trimmed || trimmed.length > 100) return false;
+    const [row] = await this.db.select({ id: verifications.id }).from(verifications).where(
+      and(
+        eq(verifications.purpose, purpose),
+        eq(verifications.secretHash, await hashOf(purpose, trimmed, userId)),
+        eq(verifications.userId, userId),
+      ),
+    ).limit(1);
+    return !!row;
+  }
+
+  /**
    * Whose link a token is, used, replaced or expired alike (a link's token is found by its hash
    * alone); null for a token we never sent. Someone who opens their confirmation link again is
    * told their address is confirmed rather than to ask for a new link.
