@@ -1,7 +1,7 @@
 import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
 import { Unauthenticated } from "../errors.ts";
 import { secondFactorCode, signInPaused } from "../mail/index.ts";
-import { checkFromSource, forgetAccount, spendWithinLimit, wrongCode } from "./attempts.ts";
+import { checkFromSource, CODE_NO_LONGER_VALID, forgetAccount, spendWithinLimit, wrongCode } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
 import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
@@ -81,13 +81,6 @@ export async function signInWithPassword(
   if (validated && !user.totpSecret) await sendCode(deps, user);
   return user;
 }
-
-/**
- * An emailed code typed after it expired or was replaced by a newer one: it is the code the person
- * was sent, and "not right" would have them type it again until the tries ran out.
- */
-export const CODE_NO_LONGER_VALID =
-  "That code is no longer valid: use the newest code we emailed, or send yourself a new one.";
 
 /**
  * Checks a second-factor code of a signed-in user under the same limits: the authenticator's when

@@ -1,7 +1,7 @@
 import { and, eq, gt } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
 import { emails, sessions } from "../../db/schema.ts";
-import { CODE_NO_LONGER_VALID } from "../../server/auth/signin.ts";
+import { CODE_NO_LONGER_VALID } from "../../server/auth/attempts.ts";
 import { sha256Hex } from "../../server/auth/tokens.ts";
 import {
   type ClientResponse,

@@ -14,6 +14,7 @@ import {
   uniqueEmail,
 } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
+import { CODE_NO_LONGER_VALID } from "../../server/auth/attempts.ts";
 
 /**
  * Registration and email validation, through the calls a browser makes: POST auth/register,
@@ -419,6 +420,22 @@ describe("the address confirmed on another device (decision 077)", () => {
       "That code is not right.",
       2,
     );
+  });
+
+  test("the code of an earlier email, after a new link was sent, is refused as no longer valid, not as mistyped", async ({ app }) => {
+    const laptop = new TestClient(app);
+    const email = uniqueEmail("first-email");
+    expectStatus(await laptop.post("auth/register", { email, password: PASSWORD, type: "Personal" }), 200);
+    const first = await emailedValidationCode(app.db, email);
+    expectStatus(await laptop.post("validation/resend"), 200);
+    const newest = await emailedValidationCode(app.db, email);
+    if (newest === first) return; // one chance in a million: the same six digits twice
+    expectRefusedWithTriesLeft(
+      await laptop.post("validation/validate", { token: first }),
+      CODE_NO_LONGER_VALID,
+      2,
+    );
+    expectStatus(await laptop.post("validation/validate", { token: newest }), 200);
   });
 
   test("a signed-in customer whose address was confirmed meanwhile is sent on to /auth, still without the second factor", async ({ app, unverified }) => {
