@@ -24,7 +24,7 @@ import { REJECTION_REASON_TEXT } from "../lib/compliance.ts";
 import { takeUndelivered } from "../server/notifications/inbox.ts";
 import { openAlertCount } from "../server/alerts/console.ts";
 import { renderPage, sendPage } from "../server/render/document.tsx";
-import { flashCount } from "../server/render/flash.ts";
+import { flash, flashCount } from "../server/render/flash.ts";
 import { NOTIFICATIONS_MAX_VISIBLE } from "../lib/constants.ts";
 import type { PageCache } from "../server/render/page-cache.ts";
 import { BlankLayout } from "./layouts/Blank.tsx";
@@ -60,12 +60,14 @@ import {
 import {
   ForgotPage,
   IdentityPage,
+  isValidationLink,
   ProfilePage,
   RegisterPage,
   SecondFactorPage,
   SecurityPage,
   SetupPage,
   VerifyPage,
+  VerifyPageSignedIn,
 } from "./pages/onboarding.tsx";
 import { Processing } from "./pages/Processing.tsx";
 import {
@@ -210,7 +212,10 @@ export const PAGES: PageRoute[] = [
     path: "/verify",
     title: "Verify your email",
     layout: "register",
-    render: (c) => (c.get("user")?.validated ? c.redirect("/auth") : VerifyPage(c)),
+    render: (c) => {
+      const user = c.get("user");
+      return user?.validated ? VerifyPageSignedIn(c, user.username, user.id) : VerifyPage(c);
+    },
   },
   {
     path: "/register-personal",
@@ -538,12 +543,29 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
   }
 
   // The layouts' "Sign out" form. The client's copy of the user (its cookie) goes with the session.
-  // Signing out from someone else's invitation goes back to it (decision 082); nowhere else.
+  // Signing out from someone else's invitation or validation link goes back to it (decision 082);
+  // nowhere else. The
+  // security page's "Sign out everywhere" (everywhere=1) ends every session of the login, for the
+  // device left signed in somewhere: only from a session past the second factor, else someone who
+  // has only the password could sign the owner out wherever they are, as often as they liked.
   app.post("/logout", async (c) => {
-    await c.get("services").sessions.end(c, c.get("session"));
-    deleteCookie(c, "user", { path: "/" });
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
-    return c.redirect(typeof form.next === "string" && isInvitationLink(form.next) ? form.next : "/", 303);
+    const { sessions } = c.get("services");
+    const user = c.get("user");
+    if (form.everywhere === "1" && user?.secondFactor) {
+      await sessions.endAll(user.id);
+      flash(c, {
+        title: "Signed out everywhere",
+        description: "Every session of your login has ended.",
+        color: "success",
+      });
+    }
+    await sessions.end(c, c.get("session"));
+    deleteCookie(c, "user", { path: "/" });
+    const next = typeof form.next === "string" && (isInvitationLink(form.next) || isValidationLink(form.next))
+      ? form.next
+      : "/";
+    return c.redirect(next, 303);
   });
 
   // /auth sends a signed-in user to their first unmet onboarding step, or home. Administrators

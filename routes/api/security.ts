@@ -1,7 +1,12 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import * as calls from "../../lib/contracts/security.ts";
-import { disableAuthenticator, enableAuthenticator, newAuthenticatorKey } from "../../server/auth/authenticator.ts";
+import {
+  disableAuthenticator,
+  enableAuthenticator,
+  newAuthenticatorKey,
+  tellOwnerOfAuthenticator,
+} from "../../server/auth/authenticator.ts";
 import { forgetKeyBeingSetUp, keyBeingSetUp, rememberKeyBeingSetUp } from "../../server/auth/authenticator-setup.ts";
 import { confirmItIsYou } from "../../server/auth/it-is-you.ts";
 import { changePassword } from "../../server/auth/password-change.ts";
@@ -21,6 +26,12 @@ export const security = new Hono<AppEnv>();
 /** The signed-in user (the guards require one) after the change, still past the second factor. */
 const summary = (c: Context<AppEnv>) => sessionSummary(c.get("db"), c.get("user")!.id, true);
 
+/** What telling the owner of a change needs. */
+const mailDeps = (c: Context<AppEnv>) => ({
+  mailer: c.get("services").mailer,
+  supportEmail: c.get("config").supportEmail,
+});
+
 /** What confirming who is there needs. */
 const itIsYouDeps = (c: Context<AppEnv>) => {
   const { limiter, secretBox, now } = c.get("services");
@@ -28,9 +39,9 @@ const itIsYouDeps = (c: Context<AppEnv>) => {
 };
 
 route(security, calls.changePassword, async (c, { body }) => {
-  const { limiter, sessions, mailer } = c.get("services");
+  const { limiter, sessions, mailer, verifications } = c.get("services");
   const ended = await changePassword(
-    { db: c.get("db"), limiter, sessions, mailer, supportEmail: c.get("config").supportEmail },
+    { db: c.get("db"), limiter, sessions, mailer, verifications, supportEmail: c.get("config").supportEmail },
     c.get("user")!.id,
     // Every signed-in request has its session (server/auth/session.ts); null only where none is kept.
     c.get("session")?.id ?? null,
@@ -55,6 +66,7 @@ route(security, calls.enableAuthenticator, async (c, { body }) => {
   const key = await keyBeingSetUp(c, secretBox, userId, now());
   await enableAuthenticator({ db: c.get("db"), secretBox, now }, userId, key, body);
   forgetKeyBeingSetUp(c);
+  await tellOwnerOfAuthenticator(mailDeps(c), c.get("user")!, true);
   return await summary(c);
 });
 
@@ -62,5 +74,6 @@ route(security, calls.disableAuthenticator, async (c, { body }) => {
   await confirmItIsYou(itIsYouDeps(c), c.get("user")!.id, body);
   await disableAuthenticator(c.get("db"), c.get("user")!.id);
   forgetKeyBeingSetUp(c);
+  await tellOwnerOfAuthenticator(mailDeps(c), c.get("user")!, false);
   return await summary(c);
 });

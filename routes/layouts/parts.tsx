@@ -92,12 +92,15 @@ export function Restricted({ where, account = false }: { where: "banner" | "form
  * and costs the page no JavaScript. POST /logout ends the session and goes home, or back to the
  * invitation's link `next` names (someone else's invitation, opened signed in: decision 082).
  */
-export function SignOut({ next, label = "Sign out" }: { next?: string; label?: string }) {
+export function SignOut(
+  { next, label = "Sign out", everywhere = false }: { next?: string; label?: string; everywhere?: boolean },
+) {
   if (!usePage().user) return null;
   return (
     <form method="post" action="/logout">
       {next ? <input type="hidden" name="next" value={next} /> : null}
-      <button type="submit" className={next ? "btn-primary" : "btn-ghost"}>{label}</button>
+      {everywhere ? <input type="hidden" name="everywhere" value="1" /> : null}
+      <button type="submit" className={next || everywhere ? "btn-primary" : "btn-ghost"}>{label}</button>
     </form>
   );
 }

@@ -33,7 +33,7 @@ import {
 } from "../islands.ts";
 import { profileValues } from "../../lib/profile-values.ts";
 import { IDENTITY_CHECK_IS_THEIRS } from "../../lib/contracts/onboarding.ts";
-import { PageTitle } from "../layouts/parts.tsx";
+import { PageTitle, SignOut } from "../layouts/parts.tsx";
 
 /** The screens of the sign-in journey: each a title, a short lead, and its island with the data it needs. */
 
@@ -107,6 +107,31 @@ export function RegisterPage(c: Context<AppEnv>) {
   );
 }
 
+/** A validation link as the email has it, to come back to after signing out (`POST /logout` next). */
+export const isValidationLink = (path: string) => /^\/verify\?token=[A-Za-z0-9_-]{1,200}$/.test(path);
+
+/**
+ * /verify for someone signed in whose address is confirmed: on to /auth, unless the link is another
+ * person's (someone registered at a computer where another is still signed in, and opened it there).
+ * Going on to the signed-in person's account left that link unopened with nothing said; instead the
+ * page says whose browser it is, and offers to sign out and open the link again, as an invitation
+ * opened by the wrong person does (decision 082). The address the link confirms is not named.
+ */
+export async function VerifyPageSignedIn(c: Context<AppEnv>, username: string, userId: number) {
+  const token = c.req.query("token") ?? "";
+  const owner = token ? await c.get("services").verifications.ownerOfLink("email-validation", token) : null;
+  if (owner === null || owner === userId) return c.redirect("/auth");
+  return (
+    <section>
+      <PageTitle>Verify your email</PageTitle>
+      <p role="alert" className="mb-4">
+        {`You are signed in as ${username}. This link confirms another email address: sign out, then open the link again.`}
+      </p>
+      <SignOut next={`/verify?token=${token}`} label="Sign out and open the link" />
+    </section>
+  );
+}
+
 export async function VerifyPage(c: Context<AppEnv>) {
   const user = c.get("user");
   const { secretBox, now } = c.get("services");
@@ -126,6 +151,20 @@ export async function VerifyPage(c: Context<AppEnv>) {
       <PageTitle>Verify your email</PageTitle>
       {/* signedIn: this browser may ask for a new link, through its session or its registration. */}
       <VerifyForm token={c.req.query("token") ?? null} email={email} signedIn={!!email} />
+      {
+        /* An address mistyped when registering gets no mail, and a new link would go the same way:
+          the way on is an account opened with the right one. */
+      }
+      {email && !c.req.query("token")
+        ? (
+          <p className="mt-4 text-sm text-neutral-700 dark:text-neutral-300">
+            Not your address?{" "}
+            <a href="/register" className="font-medium text-primary-700 underline dark:text-primary-300">
+              Open an account with the right one
+            </a>.
+          </p>
+        )
+        : null}
     </>
   );
 }
@@ -242,6 +281,14 @@ export async function SecurityPage(c: Context<AppEnv>) {
       <div className="card mt-6">
         <TotpSettings enabled={enabled} email={user.username} />
       </div>
+      <section aria-labelledby="everywhere-title" className="card mt-6 space-y-4">
+        <h2 id="everywhere-title" className="text-lg font-semibold">Signed in elsewhere</h2>
+        <p className="text-neutral-700 dark:text-neutral-300">
+          Left yourself signed in on another device, or on someone else's computer? Sign out everywhere: every session
+          of your login ends, this one too, and you sign in again here.
+        </p>
+        <SignOut everywhere label="Sign out everywhere" />
+      </section>
     </section>
   );
 }

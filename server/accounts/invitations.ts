@@ -2,7 +2,8 @@ import { and, asc, eq, gt, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accountInvitations } from "../../db/schema-payments.ts";
 import { accountMembers, accounts, users } from "../../db/schema.ts";
-import type { AccountRole } from "../../lib/permissions.ts";
+import { type AccountRole, may } from "../../lib/permissions.ts";
+import type { Tx } from "../../db/sql.ts";
 import { audit } from "../audit.ts";
 import { hashPassword } from "../auth/password.ts";
 import { type Limit, type RateLimiter, REGISTRATIONS_PER_ADDRESS, TOKEN_FAILURES } from "../auth/rate-limit.ts";
@@ -223,14 +224,63 @@ export async function revokeInvitation(
     }, now);
     return row;
   });
-  await deps.mailer.send({
-    to: row.email,
-    template: "account-invitation-withdrawn",
-    rendered: accountInvitationWithdrawn({
-      accountName: account.accountName,
-      withdrawnBy: await actedByWords(deps.db, actor),
-    }),
-  });
+  await tellWithdrawn(deps, account, actor, [row]);
+}
+
+/** Tells the invitees of withdrawn invitations that their links no longer work, and who withdrew them. */
+export async function tellWithdrawn(
+  deps: Pick<InvitationDeps, "db" | "mailer">,
+  account: AccountRefs,
+  actor: AccountActor,
+  rows: InvitationRow[],
+): Promise<void> {
+  if (!rows.length) return;
+  const withdrawnBy = await actedByWords(deps.db, actor);
+  for (const row of rows) {
+    await deps.mailer.send({
+      to: row.email,
+      template: "account-invitation-withdrawn",
+      rendered: accountInvitationWithdrawn({ accountName: account.accountName, withdrawnBy }),
+    });
+  }
+}
+
+/**
+ * Withdraws, in the caller's transaction (a removal or a change of role), the invitations a user
+ * sent on the account that they could not send now (decision 076, amended): every one once they
+ * are removed (`role` null) or in a role that does not manage users, an owner's invitation once
+ * they are not an owner. A link must not outlive the right of whoever sent it: someone leaving
+ * could otherwise invite an address of their own on the way out. Each is audited as a withdrawal;
+ * answers them, for `tellWithdrawn` once the transaction is done.
+ */
+export async function withdrawInvitationsOf(
+  tx: Tx,
+  account: AccountRefs,
+  actor: AccountActor,
+  inviterId: number,
+  role: AccountRole | null,
+  now: Date,
+): Promise<InvitationRow[]> {
+  const waiting = await tx.select().from(accountInvitations).where(
+    and(
+      eq(accountInvitations.accountId, account.accountId),
+      eq(accountInvitations.invitedBy, inviterId),
+      pending(now),
+    ),
+  );
+  const couldSend = (invited: AccountRole) =>
+    role !== null && may(role, "users.manage") && (invited !== "owner" || role === "owner");
+  const withdrawn = waiting.filter((row) => !couldSend(row.role));
+  for (const row of withdrawn) {
+    await tx.update(accountInvitations).set({ revokedAt: now }).where(eq(accountInvitations.id, row.id));
+    await audit(tx, {
+      ...auditIds(actor, account.accountId),
+      action: "account-users.revoke",
+      before: { invitation_id: row.id, email: row.email, role: row.role },
+      after: { reason: role === null ? "its sender was removed" : `its sender is now ${role}` },
+    }, now);
+  }
+  return withdrawn;
 }
 
 /** What the /invite page shows about a waiting invitation. */

@@ -16,6 +16,7 @@ import {
   whoCanAct,
 } from "../payments/approval-rules.ts";
 import { peopleByIds } from "../payments/people.ts";
+import { tellWithdrawn, withdrawInvitationsOf } from "./invitations.ts";
 import { checkRoleChange, checkRoleGivenOnBehalf } from "./role-rules.ts";
 
 /** The users of an account and their roles (DESIGN.md section 4; decision 028). */
@@ -222,6 +223,7 @@ export async function changeRole(
     await tx.update(accountMembers).set({ role }).where(
       and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
     );
+    const withdrawn = await withdrawInvitationsOf(tx, account, actor, targetId, role, now);
     await audit(tx, {
       actor: actor.onBehalfAdminId ?? actor.userId,
       subject: actor.onBehalfAdminId ? actor.userId : null,
@@ -230,9 +232,10 @@ export async function changeRole(
       before: { user_id: targetId, email: target.username, role: target.role },
       after: { user_id: targetId, email: target.username, role },
     }, now);
-    return target;
+    return { ...target, withdrawn };
   });
   if (target) {
+    await tellWithdrawn(deps, account, actor, target.withdrawn);
     await deps.mailer.send({
       to: target.username,
       userId: target.id,
@@ -264,6 +267,7 @@ export async function removeAccountUser(
     await tx.delete(accountMembers).where(
       and(eq(accountMembers.accountId, account.accountId), eq(accountMembers.userId, targetId)),
     );
+    const withdrawn = await withdrawInvitationsOf(tx, account, actor, targetId, null, now);
     // Their rate alerts on the account go with them (decision 076): each watched a target for
     // them ("your target"), which nobody left on the account set. The audit entry keeps what they were.
     const alerts = await tx.delete(rateAlerts).where(
@@ -288,8 +292,9 @@ export async function removeAccountUser(
       },
       after: null,
     }, now);
-    return target;
+    return { ...target, withdrawn };
   });
+  await tellWithdrawn(deps, account, actor, target.withdrawn);
   await deps.mailer.send({
     to: target.username,
     userId: target.id,

@@ -86,6 +86,14 @@ export async function checkFromSource<T>(
 }
 
 /**
+ * An emailed code typed after it expired or was replaced by a newer one (decision 039, amended): it
+ * is the code the person was sent, and "not right" would have them type it again until the tries
+ * ran out.
+ */
+export const CODE_NO_LONGER_VALID =
+  "That code is no longer valid: use the newest code we emailed, or send yourself a new one.";
+
+/**
  * A wrong code, refused on the page where it was typed (decision 039): a 422 naming the field, with
  * the tries left before the limit pauses this address for 15 minutes. Not a 401: the person is
  * still who their session says, and a typo must not sign them out.

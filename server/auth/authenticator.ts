@@ -1,6 +1,7 @@
 import QRCode from "qrcode";
 import type { Database } from "../../db/client.ts";
 import { InvalidInput } from "../errors.ts";
+import { authenticatorChanged, type Mailer } from "../mail/index.ts";
 import type { SecretBox } from "./encryption.ts";
 import { newTotpKey, totpKeyText, totpUri, verifyTotp } from "./totp.ts";
 import { advanceTotpStep, setAuthenticatorKey, type UserRow } from "./users.ts";
@@ -52,6 +53,23 @@ export async function enableAuthenticator(
 
 export async function disableAuthenticator(db: Database, userId: number): Promise<void> {
   await setAuthenticatorKey(db, userId, null);
+}
+
+/**
+ * Tells the owner that the authenticator app was turned on or off, as a password change does: their
+ * second factor changed, and a change they did not make must be noticed.
+ */
+export async function tellOwnerOfAuthenticator(
+  deps: { mailer: Mailer; supportEmail: string },
+  user: { id: number; username: string },
+  on: boolean,
+): Promise<void> {
+  await deps.mailer.send({
+    to: user.username,
+    userId: user.id,
+    template: "authenticator-changed",
+    rendered: authenticatorChanged({ on, supportEmail: deps.supportEmail }),
+  });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAnswer } from "../background.ts";
-import { administratorStatus } from "../console/administrators.ts";
+import { noLinkToSend } from "../console/administrators.ts";
 import { InvalidInput } from "../errors.ts";
 import { passwordChanged, passwordReset } from "../mail/index.ts";
 import { checkWithinLimit, sourceKey, spendWithinLimit } from "./attempts.ts";
@@ -8,6 +8,7 @@ import { hashPassword } from "./password.ts";
 import { FAILURES_PER_SOURCE, FORGOT_PER_ACCOUNT, FORGOT_PER_ADDRESS } from "./rate-limit.ts";
 import { forgetFailures } from "./signin.ts";
 import { findUserByUsername, normalizeUsername, setPasswordHash, type UserRow } from "./users.ts";
+import { SETS_A_PASSWORD } from "./verification.ts";
 
 /** A forgotten password: a link by email, then a new password with its token (SPEC.md section 3). */
 
@@ -30,11 +31,8 @@ export async function requestPasswordReset(deps: SignInDeps, typed: string, addr
 async function emailResetLink(deps: SignInDeps, username: string): Promise<void> {
   const user = await findUserByUsername(deps.db, username);
   if (!user || !(await deps.limiter.claim(`forgot:account:${username}`, FORGOT_PER_ACCOUNT))) return;
-  // An administrator's invitation that waits for a second administrator gives no way in yet, this one
-  // included; a disabled administrator (refused, withdrawn, or disabled) has none either: a link
-  // would let them choose a password that signs them into nothing.
-  const status = await administratorStatus(deps.db, user.id);
-  if (status === "waiting" || status === "disabled") return;
+  // An administrator's invitation waiting for a second administrator, or one disabled: no link.
+  if (await noLinkToSend(deps.db, user.id)) return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,
@@ -95,6 +93,9 @@ export async function resetPassword(
     return user && ownerId === user.id ? user : null;
   }, () => new InvalidInput(RESET_LINK_EXPIRED, "token"));
   await setPasswordHash(deps.db, user.id, await hashPassword(input.password));
+  // The other link that chooses a password (an administrator's invitation after a reset link, or
+  // the reverse) would choose another one after this: it stops working.
+  await deps.verifications.retire(user.id, SETS_A_PASSWORD);
   await deps.sessions.endAll(user.id);
   await forgetFailures(deps, user);
   await deps.mailer.send({

@@ -8,7 +8,7 @@ import { afterAnswer } from "../background.ts";
 import { TOO_MANY_ATTEMPTS } from "../../lib/contracts/auth.ts";
 import { Conflict, InvalidInput, TooMany, Unauthenticated } from "../errors.ts";
 import { emailValidation, registrationAttempt } from "../mail/index.ts";
-import { spendWithinLimit, wrongCode } from "./attempts.ts";
+import { CODE_NO_LONGER_VALID, spendWithinLimit, wrongCode } from "./attempts.ts";
 import type { SignInDeps } from "./deps.ts";
 import { hashPassword } from "./password.ts";
 import {
@@ -270,7 +270,10 @@ export async function validateEmail(
       await deps.verifications.retire(owner ?? 0, ["email-validation-code"]);
       throw new InvalidInput(CODE_RETIRED, "token");
     }
-    throw wrongCode("token", left, isCode ? "That code is not right." : EXPIRED_LINK);
+    // A code from an earlier email (a new link was asked for since) is said to be that, not wrong.
+    // Looked up for nobody too (ids start at 1), so that both answers take the same work.
+    const late = isCode && await deps.verifications.wasSent("email-validation-code", code, owner ?? 0);
+    throw wrongCode("token", left, late ? CODE_NO_LONGER_VALID : isCode ? "That code is not right." : EXPIRED_LINK);
   }
   await deps.limiter.clear(key);
   await forgetCodeFailures(deps, `user:${userId}`);

@@ -4,6 +4,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Database } from "../../db/client.ts";
 import { sessions } from "../../db/schema.ts";
 import { rowOf } from "../../db/sql.ts";
+import { flash } from "../render/flash.ts";
 import { randomToken, sha256Hex } from "./tokens.ts";
 
 /** Sessions end after 30 idle minutes, and 12 hours after sign-in whatever happens. */
@@ -16,6 +17,29 @@ export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
 const TOUCH_EVERY_MS = 1000;
 
 export const SESSION_COOKIE = "session";
+
+/**
+ * What the page a browser lands on says when its session cookie names a session that has ended:
+ * else a person back from a coffee finds the sign-in form, or the home page, and no reason.
+ */
+export const SIGNED_OUT = {
+  idle: {
+    title: "Signed out",
+    description: "You were signed out after 30 minutes without activity. Sign in again to continue.",
+    color: "info",
+  },
+  expired: {
+    title: "Signed out",
+    description: "You were signed out: a session lasts at most 12 hours. Sign in again to continue.",
+    color: "info",
+  },
+  /** Ended on the server: Sign out everywhere, a password changed or reset, an administrator disabled. */
+  ended: {
+    title: "Signed out",
+    description: "Your session was ended. Sign in again to continue.",
+    color: "info",
+  },
+} as const;
 
 /** Read on every signed-in request: fixed SQL, one row (db/sql.ts). */
 const SESSION_BY_ID = "SELECT user_id, second_factor, last_seen_at, expires_at FROM sessions WHERE id = ?";
@@ -85,6 +109,7 @@ export class SessionStore {
     if (!row || row.expires_at <= now || row.last_seen_at + IDLE_TIMEOUT_MS <= now) {
       if (row) await this.db.delete(sessions).where(eq(sessions.id, id));
       deleteCookie(c, SESSION_COOKIE, { path: "/" });
+      flash(c, !row ? SIGNED_OUT.ended : row.expires_at <= now ? SIGNED_OUT.expired : SIGNED_OUT.idle);
       // The client's copy of the user goes with it (islands/lib/user-store.ts): the visitor's page
       // this request gets is not taken for out of date and loaded again (decision 069).
       deleteCookie(c, "user", { path: "/" });

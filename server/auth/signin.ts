@@ -1,13 +1,13 @@
 import { BAD_CREDENTIALS } from "../../lib/contracts/auth.ts";
 import { Unauthenticated } from "../errors.ts";
 import { secondFactorCode, signInPaused } from "../mail/index.ts";
-import { checkFromSource, forgetAccount, spendWithinLimit, wrongCode } from "./attempts.ts";
+import { checkFromSource, CODE_NO_LONGER_VALID, forgetAccount, spendWithinLimit, wrongCode } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
 import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
 import { issueResetLink } from "./password-reset.ts";
 import { RESENDS_PER_USER } from "./rate-limit.ts";
-import { isDisabledAdministrator, isWaitingInvitation } from "../console/administrators.ts";
+import { isDisabledAdministrator, noLinkToSend } from "../console/administrators.ts";
 import { findUser, findUserByUsername, normalizeUsername, type UserRow } from "./users.ts";
 
 /** Signing in: the password, then the second factor (decisions 007 and 023). */
@@ -38,8 +38,9 @@ async function sendCode(deps: SignInDeps, user: Pick<UserRow, "id" | "username">
 /** Tells the owner that sign-in to their account is paused, with a link that lets them in. */
 async function tellOwnerOfPause(deps: SignInDeps, user: UserRow, guessed: "password" | "code"): Promise<void> {
   // An administrator's invitation waiting for a second administrator has no owner to tell yet, and
-  // the notice's link would choose the password the approval is there to allow (decision 044).
-  if (await isWaitingInvitation(deps.db, user.id)) return;
+  // one disabled has no sign-in to pause: the notice's link would choose a password without the
+  // approval (decision 044), or one that signs into nothing.
+  if (await noLinkToSend(deps.db, user.id)) return;
   const link = await issueResetLink(deps, user);
   await deps.mailer.send({
     to: user.username,
@@ -84,7 +85,8 @@ export async function signInWithPassword(
 /**
  * Checks a second-factor code of a signed-in user under the same limits: the authenticator's when
  * they have one, else, or failing that, the emailed one. A wrong one is refused on the page with
- * the tries left (a 422 naming `token`), not a 401: the session is still theirs (decision 039).
+ * the tries left (a 422 naming `token`), not a 401: the session is still theirs (decision 039); an
+ * emailed one that expired or was replaced is refused as such (CODE_NO_LONGER_VALID).
  */
 export async function passSecondFactor(
   deps: SignInDeps,
@@ -94,6 +96,7 @@ export async function passSecondFactor(
 ): Promise<UserRow> {
   const code = typed.replace(/\s+/g, "");
   const owner = await findUser(deps.db, userId);
+  let late = false;
   return await checkFromSource(deps.limiter, {
     account: challengeLimitKey(userId),
     address: origin.address,
@@ -104,8 +107,10 @@ export async function passSecondFactor(
     // Disabled between the password and the code: the code no longer signs them in.
     if (!user || await isDisabledAdministrator(deps.db, user.id)) return null;
     if (await authenticatorAccepts(deps, user, code)) return user;
-    return (await deps.verifications.consume("second-factor", code, user.id)) === null ? null : user;
-  }, (left) => wrongCode("token", left));
+    if ((await deps.verifications.consume("second-factor", code, user.id)) !== null) return user;
+    late = await deps.verifications.wasSent("second-factor", code, user.id);
+    return null;
+  }, (left) => wrongCode("token", left, late ? CODE_NO_LONGER_VALID : undefined));
 }
 
 /** Forgets every failed login and code of a user, from everywhere (after a password reset). */

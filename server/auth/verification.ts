@@ -17,6 +17,13 @@ export type Purpose =
   /** An administrator's invitation: a link to set their first password (decision 044). */
   | "admin-invitation";
 
+/**
+ * The links that choose a password: a reset link (also the "sign-in paused" notice's and a migrated
+ * customer's) and an administrator's invitation. Once a password is chosen or changed, by any of
+ * them or from the account, every other one stops working: none may choose another after it.
+ */
+export const SETS_A_PASSWORD: Purpose[] = ["password-reset", "admin-invitation"];
+
 /** Short codes: only ever looked up for their user, whose id their hash binds. */
 const BOUND_TO_USER: ReadonlySet<Purpose> = new Set(["second-factor", "email-validation-code"]);
 
@@ -109,6 +116,24 @@ export class Verifications {
         eq(verifications.userId, userId),
         isNull(verifications.usedAt),
         gt(verifications.expiresAt, new Date(this.now())),
+      ),
+    ).limit(1);
+    return !!row;
+  }
+
+  /**
+   * Whether a code is one the user was sent that no longer works (expired, used, or replaced by a
+   * newer one): asked after `consume` refused it, so that a late code is said to be late rather than
+   * wrong (decision 039). Only for codes bound to their user: the answer is about their own mail.
+   */
+  async wasSent(purpose: Purpose, code: string, userId: number): Promise<boolean> {
+    const trimmed = code.trim();
+    if (!BOUND_TO_USER.has(purpose) || !trimmed || trimmed.length > 100) return false;
+    const [row] = await this.db.select({ id: verifications.id }).from(verifications).where(
+      and(
+        eq(verifications.purpose, purpose),
+        eq(verifications.secretHash, await hashOf(purpose, trimmed, userId)),
+        eq(verifications.userId, userId),
       ),
     ).limit(1);
     return !!row;

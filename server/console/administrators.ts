@@ -77,11 +77,14 @@ export async function administratorStatus(db: Database, userId: number): Promise
 }
 
 /**
- * Whether this user is an invited administrator whose invitation waits for approval: /forgot sends
- * them no reset link either, which would otherwise let them choose a password without it.
+ * Whether this user is an administrator with no way in for a reset link to give: an invitation that
+ * waits for a second administrator (the link would choose a password without the approval), or one
+ * disabled (who left, or whose invitation was refused or withdrawn: the password would sign into
+ * nothing). Neither /forgot nor the "sign-in paused" notice sends them one.
  */
-export async function isWaitingInvitation(db: Database, userId: number): Promise<boolean> {
-  return (await administratorStatus(db, userId)) === "waiting";
+export async function noLinkToSend(db: Database, userId: number): Promise<boolean> {
+  const status = await administratorStatus(db, userId);
+  return status === "waiting" || status === "disabled";
 }
 
 /** Whether this user is an administrator who was disabled (sign-in refuses them). */

@@ -24,16 +24,20 @@ export function flash(c: Context<AppEnv>, notification: Omit<Notification, "id">
 
 const queues = new WeakMap<Context, Notification[]>();
 
-/** The queued notifications of this request; the cookie is cleared as they are taken. */
+/**
+ * The queued notifications of this request, those it came with and those queued while answering it
+ * (a session found ended, on the page it was found on); the cookie is cleared as they are taken.
+ */
 export function takeFlash(c: Context): Notification[] {
-  const queued = readFlash(c);
+  const queued = queues.get(c) ?? readFlash(c);
+  queues.delete(c);
   if (queued.length) deleteCookie(c, FLASH_COOKIE, { path: "/" });
   return queued;
 }
 
 /** How many notifications this request's page will show from the cookie (takeFlash), before the person's own. */
 export function flashCount(c: Context): number {
-  return readFlash(c).length;
+  return (queues.get(c) ?? readFlash(c)).length;
 }
 
 function readFlash(c: Context): Notification[] {

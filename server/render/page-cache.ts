@@ -91,7 +91,9 @@ export class PageCache {
    */
   async lookup(c: Context<AppEnv>, shows: readonly Topic[]): Promise<CacheLookup | null> {
     if (c.get("user") || c.req.method !== "GET") return null;
-    if (c.req.header("cookie")?.includes(`${FLASH_COOKIE}=`)) return null;
+    // A queued notification, or a session cookie (one found ended queues "Signed out" for this very
+    // page): the page is this visitor's, as the front door judges it (`answer`).
+    if (OWN_COOKIE.test(c.req.header("cookie") ?? "")) return null;
     const key = keyOf(c.req.url, c.req.header("cookie"));
     const stamp = stampOf(await this.versions.current(), shows);
     const keepAnswer = (res: Response, route: string) => this.#keepAnswer(key, stamp, res, route);

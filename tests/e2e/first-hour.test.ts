@@ -179,7 +179,8 @@ describe("the first hour", () => {
     // This session stays.
     expect(path(page)).toBe("/account/security");
 
-    await page.getByRole("button", { name: "Sign out" }).click();
+    // The header's Sign out (the page also has "Sign out everywhere").
+    await page.getByRole("button", { name: "Sign out", exact: true }).click();
     await page.waitForURL(`${server.url}/`);
     await hydrated(page);
     const signIn = page.getByRole("form", { name: "Sign in" });

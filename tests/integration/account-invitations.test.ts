@@ -370,3 +370,40 @@ describe("a member invited with a role", () => {
     expect((await membershipsOf(viewer.id)).map((m) => m.role)).toEqual(["viewer"]);
   });
 });
+
+describe("the invitations of someone who may no longer invite", () => {
+  /** Whether the account's owners still see an invitation to this address waiting. */
+  async function stillWaiting(email: string): Promise<boolean> {
+    const listed = await owner.client.get("account/invitations");
+    return listed.json.body.some((i: { email: string }) => i.email === email);
+  }
+
+  test("removing a user withdraws the invitations they sent: the links stop working, and the invitees are told", async () => {
+    // An admin on their way out invites a private address of theirs as an admin.
+    const leaving = await memberWithRole(t, owner.client, "admin");
+    const email = uniqueEmail("leavers-own");
+    expectStatus(await invite(leaving.client, email, "admin"), 201);
+    const token = await invitationToken(t, email);
+
+    expectStatus(await owner.client.delete(`account/users/${leaving.id}`), 200);
+
+    expect(await stillWaiting(email)).toBe(false);
+    expect((await mailTo(t.db, email)).template).toBe("account-invitation-withdrawn");
+    expectStatus(await new TestClient(t).post("invitations/register", { token, password: PASSWORD }), 404);
+  });
+
+  test("an admin made a viewer: their invitations are withdrawn; those of the owner who did it wait on", async () => {
+    const demoted = await memberWithRole(t, owner.client, "admin");
+    const theirs = uniqueEmail("demoted-admins");
+    expectStatus(await invite(demoted.client, theirs, "payer"), 201);
+    const token = await invitationToken(t, theirs);
+    const owners = uniqueEmail("owners-own");
+    expectStatus(await invite(owner.client, owners, "viewer"), 201);
+
+    expectStatus(await owner.client.put(`account/users/${demoted.id}`, { role: "viewer" }), 200);
+
+    expect(await stillWaiting(theirs)).toBe(false);
+    expectStatus(await new TestClient(t).post("invitations/register", { token, password: PASSWORD }), 404);
+    expect(await stillWaiting(owners)).toBe(true);
+  });
+});

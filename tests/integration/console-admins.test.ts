@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { auditLog, sessions } from "../../db/schema.ts";
+import { auditLog, emails, sessions } from "../../db/schema.ts";
 import {
   DISABLED_ADMINISTRATOR,
   LAST_ACTIVE_ADMINISTRATOR,
@@ -168,6 +168,30 @@ describe("inviting an administrator", () => {
   });
 });
 
+describe("the invitation's link once a password is chosen", () => {
+  test("chosen with a reset link instead, the invitation's link no longer sets the password", async () => {
+    const email = uniqueEmail("reset-first");
+    await inviteApproved(email, "Resets First");
+    const { token: invitation } = await emailedToken(t.db, email, "administrator-invitation");
+    // The invitee asks for a reset link (the invitation email lost in a folder) and chooses a password.
+    expectStatus(await new TestClient(t).post("auth/forgot", { username: email }), 200);
+    const { token: reset } = await emailedToken(t.db, email, "password-reset");
+    expectStatus(
+      await new TestClient(t).post("auth/forgot/reset", { username: email, token: reset, password: PASSWORD }),
+      200,
+    );
+
+    // Whoever finds the invitation email later cannot choose another password with it.
+    const again = await new TestClient(t).post("auth/forgot/reset", {
+      username: email,
+      token: invitation,
+      password: "someone else's password",
+    });
+    expectStatus(again, 422);
+    expectStatus(await new TestClient(t).post("auth/login", { email, password: PASSWORD }), 200);
+  });
+});
+
 describe("disabling an administrator", () => {
   test("ends their sessions at once and their sign-in from then on", async () => {
     const { email, id } = await invitedAndAccepted();
@@ -200,6 +224,26 @@ describe("disabling an administrator", () => {
     expectStatus(await admin.client.delete(`console/admins/${invited.json.body.id}`), 200);
     const visitor = new TestClient(t);
     expectStatus(await visitor.post("auth/forgot/reset", { username: email, token, password: PASSWORD }), 422);
+  });
+
+  test("guessing a disabled administrator's password until sign-in pauses emails them no link to choose a new one", async () => {
+    const { email, id } = await invitedAndAccepted("Has Left");
+    expectStatus(await admin.client.delete(`console/admins/${id}`), 200);
+
+    // 50 wrong passwords from 10 addresses: enough to pause an account that can sign in.
+    for (let source = 0; source < 10; source++) {
+      const guesser = new TestClient(t, { address: `203.0.113.${source + 1}` });
+      for (let i = 0; i < 5; i++) {
+        expectStatus(await guesser.post("auth/login", { email, password: `guess ${source}-${i}` }), 401);
+      }
+    }
+    const paused = await new TestClient(t, { address: "203.0.113.99" }).post("auth/login", { email, password: "x" });
+    expectStatus(paused, 429);
+    // Nobody who has left is told to use a link that would only choose a password for nothing.
+    const notices = await t.db.select().from(emails).where(
+      and(eq(emails.to, email), eq(emails.template, "sign-in-paused")),
+    );
+    expect(notices).toEqual([]);
   });
 
   test("nobody disables themselves; the last active administrator cannot be disabled", async () => {

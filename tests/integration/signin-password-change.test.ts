@@ -3,6 +3,7 @@ import { describe, expect, vi } from "vitest";
 import { emails } from "../../db/schema.ts";
 import {
   completeOnboarding,
+  emailedToken,
   expectStatus,
   personalProfile,
   registerCustomer,
@@ -47,6 +48,27 @@ describe("changing the password", () => {
       and(eq(emails.to, customer.email), eq(emails.template, "password-changed")),
     );
     expect(notice.text).toContain("every other session was signed out");
+  });
+
+  test("a reset link asked for before the change no longer works after it: whoever holds it cannot undo the change", async ({ app, customer }) => {
+    expectStatus(await new TestClient(app).post("auth/forgot", { username: customer.email }), 200);
+    const { token } = await emailedToken(app.db, customer.email, "password-reset");
+
+    expectStatus(
+      await customer.client.post("account/password", { current_password: customer.password, password: NEW_PASSWORD }),
+      200,
+    );
+
+    const reset = await new TestClient(app).post("auth/forgot/reset", {
+      username: customer.email,
+      token,
+      password: "someone else's password",
+    });
+    expectStatus(reset, 422);
+    expect(reset.json.fields).toEqual({ token: "This link has expired or was already used." });
+    // The owner is still signed in, with the password they chose.
+    expectStatus(await customer.client.get("account/whoami"), 200);
+    expectStatus(await new TestClient(app).post("auth/login", { email: customer.email, password: NEW_PASSWORD }), 200);
   });
 
   test("a wrong current password is refused under its field with the tries left, and changes nothing", async ({ app, customer }) => {

@@ -14,6 +14,7 @@ import {
   uniqueEmail,
 } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
+import { CODE_NO_LONGER_VALID } from "../../server/auth/attempts.ts";
 
 /**
  * Registration and email validation, through the calls a browser makes: POST auth/register,
@@ -421,6 +422,22 @@ describe("the address confirmed on another device (decision 077)", () => {
     );
   });
 
+  test("the code of an earlier email, after a new link was sent, is refused as no longer valid, not as mistyped", async ({ app }) => {
+    const laptop = new TestClient(app);
+    const email = uniqueEmail("first-email");
+    expectStatus(await laptop.post("auth/register", { email, password: PASSWORD, type: "Personal" }), 200);
+    const first = await emailedValidationCode(app.db, email);
+    expectStatus(await laptop.post("validation/resend"), 200);
+    const newest = await emailedValidationCode(app.db, email);
+    if (newest === first) return; // one chance in a million: the same six digits twice
+    expectRefusedWithTriesLeft(
+      await laptop.post("validation/validate", { token: first }),
+      CODE_NO_LONGER_VALID,
+      2,
+    );
+    expectStatus(await laptop.post("validation/validate", { token: newest }), 200);
+  });
+
   test("a signed-in customer whose address was confirmed meanwhile is sent on to /auth, still without the second factor", async ({ app, unverified }) => {
     const { token } = await emailedToken(app.db, unverified.email, "email-validation");
     const code = await emailedValidationCode(app.db, unverified.email);
@@ -429,6 +446,53 @@ describe("the address confirmed on another device (decision 077)", () => {
     expectStatus(res, 200);
     expect(res.json).toMatchObject({ body: { validated: true, secondFactor: false }, redirect: "/auth" });
     expect((await unverified.client.get("account/whoami")).json.body.secondFactor).toBe(false);
+  });
+});
+
+describe("an address mistyped when registering", () => {
+  test("/verify names it and offers to open an account with the right one, rather than waiting for mail that never comes", async ({ app }) => {
+    const browser = new TestClient(app);
+    await registerCustomer(app, { email: "ada@exmaple.com", validate: false, client: browser });
+    const page = await browser.get("/verify");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("ada@exmaple.com");
+    expect(page.text).toMatch(/Not your address\?.*href="\/register"/s);
+
+    // Where nobody's address is known (the link opened on a phone), there is none to correct.
+    expect((await new TestClient(app).get("/verify")).text).not.toContain("Not your address?");
+  });
+});
+
+describe("a validation link opened where someone else is signed in", () => {
+  test("says whose browser it is and offers to sign out and open the link again, rather than going to their account", async ({ app, customer: signedIn }) => {
+    // Someone registers at a computer where another person is still signed in, and opens the link there.
+    const newcomer = await registerCustomer(app, { validate: false });
+    const { token } = await emailedToken(app.db, newcomer.email, "email-validation");
+    const link = `/verify?token=${token}`;
+
+    const page = await signedIn.client.get(link);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`You are signed in as ${signedIn.email}`);
+    expect(page.text).not.toContain(newcomer.email);
+
+    const signedOut = await signedIn.client.post(
+      "/logout",
+      `next=${encodeURIComponent(link)}`,
+      { "content-type": "application/x-www-form-urlencoded" },
+    );
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get("location")).toBe(link);
+    expectStatus(await signedIn.client.post("validation/validate", { token }), 200);
+    expect((await newcomer.client.get("account/whoami")).json.body.validated).toBe(true);
+  });
+
+  test("their own link, opened again once confirmed, goes on as before", async ({ app }) => {
+    const customer = await registerCustomer(app, { validate: false });
+    const { token } = await emailedToken(app.db, customer.email, "email-validation");
+    expectStatus(await customer.client.post("validation/validate", { token }), 200);
+    const page = await customer.client.get(`/verify?token=${token}`);
+    expect(page.status).toBe(302);
+    expect(page.headers.get("location")).toBe("/auth");
   });
 });
 

@@ -84,6 +84,31 @@ describe("turning on the authenticator app", () => {
   });
 });
 
+describe("the owner is told", () => {
+  async function noticesTo(app: SigninApp, to: string) {
+    return await app.db.select().from(emails).where(
+      and(eq(emails.to, to), eq(emails.template, "authenticator-changed")),
+    )
+      .orderBy(emails.id);
+  }
+
+  test("when the authenticator app is turned on, and when it is turned off, as when the password changes", async ({ app, customer }) => {
+    const { secret } = (await customer.client.post("account/totp/setup", { password: customer.password })).json.body;
+    nextStep(app);
+    const code = totpAt(totpKeyFromText(secret), totpStepAt(app.clock.now()));
+    expectStatus(await customer.client.post("account/totp/enable", { code }), 200);
+    expectStatus(await customer.client.delete("account/totp", { password: customer.password }), 200);
+
+    const notices = await noticesTo(app, customer.email);
+    expect(notices.map((n) => n.subject)).toEqual([
+      "An authenticator app was set up for your Portal account",
+      "The authenticator app of your Portal account was turned off",
+    ]);
+    // Someone else at an unattended session would be noticed: the owner is told what to do.
+    expect(notices[1].text).toContain("reset your password");
+  });
+});
+
 describe("signing in with the authenticator app", () => {
   let customer: Customer;
   let key: Uint8Array;
