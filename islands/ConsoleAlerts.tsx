@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, type Ref, useEffect, useState } from "react";
 import { ALERT_KIND_NAMES } from "../lib/alerts.ts";
 import { ALERT_KINDS, RAISED_BY_YOU } from "../lib/alerts.ts";
 import {
@@ -291,7 +291,7 @@ function AlertRows({ alert, admins, me, resolving, onResolving }: {
       </tr>
       {resolving && (
         <DetailRow id={`resolve-row-${alert.id}`} columns={COLUMNS.length}>
-          <ResolveForm alert={alert} onCancel={question.dismiss} onDone={question.close} />
+          <ResolveForm alert={alert} first={question.first} onCancel={question.dismiss} onDone={question.close} />
         </DetailRow>
       )}
     </>
@@ -363,7 +363,13 @@ function ThresholdForm({ initial }: { initial: number }) {
   );
 }
 
-function ResolveForm({ alert, onCancel, onDone }: { alert: Alert; onCancel: () => void; onDone: () => void }) {
+function ResolveForm({ alert, first, onCancel, onDone }: {
+  alert: Alert;
+  /** The note's box, which takes the keyboard as the form opens (useInPlace's `first`). */
+  first: Ref<HTMLTextAreaElement>;
+  onCancel: () => void;
+  onDone: () => void;
+}) {
   const [note, setNote] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const resolve = useWrite({
@@ -400,7 +406,7 @@ function ResolveForm({ alert, onCancel, onDone }: { alert: Alert; onCancel: () =
         id={id}
         className="field-control"
         rows={2}
-        autoFocus
+        ref={first}
         value={note}
         onChange={(event) => setNote(event.currentTarget.value)}
         aria-invalid={problem ? true : undefined}

@@ -160,6 +160,7 @@ function Draft({ email, compose }: { email: BulkEmailWithRecipients; compose: Co
         pending={update.isPending}
         error={update.error}
         onSubmit={(body) => update.mutate({ params: { id: email.id }, body })}
+        first={editor.first}
         onCancel={() => {
           update.reset();
           editor.dismiss();

@@ -47,6 +47,7 @@ function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
                 input={{ params: { id: String(customer.id) } }}
                 submitLabel="Confirm lifting"
                 pendingLabel="Lifting…"
+                first={question.first}
                 onCancel={question.dismiss}
                 missing="Give the reason: it is kept for the file."
               />
@@ -82,6 +83,7 @@ function ConsoleRestrict({ customer, restriction }: ConsoleRestrictProps) {
             input={{ params: { id: String(customer.id) } }}
             submitLabel="Restrict"
             pendingLabel="Restricting…"
+            first={question.first}
             onCancel={question.dismiss}
             missing="Give the reason: it is kept for the file."
           />

@@ -63,12 +63,15 @@ function ConsoleReview({ customer, canOpen, canReject, rejected }: ConsoleReview
           <OpenAccountForm
             user={customer}
             overridesRejection={rejected}
+            first={place.first}
             onCancel={place.dismiss}
             onOpened={done}
           />
         )
         : null}
-      {open === "reject" ? <RejectForm customer={customer} onCancel={place.dismiss} onRejected={done} /> : null}
+      {open === "reject"
+        ? <RejectForm customer={customer} first={place.first} onCancel={place.dismiss} onRejected={done} />
+        : null}
     </div>
   );
 }

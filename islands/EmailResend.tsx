@@ -32,7 +32,7 @@ function EmailResend({ id, to }: { id: number; to: string }) {
           <SubmitButton
             ref={(button) => {
               question.opener.current = button;
-              question.first.current = button;
+              question.first(button);
             }}
             pending={resend.isPending}
             pendingLabel="Sending…"

@@ -79,6 +79,7 @@ export function InvitationDecision({ admin }: { admin: Administrator }) {
             className="flex flex-col items-end gap-2"
           >
             <TextField
+              ref={question.first}
               id={`admin-refuse-${admin.id}`}
               label="Why is it refused?"
               autoComplete="off"

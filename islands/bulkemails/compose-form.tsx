@@ -3,7 +3,7 @@
  * /console/bulkemails, prefilled by "Edit" on a draft's page. It owns only what is typed; the
  * island that shows it makes the call (create or update) and hands back its pending state and error.
  */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type Ref, useState } from "react";
 import type * as calls from "../../lib/contracts/bulkemails.ts";
 import { type BodyOf, errorText, fieldsOf } from "../lib/api.ts";
 import { Alert } from "../ui/alert.tsx";
@@ -29,12 +29,14 @@ export interface ComposeFormProps {
   onSubmit: (draft: BulkEmailDraft) => void;
   /** Shown as a Cancel button when given (editing a draft can be given up). */
   onCancel?: () => void;
+  /** The subject's field, for a form opened in place: it takes the keyboard (useInPlace's `first`). */
+  first?: Ref<HTMLInputElement>;
 }
 
 const SEGMENT_TEXTS = ["type", "country", "currency", "signed_up_from", "signed_up_to"] as const;
 
 export function ComposeForm(
-  { mergeFields, partners, initial, label, submitLabel, pending, error, onSubmit, onCancel }: ComposeFormProps,
+  { mergeFields, partners, initial, label, submitLabel, pending, error, onSubmit, onCancel, first }: ComposeFormProps,
 ) {
   const segment = initial?.segment ?? {};
   const [form, setForm] = useState({
@@ -69,6 +71,7 @@ export function ComposeForm(
       aria-label={label}
     >
       <TextField
+        ref={first}
         id="bulk-subject"
         label="Subject"
         value={form.subject}

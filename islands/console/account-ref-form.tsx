@@ -3,7 +3,7 @@
  * plan to an account, allocating a receipt. `field` is the name the call gives the account_ref, so
  * that a refusal naming it shows beside the field.
  */
-import type { FormEvent } from "react";
+import type { FormEvent, Ref } from "react";
 import type { CallInput, CallShape } from "../lib/api.ts";
 import { TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
@@ -11,7 +11,7 @@ import { onEscape } from "../ui/take-focus.ts";
 import { type FormOptions, useForm } from "../ui/use-form.ts";
 
 export function AccountRefForm<C extends CallShape>(
-  { id, label, field, write, input, submitLabel, pendingLabel, onCancel }: {
+  { id, label, field, write, input, submitLabel, pendingLabel, first, onCancel }: {
     /** The field's id; the problem's is `${id}-error`. */
     id: string;
     /** The form's accessible name ("Allocate the receipt from Ada Lovelace"). */
@@ -23,6 +23,8 @@ export function AccountRefForm<C extends CallShape>(
     input: Omit<CallInput<C>, "body">;
     submitLabel: string;
     pendingLabel: string;
+    /** The account_ref's field, which takes the keyboard as the form opens (useInPlace's `first`). */
+    first: Ref<HTMLInputElement>;
     /** Closed without sending (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
     onCancel: () => void;
   },
@@ -49,8 +51,8 @@ export function AccountRefForm<C extends CallShape>(
       <TextField
         id={id}
         label="Account reference"
+        ref={first}
         type="text"
-        autoFocus
         autoComplete="off"
         spellCheck={false}
         required={false}

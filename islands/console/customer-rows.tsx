@@ -122,6 +122,7 @@ export function CustomerRows({ user, current, acting, reviewing, onAct, onReview
             <OpenAccountForm
               user={user}
               overridesRejection={user.rejection !== null}
+              first={review.first}
               onCancel={review.dismiss}
               onOpened={onOpened}
             />

@@ -2,6 +2,7 @@
  * The compliance review that opens a customer's account (SPEC.md sections 3 and 5): review done,
  * approved annual volume, review date. POST console/users/{id}/open-account.
  */
+import type { Ref } from "react";
 import type { SessionUser } from "../../lib/session-user.ts";
 import { customerKeys } from "../lib/query-keys.ts";
 import { FormAlert } from "../ui/alert.tsx";
@@ -12,10 +13,12 @@ import { onEscape } from "../ui/take-focus.ts";
 import { useForm } from "../ui/use-form.ts";
 import { type ConsoleUser, openAccount } from "./calls.ts";
 
-export function OpenAccountForm({ user, overridesRejection = false, onCancel, onOpened }: {
+export function OpenAccountForm({ user, overridesRejection = false, first, onCancel, onOpened }: {
   user: Pick<ConsoleUser, "id" | "name" | "username">;
   /** The customer was rejected: this review overrides the rejection (docs/decisions/026). */
   overridesRejection?: boolean;
+  /** "Compliance review done", which takes the keyboard as the form opens (useInPlace's `first`). */
+  first: Ref<HTMLInputElement>;
   /** Closed without opening (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
   onCancel: () => void;
   onOpened: (customer: SessionUser) => void;
@@ -57,6 +60,7 @@ export function OpenAccountForm({ user, overridesRejection = false, onCancel, on
       />
       <div className="flex flex-wrap items-start gap-4">
         <CheckboxField
+          ref={first}
           id={`${base}-done`}
           label="Compliance review done"
           className="pt-7"

@@ -112,6 +112,7 @@ export function PlanRows({ plan, assigning, onEdit, onAssign, onEditorWanted }: 
               input={{ params: { id: plan.id } }}
               submitLabel="Assign the plan"
               pendingLabel="Assigning…"
+              first={assignment.first}
               onCancel={assignment.dismiss}
             />
           </DetailRow>

@@ -2,7 +2,7 @@
  * An inline form under a receipt's row that asks why (declining, discarding or reversing it) and
  * sends the reason; the server keeps it with the receipt and in the audit log.
  */
-import type { FormEvent } from "react";
+import type { FormEvent, Ref } from "react";
 import type { CallInput, CallShape } from "../lib/api.ts";
 import { TextField } from "../ui/field.tsx";
 import { SubmitButton } from "../ui/submit-button.tsx";
@@ -10,7 +10,7 @@ import { onEscape } from "../ui/take-focus.ts";
 import { type FormOptions, useForm } from "../ui/use-form.ts";
 
 export function ReasonForm<C extends CallShape>(
-  { id, label, write, input, submitLabel, pendingLabel, onCancel, missing }: {
+  { id, label, write, input, submitLabel, pendingLabel, first, onCancel, missing }: {
     /** The field's id; the problem's is `${id}-error`. */
     id: string;
     /** The form's accessible name ("Reverse the receipt from Ada Lovelace"). */
@@ -20,6 +20,8 @@ export function ReasonForm<C extends CallShape>(
     input: Omit<CallInput<C>, "body">;
     submitLabel: string;
     pendingLabel: string;
+    /** The reason's field, which takes the keyboard as the form opens (useInPlace's `first`). */
+    first: Ref<HTMLInputElement>;
     /** Closed without sending (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
     onCancel: () => void;
     /** What an empty reason is told; a receipt's unless given. */
@@ -48,8 +50,8 @@ export function ReasonForm<C extends CallShape>(
         id={id}
         label="Reason"
         fieldClassName="min-w-64 flex-1"
+        ref={first}
         type="text"
-        autoFocus
         autoComplete="off"
         required={false}
         value={form.values.reason}

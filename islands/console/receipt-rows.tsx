@@ -183,6 +183,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
         p === "reverse" ? "Reverse" : p === "decline" ? "Decline" : "Discard"
       } the receipt from ${receipt.payer_name}`,
       input: { params: { id: receipt.id } },
+      first: place.first,
       onCancel: place.dismiss,
     };
     if (p === "decline") {
@@ -245,6 +246,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
               input={{ params: { id: receipt.id } }}
               submitLabel="Allocate and credit"
               pendingLabel="Allocating…"
+              first={place.first}
               onCancel={place.dismiss}
             />
           </DetailRow>

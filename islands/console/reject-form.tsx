@@ -2,6 +2,7 @@
  * The compliance review's other answer: reject the application with a reason the customer is told
  * (lib/compliance.ts) and a note for the file they never see. POST console/users/{id}/reject.
  */
+import type { Ref } from "react";
 import { REJECTION_REASON_TEXT, REJECTION_REASONS, type RejectionReason } from "../../lib/compliance.ts";
 import { FormAlert } from "../ui/alert.tsx";
 import { SelectField, TextField } from "../ui/field.tsx";
@@ -10,8 +11,10 @@ import { onEscape } from "../ui/take-focus.ts";
 import { useForm } from "../ui/use-form.ts";
 import { rejectApplication } from "./calls.ts";
 
-export function RejectForm({ customer, onCancel, onRejected }: {
+export function RejectForm({ customer, first, onCancel, onRejected }: {
   customer: { id: number; name: string };
+  /** What the customer is told, which takes the keyboard as the form opens (useInPlace's `first`). */
+  first: Ref<HTMLSelectElement>;
   /** Closed without rejecting (Cancel, or Escape inside it): the opener takes the focus back (useInPlace). */
   onCancel: () => void;
   onRejected: () => void;
@@ -41,6 +44,7 @@ export function RejectForm({ customer, onCancel, onRejected }: {
     >
       <FormAlert error={form.error} fields={form.fields} shown={["reason", "note"]} />
       <SelectField
+        ref={first}
         id={`${base}-reason`}
         label="What the customer is told"
         value={reason}

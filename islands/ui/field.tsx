@@ -6,7 +6,7 @@
  * Ids are given by each form, not made with useId: an island is rendered on the server deep inside
  * the page's tree but hydrated as a root of its own, so useId would differ between the two.
  */
-import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from "react";
+import { forwardRef, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from "react";
 
 /** The ids a control points at with aria-describedby: its hint, then its problem. */
 export function describedBy(id: string, hint: unknown, error: unknown): string | undefined {
@@ -68,16 +68,20 @@ export function Field({ id, label, hint, error, optional, hideLabel, className, 
 
 type Common = Omit<FieldProps, "children" | "className"> & { fieldClassName?: string };
 
-/** A labelled text input; the rest of the props go to the <input>. */
-export function TextField(
-  { id, label, hint, error, optional, hideLabel, fieldClassName, className, ...input }:
-    & Common
-    & Omit<InputHTMLAttributes<HTMLInputElement>, "id">,
-) {
+/**
+ * A labelled text input; the rest of the props go to the <input>, and its ref (forwardRef: the
+ * islands run on preact/compat, decision 033, which passes a function component's ref on only so).
+ */
+export const TextField = forwardRef<
+  HTMLInputElement,
+  & Common
+  & Omit<InputHTMLAttributes<HTMLInputElement>, "id">
+>(function TextField({ id, label, hint, error, optional, hideLabel, fieldClassName, className, ...input }, ref) {
   return (
     <Field {...{ id, label, hint, error, optional, hideLabel }} className={fieldClassName}>
       {(control) => (
         <input
+          ref={ref}
           required={!optional}
           {...control}
           {...input}
@@ -86,35 +90,49 @@ export function TextField(
       )}
     </Field>
   );
-}
+});
 
-/** A labelled select; the rest of the props go to the <select>, the options are its children. */
-export function SelectField(
-  { id, label, hint, error, optional, hideLabel, fieldClassName, className, children, ...select }:
-    & Common
-    & Omit<SelectHTMLAttributes<HTMLSelectElement>, "id">,
+/** A labelled select; the rest of the props go to the <select> (its ref too), the options are its children. */
+export const SelectField = forwardRef<
+  HTMLSelectElement,
+  & Common
+  & Omit<SelectHTMLAttributes<HTMLSelectElement>, "id">
+>(function SelectField(
+  { id, label, hint, error, optional, hideLabel, fieldClassName, className, children, ...select },
+  ref,
 ) {
   return (
     <Field {...{ id, label, hint, error, optional, hideLabel }} className={fieldClassName}>
       {(control) => (
-        <select {...control} {...select} className={className ? `field-control ${className}` : "field-control"}>
+        <select
+          ref={ref}
+          {...control}
+          {...select}
+          className={className ? `field-control ${className}` : "field-control"}
+        >
           {children}
         </select>
       )}
     </Field>
   );
-}
+});
 
-/** A yes/no question as one checkbox after its label; the rest of the props go to the <input>. */
-export function CheckboxField(
-  { id, label, hint, error, className, ...input }:
-    & Omit<FieldProps, "children" | "optional" | "hideLabel">
-    & Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "type">,
-) {
+/** A yes/no question as one checkbox after its label; the rest of the props go to the <input> (its ref too). */
+export const CheckboxField = forwardRef<
+  HTMLInputElement,
+  & Omit<FieldProps, "children" | "optional" | "hideLabel">
+  & Omit<InputHTMLAttributes<HTMLInputElement>, "id" | "type">
+>(function CheckboxField({ id, label, hint, error, className, ...input }, ref) {
   return (
     <div className={className}>
       <div className="flex items-start gap-3">
-        <input type="checkbox" {...input} {...controlAttributes(id, hint, error)} className="mt-0.5 field-checkbox" />
+        <input
+          ref={ref}
+          type="checkbox"
+          {...input}
+          {...controlAttributes(id, hint, error)}
+          className="mt-0.5 field-checkbox"
+        />
         <label htmlFor={id} className="text-sm text-neutral-900 dark:text-neutral-100">{label}</label>
       </div>
       <div className="pl-7">
@@ -122,4 +140,4 @@ export function CheckboxField(
       </div>
     </div>
   );
-}
+});

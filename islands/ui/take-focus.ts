@@ -1,4 +1,4 @@
-import { type KeyboardEvent as ReactKeyboardEvent, useEffect, useRef, useState } from "react";
+import { type KeyboardEvent as ReactKeyboardEvent, useCallback, useEffect, useRef, useState } from "react";
 
 /** Whether the keyboard is nowhere: the element it was on has gone (the browser puts it on <body>). */
 export const focusLost = () => !document.activeElement || document.activeElement === document.body;
@@ -24,6 +24,10 @@ export function useTakeFocus<T extends HTMLElement>(take: boolean | (() => boole
  * button that confirms); closed without acting (`dismiss`: its Back or Keep button, or Escape
  * inside it), the keyboard goes back to `opener`, instead of falling to the page's body with what
  * was removed. `close` is for after acting: what comes next says where the keyboard goes.
+ *
+ * `first` is a ref for any element (a shared form hands it to its own first field): not
+ * `autoFocus`, which preact/compat (decision 033) leaves to the browser, and the browser honours
+ * once per page at most, and not while the button just clicked keeps the focus.
  */
 export function useInPlace<First extends HTMLElement = HTMLElement>(
   /** The open state when the parent keeps it (one question open in a whole list). */
@@ -32,14 +36,20 @@ export function useInPlace<First extends HTMLElement = HTMLElement>(
   const own = useState(false);
   const [open, setOpen] = kept ? [kept.open, kept.setOpen] : own;
   const opener = useRef<HTMLButtonElement>(null);
-  const first = useRef<First>(null);
+  const field = useRef<First | null>(null);
+  // A callback, so that one element type or another (an input, a select, a button) can take it.
+  const first = useCallback((element: First | null) => {
+    field.current = element;
+  }, []);
   const move = useRef<"in" | "back" | null>(null);
   // After the render that shows (or removes) the question: the opener may itself be hidden meanwhile.
+  // After any render, not only when `open` changes: a row's other button (Allocate, then Reverse)
+  // swaps one form for another while the place stays open.
   useEffect(() => {
-    if (move.current === "in" && open) first.current?.focus();
+    if (move.current === "in" && open) field.current?.focus();
     if (move.current === "back" && !open) opener.current?.focus();
     move.current = null;
-  }, [open]);
+  });
   const dismiss = () => {
     move.current = "back";
     setOpen(false);

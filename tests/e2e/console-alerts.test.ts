@@ -94,6 +94,8 @@ describe("the console's alerts and emails", () => {
     // Resolved with a note: it leaves the open list and shows among the resolved, with the note.
     await row.getByRole("button", { name: /Resolve alert/ }).click();
     const form = page.getByRole("form", { name: /Resolve alert/ });
+    // The keyboard is in the note at once (decision 081), not left on Resolve.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe("TEXTAREA");
     await form.getByRole("button", { name: "Resolve the alert" }).click();
     await expect.poll(() => form.getByRole("alert").textContent()).toContain("Write what was done");
     await form.getByLabel("What was done").fill("Called Grace: buying a car. Fine.");

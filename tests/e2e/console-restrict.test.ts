@@ -69,17 +69,22 @@ describe("restricting a customer", () => {
     await admin.page.getByRole("link", { name: `${CUSTOMER.first} ${CUSTOMER.last}` }).click();
     await admin.page.waitForURL(`${server.url}/console/users/${opened.id}`);
     await hydrated(admin.page);
-    // Given up (Escape in the reason, or Cancel), the question gives the keyboard back to its
-    // button, drawn again in its place (decision 081).
+    // Opened, the question puts the keyboard in its reason, each time (the browser's autofocus
+    // did so only once per page); given up (Escape in the reason, or Cancel), it gives the keyboard
+    // back to its button, drawn again in its place (decision 081).
     const restrict = admin.page.getByRole("button", { name: "Restrict the customer" });
     const focused = () => admin.page.evaluate(() => document.activeElement?.textContent?.trim());
+    const inReason = () => admin.page.evaluate(() => document.activeElement?.id);
     await restrict.click();
-    await admin.page.getByLabel("Reason").press("Escape");
+    await expect.poll(inReason).toBe("restrict-reason");
+    await admin.page.keyboard.press("Escape");
     await expect.poll(focused).toBe("Restrict the customer");
     await restrict.click();
+    await expect.poll(inReason).toBe("restrict-reason");
     await admin.page.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(focused).toBe("Restrict the customer");
     await restrict.click();
+    await expect.poll(inReason).toBe("restrict-reason");
     await admin.page.getByLabel("Reason").fill("Source of funds under review");
     await admin.page.getByRole("button", { name: "Restrict", exact: true }).click();
     const restricted = admin.page.locator("[data-restriction=on]");
@@ -97,6 +102,7 @@ describe("restricting a customer", () => {
 
     // Lifting asks why, like restricting; sending the reason confirms it. Lifted: no banner, and the conversion goes through.
     await admin.page.getByRole("button", { name: "Lift the restriction" }).click();
+    await expect.poll(inReason).toBe("lift-reason");
     await admin.page.getByRole("button", { name: "Confirm lifting" }).click();
     await expect.poll(() => admin.page.locator("#lift-reason-error").textContent()).toContain("Give the reason");
     expect(await admin.page.locator("[data-restriction=on]").count()).toBe(1);

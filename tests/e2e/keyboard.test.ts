@@ -8,7 +8,7 @@ import { describe, expect, vi } from "vitest";
 import { hydrated, newPage, seriousAxeViolations } from "../helpers/browser.ts";
 import { test } from "../helpers/e2e-fixtures.ts";
 import { lastEmailId, openAccountThroughApi, signInThroughPages, waitForEmail } from "../helpers/e2e-mail.ts";
-import { ensureAdministrator, unexpected } from "../helpers/e2e-money.ts";
+import { ensureAdministrator, todayUtc, unexpected } from "../helpers/e2e-money.ts";
 
 vi.setConfig({ testTimeout: 90_000 });
 
@@ -65,9 +65,11 @@ describe("the second factor by keyboard", () => {
   });
 });
 
+/** The administrator of the console's tests (the server is the file's: one is made, then signed in again). */
+const admin = { email: "desk.keyboard@portal.test", password: "keyboard-desk-password-1" };
+
 describe("the console's tables on a 390 px phone", () => {
   test("a table wider than the screen takes the keyboard's focus and scrolls with the arrow keys; axe finds nothing serious", async ({ server, db, browser }) => {
-    const admin = { email: "desk.keyboard@portal.test", password: "keyboard-desk-password-1" };
     const { page, problems } = await newPage(browser);
     page.setDefaultTimeout(15_000);
     await page.setViewportSize({ width: 390, height: 844 });
@@ -86,6 +88,48 @@ describe("the console's tables on a 390 px phone", () => {
     expect(await box.evaluate((el) => el.scrollWidth > el.clientWidth), "wider than the phone").toBe(true);
     await page.keyboard.press("ArrowRight");
     await expect.poll(() => box.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe("the console's forms opened in place", () => {
+  test("a receipt's Allocate and Reverse, and a plan's Assign, put the keyboard in their field; Escape gives it back", async ({ server, db, browser }) => {
+    const { page, problems } = await newPage(browser);
+    page.setDefaultTimeout(15_000);
+    await ensureAdministrator(page.request, server.url, admin);
+    await signInThroughPages(page, db, server.url, admin.email, admin.password);
+    const recorded = await page.request.post(`${server.url}/api/console/receipts`, {
+      data: {
+        amount: "12.00",
+        currency: "GBP",
+        payer_name: "J Smith",
+        reference: "NO SUCH ACCOUNT",
+        received_at: todayUtc(),
+      },
+    });
+    expect(recorded.status(), await recorded.text()).toBeLessThan(300);
+
+    // The row's button keeps the focus as its form opens below it: the form must take it.
+    await page.goto(`${server.url}/console/receipts`);
+    await hydrated(page);
+    await page.getByRole("button", { name: "Allocate 12.00 GBP from J Smith" }).click();
+    const allocate = page.getByRole("form", { name: "Allocate the receipt from J Smith" });
+    await expect.poll(() => focused(page)).toBe(await allocate.getByLabel("Account reference").getAttribute("id"));
+    // The row's other button swaps the form: the keyboard follows into the new one.
+    await page.getByRole("button", { name: "Reverse 12.00 GBP from J Smith" }).click();
+    const reverse = page.getByRole("form", { name: "Reverse the receipt from J Smith" });
+    await expect.poll(() => focused(page)).toBe(await reverse.getByLabel("Reason").getAttribute("id"));
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label")))
+      .toBe("Reverse 12.00 GBP from J Smith");
+
+    await page.goto(`${server.url}/console/pricingplan`);
+    await hydrated(page);
+    const assignButton = page.getByRole("button", { name: /^Assign .* to an account$/ }).first();
+    const plan = await assignButton.getAttribute("aria-label");
+    await assignButton.click();
+    const assign = page.getByRole("form", { name: plan! });
+    await expect.poll(() => focused(page)).toBe(await assign.getByLabel("Account reference").getAttribute("id"));
     expect(problems).toEqual([]);
   });
 });
