@@ -263,10 +263,8 @@ async function returnedPayment(tx: Tx, credit: StatementCredit): Promise<Returne
   if (!["submitted", "completed", "failed"].includes(payment.status)) return null;
   if (payment.buyCurrency !== credit.currency || payment.buyMinor < credit.amountMinor) return null;
   // A payment comes back once: a second credit naming it is money the bank holds, for a person to judge.
-  const [before] = await tx.select({ id: receipts.id }).from(receipts).where(eq(receipts.returnsPaymentId, id)).limit(
-    1,
-  );
-  return before ? null : payment;
+  const earlier = await tx.select({ id: receipts.id }).from(receipts).where(eq(receipts.returnsPaymentId, id));
+  return earlier.length ? null : payment;
 }
 
 /** The bank's reason for a return, as the alert and the audit entry say it. */
