@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { RECEIPT_STATUSES, UNBOOKED_RECEIPT_STATUSES } from "../lib/money/receipts.ts";
 import { accounts, users } from "./schema.ts";
+import { payments } from "./schema-payments.ts";
 
 const time = (name: string) => integer(name, { mode: "timestamp_ms" });
 
@@ -258,6 +259,12 @@ export const receipts = sqliteTable("receipts", {
   closedAt: time("closed_at"),
   closedReason: text("closed_reason"),
   reversalTransferId: integer("reversal_transfer_id"),
+  /**
+   * The payout this money returns (decision 093): the bank sent our transfer back. Never a
+   * customer's money: it waits on the unallocated funds, cannot be allocated, and is settled
+   * (reversed) when the desk fails the payment.
+   */
+  returnsPaymentId: integer("returns_payment_id").references(() => payments.id),
 }, (t) => [
   index("receipts_status").on(t.status),
   index("receipts_repeats").on(t.currency, t.amountMinor, t.receivedAt),
@@ -267,6 +274,7 @@ export const receipts = sqliteTable("receipts", {
   index("receipts_transfer").on(t.transferId),
   index("receipts_allocation_transfer").on(t.allocationTransferId),
   index("receipts_reversal_transfer").on(t.reversalTransferId),
+  index("receipts_returns_payment").on(t.returnsPaymentId),
   check("receipts_status_known", sql.raw(`status IN (${RECEIPT_STATUSES.map((s) => `'${s}'`).join(", ")})`)),
   check(
     "receipts_booked",

@@ -2,7 +2,8 @@
  * A receipt's row in the console's list, with what can be done with it (docs/decisions/026):
  * approve or decline one awaiting a second administrator, release or discard a likely duplicate,
  * allocate an unmatched one, reverse a credited one; and under the row, the form that asks for the
- * account_ref or the reason.
+ * account_ref or the reason. A payout's return (decision 093) offers nothing: the payout desk fails
+ * the payment, which settles it.
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { errorText } from "../lib/api.ts";
@@ -38,8 +39,16 @@ export const RECEIPT_COLUMNS = [
 export type ReceiptPanel = "allocate" | "decline" | "discard" | "reverse";
 
 /** What a receipt's status says: "Credited to P1234567", "Awaiting approval", "Reversed"... */
-export function statusText(r: Pick<Receipt, "status" | "account_ref">): string {
+export function statusText(
+  r: Pick<Receipt, "status" | "account_ref"> & Partial<Pick<Receipt, "returns_payment_id">>,
+): string {
   const to = r.account_ref ? ` (${r.account_ref})` : "";
+  if (r.returns_payment_id != null && r.status === "unmatched") {
+    return `Return of payment ${r.returns_payment_id}: fail it on the payout desk`;
+  }
+  if (r.returns_payment_id != null && r.status === "reversed") {
+    return `Return of payment ${r.returns_payment_id}: settled`;
+  }
   switch (r.status) {
     case "unmatched":
       return "Unmatched";
@@ -164,7 +173,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
         {button("Discard", toggle("discard"), `Discard ${what}`, "discard")}
       </>
     );
-  } else if (receipt.status === "unmatched") {
+  } else if (receipt.status === "unmatched" && receipt.returns_payment_id === null) {
     actions = (
       <>
         {button("Allocate", toggle("allocate"), `Allocate ${what}`, "allocate")}
@@ -235,7 +244,7 @@ export function ReceiptRows({ receipt, panel, onPanel }: {
           <div className="flex flex-wrap justify-end gap-2">{actions}</div>
         </td>
       </tr>
-      {panel === "allocate" && receipt.status === "unmatched"
+      {panel === "allocate" && receipt.status === "unmatched" && receipt.returns_payment_id === null
         ? (
           <DetailRow id={`allocate-row-${receipt.id}`} columns={RECEIPT_COLUMNS.length}>
             <AccountRefForm

@@ -19,6 +19,7 @@ const RESULT_TEXT: Record<Result, string> = {
   unmatched: "Unmatched: waits for allocation",
   awaiting_approval: "Awaiting a second administrator's approval",
   held_duplicate: "Held as a likely duplicate",
+  payout_return: "Returned payout: held against payment",
   already_imported: "Already imported: skipped",
   debit_ignored: "Debit: ignored",
   not_booked: "Not booked yet: ignored",
@@ -30,6 +31,7 @@ const COUNT_TEXT: [keyof StatementImport["counts"], string][] = [
   ["held_for_approval", "Held for approval"],
   ["held_as_duplicates", "Held as duplicates"],
   ["unmatched", "Unmatched"],
+  ["payout_returns", "Returns of our payouts"],
   ["duplicates_skipped", "Already imported"],
   ["debits_ignored", "Debits ignored"],
   ["others_skipped", "Others ignored"],
@@ -54,10 +56,11 @@ export function StatementImportForm() {
     invalidates: [receiptKeys.all],
     onSuccess(answer) {
       setImported(answer);
-      const { credited, unmatched, duplicates_skipped } = answer.counts;
+      const { credited, unmatched, payout_returns, duplicates_skipped } = answer.counts;
+      const returns = payout_returns ? `, ${payout_returns} returned payouts` : "";
       notify({
         title: `Statement ${answer.message_id} imported`,
-        description: `${credited} credited, ${unmatched} unmatched, ${duplicates_skipped} already imported.`,
+        description: `${credited} credited, ${unmatched} unmatched${returns}, ${duplicates_skipped} already imported.`,
         color: "success",
       });
     },
@@ -134,6 +137,7 @@ function ImportResult({ imported }: { imported: StatementImport }) {
             <td className={CELL}>
               {RESULT_TEXT[e.result]}
               {e.account_ref ? ` (${e.account_ref})` : ""}
+              {e.payment_id !== null ? ` ${e.payment_id}` : ""}
               {e.receipt_id !== null ? <span className={`block text-xs ${MUTED}`}>Receipt {e.receipt_id}</span> : null}
             </td>
           </tr>

@@ -400,6 +400,11 @@ export const receipt = z.object({
   /** Who declined, discarded or reversed it, and why. */
   closed_by: administrator.nullable(),
   reason: z.string().nullable(),
+  /**
+   * The payout this money returns (the beneficiary's bank sent it back, decision 093): never
+   * allocated; settled against the payment when the desk fails it.
+   */
+  returns_payment_id: z.number().nullable(),
 });
 
 export const recordReceipt = defineCall({
@@ -498,8 +503,9 @@ export const reverseReceipt = defineCall({
 /**
  * What became of each entry of an imported bank statement (decision 046): a credit is `credited`
  * (its reference named one account), `unmatched` (booked on the unallocated funds),
- * `awaiting_approval` or `held_duplicate` (waiting for a second administrator, decision 026), or
- * `already_imported` (an earlier import took it: nothing moves). The entries that are not credits
+ * `awaiting_approval` or `held_duplicate` (waiting for a second administrator, decision 026),
+ * `payout_return` (the bank sent one of our payouts back: held against that payment, never a
+ * customer's money, decision 093), or `already_imported` (an earlier import took it: nothing moves). The entries that are not credits
  * to take: `debit_ignored`, `not_booked` (pending or information only), `unsupported_currency`.
  */
 export const STATEMENT_ENTRY_RESULTS = [
@@ -507,6 +513,7 @@ export const STATEMENT_ENTRY_RESULTS = [
   "unmatched",
   "awaiting_approval",
   "held_duplicate",
+  "payout_return",
   "already_imported",
   "debit_ignored",
   "not_booked",
@@ -526,6 +533,7 @@ export const statementImport = z.object({
     held_for_approval: z.number(),
     held_as_duplicates: z.number(),
     unmatched: z.number(),
+    payout_returns: z.number(),
     duplicates_skipped: z.number(),
     debits_ignored: z.number(),
     others_skipped: z.number(),
@@ -545,6 +553,8 @@ export const statementImport = z.object({
     account_ref: z.string().nullable(),
     /** The receipt it became (or, when already imported, became the first time). */
     receipt_id: z.number().nullable(),
+    /** The payout a `payout_return` returns. */
+    payment_id: z.number().nullable(),
   })),
 });
 export type StatementImport = z.output<typeof statementImport>;

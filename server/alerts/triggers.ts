@@ -127,6 +127,40 @@ export async function alertPayoutFailed(
   }, now);
 }
 
+/** The alert of a payout's return held as receipt `receiptId` (decision 093): one per return. */
+export const payoutReturnAlertKey = (receiptId: number) => `payout_return:${receiptId}`;
+
+/**
+ * Our payout came back from the beneficiary's bank (decision 093): its money is held as receipt
+ * `receiptId`, which nobody may allocate; the desk fails the payment (the refund) and the receipt
+ * is settled against it. A payment already marked arrived cannot be failed: the alert says so. The
+ * bank raised it, not the administrator who imported the file: anyone resolves it.
+ */
+export async function alertPayoutReturned(
+  tx: Tx,
+  payment: AlertedPayment & { status: string; buyCurrency: string; buyMinor: number },
+  receiptId: number,
+  why: string,
+  now: Date,
+): Promise<void> {
+  const { recipient, desk } = paymentFacts(payment);
+  const act = payment.status === "completed"
+    ? "it was marked arrived, so the desk cannot fail it: ask the bank which is true before anything is done"
+    : `fail payment ${payment.id} on the payout desk to refund the customer; the receipt is then settled against it`;
+  await raiseAlert(tx, {
+    kind: "payout_failed",
+    severity: "critical",
+    subject: { payment_id: payment.id, receipt_id: receiptId, account_id: payment.accountId, desk },
+    message:
+      `${await customerName(tx, payment.createdBy)}'s payment ${payment.id} of ${
+        formatAmount(payment.buyCurrency, payment.buyMinor)
+      } ${payment.buyCurrency}${recipient ? ` to ${recipient}` : ""} came back from the beneficiary's bank (${why}). ` +
+      `Receipt ${receiptId} holds it and cannot be allocated: ${act}.`,
+    createdBy: null,
+    dedupeKey: payoutReturnAlertKey(receiptId),
+  }, now);
+}
+
 /**
  * A customer waiting for a compliance decision before their account opens; with `mismatch`, the
  * identity check approved a document that is not the profile's (decision 085): the subject keeps
@@ -165,7 +199,12 @@ export async function alertComplianceReview(
 /** Raises an alert for each receipt unmatched for more than a day; answers how many were new. */
 export async function alertUnmatchedReceipts(db: Database, now: Date): Promise<number> {
   const old = await db.select().from(receipts).where(
-    and(eq(receipts.status, "unmatched"), lt(receipts.createdAt, new Date(now.getTime() - UNMATCHED_RECEIPT_MS))),
+    and(
+      eq(receipts.status, "unmatched"),
+      lt(receipts.createdAt, new Date(now.getTime() - UNMATCHED_RECEIPT_MS)),
+      // A payout's return is nobody's to allocate: its own alert asks the desk to fail the payment.
+      isNull(receipts.returnsPaymentId),
+    ),
   );
   let raised = 0;
   for (const r of old) {

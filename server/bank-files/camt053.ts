@@ -68,6 +68,20 @@ export interface StatementCredit {
   readonly bankTransactionCode: string | null;
   /** True when the bank marks the entry as the reversal of an earlier debit (RvslInd). */
   readonly reversal: boolean;
+  /**
+   * Set when the bank says the credit returns a transfer of ours (a SEPA return: the beneficiary's
+   * bank refused it): its return information (TxDtls/RtrInf) or a bank transaction code of a return
+   * (sub-family RRTN). Only the bank writes these: a payer cannot make their transfer look like one.
+   */
+  readonly returned: ReturnedTransfer | null;
+}
+
+/** A return carries the original transfer's end-to-end id in the credit's `endToEndId` (Refs), or in its information. */
+export interface ReturnedTransfer {
+  /** The return's reason: its ISO code (RtrInf/Rsn/Cd, such as AC04) or proprietary one, when given. */
+  readonly reasonCode: string | null;
+  /** The return's additional information (RtrInf/AddtlInf), as the bank wrote it. */
+  readonly information: string | null;
 }
 
 export type SkipReason = "debit" | "not_booked" | "unsupported_currency";
@@ -240,7 +254,8 @@ class Statements {
       }
       this.seenKeys.add(key);
       // Not part of the key: keys of entries imported before stay what they were.
-      this.credits.push({ key, ...credit, reference, entryAmountMinor: amountMinor });
+      const returned = returnedTransfer(r, part.details, credit.bankTransactionCode);
+      this.credits.push({ key, ...credit, reference, entryAmountMinor: amountMinor, returned });
     });
   }
 
@@ -249,7 +264,10 @@ class Statements {
    * references are unique only within a day is safe too. Without one: what the entry says (not
    * where: a statement re-sent under another Id keys the same), counted among identical entries.
    */
-  private key(credit: Omit<StatementCredit, "key" | "reference" | "entryAmountMinor">, position: string): string {
+  private key(
+    credit: Omit<StatementCredit, "key" | "reference" | "entryAmountMinor" | "returned">,
+    position: string,
+  ): string {
     const { account, bookingDate, accountServicerReference } = credit;
     if (accountServicerReference) return `${account}/${bookingDate}/${accountServicerReference}${position}`;
     const { statementId: _, ...said } = credit;
@@ -394,6 +412,21 @@ function fromDetails(r: Reader, details: Node[]) {
     endToEndId: [first("Refs", "EndToEndId")].map((id) => (id === "NOTPROVIDED" ? null : id))[0],
     remittanceLines: r.texts(details, "RmtInf", "Ustrd"),
     creditorReferences: r.texts(details, "RmtInf", "Strd", "CdtrRefInf", "Ref"),
+  };
+}
+
+/**
+ * What the bank says of a credit that returns a transfer of ours: its return information
+ * (ISO 20022 ReturnReasonInformation), or a transaction code of a return (PMNT/ICDT/RRTN for a
+ * SEPA credit transfer returned; the sub-family RRTN in any family). Null for any other credit.
+ */
+function returnedTransfer(r: Reader, details: Node[], code: string | null): ReturnedTransfer | null {
+  const info = details.flatMap((d) => r.all(d, "RtrInf"));
+  const returnCode = code !== null && code.split("/")[2] === "RRTN";
+  if (!info.length && !returnCode) return null;
+  return {
+    information: r.texts(info, "AddtlInf").join(" ") || null,
+    reasonCode: r.texts(info, "Rsn", "Cd")[0] ?? r.texts(info, "Rsn", "Prtry")[0] ?? null,
   };
 }
 

@@ -1,6 +1,8 @@
 import { eq, inArray } from "drizzle-orm";
 import { accounts } from "../../db/schema.ts";
 import { receipts, statementCredits } from "../../db/schema-money.ts";
+import { payments } from "../../db/schema-payments.ts";
+import type { Tx } from "../../db/sql.ts";
 import type { StatementEntryResult, StatementImport } from "../../lib/contracts/console-money.ts";
 import { audit } from "../audit.ts";
 import { afterAnswer } from "../background.ts";
@@ -9,7 +11,15 @@ import { BankFileError } from "../bank-files/bank-file-error.ts";
 import { formatAmount } from "./amounts.ts";
 import { withinLedgerRange } from "./errors.ts";
 import { tellMembers } from "./funds-received.ts";
-import { accountInReference, approvalRates, insertReceipt, type ReceiptDeps } from "./receipts.ts";
+import { paymentNamedIn } from "../payouts/sepa-file-rail.ts";
+import {
+  accountInReference,
+  approvalRates,
+  insertReceipt,
+  insertReturn,
+  type ReceiptDeps,
+  type ReturnedPayment,
+} from "./receipts.ts";
 
 type Receipt = typeof receipts.$inferSelect;
 
@@ -21,7 +31,8 @@ type Receipt = typeof receipts.$inferSelect;
  * taken in its own transaction together with a row of `statement_credits` under the entry's key,
  * unique: an entry already imported (by this file earlier, or another file holding the same
  * entry) is skipped and nothing moves. A reversal (RvslInd: a payout the bank sent back) is never
- * matched to a customer, whatever its text says: it waits unmatched for an administrator.
+ * matched to a customer, whatever its text says: it waits unmatched for an administrator. A credit
+ * the bank marks as the return of one of our payouts (decision 093) is held against that payment.
  */
 
 type Entry = StatementImport["entries"][number];
@@ -37,6 +48,7 @@ const COUNTED: Record<StatementEntryResult, keyof StatementImport["counts"]> = {
   awaiting_approval: "held_for_approval",
   held_duplicate: "held_as_duplicates",
   unmatched: "unmatched",
+  payout_return: "payout_returns",
   already_imported: "duplicates_skipped",
   debit_ignored: "debits_ignored",
   not_booked: "others_skipped",
@@ -73,6 +85,7 @@ export async function importStatement(deps: ImportDeps, xml: string, by: number,
       reference: null,
       account_ref: null,
       receipt_id: null,
+      payment_id: null,
     });
   }
   const counts = {
@@ -80,6 +93,7 @@ export async function importStatement(deps: ImportDeps, xml: string, by: number,
     held_for_approval: 0,
     held_as_duplicates: 0,
     unmatched: 0,
+    payout_returns: 0,
     duplicates_skipped: 0,
     debits_ignored: 0,
     others_skipped: 0,
@@ -144,10 +158,10 @@ async function importCredits(
       entries.push({ ...said, result: "already_imported", ...before });
       continue;
     }
-    // A reversal is our own money coming back: never a customer's deposit, whatever its text says.
-    const account = credit.reversal ? null : await accountInReference(db, said.reference);
+    // A reversal or a return is our own money coming back: never a customer's deposit, whatever its text says.
+    const account = credit.reversal || credit.returned ? null : await accountInReference(db, said.reference);
     fresh.push({ at: entries.length, credit, accountId: account?.id ?? null });
-    entries.push({ ...said, result: "unmatched", account_ref: null, receipt_id: null });
+    entries.push({ ...said, result: "unmatched", account_ref: null, receipt_id: null, payment_id: null });
   }
   const credited: { accountId: number; money: { amount: string; currency: string } }[] = [];
   for (let i = 0; i < fresh.length; i += BATCH) {
@@ -174,31 +188,23 @@ async function importCredits(
             made.push(null);
             continue;
           }
-          const receipt = await insertReceipt(
-            tx,
-            deps,
-            {
-              amountMinor: credit.amountMinor,
-              currency: credit.currency,
-              payerName: said.payer_name!,
-              reference: said.reference!,
-              receivedAt: credit.bookingDate,
-              accountId,
-            },
-            by,
-            now,
-            {
-              source: {
-                statement_file: messageId,
-                statement_id: credit.statementId,
-                key: credit.key,
-                reversal: credit.reversal,
-              },
+          const fields = {
+            amountMinor: credit.amountMinor,
+            currency: credit.currency,
+            payerName: said.payer_name!,
+            reference: said.reference!,
+            receivedAt: credit.bookingDate,
+          };
+          const source = { statement_file: messageId, statement_id: credit.statementId, key: credit.key };
+          const returned = await returnedPayment(tx, credit);
+          const receipt = returned
+            ? await insertReturn(tx, fields, returned, returnReason(credit), by, now, source)
+            : await insertReceipt(tx, deps, { ...fields, accountId }, by, now, {
+              source: { ...source, reversal: credit.reversal },
               tables,
               // One of the transactions a bank entry was broken down into: the whole entry is judged.
               entryAmountMinor: credit.entryAmountMinor !== credit.amountMinor ? credit.entryAmountMinor : undefined,
-            },
-          );
+            });
           await tx.update(statementCredits).set({ receiptId: receipt.id }).where(eq(statementCredits.id, claimed.id));
           made.push(receipt);
         }
@@ -213,9 +219,19 @@ async function importCredits(
         entries[at] = { ...entries[at], result: "already_imported", ...theirs.get(credit.key) };
         return;
       }
-      const result: StatementEntryResult = row.status === "matched" ? "credited" : row.status as StatementEntryResult;
+      const result: StatementEntryResult = row.returnsPaymentId !== null
+        ? "payout_return"
+        : row.status === "matched"
+        ? "credited"
+        : row.status as StatementEntryResult;
       const accountRef = row.accountId === null ? null : refs.get(row.accountId) ?? null;
-      entries[at] = { ...entries[at], result, account_ref: accountRef, receipt_id: row.id };
+      entries[at] = {
+        ...entries[at],
+        result,
+        account_ref: accountRef,
+        receipt_id: row.id,
+        payment_id: row.returnsPaymentId,
+      };
       if (row.transferId !== null && row.accountId !== null) {
         credited.push({ accountId: row.accountId, money: { amount: entries[at].amount, currency: row.currency } });
       }
@@ -231,20 +247,50 @@ async function importCredits(
   return entries;
 }
 
+/**
+ * The payout a credit returns (decision 093): the bank marks it as a return, and the end-to-end id
+ * it gives back (in its references, else in its return information) is one of ours, of a payment
+ * that was paid out in the credit's currency, for at least the credit's amount (a bank may keep a
+ * charge), and not returned before. Read in the import's transaction: the payment's status then
+ * decides what the return is.
+ */
+async function returnedPayment(tx: Tx, credit: StatementCredit): Promise<ReturnedPayment | null> {
+  if (!credit.returned) return null;
+  const id = paymentNamedIn(credit.endToEndId) ?? paymentNamedIn(credit.returned.information);
+  if (id === null) return null;
+  const [payment] = await tx.select().from(payments).where(eq(payments.id, id));
+  if (!payment || payment.payoutTransferId === null) return null;
+  if (!["submitted", "completed", "failed"].includes(payment.status)) return null;
+  if (payment.buyCurrency !== credit.currency || payment.buyMinor < credit.amountMinor) return null;
+  // A payment comes back once: a second credit naming it is money the bank holds, for a person to judge.
+  const earlier = await tx.select({ id: receipts.id }).from(receipts).where(eq(receipts.returnsPaymentId, id));
+  return earlier.length ? null : payment;
+}
+
+/** The bank's reason for a return, as the alert and the audit entry say it. */
+function returnReason(credit: StatementCredit): string {
+  const { reasonCode, information } = credit.returned!;
+  const said = [reasonCode && `reason ${reasonCode}`, information].filter(Boolean).join(": ");
+  return said || "no reason given by the bank";
+}
+
 /** The receipts that earlier imports made of these keys, with the account_ref each named. */
 async function importedBefore(deps: ImportDeps, keys: readonly string[]) {
-  const found = new Map<string, { receipt_id: number | null; account_ref: string | null }>();
+  const found = new Map<string, { receipt_id: number | null; account_ref: string | null; payment_id: number | null }>();
   // In slices: SQLite takes a bounded number of parameters in one statement.
   for (let i = 0; i < keys.length; i += 500) {
     const rows = await deps.db.select({
       key: statementCredits.key,
       receiptId: statementCredits.receiptId,
       accountRef: accounts.accountRef,
+      paymentId: receipts.returnsPaymentId,
     }).from(statementCredits)
       .leftJoin(receipts, eq(receipts.id, statementCredits.receiptId))
       .leftJoin(accounts, eq(accounts.id, receipts.accountId))
       .where(inArray(statementCredits.key, keys.slice(i, i + 500)));
-    for (const r of rows) found.set(r.key, { receipt_id: r.receiptId, account_ref: r.accountRef });
+    for (const r of rows) {
+      found.set(r.key, { receipt_id: r.receiptId, account_ref: r.accountRef, payment_id: r.paymentId });
+    }
   }
   return found;
 }

@@ -10,6 +10,8 @@ import type { ReceiptStatus } from "../../lib/money/receipts.ts";
 import { isValidAccountRef } from "../accounts/account-ref.ts";
 import { accountByRef, accountHolderId } from "../accounts/find.ts";
 import { closeAlert, raiseAlert } from "../alerts/alerts.ts";
+import { alertPayoutReturned, payoutReturnAlertKey } from "../alerts/triggers.ts";
+import type { PaymentRow } from "../payments/answer.ts";
 import { audit } from "../audit.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
 import { InsufficientFunds } from "../ledger/ledger.ts";
@@ -86,6 +88,7 @@ async function answersOf(db: Database | Tx, rows: Row[]) {
     duplicate_of: row.duplicateOf,
     closed_by: person(row.closedBy),
     reason: row.closedReason,
+    returns_payment_id: row.returnsPaymentId,
   }));
 }
 
@@ -502,6 +505,20 @@ export async function discardReceipt(deps: ReceiptDeps, receiptId: number, reaso
 const ALREADY_CREDITED = "This receipt has already been credited to an account.";
 
 /**
+ * Why a payout's return is neither allocated nor reversed by hand (decision 093): crediting it
+ * would pay the customer twice; the desk's failing the payment is what settles it.
+ */
+function returnHeld(receipt: Row, done: "allocated" | "reversed"): string {
+  const payment = receipt.returnsPaymentId;
+  return receipt.status === "unmatched"
+    ? `Receipt ${receipt.id} is payment ${payment} sent back by the beneficiary's bank, not a customer's money: ` +
+      `it cannot be ${done}. Fail payment ${payment} on the payout desk to refund its customer; ` +
+      "the receipt is then settled against it. Nothing was changed."
+    : `Receipt ${receipt.id} is payment ${payment} sent back by the beneficiary's bank, settled against that ` +
+      `payment when it failed and its customer was refunded: it cannot be ${done}. Nothing was changed.`;
+}
+
+/**
  * The approval amount at an allocation (decision 026, amended): allocating is crediting an account,
  * so a receipt that would take the receipts credited to it without a second administrator in the
  * last day past the approval amount needs a second administrator here too. Its recorder is refused
@@ -546,6 +563,7 @@ export async function allocate(deps: ReceiptDeps, receiptId: number, accountRef:
       now,
       ALREADY_CREDITED,
       async (tx, receipt) => {
+        if (receipt.returnsPaymentId !== null) throw new Conflict(returnHeld(receipt, "allocated"));
         if (receipt.status !== "unmatched") throw new Conflict(ALREADY_CREDITED);
         const approval = await allocationApproval(tx, deps, receipt, account.id, by, now);
         const { transferId } = await allocateReceipt(tx, {
@@ -582,6 +600,7 @@ export async function reverse(deps: ReceiptDeps, receiptId: number, reason: stri
   const { db } = deps;
   let accountRef: string | null = null;
   const row = await changeReceipt(db, receiptId, "receipt.reverse", by, now, NOT_BOOKED, async (tx, receipt) => {
+    if (receipt.returnsPaymentId !== null) throw new Conflict(returnHeld(receipt, "reversed"));
     if (!["matched", "unmatched", "allocated"].includes(receipt.status)) throw new Conflict(NOT_BOOKED);
     const from = receipt.status === "unmatched" ? null : receipt.accountId;
     if (from !== null) {
@@ -618,6 +637,89 @@ export async function reverse(deps: ReceiptDeps, receiptId: number, reason: stri
     });
   }
   return receipt;
+}
+
+/** A payout the bank sent back, as its return needs it (decision 093). */
+export type ReturnedPayment = Pick<
+  PaymentRow,
+  "id" | "status" | "accountId" | "createdBy" | "rail" | "recipient" | "buyCurrency" | "buyMinor"
+>;
+
+/**
+ * Records money that returns one of our payouts (decision 093), in the caller's transaction: booked
+ * at once to the unallocated funds (the money is in the bank, but nobody's to spend) and linked to
+ * the payment, never to an account, and never held for approval (no customer is credited). While
+ * the payment can still fail, it waits, unmatched and not allocatable, with an alert asking the desk
+ * to fail it; a payment that already failed was refunded, so the return is settled against it at
+ * once. `why` is the bank's reason as the alert and the receipt say it.
+ */
+export async function insertReturn(
+  tx: Tx,
+  fields: Omit<NewReceipt, "accountId">,
+  payment: ReturnedPayment,
+  why: string,
+  by: number,
+  now: Date,
+  source: Record<string, unknown>,
+): Promise<Row> {
+  const booked = { ...fields, accountId: null };
+  const [inserted] = await tx.insert(receipts).values({
+    ...booked,
+    status: "unmatched",
+    transferId: await book(tx, booked, `receipt:${crypto.randomUUID()}`, by),
+    returnsPaymentId: payment.id,
+    recordedBy: by,
+    createdAt: now,
+  }).returning();
+  // Like an unmatched receipt, nobody's: the payment's own trail says it failed, when it does.
+  await audit(tx, {
+    actor: by,
+    action: "receipt.record",
+    before: null,
+    after: { ...await answerOf(tx, inserted), source, returned: why },
+  }, now);
+  if (payment.status === "failed") {
+    return await settleReturn(tx, inserted, `it had already failed and its customer was refunded`, by, now);
+  }
+  await alertPayoutReturned(tx, payment, inserted.id, why, now);
+  return inserted;
+}
+
+/**
+ * The desk failed payment `paymentId` (its customer is refunded): each return of it still waiting is
+ * settled against it, in the desk's transaction (decision 093): its money leaves the unallocated
+ * funds back to the bank's mirror, where the payout's refund left the bank balance as the bank has
+ * it (the transfer went out and came back), and its alert closes.
+ */
+export async function settleReturns(tx: Tx, paymentId: number, by: number, now: Date): Promise<void> {
+  const waiting = await tx.select().from(receipts)
+    .where(and(eq(receipts.returnsPaymentId, paymentId), eq(receipts.status, "unmatched")));
+  for (const receipt of waiting) await settleReturn(tx, receipt, "it failed and its customer was refunded", by, now);
+}
+
+async function settleReturn(tx: Tx, receipt: Row, happened: string, by: number, now: Date): Promise<Row> {
+  const payment = receipt.returnsPaymentId!;
+  const reason = `Settled against payment ${payment}, which this returns: ${happened}.`;
+  const { transferId } = await reverseReceipt(tx, {
+    accountId: null,
+    currency: receipt.currency,
+    amount: receipt.amountMinor,
+    reference: `receipt-reversal:${receipt.id}`,
+    createdBy: by,
+    description: `Receipt ${receipt.id}: ${reason}`.slice(0, 300),
+  });
+  const [settled] = await tx.update(receipts).set({
+    status: "reversed",
+    reversalTransferId: transferId,
+    closedBy: by,
+    closedAt: now,
+    closedReason: reason,
+  }).where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
+  if (!settled) throw new Conflict(`Receipt ${receipt.id} changed while payment ${payment} was failed: try again.`);
+  await closeAlert(tx, payoutReturnAlertKey(receipt.id), `Closed by itself: ${reason}`, by, now);
+  const [before, after] = await answersOf(tx, [receipt, settled]);
+  await audit(tx, { actor: by, action: "receipt.reverse", before, after }, now);
+  return settled;
 }
 
 /** The latest 500 receipts, newest first, optionally of one status. */

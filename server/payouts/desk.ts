@@ -23,6 +23,7 @@ import {
 import { awaitsRail, IN_A_FILE, noBicForFile, RAIL_UNCONFIRMED } from "./answer.ts";
 import { type PayoutRail, RailRefused } from "./rail.ts";
 import { restrictedPayments } from "./restricted.ts";
+import { settleReturns } from "../money/receipts.ts";
 import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 
 export interface DeskOutcome {
@@ -128,7 +129,8 @@ export async function completePayout(db: Database, action: DeskAction, alongside
 /**
  * The payment will not be made: before it was sent its hold is released, after it the payout is
  * reversed to the customer's balance (fee included). Not while the rail's answer is unknown: the
- * rail may be paying it.
+ * rail may be paying it. The bank's return of it, when a statement brought one, is settled against
+ * it in the same transaction (decision 093): the refund is the customer's money back, once.
  */
 export async function failPayout(
   db: Database,
@@ -139,6 +141,7 @@ export async function failPayout(
   return await db.transaction(async (tx) => {
     const before = await asItWas(tx, asked);
     const payment = await failPayment(tx, action);
+    await settleReturns(tx, payment.id, action.adminId, action.now);
     await record(tx, action, "payout.fail", before.status, payment, { reason: action.reason });
     return await finish(tx, { payment, refused: null }, alongside);
   });

@@ -49,6 +49,15 @@ export class SepaFileRail implements PayoutRail {
 /** Our reference for a payment in SEPA files: unique, and only SEPA's identifier characters. */
 export const endToEndIdOf = (payment: Pick<PaymentRow, "id">) => `PAYMENT-${payment.id}`;
 
+/**
+ * The payment an end-to-end id of ours names (endToEndIdOf), found in a text where a bank returning
+ * the transfer puts it (its references, or its return information): null when it names none.
+ */
+export function paymentNamedIn(text: string | null): number | null {
+  const id = /\bPAYMENT-(\d{1,15})\b/.exec(text ?? "")?.[1];
+  return id === undefined ? null : Number(id);
+}
+
 /** The file's message id: the day and the batch, unique per file as banks require. */
 export const messageIdOf = (batchId: number, at: Date) =>
   `PAYOUTS-${at.toISOString().slice(0, 10).replaceAll("-", "")}-${batchId}`;

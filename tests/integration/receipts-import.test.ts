@@ -71,6 +71,7 @@ describe("the bank's statement file imported as receipts", () => {
       held_for_approval: 1,
       held_as_duplicates: 0,
       unmatched: 4,
+      payout_returns: 0,
       duplicates_skipped: 0,
       debits_ignored: 4,
       others_skipped: 0,

@@ -234,6 +234,31 @@ describe("the bank's statement file (camt.053.001.02)", () => {
     });
   });
 
+  test("a return of our transfer says so, with the bank's reason; an ordinary credit is no return", () => {
+    const returned = statement([
+      { reference: "RET-1", txs: [{ endToEndId: "PAYMENT-42", lines: ["Rent"] }] },
+      { reference: "RET-2", txs: [{ lines: ["Rent"] }] },
+      { reference: "PLAIN", txs: [{ endToEndId: "PAYMENT-43", lines: ["Top up"] }] },
+    ])
+      // The first two as a bank writes a SEPA return: the code PMNT/ICDT/RRTN, or only the return information.
+      .replace("<Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd>", "<Fmly><Cd>ICDT</Cd><SubFmlyCd>RRTN</SubFmlyCd>")
+      .replace(
+        "<Ustrd>Rent</Ustrd></RmtInf></TxDtls>",
+        "<Ustrd>Rent</Ustrd></RmtInf><RtrInf><Rsn><Cd>AC04</Cd></Rsn><AddtlInf>Account closed</AddtlInf></RtrInf></TxDtls>",
+      )
+      .replace(
+        "<Ustrd>Rent</Ustrd></RmtInf></TxDtls>",
+        "<Ustrd>Rent</Ustrd></RmtInf><RtrInf><Rsn><Prtry>R17</Prtry></Rsn><AddtlInf>Return of PAYMENT-44</AddtlInf></RtrInf></TxDtls>",
+      );
+    const read = readBankStatement(returned);
+    expect(read.credits.map((c) => [c.accountServicerReference, c.endToEndId, c.bankTransactionCode, c.returned]))
+      .toEqual([
+        ["RET-1", "PAYMENT-42", "PMNT/ICDT/RRTN", { reasonCode: "AC04", information: "Account closed" }],
+        ["RET-2", null, "PMNT/RCDT/ESCT", { reasonCode: "R17", information: "Return of PAYMENT-44" }],
+        ["PLAIN", "PAYMENT-43", "PMNT/RCDT/ESCT", null],
+      ]);
+  });
+
   test("amounts become exact minor units of their currency", () => {
     const amounts = (entries: Entry[]) => readBankStatement(statement(entries)).credits.map((c) => c.amountMinor);
     expect(amounts([

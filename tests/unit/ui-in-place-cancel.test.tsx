@@ -161,6 +161,7 @@ test("receipts: each of a row's buttons gets the keyboard back from its own form
     duplicate_of: null,
     closed_by: null,
     reason: null,
+    returns_payment_id: null,
   };
   render(<ConsoleReceipts receipts={[unmatched]} currencies={[{ code: "EUR", name: "Euro" }]} />);
   await givesFocusBack(() => button("Allocate 50.00 EUR from J Smith"), "Allocate the receipt from J Smith");

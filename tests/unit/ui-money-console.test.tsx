@@ -184,6 +184,7 @@ const TRAIL = {
   duplicate_of: null,
   closed_by: null,
   reason: null,
+  returns_payment_id: null,
 };
 
 describe("ConsoleReceipts", () => {
@@ -201,6 +202,7 @@ describe("ConsoleReceipts", () => {
     duplicate_of: null,
     closed_by: null,
     reason: null,
+    returns_payment_id: null,
   };
   const MATCHED: Receipt = {
     id: 2,
@@ -216,6 +218,7 @@ describe("ConsoleReceipts", () => {
     duplicate_of: null,
     closed_by: null,
     reason: null,
+    returns_payment_id: null,
   };
 
   test("records a receipt with POST console/receipts; the new row shows its status", async () => {
@@ -370,6 +373,18 @@ describe("ConsoleReceipts", () => {
     const row = within(screen.getByRole("row", { name: /Ada Lovelace/ }));
     expect(row.getByText("Reversed")).toBeTruthy();
     expect(row.getByText(/admin@example.com: Wrong customer/)).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^Reverse / })).toBeNull();
+  });
+
+  test("a payout's return offers no Allocate or Reverse: it says which payment to fail on the payout desk", async () => {
+    const returned: Receipt = { ...UNMATCHED, id: 9, payer_name: "Elodie Martin", returns_payment_id: 42 };
+    const settled: Receipt = { ...returned, id: 10, status: "reversed" };
+    fakeApi(() => [500]);
+    render(<ConsoleReceipts receipts={[returned, settled]} currencies={CURRENCIES} />);
+    await settle();
+    expect(screen.getByText("Return of payment 42: fail it on the payout desk")).toBeTruthy();
+    expect(screen.getByText("Return of payment 42: settled")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^Allocate / })).toBeNull();
     expect(screen.queryByRole("button", { name: /^Reverse / })).toBeNull();
   });
 
@@ -636,6 +651,7 @@ describe("hydration", () => {
         duplicate_of: null,
         closed_by: null,
         reason: null,
+        returns_payment_id: null,
       }],
       currencies: CURRENCIES,
     });
