@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
+import { parse as parseCookie } from "hono/utils/cookie";
 import { FLASH_COOKIE } from "../../lib/notification.ts";
 import { SESSION_COOKIE } from "../auth/sessions.ts";
 import type { DataVersions, Topic, Versions } from "../data-versions.ts";
@@ -61,8 +62,15 @@ function keyOf(url: string, cookieHeader: string | null | undefined): string {
   return `${colorModeFromCookieHeader(cookieHeader) ?? "system"} ${url.slice(url.indexOf("/", url.indexOf("//") + 2))}`;
 }
 
-/** A cookie that may make the answer this visitor's own: a session, or a notification to show. */
-const OWN_COOKIE = new RegExp(`(?:^|;)\\s*(?:${SESSION_COOKIE}|${FLASH_COOKIE})=`);
+/**
+ * Whether the visitor's cookies hold one that may make the answer theirs: a session, or a
+ * notification to show. Parsed as their readers (getCookie) parse them: they take "flash =…" for the
+ * flash cookie, and a page rendered with its notice must never be kept for the next visitor.
+ */
+function hasOwnCookie(header: string | null | undefined): boolean {
+  return !!header && (parseCookie(header, SESSION_COOKIE)[SESSION_COOKIE] !== undefined ||
+    parseCookie(header, FLASH_COOKIE)[FLASH_COOKIE] !== undefined);
+}
 
 const alreadyKept = () => {};
 
@@ -93,7 +101,7 @@ export class PageCache {
     if (c.get("user") || c.req.method !== "GET") return null;
     // A queued notification, or a session cookie (one found ended queues "Signed out" for this very
     // page): the page is this visitor's, as the front door judges it (`answer`).
-    if (OWN_COOKIE.test(c.req.header("cookie") ?? "")) return null;
+    if (hasOwnCookie(c.req.header("cookie"))) return null;
     const key = keyOf(c.req.url, c.req.header("cookie"));
     const stamp = stampOf(await this.versions.current(), shows);
     const keepAnswer = (res: Response, route: string) => this.#keepAnswer(key, stamp, res, route);
@@ -110,7 +118,7 @@ export class PageCache {
   answer(request: Request): { response: Response; route: string } | null {
     if (request.method !== "GET") return null;
     const cookie = request.headers.get("cookie");
-    if (cookie && OWN_COOKIE.test(cookie)) return null;
+    if (hasOwnCookie(cookie)) return null;
     const kept = this.#pages.get(keyOf(request.url, cookie));
     if (!kept?.answer) return null;
     const versions = this.versions.peek();

@@ -74,6 +74,20 @@ describe("a public page kept for every visitor", () => {
     expect(res.headers.get("content-security-policy")).toMatch(/'nonce-/);
   });
 
+  test("a notice or a session sent with a space before '=' is still that visitor's, never kept for the next", async () => {
+    // The cookies' readers (getCookie) take "flash =…" as the flash cookie: so must the cache.
+    const notice = [{ id: "x", title: "Call 0800 000 000 to unlock your account", color: "info" }];
+    await visit("/?offer=flash", { cookie: `flash =${encodeURIComponent(JSON.stringify(notice))}` });
+    expect(await (await visit("/?offer=flash", { "accept-encoding": "identity" })).text()).not.toContain(
+      "Call 0800 000 000",
+    );
+    // A session cookie naming no session queues "Your session was ended" for that visitor's page.
+    await visit("/?offer=session", { cookie: "session =no-such-session" });
+    expect(await (await visit("/?offer=session", { "accept-encoding": "identity" })).text()).not.toContain(
+      "Your session was ended",
+    );
+  });
+
   test("a redirect an operator adds for it is followed, not the kept page", async () => {
     await visit("/calculator");
     expect((await visit("/calculator")).status).toBe(200);
