@@ -19,6 +19,14 @@ const TOUCH_EVERY_MS = 1000;
 export const SESSION_COOKIE = "session";
 
 /**
+ * How long the browser keeps the session's cookie after the session's 12 hours: a cookie that
+ * lapsed with the session would leave the server nothing to say "a session lasts at most 12 hours"
+ * to (SIGNED_OUT), and the person would meet the sign-in form with no reason. A cookie that outlives
+ * its session signs nobody in: it names a row that has ended.
+ */
+const COOKIE_OUTLIVES_SESSION_MS = 24 * 60 * 60 * 1000;
+
+/**
  * What the page a browser lands on says when its session cookie names a session that has ended:
  * else a person back from a coffee finds the sign-in form, or the home page, and no reason.
  */
@@ -94,7 +102,7 @@ export class SessionStore {
       httpOnly: true,
       secure: this.options.secureCookies,
       sameSite: "Lax",
-      maxAge: ABSOLUTE_TIMEOUT_MS / 1000,
+      maxAge: (ABSOLUTE_TIMEOUT_MS + COOKIE_OUTLIVES_SESSION_MS) / 1000,
     });
     return { id, userId, secondFactor };
   }
