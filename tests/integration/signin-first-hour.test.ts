@@ -15,6 +15,7 @@ import {
   uniqueEmail,
 } from "../helpers/client.ts";
 import { type SigninApp, test } from "../helpers/fixtures.ts";
+import { CODE_NO_LONGER_VALID } from "../../server/auth/attempts.ts";
 
 /**
  * A customer's first hour without stumbles (issue 15, decision 039): a mistyped code is refused on
@@ -171,7 +172,11 @@ describe("the validation email's 6-digit code", () => {
     expectStatus(await unverified.client.post("validation/resend"), 200);
     const second = await emailedValidationCode(app.db, unverified.email);
     if (first !== second) {
-      expectRefusedWithTriesLeft(await unverified.client.post("validation/validate", { token: first }), WRONG_CODE, 2);
+      expectRefusedWithTriesLeft(
+        await unverified.client.post("validation/validate", { token: first }),
+        CODE_NO_LONGER_VALID,
+        2,
+      );
     }
     expectStatus(await unverified.client.post("validation/validate", { token: second }), 200);
   });
@@ -187,7 +192,11 @@ describe("the validation email's 6-digit code", () => {
     app.clock.advance(2);
     // The session has been idle for a day: a login first, which does not send a new validation email.
     expectStatus(await late.client.post("auth/login", { email: late.email, password: late.password }), 200);
-    expectRefusedWithTriesLeft(await late.client.post("validation/validate", { token: lateCode }), WRONG_CODE, 2);
+    expectRefusedWithTriesLeft(
+      await late.client.post("validation/validate", { token: lateCode }),
+      CODE_NO_LONGER_VALID,
+      2,
+    );
   });
 
   test("/verify says where the email went once, and asks for the code", async ({ unverified }) => {
