@@ -592,10 +592,12 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
       if ("notFound" in verdict) throw new HTTPException(404, { message: "Page not found" });
       return c.redirect(await noAccountInstead(c, verdict.to), 302);
     }
+    // Taken by whoever signs in, an administrator too (who is never sent to a customer's page): else
+    // the next customer to sign in at this browser within the hour would land on it.
+    const remembered = afterSignIn(c);
     if (user!.level !== "Admin") {
       // The remembered page before the choice of an account: a payment's or a rate alert's page
       // switches to the account it is about by itself, and asking first would lose it.
-      const remembered = afterSignIn(c);
       if (remembered) return c.redirect(remembered, 302);
       const { current, linked } = await accountChoice(c);
       if (!current && linked > 1) return c.redirect(ACCOUNT_SELECT, 302);

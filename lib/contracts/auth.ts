@@ -40,7 +40,11 @@ export const newPassword = text({
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 
-/** An email address being registered: trimmed and lower-cased, as usernames are kept. */
+/**
+ * An email address being registered, or asked a reset link for: trimmed and lower-cased, as
+ * usernames are kept. Every username is one (registration, an administrator's invitation, a
+ * migration file all check it), so refusing what is not one tells nothing of who has an account.
+ */
 export const newEmail = text({
   label: "Your email address",
   max: 254,
@@ -161,9 +165,10 @@ export const resendCode = defineCall({
 export const forgotPassword = defineCall({
   method: "POST",
   path: "/auth/forgot",
-  summary: "Emails a link to choose a new password when the account exists; the answer is the same either way.",
+  summary: "Emails a link to choose a new password when the account exists; the answer is the same either way. " +
+    "An empty address, or one that is not an address, is a 422 naming `username`.",
   guards: [],
-  body: z.object({ username }),
+  body: z.object({ username: newEmail }),
   answer: sent,
 });
 

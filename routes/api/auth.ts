@@ -16,7 +16,7 @@ import {
 import { forgetRegistration, registrationOf, rememberRegistration } from "../../server/auth/registration-cookie.ts";
 import { clientAddress, type SessionRow } from "../../server/auth/sessions.ts";
 import { type Origin, passSecondFactor, resendCode, signInWithPassword } from "../../server/auth/signin.ts";
-import { sessionSummary, summaryOf } from "../../server/auth/users.ts";
+import { findUser, sessionSummary, summaryOf, type UserRow } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { registerScreen } from "../../server/guards.ts";
 import { ApiError } from "../../server/http/api.ts";
@@ -47,13 +47,13 @@ export const secureCookies = (c: Context<AppEnv>) => c.get("config").appEnv === 
 /** Where an attempt comes from: the address, and whom this browser passed the second factor for. */
 async function originOf(c: Context<AppEnv>): Promise<Origin> {
   const { secretBox, now } = c.get("services");
-  return { address: clientAddress(c), knownDeviceOf: await knownDeviceOf(c, secretBox, now()) };
+  return { address: clientAddress(c), device: await knownDeviceOf(c, secretBox, now()) };
 }
 
 /** This browser has just passed the second factor for the user: a known device from now on. */
-async function remember(c: Context<AppEnv>, userId: number): Promise<void> {
+export async function remember(c: Context<AppEnv>, user: Pick<UserRow, "id" | "passwordHash">): Promise<void> {
   const { secretBox, now } = c.get("services");
-  await rememberDevice(c, secretBox, userId, { now: now(), secure: secureCookies(c) });
+  await rememberDevice(c, secretBox, user, { now: now(), secure: secureCookies(c) });
 }
 
 /** This request's session: the second factor is passed on the session the password started. */
@@ -122,7 +122,8 @@ route(auth, calls.validateEmail, async (c, { body }) => {
     c.set("session", session ? await sessions.rotate(c, session, true) : await sessions.start(c, userId, true));
     await recordSignIn(c.get("db"), userId, new Date(now()));
     forgetRegistration(c);
-    await remember(c, userId);
+    const user = await findUser(c.get("db"), userId);
+    if (user) await remember(c, user);
   }
   if (secondFactor) {
     const user = await sessionSummary(c.get("db"), userId, true);
@@ -154,7 +155,7 @@ route(auth, calls.challenge, async (c, { body }) => {
   const user = await passSecondFactor(deps(c), session.userId, body.token, await originOf(c));
   c.set("session", await c.get("services").sessions.rotate(c, session, true));
   await recordSignIn(c.get("db"), user.id, new Date(c.get("services").now()));
-  await remember(c, user.id);
+  await remember(c, user);
   return reply(await summaryOf(c.get("db"), user, true), { redirect: "/auth" });
 });
 

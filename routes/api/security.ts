@@ -10,10 +10,10 @@ import {
 import { forgetKeyBeingSetUp, keyBeingSetUp, rememberKeyBeingSetUp } from "../../server/auth/authenticator-setup.ts";
 import { confirmItIsYou } from "../../server/auth/it-is-you.ts";
 import { changePassword } from "../../server/auth/password-change.ts";
-import { sessionSummary } from "../../server/auth/users.ts";
+import { findUser, sessionSummary } from "../../server/auth/users.ts";
 import type { AppEnv } from "../../server/env.ts";
 import { route } from "../../server/http/route.ts";
-import { secureCookies } from "./auth.ts";
+import { remember, secureCookies } from "./auth.ts";
 
 /**
  * The password, changed with the current one (the other sessions end). The authenticator app (TOTP): enrol with a key and a first code, or turn it off; setting up and
@@ -47,6 +47,10 @@ route(security, calls.changePassword, async (c, { body }) => {
     c.get("session")?.id ?? null,
     body,
   );
+  // The new password forgets every device known before (server/auth/devices.ts), but this one, where
+  // the owner just proved the old password, stays known.
+  const user = await findUser(c.get("db"), c.get("user")!.id);
+  if (user && c.get("user")!.secondFactor) await remember(c, user);
   return { ok: true, other_sessions_ended: ended } as const;
 });
 

@@ -15,6 +15,11 @@ export const ABSOLUTE_TIMEOUT_MS = 12 * 60 * 60 * 1000;
  * together): the idle timeout is then 30 minutes to within that second.
  */
 const TOUCH_EVERY_MS = 1000;
+/**
+ * How long a session replaced by a new token (SessionStore.rotate) is kept, opening nothing: long
+ * enough for every request that left the browser with the old cookie before the new one came back.
+ */
+const REPLACED_KEPT_MS = 60 * 1000;
 
 export const SESSION_COOKIE = "session";
 
@@ -50,13 +55,21 @@ export const SIGNED_OUT = {
 } as const;
 
 /** Read on every signed-in request: fixed SQL, one row (db/sql.ts). */
-const SESSION_BY_ID = "SELECT user_id, second_factor, last_seen_at, expires_at FROM sessions WHERE id = ?";
+const SESSION_BY_ID = "SELECT user_id, second_factor, created_at, last_seen_at, expires_at FROM sessions WHERE id = ?";
 interface SessionSqlRow {
   user_id: number;
   second_factor: number;
+  created_at: number;
   last_seen_at: number;
   expires_at: number;
 }
+
+/**
+ * A session that rotate replaced: it was cut short, ending before its 12 hours were up (every other
+ * session ends exactly 12 hours after its sign-in, SessionStore.start).
+ */
+const wasReplaced = (row: Pick<SessionSqlRow, "created_at" | "expires_at">) =>
+  row.expires_at < row.created_at + ABSOLUTE_TIMEOUT_MS;
 
 export interface SessionRow {
   id: string;
@@ -114,6 +127,11 @@ export class SessionStore {
     const id = await sha256Hex(token);
     const row = await rowOf<SessionSqlRow>(this.db, SESSION_BY_ID, [id]);
     const now = this.now();
+    // The cookie the browser had before the second factor, on a request that left before the new one
+    // came back (a link's preload, an island's call, another tab): it opens nothing, and its answer,
+    // which the browser takes after the new cookie, leaves the cookies alone, else it would clear
+    // the new session's and sign the person out, with a "Signed out" notice on the page they land on.
+    if (row && wasReplaced(row)) return null;
     if (!row || row.expires_at <= now || row.last_seen_at + IDLE_TIMEOUT_MS <= now) {
       if (row) await this.db.delete(sessions).where(eq(sessions.id, id));
       deleteCookie(c, SESSION_COOKIE, { path: "/" });
@@ -138,11 +156,14 @@ export class SessionStore {
 
   /**
    * Replaces a session with a fresh token (after the second factor, so a token seen before it is
-   * worthless after), keeping its absolute expiry.
+   * worthless after), keeping its absolute expiry. The old one is not deleted but cut short, and
+   * kept a minute (purge): a request still carrying it is answered as nobody's without clearing the
+   * browser's cookie, by then the new one (current).
    */
   async rotate(c: Context, session: SessionRow, secondFactor: boolean): Promise<SessionRow> {
     const [old] = await this.db.select().from(sessions).where(eq(sessions.id, session.id));
-    await this.db.delete(sessions).where(eq(sessions.id, session.id));
+    await this.db.update(sessions).set({ secondFactor: false, expiresAt: new Date(this.now()) })
+      .where(eq(sessions.id, session.id));
     return this.start(c, session.userId, secondFactor, old?.createdAt);
   }
 
@@ -159,15 +180,20 @@ export class SessionStore {
   async endAll(userId: number, except?: string): Promise<number> {
     const ended = await this.db.delete(sessions).where(
       except ? and(eq(sessions.userId, userId), ne(sessions.id, except)) : eq(sessions.userId, userId),
-    ).returning({ id: sessions.id });
-    return ended.length;
+    ).returning({ expiresAt: sessions.expiresAt });
+    // A replaced session (rotate) was no session of the person's any more.
+    const now = this.now();
+    return ended.filter((session) => session.expiresAt.getTime() > now).length;
   }
 
-  /** Removes expired sessions (run now and then). */
+  /** Removes expired sessions (run now and then); a replaced one a minute after it was (rotate). */
   async purge(): Promise<void> {
     const now = this.now();
     await this.db.delete(sessions).where(
-      or(lt(sessions.expiresAt, new Date(now)), lt(sessions.lastSeenAt, new Date(now - IDLE_TIMEOUT_MS))),
+      or(
+        lt(sessions.expiresAt, new Date(now - REPLACED_KEPT_MS)),
+        lt(sessions.lastSeenAt, new Date(now - IDLE_TIMEOUT_MS)),
+      ),
     );
   }
 

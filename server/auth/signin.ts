@@ -3,6 +3,7 @@ import { Unauthenticated } from "../errors.ts";
 import { secondFactorCode, signInPaused } from "../mail/index.ts";
 import { checkFromSource, CODE_NO_LONGER_VALID, forgetAccount, spendWithinLimit, wrongCode } from "./attempts.ts";
 import { authenticatorAccepts } from "./authenticator.ts";
+import { type DeviceNote, isKnownDevice } from "./devices.ts";
 import type { SignInDeps } from "./deps.ts";
 import { verifyPassword } from "./password.ts";
 import { issueResetLink } from "./password-reset.ts";
@@ -15,8 +16,8 @@ import { findUser, findUserByUsername, normalizeUsername, type UserRow } from ".
 /** Where an attempt comes from: the client's address, and whom this browser passed the second factor for. */
 export interface Origin {
   address: string;
-  /** The user id of the browser's known-device note (server/auth/devices.ts), or null. */
-  knownDeviceOf: number | null;
+  /** The browser's known-device note (server/auth/devices.ts), or null. */
+  device: DeviceNote | null;
 }
 
 /** The keys under which failed logins of an account are counted (a reset forgets them). */
@@ -68,7 +69,7 @@ export async function signInWithPassword(
     {
       account: loginLimitKey(username),
       address: origin.address,
-      knownDevice: !!found && origin.knownDeviceOf === found.id,
+      knownDevice: await isKnownDevice(origin.device, found),
       onPause: found ? () => tellOwnerOfPause(deps, found, "password") : undefined,
     },
     async () =>
@@ -100,7 +101,7 @@ export async function passSecondFactor(
   return await checkFromSource(deps.limiter, {
     account: challengeLimitKey(userId),
     address: origin.address,
-    knownDevice: origin.knownDeviceOf === userId,
+    knownDevice: await isKnownDevice(origin.device, owner),
     onPause: owner ? () => tellOwnerOfPause(deps, owner, "code") : undefined,
   }, async () => {
     const user = await findUser(deps.db, userId);

@@ -65,6 +65,17 @@ describe("the convert page opened from the calculator", () => {
     expect((await visitor.get("/auth")).headers.get("location")).toBe("/account");
   });
 
+  test("an administrator signing in at that browser uses it up: the next customer there is not sent to it", async () => {
+    const browser = new TestClient(t);
+    expect((await browser.get(LINK)).headers.get("location")).toBe("/#sign-in");
+    // Someone else, an administrator, signs in at this browser instead...
+    await signIn(browser, admin.email, admin.password);
+    expect((await browser.get("/auth")).headers.get("location")).not.toBe(LINK);
+    // ...and the next customer to sign in there within the hour goes where they always do.
+    await signIn(browser, funded.email, funded.password);
+    expect((await browser.get("/auth")).headers.get("location")).toBe("/account");
+  });
+
   test("a remembered page that is not one of ours is not followed", async () => {
     const visitor = new TestClient(t);
     await signIn(visitor, funded.email, funded.password);

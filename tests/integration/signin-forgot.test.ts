@@ -52,6 +52,22 @@ describe("asking for a reset link", () => {
     expect(sent.map((e) => e.to)).toEqual([customer.email]);
   });
 
+  test("an empty address, or one that is not an address, is a 422 naming it, and nothing is sent", async ({ app }) => {
+    const since = await lastEmailId(app);
+    const client = new TestClient(app);
+    for (
+      const [typed, problem] of [["", "Enter a valid email address."], ["   ", "Enter a valid email address."], [
+        "nobody",
+        "Enter a valid email address.",
+      ]]
+    ) {
+      const res = await client.post("auth/forgot", { username: typed });
+      expectStatus(res, 422);
+      expect(res.json.fields).toEqual({ username: problem });
+    }
+    expect(await resetEmailsSince(app, since)).toEqual([]);
+  });
+
   test("the link opens /forgot with the token and the username", async ({ app, customer }) => {
     const { link, token } = await askForLink(app, customer);
     const url = new URL(link);

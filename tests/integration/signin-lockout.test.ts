@@ -61,6 +61,17 @@ async function mailsTo(app: SigninApp, to: string, template: string) {
   return await Promise.all(rows.map((row) => asSent(app.db, row)));
 }
 
+/** 50 wrong passwords from 10 addresses: the account's sign-in is paused for an hour. */
+async function pauseSignIn(app: SigninApp, email: string): Promise<void> {
+  for (let source = 0; source < 10; source++) {
+    const attacker = anotherSource(app);
+    for (let i = 0; i < 5; i++) {
+      expectStatus(await attacker.post("auth/login", { email, password: `guess ${source}-${i}` }), 401);
+    }
+    app.clock.advance(MINUTE);
+  }
+}
+
 const wrongCode = (right: string, i: number) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, "0");
 
 describe("passwords", () => {
@@ -108,13 +119,7 @@ describe("passwords", () => {
     const laptop = from(app, "198.18.0.1");
     await signIn(laptop, owner.email, owner.password);
 
-    for (let source = 0; source < 10; source++) {
-      const attacker = anotherSource(app);
-      for (let i = 0; i < 5; i++) {
-        expectStatus(await attacker.post("auth/login", { email: owner.email, password: `guess ${source}-${i}` }), 401);
-      }
-      app.clock.advance(MINUTE);
-    }
+    await pauseSignIn(app, owner.email);
     const notices = await mailsTo(app, owner.email, "sign-in-paused");
     expect(notices).toHaveLength(1);
     expect(notices[0].text).toMatch(/paused/);
@@ -138,6 +143,47 @@ describe("passwords", () => {
     });
     expectStatus(reset, 200);
     expectStatus(await elsewhere.post("auth/login", { email: owner.email, password: NEW_PASSWORD }), 200);
+  });
+
+  test("a changed password forgets the devices known before: one that passed the second factor under the old password is paused like any other", async ({ app, customer: owner }) => {
+    // Someone who had the password and the mailbox passed the second factor on their own machine.
+    const thief = from(app, "198.18.0.2");
+    await signIn(thief, owner.email, owner.password);
+    // The owner, on their laptop, changes the password.
+    const laptop = from(app, "198.18.0.1");
+    await signIn(laptop, owner.email, owner.password);
+    expectStatus(
+      await laptop.post("account/password", { current_password: owner.password, password: NEW_PASSWORD }),
+      200,
+    );
+    await pauseSignIn(app, owner.email);
+    // The thief's machine is refused with everyone else: it cannot go on guessing the new password...
+    const refused = await thief.post("auth/login", { email: owner.email, password: "guess the new one" });
+    expectStatus(refused, 429);
+    expect(refused.json.error).toMatch(PAUSED);
+    // ...while the laptop the owner changed it on still gets through.
+    expectStatus(await laptop.post("auth/login", { email: owner.email, password: NEW_PASSWORD }), 200);
+  });
+
+  test("a reset password forgets every device known before", async ({ app, customer: owner }) => {
+    const thief = from(app, "198.18.0.2");
+    await signIn(thief, owner.email, owner.password);
+    expectStatus(await anotherSource(app).post("auth/forgot", { username: owner.email }), 200);
+    const { token } = await emailedToken(app.db, owner.email, "password-reset");
+    expectStatus(
+      await anotherSource(app).post("auth/forgot/reset", { username: owner.email, token, password: NEW_PASSWORD }),
+      200,
+    );
+    await pauseSignIn(app, owner.email);
+    const refused = await thief.post("auth/login", { email: owner.email, password: "guess the new one" });
+    expectStatus(refused, 429);
+    expect(refused.json.error).toMatch(PAUSED);
+    // The owner's device passes the second factor again, and is known again.
+    const phone = from(app, "198.18.0.3");
+    app.clock.advance(HOUR);
+    await signIn(phone, owner.email, NEW_PASSWORD);
+    await pauseSignIn(app, owner.email);
+    expectStatus(await phone.post("auth/login", { email: owner.email, password: NEW_PASSWORD }), 200);
   });
 
   test("one address alone cannot pause an account: it is blocked long before 50 failures", async ({ app, customer: owner }) => {

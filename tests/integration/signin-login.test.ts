@@ -1,6 +1,7 @@
 import { and, eq, gt } from "drizzle-orm";
 import { describe, expect, vi } from "vitest";
 import { emails, sessions } from "../../db/schema.ts";
+import { FLASH_COOKIE } from "../../lib/notification.ts";
 import { CODE_NO_LONGER_VALID } from "../../server/auth/attempts.ts";
 import { SIGNED_OUT } from "../../server/auth/sessions.ts";
 import { sha256Hex } from "../../server/auth/tokens.ts";
@@ -108,6 +109,28 @@ describe("login with the password", () => {
 
     expect((await client.get("account/whoami")).json.body.secondFactor).toBe(true);
     expectStatus(await beforeChallenge.get("account/whoami"), 401);
+  });
+
+  test("a request that left with the old cookie as the code was typed, answered after it, does not sign the person out", async ({ app }) => {
+    const browser = new TestClient(app);
+    expectStatus(await browser.post("auth/login", { email: customer.email, password: customer.password }), 200);
+    // Requests already on their way from the code's page with its cookie: a link's preload, an island's call.
+    const onTheirWay = browser.clone();
+    expectStatus(await browser.post("challenge", { token: await emailedCode(app.db, customer.email) }), 200);
+
+    const preload = await onTheirWay.get("/account", { Purpose: "prefetch", "Sec-Purpose": "prefetch" });
+    const call = await onTheirWay.get("account/whoami");
+    // The old token opens nothing (a visitor's answers)...
+    expect(preload.headers.get("location")).toBe("/");
+    expectStatus(call, 401);
+    // ...and the answers, arriving after the new cookie, neither clear it nor the client's user,
+    // nor queue a "Signed out" notice for the page the person lands on.
+    for (const late of [preload, call]) {
+      expect(late.setCookies.map((cookie) => cookie.name)).not.toContain("session");
+      expect(late.setCookies.map((cookie) => cookie.name)).not.toContain("user");
+      expect(late.setCookies.map((cookie) => cookie.name)).not.toContain(FLASH_COOKIE);
+    }
+    expect((await browser.get("account/whoami")).json.body.secondFactor).toBe(true);
   });
 
   test("a wrong code is refused on the page with the tries left, and the session stays without its second factor", async ({ app }) => {
