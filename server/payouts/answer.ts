@@ -84,6 +84,7 @@ export function payoutAnswer(
   account: PayoutAccount,
   people: Map<number, Person>,
   debtorIban?: string,
+  returned: Payout["returned"] = null,
 ): Payout {
   const { name, type, currency, country, details } = row.recipient;
   return {
@@ -114,6 +115,7 @@ export function payoutAnswer(
     batch_id: row.batchId,
     rail_reference: row.railReference,
     reason: row.reason,
+    returned,
     actions: deskActions(row, account.restricted, debtorIban),
   };
 }
