@@ -707,6 +707,13 @@ export async function settleReturns(tx: Tx, paymentId: number, by: number, now: 
   for (const receipt of waiting) await settleReturn(tx, receipt, "it failed and its customer was refunded", by, now);
 }
 
+/** The return of payment `paymentId` still waiting to be settled (decision 093), if one came. */
+export async function waitingReturnOf(tx: Tx, paymentId: number): Promise<Row | undefined> {
+  const [waiting] = await tx.select().from(receipts)
+    .where(and(eq(receipts.returnsPaymentId, paymentId), eq(receipts.status, "unmatched"))).limit(1);
+  return waiting;
+}
+
 async function settleReturn(tx: Tx, receipt: Row, happened: string, by: number, now: Date): Promise<Row> {
   const payment = receipt.returnsPaymentId!;
   const reason = `Settled against payment ${payment}, which this returns: ${happened}.`;

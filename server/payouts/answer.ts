@@ -57,6 +57,8 @@ export function deskActions(
   row: Pick<PaymentRow, "status" | "rail" | "railReference" | "recipient">,
   restricted = false,
   debtorIban?: string,
+  /** The bank sent it back and the return waits (decision 093): it did not arrive. */
+  returned = false,
 ) {
   const noFile = noBicForFile(row, debtorIban);
   const inFile = row.rail === "sepa" && noFile === null;
@@ -65,7 +67,7 @@ export function deskActions(
   const held = restricted && row.status === "approved";
   return {
     submit: !inFile && !held && (row.status === "approved" || unconfirmed),
-    complete: row.status === "submitted" && !unconfirmed,
+    complete: row.status === "submitted" && !unconfirmed && !returned,
     fail: row.status === "approved" || (row.status === "submitted" && !unconfirmed),
     note: held
       ? RESTRICTED_PAYOUT
@@ -116,6 +118,6 @@ export function payoutAnswer(
     rail_reference: row.railReference,
     reason: row.reason,
     returned,
-    actions: deskActions(row, account.restricted, debtorIban),
+    actions: deskActions(row, account.restricted, debtorIban, returned !== null && !returned.settled),
   };
 }

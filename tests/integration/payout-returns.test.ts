@@ -249,8 +249,17 @@ describe("the payout desk and a payout the bank sent back", () => {
     expect(row).toMatchObject({
       status: "submitted",
       returned: { ...waiting, reason: "reason AC04: Account closed" },
-      actions: { fail: true },
+      actions: { fail: true, complete: false },
     });
+    // It did not arrive: the desk cannot mark it so, which would leave the return waiting for good.
+    const arrived = await admin.client.post(`console/payouts/${payment.id}/complete`);
+    expectStatus(arrived, 409);
+    expect(arrived.json.error).toBe(
+      `Payment ${payment.id} came back from the beneficiary's bank (receipt ${entry.receipt_id}): it did not ` +
+        "arrive and cannot be marked arrived. Fail it to refund its customer; the receipt is then settled " +
+        "against it. Nothing was changed.",
+    );
+    expect((await desk()).find((p) => p.id === payment.id)!.status).toBe("submitted");
     expect((await desk()).find((p) => p.id === other.id)!.returned).toBeNull();
     // The filter: payments sent back whose return waits, and no others.
     expect((await desk("&returned=true")).map((p) => p.id)).toEqual([payment.id]);

@@ -205,7 +205,7 @@ describe("a payment's actions", () => {
         reason: "reason AC04: Account closed",
         settled: false,
       },
-      actions: { submit: false, complete: true, fail: true, note: null },
+      actions: { submit: false, complete: false, fail: true, note: null },
     });
     const calls = fakeApi({
       "POST console/payouts/5/fail": [200, { body: { payment: payout({ status: "failed" }), refused: null } }],
