@@ -27,6 +27,8 @@ const STATUSES = [
   ["submitted", "Sent, not arrived"],
   ["completed", "Arrived"],
   ["failed", "Failed"],
+  // Not a status: payments the bank sent back whose return waits, whatever their status (decision 093).
+  ["returned", "Returned by the bank, not settled"],
 ] as const;
 
 type Status = (typeof STATUSES)[number][0];
@@ -47,7 +49,7 @@ function ConsolePayouts({ queue, payment = null, initial, batches, currencies }:
     ...read(payoutKeys.queue(queue, { status, currency, payment }), listPayouts, {
       query: {
         rail: queue,
-        ...(status ? { status } : {}),
+        ...(status === "returned" ? { returned: "true" as const } : status ? { status } : {}),
         ...(currency ? { currency } : {}),
         ...(payment ? { payment: String(payment) } : {}),
       },

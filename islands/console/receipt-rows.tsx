@@ -40,9 +40,13 @@ export type ReceiptPanel = "allocate" | "decline" | "discard" | "reverse";
 
 /** What a receipt's status says: "Credited to P1234567", "Awaiting approval", "Reversed"... */
 export function statusText(
-  r: Pick<Receipt, "status" | "account_ref"> & Partial<Pick<Receipt, "returns_payment_id">>,
+  r: Pick<Receipt, "status" | "account_ref"> & Partial<Pick<Receipt, "returns_payment_id" | "returns_payment_status">>,
 ): string {
   const to = r.account_ref ? ` (${r.account_ref})` : "";
+  // The desk cannot fail a payment marked arrived: the receipt waits until someone asks the bank.
+  if (r.returns_payment_id != null && r.status === "unmatched" && r.returns_payment_status === "completed") {
+    return `Return of payment ${r.returns_payment_id}, marked arrived: ask the bank`;
+  }
   if (r.returns_payment_id != null && r.status === "unmatched") {
     return `Return of payment ${r.returns_payment_id}: fail it on the payout desk`;
   }
@@ -98,6 +102,12 @@ function Trail({ receipt }: { receipt: Receipt }) {
   if (receipt.duplicate_of !== null) lines.push(`Repeats receipt ${receipt.duplicate_of}`);
   if (receipt.approved_by) lines.push(`Approved by ${receipt.approved_by.email}`);
   if (receipt.closed_by && receipt.reason) lines.push(`${receipt.closed_by.email}: ${receipt.reason}`);
+  if (receipt.status === "unmatched" && receipt.returns_payment_status === "completed") {
+    lines.push(
+      `Payment ${receipt.returns_payment_id} was marked arrived, so the payout desk cannot fail it and this ` +
+        "cannot be allocated: ask the bank whether the payment arrived or came back before anything is done",
+    );
+  }
   return <span className={`block text-xs ${MUTED}`}>{lines.join(" · ")}</span>;
 }
 

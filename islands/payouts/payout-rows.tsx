@@ -107,6 +107,7 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
           {p.rail_reference ? <span className={`block font-mono text-xs ${MUTED}`}>{p.rail_reference}</span> : null}
           {p.batch_id ? <span className={`block text-xs ${MUTED}`}>{`SEPA file ${p.batch_id}`}</span> : null}
           {p.reason ? <span className="block text-xs">{p.reason}</span> : null}
+          {p.returned ? <Returned payout={p} /> : null}
           {p.actions.note ? <span className={`block max-w-xs text-xs ${MUTED}`}>{p.actions.note}</span> : null}
         </td>
         <td className={`${CELL} text-right`}>
@@ -187,6 +188,35 @@ export function PayoutRows({ payout: p, asOf, form, onForm }: {
   );
 }
 
+/**
+ * The bank sent the payment back (decision 093): where its money is held, and what the desk does:
+ * fail it (the return's reason is offered), or, marked arrived, ask the bank which is true.
+ */
+function Returned({ payout: p }: { payout: Payout }) {
+  const r = p.returned!;
+  const said = `Returned by the bank: receipt ${r.receipt_id}, ${r.amount} ${r.currency}` +
+    (r.reason ? ` (${r.reason})` : "");
+  const todo = r.settled
+    ? "Settled: the payment failed and its customer was refunded."
+    : p.status === "completed"
+    ? "It was marked arrived, so it cannot be failed here: ask the bank whether it arrived or came back."
+    : "Fail it to refund the customer; the receipt is then settled.";
+  return (
+    <span className="mt-1 block max-w-xs text-xs" data-returned={r.receipt_id}>
+      <span className="block font-semibold">{said}</span>
+      <span className="block">{todo}</span>
+    </span>
+  );
+}
+
+/** The reason Fail offers for a payment the bank sent back: the return, in the bank's words. */
+const returnedReason = (p: Payout): string =>
+  p.returned && !p.returned.settled
+    ? `Returned by the beneficiary's bank (receipt ${p.returned.receipt_id})${
+      p.returned.reason ? `: ${p.returned.reason}` : ""
+    }`.slice(0, 500)
+    : "";
+
 const FORMS = {
   fail: {
     label: "Why did the payment fail?",
@@ -224,7 +254,7 @@ function ReasonForm({ payout: p, kind, onClose, onCancel }: {
     idempotent: true,
     invalidates: CHANGES,
     onSuccess,
-    values: { text: "" },
+    values: { text: returnedReason(p) },
   });
   const refusing = useForm({
     call: submitPayout,

@@ -17,6 +17,7 @@ import { CONSOLE_GUARDS } from "./guards.ts";
 import { ratesAnswer } from "./money.ts";
 import { sessionUser } from "./session-user.ts";
 import { RECEIPT_STATUSES } from "../money/receipts.ts";
+import { PAYMENT_STATUSES } from "../payments/statuses.ts";
 
 /** "The base "XYZ" is not a currency we support.", or, when no code was given, what to give. */
 function currencyProblem(what: string, input: unknown): string {
@@ -405,6 +406,11 @@ export const receipt = z.object({
    * allocated; settled against the payment when the desk fails it.
    */
   returns_payment_id: z.number().nullable(),
+  /**
+   * That payment's status now: `completed` (marked arrived) means the desk cannot fail it, and the
+   * receipt waits until someone asks the bank which is true. Null when it returns no payment.
+   */
+  returns_payment_status: z.enum(PAYMENT_STATUSES).nullable(),
 });
 
 export const recordReceipt = defineCall({

@@ -70,6 +70,19 @@ export const payout = z.object({
   rail_reference: z.string().nullable(),
   /** Why it failed. */
   reason: z.string().nullable(),
+  /**
+   * The beneficiary's bank sent it back (decision 093): the receipt of the statement's credit that
+   * holds the money, its amount (the bank may keep a charge), the bank's reason, and whether it is
+   * settled (the payment failed and its customer was refunded). Null when nothing came back.
+   */
+  returned: z.object({
+    receipt_id: z.number(),
+    amount: amountText,
+    currency: currencyCode,
+    /** The bank's reason code and words ("reason AC04: Account closed"); null if not kept. */
+    reason: z.string().nullable(),
+    settled: z.boolean(),
+  }).nullable(),
   /** What the desk may do with it now; `note` says why Submit is not offered when it is not. */
   actions: z.object({ submit: z.boolean(), complete: z.boolean(), fail: z.boolean(), note: z.string().nullable() }),
 });
@@ -100,6 +113,12 @@ export const listPayouts = defineCall({
      * entry about the payment links to (routes/pages/console/audit-changes.tsx).
      */
     payment: idText.optional(),
+    /**
+     * `true`: only payments the bank sent back whose return is not settled yet, in any status of
+     * the desk unless `status` narrows it (one marked arrived waits there too).
+     */
+    returned: z.enum(["true", "false"], { error: "returned is true or false." })
+      .transform((value) => value === "true").optional(),
   }),
   answer: payoutQueue,
 });

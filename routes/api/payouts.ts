@@ -53,7 +53,13 @@ route(
   async (c, { query }) =>
     await deskQueue(
       c.get("db"),
-      { queue: query.rail, status: query.status, currency: query.currency, payment: query.payment },
+      {
+        queue: query.rail,
+        status: query.status,
+        currency: query.currency,
+        payment: query.payment,
+        returned: query.returned,
+      },
       now(c),
       debtorIban(c),
     ),

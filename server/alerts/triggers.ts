@@ -1,8 +1,9 @@
 import Big from "big.js";
-import { and, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client.ts";
 import { receipts } from "../../db/schema-money.ts";
+import { payments } from "../../db/schema-payments.ts";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
 import { defineJob } from "../jobs/define.ts";
@@ -144,13 +145,12 @@ export async function alertPayoutReturned(
   now: Date,
 ): Promise<void> {
   const { recipient, desk } = paymentFacts(payment);
-  const act = payment.status === "completed"
-    ? "it was marked arrived, so the desk cannot fail it: ask the bank which is true before anything is done"
-    : `fail payment ${payment.id} on the payout desk to refund the customer; the receipt is then settled against it`;
+  const act = returnStillWaiting(payment.id, payment.status);
   await raiseAlert(tx, {
     kind: "payout_failed",
     severity: "critical",
-    subject: { payment_id: payment.id, receipt_id: receiptId, account_id: payment.accountId, desk },
+    // The bank's reason is kept here only: the payout desk shows it on the payment's row (decision 093).
+    subject: { payment_id: payment.id, receipt_id: receiptId, account_id: payment.accountId, desk, reason: why },
     message:
       `${await customerName(tx, payment.createdBy)}'s payment ${payment.id} of ${
         formatAmount(payment.buyCurrency, payment.buyMinor)
@@ -196,29 +196,71 @@ export async function alertComplianceReview(
   }
 }
 
-/** Raises an alert for each receipt unmatched for more than a day; answers how many were new. */
+/**
+ * Raises an alert for each receipt unmatched for more than a day; answers how many were new. A
+ * payout's return still waiting (decision 093) is reminded of again each day its alerts are all
+ * resolved: resolving one does not settle it, and one whose payment was marked arrived waits until
+ * someone asks the bank, with nothing else to bring it back to mind. Its key names the day, so two
+ * runs at once raise it once.
+ */
 export async function alertUnmatchedReceipts(db: Database, now: Date): Promise<number> {
-  const old = await db.select().from(receipts).where(
-    and(
+  const old = await db.select({ receipt: receipts, paymentStatus: payments.status }).from(receipts)
+    .leftJoin(payments, eq(payments.id, receipts.returnsPaymentId))
+    .where(and(
       eq(receipts.status, "unmatched"),
       lt(receipts.createdAt, new Date(now.getTime() - UNMATCHED_RECEIPT_MS)),
-      // A payout's return is nobody's to allocate: its own alert asks the desk to fail the payment.
-      isNull(receipts.returnsPaymentId),
-    ),
-  );
+    ));
   let raised = 0;
-  for (const r of old) {
-    const id = await raiseAlert(db, {
-      kind: "unmatched_receipt",
-      severity: "warning",
-      subject: { receipt_id: r.id },
-      message: `A receipt of ${formatAmount(r.currency, r.amountMinor)} ${r.currency} from ${r.payerName} ` +
-        `(${r.reference}) has matched no account for more than a day: allocate it.`,
-      dedupeKey: `unmatched_receipt:${r.id}`,
-    }, now);
+  for (const { receipt: r, paymentStatus } of old) {
+    const amount = `${formatAmount(r.currency, r.amountMinor)} ${r.currency}`;
+    const payment = r.returnsPaymentId;
+    if (payment !== null && await remindedOf(db, r.id, now)) continue;
+    const id = await raiseAlert(
+      db,
+      payment === null
+        ? {
+          kind: "unmatched_receipt",
+          severity: "warning",
+          subject: { receipt_id: r.id },
+          message: `A receipt of ${amount} from ${r.payerName} (${r.reference}) has matched no account ` +
+            `for more than a day: allocate it.`,
+          dedupeKey: `unmatched_receipt:${r.id}`,
+        }
+        : {
+          kind: "unmatched_receipt",
+          severity: "warning",
+          subject: { receipt_id: r.id, payment_id: payment },
+          message: `Receipt ${r.id} of ${amount} is payment ${payment} sent back by the beneficiary's bank, ` +
+            `still not settled and not to be allocated: ${returnStillWaiting(payment, paymentStatus)}.`,
+          // Once a day at most, while it waits.
+          dedupeKey: `unmatched_receipt:${r.id}:${now.toISOString().slice(0, 10)}`,
+        },
+      now,
+    );
     if (id !== null) raised++;
   }
   return raised;
+}
+
+/**
+ * Whether a payout's return has an alert open, or one raised in the last day: its own (decision
+ * 093) or a reminder. A reminder comes at most once a day, and only once the last is resolved.
+ */
+async function remindedOf(db: Database, receiptId: number, now: Date): Promise<boolean> {
+  const [row] = await db.select({ id: consoleAlerts.id }).from(consoleAlerts).where(and(
+    inArray(consoleAlerts.kind, ["payout_failed", "unmatched_receipt"]),
+    sql`json_extract(${consoleAlerts.subject}, '$.receipt_id') = ${receiptId}`,
+    or(isNull(consoleAlerts.resolvedAt), gt(consoleAlerts.createdAt, new Date(now.getTime() - UNMATCHED_RECEIPT_MS))),
+  )).limit(1);
+  return row !== undefined;
+}
+
+/** What a payout's return still waiting asks of an administrator, by its payment's status now. */
+function returnStillWaiting(payment: number, status: string | null): string {
+  return status === "completed"
+    ? `payment ${payment} was marked arrived, so the desk cannot fail it: ` +
+      "ask the bank whether the payment arrived or came back before anything is done"
+    : `fail payment ${payment} on the payout desk to refund its customer; the receipt is then settled against it`;
 }
 
 /** The hourly look for receipts unmatched for more than a day (idempotent: the dedupe keys). */

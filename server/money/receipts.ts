@@ -3,6 +3,8 @@ import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { accounts, users } from "../../db/schema.ts";
 import { ledgerTransfers, receipts } from "../../db/schema-money.ts";
+import { payments } from "../../db/schema-payments.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
 import type { Tx } from "../../db/sql.ts";
 import type { ReceiptInput } from "../../lib/contracts/console-money.ts";
 import type { AuditAction } from "../../lib/audit.ts";
@@ -73,6 +75,13 @@ async function answersOf(db: Database | Tx, rows: Row[]) {
     ) refs.set(a.id, a.ref);
   }
   const people = await administrators(db, rows.flatMap((r) => [r.recordedBy, r.approvedBy, r.closedBy]));
+  const returned = [...new Set(rows.map((r) => r.returnsPaymentId).filter((id): id is number => id !== null))];
+  const paymentStatus = new Map(
+    returned.length
+      ? (await db.select({ id: payments.id, status: payments.status }).from(payments)
+        .where(inArray(payments.id, returned))).map((p) => [p.id, p.status])
+      : [],
+  );
   const person = (id: number | null) => (id === null ? null : people.get(id) ?? null);
   return rows.map((row) => ({
     id: row.id,
@@ -89,6 +98,7 @@ async function answersOf(db: Database | Tx, rows: Row[]) {
     closed_by: person(row.closedBy),
     reason: row.closedReason,
     returns_payment_id: row.returnsPaymentId,
+    returns_payment_status: row.returnsPaymentId === null ? null : paymentStatus.get(row.returnsPaymentId) ?? null,
   }));
 }
 
@@ -697,6 +707,13 @@ export async function settleReturns(tx: Tx, paymentId: number, by: number, now: 
   for (const receipt of waiting) await settleReturn(tx, receipt, "it failed and its customer was refunded", by, now);
 }
 
+/** The return of payment `paymentId` still waiting to be settled (decision 093), if one came. */
+export async function waitingReturnOf(tx: Tx, paymentId: number): Promise<Row | undefined> {
+  const [waiting] = await tx.select().from(receipts)
+    .where(and(eq(receipts.returnsPaymentId, paymentId), eq(receipts.status, "unmatched"))).limit(1);
+  return waiting;
+}
+
 async function settleReturn(tx: Tx, receipt: Row, happened: string, by: number, now: Date): Promise<Row> {
   const payment = receipt.returnsPaymentId!;
   const reason = `Settled against payment ${payment}, which this returns: ${happened}.`;
@@ -716,7 +733,15 @@ async function settleReturn(tx: Tx, receipt: Row, happened: string, by: number, 
     closedReason: reason,
   }).where(and(eq(receipts.id, receipt.id), eq(receipts.status, "unmatched"))).returning();
   if (!settled) throw new Conflict(`Receipt ${receipt.id} changed while payment ${payment} was failed: try again.`);
-  await closeAlert(tx, payoutReturnAlertKey(receipt.id), `Closed by itself: ${reason}`, by, now);
+  // Its alert, and the hourly reminders of it still waiting (server/alerts/triggers.ts), are done with.
+  const reminders = await tx.select({ key: consoleAlerts.dedupeKey }).from(consoleAlerts).where(and(
+    eq(consoleAlerts.kind, "unmatched_receipt"),
+    isNull(consoleAlerts.resolvedAt),
+    sql`json_extract(${consoleAlerts.subject}, '$.receipt_id') = ${receipt.id}`,
+  ));
+  for (const key of [payoutReturnAlertKey(receipt.id), ...reminders.map((r) => r.key!)]) {
+    await closeAlert(tx, key, `Closed by itself: ${reason}`, by, now);
+  }
   const [before, after] = await answersOf(tx, [receipt, settled]);
   await audit(tx, { actor: by, action: "receipt.reverse", before, after }, now);
   return settled;

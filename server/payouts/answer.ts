@@ -57,6 +57,8 @@ export function deskActions(
   row: Pick<PaymentRow, "status" | "rail" | "railReference" | "recipient">,
   restricted = false,
   debtorIban?: string,
+  /** The bank sent it back and the return waits (decision 093): it did not arrive. */
+  returned = false,
 ) {
   const noFile = noBicForFile(row, debtorIban);
   const inFile = row.rail === "sepa" && noFile === null;
@@ -65,7 +67,7 @@ export function deskActions(
   const held = restricted && row.status === "approved";
   return {
     submit: !inFile && !held && (row.status === "approved" || unconfirmed),
-    complete: row.status === "submitted" && !unconfirmed,
+    complete: row.status === "submitted" && !unconfirmed && !returned,
     fail: row.status === "approved" || (row.status === "submitted" && !unconfirmed),
     note: held
       ? RESTRICTED_PAYOUT
@@ -84,6 +86,7 @@ export function payoutAnswer(
   account: PayoutAccount,
   people: Map<number, Person>,
   debtorIban?: string,
+  returned: Payout["returned"] = null,
 ): Payout {
   const { name, type, currency, country, details } = row.recipient;
   return {
@@ -114,6 +117,7 @@ export function payoutAnswer(
     batch_id: row.batchId,
     rail_reference: row.railReference,
     reason: row.reason,
-    actions: deskActions(row, account.restricted, debtorIban),
+    returned,
+    actions: deskActions(row, account.restricted, debtorIban, returned !== null && !returned.settled),
   };
 }

@@ -23,7 +23,7 @@ import {
 import { awaitsRail, IN_A_FILE, noBicForFile, RAIL_UNCONFIRMED } from "./answer.ts";
 import { type PayoutRail, RailRefused } from "./rail.ts";
 import { restrictedPayments } from "./restricted.ts";
-import { settleReturns } from "../money/receipts.ts";
+import { settleReturns, waitingReturnOf } from "../money/receipts.ts";
 import { RESTRICTED_PAYOUT } from "../../lib/restriction.ts";
 
 export interface DeskOutcome {
@@ -115,11 +115,23 @@ export async function submitPayout(
   });
 }
 
-/** The money reached the recipient's bank: the payout settles. Only once the rail has the payment. */
+/**
+ * The money reached the recipient's bank: the payout settles. Only once the rail has the payment,
+ * and never once the bank has sent it back.
+ */
 export async function completePayout(db: Database, action: DeskAction, alongside?: Alongside): Promise<DeskOutcome> {
   const asked = await paymentRow(db, action.paymentId);
   return await db.transaction(async (tx) => {
     const before = await asItWas(tx, asked);
+    // The bank sent it back (decision 093): it did not arrive, and a completed payment cannot be failed.
+    const returned = await waitingReturnOf(tx, action.paymentId);
+    if (returned) {
+      throw new Conflict(
+        `Payment ${action.paymentId} came back from the beneficiary's bank (receipt ${returned.id}): it did not ` +
+          "arrive and cannot be marked arrived. Fail it to refund its customer; the receipt is then settled " +
+          "against it. Nothing was changed.",
+      );
+    }
     const payment = await completePayment(tx, action);
     await record(tx, action, "payout.complete", before.status, payment, {});
     return await finish(tx, { payment, refused: null }, alongside);

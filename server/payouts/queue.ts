@@ -1,8 +1,12 @@
-import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import type { Tx } from "../../db/sql.ts";
 import { accounts } from "../../db/schema.ts";
+import { receipts } from "../../db/schema-money.ts";
+import { consoleAlerts } from "../../db/schema-console.ts";
 import { payments } from "../../db/schema-payments.ts";
+import { payoutReturnAlertKey } from "../alerts/triggers.ts";
+import { formatAmount } from "../money/amounts.ts";
 import { DESK_STATUSES, type DeskStatus, type PayoutQueue } from "../../lib/contracts/payouts.ts";
 import { type Rail, RAILS } from "../../lib/payments/rails.ts";
 import { NotFound } from "../errors.ts";
@@ -28,6 +32,8 @@ export interface QueueFilter {
   currency?: string;
   /** One payment only, the desk's row that an audit entry about it links to. */
   payment?: number;
+  /** Only payments the bank sent back whose return waits (decision 093), in any status unless asked. */
+  returned?: boolean;
 }
 
 /**
@@ -41,12 +47,20 @@ export async function payoutQueue(
   debtorIban?: string,
 ): Promise<{ items: Payout[]; total: number }> {
   // One payment asked for is shown whatever became of it (an audit entry names it after it ended).
-  const statuses = filter.status ? [filter.status] : filter.payment ? [...DESK_STATUSES] : OPEN;
+  // So is one the bank sent back: a return of a payment marked arrived waits with it (decision 093).
+  const statuses = filter.status ? [filter.status] : filter.payment || filter.returned ? [...DESK_STATUSES] : OPEN;
   const where = and(
     inArray(payments.status, statuses),
     inArray(payments.rail, railsOf(filter.queue)),
     filter.currency ? eq(payments.buyCurrency, filter.currency) : undefined,
     filter.payment ? eq(payments.id, filter.payment) : undefined,
+    filter.returned
+      ? inArray(
+        payments.id,
+        db.select({ id: receipts.returnsPaymentId }).from(receipts)
+          .where(and(isNotNull(receipts.returnsPaymentId), eq(receipts.status, "unmatched"))),
+      )
+      : undefined,
   );
   const order = statuses.every((s) => OPEN.includes(s)) ? asc(payments.id) : desc(payments.id);
   const [[{ total }], items] = await Promise.all([
@@ -105,9 +119,10 @@ async function payoutsWhere(
   const query = db.select({ payment: payments, accountRef: accounts.accountRef, accountName: accounts.name })
     .from(payments).innerJoin(accounts, eq(accounts.id, payments.accountId)).where(where).orderBy(order);
   const rows = limit === undefined ? await query : await query.limit(limit);
-  const [people, restricted] = await Promise.all([
+  const [people, restricted, returned] = await Promise.all([
     peopleByIds(db, rows.map((r) => r.payment.createdBy)),
     restrictedPayments(db, rows.map((r) => r.payment)),
+    returnsOf(db, rows.map((r) => r.payment.id)),
   ]);
   return rows.map((r) =>
     payoutAnswer(
@@ -115,6 +130,41 @@ async function payoutsWhere(
       { accountRef: r.accountRef, name: r.accountName, restricted: restricted.has(r.payment.id) },
       people,
       debtorIban,
+      returned.get(r.payment.id) ?? null,
     )
   );
+}
+
+/**
+ * The return of each of these payments that came back from the beneficiary's bank (decision 093):
+ * its receipt, and the bank's reason as its alert keeps it. A payment comes back once; were there
+ * two receipts, the one still waiting is the one the desk must act on.
+ */
+async function returnsOf(db: Database | Tx, ids: readonly number[]): Promise<Map<number, Payout["returned"]>> {
+  const found = new Map<number, Payout["returned"]>();
+  if (!ids.length) return found;
+  const rows = await db.select({
+    id: receipts.id,
+    paymentId: receipts.returnsPaymentId,
+    amountMinor: receipts.amountMinor,
+    currency: receipts.currency,
+    status: receipts.status,
+  }).from(receipts).where(inArray(receipts.returnsPaymentId, [...ids])).orderBy(asc(receipts.id));
+  if (!rows.length) return found;
+  const alerts = await db.select({ key: consoleAlerts.dedupeKey, subject: consoleAlerts.subject }).from(consoleAlerts)
+    .where(inArray(consoleAlerts.dedupeKey, rows.map((r) => payoutReturnAlertKey(r.id))));
+  const reasons = new Map(alerts.map((a) => [a.key, a.subject.reason]));
+  for (const r of rows) {
+    const settled = r.status !== "unmatched";
+    if (found.get(r.paymentId!)?.settled === false) continue;
+    const reason = reasons.get(payoutReturnAlertKey(r.id));
+    found.set(r.paymentId!, {
+      receipt_id: r.id,
+      amount: formatAmount(r.currency, r.amountMinor),
+      currency: r.currency,
+      reason: typeof reason === "string" ? reason : null,
+      settled,
+    });
+  }
+  return found;
 }

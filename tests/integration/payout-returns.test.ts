@@ -2,10 +2,11 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { consoleAlerts } from "../../db/schema-console.ts";
 import { ledgerAccounts, receipts } from "../../db/schema-money.ts";
-import { type Admin, expectStatus } from "../helpers/client.ts";
+import { type Admin, expectStatus, HOUR } from "../helpers/client.ts";
 import { expectLedgerSound, type MoneyApp, moneyApp } from "../helpers/money.ts";
 import { addRecipient, balanceOf, paid, type PaymentAccount, paymentAccount } from "../helpers/payments.ts";
 import { schemaErrorsOf } from "../unit/bank-files-xsd.ts";
+import { alertUnmatchedReceipts } from "../../server/alerts/triggers.ts";
 
 /**
  * A payout the beneficiary's bank sent back (decision 093): the company's statement brings it as a
@@ -216,5 +217,128 @@ describe("a payout the bank sent back", () => {
     });
     expect(Number((await balanceOf(account.owner.client, "EUR")).available) - Number(before.available)).toBe(25);
     await expectLedgerSound(t.db);
+  });
+});
+
+type DeskRow = { id: number; status: string; returned: unknown; actions: { fail: boolean; complete: boolean } };
+
+/** The local payout desk's queue, as the desk's island asks for it. */
+async function desk(query = ""): Promise<DeskRow[]> {
+  const res = await admin.client.get(`console/payouts?rail=local${query}`);
+  expectStatus(res, 200);
+  return res.json.body.items;
+}
+
+const openAlertsAbout = (receiptId: number) =>
+  t.db.select().from(consoleAlerts).where(and(
+    sql`json_extract(${consoleAlerts.subject}, '$.receipt_id') = ${receiptId}`,
+    isNull(consoleAlerts.resolvedAt),
+  ));
+
+describe("the payout desk and a payout the bank sent back", () => {
+  test("the payment's row says the bank returned it (receipt, amount, the bank's reason), the filter finds it, and failing it settles that", async () => {
+    const payment = await sentPayment("80.00");
+    const other = await sentPayment("15.00");
+    // The bank keeps a charge of 0.50.
+    const back = (Number(payment.buy_amount) - 0.5).toFixed(2);
+    const [entry] = (await importFile(statementReturning(`PAYMENT-${payment.id}`, back, "Rent"))).entries;
+    expect(entry).toMatchObject({ result: "payout_return", payment_id: payment.id });
+    const waiting = { receipt_id: entry.receipt_id, amount: back, currency: "EUR", settled: false };
+
+    const row = (await desk()).find((p) => p.id === payment.id)!;
+    expect(row).toMatchObject({
+      status: "submitted",
+      returned: { ...waiting, reason: "reason AC04: Account closed" },
+      actions: { fail: true, complete: false },
+    });
+    // It did not arrive: the desk cannot mark it so, which would leave the return waiting for good.
+    const arrived = await admin.client.post(`console/payouts/${payment.id}/complete`);
+    expectStatus(arrived, 409);
+    expect(arrived.json.error).toBe(
+      `Payment ${payment.id} came back from the beneficiary's bank (receipt ${entry.receipt_id}): it did not ` +
+        "arrive and cannot be marked arrived. Fail it to refund its customer; the receipt is then settled " +
+        "against it. Nothing was changed.",
+    );
+    expect((await desk()).find((p) => p.id === payment.id)!.status).toBe("submitted");
+    expect((await desk()).find((p) => p.id === other.id)!.returned).toBeNull();
+    // The filter: payments sent back whose return waits, and no others.
+    expect((await desk("&returned=true")).map((p) => p.id)).toEqual([payment.id]);
+    const wrong = await admin.client.get("console/payouts?rail=local&returned=yes");
+    expectStatus(wrong, 422);
+    expect(JSON.stringify(wrong.json)).toContain("returned is true or false.");
+
+    expectStatus(
+      await admin.client.post(`console/payouts/${payment.id}/fail`, {
+        reason: `Returned by the beneficiary's bank (receipt ${entry.receipt_id}): reason AC04: Account closed`,
+      }),
+      200,
+    );
+    expect((await desk("&status=failed")).find((p) => p.id === payment.id)!.returned).toMatchObject({
+      ...waiting,
+      settled: true,
+    });
+    expect((await desk("&returned=true")).map((p) => p.id)).toEqual([]);
+  });
+
+  test("a return of a payment marked arrived keeps being brought to mind, saying to ask the bank, until it is dealt with", async () => {
+    const payment = await sentPayment("40.00");
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/complete`), 200);
+    const [entry] = (await importFile(statementReturning(`PAYMENT-${payment.id}`, payment.buy_amount, "Rent")))
+      .entries;
+    expect(entry).toMatchObject({ result: "payout_return", payment_id: payment.id });
+
+    // Its alert, the receipts list and the desk all say the payment was marked arrived: ask the bank.
+    const [alert] = await openReturnAlerts(entry.receipt_id);
+    expect(alert.message).toContain(`payment ${payment.id} was marked arrived, so the desk cannot fail it`);
+    expect(alert.message).toContain("ask the bank whether the payment arrived or came back");
+    const listed = (await admin.client.get("console/receipts")).json.body
+      .find((r: { id: number }) => r.id === entry.receipt_id);
+    expect(listed).toMatchObject({ status: "unmatched", returns_payment_status: "completed" });
+    const [row] = (await desk("&returned=true")).filter((p) => p.id === payment.id);
+    expect(row).toMatchObject({ status: "completed", returned: { settled: false }, actions: { fail: false } });
+
+    const resolved = await admin.client.post(`console/alerts/${alert.id}/resolve`, { note: "Asked the bank" });
+    expectStatus(resolved, 200);
+    const created = (await receiptOf(entry.receipt_id)).createdAt.getTime();
+    const at = (hours: number) => new Date(created + hours * HOUR);
+
+    // A day on, still waiting with no alert open: the hourly job reminds, once while that reminder is open.
+    await alertUnmatchedReceipts(t.db, at(25));
+    await alertUnmatchedReceipts(t.db, at(26));
+    await alertUnmatchedReceipts(t.db, at(60));
+    const [reminder, ...more] = await openAlertsAbout(entry.receipt_id);
+    expect(more).toEqual([]);
+    expect(reminder).toMatchObject({ kind: "unmatched_receipt" });
+    expect(reminder.message).toBe(
+      `Receipt ${entry.receipt_id} of ${payment.buy_amount} EUR is payment ${payment.id} sent back by the ` +
+        `beneficiary's bank, still not settled and not to be allocated: payment ${payment.id} was marked arrived, ` +
+        "so the desk cannot fail it: ask the bank whether the payment arrived or came back before anything is done.",
+    );
+
+    // Resolved, yet still waiting: a day after the last reminder, another.
+    expectStatus(await admin.client.post(`console/alerts/${reminder.id}/resolve`, { note: "Bank asked again" }), 200);
+    const last = reminder.createdAt.getTime();
+    await alertUnmatchedReceipts(t.db, new Date(last + 23 * HOUR));
+    expect(await openAlertsAbout(entry.receipt_id), "not before a day after the last").toEqual([]);
+    await alertUnmatchedReceipts(t.db, new Date(last + 25 * HOUR));
+    expect(await openAlertsAbout(entry.receipt_id)).toHaveLength(1);
+    expectStatus(await allocate(entry.receipt_id), 409);
+  });
+
+  test("a return the desk settles closes its reminders too", async () => {
+    const payment = await sentPayment("25.00");
+    const [entry] = (await importFile(statementReturning(`PAYMENT-${payment.id}`, payment.buy_amount, "Rent")))
+      .entries;
+    const [alert] = await openReturnAlerts(entry.receipt_id);
+    expectStatus(await admin.client.post(`console/alerts/${alert.id}/resolve`, { note: "Seen" }), 200);
+    await alertUnmatchedReceipts(t.db, new Date((await receiptOf(entry.receipt_id)).createdAt.getTime() + 25 * HOUR));
+    const [reminder] = await openAlertsAbout(entry.receipt_id);
+    expect(reminder.message).toContain(`fail payment ${payment.id} on the payout desk to refund its customer`);
+
+    expectStatus(
+      await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Returned: account closed" }),
+      200,
+    );
+    expect(await openAlertsAbout(entry.receipt_id)).toEqual([]);
   });
 });

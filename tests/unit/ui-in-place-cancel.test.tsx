@@ -162,6 +162,7 @@ test("receipts: each of a row's buttons gets the keyboard back from its own form
     closed_by: null,
     reason: null,
     returns_payment_id: null,
+    returns_payment_status: null,
   };
   render(<ConsoleReceipts receipts={[unmatched]} currencies={[{ code: "EUR", name: "Euro" }]} />);
   await givesFocusBack(() => button("Allocate 50.00 EUR from J Smith"), "Allocate the receipt from J Smith");

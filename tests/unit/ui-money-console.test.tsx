@@ -185,6 +185,7 @@ const TRAIL = {
   closed_by: null,
   reason: null,
   returns_payment_id: null,
+  returns_payment_status: null,
 };
 
 describe("ConsoleReceipts", () => {
@@ -203,6 +204,7 @@ describe("ConsoleReceipts", () => {
     closed_by: null,
     reason: null,
     returns_payment_id: null,
+    returns_payment_status: null,
   };
   const MATCHED: Receipt = {
     id: 2,
@@ -219,6 +221,7 @@ describe("ConsoleReceipts", () => {
     closed_by: null,
     reason: null,
     returns_payment_id: null,
+    returns_payment_status: null,
   };
 
   test("records a receipt with POST console/receipts; the new row shows its status", async () => {
@@ -386,6 +389,27 @@ describe("ConsoleReceipts", () => {
     expect(screen.getByText("Return of payment 42: settled")).toBeTruthy();
     expect(screen.queryByRole("button", { name: /^Allocate / })).toBeNull();
     expect(screen.queryByRole("button", { name: /^Reverse / })).toBeNull();
+  });
+
+  test("a return of a payment marked arrived says to ask the bank: the desk cannot fail it", async () => {
+    const arrived: Receipt = {
+      ...UNMATCHED,
+      id: 11,
+      payer_name: "Elodie Martin",
+      returns_payment_id: 43,
+      returns_payment_status: "completed",
+    };
+    fakeApi(() => [500]);
+    render(<ConsoleReceipts receipts={[arrived]} currencies={CURRENCIES} />);
+    await settle();
+    const row = within(screen.getByRole("row", { name: /Elodie Martin/ }));
+    expect(row.getByText("Return of payment 43, marked arrived: ask the bank")).toBeTruthy();
+    expect(
+      row.getByText(
+        /Payment 43 was marked arrived, so the payout desk cannot fail it and this cannot be allocated: ask the bank whether the payment arrived or came back/,
+      ),
+    ).toBeTruthy();
+    expect(screen.queryByRole("button", { name: /^Allocate / })).toBeNull();
   });
 
   test("status texts", () => {
@@ -652,6 +676,7 @@ describe("hydration", () => {
         closed_by: null,
         reason: null,
         returns_payment_id: null,
+        returns_payment_status: null,
       }],
       currencies: CURRENCIES,
     });

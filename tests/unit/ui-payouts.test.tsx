@@ -50,6 +50,7 @@ function payout(overrides: Partial<Payout> = {}): Payout {
     batch_id: null,
     rail_reference: null,
     reason: null,
+    returned: null,
     actions: { submit: true, complete: false, fail: true, note: null },
     ...overrides,
   };
@@ -113,6 +114,11 @@ describe("the payout queue", () => {
     expect(calls.at(-1)!.query).toEqual({ rail: "local", status: "failed", currency: "GBP" });
     expect(await screen.findByText("Account closed")).toBeTruthy();
     expect(rowOf(5)).toBeNull();
+
+    // Payments the bank sent back, whose return waits: in whatever status they are.
+    fireEvent.change(screen.getByLabelText("Status"), { target: { value: "returned" } });
+    await settle();
+    expect(calls.at(-1)!.query).toEqual({ rail: "local", returned: "true", currency: "GBP" });
   });
 });
 
@@ -184,6 +190,72 @@ describe("a payment's actions", () => {
       simulate_refusal: "Name does not match",
     });
     expect(titles()).toContain("The rail refused the payment");
+  });
+
+  test("a payment the bank sent back says so on its row, and Fail offers the return as the reason, editable", async () => {
+    const returned = payout({
+      rail: "sepa",
+      status: "submitted",
+      buy_amount: "300.00",
+      buy_currency: "EUR",
+      returned: {
+        receipt_id: 7,
+        amount: "299.50",
+        currency: "EUR",
+        reason: "reason AC04: Account closed",
+        settled: false,
+      },
+      actions: { submit: false, complete: false, fail: true, note: null },
+    });
+    const calls = fakeApi({
+      "POST console/payouts/5/fail": [200, { body: { payment: payout({ status: "failed" }), refused: null } }],
+      "GET console/payouts": [200, { body: queueOf([]) }],
+    });
+    renderDesk({ initial: queueOf([returned]) });
+    expect(rowOf(5).textContent).toContain(
+      "Returned by the bank: receipt 7, 299.50 EUR (reason AC04: Account closed)",
+    );
+    expect(rowOf(5).textContent).toContain("Fail it to refund the customer; the receipt is then settled.");
+
+    fireEvent.click(within(rowOf(5)).getByRole("button", { name: /^Fail payment 5, / }));
+    const form = screen.getByRole("form", { name: "Fail the payment: payment 5" });
+    const reason = within(form).getByLabelText<HTMLInputElement>("Why did the payment fail?");
+    expect(reason.value).toBe("Returned by the beneficiary's bank (receipt 7): reason AC04: Account closed");
+    fireEvent.change(reason, { target: { value: `${reason.value}. We have written to you.` } });
+    fireEvent.click(within(form).getByRole("button", { name: "Fail the payment" }));
+    await settle();
+    expect(calls.find((c) => c.path === "console/payouts/5/fail")!.body).toEqual({
+      reason: "Returned by the beneficiary's bank (receipt 7): reason AC04: Account closed. We have written to you.",
+    });
+  });
+
+  test("a return of a payment marked arrived says to ask the bank; a settled one says so; Fail is empty without one", () => {
+    fakeApi();
+    const back = { receipt_id: 7, amount: "300.00", currency: "EUR", reason: null, settled: false };
+    renderDesk({
+      initial: queueOf([
+        payout({
+          status: "completed",
+          returned: back,
+          actions: { submit: false, complete: false, fail: false, note: null },
+        }),
+        payout({
+          id: 6,
+          status: "failed",
+          returned: { ...back, receipt_id: 8, settled: true },
+          actions: { submit: false, complete: false, fail: false, note: null },
+        }),
+        payout({ id: 9 }),
+      ]),
+    });
+    expect(rowOf(5).textContent).toContain("Returned by the bank: receipt 7, 300.00 EUR");
+    expect(rowOf(5).textContent).toContain(
+      "It was marked arrived, so it cannot be failed here: ask the bank whether it arrived or came back.",
+    );
+    expect(within(rowOf(5)).queryByRole("button", { name: /^Fail / })).toBeNull();
+    expect(rowOf(6).textContent).toContain("Settled: the payment failed and its customer was refunded.");
+    fireEvent.click(within(rowOf(9)).getByRole("button", { name: /^Fail payment 9, / }));
+    expect(screen.getByLabelText<HTMLInputElement>("Why did the payment fail?").value).toBe("");
   });
 
   test("a SEPA payment offers no Submit and says it goes in a file", () => {
