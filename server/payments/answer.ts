@@ -92,6 +92,16 @@ export function rateExpiredText(until: Date): string {
 }
 
 /**
+ * The same, to someone who cannot decide it (its preparer, an administrator on behalf, a viewer):
+ * nobody can approve it any more, so "someone else must approve it" would have them wait for
+ * nothing. Whoever may cancel it is told to, as the approver is told to reject it.
+ */
+function rateExpiredForOthersText(until: Date, cancels: boolean): string {
+  return `The rate held for this payment expired at ${momentInUtc(until)}, so it can no longer be approved` +
+    (cancels ? ": cancel it, and prepare it again at today's rate." : ".");
+}
+
+/**
  * What the approver is told of a waiting payment's recipient: gone (it cannot be approved), or
  * bank details no payment has been approved to yet, since they were added or last changed, and by
  * whom: the moment a fraud needs (an email "from the supplier" giving new details), which the
@@ -147,11 +157,13 @@ export function actionsFor(
       ...(recipient?.note.kind === "unproven" ? [unprovenText(recipient.name, recipient.note)] : []),
     ];
   const warning = warnings.length ? warnings.join(" ") : null;
+  const cancel = open && mayCancel(row, viewer);
+  const expiredForOthers = pending && !decide ? rateExpired(row, viewer.now) : null;
   return {
     approve: decide && gone === null && expiredAt === null,
     reject: decide,
-    cancel: open && mayCancel(row, viewer),
-    note: note ?? warning,
+    cancel,
+    note: expiredForOthers !== null ? rateExpiredForOthersText(expiredForOthers, cancel) : note ?? warning,
   };
 }
 
