@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { RATE_EXPIRED_OPENING } from "../lib/payments/approval-notes.ts";
 import { isUnpaid, moneyBackText } from "../lib/payments/money-back.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
@@ -105,10 +106,15 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   const arrivedAt = p.events.findLast((e) => e.event === "completed")?.at;
   // Converted on the way and waiting: its rate is the company's promise only so long (decision 092),
   // said to whoever prepared it as to whoever approves it.
-  const rateHeld = p.rate_held_until
-    ? `Its rate is guaranteed until ${when(p.rate_held_until)} while it waits for approval. After that it ` +
-      "cannot be approved: it is rejected and prepared again at the day's rate."
-    : null;
+  // Past that time the server's note says so (it knows the time; the browser's clock may not), and
+  // the promise is said in the past tense.
+  const rateHeld = !p.rate_held_until
+    ? null
+    : p.actions.note?.startsWith(RATE_EXPIRED_OPENING)
+    ? `Its rate was guaranteed until ${when(p.rate_held_until)} while it waited for approval: it can no longer be ` +
+      "approved."
+    : `Its rate is guaranteed until ${when(p.rate_held_until)} while it waits for approval. After that it ` +
+      "cannot be approved: it is rejected and prepared again at the day's rate.";
 
   function reject(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

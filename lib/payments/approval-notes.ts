@@ -13,3 +13,9 @@ export const NOT_ON_BEHALF =
  */
 export const RULE_NOT_ON_BEHALF =
   "Administrators acting on behalf of a customer cannot change the approval rule: which payments need approval is for the customer's own owners and admins to decide.";
+
+/**
+ * How a waiting payment's note opens once the rate held for it ran out (decision 092), whoever reads
+ * it: its page then says the guarantee in the past tense instead of promising it until a time gone by.
+ */
+export const RATE_EXPIRED_OPENING = "The rate held for this payment expired at ";

@@ -1,6 +1,6 @@
 import type { paymentEvents, payments } from "../../db/schema-payments.ts";
 import { PENDING_PAYMENT_RATE_HOURS } from "../../lib/constants.ts";
-import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
+import { NOT_ON_BEHALF, RATE_EXPIRED_OPENING } from "../../lib/payments/approval-notes.ts";
 import { momentInUtc } from "../../lib/moment.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
@@ -87,7 +87,7 @@ export function rateExpired(p: Pick<PaymentRow, "sellCurrency" | "buyCurrency" |
 }
 
 export function rateExpiredText(until: Date): string {
-  return `The rate held for this payment expired at ${momentInUtc(until)}, so it cannot be approved: reject it, ` +
+  return `${RATE_EXPIRED_OPENING}${momentInUtc(until)}, so it cannot be approved: reject it, ` +
     "and prepare it again at today's rate.";
 }
 
@@ -97,7 +97,7 @@ export function rateExpiredText(until: Date): string {
  * nothing. Whoever may cancel it is told to, as the approver is told to reject it.
  */
 function rateExpiredForOthersText(until: Date, cancels: boolean): string {
-  return `The rate held for this payment expired at ${momentInUtc(until)}, so it can no longer be approved` +
+  return `${RATE_EXPIRED_OPENING}${momentInUtc(until)}, so it can no longer be approved` +
     (cancels ? ": cancel it, and prepare it again at today's rate." : ".");
 }
 
