@@ -14,7 +14,7 @@ import {
   type PaymentWithTimeline,
   rejectPendingPayment,
 } from "./payments/calls.ts";
-import { arrivalText, CostList } from "./payments/cost.tsx";
+import { arrivalText, CostList, rateHeldText } from "./payments/cost.tsx";
 import { paymentQuery } from "./payments/pending-queries.ts";
 import { StatusBadge } from "./payments/status.tsx";
 import { Timeline, when } from "./payments/timeline.tsx";
@@ -106,15 +106,10 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   const arrivedAt = p.events.findLast((e) => e.event === "completed")?.at;
   // Converted on the way and waiting: its rate is the company's promise only so long (decision 092),
   // said to whoever prepared it as to whoever approves it.
-  // Past that time the server's note says so (it knows the time; the browser's clock may not), and
-  // the promise is said in the past tense.
-  const rateHeld = !p.rate_held_until
-    ? null
-    : p.actions.note?.startsWith(RATE_EXPIRED_OPENING)
-    ? `Its rate was guaranteed until ${when(p.rate_held_until)} while it waited for approval: it can no longer be ` +
-      "approved."
-    : `Its rate is guaranteed until ${when(p.rate_held_until)} while it waits for approval. After that it ` +
-      "cannot be approved: it is rejected and prepared again at the day's rate.";
+  // Past that time the server's note says so, and the promise is said in the past tense.
+  const rateHeld = p.rate_held_until
+    ? rateHeldText(p.rate_held_until, p.actions.note?.startsWith(RATE_EXPIRED_OPENING) ?? false)
+    : null;
 
   function reject(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

@@ -676,7 +676,12 @@ describe("the payment form", () => {
   });
 
   test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {
-    const { events: _events, ...made } = payment({ sell_currency: "GBP", buy_currency: "GBP", rate: null });
+    const { events: _events, ...made } = payment({
+      sell_currency: "GBP",
+      buy_currency: "GBP",
+      rate: null,
+      rate_held_until: null,
+    });
     const calls = fakeApi({
       "POST account/payments/quote": [200, {
         body: {
@@ -729,5 +734,33 @@ describe("the payment form", () => {
     await settle(200);
     expect(calls.map((c) => `${c.method} ${c.path}`)).toContain("GET account/balances");
     expect(await screen.findByText("450.00")).toBeTruthy();
+    // Nothing converted: no rate, and nothing is said of one.
+    expect(screen.queryByText(/rate is guaranteed/)).toBeNull();
+  });
+
+  test("converted on the way and waiting: the payer is told at once until when its rate is guaranteed", async () => {
+    const { events: _events, ...made } = payment();
+    fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "POST account/payments": [201, { body: made }],
+      "GET account/balances": [200, { body: PROPS.balances }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Invoice 42" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    fireEvent.click(
+      within(screen.getByRole("region", { name: "The full cost" })).getByRole("button", { name: "Confirm and pay" }),
+    );
+    await settle();
+    expect(await screen.findByRole("heading", { name: "Your payment is waiting for approval" })).toBeTruthy();
+    expect(
+      screen.getByText(
+        "Its rate is guaranteed until 3 Mar 2026, 09:00 UTC while it waits for approval. After that it cannot be " +
+          "approved: it is rejected and prepared again at the day's rate.",
+      ),
+    ).toBeTruthy();
   });
 });
