@@ -17,6 +17,7 @@ import {
 import { arrivalText, CostList, rateHeldText } from "./payments/cost.tsx";
 import { paymentQuery } from "./payments/pending-queries.ts";
 import { StatusBadge } from "./payments/status.tsx";
+import { detailLines } from "./recipients/format.ts";
 import { Timeline, when } from "./payments/timeline.tsx";
 import { Alert, FormAlert } from "./ui/alert.tsx";
 import { Field } from "./ui/field.tsx";
@@ -32,18 +33,6 @@ export interface PendingPaymentProps {
 }
 
 const TERM = "text-neutral-600 dark:text-neutral-400";
-const DETAIL_NAMES: Record<string, string> = {
-  iban: "IBAN",
-  bic: "BIC",
-  sort_code: "Sort code",
-  account_number: "Account number",
-  routing_number: "Routing number",
-  account_type: "Account type",
-  ifsc: "IFSC",
-  bsb: "BSB",
-  institution_number: "Institution number",
-  transit_number: "Transit number",
-};
 
 /**
  * A payment's page (GET account/pendingpayments/one?id=), whatever its status now: who prepared it,
@@ -149,9 +138,10 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
           <dd>{`${p.recipient.name} (${p.recipient.type === "business" ? "a business" : "a person"})`}</dd>
           <dt className={TERM}>Bank country</dt>
           <dd>{p.recipient.country}</dd>
-          {Object.entries(p.recipient.details).map(([name, value]) => (
-            <div key={name} className="contents">
-              <dt className={TERM}>{DETAIL_NAMES[name] ?? name}</dt>
+          {/* Written and named as on the recipients screen, where the approver may have checked them. */}
+          {detailLines(p.recipient.details).map(([key, label, value]) => (
+            <div key={key} className="contents">
+              <dt className={TERM}>{label}</dt>
               <dd className="font-mono break-all">{value}</dd>
             </div>
           ))}

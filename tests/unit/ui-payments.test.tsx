@@ -351,6 +351,34 @@ describe("a payment's page", () => {
     expect(screen.queryByText(/rate is guaranteed/)).toBeNull();
   });
 
+  test("the bank details it pays are written and named as on the recipients screen", () => {
+    fakeApi({});
+    const details = { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" };
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 80, recipient: { ...payment().recipient, details } })}
+      />,
+    );
+    const where = screen.getByRole("region", { name: "Where the money goes" });
+    expect(within(where).getByText("FR14 2004 1010 0505 0001 3M02 606")).toBeTruthy();
+    expect(within(where).getByText("BIC (SWIFT code)")).toBeTruthy();
+    cleanup();
+    const uk = { sort_code: "089999", account_number: "66374958" };
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({
+          id: 81,
+          recipient: { ...payment().recipient, currency: "GBP", country: "GB", details: uk },
+        })}
+      />,
+    );
+    expect(within(screen.getByRole("region", { name: "Where the money goes" })).getByText("08-99-99")).toBeTruthy();
+  });
+
   test("rejecting asks for a reason and sends it in the body, not the address", async () => {
     const rejected = payment({
       status: "rejected",
