@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { NOT_ON_BEHALF } from "../lib/payments/approval-notes.ts";
+import { approveOrRejectBy, NOT_ON_BEHALF } from "../lib/payments/approval-notes.ts";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -126,6 +126,14 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
                 </div>
                 {p.actions.note && !shared
                   ? <p className={`text-xs max-sm:max-w-36 ${MUTED}`}>{p.actions.note}</p>
+                  : null}
+                {/* Where the approver decides, the time their notice and email gave them. */}
+                {p.actions.approve && p.rate_held_until
+                  ? (
+                    <p className={`text-xs max-sm:max-w-36 ${MUTED}`}>
+                      {approveOrRejectBy(new Date(p.rate_held_until))}
+                    </p>
+                  )
                   : null}
               </td>
             </tr>

@@ -108,6 +108,23 @@ describe("the pending list", () => {
     expect(screen.getAllByText(/Administrators acting on behalf/)).toHaveLength(1);
   });
 
+  test("an approver is asked by when, as their email asks, for a payment converted on the way only", () => {
+    const { events: _events, ...converted } = payment();
+    const same = {
+      ...converted,
+      id: 6,
+      sell_currency: "EUR",
+      rate: null,
+      rate_held_until: null,
+      recipient: { ...converted.recipient, name: "Hans Meier" },
+    };
+    fakeApi({});
+    render(<PendingPayments accountRef="P1" actingFor={null} payments={[converted, same]} />);
+    const [first, second] = within(screen.getByRole("table")).getAllByRole("row").slice(1);
+    expect(first.textContent).toContain("Approve or reject it by 3 Mar 2026, 09:00 UTC, while its rate is guaranteed.");
+    expect(second.textContent).not.toContain("rate is guaranteed");
+  });
+
   test("someone whose own payments are all that wait is told so on each, not in a one-payment banner", () => {
     const ownNote = "You prepared this payment: someone else on the account must approve it.";
     const { events: _events, ...mine } = payment({
