@@ -125,6 +125,21 @@ describe("the pending list", () => {
     expect(second.textContent).not.toContain("rate is guaranteed");
   });
 
+  test("an administrator is told once why they decide none, and still reads on its row that a rate expired", () => {
+    const { events: _events, ...held } = payment({
+      actions: { approve: false, reject: false, cancel: true, note: NOT_ON_BEHALF },
+    });
+    const expired =
+      "The rate held for this payment expired at 3 Mar 2026, 09:00 UTC, so it can no longer be approved: " +
+      "cancel it, and prepare it again at today's rate.";
+    const late = { ...held, id: 7, actions: { ...held.actions, note: expired } };
+    fakeApi({});
+    render(<PendingPayments accountRef="P1" actingFor={7} payments={[held, { ...held, id: 6 }, late]} />);
+    expect(screen.getAllByText(NOT_ON_BEHALF), "once, above the table").toHaveLength(1);
+    const rows = within(screen.getByRole("table")).getAllByRole("row").slice(1);
+    expect(rows[2].textContent).toContain(expired);
+  });
+
   test("someone whose own payments are all that wait is told so on each, not in a one-payment banner", () => {
     const ownNote = "You prepared this payment: someone else on the account must approve it.";
     const { events: _events, ...mine } = payment({
