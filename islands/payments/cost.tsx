@@ -40,13 +40,14 @@ const NOT_SENT: readonly string[] = ["draft", "pending_approval", "approved"];
  * in the same words wherever its preparer or its approver reads it: on the payment's page, and to the
  * payer the moment it starts waiting, so that nobody learns of the limit only from the refusal.
  * `ranOut`: the server said the time has passed (it knows the time; the browser's clock may not).
+ * Nothing happens by itself at that time: someone rejects or cancels it and prepares it again.
  */
 export function rateHeldText(until: string, ranOut: boolean): string {
   const when = momentInUtc(new Date(until));
   return ranOut
     ? `Its rate was guaranteed until ${when} while it waited for approval: it can no longer be approved.`
     : `Its rate is guaranteed until ${when} while it waits for approval. After that it cannot be ` +
-      "approved: it is rejected and prepared again at the day's rate.";
+      "approved, and must be prepared again at the day's rate.";
 }
 
 /**

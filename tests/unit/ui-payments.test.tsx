@@ -341,7 +341,7 @@ describe("a payment's page", () => {
   test("converted on the way, it says until when its rate is guaranteed while it waits; past it, that it was, and the approver is told to reject it", () => {
     fakeApi({});
     const held = "Its rate is guaranteed until 3 Mar 2026, 09:00 UTC while it waits for approval. After that it " +
-      "cannot be approved: it is rejected and prepared again at the day's rate.";
+      "cannot be approved, and must be prepared again at the day's rate.";
     // Its preparer, who cannot approve it, is told too.
     render(
       <PendingPayment
@@ -819,7 +819,7 @@ describe("the payment form", () => {
     expect(
       screen.getByText(
         "Its rate is guaranteed until 3 Mar 2026, 09:00 UTC while it waits for approval. After that it cannot be " +
-          "approved: it is rejected and prepared again at the day's rate.",
+          "approved, and must be prepared again at the day's rate.",
       ),
     ).toBeTruthy();
   });
