@@ -19,7 +19,7 @@ import {
   type PaymentFixed,
   type PaymentQuote,
 } from "./payments/calls.ts";
-import { arrivalText, CostList } from "./payments/cost.tsx";
+import { arrivalText, CostList, rateHeldText } from "./payments/cost.tsx";
 import { Alert, FormAlert, Status } from "./ui/alert.tsx";
 import { AmountInput } from "./ui/amount.tsx";
 import { CurrencySelect } from "./ui/currency-select.tsx";
@@ -428,6 +428,9 @@ function Made({ payment, onAnother }: { payment: Payment; onAnother: () => void 
           ? "Your account's rule asks for someone else on the account to approve it. They have been told; nothing is sent until then."
           : "It goes to our payout desk and is sent on its way; you will be told when it is sent and when it arrives."}
       </p>
+      {waits && payment.rate_held_until
+        ? <p className="text-sm">{rateHeldText(payment.rate_held_until, false)}</p>
+        : null}
       <div className="flex flex-wrap gap-3">
         <a className="btn-primary" href={`/account/pendingpayments/${payment.id}`}>Open the payment</a>
         <button type="button" className="btn-ghost" onClick={onAnother}>Make another payment</button>

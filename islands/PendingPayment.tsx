@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
+import { RATE_EXPIRED_OPENING } from "../lib/payments/approval-notes.ts";
 import { isUnpaid, moneyBackText } from "../lib/payments/money-back.ts";
 import { errorText, fieldsOf } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
@@ -13,9 +14,10 @@ import {
   type PaymentWithTimeline,
   rejectPendingPayment,
 } from "./payments/calls.ts";
-import { arrivalText, CostList } from "./payments/cost.tsx";
+import { arrivalText, CostList, rateHeldText } from "./payments/cost.tsx";
 import { paymentQuery } from "./payments/pending-queries.ts";
 import { StatusBadge } from "./payments/status.tsx";
+import { detailLines } from "./recipients/format.ts";
 import { Timeline, when } from "./payments/timeline.tsx";
 import { Alert, FormAlert } from "./ui/alert.tsx";
 import { Field } from "./ui/field.tsx";
@@ -31,18 +33,6 @@ export interface PendingPaymentProps {
 }
 
 const TERM = "text-neutral-600 dark:text-neutral-400";
-const DETAIL_NAMES: Record<string, string> = {
-  iban: "IBAN",
-  bic: "BIC",
-  sort_code: "Sort code",
-  account_number: "Account number",
-  routing_number: "Routing number",
-  account_type: "Account type",
-  ifsc: "IFSC",
-  bsb: "BSB",
-  institution_number: "Institution number",
-  transit_number: "Transit number",
-};
 
 /**
  * A payment's page (GET account/pendingpayments/one?id=), whatever its status now: who prepared it,
@@ -105,9 +95,9 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
   const arrivedAt = p.events.findLast((e) => e.event === "completed")?.at;
   // Converted on the way and waiting: its rate is the company's promise only so long (decision 092),
   // said to whoever prepared it as to whoever approves it.
+  // Past that time the server's note says so, and the promise is said in the past tense.
   const rateHeld = p.rate_held_until
-    ? `Its rate is guaranteed until ${when(p.rate_held_until)} while it waits for approval. After that it ` +
-      "cannot be approved: it is rejected and prepared again at the day's rate."
+    ? rateHeldText(p.rate_held_until, p.actions.note?.startsWith(RATE_EXPIRED_OPENING) ?? false)
     : null;
 
   function reject(event: FormEvent<HTMLFormElement>) {
@@ -148,9 +138,10 @@ function PendingPayment({ accountRef, actingFor, payment: initial }: PendingPaym
           <dd>{`${p.recipient.name} (${p.recipient.type === "business" ? "a business" : "a person"})`}</dd>
           <dt className={TERM}>Bank country</dt>
           <dd>{p.recipient.country}</dd>
-          {Object.entries(p.recipient.details).map(([name, value]) => (
-            <div key={name} className="contents">
-              <dt className={TERM}>{DETAIL_NAMES[name] ?? name}</dt>
+          {/* Written and named as on the recipients screen, where the approver may have checked them. */}
+          {detailLines(p.recipient.details).map(([key, label, value]) => (
+            <div key={key} className="contents">
+              <dt className={TERM}>{label}</dt>
               <dd className="font-mono break-all">{value}</dd>
             </div>
           ))}

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { NOT_ON_BEHALF } from "../lib/payments/approval-notes.ts";
+import { approveOrRejectBy, NOT_ON_BEHALF } from "../lib/payments/approval-notes.ts";
 import { errorText } from "./lib/api.ts";
 import { notify } from "./lib/notification-store.ts";
 import { withQueries } from "./lib/query-client.tsx";
@@ -49,8 +49,9 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
   const rows = query.data;
   const approving = approval.isPending ? approval.variables?.query?.id : undefined;
   // An administrator on behalf is told once, above the table, why they decide none of them. Any
-  // other note is about its own payment ("You prepared this payment…") and stays on its row.
-  const shared = rows.length > 1 && rows.every((p) => p.actions.note === NOT_ON_BEHALF) ? NOT_ON_BEHALF : null;
+  // other note is about its own payment ("You prepared this payment…", a rate that expired) and
+  // stays on its row, even beside the administrator's.
+  const shared = rows.filter((p) => p.actions.note === NOT_ON_BEHALF).length > 1 ? NOT_ON_BEHALF : null;
 
   if (compact && rows.length === 0) {
     return <p className={MUTED}>No payment is waiting for approval.</p>;
@@ -124,8 +125,16 @@ function PendingPayments({ accountRef, actingFor, payments: initial, compact = f
                     )
                     : null}
                 </div>
-                {p.actions.note && !shared
+                {p.actions.note && p.actions.note !== shared
                   ? <p className={`text-xs max-sm:max-w-36 ${MUTED}`}>{p.actions.note}</p>
+                  : null}
+                {/* Where the approver decides, the time their notice and email gave them. */}
+                {p.actions.approve && p.rate_held_until
+                  ? (
+                    <p className={`text-xs max-sm:max-w-36 ${MUTED}`}>
+                      {approveOrRejectBy(new Date(p.rate_held_until))}
+                    </p>
+                  )
                   : null}
               </td>
             </tr>

@@ -66,6 +66,6 @@ export const RATE_SANE_FACTOR = 5;
  * approval, counted from when it was confirmed (docs/decisions/092): a working day for an approver
  * in any time zone, yet short enough that the company does not sell a free currency option, as
  * approving only after the market moved the account's way would be. Past it the payment can no
- * longer be approved: it is rejected and prepared again at the day's rate.
+ * longer be approved, and must be rejected or cancelled and prepared again at the day's rate.
  */
 export const PENDING_PAYMENT_RATE_HOURS = 24;

@@ -3,6 +3,7 @@
  * the mid-market rate, our rate, the markup in money, the fee, the total debited, what arrives, by
  * which rail and when (decision 030).
  */
+import { momentInUtc } from "../../lib/moment.ts";
 import { costLabels } from "../../lib/payments/money-back.ts";
 import { arrivesInstantly, speedAfterSendingText } from "../../lib/payments/rail-rules.ts";
 import { Amount } from "../ui/amount.tsx";
@@ -33,6 +34,21 @@ type Cost = Pick<
  * queue, so the form's quote says what the payment's page will say.
  */
 const NOT_SENT: readonly string[] = ["draft", "pending_approval", "approved"];
+
+/**
+ * What a payment converted on the way says of its rate while it waits for approval (decision 092),
+ * in the same words wherever its preparer or its approver reads it: on the payment's page, and to the
+ * payer the moment it starts waiting, so that nobody learns of the limit only from the refusal.
+ * `ranOut`: the server said the time has passed (it knows the time; the browser's clock may not).
+ * Nothing happens by itself at that time: someone rejects or cancels it and prepares it again.
+ */
+export function rateHeldText(until: string, ranOut: boolean): string {
+  const when = momentInUtc(new Date(until));
+  return ranOut
+    ? `Its rate was guaranteed until ${when} while it waited for approval: it can no longer be approved.`
+    : `Its rate is guaranteed until ${when} while it waits for approval. After that it cannot be ` +
+      "approved, and must be prepared again at the day's rate.";
+}
 
 /**
  * "within seconds" on a rail's instant scheme, else "by Tue 3 Mar 2026": the rail and speed say

@@ -1,6 +1,6 @@
 import type { paymentEvents, payments } from "../../db/schema-payments.ts";
 import { PENDING_PAYMENT_RATE_HOURS } from "../../lib/constants.ts";
-import { NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
+import { NOT_ON_BEHALF, RATE_EXPIRED_OPENING } from "../../lib/payments/approval-notes.ts";
 import { momentInUtc } from "../../lib/moment.ts";
 import { RAILS } from "../../lib/payments/rails.ts";
 import { type AccountRole, may } from "../../lib/permissions.ts";
@@ -87,8 +87,18 @@ export function rateExpired(p: Pick<PaymentRow, "sellCurrency" | "buyCurrency" |
 }
 
 export function rateExpiredText(until: Date): string {
-  return `The rate held for this payment expired at ${momentInUtc(until)}, so it cannot be approved: reject it, ` +
+  return `${RATE_EXPIRED_OPENING}${momentInUtc(until)}, so it cannot be approved: reject it, ` +
     "and prepare it again at today's rate.";
+}
+
+/**
+ * The same, to someone who cannot decide it (its preparer, an administrator on behalf, a viewer):
+ * nobody can approve it any more, so "someone else must approve it" would have them wait for
+ * nothing. Whoever may cancel it is told to, as the approver is told to reject it.
+ */
+function rateExpiredForOthersText(until: Date, cancels: boolean): string {
+  return `${RATE_EXPIRED_OPENING}${momentInUtc(until)}, so it can no longer be approved` +
+    (cancels ? ": cancel it, and prepare it again at today's rate." : ".");
 }
 
 /**
@@ -147,11 +157,13 @@ export function actionsFor(
       ...(recipient?.note.kind === "unproven" ? [unprovenText(recipient.name, recipient.note)] : []),
     ];
   const warning = warnings.length ? warnings.join(" ") : null;
+  const cancel = open && mayCancel(row, viewer);
+  const expiredForOthers = pending && !decide ? rateExpired(row, viewer.now) : null;
   return {
     approve: decide && gone === null && expiredAt === null,
     reject: decide,
-    cancel: open && mayCancel(row, viewer),
-    note: note ?? warning,
+    cancel,
+    note: expiredForOthers !== null ? rateExpiredForOthersText(expiredForOthers, cancel) : note ?? warning,
   };
 }
 

@@ -11,7 +11,7 @@ import type { Database } from "../../db/client.ts";
 import { rowsOf, run, type Tx } from "../../db/sql.ts";
 import type { PaymentStatus } from "../../lib/payments/statuses.ts";
 import type { AccountRole } from "../../lib/permissions.ts";
-import { momentInUtc } from "../../lib/moment.ts";
+import { approveOrRejectBy } from "../../lib/payments/approval-notes.ts";
 import { formatAmount } from "../money/amounts.ts";
 import { type PaymentRow, rateHeldUntil } from "./answer.ts";
 
@@ -102,9 +102,7 @@ const APPROVE_OR_REJECT = "Approve or reject it";
  */
 function approveOrReject(p: NoticePayment): string {
   const until = rateHeldUntil(p);
-  return until
-    ? `${APPROVE_OR_REJECT} by ${momentInUtc(until)}, while its rate is guaranteed.`
-    : `${APPROVE_OR_REJECT}.`;
+  return until ? approveOrRejectBy(until) : `${APPROVE_OR_REJECT}.`;
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import type { AccountRole } from "../../lib/permissions.ts";
 import { accountMembers, auditLog } from "../../db/schema.ts";
-import { notifications, paymentEvents } from "../../db/schema-payments.ts";
+import { notifications, paymentEvents, payments } from "../../db/schema-payments.ts";
 import { businessOwner, invitationToken, invite, joinAsNewPerson, memberWithRole } from "../helpers/account-users.ts";
 import { type Admin, anotherAdmin, completeOnboarding, expectStatus, uniqueEmail } from "../helpers/client.ts";
 import { RULE_NOT_ON_BEHALF } from "../../lib/payments/approval-notes.ts";
@@ -752,6 +752,23 @@ describe("a waiting payment's rate is held for a stated time (decision 092)", ()
         2,
       );
     });
+  });
+
+  test("after the time its preparer is told nobody can approve it any more and to cancel it, not to wait for an approver", async () => {
+    const p = await send(payer, "33.00");
+    // Confirmed a day and a minute ago, so that the preparer's own session is still the one of today.
+    const confirmed = new Date(t.clock.now() - HOLD - 60_000);
+    await t.db.update(payments).set({ createdAt: confirmed }).where(eq(payments.id, p.id));
+    const expiredAt = momentInUtc(new Date(confirmed.getTime() + HOLD));
+    const own = await payer.client.get(`account/pendingpayments/one?id=${p.id}`);
+    expect(own.json.body.actions).toEqual({
+      approve: false,
+      reject: false,
+      cancel: true,
+      note: `The rate held for this payment expired at ${expiredAt}, so it can no longer be approved: cancel it, ` +
+        "and prepare it again at today's rate.",
+    });
+    expectStatus(await payer.client.post(`account/payments/${p.id}/cancel`, {}), 200);
   });
 
   test("a payment in the recipient's own currency has no rate: approved however long it waited", async () => {

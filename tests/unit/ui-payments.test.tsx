@@ -108,6 +108,38 @@ describe("the pending list", () => {
     expect(screen.getAllByText(/Administrators acting on behalf/)).toHaveLength(1);
   });
 
+  test("an approver is asked by when, as their email asks, for a payment converted on the way only", () => {
+    const { events: _events, ...converted } = payment();
+    const same = {
+      ...converted,
+      id: 6,
+      sell_currency: "EUR",
+      rate: null,
+      rate_held_until: null,
+      recipient: { ...converted.recipient, name: "Hans Meier" },
+    };
+    fakeApi({});
+    render(<PendingPayments accountRef="P1" actingFor={null} payments={[converted, same]} />);
+    const [first, second] = within(screen.getByRole("table")).getAllByRole("row").slice(1);
+    expect(first.textContent).toContain("Approve or reject it by 3 Mar 2026, 09:00 UTC, while its rate is guaranteed.");
+    expect(second.textContent).not.toContain("rate is guaranteed");
+  });
+
+  test("an administrator is told once why they decide none, and still reads on its row that a rate expired", () => {
+    const { events: _events, ...held } = payment({
+      actions: { approve: false, reject: false, cancel: true, note: NOT_ON_BEHALF },
+    });
+    const expired =
+      "The rate held for this payment expired at 3 Mar 2026, 09:00 UTC, so it can no longer be approved: " +
+      "cancel it, and prepare it again at today's rate.";
+    const late = { ...held, id: 7, actions: { ...held.actions, note: expired } };
+    fakeApi({});
+    render(<PendingPayments accountRef="P1" actingFor={7} payments={[held, { ...held, id: 6 }, late]} />);
+    expect(screen.getAllByText(NOT_ON_BEHALF), "once, above the table").toHaveLength(1);
+    const rows = within(screen.getByRole("table")).getAllByRole("row").slice(1);
+    expect(rows[2].textContent).toContain(expired);
+  });
+
   test("someone whose own payments are all that wait is told so on each, not in a one-payment banner", () => {
     const ownNote = "You prepared this payment: someone else on the account must approve it.";
     const { events: _events, ...mine } = payment({
@@ -306,10 +338,10 @@ describe("a payment's page", () => {
     expect(within(screen.getByRole("list", { name: "Timeline" })).getByText(/by Arthur Approver/)).toBeTruthy();
   });
 
-  test("converted on the way, it says until when its rate is guaranteed while it waits; past it, the approver is told to reject it", () => {
+  test("converted on the way, it says until when its rate is guaranteed while it waits; past it, that it was, and the approver is told to reject it", () => {
     fakeApi({});
     const held = "Its rate is guaranteed until 3 Mar 2026, 09:00 UTC while it waits for approval. After that it " +
-      "cannot be approved: it is rejected and prepared again at the day's rate.";
+      "cannot be approved, and must be prepared again at the day's rate.";
     // Its preparer, who cannot approve it, is told too.
     render(
       <PendingPayment
@@ -329,7 +361,13 @@ describe("a payment's page", () => {
         payment={payment({ id: 71, actions: { approve: false, reject: true, cancel: false, note: expired } })}
       />,
     );
-    expect(screen.getByText(held)).toBeTruthy();
+    // The promise is not repeated for a time gone by.
+    expect(screen.queryByText(held)).toBeNull();
+    expect(
+      screen.getByText(
+        "Its rate was guaranteed until 3 Mar 2026, 09:00 UTC while it waited for approval: it can no longer be approved.",
+      ),
+    ).toBeTruthy();
     expect(screen.getByText(expired)).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
     expect(screen.getByRole("button", { name: "Reject…" })).toBeTruthy();
@@ -343,6 +381,34 @@ describe("a payment's page", () => {
       />,
     );
     expect(screen.queryByText(/rate is guaranteed/)).toBeNull();
+  });
+
+  test("the bank details it pays are written and named as on the recipients screen", () => {
+    fakeApi({});
+    const details = { iban: "FR1420041010050500013M02606", bic: "PSSTFRPPXXX" };
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({ id: 80, recipient: { ...payment().recipient, details } })}
+      />,
+    );
+    const where = screen.getByRole("region", { name: "Where the money goes" });
+    expect(within(where).getByText("FR14 2004 1010 0505 0001 3M02 606")).toBeTruthy();
+    expect(within(where).getByText("BIC (SWIFT code)")).toBeTruthy();
+    cleanup();
+    const uk = { sort_code: "089999", account_number: "66374958" };
+    render(
+      <PendingPayment
+        accountRef="P1"
+        actingFor={null}
+        payment={payment({
+          id: 81,
+          recipient: { ...payment().recipient, currency: "GBP", country: "GB", details: uk },
+        })}
+      />,
+    );
+    expect(within(screen.getByRole("region", { name: "Where the money goes" })).getByText("08-99-99")).toBeTruthy();
   });
 
   test("rejecting asks for a reason and sends it in the body, not the address", async () => {
@@ -670,7 +736,12 @@ describe("the payment form", () => {
   });
 
   test("the full cost, then Confirm: the result says it waits for approval and the balances are read again", async () => {
-    const { events: _events, ...made } = payment({ sell_currency: "GBP", buy_currency: "GBP", rate: null });
+    const { events: _events, ...made } = payment({
+      sell_currency: "GBP",
+      buy_currency: "GBP",
+      rate: null,
+      rate_held_until: null,
+    });
     const calls = fakeApi({
       "POST account/payments/quote": [200, {
         body: {
@@ -723,5 +794,33 @@ describe("the payment form", () => {
     await settle(200);
     expect(calls.map((c) => `${c.method} ${c.path}`)).toContain("GET account/balances");
     expect(await screen.findByText("450.00")).toBeTruthy();
+    // Nothing converted: no rate, and nothing is said of one.
+    expect(screen.queryByText(/rate is guaranteed/)).toBeNull();
+  });
+
+  test("converted on the way and waiting: the payer is told at once until when its rate is guaranteed", async () => {
+    const { events: _events, ...made } = payment();
+    fakeApi({
+      "POST account/payments/quote": [200, { body: QUOTED }],
+      "POST account/payments": [201, { body: made }],
+      "GET account/balances": [200, { body: PROPS.balances }],
+    });
+    render(<PaymentForm {...PROPS} />);
+    await settle();
+    fireEvent.change(screen.getByLabelText("Amount you send (GBP), fee included"), { target: { value: "50.00" } });
+    fireEvent.change(screen.getByLabelText("Reference for the recipient"), { target: { value: "Invoice 42" } });
+    fireEvent.click(screen.getByRole("button", { name: "See the full cost" }));
+    await settle();
+    fireEvent.click(
+      within(screen.getByRole("region", { name: "The full cost" })).getByRole("button", { name: "Confirm and pay" }),
+    );
+    await settle();
+    expect(await screen.findByRole("heading", { name: "Your payment is waiting for approval" })).toBeTruthy();
+    expect(
+      screen.getByText(
+        "Its rate is guaranteed until 3 Mar 2026, 09:00 UTC while it waits for approval. After that it cannot be " +
+          "approved, and must be prepared again at the day's rate.",
+      ),
+    ).toBeTruthy();
   });
 });
