@@ -124,7 +124,9 @@ export async function completePayout(db: Database, action: DeskAction, alongside
   return await db.transaction(async (tx) => {
     const before = await asItWas(tx, asked);
     // The bank sent it back (decision 093): it did not arrive, and a completed payment cannot be failed.
-    const returned = await waitingReturnOf(tx, action.paymentId);
+    // Only a payment still submitted is told to fail instead: one already marked arrived (its return
+    // came after) cannot be failed, and is answered as any payment not submitted is.
+    const returned = before.status === "submitted" ? await waitingReturnOf(tx, action.paymentId) : undefined;
     if (returned) {
       throw new Conflict(
         `Payment ${action.paymentId} came back from the beneficiary's bank (receipt ${returned.id}): it did not ` +

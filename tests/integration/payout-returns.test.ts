@@ -342,3 +342,19 @@ describe("the payout desk and a payout the bank sent back", () => {
     expect(await openAlertsAbout(entry.receipt_id)).toEqual([]);
   });
 });
+
+describe("marking arrived a payment already marked arrived, whose return came after", () => {
+  test("the desk says it is already arrived, not to fail it (which the desk cannot do to it)", async () => {
+    const payment = await sentPayment("30.00");
+    expectStatus(await admin.client.post(`console/payouts/${payment.id}/complete`), 200);
+    const [entry] = (await importFile(statementReturning(`PAYMENT-${payment.id}`, payment.buy_amount, "Rent")))
+      .entries;
+    expect(entry).toMatchObject({ result: "payout_return", payment_id: payment.id });
+
+    // A second administrator, on a desk page loaded before, clicks Arrived.
+    const again = await admin.client.post(`console/payouts/${payment.id}/complete`);
+    expectStatus(again, 409);
+    expect(again.json.error).toMatch(new RegExp(`^Payment ${payment.id} cannot be marked completed: `));
+    expect(again.json.error).not.toContain("Fail it");
+  });
+});
