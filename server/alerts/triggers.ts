@@ -43,8 +43,12 @@ function paymentFacts(payment: AlertedPayment): { recipient: string | null; desk
   const recipient = typeof payment.recipient === "string"
     ? (JSON.parse(payment.recipient) as { name?: string }).name ?? null
     : payment.recipient?.name ?? null;
-  const rail = payment.rail ? (RAILS as Record<string, { kind: string }>)[payment.rail] : undefined;
-  return { recipient, desk: rail?.kind ?? null };
+  return { recipient, desk: deskOf(payment.rail) };
+}
+
+/** The payout desk a payment's rail is worked on ("local" or "transfer"), which its alerts link to. */
+function deskOf(rail: string | null | undefined): string | null {
+  return rail ? (RAILS as Record<string, { kind: string }>)[rail]?.kind ?? null : null;
 }
 
 /** A receipt unmatched this long needs a person: the customer is waiting for their money. */
@@ -204,14 +208,15 @@ export async function alertComplianceReview(
  * runs at once raise it once.
  */
 export async function alertUnmatchedReceipts(db: Database, now: Date): Promise<number> {
-  const old = await db.select({ receipt: receipts, paymentStatus: payments.status }).from(receipts)
+  const old = await db.select({ receipt: receipts, paymentStatus: payments.status, rail: payments.rail })
+    .from(receipts)
     .leftJoin(payments, eq(payments.id, receipts.returnsPaymentId))
     .where(and(
       eq(receipts.status, "unmatched"),
       lt(receipts.createdAt, new Date(now.getTime() - UNMATCHED_RECEIPT_MS)),
     ));
   let raised = 0;
-  for (const { receipt: r, paymentStatus } of old) {
+  for (const { receipt: r, paymentStatus, rail } of old) {
     const amount = `${formatAmount(r.currency, r.amountMinor)} ${r.currency}`;
     const payment = r.returnsPaymentId;
     if (payment !== null && await remindedOf(db, r.id, now)) continue;
@@ -229,7 +234,8 @@ export async function alertUnmatchedReceipts(db: Database, now: Date): Promise<n
         : {
           kind: "unmatched_receipt",
           severity: "warning",
-          subject: { receipt_id: r.id, payment_id: payment },
+          // The desk, as the return's own alert has it: its link opens the payment's row there.
+          subject: { receipt_id: r.id, payment_id: payment, desk: deskOf(rail) },
           message: `Receipt ${r.id} of ${amount} is payment ${payment} sent back by the beneficiary's bank, ` +
             `still not settled and not to be allocated: ${returnStillWaiting(payment, paymentStatus)}.`,
           // Once a day at most, while it waits.

@@ -334,6 +334,9 @@ describe("the payout desk and a payout the bank sent back", () => {
     await alertUnmatchedReceipts(t.db, new Date((await receiptOf(entry.receipt_id)).createdAt.getTime() + 25 * HOUR));
     const [reminder] = await openAlertsAbout(entry.receipt_id);
     expect(reminder.message).toContain(`fail payment ${payment.id} on the payout desk to refund its customer`);
+    // Its link opens the payment on its own payout desk, as the return's alert's does.
+    expect(reminder.subject).toMatchObject({ payment_id: payment.id, desk: alert.subject.desk });
+    expect(alert.subject.desk).toBe("local");
 
     expectStatus(
       await admin.client.post(`console/payouts/${payment.id}/fail`, { reason: "Returned: account closed" }),
