@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
-import { passwordProblem } from "../../lib/contracts/auth.ts";
+import { newEmail, passwordProblem } from "../../lib/contracts/auth.ts";
 import { audit } from "../audit.ts";
 import { InvalidInput, Refused } from "../errors.ts";
 import { hashPassword } from "./password.ts";
@@ -16,7 +16,7 @@ export async function hasAdministrator(db: Database): Promise<boolean> {
 /**
  * Creates an administrator: always validated, never restricted (SPEC.md section 3). With
  * `onlyIfNone`, refuses once one exists ("exists"), checked in the same transaction as the insert
- * so that two setups at once create one. Returns the new id, or the problem with the password.
+ * so that two setups at once create one. Returns the new id, or the problem with the address or the password.
  * With `by`, where the administrator was made ("setup", "deno task admin:create") is audited
  * (`admin.create`, by the new administrator: nobody in the console made them), in the same
  * transaction: one added at the server, past the four eyes of an invitation, is in the log too.
@@ -27,6 +27,10 @@ export async function createAdministrator(
   password: string,
   options: { onlyIfNone?: boolean; by?: "setup" | "deno task admin:create" } = {},
 ): Promise<number | "exists" | string> {
+  // The address as registration and POST auth/forgot take it: `deno task admin:create` checks less,
+  // and an administrator at an address the reset-link form refuses could never ask for one.
+  const address = newEmail.safeParse(email);
+  if (!address.success) return address.error.issues[0].message;
   const problem = passwordProblem(password);
   if (problem) return problem;
   const passwordHash = await hashPassword(password);
