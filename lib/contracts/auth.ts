@@ -42,8 +42,9 @@ export const newPassword = text({
 
 /**
  * An email address being registered, or asked a reset link for: trimmed and lower-cased, as
- * usernames are kept. Every username is one (registration, an administrator's invitation, a
- * migration file all check it), so refusing what is not one tells nothing of who has an account.
+ * usernames are kept. Every username is one (registration, an administrator's invitation or
+ * `admin:create`, a migration file all check it), so refusing what is not one tells nothing of who
+ * has an account.
  */
 export const newEmail = text({
   label: "Your email address",
