@@ -209,12 +209,13 @@ function Returned({ payout: p }: { payout: Payout }) {
   );
 }
 
-/** The reason Fail offers for a payment the bank sent back: the return, in the bank's words. */
+/**
+ * The reason Fail offers for a payment the bank sent back: the return, in the bank's words. The
+ * customer reads it, so it names no receipt of ours (the row and the audit entry do).
+ */
 const returnedReason = (p: Payout): string =>
   p.returned && !p.returned.settled
-    ? `Returned by the beneficiary's bank (receipt ${p.returned.receipt_id})${
-      p.returned.reason ? `: ${p.returned.reason}` : ""
-    }`.slice(0, 500)
+    ? `Returned by the beneficiary's bank${p.returned.reason ? `: ${p.returned.reason}` : ""}`.slice(0, 500)
     : "";
 
 const FORMS = {

@@ -220,12 +220,13 @@ describe("a payment's actions", () => {
     fireEvent.click(within(rowOf(5)).getByRole("button", { name: /^Fail payment 5, / }));
     const form = screen.getByRole("form", { name: "Fail the payment: payment 5" });
     const reason = within(form).getByLabelText<HTMLInputElement>("Why did the payment fail?");
-    expect(reason.value).toBe("Returned by the beneficiary's bank (receipt 7): reason AC04: Account closed");
+    // The customer reads it: no receipt number of ours in it.
+    expect(reason.value).toBe("Returned by the beneficiary's bank: reason AC04: Account closed");
     fireEvent.change(reason, { target: { value: `${reason.value}. We have written to you.` } });
     fireEvent.click(within(form).getByRole("button", { name: "Fail the payment" }));
     await settle();
     expect(calls.find((c) => c.path === "console/payouts/5/fail")!.body).toEqual({
-      reason: "Returned by the beneficiary's bank (receipt 7): reason AC04: Account closed. We have written to you.",
+      reason: "Returned by the beneficiary's bank: reason AC04: Account closed. We have written to you.",
     });
   });
 
