@@ -1,5 +1,5 @@
 import { Text } from "@react-email/text";
-import { Layout, type RenderedEmail, styles } from "./layout.tsx";
+import { IfNotYou, Layout, type RenderedEmail, styles } from "./layout.tsx";
 
 export interface AuthenticatorChangedProps {
   /** Turned on (set up with a first code) or turned off. */
@@ -24,11 +24,7 @@ export function authenticatorChanged({ on, supportEmail }: AuthenticatorChangedP
           ? "From now on, signing in to your Portal account asks for a code from the authenticator app that was just set up."
           : "From now on, signing in to your Portal account asks for a 6-digit code we email to this address."}
       </Text>
-      <Text style={styles.text}>If you made this change, there is nothing else to do.</Text>
-      <Text style={styles.small}>
-        If you did not, reset your password at once from the sign-in page (Forgot password) and write to us at{" "}
-        {supportEmail}.
-      </Text>
+      <IfNotYou supportEmail={supportEmail} />
     </Layout>
   );
   return { subject, element };

@@ -63,6 +63,23 @@ const hr: CSSProperties = { borderColor: "#e2e8f0", margin: "24px 0" };
 const footer: CSSProperties = { color: "#64748b", fontSize: 12, lineHeight: "18px", margin: 0 };
 
 /**
+ * The close of an email about a change to how someone signs in (a password, an authenticator app):
+ * nothing to do if it was them; if not, what to do at once. A change the owner did not make must be
+ * noticed, and acted on before anything else.
+ */
+export function IfNotYou({ supportEmail }: { supportEmail: string }) {
+  return (
+    <>
+      <Text style={styles.text}>If you made this change, there is nothing else to do.</Text>
+      <Text style={styles.small}>
+        If you did not, reset your password at once from the sign-in page (Forgot password) and write to us at{" "}
+        {supportEmail}.
+      </Text>
+    </>
+  );
+}
+
+/**
  * A button, then the same link written out. The button and its "does not work?" line are left out
  * of the text part, so there the link stands alone on its line, verbatim, ready to copy (and for
  * tests to find).

@@ -1,5 +1,5 @@
 import { Text } from "@react-email/text";
-import { Layout, type RenderedEmail, styles } from "./layout.tsx";
+import { IfNotYou, Layout, type RenderedEmail, styles } from "./layout.tsx";
 
 export interface PasswordChangedProps {
   /** A reset by the emailed link ends every session; a change from the account keeps the one it was made in. */
@@ -17,11 +17,7 @@ export function passwordChanged({ how = "reset", supportEmail }: PasswordChanged
         The password of your Portal account was just changed, and{" "}
         {how === "change" ? "every other session was signed out" : "every session was signed out"}.
       </Text>
-      <Text style={styles.text}>If you made this change, there is nothing else to do.</Text>
-      <Text style={styles.small}>
-        If you did not, reset your password at once from the sign-in page (Forgot password) and write to us at{" "}
-        {supportEmail}.
-      </Text>
+      <IfNotYou supportEmail={supportEmail} />
     </Layout>
   );
   return { subject, element };
