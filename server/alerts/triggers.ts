@@ -255,11 +255,15 @@ export async function alertUnmatchedReceipts(db: Database, now: Date): Promise<n
 async function remindedOf(db: Database, receiptId: number, now: Date): Promise<boolean> {
   const [row] = await db.select({ id: consoleAlerts.id }).from(consoleAlerts).where(and(
     inArray(consoleAlerts.kind, ["payout_failed", "unmatched_receipt"]),
-    sql`json_extract(${consoleAlerts.subject}, '$.receipt_id') = ${receiptId}`,
+    alertAboutReceipt(receiptId),
     or(isNull(consoleAlerts.resolvedAt), gt(consoleAlerts.createdAt, new Date(now.getTime() - UNMATCHED_RECEIPT_MS))),
   )).limit(1);
   return row !== undefined;
 }
+
+/** An alert whose subject is receipt `receiptId` (a payout's return, its reminders, an unmatched receipt). */
+export const alertAboutReceipt = (receiptId: number) =>
+  sql`json_extract(${consoleAlerts.subject}, '$.receipt_id') = ${receiptId}`;
 
 /** What a payout's return still waiting asks of an administrator, by its payment's status now. */
 function returnStillWaiting(payment: number, status: string | null): string {

@@ -12,7 +12,7 @@ import type { ReceiptStatus } from "../../lib/money/receipts.ts";
 import { isValidAccountRef } from "../accounts/account-ref.ts";
 import { accountByRef, accountHolderId } from "../accounts/find.ts";
 import { closeAlert, raiseAlert } from "../alerts/alerts.ts";
-import { alertPayoutReturned, payoutReturnAlertKey } from "../alerts/triggers.ts";
+import { alertAboutReceipt, alertPayoutReturned, payoutReturnAlertKey } from "../alerts/triggers.ts";
 import type { PaymentRow } from "../payments/answer.ts";
 import { audit } from "../audit.ts";
 import { Conflict, InvalidInput, NotFound, Refused } from "../errors.ts";
@@ -702,15 +702,18 @@ export async function insertReturn(
  * it (the transfer went out and came back), and its alert closes.
  */
 export async function settleReturns(tx: Tx, paymentId: number, by: number, now: Date): Promise<void> {
-  const waiting = await tx.select().from(receipts)
-    .where(and(eq(receipts.returnsPaymentId, paymentId), eq(receipts.status, "unmatched")));
-  for (const receipt of waiting) await settleReturn(tx, receipt, "it failed and its customer was refunded", by, now);
+  for (const receipt of await waitingReturns(tx, paymentId)) {
+    await settleReturn(tx, receipt, "it failed and its customer was refunded", by, now);
+  }
 }
+
+/** The returns of payment `paymentId` still waiting to be settled (decision 093). */
+const waitingReturns = (tx: Tx, paymentId: number) =>
+  tx.select().from(receipts).where(and(eq(receipts.returnsPaymentId, paymentId), eq(receipts.status, "unmatched")));
 
 /** The return of payment `paymentId` still waiting to be settled (decision 093), if one came. */
 export async function waitingReturnOf(tx: Tx, paymentId: number): Promise<Row | undefined> {
-  const [waiting] = await tx.select().from(receipts)
-    .where(and(eq(receipts.returnsPaymentId, paymentId), eq(receipts.status, "unmatched"))).limit(1);
+  const [waiting] = await waitingReturns(tx, paymentId).limit(1);
   return waiting;
 }
 
@@ -737,7 +740,7 @@ async function settleReturn(tx: Tx, receipt: Row, happened: string, by: number, 
   const reminders = await tx.select({ key: consoleAlerts.dedupeKey }).from(consoleAlerts).where(and(
     eq(consoleAlerts.kind, "unmatched_receipt"),
     isNull(consoleAlerts.resolvedAt),
-    sql`json_extract(${consoleAlerts.subject}, '$.receipt_id') = ${receipt.id}`,
+    alertAboutReceipt(receipt.id),
   ));
   for (const key of [payoutReturnAlertKey(receipt.id), ...reminders.map((r) => r.key!)]) {
     await closeAlert(tx, key, `Closed by itself: ${reason}`, by, now);
