@@ -544,10 +544,10 @@ export function registerPages(app: Hono<AppEnv>, pages: PageRoute[] = PAGES, cac
 
   // The layouts' "Sign out" form. The client's copy of the user (its cookie) goes with the session.
   // Signing out from someone else's invitation or validation link goes back to it (decision 082);
-  // nowhere else. The
-  // security page's "Sign out everywhere" (everywhere=1) ends every session of the login, for the
-  // device left signed in somewhere: only from a session past the second factor, else someone who
-  // has only the password could sign the owner out wherever they are, as often as they liked.
+  // nowhere else. The security page's "Sign out everywhere" (everywhere=1) ends every session of
+  // the login, for the device left signed in somewhere: only from a session past the second factor,
+  // else someone who has only the password could sign the owner out wherever they are, as often as
+  // they liked.
   app.post("/logout", async (c) => {
     const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
     const { sessions } = c.get("services");
